@@ -1,0 +1,179 @@
+/**
+ * Plain data shared by every layer: records, positions, configurations.
+ *
+ * Sequence numbers and timestamps are u64 on the wire. In memory they are JS numbers that are
+ * always safe integers: every boundary (JSON, protobuf, flags) checks `Number.isSafeInteger`
+ * and turns a larger value into a clear error, never a rounding. Record bytes are Uint8Array
+ * everywhere; only format/ and wire/json.ts turn them into text.
+ */
+
+export interface Header {
+  name: Uint8Array;
+  value: Uint8Array;
+}
+
+/** A record as a client submits it. */
+export interface AppendRecord {
+  /** Client timestamp; how it is used depends on the stream's timestamping mode. */
+  timestamp?: number;
+  headers: Header[];
+  body: Uint8Array;
+}
+
+/** One append: a batch of 1..1000 records with optional conditions. */
+export interface AppendInput {
+  records: AppendRecord[];
+  /** The first record must receive exactly this sequence number. `0` is a real value. */
+  matchSeqNum?: number;
+  /** Must equal the stream's current fencing token (≤ 36 UTF-8 bytes). */
+  fencingToken?: string;
+}
+
+export interface StreamPosition {
+  seqNum: number;
+  timestamp: number;
+}
+
+export interface AppendAck {
+  start: StreamPosition;
+  /** `end.seqNum` is exclusive: the last appended seq_num + 1. */
+  end: StreamPosition;
+  tail: StreamPosition;
+}
+
+/** A record as stored and returned by reads. */
+export interface SequencedRecord {
+  seqNum: number;
+  timestamp: number;
+  headers: Header[];
+  body: Uint8Array;
+}
+
+export interface ReadBatch {
+  records: SequencedRecord[];
+  /** Present only for live batches and heartbeats. */
+  tail?: StreamPosition;
+}
+
+/** `svc-format`: how record bytes are written in JSON. */
+export type RecordFormat = "raw" | "base64";
+
+export type StorageClass = "standard" | "express";
+export type TimestampingMode = "client-prefer" | "client-require" | "arrival";
+export type BasinScope = "cloud:us-east-1";
+export type BasinState = "active" | "creating" | "deleting";
+
+export type RetentionPolicy = { age: number } | { infinite: Record<string, never> };
+
+export interface TimestampingConfig {
+  mode?: TimestampingMode | null;
+  uncapped?: boolean | null;
+}
+
+export interface DeleteOnEmptyConfig {
+  min_age_secs?: number | null;
+}
+
+/** Stream configuration in its JSON (wire) shape; unset fields are absent or null. */
+export interface StreamConfig {
+  storage_class?: StorageClass | null;
+  retention_policy?: RetentionPolicy | null;
+  timestamping?: TimestampingConfig | null;
+  delete_on_empty?: DeleteOnEmptyConfig | null;
+}
+
+/** Basin configuration in its JSON (wire) shape. */
+export interface BasinConfig {
+  default_stream_config?: StreamConfig | null;
+  create_stream_on_append?: boolean | null;
+  create_stream_on_read?: boolean | null;
+}
+
+export interface BasinInfo {
+  name: string;
+  scope: BasinScope | null;
+  state: BasinState;
+  created_at?: string;
+  deleted_at?: string | null;
+}
+
+export interface StreamInfo {
+  name: string;
+  created_at: string;
+  deleted_at?: string | null;
+}
+
+export interface ListOptions {
+  prefix?: string;
+  startAfter?: string;
+  limit?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+}
+
+/** Where a read starts: exactly one of these, or none (the tail). */
+export type ReadStart =
+  | { seqNum: number }
+  | { timestamp: number }
+  | { tailOffset: number }
+  | Record<string, never>;
+
+export interface ReadLimits {
+  count?: number;
+  bytes?: number;
+  /** Exclusive upper bound on record timestamps. */
+  until?: number;
+  /** Seconds: long-poll for unary reads, idle bound for sessions. */
+  wait?: number;
+  clamp?: boolean;
+}
+
+/** Access-token scope in its JSON (wire) shape: protocol.md §3.5. */
+export type ResourceSet = { exact: string } | { prefix: string };
+
+export interface ReadWritePermissions {
+  read?: boolean;
+  write?: boolean;
+}
+
+export interface AccessTokenScope {
+  basins?: ResourceSet | null;
+  streams?: ResourceSet | null;
+  access_tokens?: ResourceSet | null;
+  op_groups?: {
+    account?: ReadWritePermissions | null;
+    basin?: ReadWritePermissions | null;
+    stream?: ReadWritePermissions | null;
+  } | null;
+  ops?: string[] | null;
+}
+
+export interface AccessTokenInfo {
+  id: string;
+  scope: AccessTokenScope;
+  expires_at?: string | null;
+  auto_prefix_streams?: boolean;
+}
+
+/** The service's limits (protocol.md §10.2). */
+export const LIMITS = {
+  maxBatchRecords: 1000,
+  maxBatchBytes: 1024 * 1024,
+  maxRecordBytes: 1024 * 1024,
+  maxUnaryReadRecords: 1000,
+  maxUnaryReadBytes: 1024 * 1024,
+  maxUnaryWaitSecs: 60,
+  maxFencingTokenBytes: 36,
+  maxRequestTokenBytes: 36,
+  maxFrameLength: 2 * 1024 * 1024,
+  compressionThreshold: 1024,
+  basinNameMin: 8,
+  basinNameMax: 48,
+  streamNameMaxBytes: 512,
+  tokenIdMaxBytes: 96,
+  listLimit: 1000,
+  heartbeatMaxSecs: 15,
+} as const;
