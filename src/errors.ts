@@ -86,6 +86,8 @@ export const CLIENT_CODES = {
   protocol: { status: 0, retryable: false, sideEffects: true },
   /** The operation was interrupted (Ctrl-C). */
   interrupted: { status: 0, retryable: false, sideEffects: true },
+  /** An input that a failed session never applied (an earlier input failed first). */
+  not_applied: { status: 0, retryable: true, sideEffects: false },
   /** A number outside the safe integer range, or a value that cannot be represented. */
   out_of_range: { status: 0, retryable: false, sideEffects: false },
 } as const satisfies Record<string, ErrorClass>;

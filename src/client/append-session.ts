@@ -1,0 +1,291 @@
+/**
+ * An append session (protocol.md §6.5, §6.7; reliability.md §2.f): inputs are pipelined over
+ * one exchange within a budget of unacknowledged metered bytes, and acks are paired with
+ * inputs first-in first-out.
+ *
+ * Failure handling never re-sends what may have been applied:
+ * - `server_draining` (terminal 503): the server acked everything it accepted, so the unacked
+ *   inputs were never processed; they are re-sent, in order, on a new session.
+ * - Reconnect advice (the A flag on an ack): no new inputs go on this session; it is
+ *   half-closed, and a new session is used only after every in-flight ack has arrived.
+ * - Any other terminal error fails its input; the inputs after it were never applied.
+ * - A lost connection or a missing ack leaves the in-flight inputs' outcome unknown: they
+ *   fail with `sideEffects: true` and the session stops.
+ * Connecting again is retried (with backoff) only while nothing is in flight.
+ */
+import { SvcError, clientError } from "../errors.js";
+import type { AppendAck, AppendInput } from "../types.js";
+import type { SessionExchange } from "../transport/session.js";
+import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
+import { validateAppendInput } from "../wire/batch.js";
+import type { Compression } from "../wire/framing.js";
+import { frameMessage, responseError, serverMessages } from "./session-frames.js";
+import { backoffDelay, sleep } from "./backoff.js";
+
+export type OpenExchange = (req: { method: "GET" | "POST"; query?: string; duplex: boolean }) => Promise<SessionExchange>;
+
+export interface AppendSessionOptions {
+  /** Unacknowledged metered bytes allowed in flight (default 5 MiB, like the SDKs). */
+  maxInflightBytes?: number;
+  /** Compression for our frames; the server's is negotiated by the opener's Accept-Encoding. */
+  compression?: Compression;
+  /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long. */
+  ackTimeoutMs?: number;
+  /** How long to keep trying to (re)connect while nothing is in flight. */
+  reconnectBudgetMs?: number;
+  /** Told about every reconnection, for logs. */
+  onReconnect?: (reason: string) => void;
+}
+
+interface Entry {
+  input: AppendInput;
+  bytes: number;
+  resolve: (ack: AppendAck) => void;
+  reject: (err: SvcError) => void;
+}
+
+interface Connection {
+  exchange: SessionExchange;
+  inflight: Entry[];
+  inflightBytes: number;
+  /** No more inputs may be written (reconnect advised, draining or closing). */
+  draining: boolean;
+  closed: boolean;
+  done: Promise<void>;
+}
+
+export class AppendSession {
+  private readonly queue: Entry[] = [];
+  private conn: Connection | undefined;
+  private failure: SvcError | undefined;
+  private pumping = false;
+  private closing = false;
+  private lastEnd = -1;
+  private wake: (() => void) | undefined;
+  private readonly opts: Required<Omit<AppendSessionOptions, "onReconnect">> & Pick<AppendSessionOptions, "onReconnect">;
+
+  constructor(private readonly open: OpenExchange, opts: AppendSessionOptions = {}) {
+    this.opts = {
+      maxInflightBytes: opts.maxInflightBytes ?? 5 * 1024 * 1024,
+      compression: opts.compression ?? "none",
+      ackTimeoutMs: opts.ackTimeoutMs ?? 30_000,
+      reconnectBudgetMs: opts.reconnectBudgetMs ?? 30_000,
+      onReconnect: opts.onReconnect,
+    };
+  }
+
+  /** Bytes submitted but not yet acknowledged (queued or in flight). */
+  get pendingBytes(): number {
+    return this.queue.reduce((n, e) => n + e.bytes, 0) + (this.conn?.inflightBytes ?? 0);
+  }
+
+  /** Queues one input; resolves with its ack. Validation errors reject before anything is sent. */
+  submit(input: AppendInput): Promise<AppendAck> {
+    return new Promise<AppendAck>((resolve, reject) => {
+      if (this.failure) return reject(notApplied(this.failure));
+      if (this.closing) return reject(clientError("usage", "the append session is closed"));
+      let bytes: number;
+      try {
+        bytes = validateAppendInput(input);
+      } catch (e) {
+        return reject(e as SvcError);
+      }
+      this.queue.push({ input, bytes, resolve, reject });
+      this.poke();
+      void this.pump();
+    });
+  }
+
+  /** Waits for every submitted input to be acknowledged, then ends the session cleanly. */
+  async close(): Promise<void> {
+    this.closing = true;
+    while (!this.failure && (this.queue.length > 0 || (this.conn && this.conn.inflight.length > 0))) await this.changed();
+    const conn = this.conn;
+    if (conn && !conn.closed) {
+      conn.draining = true;
+      conn.exchange.end();
+      await conn.done;
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  /** Abandons the session: in-flight inputs end with an unknown outcome. */
+  abort(reason = "the append session was aborted"): void {
+    this.fail(clientError("interrupted", reason));
+    this.conn?.exchange.close();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queue.length > 0 && !this.failure) {
+        const conn = await this.usableConnection();
+        if (!conn) break;
+        const entry = this.queue[0]!;
+        if (conn.inflight.length > 0 && conn.inflightBytes + entry.bytes > this.opts.maxInflightBytes) {
+          await this.changed();
+          continue;
+        }
+        this.queue.shift();
+        conn.inflight.push(entry);
+        conn.inflightBytes += entry.bytes;
+        const frame = await frameMessage(encodeAppendInput(entry.input), this.opts.compression);
+        await conn.exchange.write(frame).catch(() => undefined); // the reader reports the failure
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** The current connection if it may take inputs; otherwise waits for it and opens a new one. */
+  private async usableConnection(): Promise<Connection | undefined> {
+    const cur = this.conn;
+    if (cur && !cur.draining && !cur.closed) return cur;
+    if (cur && !cur.closed) await cur.done;
+    const started = Date.now();
+    for (let attempt = 0; !this.failure; attempt++) {
+      try {
+        const exchange = await this.open({ method: "POST", duplex: true });
+        if (exchange.status !== 200) {
+          const err = await responseError(exchange);
+          if (err.retryable && !err.sideEffects && Date.now() - started < this.opts.reconnectBudgetMs) {
+            await sleep(backoffDelay(attempt, err.retryAfterMs));
+            continue;
+          }
+          this.fail(err, false);
+          return undefined;
+        }
+        if (attempt > 0 || cur) this.opts.onReconnect?.(cur ? "new session" : "connected after retries");
+        this.conn = this.attach(exchange);
+        return this.conn;
+      } catch (e) {
+        const err = e instanceof SvcError ? e : clientError("connect_failed", String(e), e);
+        if (err.retryable && Date.now() - started < this.opts.reconnectBudgetMs) {
+          await sleep(backoffDelay(attempt));
+          continue;
+        }
+        this.fail(err, false);
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  private attach(exchange: SessionExchange): Connection {
+    const conn: Connection = { exchange, inflight: [], inflightBytes: 0, draining: false, closed: false, done: Promise.resolve() };
+    conn.done = this.read(conn).finally(() => {
+      conn.closed = true;
+      conn.draining = true;
+      this.poke();
+      if (this.queue.length > 0 && !this.failure) void this.pump();
+    });
+    return conn;
+  }
+
+  private async read(conn: Connection): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const armTimer = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        conn.exchange.close();
+      }, this.opts.ackTimeoutMs);
+      timer.unref();
+    };
+    try {
+      armTimer();
+      for await (const msg of serverMessages(conn.exchange)) {
+        if (msg.kind === "terminal") return this.onTerminal(conn, msg.error);
+        this.onAck(conn, decodeAppendAck(msg.payload));
+        if (msg.reconnect && !conn.draining) {
+          conn.draining = true;
+          conn.exchange.end();
+          this.opts.onReconnect?.("the server advised reconnecting");
+        }
+        if (conn.inflight.length > 0) armTimer();
+        else clearTimeout(timer);
+      }
+    } catch (e) {
+      const err = timedOut ? clientError("timeout", `no ack arrived within ${this.opts.ackTimeoutMs} ms`)
+        : e instanceof SvcError ? e : clientError("network", String(e), e);
+      return this.onLost(conn, err);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (conn.inflight.length > 0) {
+      this.onLost(conn, timedOut ? clientError("timeout", "no ack arrived in time") : clientError("network", "the session ended before every input was acknowledged"));
+    }
+  }
+
+  private onAck(conn: Connection, ack: AppendAck): void {
+    const entry = conn.inflight.shift();
+    if (!entry) throw clientError("protocol", "the server sent an ack with no input in flight");
+    conn.inflightBytes -= entry.bytes;
+    const n = entry.input.records.length;
+    const problem =
+      ack.end.seqNum - ack.start.seqNum !== n ? `covers ${ack.end.seqNum - ack.start.seqNum} records, the input had ${n}`
+      : ack.end.seqNum <= this.lastEnd ? `end ${ack.end.seqNum} does not advance past ${this.lastEnd}`
+      : ack.tail.seqNum < ack.end.seqNum ? `tail ${ack.tail.seqNum} is before end ${ack.end.seqNum}`
+      : entry.input.matchSeqNum !== undefined && ack.start.seqNum !== entry.input.matchSeqNum ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.input.matchSeqNum}`
+      : undefined;
+    if (problem) {
+      const err = clientError("protocol", `invalid ack from the server: ${problem}`);
+      entry.reject(err);
+      throw err;
+    }
+    this.lastEnd = ack.end.seqNum;
+    entry.resolve(ack);
+    this.poke();
+  }
+
+  private onTerminal(conn: Connection, err: SvcError): void {
+    conn.draining = true;
+    if (err.code === "server_draining") {
+      // Every accepted input was acked before this frame: the rest were never processed.
+      this.queue.unshift(...conn.inflight);
+      conn.inflight = [];
+      conn.inflightBytes = 0;
+      this.opts.onReconnect?.("the server is draining");
+      return;
+    }
+    const first = conn.inflight.shift();
+    if (first) first.reject(err);
+    this.fail(err, true, conn);
+  }
+
+  private onLost(conn: Connection, err: SvcError): void {
+    conn.draining = true;
+    if (conn.inflight.length === 0) return; // an idle connection went away: reconnect on demand
+    const unknown = new SvcError({ code: err.code, message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`, origin: err.origin, status: err.status, retryable: false, sideEffects: true, cause: err });
+    for (const e of conn.inflight.splice(0)) e.reject(unknown);
+    conn.inflightBytes = 0;
+    this.fail(unknown, true, conn);
+  }
+
+  /** Stops the session: everything not yet acked fails (`not_applied` unless said otherwise). */
+  private fail(err: SvcError, applied = true, conn = this.conn): void {
+    if (!this.failure) this.failure = err;
+    const rest = [...(conn?.inflight.splice(0) ?? []), ...this.queue.splice(0)];
+    for (const e of rest) e.reject(applied ? notApplied(err) : err);
+    this.poke();
+  }
+
+  private poke(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => {
+      const prev = this.wake;
+      this.wake = () => { prev?.(); resolve(); };
+    });
+  }
+}
+
+function notApplied(cause: SvcError): SvcError {
+  return new SvcError({ code: "not_applied", message: `not appended because an earlier input failed: ${cause.message}`, origin: "client", retryable: true, sideEffects: false, cause });
+}
