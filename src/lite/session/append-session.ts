@@ -1,0 +1,156 @@
+/**
+ * The server side of an append session (protocol.md §6.5, §6.7).
+ *
+ * Inputs are read, decoded, validated and handed to the stream one at a time, in order; each
+ * accepted input gets exactly one ack, in the same order, once it is durable. The first input
+ * that fails (a broken frame, an invalid batch, a failed condition, a storage error) gets a
+ * terminal frame after the acks of everything before it, and nothing after it is applied.
+ * A client half-close ends the session cleanly once every ack is out. When the server drains,
+ * acks carry the reconnect-advised flag, reading stops, and after the last ack for what was
+ * accepted the session ends with terminal 503 `server_draining`.
+ */
+import { SvcError, serverError } from "../../errors.js";
+import type { AppendAck, AppendInput } from "../../types.js";
+import { FrameParser, encodeFrame, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
+import { decompress, compress, shouldCompress } from "../../wire/compression.js";
+import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
+import { validateAppendInput } from "../../wire/batch.js";
+import type { ByteBudget } from "./byte-budget.js";
+import type { Drain, SessionIO } from "./io.js";
+
+export interface AppendPort {
+  /** Sequences `input` now; `ack` settles once it (and everything before it) is durable. */
+  submit(input: AppendInput): { accepted: boolean; ack: Promise<AppendAck> };
+}
+
+export interface AppendSessionOptions {
+  /** Compression negotiated for the frames we send. */
+  compression: Compression;
+  drain: Drain;
+  budget: ByteBudget;
+}
+
+interface Pending {
+  ack: Promise<AppendAck>;
+  release: () => void;
+}
+
+const STOP = Symbol("stop");
+
+export async function runAppendSession(io: SessionIO, port: AppendPort, opts: AppendSessionOptions): Promise<void> {
+  const pending: Pending[] = [];
+  let wakeWriter: (() => void) | undefined;
+  let readingDone = false;
+  let failed = false;
+  const push = (p: Pending): void => {
+    pending.push(p);
+    wakeWriter?.();
+  };
+  let stopReading: () => void = () => undefined;
+  const stopped = new Promise<typeof STOP>((resolve) => (stopReading = () => resolve(STOP)));
+  const offDrain = opts.drain.onDrain(() => stopReading());
+  const offClose = io.onClose(() => stopReading());
+
+  const writer = (async () => {
+    for (;;) {
+      while (pending.length === 0) {
+        if (readingDone) return;
+        await new Promise<void>((r) => (wakeWriter = r));
+        wakeWriter = undefined;
+      }
+      const next = pending.shift()!;
+      try {
+        const ack = await next.ack;
+        next.release();
+        await io.write(await ackFrame(ack, opts));
+      } catch (e) {
+        next.release();
+        failed = true;
+        stopReading();
+        for (const p of pending.splice(0)) p.release();
+        await io.write(terminalFor(e));
+        return;
+      }
+    }
+  })();
+
+  const fail = (err: SvcError): void => push({ ack: Promise.reject(err), release: () => undefined });
+  try {
+    await readInputs(io, port, opts, stopped, push, fail, () => failed);
+  } finally {
+    readingDone = true;
+    wakeWriter?.();
+    offDrain();
+    offClose();
+  }
+  await writer;
+  if (!failed && opts.drain.draining && !io.closed) {
+    await io.write(encodeTerminalFrame(503, { code: "server_draining", message: "the server is shutting down; reconnect and resend unacknowledged inputs" }));
+  }
+  io.end();
+}
+
+async function readInputs(
+  io: SessionIO, port: AppendPort, opts: AppendSessionOptions, stopped: Promise<typeof STOP>,
+  push: (p: Pending) => void, fail: (e: SvcError) => void, hasFailed: () => boolean,
+): Promise<void> {
+  const parser = new FrameParser();
+  const chunks = io.body[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await Promise.race([chunks.next(), stopped]);
+    if (next === STOP || hasFailed()) return;
+    if (next.done) break;
+    try {
+      parser.push(next.value);
+      for (let frame = parser.next(); frame; frame = parser.next()) {
+        if (frame.terminal) throw badFrame("clients must not send terminal frames");
+        const payload = frame.compression === "none" ? frame.payload : await decompress(frame.payload, frame.compression);
+        const input = decodeInput(payload);
+        const bytes = validateAppendInput(input);
+        const release = await Promise.race([opts.budget.acquire(bytes), stopped]);
+        if (release === STOP) return;
+        if (hasFailed() || opts.drain.draining) {
+          release();
+          return;
+        }
+        const { accepted, ack } = port.submit(input);
+        push({ ack, release });
+        if (!accepted) return;
+      }
+    } catch (e) {
+      fail(e instanceof SvcError ? e : serverError("other", String(e)));
+      return;
+    }
+  }
+  try {
+    parser.end();
+  } catch (e) {
+    fail(e as SvcError);
+  }
+}
+
+function decodeInput(payload: Uint8Array): AppendInput {
+  try {
+    return decodeAppendInput(payload);
+  } catch (e) {
+    throw badFrame(`undecodable AppendInput: ${(e as Error).message}`);
+  }
+}
+
+function badFrame(message: string): SvcError {
+  return serverError("bad_frame", message);
+}
+
+async function ackFrame(ack: AppendAck, opts: AppendSessionOptions): Promise<Uint8Array> {
+  const message = encodeAppendAck(ack);
+  const reconnect = opts.drain.draining;
+  if (opts.compression === "none" || !shouldCompress(message.length)) return encodeFrame(message, { reconnect });
+  return encodeFrame(await compress(message, opts.compression), { compression: opts.compression, reconnect });
+}
+
+/** The terminal frame for an error: its status and the body a unary response would carry. */
+export function terminalFor(e: unknown): Uint8Array {
+  const err = e instanceof SvcError ? e : serverError("other", e instanceof Error ? e.message : String(e));
+  const status = err.status ?? 500;
+  return encodeTerminalFrame(status, err.toBody());
+}

@@ -1,0 +1,94 @@
+/**
+ * Drives a read feed for a session (protocol.md §6.6, §7.5, §6.9): takes the feed's events
+ * one at a time (the next is pulled only after the previous one was written, so a slow reader
+ * holds back the feed instead of filling memory), and while following the tail inserts a
+ * heartbeat at a random 5–15 s interval whenever no records arrive. The first heartbeat of
+ * each following phase comes from the feed itself (`following`), at once.
+ */
+import type { SequencedRecord, StreamPosition } from "../../types.js";
+import type { Drain, SessionIO } from "./io.js";
+
+export type FeedEvent =
+  | { kind: "batch"; records: SequencedRecord[]; tail?: StreamPosition }
+  /** The reader reached the tail and now follows it. */
+  | { kind: "following"; tail: StreamPosition };
+
+export interface ReadFeed {
+  /** Ends when the read ends cleanly; throws an SvcError when it fails. */
+  events: AsyncIterator<FeedEvent>;
+  /** The stream's current durable tail, for heartbeats. */
+  tail(): StreamPosition;
+  /** Stops the feed (the client went away, or the server drains). */
+  close(): void;
+}
+
+export interface FeedSink {
+  batch(records: SequencedRecord[], tail: StreamPosition | undefined): Promise<void>;
+  heartbeat(tail: StreamPosition): Promise<void>;
+}
+
+export interface PumpOptions {
+  drain: Drain;
+  /** Heartbeat spacing bounds in ms (default 5–15 s). */
+  heartbeatMinMs?: number;
+  heartbeatMaxMs?: number;
+  /** After draining starts: ms to let the client reconnect before the server ends the session. */
+  drainGraceMs?: number;
+}
+
+export type PumpResult = "done" | "draining" | "closed";
+
+const TIMER = Symbol("timer");
+
+/** Pumps events into the sink until the feed ends ("done"), the server drains, or the client leaves. */
+export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, opts: PumpOptions): Promise<PumpResult> {
+  const min = opts.heartbeatMinMs ?? 5_000;
+  const max = opts.heartbeatMaxMs ?? 15_000;
+  let stop: (r: PumpResult) => void = () => undefined;
+  const stopped = new Promise<{ stop: PumpResult }>((resolve) => (stop = (r) => resolve({ stop: r })));
+  const offClose = io.onClose(() => stop("closed"));
+  const offDrain = opts.drain.onDrain(() => {
+    // Tell the client now (the frame carries the reconnect flag), then end after a grace period.
+    void sink.heartbeat(feed.tail()).catch(() => undefined);
+    setTimeout(() => stop("draining"), opts.drainGraceMs ?? 1_000).unref();
+  });
+  let following = false;
+  let timer: NodeJS.Timeout | undefined;
+  let fired: (() => void) | undefined;
+  const arm = (): Promise<typeof TIMER> => new Promise((resolve) => {
+    clearTimeout(timer);
+    fired = () => resolve(TIMER);
+    timer = setTimeout(() => fired?.(), min + Math.random() * (max - min));
+  });
+  let next: Promise<IteratorResult<FeedEvent>> | undefined;
+  try {
+    next = feed.events.next();
+    let tick: Promise<typeof TIMER> | undefined;
+    for (;;) {
+      const raced = await Promise.race(tick ? [next, stopped, tick] : [next, stopped]);
+      if (raced === TIMER) {
+        await sink.heartbeat(feed.tail());
+        tick = arm();
+        continue;
+      }
+      if (typeof raced === "object" && raced !== null && "stop" in raced) return (raced as { stop: PumpResult }).stop;
+      const result = raced as IteratorResult<FeedEvent>;
+      if (result.done) return "done";
+      const ev = result.value;
+      if (ev.kind === "following") {
+        following = true;
+        await sink.heartbeat(ev.tail);
+      } else {
+        await sink.batch(ev.records, ev.tail);
+      }
+      if (following) tick = arm();
+      next = feed.events.next();
+    }
+  } finally {
+    clearTimeout(timer);
+    offClose();
+    offDrain();
+    feed.close();
+    next?.catch(() => undefined); // a pending pull may fail once the feed is closed
+  }
+}

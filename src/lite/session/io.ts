@@ -1,0 +1,87 @@
+/**
+ * What a streaming response needs from the HTTP layer, the same for HTTP/1.1 and HTTP/2:
+ * the request body as chunks, back-pressured writes, and an end. Also the server's drain
+ * signal (SIGTERM), which sessions watch to set the reconnect-advised flag and wind down.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+
+export interface SessionIO {
+  /** The request body. */
+  body: AsyncIterable<Uint8Array>;
+  /** Writes response bytes; resolves when the connection can take more. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the response. */
+  end(): void;
+  /** True once the client went away. */
+  readonly closed: boolean;
+  /** Calls `cb` once when the client goes away; returns an unsubscribe function. */
+  onClose(cb: () => void): () => void;
+}
+
+export interface Drain {
+  readonly draining: boolean;
+  /** Calls `cb` once when draining starts (at once if it already has). */
+  onDrain(cb: () => void): () => void;
+}
+
+type Req = IncomingMessage | Http2ServerRequest;
+type Res = ServerResponse | Http2ServerResponse;
+
+/** Adapts a node:http or http2-compat request/response pair. Headers must already be sent. */
+export function sessionIO(req: Req, res: Res): SessionIO {
+  let closed = false;
+  const listeners = new Set<() => void>();
+  const markClosed = (): void => {
+    if (closed) return;
+    closed = true;
+    for (const cb of [...listeners]) cb();
+    listeners.clear();
+  };
+  res.once("close", markClosed);
+  return {
+    body: req as AsyncIterable<Uint8Array>,
+    get closed() { return closed; },
+    write(bytes) {
+      if (closed) return Promise.resolve();
+      const ok = (res as ServerResponse).write(bytes);
+      if (ok) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = (): void => { res.off("drain", done); res.off("close", done); resolve(); };
+        res.once("drain", done);
+        res.once("close", done);
+      });
+    },
+    end() {
+      if (!closed && !res.writableEnded) res.end();
+    },
+    onClose(cb) {
+      if (closed) { cb(); return () => undefined; }
+      listeners.add(cb);
+      return () => listeners.delete(cb);
+    },
+  };
+}
+
+/** A drain flag that sessions can watch. */
+export class DrainSignal implements Drain {
+  private started = false;
+  private readonly listeners = new Set<() => void>();
+
+  get draining(): boolean {
+    return this.started;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const cb of [...this.listeners]) cb();
+    this.listeners.clear();
+  }
+
+  onDrain(cb: () => void): () => void {
+    if (this.started) { cb(); return () => undefined; }
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+}

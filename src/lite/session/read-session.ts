@@ -1,0 +1,41 @@
+/**
+ * The server side of a framed read session (protocol.md §6.6): `ReadBatch` frames, compressed
+ * per frame when negotiated and at least 1 KiB, heartbeats as batches with no records and the
+ * current tail, a clean end when the read is complete, and a terminal frame for errors after
+ * the 200. While the server drains, frames carry the reconnect-advised flag; a client still
+ * attached after the grace period gets terminal 503 `server_draining`.
+ */
+import type { StreamPosition, SequencedRecord, ReadBatch } from "../../types.js";
+import { encodeFrame, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
+import { compress, shouldCompress } from "../../wire/compression.js";
+import { encodeReadBatch } from "../../wire/proto.js";
+import { terminalFor } from "./append-session.js";
+import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
+import type { SessionIO } from "./io.js";
+
+export interface ReadSessionOptions extends PumpOptions {
+  compression: Compression;
+}
+
+export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSessionOptions): Promise<void> {
+  const send = async (batch: ReadBatch): Promise<void> => {
+    const message = encodeReadBatch(batch);
+    const reconnect = opts.drain.draining;
+    const frame = opts.compression !== "none" && shouldCompress(message.length)
+      ? encodeFrame(await compress(message, opts.compression), { compression: opts.compression, reconnect })
+      : encodeFrame(message, { reconnect });
+    await io.write(frame);
+  };
+  try {
+    const result = await pumpFeed(feed, io, {
+      batch: (records: SequencedRecord[], tail: StreamPosition | undefined) => send(tail ? { records, tail } : { records }),
+      heartbeat: (tail: StreamPosition) => send({ records: [], tail }),
+    }, opts);
+    if (result === "draining") {
+      await io.write(encodeTerminalFrame(503, { code: "server_draining", message: "the server is shutting down; reconnect to continue reading" }));
+    }
+  } catch (e) {
+    await io.write(terminalFor(e));
+  }
+  io.end();
+}

@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import { runAppendSession, type AppendPort } from "../../../src/lite/session/append-session.js";
+import { runReadSession } from "../../../src/lite/session/read-session.js";
+import { runSseSession, parseLastEventId } from "../../../src/lite/session/sse.js";
+import { ByteBudget } from "../../../src/lite/session/byte-budget.js";
+import { DrainSignal, type SessionIO } from "../../../src/lite/session/io.js";
+import type { FeedEvent, ReadFeed } from "../../../src/lite/session/feed-pump.js";
+import { FrameParser, encodeFrame, decodeTerminal } from "../../../src/wire/framing.js";
+import { encodeAppendInput, decodeAppendAck, decodeReadBatch } from "../../../src/wire/proto.js";
+import { SeqNumMismatchError } from "../../../src/errors.js";
+import type { AppendAck, AppendInput, StreamPosition } from "../../../src/types.js";
+
+const enc = new TextEncoder();
+
+/** An in-memory session: the test writes request bytes and reads the frames written back. */
+class MemoryIO implements SessionIO {
+  readonly out: Uint8Array[] = [];
+  ended = false;
+  closed = false;
+  private readonly queue: (Uint8Array | null)[] = [];
+  private wake: (() => void) | undefined;
+  private closers: (() => void)[] = [];
+  body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => this.iterator() };
+  private async *iterator(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      while (this.queue.length === 0) await new Promise<void>((r) => (this.wake = r));
+      const c = this.queue.shift()!;
+      if (c === null) return;
+      yield c;
+    }
+  }
+  send(bytes: Uint8Array | null): void { this.queue.push(bytes); this.wake?.(); }
+  async write(b: Uint8Array): Promise<void> { this.out.push(b); }
+  end(): void { this.ended = true; }
+  onClose(cb: () => void): () => void { this.closers.push(cb); return () => undefined; }
+  frames() {
+    const p = new FrameParser();
+    for (const c of this.out) p.push(c);
+    const frames = [];
+    for (let f = p.next(); f; f = p.next()) frames.push(f);
+    return frames;
+  }
+}
+
+const pos = (s: number): StreamPosition => ({ seqNum: s, timestamp: 7 });
+const frameOf = (input: AppendInput) => encodeFrame(encodeAppendInput(input));
+const one = (body: string, extra: Partial<AppendInput> = {}): AppendInput => ({ records: [{ headers: [], body: enc.encode(body) }], ...extra });
+
+/** A stream that sequences synchronously and acks when the test says the batch is durable. */
+function fakeStream() {
+  let next = 0;
+  const applied: string[] = [];
+  const port: AppendPort = {
+    submit(input) {
+      if (input.matchSeqNum !== undefined && input.matchSeqNum !== next) {
+        return { accepted: false, ack: Promise.reject(new SeqNumMismatchError(next)) };
+      }
+      const start = next;
+      next += input.records.length;
+      applied.push(...input.records.map((r) => new TextDecoder().decode(r.body)));
+      const ack: AppendAck = { start: pos(start), end: pos(next), tail: pos(next) };
+      return { accepted: true, ack: Promise.resolve(ack) };
+    },
+  };
+  return { port, applied };
+}
+
+const opts = () => ({ compression: "none" as const, drain: new DrainSignal(), budget: new ByteBudget(1 << 20) });
+
+describe("append session (server)", () => {
+  it("acks pipelined inputs in order and ends cleanly on half-close", async () => {
+    const io = new MemoryIO();
+    const { port } = fakeStream();
+    const done = runAppendSession(io, port, opts());
+    io.send(frameOf(one("a")));
+    io.send(frameOf(one("b")));
+    io.send(frameOf(one("c")));
+    io.send(null);
+    await done;
+    const frames = io.frames();
+    expect(frames.map((f) => f.terminal)).toEqual([false, false, false]);
+    expect(frames.map((f) => decodeAppendAck(f.payload).start.seqNum)).toEqual([0, 1, 2]);
+    expect(io.ended).toBe(true);
+  });
+
+  it("poisons on the first failing input: earlier acks, one terminal, nothing later applied", async () => {
+    const io = new MemoryIO();
+    const { port, applied } = fakeStream();
+    const done = runAppendSession(io, port, opts());
+    io.send(frameOf(one("a")));
+    io.send(frameOf(one("b", { matchSeqNum: 5 })));
+    io.send(frameOf(one("c")));
+    io.send(null);
+    await done;
+    const frames = io.frames();
+    expect(frames.length).toBe(2);
+    expect(decodeAppendAck(frames[0]!.payload).end.seqNum).toBe(1);
+    expect(frames[1]!.terminal).toBe(true);
+    expect(decodeTerminal(frames[1]!.payload)).toEqual({ status: 412, body: { seq_num_mismatch: 1 } });
+    expect(applied).toEqual(["a"]);
+  });
+
+  it("answers broken frames, client terminal frames and empty batches with terminals", async () => {
+    for (const [bytes, status, code] of [
+      [Uint8Array.of(0, 0, 3, 0x60, 1, 2), 400, "bad_frame"],
+      [Uint8Array.of(0, 0, 3, 0x80, 1, 2), 400, "bad_frame"],
+      [encodeFrame(encodeAppendInput({ records: [] })), 422, "invalid"],
+      [Uint8Array.of(0, 0, 3, 0x00, 0xff, 0xff), 400, "bad_frame"],
+    ] as const) {
+      const io = new MemoryIO();
+      const { port, applied } = fakeStream();
+      const done = runAppendSession(io, port, opts());
+      io.send(frameOf(one("ok")));
+      io.send(bytes);
+      io.send(null);
+      await done;
+      const frames = io.frames();
+      expect(frames.length).toBe(2);
+      const t = decodeTerminal(frames[1]!.payload);
+      expect([t.status, (t.body as { code: string }).code]).toEqual([status, code]);
+      expect(applied).toEqual(["ok"]);
+    }
+  });
+
+  it("on drain: stops reading, acks what it accepted with the reconnect flag, then terminal 503", async () => {
+    const io = new MemoryIO();
+    const { port, applied } = fakeStream();
+    const o = opts();
+    const done = runAppendSession(io, port, o);
+    io.send(frameOf(one("a")));
+    await new Promise((r) => setTimeout(r, 10));
+    o.drain.start();
+    io.send(frameOf(one("late")));
+    await done;
+    const frames = io.frames();
+    expect(frames.length).toBe(2);
+    expect(decodeTerminal(frames[1]!.payload)).toMatchObject({ status: 503, body: { code: "server_draining" } });
+    expect(applied).toEqual(["a"]);
+  });
+});
+
+function feedOf(events: FeedEvent[], tail = pos(3)): ReadFeed & { closed: boolean } {
+  const it = events[Symbol.iterator]();
+  const feed = {
+    closed: false,
+    events: {
+      next: async () => {
+        const r = it.next();
+        if (r.done) return new Promise<IteratorResult<FeedEvent>>(() => undefined); // follows forever
+        return r;
+      },
+    },
+    tail: () => tail,
+    close() { feed.closed = true; },
+  };
+  return feed;
+}
+
+describe("read session (server)", () => {
+  it("sends batches, an immediate heartbeat on following, periodic heartbeats, and stops on drain", async () => {
+    const io = new MemoryIO();
+    const rec = { seqNum: 2, timestamp: 7, headers: [], body: enc.encode("x") };
+    const feed = feedOf([{ kind: "batch", records: [rec] }, { kind: "following", tail: pos(3) }]);
+    const o = { ...opts(), heartbeatMinMs: 10, heartbeatMaxMs: 20, drainGraceMs: 30 };
+    const done = runReadSession(io, feed, o);
+    await new Promise((r) => setTimeout(r, 80));
+    o.drain.start();
+    await done;
+    const frames = io.frames();
+    const batches = frames.filter((f) => !f.terminal).map((f) => decodeReadBatch(f.payload));
+    expect(batches[0]!.records.map((r) => r.seqNum)).toEqual([2]);
+    expect(batches[0]!.tail).toBeUndefined();
+    expect(batches.length).toBeGreaterThanOrEqual(4); // batch, first heartbeat, periodic ones, drain notice
+    expect(batches.slice(1).every((b) => b.records.length === 0 && b.tail?.seqNum === 3)).toBe(true);
+    expect(frames.at(-2)!.reconnect).toBe(true);
+    expect(decodeTerminal(frames.at(-1)!.payload).status).toBe(503);
+    expect(feed.closed).toBe(true);
+  });
+});
+
+describe("SSE session", () => {
+  it("numbers batch events cumulatively from Last-Event-ID and ends with [DONE]", async () => {
+    const io = new MemoryIO();
+    const recs = [0, 1].map((s) => ({ seqNum: 10 + s, timestamp: 7, headers: [], body: enc.encode("hello") }));
+    const events: FeedEvent[] = [{ kind: "batch", records: recs }];
+    const it = events[Symbol.iterator]();
+    const feed: ReadFeed = { events: { next: async () => it.next() }, tail: () => pos(12), close: () => undefined };
+    await runSseSession(io, feed, { format: "base64", drain: new DrainSignal(), startCount: 2, startBytes: 26 });
+    const text = Buffer.concat(io.out).toString();
+    expect(text).toBe(
+      'event: batch\nid: 11,4,52\ndata: {"records":[{"seq_num":10,"timestamp":7,"body":"aGVsbG8="},{"seq_num":11,"timestamp":7,"body":"aGVsbG8="}]}\n\n' +
+      "data: [DONE]\n\n",
+    );
+  });
+
+  it("parses Last-Event-ID strictly", () => {
+    expect(parseLastEventId("41,42,3360")).toEqual({ seqNum: 41, count: 42, bytes: 3360 });
+    for (const bad of ["41,42", "a,b,c", "1, 2,3", "-1,2,3", "99999999999999999999,1,1"]) {
+      expect(() => parseLastEventId(bad)).toThrow(expect.objectContaining({ code: "bad_header" }));
+    }
+  });
+});
