@@ -14,11 +14,18 @@ module.exports = {
       to: { pathNot: "^src/(types|errors)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "bytes-leaf",
+      comment: "bytes.ts (byte <-> text conversions shared by wire/ and format/) imports only types and errors",
+      severity: "error",
+      from: { path: "^src/bytes\\.ts$" },
+      to: { pathNot: ["^src/(types|errors)\\.ts$", "^buffer$"] },
+    },
+    {
       name: "wire-is-pure",
       comment: "wire/ is bytes in, values out: types, errors, protobufjs, zstd, node:zlib/util/buffer only",
       severity: "error",
       from: { path: layer("wire") },
-      to: { pathNot: ["^src/(wire/|types\\.ts$|errors\\.ts$)", "node_modules/(protobufjs|long|@mongodb-js/zstd)/", "^(zlib|util|buffer)$"] },
+      to: { pathNot: ["^src/(wire/|types\\.ts$|errors\\.ts$|bytes\\.ts$)", "node_modules/(protobufjs|long|@mongodb-js/zstd)/", "^(zlib|util|buffer)$"] },
     },
     {
       name: "transport-knows-no-frames",
@@ -36,7 +43,7 @@ module.exports = {
     },
     {
       name: "format-is-pure",
-      comment: "format/ may import types and errors only",
+      comment: "format/ may import types, errors and bytes only",
       severity: "error",
       from: { path: layer("format") },
       to: { path: ["^src/(client|transport|wire|lite|cli)/", "node_modules/"] },

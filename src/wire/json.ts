@@ -12,19 +12,17 @@
  * Shape errors are `bad_json` (400); bad base64 is `invalid` (422). Integers beyond 2^53 − 1
  * are refused rather than rounded.
  */
-import { isUtf8 } from "node:buffer";
 import { SvcError } from "../errors.js";
 import type { AppendAck, AppendInput, AppendRecord, Header, ReadBatch, RecordFormat, SequencedRecord, StreamPosition } from "../types.js";
 import { LIMITS } from "../types.js";
+import { decodeBase64Strict, encodeBytes, decodeBytes } from "../bytes.js";
+
+export { decodeBase64Strict, encodeBytes, decodeBytes, lossyUtf8 } from "../bytes.js";
 
 type Json = Record<string, unknown>;
 
 function badJson(message: string): SvcError {
   return new SvcError({ code: "bad_json", message, origin: "client", status: 400, retryable: false, sideEffects: false });
-}
-
-function invalid(message: string): SvcError {
-  return new SvcError({ code: "invalid", message, origin: "client", status: 422, retryable: false, sideEffects: false });
 }
 
 /** `svc-format` header → format. Absent means raw; legacy aliases are accepted (§4.2). */
@@ -58,72 +56,6 @@ export function parseJsonText(text: string): unknown {
     }
   }
   return value;
-}
-
-const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** Strict standard base64: right alphabet, padded, canonical trailing bits (§4.4). */
-export function decodeBase64Strict(text: string): Uint8Array {
-  if (!BASE64_SHAPE.test(text)) throw invalid("invalid Base64 encoding");
-  const bytes = Buffer.from(text, "base64");
-  if (bytes.toString("base64") !== text) throw invalid("invalid Base64 encoding (non-canonical padding bits)");
-  return bytes;
-}
-
-export function encodeBytes(bytes: Uint8Array, format: RecordFormat): string {
-  return format === "base64" ? toBuffer(bytes).toString("base64") : lossyUtf8(bytes);
-}
-
-export function decodeBytes(text: string, format: RecordFormat): Uint8Array {
-  return format === "base64" ? decodeBase64Strict(text) : Buffer.from(text, "utf8");
-}
-
-function toBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** UTF-8 decoding where each maximal run of invalid bytes becomes one U+FFFD (§4.3). */
-export function lossyUtf8(bytes: Uint8Array): string {
-  const buf = toBuffer(bytes);
-  if (isUtf8(buf)) return buf.toString("utf8");
-  let out = "";
-  let i = 0;
-  let validStart = 0;
-  let inInvalid = false;
-  while (i < buf.length) {
-    const n = validSequenceLength(buf, i);
-    if (n > 0) {
-      if (inInvalid) {
-        out += "\ufffd";
-        inInvalid = false;
-        validStart = i;
-      }
-      i += n;
-    } else {
-      if (!inInvalid) {
-        out += buf.toString("utf8", validStart, i);
-        inInvalid = true;
-      }
-      i += 1;
-    }
-  }
-  out += inInvalid ? "\ufffd" : buf.toString("utf8", validStart, i);
-  return out;
-}
-
-/** Length of the well-formed UTF-8 sequence at `i` (Unicode table 3-7), or 0. */
-function validSequenceLength(b: Uint8Array, i: number): number {
-  const c = b[i]!;
-  if (c < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((c >= 0xe1 && c <= 0xec) || c === 0xee || c === 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (c === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (c === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
 }
 
 function isObject(v: unknown): v is Json {

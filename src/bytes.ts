@@ -1,0 +1,82 @@
+/**
+ * Byte <-> text conversions shared by every layer (wire/json.ts for the protocol, format/ for
+ * the CLI's output), so both sides of svc treat bytes identically (protocol.md §4.3, §4.4):
+ *
+ * - base64: standard alphabet with `=` padding; decoding is strict (alphabet, padding and
+ *   canonical trailing bits), failing with `invalid` (422).
+ * - raw: a string's UTF-8 bytes; bytes are read back lossily, one U+FFFD per maximal run of
+ *   bytes that is not valid UTF-8.
+ */
+import { isUtf8 } from "node:buffer";
+import { SvcError } from "./errors.js";
+import type { RecordFormat } from "./types.js";
+
+function invalid(message: string): SvcError {
+  return new SvcError({ code: "invalid", message, origin: "client", status: 422, retryable: false, sideEffects: false });
+}
+
+const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Strict standard base64: right alphabet, padded, canonical trailing bits (§4.4). */
+export function decodeBase64Strict(text: string): Uint8Array {
+  if (!BASE64_SHAPE.test(text)) throw invalid("invalid Base64 encoding");
+  const bytes = Buffer.from(text, "base64");
+  if (bytes.toString("base64") !== text) throw invalid("invalid Base64 encoding (non-canonical padding bits)");
+  return bytes;
+}
+
+export function encodeBytes(bytes: Uint8Array, format: RecordFormat): string {
+  return format === "base64" ? toBuffer(bytes).toString("base64") : lossyUtf8(bytes);
+}
+
+export function decodeBytes(text: string, format: RecordFormat): Uint8Array {
+  return format === "base64" ? decodeBase64Strict(text) : Buffer.from(text, "utf8");
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** UTF-8 decoding where each maximal run of invalid bytes becomes one U+FFFD (§4.3). */
+export function lossyUtf8(bytes: Uint8Array): string {
+  const buf = toBuffer(bytes);
+  if (isUtf8(buf)) return buf.toString("utf8");
+  let out = "";
+  let i = 0;
+  let validStart = 0;
+  let inInvalid = false;
+  while (i < buf.length) {
+    const n = validSequenceLength(buf, i);
+    if (n > 0) {
+      if (inInvalid) {
+        out += "\ufffd";
+        inInvalid = false;
+        validStart = i;
+      }
+      i += n;
+    } else {
+      if (!inInvalid) {
+        out += buf.toString("utf8", validStart, i);
+        inInvalid = true;
+      }
+      i += 1;
+    }
+  }
+  out += inInvalid ? "\ufffd" : buf.toString("utf8", validStart, i);
+  return out;
+}
+
+/** Length of the well-formed UTF-8 sequence at `i` (Unicode table 3-7), or 0. */
+function validSequenceLength(b: Uint8Array, i: number): number {
+  const c = b[i]!;
+  if (c < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
+  if ((c >= 0xe1 && c <= 0xec) || c === 0xee || c === 0xef) return cont(1) && cont(2) ? 3 : 0;
+  if (c === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
+  if (c === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
