@@ -1,0 +1,146 @@
+/**
+ * The apply spec (cli.md §1.14): JSON with `basins[]`, each `{name, scope?, config?, streams?}`,
+ * each stream `{name, config?}`. Unknown fields are rejected with their JSON path; durations
+ * are humantime strings (or seconds as numbers); `retention_policy` may be `"infinite"`.
+ * Parsed into flat field maps (`default_stream_config.timestamping.mode` → value) for diffing.
+ */
+import { basinNameProblem, streamNameProblem } from "../../client/names.js";
+import { clientError } from "../../errors.js";
+import { parseDurationSecs } from "../../format/duration.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../config-flags.js";
+
+export type FlatValue = string | number | boolean | null;
+export type Flat = Record<string, FlatValue>;
+
+export interface StreamSpec {
+  name: string;
+  /** Only the fields the spec sets. */
+  fields: Flat;
+}
+
+export interface BasinSpec {
+  name: string;
+  scope?: string;
+  fields: Flat;
+  streams: StreamSpec[];
+}
+
+export interface Spec {
+  basins: BasinSpec[];
+}
+
+type Obj = Record<string, unknown>;
+
+function fail(where: string, message: string): never {
+  throw clientError("bad_input", `${where}: ${message}`);
+}
+
+function obj(v: unknown, where: string, allowed: string[]): Obj {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "must be an object");
+  for (const k of Object.keys(v)) if (!allowed.includes(k)) fail(where, `unknown field ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`);
+  return v as Obj;
+}
+
+function choice(v: unknown, where: string, choices: string[]): string {
+  if (typeof v !== "string" || !choices.includes(v)) fail(where, `must be one of ${choices.join(", ")}`);
+  return v;
+}
+
+function bool(v: unknown, where: string): boolean {
+  if (typeof v !== "boolean") fail(where, "must be true or false");
+  return v;
+}
+
+function secs(v: unknown, where: string): number {
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v !== "string") fail(where, "must be a duration such as \"7d\" or a number of seconds");
+  try {
+    return parseDurationSecs(v);
+  } catch (e) {
+    fail(where, (e as Error).message);
+  }
+}
+
+/** Stream config fields, flattened under `prefix`. */
+function streamFields(v: unknown, where: string, prefix: string, out: Flat): void {
+  if (v === undefined || v === null) return;
+  const c = obj(v, where, ["storage_class", "retention_policy", "timestamping", "delete_on_empty"]);
+  if (c.storage_class != null) out[`${prefix}storage_class`] = choice(c.storage_class, `${where}.storage_class`, STORAGE_CLASSES);
+  if (c.retention_policy != null) {
+    const r = c.retention_policy;
+    if (r === "infinite") out[`${prefix}retention_policy`] = "infinite";
+    else {
+      const s = secs(r, `${where}.retention_policy`);
+      if (s === 0) fail(`${where}.retention_policy`, "must be greater than zero (or \"infinite\")");
+      out[`${prefix}retention_policy`] = s;
+    }
+  }
+  if (c.timestamping != null) {
+    const t = obj(c.timestamping, `${where}.timestamping`, ["mode", "uncapped"]);
+    if (t.mode != null) out[`${prefix}timestamping.mode`] = choice(t.mode, `${where}.timestamping.mode`, TIMESTAMPING_MODES);
+    if (t.uncapped != null) out[`${prefix}timestamping.uncapped`] = bool(t.uncapped, `${where}.timestamping.uncapped`);
+  }
+  if (c.delete_on_empty != null) {
+    const d = obj(c.delete_on_empty, `${where}.delete_on_empty`, ["min_age", "min_age_secs"]);
+    const age = d.min_age ?? d.min_age_secs;
+    if (age != null) out[`${prefix}delete_on_empty.min_age_secs`] = secs(age, `${where}.delete_on_empty.min_age`);
+  }
+}
+
+function basinFields(v: unknown, where: string): Flat {
+  const out: Flat = {};
+  if (v === undefined || v === null) return out;
+  const c = obj(v, where, ["default_stream_config", "create_stream_on_append", "create_stream_on_read", "stream_cipher"]);
+  streamFields(c.default_stream_config, `${where}.default_stream_config`, "default_stream_config.", out);
+  if (c.create_stream_on_append != null) out.create_stream_on_append = bool(c.create_stream_on_append, `${where}.create_stream_on_append`);
+  if (c.create_stream_on_read != null) out.create_stream_on_read = bool(c.create_stream_on_read, `${where}.create_stream_on_read`);
+  if (c.stream_cipher != null) out.stream_cipher = choice(c.stream_cipher, `${where}.stream_cipher`, STREAM_CIPHERS);
+  return out;
+}
+
+export function parseSpec(doc: unknown, source: string): Spec {
+  const top = obj(doc, source, ["$schema", "basins"]);
+  if (!Array.isArray(top.basins)) fail(`${source}: basins`, "must be an array");
+  const seen = new Set<string>();
+  const basins = top.basins.map((b, i): BasinSpec => {
+    const where = `${source}: basins[${i}]`;
+    const o = obj(b, where, ["name", "scope", "config", "streams"]);
+    if (typeof o.name !== "string") fail(`${where}.name`, "must be a string");
+    const problem = basinNameProblem(o.name);
+    if (problem) fail(`${where}.name`, problem);
+    if (seen.has(o.name)) fail(`${where}.name`, `basin ${o.name} appears twice`);
+    seen.add(o.name);
+    const spec: BasinSpec = { name: o.name, fields: basinFields(o.config, `${where}.config`), streams: [] };
+    if (o.scope != null) spec.scope = choice(o.scope, `${where}.scope`, ["cloud:us-east-1"]);
+    if (o.streams != null && !Array.isArray(o.streams)) fail(`${where}.streams`, "must be an array");
+    const names = new Set<string>();
+    spec.streams = ((o.streams as unknown[] | undefined) ?? []).map((s, j) => {
+      const sw = `${where}.streams[${j}]`;
+      const so = obj(s, sw, ["name", "config"]);
+      if (typeof so.name !== "string") fail(`${sw}.name`, "must be a string");
+      const p = streamNameProblem(so.name);
+      if (p) fail(`${sw}.name`, p);
+      if (names.has(so.name)) fail(`${sw}.name`, `stream ${so.name} appears twice`);
+      names.add(so.name);
+      const fields: Flat = {};
+      streamFields(so.config, `${sw}.config`, "", fields);
+      return { name: so.name, fields };
+    });
+    return spec;
+  });
+  return { basins };
+}
+
+/** Several files merged: basins by name must not repeat. */
+export function mergeSpecs(specs: Spec[]): Spec {
+  const seen = new Set<string>();
+  const basins: BasinSpec[] = [];
+  for (const s of specs) {
+    for (const b of s.basins) {
+      if (seen.has(b.name)) throw clientError("bad_input", `basin ${b.name} is defined in more than one spec file`);
+      seen.add(b.name);
+      basins.push(b);
+    }
+  }
+  return { basins };
+}

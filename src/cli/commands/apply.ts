@@ -1,0 +1,117 @@
+/**
+ * `svc apply -f spec.json`: ensure basins and streams match a declarative spec; idempotent,
+ * for CI. `--dry-run` prints the plan (`+ ~ = -`), `--exit-code` exits 10 when changes are
+ * pending (or were made), `--prune` deletes what the spec omits (needs `--yes`), `--export`
+ * writes the current state as a spec, `--schema` prints the spec's JSON Schema.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { Command, Option } from "commander";
+import { clientError } from "../../errors.js";
+import { handler } from "../action.js";
+import { executePlan } from "../apply/execute.js";
+import { exportSpec } from "../apply/export.js";
+import { makePlan, pending } from "../apply/plan.js";
+import { doneSummary, planJson, planLines, planSummary } from "../apply/render.js";
+import { SPEC_SCHEMA } from "../apply/schema.js";
+import { mergeSpecs, parseSpec, type Spec } from "../apply/spec.js";
+import { EXIT } from "../exit-codes.js";
+import { ExitRequest, usageError } from "../failure.js";
+import { examples } from "../help.js";
+import { parseBasinArg } from "../uri.js";
+
+interface Flags {
+  file?: string[];
+  input?: string[];
+  dryRun?: boolean;
+  exitCode?: boolean;
+  prune?: boolean;
+  yes?: boolean;
+  export?: boolean | string[];
+  output?: string;
+  schema?: boolean;
+}
+
+const collect = (v: string, acc: string[] = []) => [...acc, v];
+
+async function readSource(path: string): Promise<string> {
+  if (path !== "-") {
+    try {
+      return readFileSync(path, "utf8");
+    } catch (e) {
+      throw usageError(`cannot read spec file ${path}: ${(e as Error).message}`);
+    }
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function loadSpec(paths: string[]): Promise<Spec> {
+  const specs: Spec[] = [];
+  for (const p of paths) {
+    const name = p === "-" ? "<stdin>" : p;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await readSource(p));
+    } catch (e) {
+      if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${e.message}`);
+      throw e;
+    }
+    specs.push(parseSpec(doc, name));
+  }
+  return mergeSpecs(specs);
+}
+
+export function applyCommand(): Command {
+  const cmd = new Command("apply").description("Make basins and streams match a JSON spec (idempotent; for CI)")
+    .addOption(new Option("-f, --file <file>", "spec file (`-` for stdin; repeat to merge several)").argParser(collect))
+    .addOption(new Option("-i, --input <file>").argParser(collect).hideHelp())
+    .addOption(new Option("--dry-run", "print the plan on stdout and change nothing"))
+    .addOption(new Option("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"))
+    .addOption(new Option("--prune", "also delete basins and streams the spec does not name (needs --yes)"))
+    .addOption(new Option("-y, --yes", "confirm destructive changes (--prune)"))
+    .addOption(new Option("--export [basins...]", "print the current state as a spec (all basins, or the ones named)"))
+    .addOption(new Option("-o, --output <file>", "with --export: write the spec to this file"))
+    .addOption(new Option("--schema", "print the spec's JSON Schema"));
+  cmd.action(handler<Flags>(async (ctx, _args, opts) => {
+    if (opts.schema) return ctx.out.jsonDoc(SPEC_SCHEMA);
+    if (opts.export !== undefined) {
+      const only = Array.isArray(opts.export) ? opts.export.map(parseBasinArg) : [];
+      const spec = await exportSpec(await ctx.client(), only);
+      const text = `${JSON.stringify(spec, null, 2)}\n`;
+      if (opts.output && opts.output !== "-") {
+        writeFileSync(opts.output, text);
+        ctx.out.success(`spec written to ${opts.output}`);
+      } else await ctx.out.write(text);
+      return;
+    }
+    const files = [...(opts.file ?? []), ...(opts.input ?? [])];
+    if (files.length === 0) throw usageError("missing --file SPEC.json (or --export, --schema)");
+    const spec = await loadSpec(files);
+    const client = await ctx.client();
+    const plan = await makePlan(client, spec, opts.prune === true);
+    const changes = pending(plan);
+    if (opts.dryRun) {
+      if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
+      else for (const l of planLines(plan)) await ctx.out.line(l);
+      ctx.out.info(`Plan: ${planSummary(plan)}`);
+    } else {
+      if (plan.actions.some((a) => a.kind === "delete") && !opts.yes) {
+        for (const l of planLines({ actions: plan.actions.filter((a) => a.kind === "delete") })) ctx.out.info(l);
+        throw usageError("--prune would delete the resources above; add --yes to confirm (or run with --dry-run first)");
+      }
+      await executePlan(client, plan, ctx.out);
+      if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, false));
+      ctx.out.success(changes === 0 ? "Done: nothing to change" : `Done: ${doneSummary(plan)}`);
+    }
+    if (opts.exitCode && changes > 0) throw new ExitRequest(EXIT.pending);
+  }));
+  return examples(cmd, [
+    "svc apply -f spec.json --dry-run",
+    "svc apply -f spec.json",
+    "svc apply -f spec.json --dry-run --exit-code || echo \"drift detected\"",
+    "cat spec.json | svc apply -f -",
+    "svc apply -f spec.json --prune --yes",
+    "svc apply --export > spec.json",
+  ]);
+}

@@ -1,0 +1,39 @@
+/** `svc basin list`: basins, one per line (`--long`: state and creation time; `--json`, `--ndjson`). */
+import { Command } from "commander";
+import type { BasinInfo } from "../../../types.js";
+import { handler } from "../../action.js";
+import type { Context } from "../../context.js";
+import { attempt } from "../../failure.js";
+import { examples } from "../../help.js";
+import { addListOptions, listOptions, type ListFlags } from "../../list-options.js";
+
+export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> {
+  const { all, single } = listOptions(flags);
+  const client = await ctx.client();
+  const items: BasinInfo[] = [];
+  await attempt("list basins", undefined, async () => {
+    const source = single ? (await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.basins.listAll(all);
+    for await (const b of source) {
+      if (isDeleting(b) && !flags.includeDeleted) continue;
+      if (flags.ndjson) await ctx.out.jsonLine(b);
+      else if (ctx.flags.json) items.push(b);
+      else await ctx.out.line(basinLine(ctx, b, flags.long));
+    }
+  });
+  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
+}
+
+function isDeleting(b: BasinInfo): boolean {
+  return b.state === "deleting" || (b.deleted_at !== undefined && b.deleted_at !== null);
+}
+
+function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): string {
+  if (long) return [b.name.padEnd(48), (b.state ?? "").padEnd(8), b.created_at ?? "-"].join("  ");
+  return isDeleting(b) ? `${b.name} ${ctx.out.red("[deleting]")}` : b.name;
+}
+
+export function basinListCommand(name = "list"): Command {
+  const cmd = new Command(name).description("List basins");
+  addListOptions(cmd).action(handler<ListFlags>((ctx, _args, opts) => listBasins(ctx, opts)));
+  return examples(cmd, ["svc basin list", "svc basin list --prefix prod- --long", "svc basin list --ndjson | jq -r .name"]);
+}

@@ -1,0 +1,24 @@
+/** `svc config unset <key>`: removes a setting (atomic write). */
+import { Command } from "commander";
+import { handler } from "../../action.js";
+import { updateConfigFile } from "../../config-file.js";
+import { keySpec } from "../../config-keys.js";
+import { examples } from "../../help.js";
+import { targetTable, where } from "./shared.js";
+
+export function configUnsetCommand(): Command {
+  const cmd = new Command("unset").description("Remove a setting from the config file").argument("<key>", "setting name");
+  cmd.action(handler(async (ctx, [key]) => {
+    keySpec(key!);
+    let removed = false;
+    await updateConfigFile(ctx.configPath, (file) => {
+      const table = targetTable(ctx, file, false);
+      if (table && key! in table) {
+        delete table[key!];
+        removed = true;
+      }
+    });
+    ctx.out.success(removed ? `${key} unset in ${where(ctx)}` : `${key} was not set in ${where(ctx)}`);
+  }));
+  return examples(cmd, ["svc config unset compression"]);
+}

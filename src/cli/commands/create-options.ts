@@ -1,0 +1,57 @@
+/** Flags shared by `basin create` and `stream create`, and waiting for basin states. */
+import { Option, type Command } from "commander";
+import type { BasinInfo, BasinState } from "../../types.js";
+import { parseDuration } from "../../format/duration.js";
+import type { Context } from "../context.js";
+import { clientError, SvcError } from "../../errors.js";
+import { attempt, usageError } from "../failure.js";
+
+export interface CreateFlags {
+  requestToken?: string;
+  ifNotExists?: boolean;
+  ensure?: boolean;
+}
+
+export interface WaitFlags {
+  wait?: boolean;
+  waitTimeout?: string;
+}
+
+export function createOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--request-token <token|auto>", "svc-request-token for safe retries (auto: a fresh UUID)").default("auto"))
+    .addOption(new Option("--if-not-exists", "succeed (exit 0) when it already exists").conflicts("ensure"))
+    .addOption(new Option("--ensure", "create or reconfigure (PUT): only the given settings change"));
+}
+
+export function parseCreateFlags(f: CreateFlags): { requestToken?: string } {
+  const t = f.requestToken;
+  if (t === undefined || t === "auto") return {};
+  if (Buffer.byteLength(t, "utf8") > 36) throw usageError("--request-token must be at most 36 bytes");
+  if (f.ensure) throw usageError("--request-token applies to create, not to --ensure (PUT is idempotent by itself)");
+  return { requestToken: t };
+}
+
+export function addWaitOptions(cmd: Command, what: string): Command {
+  return cmd
+    .addOption(new Option("--wait", `wait ${what}`))
+    .addOption(new Option("--wait-timeout <dur>", "give up waiting after this long").default("60s"));
+}
+
+/** Polls the basin list until the basin reaches `state` (or, for "gone", disappears). */
+export async function waitForBasin(ctx: Context, basin: string, state: BasinState | "gone", f: WaitFlags): Promise<BasinInfo> {
+  const timeoutMs = parseDuration(f.waitTimeout ?? "60s");
+  const deadline = Date.now() + timeoutMs;
+  const client = await ctx.client();
+  return ctx.out.spin(`waiting for basin ${basin} to be ${state}`, async () => {
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      const info = await attempt("get basin", `svc://${basin}`, () => client.basins.info(basin));
+      if (state === "gone" ? info === undefined : info?.state === state) return info ?? { name: basin, state: "deleting", scope: null };
+      if (info === undefined && state !== "gone") throw new SvcError({ code: "basin_not_found", status: 404, origin: "client", message: `basin ${basin} disappeared while waiting for it to be ${state}` });
+      if (Date.now() + delay > deadline) {
+        throw clientError("timeout", `basin ${basin} is still ${info?.state ?? "present"} after ${f.waitTimeout ?? "60s"}`);
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  });
+}

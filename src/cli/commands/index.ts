@@ -1,0 +1,82 @@
+/**
+ * The command registry, the only one (style rule 1).
+ *
+ * Start-up cost matters (performance.md §8): each entry names a top-level command and loads
+ * its module only when that command runs. The other commands appear as light stubs (name,
+ * summary, arguments) so that `svc --help` lists them and typos get suggestions, without
+ * importing any command module. `svc completion` loads everything.
+ *
+ * To add a command: write `commands/<name>.ts` exporting a factory that returns a commander
+ * Command, then add one entry below.
+ */
+import { Command } from "commander";
+
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Positional arguments as shown in the command list, e.g. `<uri>`. */
+  args?: string;
+  aliases?: string[];
+  hidden?: boolean;
+  load: () => Promise<Command>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { name: "basin", summary: "Manage basins: create, list, get, reconfigure, delete", load: async () => (await import("./basin/index.js")).basinCommand() },
+  { name: "stream", summary: "Manage streams: create, list, get, reconfigure, delete", load: async () => (await import("./stream/index.js")).streamCommand() },
+  { name: "append", summary: "Append records from stdin or files", args: "<uri>", load: async () => (await import("./append.js")).appendCommand() },
+  { name: "read", summary: "Read records from a stream", args: "<uri>", load: async () => (await import("./read.js")).readCommand() },
+  { name: "tail", summary: "Print the last records of a stream, optionally following", args: "<uri>", load: async () => (await import("./tail.js")).tailCommand() },
+  { name: "fence", summary: "Set or clear a stream's fencing token", args: "<uri> <token>", load: async () => (await import("./fence.js")).fenceCommand() },
+  { name: "trim", summary: "Trim a stream: drop records before a sequence number", args: "<uri> <seq>", load: async () => (await import("./trim.js")).trimCommand() },
+  { name: "check-tail", summary: "Print the tail of a stream: next sequence number @ last timestamp", args: "<uri>", load: async () => (await import("./check-tail.js")).checkTailCommand() },
+  { name: "apply", summary: "Make basins and streams match a JSON spec (idempotent; for CI)", load: async () => (await import("./apply.js")).applyCommand() },
+  { name: "config", summary: "Read and change the config file and its profiles", load: async () => (await import("./config/index.js")).configCommand() },
+  { name: "lite", summary: "Run svc lite, a durable local server implementing the whole service", load: async () => (await import("./lite.js")).liteCommand() },
+  { name: "completion", summary: "Print a shell completion script (bash, zsh, fish)", args: "<shell>", load: async () => (await import("./completion.js")).completionCommand() },
+
+  // Anchor (S2 CLI) spellings, hidden: muscle memory keeps working.
+  { name: "ls", summary: "List basins, or the streams of a basin", hidden: true, load: async () => (await import("./ls.js")).lsCommand() },
+  { name: "list-basins", summary: "", hidden: true, load: async () => (await import("./basin/list.js")).basinListCommand("list-basins") },
+  { name: "create-basin", summary: "", hidden: true, load: async () => (await import("./basin/create.js")).basinCreateCommand("create-basin") },
+  { name: "get-basin-config", summary: "", hidden: true, load: async () => (await import("./basin/get.js")).basinGetCommand("get-basin-config") },
+  { name: "reconfigure-basin", summary: "", hidden: true, load: async () => (await import("./basin/reconfigure.js")).basinReconfigureCommand("reconfigure-basin") },
+  { name: "delete-basin", summary: "", hidden: true, load: async () => (await import("./basin/delete.js")).basinDeleteCommand("delete-basin") },
+  { name: "list-streams", summary: "", hidden: true, load: async () => (await import("./stream/list.js")).streamListCommand("list-streams") },
+  { name: "create-stream", summary: "", hidden: true, load: async () => (await import("./stream/create.js")).streamCreateCommand("create-stream") },
+  { name: "get-stream-config", summary: "", hidden: true, load: async () => (await import("./stream/get.js")).streamGetCommand("get-stream-config") },
+  { name: "reconfigure-stream", summary: "", hidden: true, load: async () => (await import("./stream/reconfigure.js")).streamReconfigureCommand("reconfigure-stream") },
+  { name: "delete-stream", summary: "", hidden: true, load: async () => (await import("./stream/delete.js")).streamDeleteCommand("delete-stream") },
+];
+
+function stub(e: CommandEntry): Command {
+  const c = new Command(e.name).description(e.summary).allowUnknownOption().allowExcessArguments().helpOption(false);
+  if (e.args) c.arguments(e.args);
+  if (e.aliases) c.aliases(e.aliases);
+  return c;
+}
+
+/**
+ * Registers every command: fully for `wanted` (a command name, or "all"), as stubs otherwise.
+ */
+export async function registerCommands(program: Command, wanted: string | undefined): Promise<void> {
+  for (const e of COMMANDS) {
+    const full = wanted === "all" || e.name === wanted || e.aliases?.includes(wanted ?? "");
+    program.addCommand(full ? await e.load() : stub(e), { hidden: e.hidden === true });
+  }
+}
+
+/** The top-level command an argv names (skipping global options and their values). */
+export function wantedCommand(argv: string[], valueOptions: Set<string>): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") return argv[i + 1];
+    if (a.startsWith("-")) {
+      if (valueOptions.has(a)) i++;
+      continue;
+    }
+    if (a === "help") return argv.slice(i + 1).find((w) => !w.startsWith("-"));
+    return a === "completion" ? "all" : a;
+  }
+  return undefined;
+}

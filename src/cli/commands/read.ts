@@ -1,0 +1,140 @@
+/**
+ * `svc read <uri>` (cli.md §1.7, §4.7): start by seq num, time, age, tail offset or the
+ * beginning (default: the tail, as the anchor, with a hint on a terminal); stop by count,
+ * bytes, time, seq num, at the tail (`-e`) or after an idle time; follow otherwise.
+ */
+import { Command, Option } from "commander";
+import { parseRange } from "../../format/record-range.js";
+import { parseTimePoint } from "../../format/record-time.js";
+import type { ReadLimits, ReadStart } from "../../types.js";
+import { handler } from "../action.js";
+import { readCheckpoint } from "../data/checkpoint.js";
+import { parseCount, parseMillis, parseSeconds, parseSize } from "../data/numbers.js";
+import { addOutputOptions, sinkPlan, type OutputFlags } from "../data/output-options.js";
+import { runRead, type ReadRunPlan } from "../data/read-run.js";
+import type { ReadTransport } from "../data/read-source.js";
+import { usageError } from "../failure.js";
+import { examples } from "../help.js";
+import { formatUri, parseStreamUri } from "../uri.js";
+
+/** `wait` for "follow even with limits": under 2^31 ms so no timer anywhere overflows. */
+export const FOLLOW_WAIT_SECS = 2_000_000;
+
+interface Flags extends OutputFlags {
+  seqNum?: string;
+  timestamp?: string;
+  ago?: string;
+  tailOffset?: string;
+  fromBeginning?: boolean;
+  clamp?: boolean;
+  count?: string;
+  bytes?: string;
+  until?: string;
+  untilSeq?: string;
+  range?: string;
+  follow?: boolean;
+  exitAtTail?: boolean;
+  wait?: string;
+  idleTimeout?: string;
+  transport: ReadTransport;
+}
+
+export function readCommand(): Command {
+  const cmd = new Command("read").description("Read records from a stream to stdout (or -o FILE)")
+    .argument("<uri>", "svc://basin/stream")
+    .addOption(new Option("-s, --seq-num <n>", "start at this sequence number"))
+    .addOption(new Option("--timestamp <time>", "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
+    .addOption(new Option("--ago <dur>", "start at now − DUR (e.g. 1h)"))
+    .addOption(new Option("--tail-offset <n>", "start N records before the tail"))
+    .addOption(new Option("--from-beginning", "start at the first record (= -s 0 --clamp)"))
+    .addOption(new Option("--clamp", "start at the tail when the start is beyond it"))
+    .addOption(new Option("-n, --count <n>", "stop after N records"))
+    .addOption(new Option("-b, --bytes <size>", "stop before exceeding SIZE metered bytes (e.g. 1MiB)"))
+    .addOption(new Option("--until <time>", "stop at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD, or a duration from now)"))
+    .addOption(new Option("--until-seq <n>", "stop before sequence number N"))
+    .addOption(new Option("--range <a:b>", "start and end in one flag: 100:200, @-1h:now, @2026-01-01:1h"))
+    .addOption(new Option("-f, --follow", "keep waiting for new records, even with -n/-b/--until"))
+    .addOption(new Option("--no-follow", "stop at the tail (same as -e)"))
+    .addOption(new Option("-e, --exit-at-tail", "stop when caught up with the tail"))
+    .addOption(new Option("--wait <secs>", "stop after SECS at the tail with no new records (server-side)"))
+    .addOption(new Option("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"))
+    .addOption(new Option("--transport <kind>", "session (framed protobuf, default), unary, or sse").choices(["session", "unary", "sse"]).default("session"));
+  addOutputOptions(cmd);
+  cmd.action(handler<Flags>(async (ctx, [arg], f) => {
+    const { basin, stream } = parseStreamUri(arg!);
+    const sink = sinkPlan(f);
+    const plan = readPlan(f);
+    if (f.checkpoint !== undefined) {
+      const next = readCheckpoint(f.checkpoint);
+      if (next !== undefined) {
+        plan.start = { seqNum: next };
+        ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
+      }
+    }
+    if (Object.keys(plan.start).length === 0 && process.stderr.isTTY && !ctx.out.quiet) {
+      ctx.out.info(ctx.out.dim("reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones"));
+    }
+    const client = await ctx.client();
+    await runRead(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), plan, sink);
+  }));
+  return examples(cmd, [
+    "svc read svc://my-basin-01/events --from-beginning -e",
+    "svc read svc://my-basin-01/events -s 100 -n 10 --format json",
+    "svc read svc://my-basin-01/events --ago 1h --until now --format json-base64",
+    "svc read svc://my-basin-01/events --template '{seq_num}\\t{timestamp:iso}\\t{body}'",
+    "svc read svc://my-basin-01/events --from-beginning -e | head -1",
+  ]);
+}
+
+export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
+  const starts = [f.seqNum, f.timestamp, f.ago, f.tailOffset, f.fromBeginning, f.range].filter((v) => v !== undefined);
+  if (starts.length > 1) throw usageError("give at most one start: -s, --timestamp, --ago, --tail-offset, --from-beginning or --range");
+  let start: ReadStart = {};
+  const limits: ReadLimits = {};
+  let untilSeq: number | undefined;
+  if (f.seqNum !== undefined) start = { seqNum: parseCount(f.seqNum, "--seq-num") };
+  if (f.tailOffset !== undefined) start = { tailOffset: parseCount(f.tailOffset, "--tail-offset") };
+  if (f.fromBeginning) {
+    start = { seqNum: 0 };
+    limits.clamp = true;
+  }
+  // A time start means "from then on": clamp, so a time after the last record waits for new ones.
+  if (f.timestamp !== undefined) start = { timestamp: parseTimePoint(f.timestamp, "--timestamp", { now }) };
+  if (f.ago !== undefined) start = { timestamp: parseTimePoint(f.ago, "--ago", { now, duration: "ago" }) };
+  if ("timestamp" in start) limits.clamp = true;
+  if (f.clamp) limits.clamp = true;
+  if (f.count !== undefined) limits.count = parseCount(f.count, "--count");
+  if (f.bytes !== undefined) limits.bytes = parseSize(f.bytes, "--bytes");
+  if (f.until !== undefined) limits.until = parseTimePoint(f.until, "--until", { now, duration: "ahead" });
+  if (f.untilSeq !== undefined) untilSeq = parseCount(f.untilSeq, "--until-seq");
+  if (f.range !== undefined) {
+    if (f.until !== undefined || f.untilSeq !== undefined) throw usageError("--range already gives the end; drop --until/--until-seq");
+    const r = parseRange(f.range, now);
+    if (r.kind === "seq") {
+      start = { seqNum: r.start };
+      if (r.end !== undefined) untilSeq = r.end;
+    } else {
+      start = { timestamp: r.start };
+      limits.clamp = true;
+      if (r.end !== undefined) limits.until = r.end;
+    }
+  }
+  // A seq-num end known up front also bounds the count, so the server stops there too.
+  if (untilSeq !== undefined && "seqNum" in start) {
+    const n = Math.max(0, untilSeq - start.seqNum);
+    limits.count = limits.count === undefined ? n : Math.min(limits.count, n);
+  }
+  const stop = f.exitAtTail === true || f.follow === false;
+  if (stop && f.follow === true) throw usageError("use either -f/--follow or -e/--exit-at-tail");
+  if (f.wait !== undefined) {
+    if (stop) throw usageError("--wait and -e/--no-follow contradict each other");
+    limits.wait = parseSeconds(f.wait, "--wait");
+  } else if (stop) limits.wait = 0;
+  else if (f.follow && (limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined)) limits.wait = FOLLOW_WAIT_SECS;
+  const bounded = limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined;
+  const follow = limits.wait === undefined ? !bounded : limits.wait > 0;
+  const plan: ReadRunPlan = { start, limits, follow, transport: f.transport };
+  if (untilSeq !== undefined) plan.untilSeq = untilSeq;
+  if (f.idleTimeout !== undefined) plan.idleTimeoutMs = parseMillis(f.idleTimeout);
+  return plan;
+}

@@ -1,0 +1,93 @@
+/**
+ * `svc trim <uri> <seq-num>` (cli.md §1.9, §4.9): appends a trim command record; records
+ * before the trim point go (eventually; trim points only advance). The point may instead come
+ * from `--keep-last N` (tail − N), `--before TIME` or `--older-than DUR` (the first record at or
+ * after that time). `--dry-run` shows the effect; on a terminal it asks first unless `--yes`.
+ */
+import { Command, Option } from "commander";
+import type { StreamClient } from "../../client/index.js";
+import { RangeNotSatisfiableError } from "../../errors.js";
+import { trimCommandRecord } from "../../format/record-command.js";
+import { parseTimePoint } from "../../format/record-time.js";
+import { handler } from "../action.js";
+import { appendCommandRecord } from "../data/command-append.js";
+import { addConditionOptions, parseConditions, type ConditionFlags } from "../data/conditions.js";
+import { parseCount } from "../data/numbers.js";
+import { attempt, usageError } from "../failure.js";
+import { examples } from "../help.js";
+import { confirm } from "../prompt.js";
+import { formatUri, parseStreamUri } from "../uri.js";
+
+interface Flags extends ConditionFlags {
+  keepLast?: string;
+  before?: string;
+  olderThan?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+}
+
+export function trimCommand(): Command {
+  const cmd = new Command("trim").description("Remove the records before a sequence number by appending a trim command record")
+    .argument("<uri>", "svc://basin/stream")
+    .argument("[seq-num]", "the earliest sequence number to keep")
+    .addOption(new Option("--keep-last <n>", "keep only the last N records (trim point = tail − N)"))
+    .addOption(new Option("--before <time>", "remove records older than TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
+    .addOption(new Option("--older-than <dur>", "remove records older than DUR (e.g. 7d)"))
+    .addOption(new Option("--dry-run", "show the trim point and how many records would go; change nothing"))
+    .addOption(new Option("-y, --yes", "do not ask on a terminal"));
+  addConditionOptions(cmd);
+  cmd.action(handler<Flags>(async (ctx, [arg, seq], f) => {
+    const { basin, stream } = parseStreamUri(arg!);
+    const given = [seq, f.keepLast, f.before, f.olderThan].filter((v) => v !== undefined).length;
+    if (given !== 1) throw usageError("give exactly one of <seq-num>, --keep-last, --before or --older-than");
+    const conds = parseConditions(f);
+    const keep = f.keepLast !== undefined ? parseCount(f.keepLast, "--keep-last") : undefined;
+    const time = f.before !== undefined ? parseTimePoint(f.before, "--before")
+      : f.olderThan !== undefined ? parseTimePoint(f.olderThan, "--older-than", { duration: "ago" }) : undefined;
+    const fixed = seq !== undefined ? parseCount(seq, "<seq-num>") : undefined;
+    const uri = formatUri(basin, stream);
+    const client = await ctx.client();
+    const sc = client.basin(basin).stream(stream);
+    const point = fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, keep, time)));
+    if (f.dryRun) {
+      const first = await attempt("read", uri, () => firstSeq(sc));
+      const going = Math.max(0, point - first);
+      ctx.out.info(`would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${going > 0 ? ` (${first}..${point - 1})` : ""} would go`);
+      if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
+      return;
+    }
+    if (!f.yes && process.stdin.isTTY && process.stderr.isTTY && !(await confirm(`Trim ${uri}: remove every record before ${point}?`, false))) {
+      ctx.out.info("aborted; nothing trimmed");
+      return;
+    }
+    await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conds, `trim to ${point}`);
+  }));
+  return examples(cmd, [
+    "svc trim svc://my-basin-01/events 1000",
+    "svc trim svc://my-basin-01/events --keep-last 100 --yes",
+    "svc trim svc://my-basin-01/events --older-than 7d --dry-run",
+  ]);
+}
+
+async function trimPoint(sc: StreamClient, keep: number | undefined, time: number | undefined): Promise<number> {
+  const tail = (await sc.checkTail()).seqNum;
+  if (keep !== undefined) return Math.max(0, tail - keep);
+  try {
+    const batch = await sc.read({ timestamp: time! }, { count: 1, clamp: true });
+    return batch.records[0]?.seqNum ?? tail;
+  } catch (e) {
+    if (e instanceof RangeNotSatisfiableError) return e.tail.seqNum;
+    throw e;
+  }
+}
+
+/** The first record still present (the tail when none is). */
+async function firstSeq(sc: StreamClient): Promise<number> {
+  try {
+    const batch = await sc.read({ seqNum: 0 }, { count: 1, clamp: true });
+    return batch.records[0]?.seqNum ?? (await sc.checkTail()).seqNum;
+  } catch (e) {
+    if (e instanceof RangeNotSatisfiableError) return e.tail.seqNum;
+    throw e;
+  }
+}

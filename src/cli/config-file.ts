@@ -1,0 +1,99 @@
+/**
+ * The config file: `$SVC_CONFIG`, else `$XDG_CONFIG_HOME/svc/config.toml`, else
+ * `~/.config/svc/config.toml`. The directory is kept 0700 and the file 0600; writes are atomic
+ * (temp file, fsync, rename, fsync of the directory) under a lock file. A file that does not
+ * parse is a fatal usage error naming its path, never a silent reset.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, chmodSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { usageError } from "./failure.js";
+import { parseToml, stringifyToml, TomlError, type TomlTable } from "./toml.js";
+
+export function configPath(env: NodeJS.ProcessEnv, flag?: string): string {
+  if (flag) return flag;
+  if (env.SVC_CONFIG) return env.SVC_CONFIG;
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "svc", "config.toml");
+}
+
+export function readConfigFile(path: string): TomlTable {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw usageError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return parseToml(text);
+  } catch (e) {
+    if (e instanceof TomlError) throw usageError(`cannot parse config file ${path}: ${e.message}`, "fix the file (svc reads a TOML subset: key = \"value\" lines and [profiles.NAME] tables), or move it away");
+    throw e;
+  }
+}
+
+const LOCK_TIMEOUT_MS = 10_000;
+const LOCK_STALE_MS = 60_000;
+
+/** Read, change and write the file atomically under `config.lock`. */
+export async function updateConfigFile(path: string, change: (table: TomlTable) => void): Promise<void> {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    // Not ours to fix (e.g. a shared directory given through SVC_CONFIG); the file stays 0600.
+  }
+  const lock = join(dir, "config.lock");
+  await acquire(lock);
+  try {
+    const table = readConfigFile(path);
+    change(table);
+    writeAtomic(path, stringifyToml(table));
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+async function acquire(lock: string): Promise<void> {
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx", 0o600));
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
+      } catch {
+        // The holder released it in between.
+      }
+      if (Date.now() > deadline) throw usageError(`timed out waiting for another svc process to update the config (lock file ${lock})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+  try {
+    const dfd = openSync(dirname(path), "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    // Directory fsync is best effort (not supported everywhere).
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The keys of the config file (top level or `[profiles.NAME]`), each with its validator, the
+ * environment variable and flag that override it. `access_token` is a secret: never printed.
+ */
+import { parseDuration } from "../format/duration.js";
+import { usageError } from "./failure.js";
+import type { TomlValue } from "./toml.js";
+
+export interface KeySpec {
+  env?: string;
+  secret?: boolean;
+  describe: string;
+  /** Validates and normalizes a value given as text (CLI, env) or as a TOML value. */
+  parse: (v: TomlValue, key: string) => TomlValue;
+}
+
+function text(v: TomlValue, key: string): string {
+  if (typeof v !== "string") throw usageError(`${key} must be a string`);
+  return v;
+}
+
+function endpoint(v: TomlValue, key: string): string {
+  const s = text(v, key).trim();
+  let u: URL;
+  try {
+    u = new URL(s.replaceAll("{basin}", "basin"));
+  } catch {
+    throw usageError(`${key} must be a URL such as http://127.0.0.1:4243 (got ${JSON.stringify(s)})`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
+  return s;
+}
+
+export function parseBool(v: TomlValue, key: string): boolean {
+  if (typeof v === "boolean") return v;
+  const s = String(v).trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(s)) return true;
+  if (["0", "false", "no", "off", ""].includes(s)) return false;
+  throw usageError(`${key} must be true or false (got ${JSON.stringify(v)})`);
+}
+
+export const COMPRESSIONS = ["none", "gzip", "zstd"] as const;
+export type CompressionSetting = (typeof COMPRESSIONS)[number];
+
+export const CONFIG_KEYS: Record<string, KeySpec> = {
+  account_endpoint: { env: "SVC_ACCOUNT_ENDPOINT", describe: "account (management) endpoint URL", parse: endpoint },
+  basin_endpoint: { env: "SVC_BASIN_ENDPOINT", describe: "basin (data plane) endpoint URL; may contain {basin}", parse: endpoint },
+  access_token: { env: "SVC_ACCESS_TOKEN", secret: true, describe: "bearer token (stored 0600; never printed)", parse: (v, k) => text(v, k).trim() },
+  compression: {
+    env: "SVC_COMPRESSION", describe: "none | gzip | zstd",
+    parse: (v, k) => {
+      const s = text(v, k).trim().toLowerCase();
+      if (!(COMPRESSIONS as readonly string[]).includes(s)) throw usageError(`${k} must be one of ${COMPRESSIONS.join(", ")} (got ${JSON.stringify(v)})`);
+      return s;
+    },
+  },
+  insecure: { env: "SVC_INSECURE", describe: "skip TLS certificate verification (true|false)", parse: parseBool },
+  timeout: {
+    env: "SVC_TIMEOUT", describe: "per-request timeout, e.g. 30s",
+    parse: (v, k) => {
+      const s = typeof v === "number" || /^\s*\d+\s*$/.test(String(v)) ? `${String(v).trim()}s` : text(v, k);
+      if (parseDuration(s) <= 0) throw usageError(`${k} must be greater than zero`);
+      return s;
+    },
+  },
+  retries: {
+    env: "SVC_RETRIES", describe: "retries after the first attempt, e.g. 2",
+    parse: (v, k) => {
+      const n = typeof v === "number" ? v : Number(String(v).trim());
+      if (!Number.isInteger(n) || n < 0 || n > 100) throw usageError(`${k} must be an integer from 0 to 100 (got ${JSON.stringify(v)})`);
+      return n;
+    },
+  },
+};
+
+export function keySpec(key: string): KeySpec {
+  const spec = CONFIG_KEYS[key];
+  if (!spec) throw usageError(`unknown config key ${JSON.stringify(key)}; known keys: ${Object.keys(CONFIG_KEYS).join(", ")}`);
+  return spec;
+}

@@ -1,0 +1,91 @@
+/**
+ * Per-invocation context: global flags, the output, the settings (resolved lazily, so that
+ * `config` commands work even with a half-set environment) and the client (imported lazily:
+ * `svc --help` loads neither the client nor undici).
+ */
+import type { Command } from "commander";
+import type { SvcClient } from "../client/index.js";
+import { configPath, readConfigFile } from "./config-file.js";
+import { Output } from "./output.js";
+import { resolveSettings, type FlagValues, type Settings } from "./settings.js";
+import type { TomlTable } from "./toml.js";
+
+export interface GlobalFlags extends FlagValues {
+  config?: string;
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+}
+
+export const VERSION = "0.1.0";
+
+export class Context {
+  readonly configPath: string;
+  private file: TomlTable | undefined;
+  private resolved: Settings | undefined;
+  private svc: SvcClient | undefined;
+
+  constructor(readonly flags: GlobalFlags, readonly out: Output, readonly env: NodeJS.ProcessEnv = process.env) {
+    this.configPath = configPath(env, flags.config);
+  }
+
+  configFile(): TomlTable {
+    this.file ??= readConfigFile(this.configPath);
+    return this.file;
+  }
+
+  settings(): Settings {
+    this.resolved ??= resolveSettings(this.flags, this.env, this.configFile(), this.configPath);
+    return this.resolved;
+  }
+
+  async client(): Promise<SvcClient> {
+    if (this.svc) return this.svc;
+    const s = this.settings();
+    const { SvcClient } = await import("../client/index.js");
+    this.out.verbose(`account endpoint ${s.accountEndpoint.value} (${s.accountEndpoint.source})`);
+    this.out.verbose(`basin endpoint ${s.basinEndpoint.value} (${s.basinEndpoint.source})`);
+    this.out.verbose(s.accessToken ? `access token <redacted> (${s.accessToken.source})` : "no access token");
+    this.svc = new SvcClient({
+      accountEndpoint: s.accountEndpoint.value,
+      basinEndpoint: s.basinEndpoint.value,
+      accessToken: s.accessToken?.value,
+      timeoutMs: s.timeoutMs.value,
+      retries: s.retries.value,
+      insecure: s.insecure.value,
+      userAgent: `svc/${VERSION} (node ${process.versions.node})`,
+      log: this.out.verboseOn ? (line) => this.out.verbose(line) : undefined,
+      httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
+    });
+    return this.svc;
+  }
+
+  /** Where the token came from, for auth hints; never the token itself. */
+  tokenSource(): string | undefined {
+    try {
+      return this.resolved?.accessToken?.source;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.svc?.close();
+  }
+}
+
+let current: Context | undefined;
+
+/** The context of the running command (main.ts closes it and uses it for hints). */
+export function currentContext(): Context | undefined {
+  return current;
+}
+
+export async function contextFor(cmd: Command): Promise<Context> {
+  if (current) return current;
+  const flags = cmd.optsWithGlobals() as GlobalFlags;
+  const out = await new Output({ quiet: flags.quiet, json: flags.json, verbose: flags.verbose, color: flags.color }).init();
+  current = new Context(flags, out);
+  return current;
+}

@@ -1,0 +1,72 @@
+/**
+ * How batches reach the service: an append session (default; pipelined, acks in order, bounded
+ * unacknowledged bytes) or unary appends one at a time (`--transport unary`). Either way a
+ * batch after a failed one is never sent, and nothing is ever re-sent by this layer.
+ */
+import type { StreamClient } from "../../client/index.js";
+import type { AppendSession } from "../../client/append-session.js";
+import { SvcError } from "../../errors.js";
+import type { AppendAck, AppendInput } from "../../types.js";
+
+export interface Sender {
+  submit(input: AppendInput): Promise<AppendAck>;
+  /** Waits for every submitted batch's ack. */
+  close(): Promise<void>;
+  /** Abandons what is in flight (its outcome stays unknown). */
+  abort(): void;
+}
+
+export type AppendTransport = "session" | "unary" | "auto";
+
+export interface SenderOptions {
+  transport: AppendTransport;
+  maxInflightBytes: number;
+  compression?: "none" | "gzip" | "zstd";
+  onReconnect: (reason: string) => void;
+}
+
+export async function openSender(stream: StreamClient, o: SenderOptions): Promise<Sender> {
+  if (o.transport === "unary") return new UnarySender(stream);
+  const session: AppendSession = await stream.appendSession({
+    maxInflightBytes: o.maxInflightBytes,
+    ...(o.compression ? { compression: o.compression } : {}),
+    onReconnect: o.onReconnect,
+  });
+  return {
+    submit: (input) => session.submit(input),
+    close: () => session.close(),
+    abort: () => session.abort("interrupted"),
+  };
+}
+
+class UnarySender implements Sender {
+  private chain: Promise<unknown> = Promise.resolve();
+  private failed: SvcError | undefined;
+  private aborted = false;
+
+  constructor(private readonly stream: StreamClient) {}
+
+  submit(input: AppendInput): Promise<AppendAck> {
+    const run = this.chain.then(async () => {
+      if (this.failed || this.aborted) {
+        throw new SvcError({ code: "not_applied", message: "not appended because an earlier batch failed", origin: "client", retryable: true, sideEffects: false });
+      }
+      try {
+        return await this.stream.append(input);
+      } catch (e) {
+        this.failed ??= e instanceof SvcError ? e : new SvcError({ code: "network", message: String(e), origin: "client", cause: e });
+        throw e;
+      }
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+  }
+
+  abort(): void {
+    this.aborted = true;
+  }
+}

@@ -1,0 +1,69 @@
+/** What an append run has done so far: sent, acked, in doubt; and how to say it. */
+import { SvcError } from "../../errors.js";
+import type { AppendAck } from "../../types.js";
+import type { Batch } from "./batcher.js";
+import { humanBytes } from "./progress.js";
+
+export class AppendTally {
+  readonly startedAt = Date.now();
+  batches = 0;
+  sentRecords = 0;
+  sentBytes = 0;
+  records = 0;
+  bytes = 0;
+  first: number | undefined;
+  /** End (exclusive) of the last acked batch: the last acked position. */
+  nextSeq: number | undefined;
+  inDoubtRecords = 0;
+  inDoubtBatches = 0;
+  skipped = 0;
+  failure: SvcError | undefined;
+
+  planned(b: Batch): void {
+    this.batches++;
+    this.sentRecords += b.records.length;
+    this.sentBytes += b.bytes;
+  }
+
+  sent(b: Batch): void {
+    this.planned(b);
+  }
+
+  acked(ack: AppendAck, b: Batch): void {
+    this.records += b.records.length;
+    this.bytes += b.bytes;
+    this.first ??= ack.start.seqNum;
+    this.nextSeq = ack.end.seqNum;
+  }
+
+  failed(e: unknown, b: Batch): void {
+    const err = e instanceof SvcError ? e : new SvcError({ code: "network", message: String(e), origin: "client", cause: e });
+    if (err.code === "not_applied") return;
+    if (err.sideEffects) {
+      this.inDoubtRecords += b.records.length;
+      this.inDoubtBatches++;
+    }
+    this.failure ??= err;
+  }
+
+  range(): string {
+    return this.first === undefined ? "none" : `seq ${this.first}..${this.nextSeq}, end exclusive`;
+  }
+
+  knownState(uri: string): string {
+    const acked = this.first === undefined ? "no batch was acknowledged" : `acknowledged: ${this.records} records, ${this.range()}; last acked position ${this.nextSeq}`;
+    const doubt = this.inDoubtRecords > 0 ? `; in doubt: ${this.inDoubtRecords} record${this.inDoubtRecords === 1 ? "" : "s"} in ${this.inDoubtBatches} batch${this.inDoubtBatches === 1 ? "" : "es"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)` : "";
+    return `${acked}${doubt}`;
+  }
+
+  summary(tick: string): string {
+    const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
+    const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
+    const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
+    return `${tick} appended ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
+  }
+
+  dryRunSummary(): string {
+    return `dry run: ${this.sentRecords} valid record${this.sentRecords === 1 ? "" : "s"} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
+  }
+}

@@ -1,0 +1,53 @@
+/** `-F/--fencing-token` and `-m/--match-seq-num N|auto`, shared by append, fence and trim. */
+import { Option, type Command } from "commander";
+import type { StreamClient } from "../../client/index.js";
+import { FencingTokenMismatchError, SeqNumMismatchError } from "../../errors.js";
+import { fencingTokenBytes } from "../../format/record-command.js";
+import { usageError } from "../failure.js";
+import { parseCount } from "./numbers.js";
+
+export interface ConditionFlags {
+  fencingToken?: string;
+  matchSeqNum?: string;
+}
+
+export interface Conditions {
+  fencingToken?: string;
+  /** A number, or "auto": the tail, checked just before the first append. */
+  matchSeqNum?: number | "auto";
+}
+
+export function addConditionOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("-F, --fencing-token <token>", "fail unless the stream's current fencing token is TOKEN"))
+    .addOption(new Option("-m, --match-seq-num <n>", "fail unless the first record gets seq num N; auto = the current tail"));
+}
+
+export function parseConditions(f: ConditionFlags): Conditions {
+  const c: Conditions = {};
+  if (f.fencingToken !== undefined) {
+    fencingTokenBytes(f.fencingToken, "--fencing-token");
+    c.fencingToken = f.fencingToken;
+  }
+  if (f.matchSeqNum !== undefined) {
+    c.matchSeqNum = f.matchSeqNum.trim() === "auto" ? "auto" : parseCount(f.matchSeqNum, "--match-seq-num");
+  }
+  return c;
+}
+
+/** Resolves `auto` against the tail. */
+export async function resolveMatch(c: Conditions, stream: StreamClient): Promise<number | undefined> {
+  if (c.matchSeqNum === "auto") return (await stream.checkTail()).seqNum;
+  return c.matchSeqNum;
+}
+
+export function ensureNoExtra(args: string[], what: string): void {
+  if (args.length > 0) throw usageError(`unexpected argument ${JSON.stringify(args[0])} after ${what}`);
+}
+
+/** A hint for a failed condition (412), naming what the stream expects. */
+export function conditionHint(e: unknown): string | undefined {
+  if (e instanceof SeqNumMismatchError) return `the stream's next position is ${e.expected}; use -m ${e.expected} (or -m auto) to append there`;
+  if (e instanceof FencingTokenMismatchError) return `the stream is fenced with ${JSON.stringify(e.expected)}; only its holder should write (-F ${JSON.stringify(e.expected)})`;
+  return undefined;
+}

@@ -1,0 +1,148 @@
+/**
+ * Append input: stdin or `-i FILE`s in order, streamed chunk by chunk (never read whole,
+ * except `--format binary`, whose record is at most 1 MiB anyway). Yields the records parsed
+ * from each chunk, each with its `file:line`. Aborting the signal stops reading at once
+ * (stdin is destroyed so a pending read ends); records already parsed are still yielded.
+ */
+import { createReadStream } from "node:fs";
+import { SvcError } from "../../errors.js";
+import {
+  checkRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
+  type InputFormat, type InvalidUtf8,
+} from "../../format/record-input.js";
+import { RecordSplitter } from "../../format/record-split.js";
+import { LIMITS, type AppendRecord, type Header } from "../../types.js";
+
+export interface Parsed {
+  record: AppendRecord;
+  size: number;
+  where: string;
+}
+
+export interface InputOptions {
+  files: string[];
+  format: InputFormat;
+  delimiter?: Buffer;
+  invalidUtf8: InvalidUtf8;
+  headers: Header[];
+  timestamp?: () => number;
+  template?: (line: string) => AppendRecord;
+  /** Stop after this many records. */
+  maxRecords?: number;
+  /** Called for a malformed record; throw to stop, return to skip it. */
+  onBad: (where: string, message: string) => void;
+}
+
+/** A malformed record, exit 7: the message names file:line. */
+export function inputError(where: string, message: string): SvcError {
+  return new SvcError({ code: "bad_input", message: `${where}: ${message}`, origin: "client", retryable: false, sideEffects: false });
+}
+
+function open(file: string): { stream: NodeJS.ReadableStream & { destroy(): void }; name: string } {
+  if (file === "-") return { stream: process.stdin, name: "stdin" };
+  return { stream: createReadStream(file, { highWaterMark: 256 * 1024 }), name: file };
+}
+
+export async function* inputRecords(o: InputOptions, signal: AbortSignal): AsyncGenerator<Parsed[]> {
+  let total = 0;
+  const limit = o.maxRecords ?? Number.MAX_SAFE_INTEGER;
+  for (const file of o.files.length > 0 ? o.files : ["-"]) {
+    if (signal.aborted || total >= limit) return;
+    const { stream, name } = open(file);
+    const stop = (): void => stream.destroy();
+    signal.addEventListener("abort", stop, { once: true });
+    const make = (bytes: Buffer, line: number): Parsed | undefined => {
+      const where = o.format === "binary" ? name : `${name}:${line}`;
+      try {
+        const record = decorate(parse(o, bytes), o.headers, o.timestamp);
+        return { record, size: checkRecord(record), where };
+      } catch (e) {
+        if (!(e instanceof RecordInputError)) throw e;
+        o.onBad(where, e.message);
+        return undefined;
+      }
+    };
+    try {
+      if (o.format === "binary") {
+        const parts: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of stream) {
+          parts.push(chunk as Buffer);
+          size += (chunk as Buffer).length;
+          if (size > LIMITS.maxRecordBytes) {
+            o.onBad(name, `the input is over ${LIMITS.maxRecordBytes} bytes (1 MiB), too large for one record`);
+            stream.destroy();
+            break;
+          }
+        }
+        if (signal.aborted) return;
+        if (size <= LIMITS.maxRecordBytes) {
+          const p = make(Buffer.concat(parts), 1);
+          if (p) {
+            total++;
+            yield [p];
+          }
+        }
+        continue;
+      }
+      const json = o.format === "json" || o.format === "json-base64";
+      const splitter = new RecordSplitter({
+        ...(o.delimiter ? { delimiter: o.delimiter } : {}),
+        maxSegment: json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes,
+      });
+      const take = (segments: Buffer[], firstLine: number): Parsed[] => {
+        const out: Parsed[] = [];
+        segments.forEach((seg, k) => {
+          if (total >= limit) return;
+          if (json && isBlank(seg)) return;
+          const p = make(seg, firstLine + k);
+          if (p) {
+            out.push(p);
+            total++;
+          }
+        });
+        return out;
+      };
+      try {
+        for await (const chunk of stream) {
+          const first = splitter.count + 1;
+          const batch = take(splitter.push(chunk as Buffer), first);
+          if (batch.length > 0) yield batch;
+          if (total >= limit || signal.aborted) break;
+        }
+        // An interrupted read drops the partial last line; a finished one keeps it.
+        const last = signal.aborted || total >= limit ? undefined : splitter.end();
+        if (last !== undefined) {
+          const batch = take([last], splitter.count);
+          if (batch.length > 0) yield batch;
+        }
+      } catch (e) {
+        // A line too long to be a record: the rest of the input cannot be split reliably.
+        if (e instanceof RecordInputError) throw inputError(`${name}:${splitter.count + 1}`, e.message);
+        throw e;
+      }
+    } catch (e) {
+      if (signal.aborted && !(e instanceof SvcError)) return;
+      if (e instanceof SvcError) throw e;
+      throw inputError(name, (e as Error).message);
+    } finally {
+      signal.removeEventListener("abort", stop);
+      if (file !== "-") stream.destroy();
+    }
+  }
+}
+
+function parse(o: InputOptions, bytes: Buffer): AppendRecord {
+  if (o.template) return o.template(bytes.toString("utf8"));
+  switch (o.format) {
+    case "json": return parseJsonRecord(bytes.toString("utf8"), false);
+    case "json-base64": return parseJsonRecord(bytes.toString("utf8"), true);
+    case "binary": return { headers: [], body: bytes };
+    default: return textRecord(bytes, o.invalidUtf8);
+  }
+}
+
+function isBlank(seg: Buffer): boolean {
+  for (const b of seg) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  return true;
+}

@@ -1,0 +1,95 @@
+/**
+ * The output flags `read` and `tail` share (cli.md §4.7, §4.8) and their parsing into a
+ * printer and sink plan.
+ */
+import { Option, type Command } from "commander";
+import { allOf, grepFilter, parseFilter } from "../../format/record-filter.js";
+import { parseOutputFormat, type InvalidUtf8Output } from "../../format/record-output.js";
+import { parseDelimiter } from "../../format/record-split.js";
+import { compileTemplate } from "../../format/record-template.js";
+import { usageError } from "../failure.js";
+import type { CommandsMode } from "./record-printer.js";
+import type { ReadSinkPlan } from "./read-run.js";
+
+export interface OutputFlags {
+  format: string;
+  template?: string;
+  omitEmpty?: boolean;
+  timeFormat?: "ms" | "iso";
+  pretty?: boolean;
+  null?: boolean;
+  delimiter?: string;
+  headersOnly?: boolean;
+  metaOnly?: boolean;
+  commands?: CommandsMode;
+  grep?: string;
+  filter: string[];
+  invalidUtf8: InvalidUtf8Output;
+  output?: string;
+  appendOutput?: boolean;
+  splitDir?: string;
+  checkpoint?: string;
+  progress?: boolean;
+  stats?: boolean;
+}
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+export function addOutputOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--format <fmt>", "text, json or json-base64 (aliases raw, ndjson, base64, json-binsafe)").default("text"))
+    .addOption(new Option("--template <tpl>", "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}"))
+    .addOption(new Option("--omit-empty", "JSON: drop empty headers and body (anchor-identical output)"))
+    .addOption(new Option("--time-format <fmt>", "JSON: add an ISO 8601 \"time\" field (iso); also for command lines").choices(["ms", "iso"]))
+    .addOption(new Option("--pretty", "indented JSON, for people"))
+    .addOption(new Option("-0, --null", "end each record with NUL instead of a newline"))
+    .addOption(new Option("--delimiter <str>", "end each record with STR (escapes \\n \\t \\0 \\xHH)"))
+    .addOption(new Option("--headers-only", "drop bodies (JSON and templates)"))
+    .addOption(new Option("--meta-only", "drop bodies and headers: seq_num and timestamp only (JSON)"))
+    .addOption(new Option("--commands <mode>", "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)").choices(["show", "skip", "stderr"]))
+    .addOption(new Option("--grep <regex>", "only records whose body matches"))
+    .addOption(new Option("--filter <expr>", "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)").argParser(collect).default([]))
+    .addOption(new Option("--invalid-utf8 <mode>", "bytes that are not UTF-8 in text/json output: replace (U+FFFD), error, or base64").choices(["replace", "error", "base64"]).default("replace"))
+    .addOption(new Option("-o, --output <file>", "write records to FILE (truncated) instead of stdout"))
+    .addOption(new Option("--append-output", "with -o, append to FILE instead of truncating"))
+    .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
+    .addOption(new Option("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"))
+    .addOption(new Option("--no-progress", "no progress line (shown only when stderr is a terminal)"))
+    .addOption(new Option("--stats", "print a summary on stderr at the end"));
+}
+
+export function sinkPlan(f: OutputFlags): ReadSinkPlan {
+  const format = parseOutputFormat(f.format);
+  if (f.template !== undefined) compileTemplate(f.template);
+  if (f.null && f.delimiter !== undefined) throw usageError("use either -0/--null or --delimiter");
+  if (f.headersOnly && f.metaOnly) throw usageError("use either --headers-only or --meta-only");
+  if (f.appendOutput && f.output === undefined) throw usageError("--append-output needs -o FILE");
+  if (f.splitDir !== undefined && f.output !== undefined) throw usageError("use either -o or --split-dir");
+  const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : Buffer.from("\n");
+  const textual = format === "text" || f.template !== undefined;
+  const filter = allOf([...(f.grep !== undefined ? [grepFilter(f.grep)] : []), ...f.filter.map(parseFilter)]);
+  const plan: ReadSinkPlan = {
+    appendOutput: f.appendOutput === true,
+    progress: f.progress !== false,
+    stats: f.stats === true,
+    printer: {
+      format,
+      commands: f.commands ?? (textual ? "stderr" : "show"),
+      json: {
+        omitEmpty: f.omitEmpty === true,
+        isoTime: f.timeFormat === "iso",
+        pretty: f.pretty === true,
+        drop: f.metaOnly ? "all" : f.headersOnly ? "body" : undefined,
+      },
+      delimiter,
+      invalidUtf8: f.invalidUtf8,
+      timeFormat: f.timeFormat ?? "ms",
+    },
+  };
+  if (f.template !== undefined) plan.printer.template = f.template;
+  if (filter) plan.printer.filter = filter;
+  if (f.output !== undefined) plan.output = f.output;
+  if (f.splitDir !== undefined) plan.splitDir = f.splitDir;
+  if (f.checkpoint !== undefined) plan.checkpoint = f.checkpoint;
+  return plan;
+}

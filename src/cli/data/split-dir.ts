@@ -1,0 +1,14 @@
+/** `--split-dir DIR`: each record as `<seq>.bin` (the exact body) plus `<seq>.json` (metadata). */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { recordToJson, type JsonOptions } from "../../format/record-output.js";
+import type { SequencedRecord } from "../../types.js";
+
+export function prepareSplitDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+}
+
+export function writeSplit(dir: string, r: SequencedRecord, json: JsonOptions): void {
+  writeFileSync(join(dir, `${r.seqNum}.bin`), r.body);
+  writeFileSync(join(dir, `${r.seqNum}.json`), `${JSON.stringify(recordToJson(r, { ...json, drop: "body" }))}\n`);
+}

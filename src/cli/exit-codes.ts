@@ -1,0 +1,50 @@
+/**
+ * The exit-code contract of cli.md §4.2, in one function. Documented in the README
+ * (docs-drafts/cli-reference.md, "Exit codes").
+ */
+import { SvcError } from "../errors.js";
+
+export const EXIT = {
+  ok: 0,
+  runtime: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  conflict: 5,
+  unavailable: 6,
+  badInput: 7,
+  verification: 8,
+  pending: 10,
+  outcomeUnknown: 75,
+  interrupted: 130,
+  terminated: 143,
+} as const;
+
+const CONFLICT_CODES = new Set([
+  "resource_already_exists", "basin_deletion_pending", "stream_deletion_pending",
+  "seq_num_mismatch", "fencing_token_mismatch", "range_not_satisfiable", "transaction_conflict",
+]);
+
+/**
+ * Exit code for an error. `idempotent: false` marks a call that must not be blindly repeated
+ * (append): a transient failure that may have taken effect is then "outcome unknown" (75)
+ * rather than "unavailable" (6).
+ */
+export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {}): number {
+  if (!(error instanceof SvcError)) return EXIT.runtime;
+  switch (error.code) {
+    case "usage": return EXIT.usage;
+    case "bad_input": return EXIT.badInput;
+    case "interrupted": return EXIT.interrupted;
+    case "connect_failed": return EXIT.unavailable;
+  }
+  const status = error.status;
+  if (CONFLICT_CODES.has(error.code) || status === 409 || status === 412 || status === 416) return EXIT.conflict;
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404) return EXIT.notFound;
+  if (status === 400 || status === 422) return EXIT.usage;
+  if (error.retryable) {
+    return opts.idempotent === false && error.sideEffects ? EXIT.outcomeUnknown : EXIT.unavailable;
+  }
+  return EXIT.runtime;
+}

@@ -1,0 +1,70 @@
+/**
+ * Entry point: builds the program, runs one command, and owns the process's ending. This is the
+ * only file that calls process.exit. Errors from anywhere arrive at the one sink (sink.ts).
+ * A closed stdout pipe (EPIPE, e.g. `svc basin list | head -1`) ends quietly with exit 0.
+ */
+import { CommanderError } from "commander";
+import { setInvocationArgv } from "./action.js";
+import { currentContext } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+import { ExitRequest } from "./failure.js";
+import { buildProgram } from "./program.js";
+import { describeError } from "./sink.js";
+
+export async function main(argv: string[]): Promise<void> {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(EXIT.ok);
+    process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
+    process.exit(EXIT.runtime);
+  });
+  setInvocationArgv(argv);
+  let code: number = EXIT.ok;
+  const program = await buildProgram(argv, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
+  if (argv.length === 0) {
+    program.outputHelp();
+  } else {
+    try {
+      await program.parseAsync(argv, { from: "user" });
+    } catch (e) {
+      code = handle(e, argv);
+    }
+  }
+  const ctx = currentContext();
+  try {
+    await ctx?.close();
+  } catch {
+    // Closing idle connections cannot change the outcome.
+  }
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(code);
+}
+
+function handle(e: unknown, argv: string[]): number {
+  if (e instanceof CommanderError) {
+    // Commander already printed its message (and suggestions) through writeErr.
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT.ok;
+    if (e.code === "commander.executeSubCommandAsync") return EXIT.runtime;
+    return EXIT.usage;
+  }
+  if (e instanceof ExitRequest) return e.code;
+  const ctx = currentContext();
+  const json = ctx?.flags.json ?? argv.includes("--json");
+  const { lines, code, json: doc } = describeError(e, {
+    json,
+    tokenSource: ctx?.tokenSource(),
+    commandPath: commandPathOf(argv),
+  });
+  for (const l of lines) process.stderr.write(`${l}\n`);
+  if (json) process.stderr.write(`${JSON.stringify(doc)}\n`);
+  if (process.env.SVC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+  return code;
+}
+
+function commandPathOf(argv: string[]): string {
+  const words = ["svc"];
+  for (const a of argv) {
+    if (a.startsWith("-") || a.includes("://") || words.length >= 3) break;
+    words.push(a);
+  }
+  return words.join(" ");
+}

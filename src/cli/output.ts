@@ -1,0 +1,122 @@
+/**
+ * Where text goes. stdout carries data only (lines, JSON) and honours backpressure; stderr
+ * carries everything for humans. Colours (chalk) and spinners (ora) are loaded lazily and only
+ * when stderr is a TTY, and never under `CI`, `NO_COLOR`, `--no-color`, `--quiet` or `--json`
+ * (`FORCE_COLOR` forces colours on or, as `0`, off).
+ */
+import type { ChalkInstance } from "chalk";
+
+export interface OutputOptions {
+  quiet?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+export function colorWanted(opts: OutputOptions): boolean {
+  const env = opts.env ?? process.env;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false" && opts.color !== false;
+  const tty = (opts.stderr ?? process.stderr).isTTY === true;
+  return tty && opts.color !== false && !opts.quiet && !opts.json && !env.CI && env.NO_COLOR === undefined && env.TERM !== "dumb";
+}
+
+export function spinnerWanted(opts: OutputOptions): boolean {
+  const env = opts.env ?? process.env;
+  return (opts.stderr ?? process.stderr).isTTY === true && !opts.quiet && !opts.json && !env.CI;
+}
+
+type Paint = (s: string) => string;
+const plain: Paint = (s) => s;
+
+export class Output {
+  readonly quiet: boolean;
+  readonly json: boolean;
+  readonly verboseOn: boolean;
+  private readonly stdout: NodeJS.WritableStream;
+  private readonly stderr: NodeJS.WritableStream;
+  private chalk: ChalkInstance | undefined;
+
+  constructor(private readonly opts: OutputOptions = {}) {
+    this.quiet = opts.quiet === true;
+    this.json = opts.json === true;
+    this.verboseOn = opts.verbose === true;
+    this.stdout = opts.stdout ?? process.stdout;
+    this.stderr = opts.stderr ?? process.stderr;
+  }
+
+  /** Loads chalk when colours are wanted; call once before printing. */
+  async init(): Promise<this> {
+    if (colorWanted(this.opts)) {
+      const { Chalk } = await import("chalk");
+      this.chalk = new Chalk({ level: 1 });
+    }
+    return this;
+  }
+
+  get green(): Paint { return this.chalk ? this.chalk.green.bold : plain; }
+  get red(): Paint { return this.chalk ? this.chalk.red : plain; }
+  get yellow(): Paint { return this.chalk ? this.chalk.yellow : plain; }
+  get dim(): Paint { return this.chalk ? this.chalk.dim : plain; }
+  get bold(): Paint { return this.chalk ? this.chalk.bold : plain; }
+
+  /** One line of data on stdout; resolves once the stream can take more. */
+  line(text: string): Promise<void> {
+    return this.write(`${text}\n`);
+  }
+
+  /** One JSON document (compact, one line) on stdout. */
+  jsonLine(value: unknown): Promise<void> {
+    return this.write(`${JSON.stringify(value)}\n`);
+  }
+
+  /** Indented JSON for a single document on stdout. */
+  jsonDoc(value: unknown): Promise<void> {
+    return this.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  write(text: string): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(text)) resolve();
+      else this.stdout.once("drain", resolve);
+    });
+  }
+
+  /** Status for humans (stderr); silent under --quiet. */
+  info(msg: string): void {
+    if (!this.quiet) this.stderr.write(`${msg}\n`);
+  }
+
+  success(msg: string): void {
+    if (!this.quiet) this.stderr.write(`${this.green("✓")} ${msg}\n`);
+  }
+
+  /** Warnings always print. */
+  warn(msg: string): void {
+    this.stderr.write(`${this.yellow("!")} ${msg}\n`);
+  }
+
+  verbose(msg: string): void {
+    if (this.verboseOn) this.stderr.write(`${this.dim(`· ${msg}`)}\n`);
+  }
+
+  /** Runs `fn` under an ora spinner when one is wanted, else with a plain status line. */
+  async spin<T>(text: string, fn: (update: (t: string) => void) => Promise<T>): Promise<T> {
+    if (!spinnerWanted(this.opts)) {
+      return fn(() => {});
+    }
+    const { default: ora } = await import("ora");
+    const spinner = ora({ text, stream: this.stderr as NodeJS.WriteStream }).start();
+    try {
+      const result = await fn((t) => { spinner.text = t; });
+      spinner.stop();
+      return result;
+    } catch (e) {
+      spinner.stop();
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/** The root commander program: global flags, help, suggestions, then the command registry. */
+import { Command, Option } from "commander";
+import { registerCommands, wantedCommand } from "./commands/index.js";
+import { VERSION } from "./context.js";
+import { examples, isPassThrough } from "./help.js";
+
+/** Options of the root program that take a value (to find the command word in argv). */
+const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression"]);
+
+/** Builds the program; only the command `argv` names is loaded in full (see commands/index.ts). */
+export async function buildProgram(argv: string[], write: { out: (s: string) => void; err: (s: string) => void }): Promise<Command> {
+  const program = new Command("svc")
+    .description("Command-line tool for the Stream Storage Service, with svc lite, a durable local server")
+    .version(VERSION, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .addOption(new Option("--access-token <token>", "access token (env SVC_ACCESS_TOKEN)"))
+    .addOption(new Option("--account-endpoint <url>", "account endpoint (env SVC_ACCOUNT_ENDPOINT)"))
+    .addOption(new Option("--basin-endpoint <url>", "basin endpoint, may contain {basin} (env SVC_BASIN_ENDPOINT)"))
+    .addOption(new Option("--profile <name>", "use [profiles.NAME] of the config file (env SVC_PROFILE)"))
+    .addOption(new Option("--config <file>", "config file (env SVC_CONFIG)"))
+    .addOption(new Option("--json", "machine-readable JSON on stdout"))
+    .addOption(new Option("-q, --quiet", "print nothing on stderr except errors and warnings"))
+    .addOption(new Option("-v, --verbose", "log requests (method, URL, status, latency, retries) on stderr"))
+    .addOption(new Option("--no-color", "no colours on stderr (also NO_COLOR)"))
+    .addOption(new Option("--timeout <dur>", "per-request timeout (default 30s)"))
+    .addOption(new Option("--retries <n>", "retries after the first attempt (default 2)"))
+    .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))
+    .addOption(new Option("--insecure", "skip TLS certificate verification (env SVC_INSECURE)"))
+    .showSuggestionAfterError(true)
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: (s, w) => w(s) })
+    .exitOverride();
+  examples(program, [
+    "svc lite                                   # start a local server (another terminal)",
+    "svc basin create my-basin-01",
+    "svc stream create svc://my-basin-01/events",
+    "svc basin list --json",
+    "svc check-tail svc://my-basin-01/events",
+    "svc apply -f spec.json --dry-run",
+  ]);
+  program.addHelpText("after", "\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n");
+  await registerCommands(program, wantedCommand(argv, VALUE_OPTIONS));
+  inheritSettings(program);
+  return program;
+}
+
+/** `addCommand` does not copy settings (exitOverride, output, suggestions): copy them down. */
+function inheritSettings(cmd: Command): void {
+  for (const sub of cmd.commands) {
+    sub.copyInheritedSettings(cmd);
+    if (isPassThrough(sub)) sub.helpOption(false);
+    inheritSettings(sub);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Effective settings: flag > environment > profile (`[profiles.NAME]`) > top level of the
+ * config file > built-in default. Each value remembers where it came from, for hints and
+ * `config list`. With no endpoint configured anywhere, svc talks to a local `svc lite` at its
+ * default address and uses the root token that server keeps in its default data directory.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseDuration } from "../format/duration.js";
+import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
+import { usageError } from "./failure.js";
+import type { TomlTable, TomlValue } from "./toml.js";
+
+export const LITE_DEFAULT_ENDPOINT = "http://127.0.0.1:4243";
+/** File in the lite data directory holding the root token (written 0600 by svc lite). */
+export const LITE_ROOT_TOKEN_FILE = "root-token";
+
+export interface FlagValues {
+  accessToken?: string;
+  accountEndpoint?: string;
+  basinEndpoint?: string;
+  profile?: string;
+  timeout?: string;
+  retries?: string;
+  compression?: string;
+  insecure?: boolean;
+}
+
+export interface Sourced<T> {
+  value: T;
+  source: string;
+}
+
+export interface Settings {
+  profile?: string;
+  accountEndpoint: Sourced<string>;
+  basinEndpoint: Sourced<string>;
+  accessToken?: Sourced<string>;
+  compression: Sourced<CompressionSetting>;
+  insecure: Sourced<boolean>;
+  timeoutMs: Sourced<number>;
+  retries: Sourced<number>;
+}
+
+const FLAG_OF: Record<string, keyof FlagValues> = {
+  account_endpoint: "accountEndpoint", basin_endpoint: "basinEndpoint", access_token: "accessToken",
+  compression: "compression", insecure: "insecure", timeout: "timeout", retries: "retries",
+};
+
+export function liteDataDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
+  return join(base, "svc", "lite");
+}
+
+/** The profile table selected by `--profile` / `SVC_PROFILE`, if any. */
+export function selectedProfile(flags: FlagValues, env: NodeJS.ProcessEnv): Sourced<string> | undefined {
+  if (flags.profile) return { value: flags.profile, source: "flag --profile" };
+  if (env.SVC_PROFILE) return { value: env.SVC_PROFILE, source: "env SVC_PROFILE" };
+  return undefined;
+}
+
+export function profileTable(file: TomlTable, name: string, path: string): TomlTable {
+  const profiles = file.profiles;
+  const table = typeof profiles === "object" ? profiles[name] : undefined;
+  if (typeof table !== "object") {
+    throw usageError(`profile ${JSON.stringify(name)} is not defined in ${path}`, `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\``);
+  }
+  return table;
+}
+
+/** One key through the layers; undefined when no layer sets it. */
+function lookup(key: string, flags: FlagValues, env: NodeJS.ProcessEnv, profile: TomlTable | undefined, profileName: string | undefined, file: TomlTable, path: string): Sourced<TomlValue> | undefined {
+  const spec = CONFIG_KEYS[key]!;
+  const flag = flags[FLAG_OF[key]!];
+  if (flag !== undefined && flag !== "") return { value: spec.parse(flag, `--${key.replaceAll("_", "-")}`), source: `flag --${key.replaceAll("_", "-")}` };
+  const e = spec.env ? env[spec.env] : undefined;
+  if (e !== undefined && e !== "") return { value: spec.parse(e, spec.env!), source: `env ${spec.env}` };
+  const p = profile?.[key];
+  if (p !== undefined && typeof p !== "object") return { value: spec.parse(p, `${key} in ${path} [profiles.${profileName}]`), source: `profile ${profileName} (${path})` };
+  const f = file[key];
+  if (f !== undefined && typeof f !== "object") return { value: spec.parse(f, `${key} in ${path}`), source: `config ${path}` };
+  return undefined;
+}
+
+export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file: TomlTable, path: string): Settings {
+  const prof = selectedProfile(flags, env);
+  const table = prof ? profileTable(file, prof.value, path) : undefined;
+  const get = (k: string) => lookup(k, flags, env, table, prof?.value, file, path);
+
+  const account = get("account_endpoint") as Sourced<string> | undefined;
+  const basin = get("basin_endpoint") as Sourced<string> | undefined;
+  if ((account === undefined) !== (basin === undefined)) {
+    const [set, missing] = account ? [account, "basin"] : [basin!, "account"];
+    throw usageError(
+      `only one endpoint is configured: the ${missing === "basin" ? "account" : "basin"} endpoint comes from ${set.source}, but the ${missing} endpoint is not set. ` +
+      `Set both (--${missing}-endpoint, SVC_${missing.toUpperCase()}_ENDPOINT or \`svc config set ${missing}_endpoint URL\`); for a single shared endpoint such as svc lite, use the same URL for both`,
+      "svc never falls back to a default endpoint when only one is set; see `svc config --help`",
+    );
+  }
+  const timeout = get("timeout") as Sourced<string> | undefined;
+  const settings: Settings = {
+    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
+    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
+    compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? { value: "none", source: "default" },
+    insecure: (get("insecure") as Sourced<boolean> | undefined) ?? { value: false, source: "default" },
+    timeoutMs: timeout ? { value: parseDuration(timeout.value), source: timeout.source } : { value: 30_000, source: "default" },
+    retries: (get("retries") as Sourced<number> | undefined) ?? { value: 2, source: "default" },
+  };
+  if (prof) settings.profile = prof.value;
+  const token = get("access_token") as Sourced<string> | undefined;
+  if (token) settings.accessToken = token;
+  else if (account === undefined) {
+    const liteToken = readLiteRootToken(env);
+    if (liteToken) settings.accessToken = liteToken;
+  }
+  return settings;
+}
+
+function readLiteRootToken(env: NodeJS.ProcessEnv): Sourced<string> | undefined {
+  const file = join(liteDataDir(env), LITE_ROOT_TOKEN_FILE);
+  try {
+    const token = readFileSync(file, "utf8").trim();
+    return token === "" ? undefined : { value: token, source: `svc lite root token (${file})` };
+  } catch {
+    return undefined;
+  }
+}

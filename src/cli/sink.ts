@@ -1,0 +1,63 @@
+/**
+ * The one error sink: turns any failure into `error: Failed to <op> <uri>: <message>
+ * (<status> <code>)`, a `hint:` line, and (with --json) a JSON line on stderr. Returns the exit
+ * code from exit-codes.ts. Secrets never appear: tokens live in Redacted wrappers.
+ */
+import { SvcError } from "../errors.js";
+import { exitCodeFor } from "./exit-codes.js";
+import { hintOf, OperationError } from "./failure.js";
+
+export interface SinkContext {
+  json?: boolean;
+  tokenSource?: string;
+  commandPath?: string;
+}
+
+export function describeError(e: unknown, ctx: SinkContext = {}): { lines: string[]; code: number; json: unknown } {
+  const op = e instanceof OperationError ? e : undefined;
+  const err = op ? op.error : e;
+  const code = exitCodeFor(err, { idempotent: op?.operation !== "append" });
+  const message = err instanceof Error ? err.message : String(err);
+  let head: string;
+  let tag = "";
+  if (err instanceof SvcError) {
+    tag = err.status !== undefined ? ` (${err.status} ${err.code})` : err.code === "usage" ? "" : ` (${err.code})`;
+  }
+  if (op) head = `Failed to ${op.operation}${op.resource ? ` ${op.resource}` : ""}: ${message}${tag}`;
+  else head = `${message}${tag}`;
+  const lines = [`error: ${head}`];
+  const hint = op?.hint ?? hintOf(err) ?? hintFor(err, ctx);
+  if (hint) lines.push(`hint: ${hint}`);
+  const json = {
+    error: {
+      status: err instanceof SvcError ? err.status ?? null : null,
+      code: err instanceof SvcError ? err.code : "error",
+      message,
+      ...(op ? { operation: op.operation } : {}),
+      ...(op?.resource ? { resource: op.resource } : {}),
+      exit_code: code,
+    },
+  };
+  return { lines, code, json };
+}
+
+function hintFor(err: unknown, ctx: SinkContext): string | undefined {
+  if (!(err instanceof SvcError)) return undefined;
+  const status = err.status;
+  switch (err.code) {
+    case "usage": return `run \`${ctx.commandPath ?? "svc"} --help\` for usage`;
+    case "connect_failed": return "is the server running? With nothing configured svc talks to `svc lite` at http://127.0.0.1:4243: start it with `svc lite`, or set the endpoints (see `svc config --help`)";
+    case "timeout": return "the server did not answer in time; raise --timeout or check the server";
+    case "basin_not_found": return "list basins with `svc basin list`";
+    case "stream_not_found": return "list streams with `svc stream list <basin>`";
+    case "resource_already_exists": return "use --if-not-exists to succeed when it exists, or --ensure to create or reconfigure";
+    case "basin_deletion_pending":
+    case "stream_deletion_pending": return "deletion is in progress; try again once it completes";
+    case "not_implemented": return "this server does not implement the operation";
+  }
+  if (status === 401 || status === 403) {
+    const from = ctx.tokenSource ? `the access token from ${ctx.tokenSource}` : "no access token was configured; set SVC_ACCESS_TOKEN, --access-token or `svc config set access_token -`";
+    return status === 401 ? `authentication failed: check ${from}` : `permission denied: check that ${from} allows this operation and resource`;
+  }
+  return undefined;
+}

@@ -1,0 +1,58 @@
+/**
+ * `svc://basin` and `svc://basin/stream` arguments (cli.md §1.2, §4). The stream is everything
+ * after the first `/`, so stream names may contain `/`. Where only a basin is expected a bare
+ * name is accepted too; `svc://basin/` counts as basin-only. Names are validated locally.
+ */
+import { basinNameProblem, streamNameProblem } from "../client/names.js";
+import { clientError } from "../errors.js";
+
+export const SCHEME = "svc://";
+
+export interface SvcUri {
+  basin: string;
+  stream?: string;
+}
+
+function split(text: string): SvcUri {
+  const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
+  if (schemeMatch && schemeMatch[1]!.toLowerCase() !== "svc") {
+    throw clientError("usage", `invalid URI scheme \`${schemeMatch[1]}://\` in ${JSON.stringify(text)}: must be \`svc://\``);
+  }
+  const rest = schemeMatch ? text.slice(schemeMatch[0].length) : text;
+  const slash = rest.indexOf("/");
+  const basin = slash < 0 ? rest : rest.slice(0, slash);
+  const stream = slash < 0 ? "" : rest.slice(slash + 1);
+  const problem = basinNameProblem(basin);
+  if (problem !== undefined) throw clientError("usage", `invalid basin name ${JSON.stringify(basin)}: ${problem}`);
+  return stream === "" ? { basin } : { basin, stream };
+}
+
+/** A basin: `svc://basin` or a bare `basin`. */
+export function parseBasinArg(text: string): string {
+  const uri = split(text);
+  if (uri.stream !== undefined) {
+    throw clientError("usage", `only a basin name was expected, but ${JSON.stringify(text)} names a stream too`);
+  }
+  return uri.basin;
+}
+
+/** A stream: `svc://basin/stream` (the scheme is required). */
+export function parseStreamUri(text: string): Required<SvcUri> {
+  if (!text.startsWith(SCHEME) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
+    throw clientError("usage", `a stream URI must begin with \`${SCHEME}\` (got ${JSON.stringify(text)}); e.g. svc://my-basin/my-stream`);
+  }
+  const uri = split(text);
+  if (uri.stream === undefined) throw clientError("usage", `missing stream name in ${JSON.stringify(text)}; expected svc://basin/stream`);
+  const problem = streamNameProblem(uri.stream);
+  if (problem !== undefined) throw clientError("usage", `invalid stream name ${JSON.stringify(uri.stream)}: ${problem}`);
+  return { basin: uri.basin, stream: uri.stream };
+}
+
+/** A basin, or a basin plus a stream-name prefix (`svc://basin/prefix`), as in `stream list`. */
+export function parseBasinOrPrefix(text: string): SvcUri {
+  return split(text);
+}
+
+export function formatUri(basin: string, stream?: string): string {
+  return stream === undefined ? `${SCHEME}${basin}` : `${SCHEME}${basin}/${stream}`;
+}

@@ -1,0 +1,117 @@
+/**
+ * One stream's data plane, unary calls only (B7–B9): check-tail, append, read.
+ * JSON bodies use `svc-format: base64` so that arbitrary bytes survive; protobuf is optional
+ * and loaded lazily (management commands never load protobufjs).
+ */
+import { clientError } from "../errors.js";
+import type { AppendAck, AppendInput, ReadBatch, ReadLimits, ReadStart, StreamPosition } from "../types.js";
+import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJson } from "../wire/json.js";
+import type { Caller } from "./caller.js";
+import { query, seg, type BasinRoute } from "./endpoints.js";
+import { assertStreamName } from "./names.js";
+import type { AppendSession, AppendSessionOptions, OpenExchange } from "./append-session.js";
+import type { ReadEvent } from "./read-session.js";
+
+export interface ReadSessionOptions {
+  heartbeatTimeoutMs?: number;
+  maxAttempts?: number;
+  onReconnect?: (reason: string) => void;
+  signal?: AbortSignal;
+}
+
+export type UnaryEncoding = "json" | "protobuf";
+
+export interface UnaryOptions {
+  encoding?: UnaryEncoding;
+}
+
+export class StreamClient {
+  constructor(private readonly caller: Caller, private readonly route: BasinRoute, readonly name: string) {
+    assertStreamName(name);
+  }
+
+  private url(suffix: string): string {
+    return `${this.route.base}/streams/${seg(this.name)}${suffix}`;
+  }
+
+  async checkTail(): Promise<StreamPosition> {
+    const res = await this.caller.json<{ tail?: unknown }>({ method: "GET", url: this.url("/records/tail"), headers: this.route.headers, idempotent: true });
+    if (!res.data || res.data.tail === undefined) throw clientError("protocol", "check-tail response has no `tail`");
+    return positionFromJson(res.data.tail, "tail");
+  }
+
+  /** Unary append. Not idempotent: only failures with no side effects are retried. */
+  async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
+    if (opts.encoding === "protobuf") {
+      const proto = await import("../wire/proto.js");
+      const res = await this.caller.raw({
+        method: "POST", url: this.url("/records"), idempotent: false, body: proto.encodeAppendInput(input),
+        headers: { ...this.route.headers, "content-type": "application/protobuf", accept: "application/protobuf" },
+      });
+      return proto.decodeAppendAck(res.body);
+    }
+    const res = await this.caller.json<unknown>({
+      method: "POST", url: this.url("/records"), idempotent: false, body: appendInputToJson(input, "base64"),
+      headers: { ...this.route.headers, "svc-format": "base64" },
+    });
+    return appendAckFromJson(res.data);
+  }
+
+  /** Unary read: at most 1000 records / 1 MiB per call. */
+  async read(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
+    const s = start as { seqNum?: number; timestamp?: number; tailOffset?: number };
+    const q = query({
+      seq_num: s.seqNum, timestamp: s.timestamp, tail_offset: s.tailOffset,
+      count: limits.count, bytes: limits.bytes, until: limits.until, wait: limits.wait, clamp: limits.clamp,
+    });
+    if (opts.encoding === "protobuf") {
+      const proto = await import("../wire/proto.js");
+      const res = await this.caller.raw({
+        method: "GET", url: this.url(`/records${q}`), idempotent: true,
+        headers: { ...this.route.headers, accept: "application/protobuf" },
+      });
+      return proto.decodeReadBatch(res.body);
+    }
+    const res = await this.caller.json<unknown>({
+      method: "GET", url: this.url(`/records${q}`), idempotent: true, headers: { ...this.route.headers, "svc-format": "base64" },
+    });
+    return readBatchFromJson(res.data, "base64");
+  }
+
+  /**
+   * An append session over HTTP/2 (pipelined, acks in order; see append-session.ts).
+   * The session code and protobufjs load only here, never for management commands.
+   */
+  async appendSession(opts: AppendSessionOptions = {}): Promise<AppendSession> {
+    const { AppendSession } = await import("./append-session.js");
+    return new AppendSession(this.sessionOpener(), opts);
+  }
+
+  /** A read session that resumes across disconnects with no duplicate or gap. */
+  async *readSession(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
+    const { readSession } = await import("./read-session.js");
+    yield* readSession(this.sessionOpener(), { ...opts, start, limits });
+  }
+
+  private sessionOpener(): OpenExchange {
+    return async ({ method, query, duplex }) => {
+      const { openSession } = await import("../transport/session.js");
+      return openSession({
+        url: this.url("/records") + (query ? `?${query}` : ""),
+        method,
+        duplex,
+        timeoutMs: this.caller.timeoutMs,
+        headers: {
+          ...this.caller.sessionHeaders(),
+          ...lowerCaseKeys(this.route.headers),
+          "content-type": "svc/proto",
+          "accept-encoding": "zstd, gzip",
+        },
+      });
+    };
+  }
+}
+
+function lowerCaseKeys(h: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+}

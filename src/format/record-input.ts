@@ -1,0 +1,136 @@
+/**
+ * Append input: one line (or one whole input) → one record (cli.md §1.5, §4.6).
+ *
+ *   text         the line's bytes are the body (no headers, no timestamp)
+ *   json         {"timestamp"?: u64, "headers"?: [[name, value]…], "body"?: string}, UTF-8 strings
+ *   json-base64  the same, with names, values and body in strict padded base64
+ *   binary       the whole input (or each file) is one body
+ *
+ * Unknown fields (e.g. `seq_num` from `svc read --format json`) are ignored, so read output
+ * can be fed back. Errors are `RecordInputError`s without a location; the caller adds file:line.
+ */
+import { isUtf8 } from "node:buffer";
+import { decodeBase64Strict, lossyUtf8 } from "../bytes.js";
+import { clientError } from "../errors.js";
+import { LIMITS, type AppendRecord, type Header } from "../types.js";
+
+export type InputFormat = "text" | "json" | "json-base64" | "binary";
+export type InvalidUtf8 = "bytes" | "replace" | "error";
+
+const INPUT_ALIASES: Record<string, InputFormat> = {
+  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
+  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
+};
+
+export function parseInputFormat(name: string): InputFormat {
+  const f = INPUT_ALIASES[name.trim().toLowerCase()];
+  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
+  return f;
+}
+
+/** A malformed input record; `where` is filled in by the reader (`file:line`). */
+export class RecordInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RecordInputError";
+  }
+}
+
+export function meteredSize(record: { headers: Header[]; body: Uint8Array }): number {
+  let size = 8 + 2 * record.headers.length + record.body.length;
+  for (const h of record.headers) size += h.name.length + h.value.length;
+  return size;
+}
+
+/** Throws when one record breaks a service limit (over 1 MiB metered, empty header name). */
+export function checkRecord(record: AppendRecord): number {
+  const size = meteredSize(record);
+  if (size > LIMITS.maxRecordBytes) {
+    throw new RecordInputError(`record is ${size} metered bytes; the limit is ${LIMITS.maxRecordBytes} (1 MiB)`);
+  }
+  if (record.headers.length > 1 && record.headers.some((h) => h.name.length === 0)) {
+    throw new RecordInputError("invalid header: empty name (only a command record has one header with an empty name)");
+  }
+  return size;
+}
+
+function field(bytes: string, base64: boolean, what: string): Uint8Array {
+  if (!base64) return Buffer.from(bytes, "utf8");
+  try {
+    return decodeBase64Strict(bytes);
+  } catch {
+    const shown = bytes.length > 40 ? `${bytes.slice(0, 40)}…` : bytes;
+    throw new RecordInputError(`invalid base64 in ${what}: ${JSON.stringify(shown)}`);
+  }
+}
+
+/** One JSON line → one record. */
+export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    throw new RecordInputError(`invalid JSON: ${(e as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new RecordInputError('expected a JSON object like {"headers": [["name", "value"]], "body": "…"}');
+  }
+  const obj = value as Record<string, unknown>;
+  const record: AppendRecord = { headers: [], body: new Uint8Array(0) };
+  if (obj.timestamp !== undefined && obj.timestamp !== null) {
+    const t = obj.timestamp;
+    if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0) {
+      throw new RecordInputError(`"timestamp" must be a non-negative integer (epoch ms), got ${JSON.stringify(t)}`);
+    }
+    record.timestamp = t;
+  }
+  if (obj.headers !== undefined && obj.headers !== null) {
+    if (!Array.isArray(obj.headers)) throw new RecordInputError('"headers" must be an array of [name, value] pairs');
+    obj.headers.forEach((h: unknown, i: number) => {
+      if (!Array.isArray(h) || h.length !== 2 || typeof h[0] !== "string" || typeof h[1] !== "string") {
+        throw new RecordInputError(`"headers"[${i}] must be a [name, value] pair of strings, got ${JSON.stringify(h)}`);
+      }
+      record.headers.push({ name: field(h[0], base64, `header ${i} name`), value: field(h[1], base64, `header ${i} value`) });
+    });
+  }
+  if (obj.body !== undefined && obj.body !== null) {
+    if (typeof obj.body !== "string") throw new RecordInputError(`"body" must be a string, got ${typeof obj.body}`);
+    record.body = field(obj.body, base64, "body");
+  }
+  return record;
+}
+
+/** One text line → one record body, with the chosen treatment of bytes that are not UTF-8. */
+export function textRecord(line: Uint8Array, invalidUtf8: InvalidUtf8): AppendRecord {
+  let body = line;
+  if (invalidUtf8 !== "bytes" && !isUtf8(line)) {
+    if (invalidUtf8 === "error") throw new RecordInputError("the line is not valid UTF-8 (use --invalid-utf8 bytes or replace, or --format binary)");
+    body = Buffer.from(lossyUtf8(line), "utf8");
+  }
+  return { headers: [], body };
+}
+
+/** `-H name=value` (UTF-8) or `-H name:=base64` (bytes). */
+export function parseHeaderFlag(text: string): Header {
+  const b64 = text.indexOf(":=");
+  const eq = text.indexOf("=");
+  if (b64 > 0 && b64 < eq) {
+    const name = text.slice(0, b64);
+    let value: Uint8Array;
+    try {
+      value = decodeBase64Strict(text.slice(b64 + 2));
+    } catch {
+      throw clientError("usage", `-H ${JSON.stringify(text)}: the value after := must be padded standard base64`);
+    }
+    return { name: Buffer.from(name, "utf8"), value };
+  }
+  if (eq <= 0) throw clientError("usage", `-H ${JSON.stringify(text)}: expected name=value (or name:=base64); the name must not be empty`);
+  return { name: Buffer.from(text.slice(0, eq), "utf8"), value: Buffer.from(text.slice(eq + 1), "utf8") };
+}
+
+/** Adds the `-H` headers and the default timestamp to a parsed record. */
+export function decorate(record: AppendRecord, headers: Header[], timestamp: (() => number) | undefined): AppendRecord {
+  if (headers.length > 0) record.headers = [...record.headers, ...headers];
+  if (timestamp !== undefined && record.timestamp === undefined) record.timestamp = timestamp();
+  return record;
+}

@@ -1,0 +1,80 @@
+/**
+ * Read output: one record → one line (cli.md §1.5, §4.7).
+ *
+ *   text         the body, decoded lossily exactly like the server's raw format (bytes.ts)
+ *   json         {"seq_num","timestamp",["time"],"headers":[[n,v]],"body"} with UTF-8 strings
+ *   json-base64  the same with names, values and body in padded base64
+ *
+ * JSON always carries `headers` and `body` (svc default); `omitEmpty` drops them when empty,
+ * as the anchor does. Text bodies that are valid UTF-8 are written as their own bytes.
+ */
+import { isUtf8 } from "node:buffer";
+import { encodeBytes, lossyUtf8 } from "../bytes.js";
+import { clientError } from "../errors.js";
+import type { SequencedRecord } from "../types.js";
+import { formatIso } from "./record-time.js";
+
+export type OutputFormat = "text" | "json" | "json-base64";
+/** What to do with bytes that are not UTF-8 in text or json output. */
+export type InvalidUtf8Output = "replace" | "error" | "base64";
+
+const OUTPUT_ALIASES: Record<string, OutputFormat> = {
+  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
+  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64",
+};
+
+export function parseOutputFormat(name: string): OutputFormat {
+  const f = OUTPUT_ALIASES[name.trim().toLowerCase()];
+  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json or json-base64`);
+  return f;
+}
+
+export interface JsonOptions {
+  base64: boolean;
+  omitEmpty?: boolean;
+  /** Adds `"time": "<ISO 8601>"` after the timestamp. */
+  isoTime?: boolean;
+  pretty?: boolean;
+  /** Drop the body (`--headers-only`) or body and headers (`--meta-only`). */
+  drop?: "body" | "all";
+  invalidUtf8?: InvalidUtf8Output;
+}
+
+function hasInvalidUtf8(r: SequencedRecord): boolean {
+  if (!isUtf8(r.body)) return true;
+  return r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
+}
+
+export function notUtf8Error(r: SequencedRecord): Error {
+  return clientError("bad_input", `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
+}
+
+/** The JSON object for one record (field order fixed: seq_num, timestamp, time, headers, body). */
+export function recordToJson(r: SequencedRecord, o: JsonOptions): Record<string, unknown> {
+  let base64 = o.base64;
+  const out: Record<string, unknown> = { seq_num: r.seqNum, timestamp: r.timestamp };
+  if (!base64 && o.invalidUtf8 !== undefined && o.invalidUtf8 !== "replace" && hasInvalidUtf8(r)) {
+    if (o.invalidUtf8 === "error") throw notUtf8Error(r);
+    base64 = true;
+    out.encoding = "base64";
+  }
+  const fmt = base64 ? "base64" : "raw";
+  if (o.isoTime) out.time = formatIso(r.timestamp);
+  if (o.drop !== "all" && (!o.omitEmpty || r.headers.length > 0)) {
+    out.headers = r.headers.map((h) => [encodeBytes(h.name, fmt), encodeBytes(h.value, fmt)]);
+  }
+  if (o.drop === undefined && (!o.omitEmpty || r.body.length > 0)) out.body = encodeBytes(r.body, fmt);
+  return out;
+}
+
+export function renderJson(r: SequencedRecord, o: JsonOptions): string {
+  return JSON.stringify(recordToJson(r, o), null, o.pretty ? 2 : undefined);
+}
+
+/** The text form of a body: its own bytes when valid UTF-8, else the lossy decoding. */
+export function renderTextBody(body: Uint8Array, invalidUtf8: InvalidUtf8Output = "replace", seqNum = 0): Uint8Array {
+  if (isUtf8(body)) return body;
+  if (invalidUtf8 === "error") throw clientError("bad_input", `record ${seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
+  if (invalidUtf8 === "base64") return Buffer.from(Buffer.from(body).toString("base64"));
+  return Buffer.from(lossyUtf8(body), "utf8");
+}

@@ -1,0 +1,121 @@
+/**
+ * One request/response adapter for HTTP/1.1 (node:http) and HTTP/2 (the node:http2
+ * compatibility API, whose req/res mirror node:http). Handlers see only this.
+ *
+ * - Request bodies: capped (16 MiB for unary bodies), `Content-Encoding: zstd|gzip`
+ *   decompressed with the same cap, never inflated past it (protocol.md §2.0).
+ * - Responses: bodies over 1 KiB are compressed when Accept-Encoding asks (zstd preferred,
+ *   then gzip); callers opt out for SSE and svc/proto.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { serverError, SvcError } from "../../errors.js";
+import { compress, decompress, negotiateCompression, parseContentEncoding, shouldCompress } from "../../wire/compression.js";
+
+export const MAX_UNARY_BODY = 16 * 1024 * 1024;
+
+type Req = IncomingMessage | Http2ServerRequest;
+type Res = ServerResponse | Http2ServerResponse;
+export type Headers = Record<string, string>;
+
+export class Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Aborted when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+  private readonly abort = new AbortController();
+  private sent = false;
+
+  constructor(readonly req: Req, readonly res: Res) {
+    this.method = (req.method ?? "GET").toUpperCase();
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+    this.signal = this.abort.signal;
+    res.on("close", () => {
+      if (!res.writableFinished) this.abort.abort();
+    });
+  }
+
+  get httpVersion(): string {
+    return this.req.httpVersion;
+  }
+
+  get responded(): boolean {
+    return this.sent;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  /** The Host (HTTP/1.1) or :authority (HTTP/2). */
+  get host(): string | undefined {
+    return this.header(":authority") ?? this.header("host");
+  }
+
+  /** Reads the whole body, decompressing it per Content-Encoding; at most `limit` bytes. */
+  async body(limit = MAX_UNARY_BODY): Promise<Buffer> {
+    const encoding = parseContentEncoding(this.header("content-encoding"));
+    if (encoding === undefined) throw serverError("bad_header", `unsupported Content-Encoding ${JSON.stringify(this.header("content-encoding"))}`);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+    const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    if (encoding === "none") return raw;
+    try {
+      const out = await decompress(raw, encoding, limit);
+      return Buffer.isBuffer(out) ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    } catch (e) {
+      if (e instanceof SvcError && /more than/.test(e.message)) throw tooLarge(limit);
+      throw serverError("bad_header", `the request body is not valid ${encoding} data`);
+    }
+  }
+
+  async sendJson(status: number, body: unknown, headers: Headers = {}): Promise<void> {
+    await this.send(status, Buffer.from(JSON.stringify(body), "utf8"), "application/json", headers);
+  }
+
+  async send(status: number, body: Uint8Array, contentType: string, headers: Headers = {}, compressible = true): Promise<void> {
+    let payload = body;
+    const out: Headers = { "content-type": contentType, ...headers };
+    if (compressible && shouldCompress(body.length)) {
+      const algorithm = negotiateCompression(this.req.headers["accept-encoding"]);
+      if (algorithm !== "none") {
+        payload = await compress(body, algorithm);
+        out["content-encoding"] = algorithm;
+        out["vary"] = "accept-encoding";
+      }
+    }
+    out["content-length"] = String(payload.length);
+    if (this.writeHead(status, out)) this.res.end(payload);
+  }
+
+  sendEmpty(status: number, headers: Headers = {}): void {
+    if (this.writeHead(status, { ...headers, "content-length": "0" })) this.res.end();
+  }
+
+  sendText(status: number, text: string): void {
+    const body = Buffer.from(text, "utf8");
+    if (this.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": String(body.length) })) this.res.end(body);
+  }
+
+  /** False when a response was already started (or the stream is gone). */
+  private writeHead(status: number, headers: Headers): boolean {
+    if (this.sent || this.res.headersSent || this.res.destroyed) return false;
+    this.sent = true;
+    (this.res as ServerResponse).writeHead(status, headers);
+    return true;
+  }
+}
+
+function tooLarge(limit: number): SvcError {
+  return new SvcError({ code: "invalid", status: 413, origin: "server", retryable: false, sideEffects: false, message: `request body exceeds ${limit} bytes` });
+}

@@ -1,0 +1,106 @@
+/**
+ * Names, headers and query values (protocol.md §2.0, §10.1). A bad value is reported with
+ * the code of where it appeared: path → bad_path, query → bad_query, header → bad_header,
+ * JSON body → bad_json.
+ */
+import { serverError, type ServerCode } from "../../errors.js";
+import { LIMITS } from "../../types.js";
+import type { Exchange } from "./exchange.js";
+
+const BASIN_NAME = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
+const BASIN_PREFIX = /^(?:[a-z0-9][a-z0-9-]*)?$/;
+
+export function basinNameProblem(name: string): string | undefined {
+  if (name.length < LIMITS.basinNameMin || name.length > LIMITS.basinNameMax) return `basin name must be ${LIMITS.basinNameMin} to ${LIMITS.basinNameMax} characters`;
+  if (!BASIN_NAME.test(name)) return "basin name may hold only lowercase letters, digits and hyphens, and must not begin or end with a hyphen";
+  return undefined;
+}
+
+export function streamNameProblem(name: string): string | undefined {
+  const bytes = Buffer.byteLength(name, "utf8");
+  if (bytes < 1 || bytes > LIMITS.streamNameMaxBytes) return `stream name must be 1 to ${LIMITS.streamNameMaxBytes} bytes`;
+  if (name === "." || name === "..") return "stream name must not be . or ..";
+  return undefined;
+}
+
+export function checkBasinName(name: string, code: ServerCode): string {
+  const problem = basinNameProblem(name);
+  if (problem) throw serverError(code, `${problem}: ${JSON.stringify(name)}`);
+  return name;
+}
+
+export function checkStreamName(name: string, code: ServerCode): string {
+  const problem = streamNameProblem(name);
+  if (problem) throw serverError(code, problem);
+  return name;
+}
+
+/**
+ * The basin of a basin-level request: the `svc-basin` header, else a `{basin}.` Host prefix
+ * (§2.0). Missing → 400 bad_header naming the header.
+ */
+export function requestBasin(ex: Exchange): string {
+  const header = ex.header("svc-basin");
+  if (header !== undefined) return checkBasinName(header.trim(), "bad_header");
+  const host = (ex.host ?? "").replace(/:\d+$/, "");
+  const dot = host.indexOf(".");
+  if (dot > 0 && basinNameProblem(host.slice(0, dot)) === undefined) return host.slice(0, dot);
+  throw serverError("bad_header", "missing header `svc-basin` (or a `{basin}.` Host prefix) naming the basin");
+}
+
+/** `svc-request-token`: optional, at most 36 bytes (§10.5). */
+export function requestToken(ex: Exchange): string | undefined {
+  const token = ex.header("svc-request-token");
+  if (token === undefined) return undefined;
+  if (Buffer.byteLength(token, "utf8") > LIMITS.maxRequestTokenBytes) {
+    throw serverError("bad_header", `svc-request-token must be at most ${LIMITS.maxRequestTokenBytes} bytes`);
+  }
+  return token;
+}
+
+function single(q: URLSearchParams, name: string): string | undefined {
+  const all = q.getAll(name);
+  if (all.length > 1) throw serverError("bad_query", `query parameter ${name} is repeated`);
+  return all[0];
+}
+
+/** A u64 query value as a safe integer; anything else (negative, fraction, huge) → bad_query. */
+export function u64Query(q: URLSearchParams, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const v = single(q, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw serverError("bad_query", `${name} must be a non-negative integer`);
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n > max) throw serverError("bad_query", `${name} is too large`);
+  return n;
+}
+
+export function boolQuery(q: URLSearchParams, name: string): boolean | undefined {
+  const v = single(q, name);
+  if (v === undefined) return undefined;
+  if (v === "true") return true;
+  if (v === "false") return false;
+  throw serverError("bad_query", `${name} must be true or false`);
+}
+
+export interface ListParams {
+  prefix: string;
+  startAfter: string;
+  limit: number;
+}
+
+/** §2.0 pagination: limit 0 or above 1000 means 1000; start_after below prefix is allowed. */
+export function listParams(q: URLSearchParams, kind: "basin" | "stream"): ListParams {
+  const prefix = single(q, "prefix") ?? "";
+  const startAfter = single(q, "start_after") ?? "";
+  for (const [name, v] of [["prefix", prefix], ["start_after", startAfter]] as const) {
+    if (kind === "basin" && (v.length > LIMITS.basinNameMax || !BASIN_PREFIX.test(v))) {
+      throw serverError("bad_query", `${name} must be at most ${LIMITS.basinNameMax} characters of [a-z0-9-], starting with a letter or digit`);
+    }
+    if (kind === "stream" && Buffer.byteLength(v, "utf8") > LIMITS.streamNameMaxBytes) {
+      throw serverError("bad_query", `${name} must be at most ${LIMITS.streamNameMaxBytes} bytes`);
+    }
+  }
+  const raw = u64Query(q, "limit");
+  const limit = raw === undefined || raw === 0 || raw > LIMITS.listLimit ? LIMITS.listLimit : raw;
+  return { prefix, startAfter, limit };
+}

@@ -1,0 +1,101 @@
+/**
+ * Data-plane endpoints B7 append, B8 read, B9 check-tail (protocol.md §2.3, §7, §8), unary
+ * forms. Validation always runs before the stream is looked up, so a rejected request never
+ * auto-creates a stream (§10.3). Sessions and SSE arrive in a later issue.
+ */
+import { serverError } from "../../errors.js";
+import type { AppendInput, ReadBatch } from "../../types.js";
+import { validateAppendInput } from "../../wire/batch.js";
+import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
+import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
+import { ReadCursor, validateReadParams, type ReadParams, type ReadStart } from "../store/read-engine.js";
+import type { RequestContext } from "./context.js";
+import type { Exchange } from "./exchange.js";
+import { parseJsonBuffer } from "./json-body.js";
+import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
+import { boolQuery, checkStreamName, requestBasin, u64Query } from "./params.js";
+
+const PROTOBUF = "application/protobuf";
+const U32_MAX = 0xffff_ffff;
+
+function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
+  const basin = requestBasin(ex);
+  return { basin, stream: checkStreamName(ctx.params[0]!, "bad_path") };
+}
+
+async function decodeInput(ex: Exchange): Promise<AppendInput> {
+  const ct = contentType(ex);
+  if (isProtobufType(ct)) return decodeAppendInput(await ex.body());
+  const format = parseFormat(ex.header("svc-format"));
+  if (!isJsonType(ct)) throw serverError("bad_json", "Expected request with `Content-Type: application/json`");
+  return appendInputFromJson(parseJsonBuffer(await ex.body()), format);
+}
+
+export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
+  const { basin, stream } = target(ex, ctx);
+  if (contentType(ex) === SESSION_TYPE) throw serverError("not_implemented", "append sessions are not implemented yet");
+  const input = await decodeInput(ex);
+  validateAppendInput(input);
+  const state = await ctx.store.stream(basin, stream, "append");
+  const ack = await state.append(input);
+  if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);
+  else await ex.sendJson(200, appendAckToJson(ack));
+}
+
+/** §2.3 B8 query parameters; more than one start → 422 invalid. */
+export function readParams(q: URLSearchParams): ReadParams {
+  const starts: ReadStart[] = [];
+  const seqNum = u64Query(q, "seq_num");
+  const timestamp = u64Query(q, "timestamp");
+  const tailOffset = u64Query(q, "tail_offset");
+  if (seqNum !== undefined) starts.push({ seqNum });
+  if (timestamp !== undefined) starts.push({ timestamp });
+  if (tailOffset !== undefined) starts.push({ tailOffset });
+  if (starts.length > 1) throw serverError("invalid", "at most one of seq_num, timestamp and tail_offset may be given");
+  const params: ReadParams = {};
+  if (starts[0]) params.start = starts[0];
+  const clamp = boolQuery(q, "clamp");
+  if (clamp !== undefined) params.clamp = clamp;
+  const count = u64Query(q, "count");
+  if (count !== undefined) params.count = count;
+  const bytes = u64Query(q, "bytes");
+  if (bytes !== undefined) params.bytes = bytes;
+  const until = u64Query(q, "until");
+  if (until !== undefined) params.until = until;
+  const wait = u64Query(q, "wait", U32_MAX);
+  if (wait !== undefined) params.wait = wait;
+  return params;
+}
+
+export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
+  const { basin, stream } = target(ex, ctx);
+  if (contentType(ex) === SESSION_TYPE) throw serverError("not_implemented", "read sessions are not implemented yet");
+  const accept = acceptType(ex);
+  if (accept === "text/event-stream") throw serverError("not_implemented", "SSE reads are not implemented yet");
+  const protobuf = isProtobufType(accept);
+  const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
+  const params = readParams(ex.query);
+  validateReadParams(params);
+  const state = await ctx.store.stream(basin, stream, "read");
+  const cursor = new ReadCursor(state, ctx.store.storage, params, true);
+  let batch: ReadBatch = { records: [] };
+  try {
+    let step = await cursor.next();
+    if (step.kind === "following") {
+      // §7.5 unary long-poll: wait for the first live batch, or answer empty at the deadline.
+      const signal = AbortSignal.any([ex.signal, ctx.shutdown]);
+      step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), signal);
+    }
+    if (step.kind === "batch") batch = step.batch;
+  } finally {
+    cursor.close();
+  }
+  if (protobuf) await ex.send(200, encodeReadBatch(batch), PROTOBUF);
+  else await ex.sendJson(200, readBatchToJson(batch, format));
+}
+
+export async function checkTailHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
+  const { basin, stream } = target(ex, ctx);
+  const state = await ctx.store.stream(basin, stream, "read");
+  await ex.sendJson(200, { tail: positionToJson(state.tail) });
+}

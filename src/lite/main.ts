@@ -1,0 +1,187 @@
+/**
+ * `svc lite`: the durable local server (issue 3).
+ *
+ *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--init-file SPEC.json]
+ *
+ * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
+ * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
+ * closes, in-flight requests finish, storage is flushed, and runLite resolves.
+ */
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { clientError } from "../errors.js";
+import { Auth } from "./auth.js";
+import { applyInitFile } from "./init-file.js";
+import { acquireLock } from "./lock.js";
+import { loadOrCreateRootToken, newToken } from "./root-token.js";
+import { LiteServer } from "./server.js";
+import { LmdbStorage } from "./storage/lmdb.js";
+import { MemoryStorage } from "./storage/memory.js";
+import type { Storage } from "./storage/storage.js";
+import { Janitor } from "./store/janitor.js";
+import { Store } from "./store/store.js";
+
+export interface LiteOptions {
+  host: string;
+  port: number;
+  dataDir: string | undefined;
+  auth: boolean;
+  initFile: string | undefined;
+  /** Background sweep period (trims, retention, deletions); SVC_LITE_SWEEP_MS overrides. */
+  sweepMs: number;
+  /** How long deleted streams/basins stay `deleting`; SVC_LITE_DELETE_GRACE_MS overrides. */
+  deleteGraceMs: number;
+  help: boolean;
+}
+
+export const USAGE = `Usage: svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--init-file SPEC.json]
+
+Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
+
+  --host ADDR          listen address (default 127.0.0.1)
+  --port N             listen port (default ${4243}; 0 picks a free port)
+  --data-dir DIR       where data lives (default $XDG_DATA_HOME/svc/lite, else ~/.local/share/svc/lite)
+  --in-memory          keep nothing on disk
+  --no-auth            accept any bearer token
+  --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
+
+Prints three export lines (endpoints and the root token) on stdout once listening; logs go to stderr.
+`;
+
+export const DEFAULT_PORT = 4243;
+
+export function defaultDataDir(env = process.env): string {
+  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME !== "" ? env.XDG_DATA_HOME : join(homedir(), ".local", "share");
+  return join(base, "svc", "lite");
+}
+
+export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        "data-dir": { type: "string" },
+        "in-memory": { type: "boolean" },
+        "no-auth": { type: "boolean" },
+        "init-file": { type: "string" },
+        // The export lines are always printed; accepted for scripts written against the plan.
+        "print-env": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    throw clientError("usage", `svc lite: ${(e as Error).message}`);
+  }
+  if (values["in-memory"] && values["data-dir"] !== undefined) throw clientError("usage", "svc lite: --data-dir and --in-memory cannot be used together");
+  const portText = values.port ?? String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw clientError("usage", `svc lite: --port must be 0..65535, got ${JSON.stringify(portText)}`);
+
+  return {
+    host: values.host ?? "127.0.0.1",
+    port,
+    dataDir: values["in-memory"] ? undefined : resolve(values["data-dir"] ?? defaultDataDir(env)),
+    auth: !values["no-auth"],
+    initFile: values["init-file"] ?? (env.SVC_LITE_INIT_FILE || undefined),
+    sweepMs: envMs(env.SVC_LITE_SWEEP_MS, 2000) || 2000,
+    deleteGraceMs: envMs(env.SVC_LITE_DELETE_GRACE_MS, 1000),
+    help: values.help ?? false,
+  };
+}
+
+/** Test knobs read from the environment: a non-negative integer of ms, else the default. */
+function envMs(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isSafeInteger(n) && n >= 0 ? n : fallback;
+}
+
+function log(message: string): void {
+  process.stderr.write(`svc lite: ${message}\n`);
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolvePromise) => {
+    const on = (sig: NodeJS.Signals): void => {
+      process.removeListener("SIGINT", on);
+      process.removeListener("SIGTERM", on);
+      // A second signal during shutdown means "now".
+      const force = (): never => { log("forced exit"); process.exit(130); };
+      process.once("SIGINT", force);
+      process.once("SIGTERM", force);
+      resolvePromise(sig);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}
+
+export interface RunningLite {
+  url: string;
+  port: number;
+  rootToken: string;
+  /** Graceful stop: listener, in-flight requests, background work, storage flush, lock. */
+  close(): Promise<void>;
+}
+
+/** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
+export async function openLite(opts: LiteOptions): Promise<RunningLite> {
+  let storage: Storage;
+  let rootToken: string;
+  let lock: { release: () => Promise<void> } | undefined;
+  if (opts.dataDir === undefined) {
+    storage = new MemoryStorage();
+    rootToken = newToken();
+  } else {
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    lock = await acquireLock(opts.dataDir);
+    rootToken = loadOrCreateRootToken(opts.dataDir);
+    storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
+  }
+  const store = new Store(storage, log);
+  const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
+  const server = new LiteServer({ store, auth: new Auth({ rootToken, enabled: opts.auth }), log });
+  const close = async (): Promise<void> => {
+    await server.close();
+    await janitor.stop();
+    await store.drain();
+    await storage.close();
+    await lock?.release();
+  };
+  try {
+    if (opts.initFile) for (const line of await applyInitFile(store, opts.initFile)) log(`init file: ${line}`);
+    janitor.start();
+    const addr = await server.listen(opts.host, opts.port);
+    return { url: `http://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+export async function runLite(argv: string[]): Promise<void> {
+  const opts = parseLiteArgs(argv);
+  if (opts.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const lite = await openLite(opts);
+  // Handlers go in before the export lines: a parent may signal as soon as it reads them.
+  const signal = waitForSignal();
+  process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
+  log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
+  const sig = await signal;
+  log(`${sig}: shutting down`);
+  await lite.close();
+  log("stopped");
+}

@@ -1,0 +1,95 @@
+/**
+ * The listener: one net.Server whose connections are sniffed (sniff.ts) and handed to an
+ * http.Server or an http2 server, both feeding the same router through one Exchange adapter.
+ * Shutdown: stop accepting, end long-polls, let in-flight requests finish, close idle
+ * connections and HTTP/2 sessions.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createH2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import type { Auth } from "./auth.js";
+import { Exchange } from "./http/exchange.js";
+import { route } from "./http/router.js";
+import { ReplaySocket, sniffProtocol } from "./sniff.js";
+import type { Store } from "./store/store.js";
+
+/** HTTP/2 windows: at the 64 KiB default, sessions run at half speed here (performance.md §3). */
+const H2_INITIAL_WINDOW = 1 << 20;
+const H2_SESSION_WINDOW = 4 << 20;
+
+export interface ServerDeps {
+  store: Store;
+  auth: Auth;
+  log: (msg: string) => void;
+}
+
+export class LiteServer {
+  private readonly net = createNetServer({ pauseOnConnect: false });
+  private readonly http1 = createHttpServer();
+  private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
+  private readonly shutdown = new AbortController();
+  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Set<Http2Session>();
+  private inflight = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: ServerDeps) {
+    const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
+      this.inflight++;
+      const ex = new Exchange(req, res);
+      void route(ex, { ...deps, shutdown: this.shutdown.signal }).finally(() => {
+        if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
+      });
+    };
+    this.http1.on("request", onRequest);
+    this.http2.on("request", onRequest);
+    this.http2.on("session", (session: Http2Session) => {
+      session.setLocalWindowSize(H2_SESSION_WINDOW);
+      this.sessions.add(session);
+      session.on("close", () => this.sessions.delete(session));
+      session.on("error", () => undefined);
+    });
+    this.http1.on("clientError", (_e, socket: Socket) => socket.destroy());
+    this.net.on("connection", (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+      socket.on("error", () => undefined);
+      sniffProtocol(socket, (protocol, head) => {
+        if (protocol === "h2") {
+          this.http2.emit("connection", new ReplaySocket(socket, head));
+        } else {
+          if (head.length > 0) socket.unshift(head);
+          this.http1.emit("connection", socket);
+          socket.resume();
+        }
+      });
+    });
+  }
+
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.net.once("error", reject);
+      this.net.listen(port, host, () => {
+        this.net.removeListener("error", reject);
+        resolve(this.net.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** Graceful stop: at most `graceMs` for in-flight requests, then connections are cut. */
+  async close(graceMs = 10_000): Promise<void> {
+    this.net.close();
+    this.shutdown.abort();
+    for (const s of this.sessions) s.close();
+    this.http1.closeIdleConnections();
+    if (this.inflight > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, graceMs);
+        this.idleWaiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+    this.http1.closeAllConnections();
+    for (const s of this.sessions) s.destroy();
+    for (const s of this.sockets) s.destroy();
+  }
+}

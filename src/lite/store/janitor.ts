@@ -1,0 +1,159 @@
+/**
+ * Background work (protocol.md §7.7, §10.4, Appendix B): physical removal of trimmed and
+ * expired records, delete-on-empty, and the cleanup of deleted streams and basins. It runs
+ * every `intervalMs` and at once when triggered (a trim became durable, a delete). Reads
+ * never depend on it: they filter trimmed and expired records themselves.
+ */
+import type { StreamMeta } from "../storage/storage.js";
+import { retentionMs } from "./stream-config.js";
+import { nowIso, type Store } from "./store.js";
+
+const PAGE = 1000;
+const DELETE_CHUNK = 1000;
+
+export class Janitor {
+  private timer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  /**
+   * @param deleteGraceMs a deleted stream or basin keeps its `deleting` state at least this
+   *   long before cleanup (deletion is asynchronous, §2.3 B6; clients see 409 for a while).
+   */
+  constructor(private readonly store: Store, private readonly intervalMs: number, private readonly log: (msg: string) => void, private readonly deleteGraceMs = 1000) {
+    store.onWork = () => this.trigger();
+  }
+
+  start(): void {
+    this.schedule(this.intervalMs);
+    this.trigger();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.running;
+  }
+
+  trigger(): void {
+    if (this.stopped) return;
+    if (this.running) { this.again = true; return; }
+    this.running = this.runOnce().finally(() => {
+      this.running = undefined;
+      if (this.again) { this.again = false; this.trigger(); }
+    });
+  }
+
+  private graceOver(deletedAt: string): boolean {
+    const over = Date.parse(deletedAt) + this.deleteGraceMs <= Date.now();
+    if (!over) this.retryLater();
+    return over;
+  }
+
+  /** A deletion waiting out its grace period gets a sweep soon after it ends. */
+  private retryLater(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; this.trigger(); }, Math.min(this.intervalMs, 250));
+    this.retryTimer.unref();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => { this.trigger(); this.schedule(this.intervalMs); }, ms);
+    this.timer.unref();
+  }
+
+  private async runOnce(): Promise<void> {
+    try {
+      let after = "";
+      for (;;) {
+        const basins = this.store.storage.listBasins("", after, PAGE);
+        for (const b of basins) {
+          if (this.stopped) return;
+          await this.sweepBasin(b.name, b.deletedAt !== null && this.graceOver(b.deletedAt));
+        }
+        if (basins.length < PAGE) break;
+        after = basins[basins.length - 1]!.name;
+      }
+    } catch (e) {
+      this.log(`background sweep failed: ${(e as Error).message}`);
+    }
+  }
+
+  private async sweepBasin(basin: string, deleting: boolean): Promise<void> {
+    let after = "";
+    for (;;) {
+      const streams = this.store.storage.listStreams(basin, "", after, PAGE);
+      for (const s of streams) {
+        if (this.stopped) return;
+        if (s.deletedAt === null) await this.sweepStream(s);
+        else if (this.graceOver(s.deletedAt)) await this.removeStream(s);
+        else this.retryLater();
+      }
+      if (streams.length < PAGE) break;
+      after = streams[streams.length - 1]!.name;
+    }
+    if (deleting) {
+      await this.store.meta.run(async () => {
+        if (this.store.storage.listStreams(basin, "", "", 1).length === 0) {
+          await this.store.storage.writeMeta([{ op: "deleteBasin", name: basin }]);
+        }
+      });
+    }
+  }
+
+  /** Removes trimmed and expired batches; deletes the stream when empty long enough. */
+  private async sweepStream(meta: StreamMeta): Promise<void> {
+    const storage = this.store.storage;
+    const live = this.store.loaded(meta.basin, meta.name);
+    const state = live && live.id === meta.id ? live.durable : storage.getState(meta.id);
+    if (!state) return;
+    let cut = state.trimPoint;
+    const ageMs = retentionMs(meta.config);
+    const now = Date.now();
+    if (ageMs !== undefined) {
+      // Arrival times never decrease along a stream, so expired batches form a prefix.
+      const first = storage.readBatches(meta.id, cut, 64).find((b) => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq);
+      cut = Math.max(cut, first ? first.firstSeq : state.nextSeq);
+    }
+    if (cut > 0) while ((await storage.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
+    const minAge = meta.config.delete_on_empty.min_age_secs;
+    if (minAge > 0 && storage.readBatches(meta.id, cut, 1).length === 0 && state.lastArrival + minAge * 1000 <= now) {
+      await this.deleteIfStillEmpty(meta, minAge);
+    }
+  }
+
+  private deleteIfStillEmpty(meta: StreamMeta, minAge: number): Promise<void> {
+    return this.store.meta.run(async () => {
+      const cur = this.store.storage.getStream(meta.basin, meta.name);
+      if (!cur || cur.id !== meta.id || cur.deletedAt !== null) return;
+      const live = this.store.loaded(meta.basin, meta.name);
+      const state = live && live.id === meta.id ? live.durable : this.store.storage.getState(meta.id);
+      if (live && (!live.idle || live.id !== meta.id)) return;
+      if (!state || state.lastArrival + minAge * 1000 > Date.now()) return;
+      live?.markDeleting();
+      await this.store.storage.writeMeta([{ op: "putStream", meta: { ...cur, deletedAt: nowIso() } }]);
+      this.log(`delete-on-empty: stream ${meta.basin}/${meta.name} deleted`);
+      this.store.onWork();
+    });
+  }
+
+  /** The background half of B6: wait for in-flight appends, drop the records, free the name. */
+  private async removeStream(meta: StreamMeta): Promise<void> {
+    const live = this.store.loaded(meta.basin, meta.name);
+    if (live && live.id === meta.id) {
+      live.markDeleting();
+      await live.whenIdle();
+    }
+    while ((await this.store.storage.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)) === DELETE_CHUNK);
+    await this.store.meta.run(async () => {
+      const cur = this.store.storage.getStream(meta.basin, meta.name);
+      if (!cur || cur.id !== meta.id) return;
+      await this.store.storage.writeMeta([{ op: "deleteState", id: meta.id }, { op: "deleteStream", basin: meta.basin, name: meta.name }]);
+      if (live) this.store.forget(live);
+    });
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Pure sequencing of one append (protocol.md §8.3–§8.5): condition checks, seq nums,
+ * timestamps, and the effect of command records. No I/O; StreamState calls it synchronously.
+ */
+import { FencingTokenMismatchError, SeqNumMismatchError, serverError, type SvcError } from "../../errors.js";
+import type { AppendInput, SequencedRecord } from "../../types.js";
+import { isCommandRecord, parseCommand } from "../../wire/command.js";
+import type { StreamStateRecord } from "../storage/storage.js";
+import type { ResolvedStreamConfig } from "./stream-config.js";
+
+/**
+ * §8.3: the fencing token is checked first (only when the input carries one), then
+ * match_seq_num against the next ASSIGNABLE position (in-flight appends included).
+ */
+export function checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined {
+  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken) {
+    return new FencingTokenMismatchError(state.fencingToken);
+  }
+  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq) {
+    return new SeqNumMismatchError(state.nextSeq);
+  }
+  return undefined;
+}
+
+/** §8.4 client-require: the whole batch fails when any record lacks a timestamp. */
+export function checkTimestamps(config: ResolvedStreamConfig, input: AppendInput): SvcError | undefined {
+  if (config.timestamping.mode !== "client-require") return undefined;
+  if (input.records.every((r) => r.timestamp !== undefined)) return undefined;
+  return serverError("invalid", "record timestamp was required but was missing");
+}
+
+/**
+ * Assigns consecutive seq nums and timestamps (§8.4: base by mode, capped at `now` unless
+ * uncapped, never below the previous maximum) and applies fence/trim in record order (§8.5:
+ * trim point = min(p, own seq + 1), and it only moves forward).
+ */
+export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig, input: AppendInput, now: number): { records: SequencedRecord[]; state: StreamStateRecord } {
+  const { mode, uncapped } = config.timestamping;
+  let prev = state.lastTimestamp;
+  let token = state.fencingToken;
+  let trimPoint = state.trimPoint;
+  const records: SequencedRecord[] = new Array(input.records.length);
+  for (let i = 0; i < input.records.length; i++) {
+    const r = input.records[i]!;
+    const seqNum = state.nextSeq + i;
+    let ts = mode === "arrival" ? now : (r.timestamp ?? now);
+    if (!uncapped && ts > now) ts = now;
+    if (ts < prev) ts = prev;
+    prev = ts;
+    records[i] = { seqNum, timestamp: ts, headers: r.headers, body: r.body };
+    if (isCommandRecord(r)) {
+      const cmd = parseCommand(r);
+      if (cmd.op === "fence") token = cmd.token;
+      else {
+        const own = BigInt(seqNum + 1);
+        const point = Number(cmd.trimPoint < own ? cmd.trimPoint : own);
+        if (point > trimPoint) trimPoint = point;
+      }
+    }
+  }
+  return {
+    records,
+    state: {
+      nextSeq: state.nextSeq + records.length,
+      lastTimestamp: prev,
+      fencingToken: token,
+      trimPoint,
+      lastArrival: Math.max(now, state.lastArrival),
+    },
+  };
+}

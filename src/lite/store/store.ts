@@ -1,0 +1,124 @@
+/**
+ * The store: the one owner of basins, streams and their live states. Metadata changes run
+ * one at a time under a mutex, each waiting for its own fsync before answering; data-plane
+ * appends go straight to the stream's StreamState once it is loaded.
+ */
+import { serverError, SvcError } from "../../errors.js";
+import type { Storage, StreamMeta, StreamStateRecord } from "../storage/storage.js";
+import { Mutex } from "./mutex.js";
+import { resolveStreamConfig } from "./stream-config.js";
+import { StreamState } from "./stream-state.js";
+
+export type AutoCreate = "append" | "read" | "none";
+
+export function streamKey(basin: string, name: string): string {
+  return `${basin}\u0000${name}`;
+}
+
+export function nowIso(ms = Date.now()): string {
+  return new Date(ms).toISOString();
+}
+
+export function initialState(createdMs: number): StreamStateRecord {
+  return { nextSeq: 0, lastTimestamp: 0, fencingToken: "", trimPoint: 0, lastArrival: createdMs };
+}
+
+export class Store {
+  readonly meta = new Mutex();
+  private states = new Map<string, StreamState>();
+  /** Called when background work (trim, deletion) may be pending. */
+  onWork: () => void = () => {};
+  private log: (msg: string) => void;
+
+  constructor(readonly storage: Storage, log: (msg: string) => void = () => {}) {
+    this.log = log;
+  }
+
+  /** A loaded state, if any (no I/O). */
+  loaded(basin: string, name: string): StreamState | undefined {
+    return this.states.get(streamKey(basin, name));
+  }
+
+  allLoaded(): IterableIterator<StreamState> {
+    return this.states.values();
+  }
+
+  forget(state: StreamState): void {
+    const key = streamKey(state.meta.basin, state.meta.name);
+    if (this.states.get(key) === state) this.states.delete(key);
+  }
+
+  /**
+   * The live state of a stream, for append, read and check-tail. A missing stream is
+   * auto-created when the basin asks for it (§10.3); concurrent auto-creates are serialised
+   * by the metadata mutex, so exactly one stream is created and every caller uses it.
+   */
+  async stream(basin: string, name: string, autoCreate: AutoCreate): Promise<StreamState> {
+    const hit = this.states.get(streamKey(basin, name));
+    if (hit && !hit.broken) {
+      if (hit.deleting) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
+      return hit;
+    }
+    return this.meta.run(async () => {
+      let meta = this.storage.getStream(basin, name);
+      if (!meta) meta = await this.autoCreate(basin, name, autoCreate);
+      if (meta.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
+      return this.load(meta);
+    });
+  }
+
+  /** Loads (or returns) the state of a stream whose meta is known. Call under the mutex. */
+  load(meta: StreamMeta): StreamState {
+    const key = streamKey(meta.basin, meta.name);
+    const hit = this.states.get(key);
+    if (hit && !hit.broken && hit.id === meta.id) return hit;
+    const state = this.storage.getState(meta.id) ?? initialState(Date.parse(meta.createdAt));
+    this.checkRecovered(meta, state);
+    const s = new StreamState(meta, state, this.storage, () => this.onWork());
+    this.states.set(key, s);
+    return s;
+  }
+
+  /** The stored tail must cover the stored data; batch and state share a transaction. */
+  private checkRecovered(meta: StreamMeta, state: StreamStateRecord): void {
+    const last = this.storage.lastBatch(meta.id);
+    if (!last) return;
+    const end = last.firstSeq + last.records.length;
+    if (end > state.nextSeq) {
+      this.log(`recovery: stream ${meta.basin}/${meta.name} state tail ${state.nextSeq} is behind its data (${end}); using the data`);
+      state.nextSeq = end;
+      state.lastTimestamp = last.lastTimestamp;
+    }
+  }
+
+  private async autoCreate(basin: string, name: string, mode: AutoCreate): Promise<StreamMeta> {
+    const b = this.storage.getBasin(basin);
+    if (!b) throw serverError("basin_not_found", `basin ${basin} does not exist`);
+    const allowed = mode === "append" ? b.config.create_stream_on_append : mode === "read" ? b.config.create_stream_on_read : false;
+    if (!allowed) throw serverError("stream_not_found", `stream ${name} does not exist`);
+    if (b.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${basin} is being deleted`);
+    const createdMs = Date.now();
+    const meta: StreamMeta = {
+      basin, name, id: this.storage.allocateStreamId(),
+      config: resolveStreamConfig({}, b.config.default_stream_config),
+      createdAt: nowIso(createdMs), deletedAt: null, requestKey: null,
+    };
+    await this.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
+    return meta;
+  }
+
+  /** Ends all followers; used on shutdown so long-polls answer at once. */
+  closeFollowers(): void {
+    const e = serverError("unavailable", "the server is shutting down");
+    for (const s of this.states.values()) s.closeFollowers(e);
+  }
+
+  /** Waits until every accepted append is durable. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.states.values()].map((s) => s.whenIdle()));
+  }
+}
+
+export function isSvcError(e: unknown): e is SvcError {
+  return e instanceof SvcError;
+}

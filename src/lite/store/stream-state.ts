@@ -1,0 +1,152 @@
+/**
+ * One in-memory state per active stream; it serialises every write to that stream
+ * (protocol.md §8.3, §8.6; lite-anchor.md §1.3).
+ *
+ * append() runs synchronously up to the storage write: deletion check, timestamp rule,
+ * fencing token, match_seq_num against the NEXT ASSIGNABLE seq (accepted but not yet
+ * durable appends count, so sessions can pipeline), seq/timestamp assignment and fence/trim.
+ * Acks resolve only once the covering write is durable, strictly in order. A condition
+ * failure (412) is delivered only after every earlier in-flight append is durable, so the
+ * value it reports can be trusted. Followers see only durable batches.
+ */
+import { serverError, SvcError } from "../../errors.js";
+import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
+import type { Storage, StoredBatch, StreamMeta, StreamStateRecord } from "../storage/storage.js";
+import { checkConditions, checkTimestamps, sequence } from "./sequencing.js";
+import { Follower } from "./follower.js";
+
+interface Inflight {
+  batch: StoredBatch;
+  state: StreamStateRecord;
+  done: boolean;
+  settled: Promise<void>;
+  resolve: (ack: AppendAck) => void;
+  reject: (e: unknown) => void;
+  markSettled: () => void;
+}
+
+export class StreamState {
+  /** Everything durable: what reads, check-tail and followers may see. */
+  durable: StreamStateRecord;
+  /** The next assignable position and the state including in-flight appends. */
+  private next: StreamStateRecord;
+  private inflight: Inflight[] = [];
+  private followers = new Set<Follower>();
+  deleting = false;
+  /** Set after a storage failure: the state must be reloaded from storage. */
+  broken: SvcError | undefined;
+
+  constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly storage: Storage, private readonly onTrim: () => void = () => {}) {
+    this.durable = { ...state };
+    this.next = { ...state };
+    this.deleting = meta.deletedAt !== null;
+  }
+
+  get id(): number {
+    return this.meta.id;
+  }
+
+  /** The durable tail (§7.1): next seq num and the last record's timestamp. */
+  get tail(): StreamPosition {
+    return { seqNum: this.durable.nextSeq, timestamp: this.durable.lastTimestamp };
+  }
+
+  get idle(): boolean {
+    return this.inflight.length === 0;
+  }
+
+  append(input: AppendInput): Promise<AppendAck> {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.deleting) return Promise.reject(serverError("stream_deletion_pending", "the stream is being deleted"));
+    const tsError = checkTimestamps(this.meta.config, input);
+    if (tsError) return Promise.reject(tsError);
+    const condition = checkConditions(this.next, input);
+    if (condition) return this.whenIdle().then(() => { throw condition; });
+
+    const { records, state } = sequence(this.next, this.meta.config, input, Date.now());
+    this.next = state;
+    const batch: StoredBatch = { firstSeq: records[0]!.seqNum, arrival: state.lastArrival, lastTimestamp: state.lastTimestamp, records };
+    let resolve!: (ack: AppendAck) => void;
+    let reject!: (e: unknown) => void;
+    let markSettled!: () => void;
+    const promise = new Promise<AppendAck>((res, rej) => { resolve = res; reject = rej; });
+    const settled = new Promise<void>((res) => { markSettled = res; });
+    const entry: Inflight = { batch, state, done: false, settled, resolve, reject, markSettled };
+    this.inflight.push(entry);
+    this.storage.appendBatch(this.id, batch, state).then(
+      () => { entry.done = true; this.release(); },
+      (e: unknown) => this.fail(e),
+    );
+    return promise;
+  }
+
+  /** Resolves once every append accepted so far is durable (or has failed). */
+  whenIdle(): Promise<void> {
+    const last = this.inflight[this.inflight.length - 1];
+    return last ? last.settled : Promise.resolve();
+  }
+
+  /** Acks complete in order: only a done prefix of the queue is released. */
+  private release(): void {
+    const released: Inflight[] = [];
+    while (this.inflight.length > 0 && this.inflight[0]!.done) {
+      const e = this.inflight.shift()!;
+      if (e.state.trimPoint > this.durable.trimPoint) this.onTrim();
+      this.durable = e.state;
+      released.push(e);
+      const tail = { seqNum: e.state.nextSeq, timestamp: e.state.lastTimestamp };
+      for (const f of this.followers) f.push({ records: e.batch.records, tail, trimPoint: e.state.trimPoint });
+    }
+    const tail = this.tail;
+    for (const e of released) {
+      const first = e.batch.records[0]!;
+      const last = e.batch.records[e.batch.records.length - 1]!;
+      e.resolve({
+        start: { seqNum: first.seqNum, timestamp: first.timestamp },
+        end: { seqNum: last.seqNum + 1, timestamp: last.timestamp },
+        tail,
+      });
+      e.markSettled();
+    }
+  }
+
+  /** A failed write leaves the in-memory state ahead of storage: fail everything pending. */
+  private fail(cause: unknown): void {
+    const error = new SvcError({ code: "storage", message: `storage write failed: ${(cause as Error)?.message ?? cause}`, origin: "server", status: 500, cause });
+    this.broken = error;
+    for (const e of this.inflight.splice(0)) {
+      e.reject(error);
+      e.markSettled();
+    }
+    for (const f of this.followers) f.close(error);
+    this.followers.clear();
+  }
+
+  /** Registers a follower at `fromSeq`; undefined when the durable tail has moved past it. */
+  follow(fromSeq: number): Follower | undefined {
+    if (this.durable.nextSeq !== fromSeq) return undefined;
+    const f = new Follower();
+    if (this.deleting) f.close(serverError("stream_deletion_pending", "the stream is being deleted"));
+    else if (this.broken) f.close(this.broken);
+    else this.followers.add(f);
+    return f;
+  }
+
+  unfollow(f: Follower): void {
+    this.followers.delete(f);
+  }
+
+  /** Seals the stream: no more appends; followers end with 409. */
+  markDeleting(): void {
+    this.deleting = true;
+    const error = serverError("stream_deletion_pending", "the stream is being deleted");
+    for (const f of this.followers) f.close(error);
+    this.followers.clear();
+  }
+
+  /** Ends every follower (server shutdown). */
+  closeFollowers(error: SvcError): void {
+    for (const f of this.followers) f.close(error);
+    this.followers.clear();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Unary HTTP requests over undici with keep-alive (one connection pool per origin).
+ *
+ * For long-lived processes. A one-shot CLI run pays ~150 ms to import undici and more to tear
+ * down its WASM parser, so the CLI defaults to node-http.ts; both implement `Transport`.
+ */
+import { Agent, type Dispatcher } from "undici";
+import { clientError } from "../errors.js";
+import { flatHeaders, logAttempt, responseError } from "./attempt-log.js";
+import { networkError } from "./network-error.js";
+import { withRetries } from "./retry.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
+
+export interface HttpTransportOptions extends TransportOptions {
+  /** A ready dispatcher (tests pass undici's MockAgent); an Agent with keep-alive otherwise. */
+  dispatcher?: Dispatcher;
+}
+
+export class HttpTransport implements Transport {
+  private readonly agent: Dispatcher;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+
+  constructor(private readonly opts: HttpTransportOptions = {}) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retries = opts.retries ?? DEFAULT_RETRIES;
+    this.agent = opts.dispatcher ?? new Agent({
+      keepAliveTimeout: 10_000,
+      connect: { timeout: Math.min(this.timeoutMs, 10_000), rejectUnauthorized: !opts.insecure },
+    });
+  }
+
+  request(req: HttpRequest): Promise<HttpResponse> {
+    return withRetries((attempt) => this.once(req, attempt), {
+      retries: this.retries,
+      idempotent: req.idempotent,
+      onRetry: (n, delay, e) => this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
+    });
+  }
+
+  private async once(req: HttpRequest, attempt: number): Promise<HttpResponse> {
+    const started = performance.now();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.timeoutMs);
+    const headers: Record<string, string> = { ...this.opts.headers?.(), ...req.headers };
+    if (req.body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
+    let res: HttpResponse;
+    try {
+      const url = new URL(req.url);
+      const r = await this.agent.request({ origin: url.origin, path: url.pathname + url.search, method: req.method, headers, body: req.body, signal: controller.signal });
+      const body = new Uint8Array(await r.body.arrayBuffer());
+      res = { status: r.statusCode, headers: flatHeaders(r.headers), body };
+    } catch (e) {
+      const err = e instanceof TypeError && /Invalid URL/.test(e.message) ? clientError("usage", `invalid URL ${req.url}`) : networkError(e, req.url, timedOut, this.timeoutMs);
+      logAttempt(this.opts.log, req, attempt, started, err.code);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    logAttempt(this.opts.log, req, attempt, started, String(res.status));
+    if (res.status >= 200 && res.status < 300) return res;
+    throw responseError(res);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

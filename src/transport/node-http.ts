@@ -1,0 +1,110 @@
+/**
+ * Unary HTTP requests over node:http / node:https with a keep-alive agent: the CLI's default
+ * transport, because it costs nothing to load (performance.md §8: one POST in a fresh process
+ * is ~20 ms with node:http against ~350 ms with undici, import and teardown included).
+ *
+ * A failure before the socket connected is `connect_failed` (nothing was sent, always safe to
+ * retry); after that, our deadline is `timeout` and anything else `network` (outcome unknown).
+ */
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import * as http from "node:http";
+import { clientError } from "../errors.js";
+import { flatHeaders, logAttempt, responseError } from "./attempt-log.js";
+import { networkError } from "./network-error.js";
+import { withRetries } from "./retry.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
+
+type Requester = (opts: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;
+
+export class NodeHttpTransport implements Transport {
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private httpAgent: HttpAgent | undefined;
+  private https: Promise<{ request: Requester; agent: HttpAgent }> | undefined;
+
+  constructor(private readonly opts: TransportOptions = {}) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retries = opts.retries ?? DEFAULT_RETRIES;
+  }
+
+  request(req: HttpRequest): Promise<HttpResponse> {
+    return withRetries((attempt) => this.once(req, attempt), {
+      retries: this.retries,
+      idempotent: req.idempotent,
+      onRetry: (n, delay, e) => this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
+    });
+  }
+
+  private async client(url: URL): Promise<{ request: Requester; agent: HttpAgent }> {
+    if (url.protocol === "http:") {
+      this.httpAgent ??= new http.Agent({ keepAlive: true, maxSockets: 16 });
+      return { request: http.request, agent: this.httpAgent };
+    }
+    if (url.protocol !== "https:") throw clientError("usage", `unsupported URL scheme ${url.protocol} in ${url.href}`);
+    // node:https pulls in TLS; load it only for https endpoints.
+    this.https ??= import("node:https").then((https) => ({
+      request: https.request,
+      agent: new https.Agent({ keepAlive: true, maxSockets: 16, rejectUnauthorized: !this.opts.insecure }),
+    }));
+    return this.https;
+  }
+
+  private async once(req: HttpRequest, attempt: number): Promise<HttpResponse> {
+    const started = performance.now();
+    const url = new URL(req.url);
+    const { request, agent } = await this.client(url);
+    const headers: Record<string, string> = { ...this.opts.headers?.(), ...req.headers };
+    const body = typeof req.body === "string" ? Buffer.from(req.body, "utf8") : req.body;
+    if (body !== undefined) {
+      headers["content-type"] ??= "application/json";
+      headers["content-length"] = String(body.byteLength);
+    }
+    let res: HttpResponse;
+    try {
+      res = await this.exchange(request, agent, url, req, headers, body);
+    } catch (e) {
+      const err = e as ReturnType<typeof networkError>;
+      logAttempt(this.opts.log, req, attempt, started, err.code);
+      throw err;
+    }
+    logAttempt(this.opts.log, req, attempt, started, String(res.status));
+    if (res.status >= 200 && res.status < 300) return res;
+    throw responseError(res);
+  }
+
+  private exchange(request: Requester, agent: HttpAgent, url: URL, req: HttpRequest, headers: Record<string, string>, body: Uint8Array | undefined): Promise<HttpResponse> {
+    return new Promise((resolve, reject) => {
+      let connected = false;
+      let timedOut = false;
+      const fail = (e: unknown) => {
+        clearTimeout(timer);
+        const err = networkError(e, req.url, timedOut, this.timeoutMs);
+        reject(!connected && err.code !== "connect_failed" ? clientError("connect_failed", `cannot connect to ${url.origin}: ${err.message}`, e) : err);
+      };
+      const r = request({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: req.method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", fail);
+        res.on("end", () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)) });
+        });
+      });
+      const timer = setTimeout(() => {
+        timedOut = true;
+        r.destroy(Object.assign(new Error(`no response within ${this.timeoutMs} ms`), { code: "ETIMEDOUT" }));
+      }, this.timeoutMs);
+      r.on("socket", (s) => {
+        if (!s.connecting) connected = true;
+        else s.once("connect", () => { connected = true; });
+      });
+      r.on("error", fail);
+      r.end(body);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.httpAgent?.destroy();
+    if (this.https) (await this.https).agent.destroy();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Retry policy for unary requests (reliability.md §2.f).
+ *
+ * - Idempotent calls (reads, check-tail, management with a request token) retry every
+ *   retryable failure: connect failures, timeouts, resets, 408, 429, 500, 502, 503, 504 and
+ *   409 `transaction_conflict`.
+ * - Non-idempotent calls (unary append) retry only failures that provably had no effect
+ *   (`sideEffects: false`): connection refused, 429, 502, `server_draining`.
+ * - Backoff: min(100 ms · 2^n, 1 s) plus jitter in [0, base); `retry-after-ms` wins when larger.
+ */
+import { SvcError } from "../errors.js";
+
+export interface RetryOptions {
+  /** Retries after the first attempt (0 = one attempt). */
+  retries: number;
+  idempotent: boolean;
+  /** Called before each retry, for verbose logs. */
+  onRetry?: (attempt: number, delayMs: number, error: SvcError) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export const BACKOFF_BASE_MS = 100;
+export const BACKOFF_MAX_MS = 1000;
+
+/** Delay before retry number `n` (0-based): min(100·2^n, 1000) + jitter in [0, base). */
+export function backoffDelay(n: number, random: () => number = Math.random, retryAfterMs?: number): number {
+  const base = Math.min(BACKOFF_BASE_MS * 2 ** n, BACKOFF_MAX_MS);
+  const delay = base + Math.floor(random() * base);
+  return retryAfterMs !== undefined && retryAfterMs > delay ? retryAfterMs : delay;
+}
+
+/** Whether a failed attempt may be retried under the policy. */
+export function shouldRetry(error: unknown, idempotent: boolean): error is SvcError {
+  if (!(error instanceof SvcError) || !error.retryable) return false;
+  return idempotent || !error.sideEffects;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function withRetries<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {
+  const sleep = opts.sleep ?? defaultSleep;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (e) {
+      if (attempt >= opts.retries || !shouldRetry(e, opts.idempotent)) throw e;
+      const delay = backoffDelay(attempt, opts.random, e.retryAfterMs);
+      opts.onRetry?.(attempt + 1, delay, e);
+      await sleep(delay);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Start-up discipline (performance.md §8): `svc --help` and `svc --version` load commander and
+ * nothing heavy; `svc basin list` loads the client and node:http, and never undici (≈350 ms in
+ * a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced with an ESM resolve hook over the built CLI.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SVC_BIN } from "../helpers/cli.js";
+
+const REGISTER = resolve(import.meta.dirname, "../fixtures/startup/register.mjs");
+
+function loaded(args: string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "svc-trace-"));
+  const trace = join(dir, "trace.txt");
+  spawnSync(process.execPath, ["--import", REGISTER, SVC_BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: dir, SVC_TRACE_FILE: trace, SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1", SVC_BASIN_ENDPOINT: "http://127.0.0.1:1", SVC_RETRIES: "0" },
+    stdio: "ignore",
+  });
+  return readFileSync(trace, "utf8").split("\n").filter(Boolean);
+}
+
+const pkg = (urls: string[]) => new Set(urls.filter((u) => u.includes("/node_modules/")).map((u) => u.split("/node_modules/")[1]!.split("/")[0]!));
+const ours = (urls: string[]) => urls.filter((u) => u.includes("/dist/")).map((u) => u.split("/dist/")[1]!);
+
+describe("svc start-up loads only what it uses", () => {
+  it.each([["--help"], ["--version"]])("%s loads commander only", (flag) => {
+    const urls = loaded([flag]);
+    expect([...pkg(urls)]).toEqual(["commander"]);
+    const mine = ours(urls);
+    expect(mine.some((f) => f.startsWith("client/") || f.startsWith("transport/") || f.startsWith("wire/") || f.startsWith("lite/"))).toBe(false);
+    expect(mine.some((f) => f.startsWith("cli/commands/basin/"))).toBe(false);
+  });
+
+  it("basin list loads the client and node:http, and nothing for records, colours or the server", () => {
+    const urls = loaded(["basin", "list"]);
+    const p = pkg(urls);
+    expect([...p]).toEqual(["commander"]);
+    expect(ours(urls)).toContain("transport/node-http.js");
+    const mine = ours(urls);
+    expect(mine).toContain("cli/commands/basin/list.js");
+    for (const f of mine) {
+      expect(f.startsWith("lite/"), f).toBe(false);
+      expect(f.startsWith("cli/commands/stream/"), f).toBe(false);
+      expect(["wire/proto.js", "wire/compression.js", "wire/framing.js", "transport/session.js"]).not.toContain(f);
+    }
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Runs the BUILT CLI (`node bin/svc.js`) as a child process, the way users and CI run it:
+ * FORCE_COLOR=0, no TTY, and a temporary HOME / XDG_CONFIG_HOME / XDG_DATA_HOME so that the
+ * user's own config and lite data are never read or touched.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const SVC_BIN = resolve(import.meta.dirname, "../../bin/svc.js");
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  stdin?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  /** A home directory to reuse across runs (config files); a fresh one otherwise. */
+  home?: string;
+}
+
+export function tempHome(): string {
+  return mkdtempSync(join(tmpdir(), "svc-home-"));
+}
+
+const INHERITED = ["PATH", "NODE_EXTRA_CA_CERTS", "SystemRoot", "TMPDIR", "TEMP", "TMP"];
+
+export function runSvc(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const home = opts.home ?? tempHome();
+  const env: Record<string, string> = {};
+  for (const k of INHERITED) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  Object.assign(env, {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    FORCE_COLOR: "0",
+  });
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`svc ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 20_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(opts.stdin ?? "");
+  });
+}

@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LITE_DEFAULT_ENDPOINT, LITE_ROOT_TOKEN_FILE, liteDataDir, resolveSettings } from "../../../src/cli/settings.js";
+import { configPath } from "../../../src/cli/config-file.js";
+import type { TomlTable } from "../../../src/cli/toml.js";
+
+const PATH = "/cfg/config.toml";
+const home = () => mkdtempSync(join(tmpdir(), "svc-settings-"));
+
+const file: TomlTable = {
+  account_endpoint: "http://file-a",
+  basin_endpoint: "http://file-b",
+  access_token: "file-token",
+  retries: 5,
+  profiles: { staging: { account_endpoint: "http://prof-a", basin_endpoint: "http://prof-b", access_token: "prof-token" } },
+};
+
+describe("cli > settings precedence (flag > env > profile > file > default)", () => {
+  it("uses built-in defaults: the local svc lite", () => {
+    const s = resolveSettings({}, { HOME: home() }, {}, PATH);
+    expect(s.accountEndpoint).toEqual({ value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" });
+    expect(s.basinEndpoint.value).toBe(LITE_DEFAULT_ENDPOINT);
+    expect(s.accessToken).toBeUndefined();
+    expect(s.timeoutMs.value).toBe(30_000);
+    expect(s.retries.value).toBe(2);
+  });
+
+  it("reads the lite root token when nothing is configured", () => {
+    const h = home();
+    const dir = liteDataDir({ HOME: h });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, LITE_ROOT_TOKEN_FILE), "root-abc\n", { mode: 0o600 });
+    const s = resolveSettings({}, { HOME: h }, {}, PATH);
+    expect(s.accessToken?.value).toBe("root-abc");
+    expect(s.accessToken?.source).toContain("svc lite root token");
+  });
+
+  it("prefers XDG_DATA_HOME for the lite data dir", () => {
+    expect(liteDataDir({ HOME: "/h", XDG_DATA_HOME: "/x" })).toBe("/x/svc/lite");
+    expect(liteDataDir({ HOME: "/h" })).toBe("/h/.local/share/svc/lite");
+  });
+
+  it("file top level beats defaults", () => {
+    const s = resolveSettings({}, {}, file, PATH);
+    expect(s.accountEndpoint.value).toBe("http://file-a");
+    expect(s.accessToken?.value).toBe("file-token");
+    expect(s.retries).toEqual({ value: 5, source: `config ${PATH}` });
+  });
+
+  it("profile beats the file top level, and inherits keys it does not set", () => {
+    const s = resolveSettings({ profile: "staging" }, {}, file, PATH);
+    expect(s.accountEndpoint.value).toBe("http://prof-a");
+    expect(s.accessToken?.value).toBe("prof-token");
+    expect(s.retries.value).toBe(5);
+    expect(s.profile).toBe("staging");
+  });
+
+  it("SVC_PROFILE selects a profile; --profile wins over it", () => {
+    const f: TomlTable = { profiles: { a: { retries: 1 }, b: { retries: 2 } } };
+    expect(resolveSettings({}, { SVC_PROFILE: "a" }, f, PATH).retries.value).toBe(1);
+    expect(resolveSettings({ profile: "b" }, { SVC_PROFILE: "a" }, f, PATH).retries.value).toBe(2);
+  });
+
+  it("env beats the profile", () => {
+    const s = resolveSettings({ profile: "staging" }, { SVC_ACCOUNT_ENDPOINT: "http://env-a", SVC_BASIN_ENDPOINT: "http://env-b", SVC_ACCESS_TOKEN: "env-token" }, file, PATH);
+    expect(s.accountEndpoint).toEqual({ value: "http://env-a", source: "env SVC_ACCOUNT_ENDPOINT" });
+    expect(s.accessToken?.value).toBe("env-token");
+  });
+
+  it("flags beat env", () => {
+    const s = resolveSettings(
+      { accountEndpoint: "http://flag-a", basinEndpoint: "http://flag-b", accessToken: "flag-token", timeout: "5s", retries: "0" },
+      { SVC_ACCOUNT_ENDPOINT: "http://env-a", SVC_BASIN_ENDPOINT: "http://env-b", SVC_ACCESS_TOKEN: "env-token" },
+      file, PATH,
+    );
+    expect(s.accountEndpoint.value).toBe("http://flag-a");
+    expect(s.basinEndpoint.value).toBe("http://flag-b");
+    expect(s.accessToken).toEqual({ value: "flag-token", source: "flag --access-token" });
+    expect(s.timeoutMs.value).toBe(5000);
+    expect(s.retries.value).toBe(0);
+  });
+
+  it("empty env values do not override", () => {
+    const s = resolveSettings({}, { SVC_ACCOUNT_ENDPOINT: "", SVC_BASIN_ENDPOINT: "" }, file, PATH);
+    expect(s.accountEndpoint.value).toBe("http://file-a");
+  });
+
+  it("half-set endpoints are a usage error naming the source", () => {
+    const run = () => resolveSettings({}, { SVC_ACCOUNT_ENDPOINT: "http://env-a" }, {}, PATH);
+    expect(run).toThrow(expect.objectContaining({ code: "usage" }));
+    expect(run).toThrow(/account endpoint comes from env SVC_ACCOUNT_ENDPOINT, but the basin endpoint is not set/);
+    expect(() => resolveSettings({ basinEndpoint: "http://b" }, {}, {}, PATH)).toThrow(/basin endpoint comes from flag --basin-endpoint, but the account endpoint is not set/);
+  });
+
+  it("an unknown profile is a usage error", () => {
+    expect(() => resolveSettings({ profile: "nope" }, {}, file, PATH)).toThrow(/profile "nope" is not defined in \/cfg\/config.toml/);
+  });
+
+  it("validates values wherever they come from", () => {
+    expect(() => resolveSettings({}, { SVC_COMPRESSION: "lz4" }, {}, PATH)).toThrow(/SVC_COMPRESSION must be one of none, gzip, zstd/);
+    expect(() => resolveSettings({}, {}, { retries: "many" }, PATH)).toThrow(/retries in \/cfg\/config.toml must be an integer/);
+    expect(() => resolveSettings({ accountEndpoint: "ftp://x", basinEndpoint: "ftp://x" }, {}, {}, PATH)).toThrow(/must use http or https/);
+    expect(() => resolveSettings({ timeout: "fast" }, {}, {}, PATH)).toThrow(/invalid duration/);
+  });
+
+  it("does not read the lite token when endpoints are configured", () => {
+    const h = home();
+    const dir = liteDataDir({ HOME: h });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, LITE_ROOT_TOKEN_FILE), "root-abc");
+    const s = resolveSettings({}, { HOME: h, SVC_ACCOUNT_ENDPOINT: "http://a", SVC_BASIN_ENDPOINT: "http://a" }, {}, PATH);
+    expect(s.accessToken).toBeUndefined();
+  });
+});
+
+describe("cli > config path", () => {
+  it("is --config, else SVC_CONFIG, else XDG_CONFIG_HOME, else ~/.config", () => {
+    expect(configPath({ HOME: "/h" })).toBe("/h/.config/svc/config.toml");
+    expect(configPath({ HOME: "/h", XDG_CONFIG_HOME: "/x" })).toBe("/x/svc/config.toml");
+    expect(configPath({ HOME: "/h", SVC_CONFIG: "/c.toml" })).toBe("/c.toml");
+    expect(configPath({ HOME: "/h", SVC_CONFIG: "/c.toml" }, "/flag.toml")).toBe("/flag.toml");
+  });
+});
