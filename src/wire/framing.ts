@@ -169,16 +169,20 @@ export class FrameParser {
       if (first.length === n) this.chunks.shift();
       else this.chunks[0] = first.subarray(n);
     } else {
+      // Copy by index and drop the used chunks with one splice: a shift() per chunk is
+      // quadratic when a frame arrives in many small chunks.
       out = new Uint8Array(n);
       let filled = 0;
+      let used = 0;
       while (filled < n) {
-        const c = this.chunks[0]!;
+        const c = this.chunks[used]!;
         const want = Math.min(c.length, n - filled);
         out.set(c.subarray(0, want), filled);
         filled += want;
-        if (want === c.length) this.chunks.shift();
-        else this.chunks[0] = c.subarray(want);
+        if (want === c.length) used++;
+        else this.chunks[used] = c.subarray(want);
       }
+      this.chunks.splice(0, used);
     }
     this.size -= n;
     return out;
