@@ -13,7 +13,7 @@ function checkScope(p: ConfigParse, v: unknown): void {
 
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { prefix, startAfter, limit } = listParams(ex.query, "basin");
-  const page = listBasins(ctx.store, prefix, startAfter, limit);
+  const page = await listBasins(ctx.store, prefix, startAfter, limit);
   await ex.sendJson(200, { basins: page.basins.map(basinInfoJson), has_more: page.hasMore });
 }
 

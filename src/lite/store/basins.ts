@@ -15,9 +15,12 @@ export function requestKey(token: string, requested: unknown): string {
   return createHash("sha256").update(token).update("\u0000").update(canonicalJson(requested)).digest("base64url");
 }
 
-export function listBasins(store: Store, prefix: string, startAfter: string, limit: number): { basins: BasinMeta[]; hasMore: boolean } {
-  const page = store.storage.listBasins(prefix, startAfter, limit + 1);
-  return { basins: page.slice(0, limit), hasMore: page.length > limit };
+/** A1. Under the mutex, like every metadata read, so a create is visible only once durable. */
+export function listBasins(store: Store, prefix: string, startAfter: string, limit: number): Promise<{ basins: BasinMeta[]; hasMore: boolean }> {
+  return store.meta.run(() => {
+    const page = store.storage.listBasins(prefix, startAfter, limit + 1);
+    return { basins: page.slice(0, limit), hasMore: page.length > limit };
+  });
 }
 
 export function getBasin(store: Store, name: string): Promise<BasinMeta> {

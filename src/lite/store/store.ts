@@ -3,7 +3,7 @@
  * one at a time under a mutex, each waiting for its own fsync before answering; data-plane
  * appends go straight to the stream's StreamState once it is loaded.
  */
-import { serverError, SvcError } from "../../errors.js";
+import { serverError } from "../../errors.js";
 import type { Storage, StreamMeta, StreamStateRecord } from "../storage/storage.js";
 import { Mutex } from "./mutex.js";
 import { resolveStreamConfig } from "./stream-config.js";
@@ -117,8 +117,4 @@ export class Store {
   async drain(): Promise<void> {
     await Promise.all([...this.states.values()].map((s) => s.whenIdle()));
   }
-}
-
-export function isSvcError(e: unknown): e is SvcError {
-  return e instanceof SvcError;
 }

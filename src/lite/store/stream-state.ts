@@ -56,12 +56,22 @@ export class StreamState {
   }
 
   append(input: AppendInput): Promise<AppendAck> {
-    if (this.broken) return Promise.reject(this.broken);
-    if (this.deleting) return Promise.reject(serverError("stream_deletion_pending", "the stream is being deleted"));
+    return this.submit(input).ack;
+  }
+
+  /**
+   * Sequences `input` now. `accepted` says synchronously whether it was sequenced (sessions
+   * stop reading at the first refusal, so nothing after it is applied); `ack` settles once it
+   * is durable, or with the refusal once everything accepted before it is durable.
+   */
+  submit(input: AppendInput): { accepted: boolean; ack: Promise<AppendAck> } {
+    const refuse = (e: unknown): { accepted: false; ack: Promise<AppendAck> } => ({ accepted: false, ack: this.whenIdle().then(() => { throw e; }) });
+    if (this.broken) return refuse(this.broken);
+    if (this.deleting) return refuse(serverError("stream_deletion_pending", "the stream is being deleted"));
     const tsError = checkTimestamps(this.meta.config, input);
-    if (tsError) return Promise.reject(tsError);
+    if (tsError) return refuse(tsError);
     const condition = checkConditions(this.next, input);
-    if (condition) return this.whenIdle().then(() => { throw condition; });
+    if (condition) return refuse(condition);
 
     const { records, state } = sequence(this.next, this.meta.config, input, Date.now());
     this.next = state;
@@ -77,7 +87,7 @@ export class StreamState {
       () => { entry.done = true; this.release(); },
       (e: unknown) => this.fail(e),
     );
-    return promise;
+    return { accepted: true, ack: promise };
   }
 
   /** Resolves once every append accepted so far is durable (or has failed). */

@@ -1,0 +1,134 @@
+/**
+ * svc lite as a process: the three export lines, the root token file, clean SIGTERM, one
+ * server per data dir, durable restarts (graceful and kill -9), --in-memory and --init-file.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { liteClient, spawnLite, startLite, uniqueBasin } from "../helpers/lite.js";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "svc-lite-srv-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+describe("svc lite process", () => {
+  it("prints exactly three export lines, keeps a 0600 root token, stops cleanly on SIGTERM", async () => {
+    const dir = tempDir();
+    const s = await spawnLite(["--port", "0", "--data-dir", dir]);
+    let out = "";
+    s.child.stdout!.on("data", (c: Buffer) => { out += c.toString(); });
+    const tokenFile = join(dir, "root-token");
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(tokenFile, "utf8").trim()).toBe(s.token);
+    expect(Buffer.from(s.token, "base64url").length).toBeGreaterThanOrEqual(16);
+    s.child.kill("SIGTERM");
+    expect(await s.exited).toBe(0);
+    expect(out).toBe(""); // nothing after the three lines
+    const again = await spawnLite(["--port", "0", "--data-dir", dir]);
+    expect(again.token).toBe(s.token);
+    again.child.kill("SIGINT");
+    expect(await again.exited).toBe(0);
+    expect(again.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  it("refuses a second server on the same data dir with a one-line message", async () => {
+    const lite = await startLite();
+    const err = await spawnLite(["--port", "0", "--data-dir", lite.dataDir!]).then(() => "started", (e: Error) => e.message);
+    expect(err).toMatch(/another svc lite server is already using the data dir/);
+    expect((await liteClient(lite).call("GET", "/health")).status).toBe(200);
+    expect(await lite.stop()).toBe(0);
+  });
+
+  it("serves every acknowledged record after a graceful restart and after kill -9", async () => {
+    const lite = await startLite({ keepDir: true });
+    dirs.push(lite.dataDir!);
+    let c = liteClient(lite);
+    const basin = uniqueBasin();
+    await c.call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true } } });
+    const ack1 = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "one" }, { body: "two" }], fencing_token: "" } })).json();
+    await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ headers: [["", "fence"]], body: "tok" }] } });
+    expect(await lite.stop()).toBe(0);
+    await lite.restart();
+    c = liteClient(lite);
+    expect((await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } })).json().records.map((r: any) => r.body)).toEqual(["one", "two", "tok"]);
+    const fenced = await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "x" }], fencing_token: "nope" } });
+    expect(fenced.json()).toEqual({ fencing_token_mismatch: "tok" });
+    const ack3 = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "three" }], fencing_token: "tok" } })).json();
+    expect(ack3.start.seq_num).toBe(3);
+    await lite.kill9();
+    await lite.restart();
+    c = liteClient(lite);
+    const tail = (await c.call("GET", "/v1/streams/s/records/tail", { basin })).json().tail;
+    expect(tail.seq_num).toBe(4);
+    expect(tail.timestamp).toBeGreaterThanOrEqual(ack1.end.timestamp);
+    const next = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "four" }] } })).json();
+    expect(next.start.seq_num).toBe(4);
+    expect(await lite.stop()).toBe(0);
+  });
+
+  it("--in-memory keeps nothing and makes a fresh token per run", async () => {
+    const a = await startLite({ inMemory: true });
+    const c = liteClient(a);
+    const basin = uniqueBasin();
+    expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
+    const token = a.token;
+    expect(await a.stop()).toBe(0);
+    await a.restart();
+    expect(a.token).not.toBe(token);
+    expect((await liteClient(a).call("GET", `/v1/basins/${basin}`)).status).toBe(404);
+    expect(await a.stop()).toBe(0);
+  });
+
+  it("--init-file provisions basins and streams idempotently; a bad spec stops the start", async () => {
+    const dir = tempDir();
+    const spec = join(dir, "spec.json");
+    const basin = uniqueBasin("init");
+    writeFileSync(spec, JSON.stringify({
+      basins: [{
+        name: basin,
+        config: { create_stream_on_append: true, default_stream_config: { storage_class: "standard", retention_policy: "7days" } },
+        streams: [{ name: "events", config: { retention_policy: "infinite", timestamping: { mode: "arrival" }, delete_on_empty: { min_age: "1h" } } }],
+      }],
+    }));
+    const lite = await startLite({ args: ["--init-file", spec] });
+    const c = liteClient(lite);
+    expect((await c.call("GET", `/v1/basins/${basin}`)).json()).toMatchObject({
+      create_stream_on_append: true,
+      default_stream_config: { storage_class: "standard", retention_policy: { age: 604800 } },
+    });
+    expect((await c.call("GET", "/v1/streams/events", { basin })).json()).toEqual({
+      storage_class: "standard", retention_policy: { infinite: {} },
+      timestamping: { mode: "arrival", uncapped: false }, delete_on_empty: { min_age_secs: 3600 },
+    });
+    expect(await lite.stop()).toBe(0);
+    const dataDir = lite.dataDir!;
+    const again = await spawnLite(["--port", "0", "--data-dir", tempDir(), "--init-file", spec]);
+    again.child.kill("SIGTERM");
+    await again.exited;
+    expect(again.stderr()).toMatch(new RegExp(`basin ${basin}: created`));
+    void dataDir;
+    writeFileSync(spec, JSON.stringify({ basins: [{ name: basin, colour: "blue" }] }));
+    const bad = await spawnLite(["--port", "0", "--in-memory", "--init-file", spec]).then(() => "started", (e: Error) => e.message);
+    expect(bad).toMatch(/unknown field "colour"/);
+  });
+
+  it("restarting with the same init file reports no change", async () => {
+    const dir = tempDir();
+    const spec = join(dir, "spec.json");
+    const basin = uniqueBasin("idem");
+    writeFileSync(spec, JSON.stringify({ basins: [{ name: basin, streams: [{ name: "s" }] }] }));
+    const data = tempDir();
+    for (const expected of ["created", "config unchanged"]) {
+      const s = await spawnLite(["--port", "0", "--data-dir", data, "--init-file", spec]);
+      s.child.kill("SIGTERM");
+      expect(await s.exited).toBe(0);
+      expect(s.stderr()).toContain(`basin ${basin}: ${expected}`);
+      expect(s.stderr()).toContain(`stream ${basin}/s: ${expected}`);
+    }
+  });
+});

@@ -1,0 +1,235 @@
+/**
+ * Test harness for svc lite.
+ *
+ * startLite() runs the BUILT server as a child process (`node bin/svc.js lite --port 0
+ * --data-dir <tmp>`) in its own process group and reads the three `export` lines from its
+ * stdout; kill9() SIGKILLs the group, restart() starts again on the same data dir. With
+ * `inProcess: true` it runs openLite() from src in this process instead (fast tests).
+ *
+ * liteClient() is a tiny HTTP client over undici (HTTP/1.1) or node:http2 (h2c, prior
+ * knowledge), so every e2e suite can run over both protocols against the same port.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type ClientHttp2Session } from "node:http2";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { request as undiciRequest } from "undici";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+export const SVC_BIN = join(ROOT, "bin", "svc.js");
+
+export interface LiteOptions {
+  /** Reuse a data dir (default: a fresh temp dir, removed by stop() unless keepDir). */
+  dataDir?: string;
+  inMemory?: boolean;
+  args?: string[];
+  env?: Record<string, string>;
+  inProcess?: boolean;
+  keepDir?: boolean;
+}
+
+export interface Lite {
+  url: string;
+  port: number;
+  token: string;
+  dataDir: string | undefined;
+  pid: number | undefined;
+  /** stderr captured so far (child process only). */
+  stderr(): string;
+  /** SIGTERM and wait; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL the process group and wait for it to die. */
+  kill9(): Promise<void>;
+  /** Start again on the same data dir (after stop or kill9); url/port/pid change. */
+  restart(): Promise<void>;
+}
+
+interface Spawned { child: ChildProcess; url: string; port: number; token: string; stderr: () => string; exited: Promise<number | null> }
+
+export function spawnLite(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
+  const child = spawn(process.execPath, [SVC_BIN, "lite", ...args], {
+    cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FORCE_COLOR: "0", ...env },
+  });
+  let out = "";
+  let err = "";
+  const exited = new Promise<number | null>((res) => child.once("exit", (code) => res(code)));
+  child.stderr!.on("data", (c: Buffer) => { err += c.toString(); });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc lite did not start in 15 s; stderr:\n${err}`)), 15_000);
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+      const url = /^export SVC_ACCOUNT_ENDPOINT=(\S+)$/m.exec(out)?.[1];
+      const token = /^export SVC_ACCESS_TOKEN=(\S+)$/m.exec(out)?.[1];
+      if (url && token && /SVC_BASIN_ENDPOINT=/.test(out)) {
+        clearTimeout(timer);
+        resolvePromise({ child, url, port: Number(new URL(url).port), token, stderr: () => err, exited });
+      }
+    });
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`svc lite exited (${code}) before listening; stderr:\n${err}`)); });
+  });
+}
+
+export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
+  // LITE_E2E_STORAGE=memory runs the protocol suites against the memory storage instead.
+  if (opts.inMemory === undefined && opts.dataDir === undefined && !opts.keepDir && process.env.LITE_E2E_STORAGE === "memory") {
+    opts = { ...opts, inMemory: true };
+  }
+  const ownDir = !opts.inMemory && opts.dataDir === undefined;
+  const dataDir = opts.inMemory ? undefined : (opts.dataDir ?? mkdtempSync(join(tmpdir(), "svc-lite-")));
+  const args = [...(dataDir ? ["--data-dir", dataDir] : ["--in-memory"]), "--port", "0", ...(opts.args ?? [])];
+  const cleanup = (): void => {
+    if (ownDir && !opts.keepDir && dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  if (opts.inProcess) return startInProcess(args, dataDir, cleanup);
+
+  let s = await spawnLite(args, opts.env);
+  const lite: Lite = {
+    url: s.url, port: s.port, token: s.token, dataDir, pid: s.child.pid,
+    stderr: () => s.stderr(),
+    async stop() {
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGTERM");
+      const code = await s.exited;
+      cleanup();
+      return code;
+    },
+    async kill9() {
+      try { process.kill(-s.child.pid!, "SIGKILL"); } catch { /* already gone */ }
+      await s.exited;
+    },
+    async restart() {
+      s = await spawnLite(args, opts.env);
+      Object.assign(lite, { url: s.url, port: s.port, token: s.token, pid: s.child.pid });
+    },
+  };
+  return lite;
+}
+
+async function startInProcess(args: string[], dataDir: string | undefined, cleanup: () => void): Promise<Lite> {
+  const { openLite, parseLiteArgs } = await import("../../src/lite/main.js");
+  const options = parseLiteArgs(args);
+  let running = await openLite(options);
+  const lite: Lite = {
+    url: running.url, port: running.port, token: running.rootToken, dataDir, pid: process.pid,
+    stderr: () => "",
+    async stop() { await running.close(); cleanup(); return 0; },
+    async kill9() { throw new Error("kill9 needs a child process"); },
+    async restart() {
+      running = await openLite(options);
+      Object.assign(lite, { url: running.url, port: running.port, token: running.rootToken });
+    },
+  };
+  return lite;
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP client over HTTP/1.1 (undici) or h2c (node:http2).
+
+export type Protocol = "h1" | "h2";
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The body parsed as JSON (throws when it is not JSON). */
+  json(): any;
+  text(): string;
+}
+
+export interface Call {
+  /** Sent as `svc-basin`. */
+  basin?: string;
+  headers?: Record<string, string>;
+  /** JSON body (sets Content-Type: application/json unless headers say otherwise). */
+  json?: unknown;
+  body?: Uint8Array | string;
+  query?: Record<string, string | number | boolean>;
+}
+
+export interface LiteClient {
+  protocol: Protocol;
+  call(method: string, path: string, opts?: Call): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+function reply(status: number, headers: Record<string, string>, body: Buffer): Reply {
+  return { status, headers, body, json: () => JSON.parse(body.toString("utf8")), text: () => body.toString("utf8") };
+}
+
+function prepare(lite: Pick<Lite, "url" | "token">, path: string, opts: Call): { url: string; headers: Record<string, string>; body: Uint8Array | string | undefined } {
+  const headers: Record<string, string> = { authorization: `Bearer ${lite.token}`, ...(opts.basin ? { "svc-basin": opts.basin } : {}) };
+  let body = opts.body;
+  if (opts.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(opts.json);
+  }
+  Object.assign(headers, opts.headers ?? {});
+  const qs = opts.query ? `?${new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)]))}` : "";
+  return { url: `${lite.url}${path}${qs}`, headers, body };
+}
+
+export function liteClient(lite: Pick<Lite, "url" | "token">, protocol: Protocol = "h1"): LiteClient {
+  if (protocol === "h1") {
+    return {
+      protocol,
+      async call(method, path, opts = {}) {
+        const p = prepare(lite, path, opts);
+        const res = await undiciRequest(p.url, { method: method as "GET", headers: p.headers, body: p.body, headersTimeout: 90_000, bodyTimeout: 90_000 });
+        const body = Buffer.from(await res.body.arrayBuffer());
+        return reply(res.statusCode, res.headers as Record<string, string>, body);
+      },
+      async close() {},
+    };
+  }
+  let session: ClientHttp2Session | undefined;
+  const getSession = (): ClientHttp2Session => {
+    if (!session || session.closed || session.destroyed) {
+      session = connect(lite.url);
+      session.on("error", () => undefined);
+    }
+    return session;
+  };
+  return {
+    protocol,
+    call(method, path, opts = {}) {
+      const p = prepare(lite, path, opts);
+      const u = new URL(p.url);
+      return new Promise((resolvePromise, reject) => {
+        const stream = getSession().request({ ":method": method, ":path": `${u.pathname}${u.search}`, ...p.headers });
+        const chunks: Buffer[] = [];
+        let status = 0;
+        let headers: Record<string, string> = {};
+        stream.on("response", (h) => {
+          status = Number(h[":status"]);
+          headers = Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(":")).map(([k, v]) => [k, String(v)]));
+        });
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("end", () => resolvePromise(reply(status, headers, Buffer.concat(chunks))));
+        stream.on("error", reject);
+        stream.end(p.body === undefined ? undefined : Buffer.from(p.body));
+      });
+    },
+    async close() {
+      await new Promise<void>((r) => (session && !session.closed ? session.close(() => r()) : r()));
+    },
+  };
+}
+
+let counter = 0;
+/** A basin name unique within the run (8..48 chars of [a-z0-9-]). */
+export function uniqueBasin(tag = "b"): string {
+  counter += 1;
+  return `${tag}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 8)}`.toLowerCase().slice(0, 48);
+}
+
+/** Polls `fn` until it returns a truthy value, at most `timeoutMs`. */
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
