@@ -175,6 +175,8 @@ export class AppendSession {
   private attach(exchange: SessionExchange): Connection {
     const conn: Connection = { exchange, inflight: [], inflightBytes: 0, draining: false, closed: false, done: Promise.resolve() };
     conn.done = this.read(conn).finally(() => {
+      // The server ended its side: end ours, so the stream (and a draining server) can close.
+      conn.exchange.end();
       conn.closed = true;
       conn.draining = true;
       this.poke();
@@ -190,7 +192,7 @@ export class AppendSession {
       clearTimeout(timer);
       timer = setTimeout(() => {
         timedOut = true;
-        conn.exchange.close();
+        conn.exchange.abandon();
       }, this.opts.ackTimeoutMs);
       timer.unref();
     };

@@ -103,7 +103,7 @@ async function* follow(
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => { silent = true; exchange.close(); }, silenceMs);
+    timer = setTimeout(() => { silent = true; exchange.abandon(); }, silenceMs);
     timer.unref();
   };
   const onAbort = (): void => exchange.close();
@@ -135,6 +135,7 @@ async function* follow(
         return "reconnect";
       }
     }
+    if (silent) throw clientError("network", `no message from the server for ${silenceMs / 1000} s`);
     return "done";
   } catch (e) {
     if (signal?.aborted) return "done";

@@ -175,6 +175,8 @@ export async function runLite(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  // A server must not die of one request's stray rejection: log it loudly and keep serving.
+  process.on("unhandledRejection", (reason) => log(`internal error (unhandled rejection): ${(reason as Error)?.stack ?? reason}`));
   const lite = await openLite(opts);
   // Handlers go in before the export lines: a parent may signal as soon as it reads them.
   const signal = waitForSignal();

@@ -12,10 +12,13 @@ import { Exchange } from "./http/exchange.js";
 import { route } from "./http/router.js";
 import { ReplaySocket, sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
+import { ByteBudget } from "./session/byte-budget.js";
 
 /** HTTP/2 windows: at the 64 KiB default, sessions run at half speed here (performance.md §3). */
 const H2_INITIAL_WINDOW = 1 << 20;
 const H2_SESSION_WINDOW = 4 << 20;
+/** Append bytes accepted but not yet acknowledged, across all sessions (as the reference server). */
+const APPEND_INFLIGHT_BYTES = 128 << 20;
 
 export interface ServerDeps {
   store: Store;
@@ -28,6 +31,7 @@ export class LiteServer {
   private readonly http1 = createHttpServer();
   private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
   private readonly shutdown = new AbortController();
+  private readonly appendBudget = new ByteBudget(APPEND_INFLIGHT_BYTES);
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;
@@ -37,7 +41,7 @@ export class LiteServer {
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res);
-      void route(ex, { ...deps, shutdown: this.shutdown.signal }).finally(() => {
+      void route(ex, { ...deps, shutdown: this.shutdown.signal, appendBudget: this.appendBudget }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };
@@ -88,8 +92,21 @@ export class LiteServer {
         this.idleWaiters.push(() => { clearTimeout(t); resolve(); });
       });
     }
+    // Let the last frames (acks, terminal frames) drain to the clients before cutting the
+    // connections: HTTP/2 sessions close by themselves once their streams are done (GOAWAY
+    // was sent above), HTTP/1.1 sockets once idle.
+    this.http1.closeIdleConnections();
+    await this.connectionsClosed(Math.min(graceMs, 2_000));
     this.http1.closeAllConnections();
     for (const s of this.sessions) s.destroy();
     for (const s of this.sockets) s.destroy();
+  }
+
+  private async connectionsClosed(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.sessions.size > 0 || this.sockets.size > 0) && Date.now() < deadline) {
+      this.http1.closeIdleConnections();
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 }

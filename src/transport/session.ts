@@ -37,11 +37,14 @@ export interface SessionExchange {
   end(): void;
   /** Abandons the exchange (RST_STREAM); pending reads end with an error. */
   close(): void;
+  /** Abandons the whole connection (it went silent): no later exchange will reuse it. */
+  abandon(): void;
   /** Reads the whole (error) body, for non-200 responses. */
   text(): Promise<string>;
 }
 
 const pool = new Map<string, http2.ClientHttp2Session>();
+const openStreams = new WeakMap<http2.ClientHttp2Session, number>();
 
 function connect(origin: string): Promise<http2.ClientHttp2Session> {
   const existing = pool.get(origin);
@@ -73,6 +76,11 @@ function connect(origin: string): Promise<http2.ClientHttp2Session> {
   });
 }
 
+function dropConnection(origin: string, session: http2.ClientHttp2Session): void {
+  if (pool.get(origin) === session) pool.delete(origin);
+  session.destroy();
+}
+
 /** Closes every pooled connection (tests and process exit). */
 export function closeSessionPool(): void {
   for (const s of pool.values()) s.close();
@@ -83,22 +91,26 @@ export function closeSessionPool(): void {
 export async function openSession(req: SessionRequest): Promise<SessionExchange> {
   const url = new URL(req.url);
   const session = await connect(url.origin);
+  // The pooled connection keeps the process alive only while one of its streams is open.
+  openStreams.set(session, (openStreams.get(session) ?? 0) + 1);
   session.ref();
   const stream = session.request(
     { ...req.headers, ":method": req.method, ":path": url.pathname + url.search },
     { endStream: !req.duplex },
   );
-  const release = (): void => {
-    if (!session.destroyed && pendingStreams(session) === 0) session.unref();
-  };
-  stream.once("close", release);
-  const response = await waitForResponse(stream, req.timeoutMs ?? 30_000);
-  return exchange(stream, response);
-}
-
-function pendingStreams(session: http2.ClientHttp2Session): number {
-  const state = session.state as { streamsActive?: number } | undefined;
-  return state?.streamsActive ?? 0;
+  stream.once("close", () => {
+    const left = (openStreams.get(session) ?? 1) - 1;
+    openStreams.set(session, left);
+    if (left === 0 && !session.destroyed) session.unref();
+  });
+  let response: http2.IncomingHttpHeaders;
+  try {
+    response = await waitForResponse(stream, req.timeoutMs ?? 30_000);
+  } catch (e) {
+    if ((e as SvcError).code === "timeout") dropConnection(url.origin, session);
+    throw e;
+  }
+  return exchange(stream, response, () => dropConnection(url.origin, session));
 }
 
 function waitForResponse(stream: http2.ClientHttp2Stream, timeoutMs: number): Promise<http2.IncomingHttpHeaders> {
@@ -128,7 +140,7 @@ function networkError(err: unknown): SvcError {
   return clientError("network", `session connection failed: ${message}`, err);
 }
 
-function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHeaders): SessionExchange {
+function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHeaders, drop: () => void): SessionExchange {
   let streamError: SvcError | undefined;
   stream.on("error", (err) => {
     streamError = networkError(err);
@@ -143,6 +155,9 @@ function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHe
     if (stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) {
       throw clientError("network", `the server reset the session (HTTP/2 error ${stream.rstCode})`);
     }
+    // Only END_STREAM from the server is a clean end; a destroyed stream can stop iterating
+    // quietly, which must not look like a completed session.
+    if (!stream.readableEnded) throw clientError("network", "the session's connection closed before the response ended");
   }
   return {
     status: Number(headers[":status"] ?? 0),
@@ -170,6 +185,9 @@ function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHe
     },
     close() {
       if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    },
+    abandon() {
+      drop();
     },
     async text() {
       const chunks: Buffer[] = [];

@@ -51,6 +51,7 @@ export class FakeExchange implements SessionExchange {
     this.push(new Error("stream cancelled"));
   }
   async text(): Promise<string> { return this.errorBody; }
+  abandon(): void { this.close(); }
 
   /** Resolves once the client has written at least `n` inputs. */
   async waitInputs(n: number): Promise<void> {

@@ -13,10 +13,14 @@ export interface FaultProxy {
   readonly accepted: number;
   /** Connections cut by the proxy so far. */
   readonly cuts: number;
+  /** Bytes forwarded from the server so far. */
+  readonly serverBytes: number;
   /** Cuts every open connection now. */
   cutAll(): void;
   /** Cuts each connection after it has carried `n` more bytes from the server. */
   cutAfterServerBytes(n: number): void;
+  /** Gives every NEW connection a budget of server bytes (from `budget()`) after which it is cut; undefined stops. */
+  cutEachConnectionAfter(budget: (() => number) | undefined): void;
   /** Stops forwarding (both ways) on current and new connections until `heal()`. */
   blackHole(): void;
   heal(): void;
@@ -33,7 +37,9 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
   const pairs = new Set<Pair>();
   let accepted = 0;
   let cuts = 0;
+  let serverBytes = 0;
   let holes = false;
+  let perConnection: (() => number) | undefined;
 
   const cut = (p: Pair): void => {
     if (!pairs.delete(p)) return;
@@ -45,7 +51,7 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
   const server = net.createServer((client) => {
     accepted++;
     const upstream = net.connect(targetPort, targetHost);
-    const pair: Pair = { client, server: upstream, budget: undefined };
+    const pair: Pair = { client, server: upstream, budget: perConnection?.() };
     pairs.add(pair);
     const drop = (): void => {
       pairs.delete(pair);
@@ -60,6 +66,7 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
     upstream.on("drain", () => client.resume());
     upstream.on("data", (chunk: Buffer) => {
       if (holes) return;
+      serverBytes += chunk.length;
       if (pair.budget !== undefined) {
         if (chunk.length >= pair.budget) {
           const part = chunk.subarray(0, pair.budget);
@@ -82,8 +89,10 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
     url: `http://127.0.0.1:${port}`,
     get accepted() { return accepted; },
     get cuts() { return cuts; },
+    get serverBytes() { return serverBytes; },
     cutAll() { for (const p of [...pairs]) cut(p); },
     cutAfterServerBytes(n) { for (const p of pairs) p.budget = n; },
+    cutEachConnectionAfter(budget) { perConnection = budget; },
     blackHole() { holes = true; },
     heal() { holes = false; },
     close() {

@@ -2,6 +2,7 @@
 import type { Principal } from "../auth.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
+import type { ByteBudget } from "../session/byte-budget.js";
 
 export interface RequestContext {
   store: Store;
@@ -11,6 +12,8 @@ export interface RequestContext {
   /** Aborted on shutdown so long-polls answer at once. */
   shutdown: AbortSignal;
   log: (msg: string) => void;
+  /** In-flight append bytes shared by every append session (protocol.md §6.5 item 7). */
+  appendBudget: ByteBudget;
 }
 
 export type Handler = (ex: Exchange, ctx: RequestContext) => Promise<void>;

@@ -34,6 +34,9 @@ export class Exchange {
     this.path = q < 0 ? url : url.slice(0, q);
     this.query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
     this.signal = this.abort.signal;
+    // A reset stream or connection surfaces as the abort signal, never as a crash.
+    req.on("error", () => this.abort.abort());
+    res.on("error", () => this.abort.abort());
     res.on("close", () => {
       if (!res.writableFinished) this.abort.abort();
     });
@@ -107,10 +110,25 @@ export class Exchange {
     if (this.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": String(body.length) })) this.res.end(body);
   }
 
+  /**
+   * Starts a streaming response (sessions, SSE): sends the status and headers now, never
+   * compressed, and leaves the body open for the session to write.
+   */
+  startStream(status: number, headers: Headers): boolean {
+    if (!this.writeHead(status, headers)) return false;
+    (this.res as ServerResponse).flushHeaders?.();
+    return true;
+  }
+
   /** False when a response was already started (or the stream is gone). */
   private writeHead(status: number, headers: Headers): boolean {
     if (this.sent || this.res.headersSent || this.res.destroyed) return false;
     this.sent = true;
+    // Permissive CORS, as the reference dev server does (Appendix B), so browsers can read.
+    if (this.header("origin") !== undefined) {
+      headers["access-control-allow-origin"] = "*";
+      headers["access-control-expose-headers"] = "*";
+    }
     (this.res as ServerResponse).writeHead(status, headers);
     return true;
   }

@@ -1,7 +1,7 @@
 /**
- * Data-plane endpoints B7 append, B8 read, B9 check-tail (protocol.md §2.3, §7, §8), unary
- * forms. Validation always runs before the stream is looked up, so a rejected request never
- * auto-creates a stream (§10.3). Sessions and SSE arrive in a later issue.
+ * Data-plane endpoints B7 append, B8 read, B9 check-tail (protocol.md §2.3, §7, §8): the unary
+ * forms here, sessions and SSE in sessions.ts. Validation always runs before the stream is
+ * looked up, so a rejected request never auto-creates a stream (§10.3).
  */
 import { serverError } from "../../errors.js";
 import type { AppendInput, ReadBatch } from "../../types.js";
@@ -12,6 +12,7 @@ import { ReadCursor, validateReadParams, type ReadParams, type ReadStart } from 
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
+import { appendSession, readSession } from "./sessions.js";
 import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
 import { boolQuery, checkStreamName, requestBasin, u64Query } from "./params.js";
 
@@ -33,7 +34,7 @@ async function decodeInput(ex: Exchange): Promise<AppendInput> {
 
 export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
-  if (contentType(ex) === SESSION_TYPE) throw serverError("not_implemented", "append sessions are not implemented yet");
+  if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx, basin, stream);
   const input = await decodeInput(ex);
   validateAppendInput(input);
   const state = await ctx.store.stream(basin, stream, "append");
@@ -69,9 +70,13 @@ export function readParams(q: URLSearchParams): ReadParams {
 
 export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
-  if (contentType(ex) === SESSION_TYPE) throw serverError("not_implemented", "read sessions are not implemented yet");
   const accept = acceptType(ex);
-  if (accept === "text/event-stream") throw serverError("not_implemented", "SSE reads are not implemented yet");
+  const session = contentType(ex) === SESSION_TYPE ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
+  if (session) {
+    const params = readParams(ex.query);
+    validateReadParams(params);
+    return readSession(ex, ctx, basin, stream, params, session);
+  }
   const protobuf = isProtobufType(accept);
   const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
   const params = readParams(ex.query);

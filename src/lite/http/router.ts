@@ -7,6 +7,7 @@
 import { SERVER_CODES, serverError, SvcError } from "../../errors.js";
 import type { Auth, Operation } from "../auth.js";
 import type { Store } from "../store/store.js";
+import type { ByteBudget } from "../session/byte-budget.js";
 import * as basins from "./basins.js";
 import type { Handler, RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
@@ -75,6 +76,7 @@ export interface RouterDeps {
   auth: Auth;
   shutdown: AbortSignal;
   log: (msg: string) => void;
+  appendBudget: ByteBudget;
 }
 
 export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
@@ -82,6 +84,14 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
     if (ex.path === "/health" || ex.path === "/ping") {
       if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
       return ex.sendText(200, "OK");
+    }
+    if (ex.method === "OPTIONS" && ex.header("access-control-request-method") !== undefined) {
+      // A CORS preflight: allow every method and header (Appendix B).
+      return ex.sendEmpty(204, {
+        "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+        "access-control-allow-headers": ex.header("access-control-request-headers") ?? "*",
+        "access-control-max-age": "86400",
+      });
     }
     const segments = ex.path.split("/").slice(1);
     for (const r of ROUTES) {
@@ -91,7 +101,7 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
       if (!entry) return ex.sendEmpty(405, { allow: Object.keys(r.methods).join(", ") });
       const principal = deps.auth.authenticate(ex.header("authorization"));
       if (entry[0]) deps.auth.authorize(principal, entry[0]);
-      const ctx: RequestContext = { store: deps.store, params: raw.map(decode), principal, shutdown: deps.shutdown, log: deps.log };
+      const ctx: RequestContext = { store: deps.store, params: raw.map(decode), principal, shutdown: deps.shutdown, log: deps.log, appendBudget: deps.appendBudget };
       return await entry[1](ex, ctx);
     }
     ex.sendEmpty(404);

@@ -43,6 +43,9 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
   let readingDone = false;
   let failed = false;
   const push = (p: Pending): void => {
+    // The writer awaits acks in order, so a later refusal may settle before it gets there:
+    // mark it handled now (the writer still receives the rejection).
+    p.ack.catch(() => undefined);
     pending.push(p);
     wakeWriter?.();
   };

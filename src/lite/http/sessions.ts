@@ -1,0 +1,103 @@
+/**
+ * Streaming forms of B7 and B8 (protocol.md §6, §6.9): append sessions and read sessions over
+ * `svc/proto` frames, and SSE reads. Everything that can fail before the 200 (validation, 404,
+ * 409, 416) fails as an ordinary JSON response; after the 200, errors are terminal frames or
+ * SSE `error` events. The server's shutdown signal is the sessions' drain signal.
+ */
+import type { ReadParams } from "../store/read-engine.js";
+import { ReadCursor } from "../store/read-engine.js";
+import type { StreamState } from "../store/stream-state.js";
+import { negotiateCompression } from "../../wire/compression.js";
+import { parseFormat } from "../../wire/json.js";
+import { runAppendSession } from "../session/append-session.js";
+import { runReadSession } from "../session/read-session.js";
+import { parseLastEventId, runSseSession } from "../session/sse.js";
+import { sessionIO, type Drain } from "../session/io.js";
+import type { FeedEvent, ReadFeed } from "../session/feed-pump.js";
+import type { RequestContext } from "./context.js";
+import type { Exchange } from "./exchange.js";
+import { SESSION_TYPE } from "./media.js";
+
+const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
+
+/** The shutdown signal as the sessions' drain signal. */
+function drainOf(signal: AbortSignal): Drain {
+  return {
+    get draining() { return signal.aborted; },
+    onDrain(cb) {
+      if (signal.aborted) { cb(); return () => undefined; }
+      signal.addEventListener("abort", cb, { once: true });
+      return () => signal.removeEventListener("abort", cb);
+    },
+  };
+}
+
+export async function appendSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string): Promise<void> {
+  const state = await ctx.store.stream(basin, stream, "append");
+  if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
+  await runAppendSession(sessionIO(ex.req, ex.res), state, {
+    compression: negotiateCompression(ex.req.headers["accept-encoding"]),
+    drain: drainOf(ctx.shutdown),
+    budget: ctx.appendBudget,
+  });
+}
+
+/** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
+export async function readSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string, params: ReadParams, kind: "proto" | "sse"): Promise<void> {
+  const format = kind === "sse" ? parseFormat(ex.header("svc-format")) : "raw";
+  const resume = kind === "sse" ? ex.header("last-event-id") : undefined;
+  const last = resume !== undefined ? parseLastEventId(resume) : undefined;
+  if (last) {
+    // §6.9: resume after the last delivered record with the limits reduced, saturating at 0.
+    params.start = { seqNum: last.seqNum + 1 };
+    if (params.count !== undefined) params.count = Math.max(0, params.count - last.count);
+    if (params.bytes !== undefined) params.bytes = Math.max(0, params.bytes - last.bytes);
+  }
+  const state = await ctx.store.stream(basin, stream, "read");
+  const cursor = new ReadCursor(state, ctx.store.storage, params, false); // 416 happens here, before the 200
+  const feed = cursorFeed(cursor, state);
+  const contentType = kind === "sse" ? "text/event-stream" : SESSION_TYPE;
+  if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
+  const io = sessionIO(ex.req, ex.res);
+  const drain = drainOf(ctx.shutdown);
+  if (kind === "sse") {
+    await runSseSession(io, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
+  } else {
+    await runReadSession(io, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+  }
+}
+
+/**
+ * The read cursor as a pull-based feed. `wait` (§7.5) is an idle budget armed when the
+ * session first follows the tail and reset by every delivered live batch; `wait=0` with no
+ * limits reads to the tail and stops, without a heartbeat.
+ */
+function cursorFeed(cursor: ReadCursor, state: StreamState): ReadFeed {
+  const abort = new AbortController();
+  let idleSince: number | undefined;
+  const deadline = (): number | undefined =>
+    cursor.waitMs === undefined || idleSince === undefined ? undefined : idleSince + cursor.waitMs;
+  const next = async (): Promise<IteratorResult<FeedEvent>> => {
+    if (abort.signal.aborted) return { done: true, value: undefined };
+    const step = await cursor.next(deadline(), abort.signal);
+    switch (step.kind) {
+      case "batch":
+        if (step.batch.tail) idleSince = Date.now();
+        return { done: false, value: step.batch.tail ? { kind: "batch", records: step.batch.records, tail: step.batch.tail } : { kind: "batch", records: step.batch.records } };
+      case "following":
+        if (cursor.waitMs === 0) return { done: true, value: undefined };
+        idleSince ??= Date.now();
+        return { done: false, value: { kind: "following", tail: step.tail } };
+      default:
+        return { done: true, value: undefined };
+    }
+  };
+  return {
+    events: { next },
+    tail: () => state.tail,
+    close() {
+      abort.abort();
+      cursor.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** Starts the built `svc lite` as a child process on port 0 with a fresh data dir, for benches. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../../..");
+export const BIN = join(ROOT, "bin/svc.js");
+
+export async function startBenchLite(extraArgs = []) {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-lite-"));
+  const child = spawn(process.execPath, [BIN, "lite", "--port", "0", "--data-dir", join(dir, "data"), ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const env = {};
+  await new Promise((res, rej) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      if ((out.match(/^export /gm) ?? []).length >= 3) res();
+    });
+    child.on("exit", (code) => rej(new Error(`svc lite exited ${code}: ${err}`)));
+  });
+  for (const m of out.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
+  return {
+    url: env.SVC_ACCOUNT_ENDPOINT,
+    token: env.SVC_ACCESS_TOKEN,
+    env,
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await new Promise((r) => (child.exitCode !== null ? r() : child.on("close", r)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const round = (x, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+/**
+ * Session figures (issue 4), against raw HTTP/2 loopback throughput measured in the same run:
+ * - append-session throughput, 1 KiB and 64 KiB records, batches up to 1000 records / 1 MiB,
+ *   durable lite (every ack after fsync), 8 MiB in flight;
+ * - read-session catch-up throughput of what was written (from seq 0 to the tail);
+ * - ack latency p50/p99 at a fixed 10 MiB/s offered load (64 KiB batches every 6.25 ms).
+ * The client is the built svc client in this process; lite is a child process.
+ *
+ *   node test/bench/session-throughput.mjs      (BENCH_SESSION_MIB=128 by default; build first)
+ */
+import { SvcClient } from "../../dist/client/index.js";
+import { closeSessionPool } from "../../dist/transport/session.js";
+import { rawHttp2 } from "./lib/raw-http2.mjs";
+import { startBenchLite, round, percentile } from "./lib/lite.mjs";
+
+const MIB = 1024 * 1024;
+const TOTAL_MIB = Number(process.env.BENCH_SESSION_MIB ?? 128);
+
+function batches(recordBytes, totalBytes) {
+  const body = new Uint8Array(recordBytes).fill(0x61);
+  const perBatch = Math.max(1, Math.min(1000, Math.floor((MIB - 64) / (recordBytes + 8))));
+  const count = Math.ceil(totalBytes / (recordBytes * perBatch));
+  const input = { records: Array.from({ length: perBatch }, () => ({ headers: [], body })) };
+  return { input, count, perBatch };
+}
+
+async function appendThroughput(stream, recordBytes) {
+  const { input, count, perBatch } = batches(recordBytes, TOTAL_MIB * MIB);
+  const session = await stream.appendSession({ maxInflightBytes: 8 * MIB });
+  const t0 = performance.now();
+  const acks = [];
+  for (let i = 0; i < count; i++) {
+    acks.push(session.submit(input));
+    if (session.pendingBytes > 8 * MIB) await acks[acks.length - 1 - Math.floor(acks.length / 2)];
+  }
+  await Promise.all(acks);
+  await session.close();
+  const secs = (performance.now() - t0) / 1000;
+  const bytes = count * perBatch * recordBytes;
+  return { mibs: bytes / MIB / secs, records_per_s: (count * perBatch) / secs, records: count * perBatch };
+}
+
+async function readThroughput(stream, expected) {
+  const t0 = performance.now();
+  let n = 0;
+  let bytes = 0;
+  for await (const ev of stream.readSession({ seqNum: 0 }, { wait: 0 })) {
+    if (ev.type !== "batch") continue;
+    n += ev.records.length;
+    for (const r of ev.records) bytes += r.body.length;
+  }
+  const secs = (performance.now() - t0) / 1000;
+  if (n !== expected) throw new Error(`read ${n} records, expected ${expected}`);
+  return { mibs: bytes / MIB / secs, records_per_s: n / secs };
+}
+
+async function ackLatency(stream) {
+  const rate = 10 * MIB;
+  const batchBytes = 64 * 1024;
+  const input = { records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })) };
+  const intervalMs = (batchBytes / rate) * 1000;
+  const session = await stream.appendSession();
+  const latencies = [];
+  const start = performance.now();
+  const pending = [];
+  for (let i = 0; performance.now() - start < 4000; i++) {
+    const due = start + i * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const t = performance.now();
+    pending.push(session.submit(input).then(() => latencies.push(performance.now() - t)));
+  }
+  await Promise.all(pending);
+  await session.close();
+  latencies.sort((a, b) => a - b);
+  return { p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), samples: latencies.length };
+}
+
+async function main() {
+  const lite = await startBenchLite();
+  const client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
+  try {
+    const basin = `bench-sessions-${process.pid}`;
+    await client.basins.create(basin, { config: { default_stream_config: { retention_policy: { infinite: {} } } } });
+    const b = client.basin(basin);
+    const results = {};
+    for (const size of [1024, 64 * 1024]) {
+      const name = `append-${size}`;
+      await b.streams.create(name);
+      results[name] = await appendThroughput(b.stream(name), size);
+    }
+    const read = await readThroughput(b.stream("append-1024"), results["append-1024"].records);
+    await b.streams.create("latency");
+    const latency = await ackLatency(b.stream("latency"));
+    const raw = await rawHttp2({ totalBytes: TOTAL_MIB * MIB, chunkBytes: 64 * 1024 });
+    console.log(JSON.stringify({
+      bench: "session-throughput",
+      total_mib: TOTAL_MIB,
+      append_session_1kib: { mib_s: round(results["append-1024"].mibs, 1), records_per_s: Math.round(results["append-1024"].records_per_s), vs_raw_h2_upload: round(results["append-1024"].mibs / raw.uploadMiBs) },
+      append_session_64kib: { mib_s: round(results["append-65536"].mibs, 1), records_per_s: Math.round(results["append-65536"].records_per_s), vs_raw_h2_upload: round(results["append-65536"].mibs / raw.uploadMiBs) },
+      read_session_catchup_1kib: { mib_s: round(read.mibs, 1), records_per_s: Math.round(read.records_per_s), vs_raw_h2_download: round(read.mibs / raw.downloadMiBs) },
+      ack_latency_at_10_mib_s: latency,
+      raw_h2: { upload_mib_s: round(raw.uploadMiBs, 1), download_mib_s: round(raw.downloadMiBs, 1) },
+    }, null, 2));
+  } finally {
+    closeSessionPool();
+    await client.close?.();
+    await lite.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
