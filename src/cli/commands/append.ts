@@ -60,7 +60,7 @@ export function appendCommand(): Command {
     .addOption(new Option("--max-batch-records <n>", `records per batch (≤ ${LIMITS.maxBatchRecords})`).default(String(LIMITS.maxBatchRecords)))
     .addOption(new Option("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)").default("1MiB"))
     .addOption(new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default("5MiB"))
-    .addOption(new Option("--transport <kind>", "session (pipelined, default), unary (one request per batch), or auto").choices(["session", "unary", "auto"]).default("session"))
+    .addOption(new Option("--transport <kind>", "session (pipelined, default), unary (one request per batch), or auto (session, else unary when the server has no sessions)").choices(["session", "unary", "auto"]).default("session"))
     .addOption(new Option("--rate <n>", "at most N records per second (e.g. 100 or 100/s)"))
     .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
     .addOption(new Option("--max-records <n>", "stop after N input records"))

@@ -32,11 +32,43 @@ export async function openSender(stream: StreamClient, o: SenderOptions): Promis
     ...(o.compression ? { compression: o.compression } : {}),
     onReconnect: o.onReconnect,
   });
-  return {
+  const direct: Sender = {
     submit: (input) => session.submit(input),
     close: () => session.close(),
     abort: () => session.abort("interrupted"),
   };
+  return o.transport === "auto" ? new FallbackSender(direct, new UnarySender(stream)) : direct;
+}
+
+/**
+ * `--transport auto`: the session, unless the server does not implement sessions (501 before
+ * anything was sent); then every batch goes, in order, as a unary append instead.
+ */
+class FallbackSender implements Sender {
+  private fallen = false;
+
+  constructor(private readonly session: Sender, private readonly unary: Sender) {}
+
+  submit(input: AppendInput): Promise<AppendAck> {
+    if (this.fallen) return this.unary.submit(input);
+    return this.session.submit(input).catch((e: unknown) => {
+      if (!(e instanceof SvcError) || e.code !== "not_implemented") throw e;
+      this.fallen = true;
+      return this.unary.submit(input);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.fallen) await this.session.close().catch((e: unknown) => {
+      if (!(e instanceof SvcError) || e.code !== "not_implemented") throw e;
+    });
+    await this.unary.close();
+  }
+
+  abort(): void {
+    this.session.abort();
+    this.unary.abort();
+  }
 }
 
 class UnarySender implements Sender {

@@ -69,7 +69,8 @@ export class ReadProgress {
   private draw(): void {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
     const lag = this.tail !== undefined && this.last !== undefined ? ` · lag ${Math.max(0, this.tail - this.last - 1)}` : "";
-    this.stderr.write(`\r\x1b[2K⦿ ${this.records} records · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s${lag}`);
+    const what = this.records === 0 ? "waiting for records" : `${this.records} records · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s`;
+    this.stderr.write(`\r\x1b[2K⦿ ${what}${lag}`);
     this.drawn = true;
   }
 
