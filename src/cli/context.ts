@@ -57,6 +57,7 @@ export class Context {
       userAgent: `svc/${VERSION} (node ${process.versions.node})`,
       log: this.out.verboseOn ? (line) => this.out.verbose(line) : undefined,
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
+      compression: s.compression.value,
     });
     return this.svc;
   }

@@ -17,6 +17,7 @@ export interface CallerOptions {
   log?: (line: string) => void;
   /** Unary HTTP client: node:http (default, cheap to load) or undici. */
   httpClient?: "node" | "undici";
+  compression?: "none" | "zstd" | "gzip";
   /** A ready transport (tests); otherwise one is created on first use. */
   transport?: Transport;
 }
@@ -86,6 +87,11 @@ export class Caller {
   /** Headers every request carries (auth, user agent), for session requests made outside the transport. */
   sessionHeaders(): Record<string, string> {
     return this.baseHeaders();
+  }
+
+  /** Session compression chosen by the user (none unless configured). */
+  get compression(): "none" | "zstd" | "gzip" {
+    return this.opts.compression ?? "none";
   }
 
   /** Per-request timeout in ms, for session requests. */

@@ -29,6 +29,8 @@ export interface SvcClientOptions {
   log?: (line: string) => void;
   /** Unary HTTP client: node:http (default, cheap to load in one-shot processes) or undici. */
   httpClient?: "node" | "undici";
+  /** Session compression: advertised in Accept-Encoding and used for our own frames (default none). */
+  compression?: "none" | "zstd" | "gzip";
   transport?: Transport;
 }
 
@@ -50,6 +52,7 @@ export class SvcClient {
       userAgent: opts.userAgent,
       log: opts.log,
       httpClient: opts.httpClient,
+      compression: opts.compression,
       transport: opts.transport,
     });
     this.basins = new BasinsApi(this.caller, this.accountBase);

@@ -84,7 +84,7 @@ export class StreamClient {
    */
   async appendSession(opts: AppendSessionOptions = {}): Promise<AppendSession> {
     const { AppendSession } = await import("./append-session.js");
-    return new AppendSession(this.sessionOpener(), opts);
+    return new AppendSession(this.sessionOpener(), { compression: this.caller.compression, ...opts });
   }
 
   /** A read session that resumes across disconnects with no duplicate or gap. */
@@ -105,7 +105,7 @@ export class StreamClient {
           ...this.caller.sessionHeaders(),
           ...lowerCaseKeys(this.route.headers),
           "content-type": "svc/proto",
-          "accept-encoding": "zstd, gzip",
+          ...(this.caller.compression === "none" ? {} : { "accept-encoding": this.caller.compression }),
         },
       });
     };

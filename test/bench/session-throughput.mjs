@@ -102,7 +102,7 @@ async function main() {
       read_session_catchup_1kib: { mib_s: round(read.mibs, 1), records_per_s: Math.round(read.records_per_s), vs_raw_h2_download: round(read.mibs / raw.downloadMiBs) },
       ack_latency_at_10_mib_s: latency,
       raw_h2: { upload_mib_s: round(raw.uploadMiBs, 1), download_mib_s: round(raw.downloadMiBs, 1) },
-    }, null, 2));
+    }));
   } finally {
     closeSessionPool();
     await client.close?.();
