@@ -17,6 +17,7 @@ import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
 import { validateAppendInput } from "../../wire/batch.js";
 import type { ByteBudget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
+import { STOP, Stopper } from "./stopper.js";
 
 export interface AppendPort {
   /** Sequences `input` now; `ack` settles once it (and everything before it) is durable. */
@@ -35,8 +36,6 @@ interface Pending {
   release: () => void;
 }
 
-const STOP = Symbol("stop");
-
 export async function runAppendSession(io: SessionIO, port: AppendPort, opts: AppendSessionOptions): Promise<void> {
   const pending: Pending[] = [];
   let wakeWriter: (() => void) | undefined;
@@ -49,8 +48,8 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
     pending.push(p);
     wakeWriter?.();
   };
-  let stopReading: () => void = () => undefined;
-  const stopped = new Promise<typeof STOP>((resolve) => (stopReading = () => resolve(STOP)));
+  const stopper = new Stopper();
+  const stopReading = (): void => stopper.stop();
   const offDrain = opts.drain.onDrain(() => stopReading());
   const offClose = io.onClose(() => stopReading());
 
@@ -79,7 +78,7 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
 
   const fail = (err: SvcError): void => push({ ack: Promise.reject(err), release: () => undefined });
   try {
-    await readInputs(io, port, opts, stopped, push, fail, () => failed);
+    await readInputs(io, port, opts, stopper, push, fail, () => failed);
   } finally {
     readingDone = true;
     wakeWriter?.();
@@ -94,13 +93,13 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
 }
 
 async function readInputs(
-  io: SessionIO, port: AppendPort, opts: AppendSessionOptions, stopped: Promise<typeof STOP>,
+  io: SessionIO, port: AppendPort, opts: AppendSessionOptions, stopper: Stopper,
   push: (p: Pending) => void, fail: (e: SvcError) => void, hasFailed: () => boolean,
 ): Promise<void> {
   const parser = new FrameParser();
   const chunks = io.body[Symbol.asyncIterator]();
   for (;;) {
-    const next = await Promise.race([chunks.next(), stopped]);
+    const next = await stopper.race(chunks.next());
     if (next === STOP || hasFailed()) return;
     if (next.done) break;
     try {
@@ -110,7 +109,9 @@ async function readInputs(
         const payload = frame.compression === "none" ? frame.payload : await decompress(frame.payload, frame.compression);
         const input = decodeInput(payload);
         const bytes = validateAppendInput(input);
-        const release = await Promise.race([opts.budget.acquire(bytes), stopped]);
+        const acquired = opts.budget.acquire(bytes);
+        const release = await stopper.race(acquired);
+        if (release === STOP) void acquired.then((r) => r()); // give back what arrives later
         if (release === STOP) return;
         if (hasFailed() || opts.drain.draining) {
           release();

@@ -7,6 +7,7 @@
  */
 import type { SequencedRecord, StreamPosition } from "../../types.js";
 import type { Drain, SessionIO } from "./io.js";
+import { STOP, Stopper } from "./stopper.js";
 
 export type FeedEvent =
   | { kind: "batch"; records: SequencedRecord[]; tail?: StreamPosition }
@@ -38,14 +39,16 @@ export interface PumpOptions {
 
 export type PumpResult = "done" | "draining" | "closed";
 
-const TIMER = Symbol("timer");
 
 /** Pumps events into the sink until the feed ends ("done"), the server drains, or the client leaves. */
 export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, opts: PumpOptions): Promise<PumpResult> {
   const min = opts.heartbeatMinMs ?? 5_000;
   const max = opts.heartbeatMaxMs ?? 15_000;
-  let stop: (r: PumpResult) => void = () => undefined;
-  const stopped = new Promise<{ stop: PumpResult }>((resolve) => (stop = (r) => resolve({ stop: r })));
+  // Races go through Stoppers whose listeners are removed as each race settles (a loop racing
+  // a long-lived promise would keep every delivered batch reachable).
+  const stopper = new Stopper();
+  let result: PumpResult = "closed";
+  const stop = (r: PumpResult): void => { if (!stopper.stopped) { result = r; stopper.stop(); } };
   const offClose = io.onClose(() => stop("closed"));
   const offDrain = opts.drain.onDrain(() => {
     // Tell the client now (the frame carries the reconnect flag), then end after a grace period.
@@ -54,34 +57,31 @@ export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, op
   });
   let following = false;
   let timer: NodeJS.Timeout | undefined;
-  let fired: (() => void) | undefined;
-  const arm = (): Promise<typeof TIMER> => new Promise((resolve) => {
-    clearTimeout(timer);
-    fired = () => resolve(TIMER);
-    timer = setTimeout(() => fired?.(), min + Math.random() * (max - min));
-  });
   let next: Promise<IteratorResult<FeedEvent>> | undefined;
   try {
     next = feed.events.next();
-    let tick: Promise<typeof TIMER> | undefined;
     for (;;) {
-      const raced = await Promise.race(tick ? [next, stopped, tick] : [next, stopped]);
-      if (raced === TIMER) {
+      // The heartbeat timer is its own stopper: it fires, or the next event wins and clears it.
+      const tick = new Stopper();
+      if (following) {
+        clearTimeout(timer);
+        timer = setTimeout(() => tick.stop(), min + Math.random() * (max - min));
+      }
+      const raced = await stopper.race(tick.race(next));
+      clearTimeout(timer);
+      if (raced === STOP) {
+        if (stopper.stopped) return result;
         await sink.heartbeat(feed.tail());
-        tick = arm();
         continue;
       }
-      if (typeof raced === "object" && raced !== null && "stop" in raced) return (raced as { stop: PumpResult }).stop;
-      const result = raced as IteratorResult<FeedEvent>;
-      if (result.done) return "done";
-      const ev = result.value;
+      if (raced.done) return "done";
+      const ev = raced.value;
       if (ev.kind === "following") {
         following = true;
         await sink.heartbeat(ev.tail);
       } else {
         await sink.batch(ev.records, ev.tail);
       }
-      if (following) tick = arm();
       next = feed.events.next();
     }
   } finally {
