@@ -10,13 +10,17 @@ import type { Redacted } from "./redacted.js";
 
 export interface CallerOptions {
   accessToken?: Redacted;
+  /** Per-attempt timeout in ms (default 30 s). */
   timeoutMs?: number;
+  /** Retries after the first attempt (default 2). */
   retries?: number;
   insecure?: boolean;
   userAgent?: string;
+  /** Verbose request log (token never included). */
   log?: (line: string) => void;
-  /** Unary HTTP client: node:http (default, cheap to load) or undici. */
+  /** Unary HTTP client: node:http (default, cheap to load in one-shot processes) or undici. */
   httpClient?: "node" | "undici";
+  /** Session compression: advertised in Accept-Encoding and used for our own frames (default none). */
   compression?: "none" | "zstd" | "gzip";
   /** A ready transport (tests); otherwise one is created on first use. */
   transport?: Transport;

@@ -12,25 +12,13 @@ import { parseFormat } from "../../wire/json.js";
 import { runAppendSession } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
-import { sessionIO, type Drain } from "../session/io.js";
+import { drainOf, sessionIO } from "../session/io.js";
 import type { FeedEvent, ReadFeed } from "../session/feed-pump.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { SESSION_TYPE } from "./media.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
-
-/** The shutdown signal as the sessions' drain signal. */
-function drainOf(signal: AbortSignal): Drain {
-  return {
-    get draining() { return signal.aborted; },
-    onDrain(cb) {
-      if (signal.aborted) { cb(); return () => undefined; }
-      signal.addEventListener("abort", cb, { once: true });
-      return () => signal.removeEventListener("abort", cb);
-    },
-  };
-}
 
 export async function appendSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string): Promise<void> {
   const state = await ctx.store.stream(basin, stream, "append");

@@ -63,25 +63,14 @@ export function sessionIO(req: Req, res: Res): SessionIO {
   };
 }
 
-/** A drain flag that sessions can watch. */
-export class DrainSignal implements Drain {
-  private started = false;
-  private readonly listeners = new Set<() => void>();
-
-  get draining(): boolean {
-    return this.started;
-  }
-
-  start(): void {
-    if (this.started) return;
-    this.started = true;
-    for (const cb of [...this.listeners]) cb();
-    this.listeners.clear();
-  }
-
-  onDrain(cb: () => void): () => void {
-    if (this.started) { cb(); return () => undefined; }
-    this.listeners.add(cb);
-    return () => this.listeners.delete(cb);
-  }
+/** The server's shutdown signal as the sessions' drain signal. */
+export function drainOf(signal: AbortSignal): Drain {
+  return {
+    get draining() { return signal.aborted; },
+    onDrain(cb) {
+      if (signal.aborted) { cb(); return () => undefined; }
+      signal.addEventListener("abort", cb, { once: true });
+      return () => signal.removeEventListener("abort", cb);
+    },
+  };
 }

@@ -3,7 +3,16 @@ import { runAppendSession, type AppendPort } from "../../../src/lite/session/app
 import { runReadSession } from "../../../src/lite/session/read-session.js";
 import { runSseSession, parseLastEventId } from "../../../src/lite/session/sse.js";
 import { ByteBudget } from "../../../src/lite/session/byte-budget.js";
-import { DrainSignal, type SessionIO } from "../../../src/lite/session/io.js";
+import { drainOf, type Drain, type SessionIO } from "../../../src/lite/session/io.js";
+
+/** A drain signal the test can start, built on the server's own adapter. */
+class DrainSignal implements Drain {
+  private readonly c = new AbortController();
+  private readonly d = drainOf(this.c.signal);
+  get draining(): boolean { return this.d.draining; }
+  onDrain(cb: () => void): () => void { return this.d.onDrain(cb); }
+  start(): void { this.c.abort(); }
+}
 import type { FeedEvent, ReadFeed } from "../../../src/lite/session/feed-pump.js";
 import { FrameParser, encodeFrame, decodeTerminal } from "../../../src/wire/framing.js";
 import { encodeAppendInput, decodeAppendAck, decodeReadBatch } from "../../../src/wire/proto.js";
