@@ -7,6 +7,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { rng } from "../helpers/seeded.js";
 
 const EXTENDED = process.env.RELIABILITY === "extended";
 const RUNS = EXTENDED ? 50 : 6;
@@ -21,17 +22,6 @@ afterAll(async () => {
   await d?.stop();
 });
 
-/** A tiny deterministic generator (mulberry32), so a failing run can be replayed with SEED. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Feeds numbered lines slowly until stopped; returns every line written. */
 function feed(child: ChildProcessWithoutNullStreams, perTick: number): { lines: string[]; stop: () => void } {

@@ -13,21 +13,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "undici";
 import { liteClient, spawnLite, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { rng } from "../helpers/seeded.js";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 1_000_000);
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
 
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with SEED. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(SEED);
 const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
 

@@ -21,6 +21,7 @@ import {
   encodeBytes, lossyUtf8, parseFormat, parseJsonText, readBatchFromJson, readBatchToJson, sequencedRecordToJson,
   trimRecord, fenceRecord,
 } from "../../../src/wire/index.js";
+import { svcErrorOf } from "../../helpers/svc-error.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);
 
@@ -32,15 +33,6 @@ function toHex(b: Uint8Array): string {
 }
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-function svcErrorOf(fn: () => unknown): SvcError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SvcError);
-    return e as SvcError;
-  }
-  throw new Error("expected an SvcError, got a value");
-}
 function expectCode(fn: () => unknown, code: string, status: number): void {
   const e = svcErrorOf(fn);
   expect(e.code).toBe(code);

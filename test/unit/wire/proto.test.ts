@@ -22,6 +22,7 @@ import type { AppendAck, AppendInput, ReadBatch, StreamPosition } from "../../..
 import {
   decodeAppendAck, decodeAppendInput, decodeReadBatch, encodeAppendAck, encodeAppendInput, encodeReadBatch,
 } from "../../../src/wire/index.js";
+import { svcErrorOf } from "../../helpers/svc-error.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);
 const MAX_SAFE = 2n ** 53n - 1n;
@@ -274,15 +275,6 @@ interface Fixtures {
 }
 const fixtures = JSON.parse(readFileSync(new URL("../../fixtures/wire/proto.json", import.meta.url), "utf8")) as Fixtures;
 
-function svcErrorOf(fn: () => unknown): SvcError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SvcError);
-    return e as SvcError;
-  }
-  throw new Error("expected an SvcError, got a value");
-}
 function refErrorOf(fn: () => unknown): string {
   try {
     fn();
