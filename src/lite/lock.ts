@@ -1,24 +1,22 @@
 /**
  * One server per data dir (reliability.md R2): an exclusive lock that a kill -9 releases.
- * The lock is a unix socket `<dataDir>/lite.sock` that the server listens on:
- *   - listen succeeds → we own the dir;
- *   - EADDRINUSE and a connect succeeds → another live server owns it → fail fast;
- *   - EADDRINUSE and the connect is refused → a stale socket from a killed server: unlink it
- *     and take the lock.
- * The kernel drops the listening socket when the process dies, however it dies.
+ *
+ * The lock is a listening unix socket in Linux's ABSTRACT namespace (a name starting with a
+ * NUL byte), named after the data dir's IDENTITY: the device and inode of the directory, not
+ * its path. So:
+ *   - the same dir reached through a symlink, a relative path or with another TMPDIR maps to
+ *     the same name (a path string or a hash of one did not: two servers appended);
+ *   - bind() is atomic in the kernel: of any number of simultaneous starters exactly one
+ *     wins, and there is no stale file to test and unlink (that test-then-unlink let two
+ *     starters win after a kill -9);
+ *   - there is no file at all, so a temp cleaner cannot remove the lock; the kernel frees the
+ *     name when the owning process dies, however it dies.
+ * A dir deleted and recreated is a new inode, hence a new lock: that is a new data dir.
+ * Abstract sockets are per network namespace; lite and its data dir share one in practice.
  */
-import { createHash } from "node:crypto";
-import { unlinkSync } from "node:fs";
-import { connect, createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-
-/** Unix socket paths are limited to ~107 bytes; long data dirs use a hashed path in tmpdir. */
-export function lockPath(dataDir: string): string {
-  const direct = join(dataDir, "lite.sock");
-  if (Buffer.byteLength(direct) < 100) return direct;
-  return join(tmpdir(), `svc-lite-${createHash("sha256").update(dataDir).digest("hex").slice(0, 16)}.sock`);
-}
 
 export class DataDirLocked extends Error {
   constructor(dataDir: string) {
@@ -27,40 +25,35 @@ export class DataDirLocked extends Error {
   }
 }
 
-function listen(path: string): Promise<Server> {
+/** The abstract socket name of a data dir (exported for tests). */
+export function lockName(dataDir: string): string {
+  const st = statSync(dataDir, { bigint: true });
+  return `\0svc-lite-lock:${st.dev.toString(16)}:${st.ino.toString(16)}`;
+}
+
+function listen(name: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer((s) => s.end());
     server.once("error", reject);
-    server.listen(path, () => {
+    server.listen(name, () => {
       server.removeListener("error", reject);
       resolve(server);
     });
   });
 }
 
-function alive(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(path);
-    s.once("connect", () => { s.destroy(); resolve(true); });
-    s.once("error", () => resolve(false));
-  });
-}
-
 export async function acquireLock(dataDir: string): Promise<{ release: () => Promise<void> }> {
-  const path = lockPath(dataDir);
+  // Elsewhere (no abstract namespace) a socket file in the dir: never unlinked by us, so a
+  // kill -9 leaves it behind and the message says to remove it by hand.
+  const name = process.platform === "linux" ? lockName(dataDir) : join(dataDir, "lite.sock");
   let server: Server;
   try {
-    server = await listen(path);
+    server = await listen(name);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
-    if (await alive(path)) throw new DataDirLocked(dataDir);
-    unlinkSync(path);
-    try {
-      server = await listen(path);
-    } catch (e2) {
-      if ((e2 as NodeJS.ErrnoException).code === "EADDRINUSE") throw new DataDirLocked(dataDir);
-      throw e2;
-    }
+    const locked = new DataDirLocked(dataDir);
+    if (process.platform !== "linux") locked.message += ` (if no server is running, remove ${name})`;
+    throw locked;
   }
   server.unref();
   return { release: () => new Promise((resolve) => server.close(() => resolve())) };
