@@ -60,6 +60,8 @@ export class MemoryStorage implements Storage {
   }
 
   async appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
+    // The same contract as lmdb: a batch lands only right at the stored tail.
+    if ((this.states.get(id)?.nextSeq ?? 0) !== batch.firstSeq) throw new Error(`batch at seq ${batch.firstSeq} not written: the stored tail is elsewhere`);
     let list = this.batches.get(id);
     if (!list) this.batches.set(id, (list = []));
     list.push(batch);

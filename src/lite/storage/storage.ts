@@ -7,9 +7,15 @@
  *   the store layer bounds reads by the durable tail, so nothing unacknowledged is served.
  * - `appendBatch` and `writeMeta` resolve only once the write is durable (synced to disk for
  *   lmdb). Writes resolve in the order they were issued.
+ * - `appendBatch` writes only if the stored tail's nextSeq equals the batch's first seq num
+ *   (checked atomically) and rejects otherwise: after a failed write, batches sequenced
+ *   behind it never land beyond the hole it left.
  * - One appended batch is stored as ONE value keyed by (stream id, first seq num): measured
  *   3× faster than one key per record (performance.md §6). The batch and the stream state it
  *   changes are written in the same transaction.
+ * - `appendBatch` writes only if the stored tail's nextSeq equals the batch's first seq num
+ *   (checked atomically) and rejects otherwise: after a failed write, batches sequenced
+ *   behind it never land beyond the hole it left.
  */
 import type { SequencedRecord } from "../../types.js";
 import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";

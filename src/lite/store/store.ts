@@ -60,6 +60,8 @@ export class Store {
       return hit;
     }
     return this.meta.run(async () => {
+      // A state broken by a failed write is reloaded only once its last write has settled.
+      if (hit?.broken) await hit.writesSettled();
       let meta = this.storage.getStream(basin, name);
       if (!meta) meta = await this.autoCreate(basin, name, autoCreate);
       if (meta.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);

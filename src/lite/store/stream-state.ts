@@ -35,6 +35,8 @@ export class StreamState {
   deleting = false;
   /** Set after a storage failure: the state must be reloaded from storage. */
   broken: SvcError | undefined;
+  /** Settles once every storage write issued so far has settled (they settle in order). */
+  private lastWrite: Promise<void> = Promise.resolve();
 
   constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly storage: Storage, private readonly onTrim: () => void = () => {}) {
     this.durable = { ...state };
@@ -83,7 +85,7 @@ export class StreamState {
     const settled = new Promise<void>((res) => { markSettled = res; });
     const entry: Inflight = { batch, state, done: false, settled, resolve, reject, markSettled };
     this.inflight.push(entry);
-    this.storage.appendBatch(this.id, batch, state).then(
+    this.lastWrite = this.storage.appendBatch(this.id, batch, state).then(
       () => { entry.done = true; this.release(); },
       (e: unknown) => this.fail(e),
     );
@@ -94,6 +96,15 @@ export class StreamState {
   whenIdle(): Promise<void> {
     const last = this.inflight[this.inflight.length - 1];
     return last ? last.settled : Promise.resolve();
+  }
+
+  /**
+   * After a failure: resolves once no write of this state can still land, so a reload from
+   * storage sees the final durable tail (batches sequenced behind a failed one are skipped by
+   * storage, never written beyond a hole).
+   */
+  writesSettled(): Promise<void> {
+    return this.lastWrite;
   }
 
   /** Acks complete in order: only a done prefix of the queue is released. */
