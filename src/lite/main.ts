@@ -1,7 +1,8 @@
 /**
  * `svc lite`: the durable local server (issue 3).
  *
- *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--init-file SPEC.json]
+ *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
+ *            [--cors-origin ORIGIN]... [--init-file SPEC.json]
  *
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
@@ -12,10 +13,10 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { clientError } from "../errors.js";
-import { Auth } from "./auth.js";
+import { Auth } from "./auth/access.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
-import { loadOrCreateRootToken, newToken } from "./root-token.js";
+import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
 import { LiteServer } from "./server.js";
 import { LmdbStorage } from "./storage/lmdb.js";
 import { MemoryStorage } from "./storage/memory.js";
@@ -28,6 +29,10 @@ export interface LiteOptions {
   port: number;
   dataDir: string | undefined;
   auth: boolean;
+  /** A root token chosen by the caller (--root-token-file, SVC_LITE_ROOT_TOKEN_FILE). */
+  rootTokenFile: string | undefined;
+  /** Origins allowed cross-origin while auth is off (--cors-origin). */
+  corsOrigins: string[];
   initFile: string | undefined;
   /** Background sweep period (trims, retention, deletions); SVC_LITE_SWEEP_MS overrides. */
   sweepMs: number;
@@ -44,10 +49,20 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --port N             listen port (default ${4243}; 0 picks a free port)
   --data-dir DIR       where data lives (default $XDG_DATA_HOME/svc/lite, else ~/.local/share/svc/lite)
   --in-memory          keep nothing on disk
-  --no-auth            accept any bearer token
+  --no-auth            accept any bearer token (cross-origin requests only from --cors-origin)
+  --root-token-file F  use the root token in file F instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)
+  --cors-origin ORIGIN with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable
   --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
 
+Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
+unless --no-auth; GET /health is open.
 Prints three export lines (endpoints and the root token) on stdout once listening; logs go to stderr.
+
+Examples:
+  svc lite                                   # durable, on 127.0.0.1:${4243}
+  svc lite --port 0 --in-memory              # throwaway, on a free port
+  svc lite --root-token-file ./ci-token      # CI chooses the root token
+  svc lite --no-auth --cors-origin http://localhost:5173   # open, for one local web app
 `;
 
 export const DEFAULT_PORT = 4243;
@@ -70,6 +85,8 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         "data-dir": { type: "string" },
         "in-memory": { type: "boolean" },
         "no-auth": { type: "boolean" },
+        "root-token-file": { type: "string" },
+        "cors-origin": { type: "string", multiple: true },
         "init-file": { type: "string" },
         // The export lines are always printed; accepted for scripts written against the plan.
         "print-env": { type: "boolean" },
@@ -89,6 +106,8 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     port,
     dataDir: values["in-memory"] ? undefined : resolve(values["data-dir"] ?? defaultDataDir(env)),
     auth: !values["no-auth"],
+    rootTokenFile: values["root-token-file"] ?? (env.SVC_LITE_ROOT_TOKEN_FILE || undefined),
+    corsOrigins: values["cors-origin"] ?? [],
     initFile: values["init-file"] ?? (env.SVC_LITE_INIT_FILE || undefined),
     sweepMs: envMs(env.SVC_LITE_SWEEP_MS, 2000) || 2000,
     deleteGraceMs: envMs(env.SVC_LITE_DELETE_GRACE_MS, 1000),
@@ -104,6 +123,10 @@ function envMs(value: string | undefined, fallback: number): number {
 
 function log(message: string): void {
   process.stderr.write(`svc lite: ${message}\n`);
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
 }
 
 function urlHost(host: string): string {
@@ -139,18 +162,20 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   let storage: Storage;
   let rootToken: string;
   let lock: { release: () => Promise<void> } | undefined;
+  const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
   if (opts.dataDir === undefined) {
     storage = new MemoryStorage();
-    rootToken = newToken();
+    rootToken = chosen ?? newToken();
   } else {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     lock = await acquireLock(opts.dataDir);
-    rootToken = loadOrCreateRootToken(opts.dataDir);
+    rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
     storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
   }
   const store = new Store(storage, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
-  const server = new LiteServer({ store, auth: new Auth({ rootToken, enabled: opts.auth }), log });
+  const auth = new Auth({ rootToken, enabled: opts.auth }, storage);
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log });
   const close = async (): Promise<void> => {
     await server.close();
     await janitor.stop();
@@ -182,6 +207,10 @@ export async function runLite(argv: string[]): Promise<void> {
   const signal = waitForSignal();
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
   log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
+  if (!opts.auth) {
+    log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
+    if (!isLoopback(opts.host)) log(`warning: --no-auth while listening on ${opts.host}, beyond loopback: every host on the network has full access`);
+  }
   const sig = await signal;
   log(`${sig}: shutting down`);
   await lite.close();

@@ -7,9 +7,9 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createH2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
-import type { Auth } from "./auth.js";
+import type { Auth } from "./auth/access.js";
 import { Exchange } from "./http/exchange.js";
-import { route } from "./http/router.js";
+import { route, type CorsPolicy } from "./http/router.js";
 import { ReplaySocket, sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
 import { ByteBudget } from "./session/byte-budget.js";
@@ -27,6 +27,7 @@ const APPEND_INFLIGHT_BYTES = 128 << 20;
 export interface ServerDeps {
   store: Store;
   auth: Auth;
+  cors: CorsPolicy;
   log: (msg: string) => void;
 }
 

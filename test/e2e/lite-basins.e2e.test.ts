@@ -210,7 +210,8 @@ describe("server surface", () => {
     expect([preflight.status, preflight.headers["access-control-allow-origin"]]).toEqual([204, "*"]);
     const cors = await c.call("GET", "/v1/basins", { headers: { origin: "http://app.test" } });
     expect(cors.headers["access-control-allow-origin"]).toBe("*");
-    for (const path of ["/v1/access-tokens", "/v1/metrics", "/v1/locations"]) {
+    expect((await c.call("GET", "/v1/access-tokens")).json()).toEqual({ access_tokens: [], has_more: false });
+    for (const path of ["/v1/metrics", "/v1/locations"]) {
       const r = await c.call("GET", path);
       expect([r.status, r.json().code]).toEqual([501, "not_implemented"]);
     }

@@ -5,6 +5,7 @@ import type { RequestContext } from "./context.js";
 import { basinConfigJson, basinInfoJson, ConfigParse, isObject, parseBasinConfig, parseBasinReconfig } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
+import type { BasinMeta } from "../storage/storage.js";
 import { basinNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 
 function checkScope(p: ConfigParse, v: unknown): void {
@@ -13,7 +14,11 @@ function checkScope(p: ConfigParse, v: unknown): void {
 
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { prefix, startAfter, limit } = listParams(ex.query, "basin");
-  const page = await listBasins(ctx.store, prefix, startAfter, limit);
+  // Only basins inside the token's basin set are listed (§9.3).
+  const view = ctx.auth.listing(ctx.principal, "basins", prefix);
+  let page: { basins: BasinMeta[]; hasMore: boolean } = { basins: [], hasMore: false };
+  if (view && "prefix" in view) page = await listBasins(ctx.store, view.prefix, startAfter, limit);
+  else if (view && view.exact > startAfter) page = await listBasins(ctx.store, view.exact, startAfter, 1).then((p) => ({ basins: p.basins.filter((b) => b.name === view.exact), hasMore: false }));
   await ex.sendJson(200, { basins: page.basins.map(basinInfoJson), has_more: page.hasMore });
 }
 
@@ -28,6 +33,7 @@ export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   checkScope(p, body.scope);
   const config = parseBasinConfig(p, body.config);
   p.finish();
+  ctx.auth.authorize(ctx.principal, "create-basin", { basin: body.basin });
   const { meta, result } = await createBasin(ctx.store, body.basin, config, token);
   // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
   await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta), { "svc-provision-result": result });
@@ -40,6 +46,8 @@ export async function getBasinHandler(ex: Exchange, ctx: RequestContext): Promis
 
 export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const name = checkBasinName(ctx.params[0]!, "bad_path");
+  // §9.2: A4 is create-basin when it creates, reconfigure-basin when the basin exists.
+  ctx.auth.authorize(ctx.principal, ctx.store.storage.getBasin(name) ? "reconfigure-basin" : "create-basin", { basin: name });
   const body = await optionalJson(ex);
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");

@@ -1,5 +1,5 @@
 /** What every handler receives besides the exchange. */
-import type { Principal } from "../auth.js";
+import type { Auth, Principal } from "../auth/access.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
 import type { ByteBudget } from "../session/byte-budget.js";
@@ -9,6 +9,9 @@ export interface RequestContext {
   /** Percent-decoded path parameters, in route order. */
   params: string[];
   principal: Principal;
+  auth: Auth;
+  /** §9.4: what an auto-prefix token puts before stream names ("" otherwise); path params already carry it. */
+  streamPrefix: string;
   /** Aborted on shutdown so long-polls answer at once. */
   shutdown: AbortSignal;
   log: (msg: string) => void;

@@ -26,6 +26,8 @@ export class Exchange {
   readonly signal: AbortSignal;
   private readonly abort = new AbortController();
   private sent = false;
+  /** The `Access-Control-Allow-Origin` value the router's CORS policy chose, if any. */
+  corsAllowOrigin: string | undefined;
 
   constructor(readonly req: Req, readonly res: Res) {
     this.method = (req.method ?? "GET").toUpperCase();
@@ -124,10 +126,10 @@ export class Exchange {
   private writeHead(status: number, headers: Headers): boolean {
     if (this.sent || this.res.headersSent || this.res.destroyed) return false;
     this.sent = true;
-    // Permissive CORS, as the reference dev server does (Appendix B), so browsers can read.
-    if (this.header("origin") !== undefined) {
-      headers["access-control-allow-origin"] = "*";
+    if (this.corsAllowOrigin !== undefined) {
+      headers["access-control-allow-origin"] = this.corsAllowOrigin;
       headers["access-control-expose-headers"] = "*";
+      if (this.corsAllowOrigin !== "*") headers.vary = "Origin";
     }
     (this.res as ServerResponse).writeHead(status, headers);
     return true;

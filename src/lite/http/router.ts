@@ -1,11 +1,16 @@
 /**
- * (method, path) → handler (protocol.md §2.1). Paths are split on "/" BEFORE
+ * (method, path) → handler (protocol.md §2.1). Every API request is authenticated here and
+ * its operation checked against the resources its path names (§9.3); a route whose
+ * operation depends on state (PUT create-or-reconfigure) or on the body (POST create) has
+ * its handler finish the check. Paths are split on "/" BEFORE
  * percent-decoding, so a stream `a/b` sent as `a%2Fb` stays one segment. Unknown route → 404
  * with an empty body; a known path with the wrong method → 405. Every error a handler throws
  * becomes a JSON body with a catalogue code (§11).
  */
 import { SERVER_CODES, serverError, SvcError } from "../../errors.js";
-import type { Auth, Operation } from "../auth.js";
+import type { Auth, Operation, Resources } from "../auth/access.js";
+import * as accessTokens from "./access-tokens.js";
+import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import type { ByteBudget } from "../session/byte-budget.js";
 import * as basins from "./basins.js";
@@ -28,7 +33,7 @@ const ROUTES: Route[] = [
   {
     pattern: ["v1", "basins", "*"],
     methods: {
-      GET: ["get-basin-config", basins.getBasinHandler], PUT: ["create-basin", basins.ensureBasinHandler],
+      GET: ["get-basin-config", basins.getBasinHandler], PUT: [undefined, basins.ensureBasinHandler],
       PATCH: ["reconfigure-basin", basins.reconfigureBasinHandler], DELETE: ["delete-basin", basins.deleteBasinHandler],
     },
   },
@@ -36,14 +41,14 @@ const ROUTES: Route[] = [
   {
     pattern: ["v1", "streams", "*"],
     methods: {
-      GET: ["get-stream-config", streams.getStreamHandler], PUT: ["create-stream", streams.ensureStreamHandler],
+      GET: ["get-stream-config", streams.getStreamHandler], PUT: [undefined, streams.ensureStreamHandler],
       PATCH: ["reconfigure-stream", streams.reconfigureStreamHandler], DELETE: ["delete-stream", streams.deleteStreamHandler],
     },
   },
   { pattern: ["v1", "streams", "*", "records"], methods: { GET: ["read", records.readHandler], POST: ["append", records.appendHandler] } },
   { pattern: ["v1", "streams", "*", "records", "tail"], methods: { GET: ["check-tail", records.checkTailHandler] } },
-  { pattern: ["v1", "access-tokens"], methods: anyMethod },
-  { pattern: ["v1", "access-tokens", "**"], methods: anyMethod },
+  { pattern: ["v1", "access-tokens"], methods: { GET: ["list-access-tokens", accessTokens.listTokensHandler], POST: [undefined, accessTokens.issueTokenHandler] } },
+  { pattern: ["v1", "access-tokens", "*"], methods: { DELETE: [undefined, accessTokens.revokeTokenHandler] } },
   { pattern: ["v1", "metrics"], methods: anyMethod },
   { pattern: ["v1", "metrics", "**"], methods: anyMethod },
   { pattern: ["v1", "locations"], methods: anyMethod },
@@ -71,9 +76,15 @@ function decode(segment: string): string {
   }
 }
 
+export interface CorsPolicy {
+  /** Origins allowed to make cross-origin requests while auth is off (--cors-origin). */
+  origins: string[];
+}
+
 export interface RouterDeps {
   store: Store;
   auth: Auth;
+  cors: CorsPolicy;
   shutdown: AbortSignal;
   log: (msg: string) => void;
   appendBudget: ByteBudget;
@@ -84,6 +95,10 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
     if (ex.path === "/health" || ex.path === "/ping") {
       if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
       return ex.sendText(200, "OK");
+    }
+    if (!corsAllowed(ex, deps)) {
+      await ex.body().catch(() => undefined);
+      throw serverError("permission_denied", `cross-origin requests from ${ex.header("origin")} are refused: svc lite runs with --no-auth (allow an origin with --cors-origin)`);
     }
     if (ex.method === "OPTIONS" && ex.header("access-control-request-method") !== undefined) {
       // A CORS preflight: allow every method and header (Appendix B).
@@ -100,14 +115,44 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
       const entry = r.methods[ex.method];
       if (!entry) return ex.sendEmpty(405, { allow: Object.keys(r.methods).join(", ") });
       const principal = deps.auth.authenticate(ex.header("authorization"));
-      if (entry[0]) deps.auth.authorize(principal, entry[0]);
-      const ctx: RequestContext = { store: deps.store, params: raw.map(decode), principal, shutdown: deps.shutdown, log: deps.log, appendBudget: deps.appendBudget };
+      const streamPrefix = deps.auth.streamPrefix(principal);
+      const params = raw.map(decode);
+      if (r.pattern[1] === "streams" && params.length > 0) params[0] = streamPrefix + params[0]!;
+      if (entry[0]) deps.auth.authorize(principal, entry[0], resourcesOf(r.pattern, params, ex));
+      const ctx: RequestContext = { store: deps.store, params, principal, auth: deps.auth, streamPrefix, shutdown: deps.shutdown, log: deps.log, appendBudget: deps.appendBudget };
       return await entry[1](ex, ctx);
     }
     ex.sendEmpty(404);
   } catch (e) {
     await sendError(ex, e, deps.log);
   }
+}
+
+/** §9.3: the basin, stream or token id a path names. */
+function resourcesOf(pattern: string[], params: string[], ex: Exchange): Resources {
+  switch (pattern[1]) {
+    case "basins": return { basin: params[0] };
+    case "streams": return { basin: requestBasin(ex), stream: params[0] };
+    case "access-tokens": return { tokenId: params[0] };
+    default: return {};
+  }
+}
+
+/**
+ * CORS. With auth on, any origin may call (a page still needs a token it cannot get by
+ * itself). With --no-auth a page could drive a local server with no secret at all, so only
+ * the --cors-origin allow-list may; other cross-origin requests are refused unexecuted.
+ */
+function corsAllowed(ex: Exchange, deps: RouterDeps): boolean {
+  const origin = ex.header("origin");
+  if (origin === undefined) return true;
+  if (deps.auth.enabled) {
+    ex.corsAllowOrigin = "*";
+    return true;
+  }
+  if (!deps.cors.origins.includes(origin)) return false;
+  ex.corsAllowOrigin = origin;
+  return true;
 }
 
 /** Any thrown value → a catalogue JSON body (412/416 keep their structured bodies). */

@@ -3,13 +3,18 @@
  * `svc/proto` frames, and SSE reads. Everything that can fail before the 200 (validation, 404,
  * 409, 416) fails as an ordinary JSON response; after the 200, errors are terminal frames or
  * SSE `error` events. The server's shutdown signal is the sessions' drain signal.
+ *
+ * Auth: a session outlives its token's checks at the start, so its principal is checked
+ * again at every message: each append input, each read batch, and every second while a read
+ * waits. A revoked or expired token ends the session with a terminal 401 `authn` (SSE: an
+ * `error` event); nothing after that point is applied or delivered.
  */
 import type { ReadParams } from "../store/read-engine.js";
 import { ReadCursor } from "../store/read-engine.js";
 import type { StreamState } from "../store/stream-state.js";
 import { negotiateCompression } from "../../wire/compression.js";
 import { parseFormat } from "../../wire/json.js";
-import { runAppendSession } from "../session/append-session.js";
+import { runAppendSession, type AppendPort } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
 import { drainOf, sessionIO } from "../session/io.js";
@@ -23,7 +28,17 @@ const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buf
 export async function appendSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string): Promise<void> {
   const state = await ctx.store.stream(basin, stream, "append");
   if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
-  await runAppendSession(sessionIO(ex.req, ex.res), state, {
+  const port: AppendPort = {
+    submit(input) {
+      try {
+        ctx.auth.recheck(ctx.principal);
+      } catch (e) {
+        return { accepted: false, ack: state.whenIdle().then(() => { throw e; }) };
+      }
+      return state.submit(input);
+    },
+  };
+  await runAppendSession(sessionIO(ex.req, ex.res), port, {
     compression: negotiateCompression(ex.req.headers["accept-encoding"]),
     drain: drainOf(ctx.shutdown),
     budget: ctx.appendBudget,
@@ -43,7 +58,7 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
   }
   const state = await ctx.store.stream(basin, stream, "read");
   const cursor = new ReadCursor(state, ctx.store.storage, params, false); // 416 happens here, before the 200
-  const feed = cursorFeed(cursor, state);
+  const feed = guardedFeed(cursorFeed(cursor, state), () => ctx.auth.recheck(ctx.principal));
   const contentType = kind === "sse" ? "text/event-stream" : SESSION_TYPE;
   if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
   const io = sessionIO(ex.req, ex.res);
@@ -53,6 +68,38 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
   } else {
     await runReadSession(io, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
   }
+}
+
+/** How often an idle read session re-checks its token. */
+const RECHECK_MS = 1000;
+
+/**
+ * A feed that checks `guard` before every event and every RECHECK_MS while it waits; once
+ * the guard throws, the feed fails with that error (a terminal frame or SSE error event).
+ */
+function guardedFeed(feed: ReadFeed, guard: () => void): ReadFeed {
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const failed = new Promise<never>((_, reject) => { wake = () => reject(failure); });
+  failed.catch(() => undefined);
+  const timer = setInterval(() => {
+    try { guard(); } catch (e) { failure = e; clearInterval(timer); wake?.(); }
+  }, RECHECK_MS);
+  timer.unref();
+  return {
+    events: {
+      next: async () => {
+        if (failure === undefined) try { guard(); } catch (e) { failure = e; }
+        if (failure !== undefined) throw failure;
+        return Promise.race([feed.events.next(), failed]);
+      },
+    },
+    tail: () => feed.tail(),
+    close() {
+      clearInterval(timer);
+      feed.close();
+    },
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { RequestContext } from "./context.js";
 import { ConfigParse, isObject, parseStreamReconfig, streamConfigJson, streamInfoJson, toPartial } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
+import type { StreamMeta } from "../storage/storage.js";
 import { checkStreamName, listParams, requestBasin, requestToken, streamNameProblem } from "./params.js";
 
 function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
@@ -11,11 +12,22 @@ function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: str
   return { basin, stream: checkStreamName(ctx.params[0]!, "bad_path") };
 }
 
+/** §9.4: names leave with an auto-prefix token's prefix removed. */
+function infoOut(ctx: RequestContext, meta: StreamMeta): Record<string, unknown> {
+  return { ...streamInfoJson(meta), name: meta.name.slice(ctx.streamPrefix.length) };
+}
+
 export async function listStreamsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const basin = requestBasin(ex);
-  const { prefix, startAfter, limit } = listParams(ex.query, "stream");
-  const page = await listStreams(ctx.store, basin, prefix, startAfter, limit);
-  await ex.sendJson(200, { streams: page.streams.map(streamInfoJson), has_more: page.hasMore });
+  const q = listParams(ex.query, "stream");
+  // An auto-prefix token lists in its logical namespace; every token only inside its set.
+  const prefix = ctx.streamPrefix + q.prefix;
+  const startAfter = q.startAfter === "" ? "" : ctx.streamPrefix + q.startAfter;
+  const view = ctx.auth.listing(ctx.principal, "streams", prefix);
+  let page: { streams: StreamMeta[]; hasMore: boolean } = { streams: [], hasMore: false };
+  if (view && "prefix" in view) page = await listStreams(ctx.store, basin, view.prefix, startAfter, q.limit);
+  else if (view && view.exact > startAfter) page = await listStreams(ctx.store, basin, view.exact, startAfter, 1).then((p) => ({ streams: p.streams.filter((s) => s.name === view.exact), hasMore: false }));
+  await ex.sendJson(200, { streams: page.streams.map((m) => infoOut(ctx, m)), has_more: page.hasMore });
 }
 
 export async function createStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -29,9 +41,11 @@ export async function createStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   if (problem) p.fail(problem);
   const requested = toPartial(parseStreamReconfig(p, body.config));
   p.finish();
-  const { meta, result } = await createStream(ctx.store, basin, body.stream, requested, token);
+  const name = ctx.streamPrefix + (body.stream as string);
+  ctx.auth.authorize(ctx.principal, "create-stream", { basin, stream: name });
+  const { meta, result } = await createStream(ctx.store, basin, name, requested, token);
   // §2.2 B2: an idempotent stream replay is also 201.
-  await ex.sendJson(201, streamInfoJson(meta), { "svc-provision-result": result });
+  await ex.sendJson(201, infoOut(ctx, meta), { "svc-provision-result": result });
 }
 
 export async function getStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -41,13 +55,15 @@ export async function getStreamHandler(ex: Exchange, ctx: RequestContext): Promi
 
 export async function ensureStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
+  // §9.2: B4 is create-stream when it creates, reconfigure-stream when the stream exists.
+  ctx.auth.authorize(ctx.principal, ctx.store.storage.getStream(basin, stream) ? "reconfigure-stream" : "create-stream", { basin, stream });
   const body = await optionalJson(ex);
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
   const reconfig = parseStreamReconfig(p, body);
   p.finish();
   const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig);
-  await ex.sendJson(result === "created" ? 201 : 200, streamInfoJson(meta), { "svc-provision-result": result });
+  await ex.sendJson(result === "created" ? 201 : 200, infoOut(ctx, meta), { "svc-provision-result": result });
 }
 
 export async function reconfigureStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

@@ -7,6 +7,8 @@
  *   batches  id u32 · first seq u64 (BE)     → encoded batch (batch-codec.ts)
  *   tsidx    id u32 · last ts u64 · seq u64  → 1 byte: finds the batch holding a timestamp
  *   misc     "nextStreamId"                  → number
+ *   tokens   token id (utf8)                 → StoredToken (json: a hash, never the secret)
+ *   tokenkeys key id (utf8)                  → token id
  *
  * Durability: lmdb's put() resolves at commit, BEFORE the commit is flushed (overlapping
  * sync); every write here therefore also awaits `env.flushed`, which covers all commits made
@@ -28,6 +30,7 @@ import { open, type Database, type RootDatabase } from "lmdb";
 import { SvcError } from "../../errors.js";
 import type { BasinMeta, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 import { batchHeader, decodeBatch, encodeBatch } from "./batch-codec.js";
+import type { StoredToken } from "../auth/token-info.js";
 
 const ONE = Buffer.from([1]);
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
@@ -82,6 +85,8 @@ export class LmdbStorage implements Storage {
   private batches!: Database<Buffer, Buffer>;
   private tsidx!: Database<Buffer, Buffer>;
   private misc!: Database<number, string>;
+  private tokens!: Database<StoredToken, Buffer>;
+  private tokenKeys!: Database<string, string>;
   private nextId: number;
   /** The first error of a failed write, while writes issued before it are still settling. */
   private failure: unknown;
@@ -94,13 +99,15 @@ export class LmdbStorage implements Storage {
   }
 
   private openEnv(): void {
-    this.env = open({ path: this.dir, maxDbs: 8 });
+    this.env = open({ path: this.dir, maxDbs: 12 });
     this.basins = this.env.openDB({ name: "basins", encoding: "json", keyEncoding: "binary" });
     this.streams = this.env.openDB({ name: "streams", encoding: "json", keyEncoding: "binary" });
     this.tails = this.env.openDB({ name: "tails", encoding: "json", keyEncoding: "uint32", useVersions: true });
     this.batches = this.env.openDB({ name: "batches", encoding: "binary", keyEncoding: "binary" });
     this.tsidx = this.env.openDB({ name: "tsidx", encoding: "binary", keyEncoding: "binary" });
     this.misc = this.env.openDB({ name: "misc", encoding: "json" });
+    this.tokens = this.env.openDB({ name: "tokens", encoding: "json", keyEncoding: "binary" });
+    this.tokenKeys = this.env.openDB({ name: "tokenkeys", encoding: "json" });
   }
 
   /** Data dirs from before versioned tails kept them unversioned in `states`: copy once. */
@@ -164,6 +171,24 @@ export class LmdbStorage implements Storage {
     return this.tails.get(id);
   }
 
+  getToken(id: string): StoredToken | undefined {
+    return this.tokens.get(Buffer.from(id, "utf8"));
+  }
+
+  getTokenByKey(keyId: string): StoredToken | undefined {
+    const id = this.tokenKeys.get(keyId);
+    return id === undefined ? undefined : this.getToken(id);
+  }
+
+  listTokens(prefix: string, after: string, limit: number): StoredToken[] {
+    const out: StoredToken[] = [];
+    for (const { value } of this.tokens.getRange({ start: listStart(Buffer.alloc(0), prefix, after) })) {
+      if (!value.id.startsWith(prefix) || out.length >= limit) break;
+      out.push(value);
+    }
+    return out;
+  }
+
   allocateStreamId(): number {
     return this.nextId++;
   }
@@ -185,6 +210,14 @@ export class LmdbStorage implements Storage {
         case "deleteStream": void this.streams.remove(streamKey(o.basin, o.name)); break;
         case "putState": void this.tails.put(o.id, o.state, o.state.nextSeq); break;
         case "deleteState": void this.tails.remove(o.id); break;
+        case "putToken":
+          void this.tokens.put(Buffer.from(o.token.id, "utf8"), o.token);
+          void this.tokenKeys.put(o.token.keyId, o.token.id);
+          break;
+        case "deleteToken":
+          void this.tokens.remove(Buffer.from(o.id, "utf8"));
+          void this.tokenKeys.remove(o.keyId);
+          break;
       }
     }
   }

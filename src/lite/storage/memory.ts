@@ -2,6 +2,7 @@
  * In-memory Storage for `--in-memory` and fast tests. Same contract as lmdb, minus durability:
  * writes "complete" on the next microtask, in order.
  */
+import type { StoredToken } from "../auth/token-info.js";
 import type { BasinMeta, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 
 function byteCompare(a: string, b: string): number {
@@ -15,6 +16,21 @@ export class MemoryStorage implements Storage {
   private states = new Map<number, StreamStateRecord>();
   private batches = new Map<number, StoredBatch[]>();
   private nextId = 1;
+  private tokens = new Map<string, StoredToken>();
+  private tokenKeys = new Map<string, string>();
+
+  getToken(id: string): StoredToken | undefined {
+    return this.tokens.get(id);
+  }
+
+  getTokenByKey(keyId: string): StoredToken | undefined {
+    const id = this.tokenKeys.get(keyId);
+    return id === undefined ? undefined : this.tokens.get(id);
+  }
+
+  listTokens(prefix: string, after: string, limit: number): StoredToken[] {
+    return page([...this.tokens.values()], (t) => t.id, prefix, after, limit);
+  }
 
   getBasin(name: string): BasinMeta | undefined {
     return this.basins.get(name);
@@ -55,6 +71,8 @@ export class MemoryStorage implements Storage {
         case "deleteStream": this.streams.get(o.basin)?.delete(o.name); break;
         case "putState": this.states.set(o.id, { ...o.state }); break;
         case "deleteState": this.states.delete(o.id); this.batches.delete(o.id); break;
+        case "putToken": this.tokens.set(o.token.id, o.token); this.tokenKeys.set(o.token.keyId, o.token.id); break;
+        case "deleteToken": this.tokens.delete(o.id); this.tokenKeys.delete(o.keyId); break;
       }
     }
   }

@@ -19,6 +19,7 @@
  */
 import type { SequencedRecord } from "../../types.js";
 import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";
+import type { StoredToken } from "../auth/token-info.js";
 
 export interface BasinMeta {
   name: string;
@@ -66,7 +67,9 @@ export type MetaOp =
   | { op: "putStream"; meta: StreamMeta }
   | { op: "deleteStream"; basin: string; name: string }
   | { op: "putState"; id: number; state: StreamStateRecord }
-  | { op: "deleteState"; id: number };
+  | { op: "deleteState"; id: number }
+  | { op: "putToken"; token: StoredToken }
+  | { op: "deleteToken"; id: string; keyId: string };
 
 export interface Storage {
   /** True when writes survive a crash (lmdb); false for memory. */
@@ -79,6 +82,10 @@ export interface Storage {
   /** Streams of a basin, byte-wise ascending by name, like listBasins. */
   listStreams(basin: string, prefix: string, after: string, limit: number): StreamMeta[];
   getState(id: number): StreamStateRecord | undefined;
+  getToken(id: string): StoredToken | undefined;
+  getTokenByKey(keyId: string): StoredToken | undefined;
+  /** Issued tokens with id > `after` starting with `prefix`, byte-wise ascending, at most `limit`. */
+  listTokens(prefix: string, after: string, limit: number): StoredToken[];
   /** Allocates a stream id; it is persisted by the next `writeMeta`. */
   allocateStreamId(): number;
   /** Applies metadata changes atomically; resolves when durable. */

@@ -1,0 +1,152 @@
+/**
+ * Authentication and authorization of svc lite, in ONE place (protocol.md §9). The router
+ * authenticates every API request and checks the operation against the resources named in
+ * the path; handlers check what only the body names (a new basin, stream or token id);
+ * sessions re-check their principal at every message, so revocation and expiry end them.
+ *
+ * Principals: `open` with --no-auth (everything allowed), `root` (the server's own token:
+ * everything, never expires), `token` (an issued token and its scope).
+ */
+import { serverError, type SvcError } from "../../errors.js";
+import type { Storage } from "../storage/storage.js";
+import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";
+import { mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
+import type { IssueRequest, StoredToken } from "./token-info.js";
+
+export type { Operation } from "./scope.js";
+
+export type Principal = { kind: "open" } | { kind: "root" } | { kind: "token"; token: StoredToken };
+
+/** The resources a request names (§9.3): each is checked against the matching set. */
+export interface Resources {
+  basin?: string;
+  stream?: string;
+  tokenId?: string;
+}
+
+export interface AuthOptions {
+  rootToken: string;
+  /** False with --no-auth: every request is allowed. */
+  enabled: boolean;
+}
+
+type TokenStorage = Pick<Storage, "getToken" | "getTokenByKey" | "listTokens" | "writeMeta">;
+
+const authn = (message: string): SvcError => serverError("authn", message);
+const denied = (message: string): SvcError => serverError("permission_denied", message);
+
+export class Auth {
+  private readonly rootHash: string;
+
+  constructor(private readonly opts: AuthOptions, private readonly storage: TokenStorage) {
+    this.rootHash = sha256Hex(opts.rootToken);
+  }
+
+  get enabled(): boolean {
+    return this.opts.enabled;
+  }
+
+  /** The principal of an `Authorization` header; 401 `authn` unless it names a live token. */
+  authenticate(authorization: string | undefined): Principal {
+    if (!this.opts.enabled) return { kind: "open" };
+    if (authorization === undefined) throw authn("missing bearer token: send `Authorization: Bearer <token>`");
+    const m = /^Bearer +(\S+) *$/i.exec(authorization);
+    if (!m) throw authn("malformed Authorization header: expected `Bearer <token>`");
+    const presented = m[1]!;
+    if (sameDigest(sha256Hex(presented), this.rootHash)) return { kind: "root" };
+    const parts = splitToken(presented);
+    const token = parts && this.storage.getTokenByKey(parts.keyId);
+    if (!parts || !token || !sameDigest(sha256Hex(parts.secret), token.hash)) throw authn("unknown or revoked access token");
+    if (expired(token)) throw authn(`access token ${JSON.stringify(token.id)} expired at ${token.expiresAt}`);
+    return { kind: "token", token };
+  }
+
+  /** Throws 401 once the principal's token is revoked or expired (sessions call it per message). */
+  recheck(p: Principal): void {
+    if (p.kind !== "token") return;
+    const now = this.storage.getTokenByKey(p.token.keyId);
+    if (!now || now.id !== p.token.id || now.hash !== p.token.hash) throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
+    if (expired(now)) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
+  }
+
+  /** 403 unless `op` is granted and every named resource is inside its set. */
+  authorize(p: Principal, op: Operation, res: Resources = {}): void {
+    if (p.kind !== "token") return;
+    const { scope, id } = p.token;
+    if (!effectiveOps(scope).has(op)) throw denied(`access token ${JSON.stringify(id)} does not permit operation \`${op}\``);
+    const check = (set: ResourceSet, name: string | undefined, what: string): void => {
+      if (name !== undefined && !inSet(set, name)) throw denied(`access token ${JSON.stringify(id)} does not cover ${what} ${JSON.stringify(name)}`);
+    };
+    check(scope.basins, res.basin, "basin");
+    check(scope.streams, res.stream, "stream");
+    check(scope.accessTokens, res.tokenId, "access token");
+  }
+
+  /** What a listing may show (undefined: nothing) for the principal's set of that kind. */
+  listing(p: Principal, kind: "basins" | "streams" | "accessTokens", prefix: string): { prefix: string } | { exact: string } | undefined {
+    if (p.kind !== "token") return { prefix };
+    return narrowListing(p.token.scope[kind], prefix);
+  }
+
+  /** §9.4: the prefix an auto-prefix token puts before every stream name, else "". */
+  streamPrefix(p: Principal): string {
+    return p.kind === "token" && p.token.autoPrefixStreams && p.token.scope.streams.kind === "prefix" ? p.token.scope.streams.value : "";
+  }
+
+  /** A8: issues a token no broader than the requestor's; returns the secret (shown once). */
+  async issue(p: Principal, req: IssueRequest): Promise<string> {
+    this.authorize(p, "issue-access-token", { tokenId: req.id });
+    if (effectiveOps(req.scope).size === 0) throw serverError("invalid", "the scope grants no operation");
+    const expiresAt = req.expiresAt === undefined ? requestorExpiry(p) : req.expiresAt;
+    if (p.kind === "token") checkNoEscalation(p.token, req.scope, expiresAt);
+    if (this.storage.getToken(req.id)) throw serverError("resource_already_exists", `access token ${JSON.stringify(req.id)} already exists`);
+    const minted = mintSecret();
+    const token: StoredToken = {
+      id: req.id, keyId: minted.keyId, hash: minted.hash, scope: req.scope,
+      expiresAt, autoPrefixStreams: req.autoPrefixStreams, createdAt: new Date().toISOString(),
+    };
+    await this.storage.writeMeta([{ op: "putToken", token }]);
+    return minted.token;
+  }
+
+  /** A9: 404 when unknown or already revoked. */
+  async revoke(p: Principal, id: string): Promise<void> {
+    this.authorize(p, "revoke-access-token", { tokenId: id });
+    const token = this.storage.getToken(id);
+    if (!token) throw serverError("access_token_not_found", `access token ${JSON.stringify(id)} does not exist or was revoked`);
+    await this.storage.writeMeta([{ op: "deleteToken", id, keyId: token.keyId }]);
+  }
+
+  /** A7: tokens inside the principal's access-token set only. */
+  list(p: Principal, prefix: string, after: string, limit: number): { tokens: StoredToken[]; hasMore: boolean } {
+    const view = this.listing(p, "accessTokens", prefix);
+    if (!view) return { tokens: [], hasMore: false };
+    if ("exact" in view) {
+      const t = view.exact > after ? this.storage.getToken(view.exact) : undefined;
+      return { tokens: t ? [t] : [], hasMore: false };
+    }
+    const tokens = this.storage.listTokens(view.prefix, after, limit + 1);
+    return { tokens: tokens.slice(0, limit), hasMore: tokens.length > limit };
+  }
+}
+
+function expired(t: StoredToken, now = Date.now()): boolean {
+  return t.expiresAt !== null && Date.parse(t.expiresAt) <= now;
+}
+
+function requestorExpiry(p: Principal): string | null {
+  return p.kind === "token" ? p.token.expiresAt : null;
+}
+
+/** §9.3 escalation: ops, each resource set and the expiry must lie within the requestor's. */
+function checkNoEscalation(requestor: StoredToken, scope: Scope, expiresAt: string | null): void {
+  const mine = effectiveOps(requestor.scope);
+  const extra = [...effectiveOps(scope)].filter((op) => !mine.has(op));
+  if (extra.length > 0) throw denied(`cannot issue a token broader than your own: you lack ${extra.map((o) => `\`${o}\``).join(", ")}`);
+  for (const [kind, label] of [["basins", "basin"], ["streams", "stream"], ["accessTokens", "access-token"]] as const) {
+    if (!setWithin(scope[kind], requestor.scope[kind])) throw denied(`cannot issue a token broader than your own: its ${label} set is wider`);
+  }
+  if (requestor.expiresAt !== null && (expiresAt === null || Date.parse(expiresAt) > Date.parse(requestor.expiresAt))) {
+    throw denied(`cannot issue a token that outlives your own (${requestor.expiresAt})`);
+  }
+}

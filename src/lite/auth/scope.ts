@@ -1,0 +1,85 @@
+/**
+ * Token scopes (protocol.md §3.5, §9.2, §9.3): operations, operation groups, resource sets,
+ * and the questions asked of them. Pure: no storage, no I/O.
+ */
+export const OPERATIONS = [
+  "list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config",
+  "issue-access-token", "revoke-access-token", "list-access-tokens",
+  "list-streams", "create-stream", "delete-stream", "get-stream-config", "reconfigure-stream",
+  "check-tail", "append", "read", "trim", "fence",
+  "account-metrics", "basin-metrics", "stream-metrics",
+  "list-locations", "get-default-location", "set-default-location",
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export type Level = "account" | "basin" | "stream";
+export type Access = "read" | "write";
+
+/** §9.2: what each group grants, read and write. */
+export const GROUPS: Record<Level, Record<Access, Operation[]>> = {
+  account: {
+    read: ["list-basins", "get-basin-config", "list-access-tokens", "account-metrics", "list-locations", "get-default-location"],
+    write: ["create-basin", "delete-basin", "reconfigure-basin", "issue-access-token", "revoke-access-token", "set-default-location"],
+  },
+  basin: { read: ["list-streams", "get-stream-config", "basin-metrics"], write: ["create-stream", "delete-stream", "reconfigure-stream"] },
+  stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
+};
+
+/** A resource set, normalised: `{exact: ""}`, null and absent all become `none`. */
+export type ResourceSet = { kind: "none" } | { kind: "exact"; value: string } | { kind: "prefix"; value: string };
+
+export interface OpGroups {
+  account: { read: boolean; write: boolean };
+  basin: { read: boolean; write: boolean };
+  stream: { read: boolean; write: boolean };
+}
+
+export interface Scope {
+  basins: ResourceSet;
+  streams: ResourceSet;
+  accessTokens: ResourceSet;
+  opGroups: OpGroups;
+  ops: Operation[];
+}
+
+export const NONE: ResourceSet = { kind: "none" };
+
+export function noGroups(): OpGroups {
+  return { account: { read: false, write: false }, basin: { read: false, write: false }, stream: { read: false, write: false } };
+}
+
+/** The union of explicit ops and every op of every enabled group (§9.2). */
+export function effectiveOps(scope: Scope): Set<Operation> {
+  const out = new Set<Operation>(scope.ops);
+  for (const level of ["account", "basin", "stream"] as const) {
+    for (const access of ["read", "write"] as const) {
+      if (scope.opGroups[level][access]) for (const op of GROUPS[level][access]) out.add(op);
+    }
+  }
+  return out;
+}
+
+export function inSet(set: ResourceSet, name: string): boolean {
+  if (set.kind === "none") return false;
+  return set.kind === "exact" ? name === set.value : name.startsWith(set.value);
+}
+
+/** Whether every name `inner` matches is matched by `outer` (no escalation, §9.3). */
+export function setWithin(inner: ResourceSet, outer: ResourceSet): boolean {
+  if (inner.kind === "none") return true;
+  if (outer.kind === "none") return false;
+  if (outer.kind === "exact") return inner.kind === "exact" && inner.value === outer.value;
+  return inner.value.startsWith(outer.value);
+}
+
+/**
+ * What a listing with query `prefix` may show under `set`: a narrower prefix, one exact name,
+ * or nothing. Lists show only what the token may see (§9.3), without scanning past it.
+ */
+export function narrowListing(set: ResourceSet, prefix: string): { prefix: string } | { exact: string } | undefined {
+  if (set.kind === "none") return undefined;
+  if (set.kind === "exact") return set.value.startsWith(prefix) ? { exact: set.value } : undefined;
+  if (prefix.startsWith(set.value)) return { prefix };
+  if (set.value.startsWith(prefix)) return { prefix: set.value };
+  return undefined;
+}

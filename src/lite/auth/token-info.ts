@@ -1,0 +1,126 @@
+/**
+ * `AccessTokenInfo` (protocol.md §3.5): the issue request parsed and checked, and the listed
+ * form. Stored tokens keep a hash of the secret, never the secret (secret.ts).
+ */
+import { serverError } from "../../errors.js";
+import { noGroups, NONE, OPERATIONS, type OpGroups, type Operation, type ResourceSet, type Scope } from "./scope.js";
+
+export interface StoredToken {
+  id: string;
+  /** Looks the token up (the public half of the secret). */
+  keyId: string;
+  /** sha-256 of the secret half, hex. */
+  hash: string;
+  scope: Scope;
+  /** ISO 8601 UTC, or null for never. */
+  expiresAt: string | null;
+  autoPrefixStreams: boolean;
+  createdAt: string;
+}
+
+export interface IssueRequest {
+  id: string;
+  scope: Scope;
+  /** Absent: the requestor's expiry. */
+  expiresAt: string | null | undefined;
+  autoPrefixStreams: boolean;
+}
+
+const invalid = (message: string) => serverError("invalid", message);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function tokenIdProblem(id: unknown): string | undefined {
+  if (typeof id !== "string") return "`id` must be a string";
+  const n = Buffer.byteLength(id, "utf8");
+  if (n < 1 || n > 96) return "`id` must be 1..96 bytes";
+  if (id === "." || id === "..") return "`id` may not be \".\" or \"..\"";
+  return undefined;
+}
+
+function parseSet(v: unknown, field: string): ResourceSet {
+  if (v === undefined || v === null) return NONE;
+  if (!isObject(v) || Object.keys(v).length !== 1) throw invalid(`scope.${field} must have exactly one of \`exact\` or \`prefix\``);
+  if (typeof v.exact === "string") return v.exact === "" ? NONE : { kind: "exact", value: v.exact };
+  if (typeof v.prefix === "string") return { kind: "prefix", value: v.prefix };
+  throw invalid(`scope.${field} must be {"exact": string} or {"prefix": string}`);
+}
+
+function parseGroups(v: unknown): OpGroups {
+  const groups = noGroups();
+  if (v === undefined || v === null) return groups;
+  if (!isObject(v)) throw invalid("scope.op_groups must be an object");
+  for (const [level, perms] of Object.entries(v)) {
+    if (level !== "account" && level !== "basin" && level !== "stream") throw invalid(`scope.op_groups has no level \`${level}\``);
+    if (perms === null) continue;
+    if (!isObject(perms)) throw invalid(`scope.op_groups.${level} must be {"read"?: bool, "write"?: bool}`);
+    for (const [k, b] of Object.entries(perms)) {
+      if ((k !== "read" && k !== "write") || (typeof b !== "boolean" && b !== null)) throw invalid(`scope.op_groups.${level}.${k} must be \`read\` or \`write\` with a boolean`);
+      groups[level][k] = b === true;
+    }
+  }
+  return groups;
+}
+
+function parseOps(v: unknown): Operation[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalid("scope.ops must be an array of operation names");
+  const known = new Set<string>(OPERATIONS);
+  for (const op of v) if (typeof op !== "string" || !known.has(op)) throw invalid(`scope.ops: unknown operation ${JSON.stringify(op)}`);
+  return [...new Set(v as Operation[])];
+}
+
+export function parseScope(v: unknown): Scope {
+  if (!isObject(v)) throw invalid("`scope` is required and must be an object");
+  return {
+    basins: parseSet(v.basins, "basins"),
+    streams: parseSet(v.streams, "streams"),
+    accessTokens: parseSet(v.access_tokens, "access_tokens"),
+    opGroups: parseGroups(v.op_groups),
+    ops: parseOps(v.ops),
+  };
+}
+
+/** RFC 3339 with an explicit offset or Z; normalised to ISO 8601 UTC. */
+export function parseExpiry(v: unknown, now = Date.now()): string | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === null) return null;
+  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v) || Number.isNaN(Date.parse(v))) {
+    throw invalid("`expires_at` must be an RFC 3339 timestamp, e.g. 2030-01-01T00:00:00Z");
+  }
+  const ms = Date.parse(v);
+  if (ms <= now) throw invalid("`expires_at` must be in the future");
+  return new Date(ms).toISOString();
+}
+
+export function parseIssueRequest(body: unknown): IssueRequest {
+  if (!isObject(body)) throw serverError("bad_json", "the request body must be a JSON object");
+  const problem = tokenIdProblem(body.id);
+  if (problem) throw invalid(problem);
+  const scope = parseScope(body.scope);
+  if (body.auto_prefix_streams !== undefined && body.auto_prefix_streams !== null && typeof body.auto_prefix_streams !== "boolean") {
+    throw invalid("`auto_prefix_streams` must be a boolean");
+  }
+  const autoPrefixStreams = body.auto_prefix_streams === true;
+  if (autoPrefixStreams && scope.streams.kind !== "prefix") throw invalid("`auto_prefix_streams` needs a `{\"prefix\": …}` stream scope");
+  return { id: body.id as string, scope, expiresAt: parseExpiry(body.expires_at), autoPrefixStreams };
+}
+
+function setJson(set: ResourceSet): Record<string, string> | null {
+  return set.kind === "none" ? null : { [set.kind]: set.value };
+}
+
+/** The listed form: never the secret; all three groups explicit (§3.5). */
+export function tokenInfoJson(t: StoredToken): Record<string, unknown> {
+  return {
+    id: t.id,
+    scope: {
+      basins: setJson(t.scope.basins),
+      streams: setJson(t.scope.streams),
+      access_tokens: setJson(t.scope.accessTokens),
+      op_groups: t.scope.opGroups,
+      ops: t.scope.ops,
+    },
+    expires_at: t.expiresAt,
+    auto_prefix_streams: t.autoPrefixStreams,
+  };
+}
