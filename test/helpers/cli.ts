@@ -4,7 +4,7 @@
  * user's own config and lite data are never read or touched.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -32,6 +32,8 @@ const INHERITED = ["PATH", "NODE_EXTRA_CA_CERTS", "SystemRoot", "TMPDIR", "TEMP"
 
 export function runSvc(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const home = opts.home ?? tempHome();
+  // A home made for this run only is removed with it (tests leave nothing in the temp dir).
+  const dropHome = (): void => { if (opts.home === undefined) rmSync(home, { recursive: true, force: true }); };
   const env: Record<string, string> = {};
   for (const k of INHERITED) if (process.env[k] !== undefined) env[k] = process.env[k]!;
   Object.assign(env, {
@@ -57,6 +59,7 @@ export function runSvc(args: string[], opts: RunOptions = {}): Promise<RunResult
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
+      dropHome();
       resolvePromise({ code, stdout, stderr });
     });
     child.stdin.on("error", () => {});

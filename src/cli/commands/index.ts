@@ -30,6 +30,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "fence", summary: "Set or clear a stream's fencing token", args: "<uri> <token>", load: async () => (await import("./fence.js")).fenceCommand() },
   { name: "trim", summary: "Trim a stream: drop records before a sequence number", args: "<uri> <seq>", load: async () => (await import("./trim.js")).trimCommand() },
   { name: "check-tail", summary: "Print the tail of a stream: next sequence number @ last timestamp", args: "<uri>", load: async () => (await import("./check-tail.js")).checkTailCommand() },
+  { name: "token", summary: "Manage access tokens: create, list, revoke", load: async () => (await import("./token/index.js")).tokenCommand() },
   { name: "apply", summary: "Make basins and streams match a JSON spec (idempotent; for CI)", load: async () => (await import("./apply.js")).applyCommand() },
   { name: "config", summary: "Read and change the config file and its profiles", load: async () => (await import("./config/index.js")).configCommand() },
   { name: "lite", summary: "Run svc lite, a durable local server implementing the whole service", load: async () => (await import("./lite.js")).liteCommand() },
@@ -47,6 +48,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: "get-stream-config", summary: "", hidden: true, load: async () => (await import("./stream/get.js")).streamGetCommand("get-stream-config") },
   { name: "reconfigure-stream", summary: "", hidden: true, load: async () => (await import("./stream/reconfigure.js")).streamReconfigureCommand("reconfigure-stream") },
   { name: "delete-stream", summary: "", hidden: true, load: async () => (await import("./stream/delete.js")).streamDeleteCommand("delete-stream") },
+  { name: "issue-access-token", summary: "", hidden: true, load: async () => (await import("./token/create.js")).tokenCreateCommand().name("issue-access-token") },
+  { name: "list-access-tokens", summary: "", hidden: true, load: async () => (await import("./token/list.js")).tokenListCommand().name("list-access-tokens") },
+  { name: "revoke-access-token", summary: "", hidden: true, load: async () => (await import("./token/revoke.js")).tokenRevokeCommand().name("revoke-access-token") },
 ];
 
 function stub(e: CommandEntry): Command {

@@ -1,0 +1,54 @@
+/** `svc token list`: ids, scopes and expiry (never a secret); a table, `--json` or `--ndjson`. */
+import { Command, Option } from "commander";
+import type { AccessTokenInfo, AccessTokenScope, ResourceSet } from "../../../types.js";
+import { handler } from "../../action.js";
+import { attempt } from "../../failure.js";
+import { examples } from "../../help.js";
+import { listOptions, type ListFlags } from "../../list-options.js";
+
+function set(s: ResourceSet | null | undefined): string {
+  if (!s) return "-";
+  return "exact" in s ? s.exact : `${s.prefix}*`;
+}
+
+function groups(scope: AccessTokenScope): string {
+  const parts: string[] = [];
+  for (const level of ["account", "basin", "stream"] as const) {
+    const g = scope.op_groups?.[level];
+    const rw = `${g?.read ? "r" : ""}${g?.write ? "w" : ""}`;
+    if (rw) parts.push(`${level}=${rw}`);
+  }
+  return parts.join(",") || "-";
+}
+
+function row(t: AccessTokenInfo): string[] {
+  const ops = t.scope.ops?.length ? t.scope.ops.join(",") : "-";
+  return [t.id, set(t.scope.basins), set(t.scope.streams), set(t.scope.access_tokens), groups(t.scope), ops, t.expires_at ?? "never", t.auto_prefix_streams ? "yes" : "no"];
+}
+
+export function tokenListCommand(): Command {
+  const cmd = new Command("list").description("List access tokens (ids, scopes, expiry; never the secrets)")
+    .addOption(new Option("--prefix <prefix>", "only ids starting with this"))
+    .addOption(new Option("--start-after <id>", "only ids after this one"))
+    .addOption(new Option("--limit <n>", "list at most N tokens"))
+    .addOption(new Option("--no-auto-paginate", "fetch a single page"))
+    .addOption(new Option("--ndjson", "one JSON object per line"));
+  cmd.action(handler<ListFlags>(async (ctx, _args, flags) => {
+    const { all, single } = listOptions(flags);
+    const client = await ctx.client();
+    const items: AccessTokenInfo[] = [];
+    await attempt("list access tokens", undefined, async () => {
+      const source = single ? (await client.accessTokens.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.accessTokens.listAll(all);
+      for await (const t of source) {
+        if (flags.ndjson) await ctx.out.jsonLine(t);
+        else items.push(t);
+      }
+    });
+    if (flags.ndjson) return;
+    if (ctx.flags.json) return ctx.out.jsonDoc(items);
+    const rows = [["ID", "BASINS", "STREAMS", "TOKENS", "OP GROUPS", "OPS", "EXPIRES", "AUTO-PREFIX"], ...items.map(row)];
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    for (const r of rows) await ctx.out.line(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  "));
+  }));
+  return examples(cmd, ["svc token list", "svc token list --prefix ci/ --json"]);
+}

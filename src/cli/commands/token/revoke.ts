@@ -1,0 +1,22 @@
+/** `svc token revoke <id>`: asks first (or `--yes`); the token stops working at once. */
+import { Command, Option } from "commander";
+import { handler } from "../../action.js";
+import { attempt } from "../../failure.js";
+import { examples } from "../../help.js";
+import { confirm } from "../../prompt.js";
+
+export function tokenRevokeCommand(): Command {
+  const cmd = new Command("revoke").description("Revoke an access token").argument("<id>", "token id")
+    .addOption(new Option("-y, --yes", "do not ask for confirmation"));
+  cmd.action(handler<{ yes?: boolean }>(async (ctx, [id], opts) => {
+    if (!(await confirm(`Revoke access token ${JSON.stringify(id)}?`, opts.yes))) {
+      ctx.out.info("aborted; nothing revoked");
+      return;
+    }
+    const client = await ctx.client();
+    await attempt("revoke access token", id, () => client.accessTokens.revoke(id!));
+    ctx.out.success(`access token ${JSON.stringify(id)} revoked`);
+    if (ctx.flags.json) await ctx.out.jsonDoc({ id, result: "revoked" });
+  }));
+  return examples(cmd, ["svc token revoke ci/reader --yes"]);
+}
