@@ -9,6 +9,8 @@
  */
 import { serverError, type SvcError } from "../../errors.js";
 import type { Storage } from "../storage/storage.js";
+import { isCommandRecord } from "../../wire/command.js";
+import type { AppendInput } from "../../types.js";
 import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";
 import { mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest, StoredToken } from "./token-info.js";
@@ -80,6 +82,16 @@ export class Auth {
     check(scope.basins, res.basin, "basin");
     check(scope.streams, res.stream, "stream");
     check(scope.accessTokens, res.tokenId, "access token");
+  }
+
+  /** §9.2: an append carrying fence or trim command records also needs `fence` / `trim`. */
+  authorizeCommands(p: Principal, input: AppendInput, res: Resources): void {
+    if (p.kind !== "token") return;
+    for (const r of input.records) {
+      if (!isCommandRecord(r)) continue;
+      const name = new TextDecoder().decode(r.headers[0]!.value);
+      if (name === "fence" || name === "trim") this.authorize(p, name, res);
+    }
   }
 
   /** What a listing may show (undefined: nothing) for the principal's set of that kind. */

@@ -37,6 +37,7 @@ export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<
   if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx, basin, stream);
   const input = await decodeInput(ex);
   validateAppendInput(input);
+  ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
   const state = await ctx.store.stream(basin, stream, "append");
   const ack = await state.append(input);
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);

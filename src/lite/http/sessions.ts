@@ -32,6 +32,7 @@ export async function appendSession(ex: Exchange, ctx: RequestContext, basin: st
     submit(input) {
       try {
         ctx.auth.recheck(ctx.principal);
+        ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
       } catch (e) {
         return { accepted: false, ack: state.whenIdle().then(() => { throw e; }) };
       }
