@@ -210,10 +210,8 @@ describe("svc output plumbing", () => {
 });
 
 describe("svc auth", () => {
-  it("a wrong token is exit 3 with a hint naming its source", async (ctx) => {
+  it("a wrong token is exit 3 with a hint naming its source", async () => {
     const r = await svc(["basin", "list"], { env: { SVC_ACCESS_TOKEN: "not-a-valid-token" } });
-    // svc lite enforces tokens once the access-token issue lands; until then any token passes.
-    if (r.code === 0) ctx.skip();
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("env SVC_ACCESS_TOKEN");
     expect(r.stderr).not.toContain("not-a-valid-token");
