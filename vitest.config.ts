@@ -8,6 +8,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["node_modules/**", "dist/**", "test/bench/**"],
     globals: false,
+    setupFiles: ["test/setup.ts"],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,

@@ -24,8 +24,17 @@ export interface RunOptions {
   home?: string;
 }
 
+const homes: string[] = [];
+
+/** A fresh temp home; removed after the test file by removeTempHomes (test/setup.ts). */
 export function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), "svc-home-"));
+  const home = mkdtempSync(join(tmpdir(), "svc-home-"));
+  homes.push(home);
+  return home;
+}
+
+export function removeTempHomes(): void {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 }
 
 const INHERITED = ["PATH", "NODE_EXTRA_CA_CERTS", "SystemRoot", "TMPDIR", "TEMP", "TMP"];

@@ -132,7 +132,7 @@ async function reader(stop: AbortSignal): Promise<void> {
   let pos = 0;
   while (!stop.aborted) {
     try {
-      const r = await request(`${lite.url}/v1/streams/a/records?seq_num=${pos}&wait=1`, { signal: stop, headers: { "svc-basin": basin } });
+      const r = await request(`${lite.url}/v1/streams/a/records?seq_num=${pos}&wait=1`, { signal: stop, headers: { "svc-basin": basin, authorization: `Bearer ${lite.token}` } });
       const j: any = await r.body.json();
       if (r.statusCode !== 200) return;
       for (const rec of j.records as Rec[]) { mine.set(rec.seq_num, rec.body ?? ""); pos = rec.seq_num + 1; }
