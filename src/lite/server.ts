@@ -58,7 +58,7 @@ export class LiteServer {
       session.on("close", () => this.sessions.delete(session));
       session.on("error", () => undefined);
     });
-    this.http1.on("clientError", (_e, socket: Socket) => socket.destroy());
+    this.http1.on("clientError", (e: NodeJS.ErrnoException, socket: Socket) => answerClientError(e, socket));
     this.net.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
@@ -114,4 +114,23 @@ export class LiteServer {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
+}
+
+/**
+ * Malformed HTTP/1.1 (a bad header name, an oversized header, a bad chunk size, both
+ * Content-Length and chunked): answer 400, or 431 for oversized headers, with a JSON body,
+ * then close; a dropped socket told the client nothing.
+ */
+function answerClientError(e: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || e.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = e.code === "HPE_HEADER_OVERFLOW";
+  const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  const body = JSON.stringify({
+    code: "bad_header",
+    message: tooLarge ? "the request headers are too large" : `malformed HTTP request (${e.code ?? "parse error"})`,
+  });
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -26,6 +26,8 @@ export class Exchange {
   readonly signal: AbortSignal;
   private readonly abort = new AbortController();
   private sent = false;
+  /** Set when the request body was left unread (too large): the connection cannot be reused. */
+  private closeConnection = false;
   /** The `Access-Control-Allow-Origin` value the router's CORS policy chose, if any. */
   corsAllowOrigin: string | undefined;
 
@@ -70,7 +72,12 @@ export class Exchange {
     let size = 0;
     for await (const chunk of this.req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
+      if (size > limit) {
+        // The rest of the body stays unread, so an HTTP/1.1 connection cannot carry another
+        // request: say so and close it once the 413 is sent (it used to say keep-alive and hang).
+        this.closeConnection = true;
+        throw tooLarge(limit);
+      }
       chunks.push(chunk);
     }
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
@@ -126,6 +133,7 @@ export class Exchange {
   private writeHead(status: number, headers: Headers): boolean {
     if (this.sent || this.res.headersSent || this.res.destroyed) return false;
     this.sent = true;
+    if (this.closeConnection && this.req.httpVersionMajor === 1) headers.connection = "close";
     if (this.corsAllowOrigin !== undefined) {
       headers["access-control-allow-origin"] = this.corsAllowOrigin;
       headers["access-control-expose-headers"] = "*";

@@ -162,6 +162,8 @@ export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => 
     if (e.code === "out_of_range") err = serverError("invalid", e.message);
     else if (e.status === 412 || e.status === 416 || (e.code in SERVER_CODES && e.status !== undefined)) err = e;
     else err = serverError("other", e.message);
+  } else if (ex.signal.aborted) {
+    return; // the client went away mid-request: not a server error, and nobody to answer
   } else {
     log(`internal error on ${ex.method} ${ex.path}: ${(e as Error)?.stack ?? e}`);
     err = serverError("other", "internal server error");
