@@ -17,7 +17,7 @@ import { Auth } from "./auth/access.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
-import { LiteServer } from "./server.js";
+import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
 import { LmdbStorage } from "./storage/lmdb.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/storage.js";
@@ -175,7 +175,11 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   const store = new Store(storage, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
   const auth = new Auth({ rootToken, enabled: opts.auth }, storage);
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log });
+  const timeouts = {
+    headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
+    idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
+  };
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log, timeouts });
   const close = async (): Promise<void> => {
     await server.close();
     await janitor.stop();

@@ -24,16 +24,30 @@ const H2_SESSION_WINDOW = 16 << 20;
 /** Append bytes accepted but not yet acknowledged, across all sessions (as the reference server). */
 const APPEND_INFLIGHT_BYTES = 128 << 20;
 
+/**
+ * Slow and idle clients (issue 10, found 6): a connection must send its first bytes and then
+ * a whole HTTP/1.1 request head within `headersMs`, or it is dropped (slowloris); an HTTP/2
+ * connection with no frames either way for `idleMs` is closed (heartbeats of open read
+ * sessions count as activity). Bodies are not timed: append sessions stream for hours.
+ */
+export interface ServerTimeouts {
+  headersMs: number;
+  idleMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 30_000, idleMs: 300_000 };
+
 export interface ServerDeps {
   store: Store;
   auth: Auth;
   cors: CorsPolicy;
   log: (msg: string) => void;
+  timeouts?: ServerTimeouts;
 }
 
 export class LiteServer {
   private readonly net = createNetServer({ pauseOnConnect: false });
-  private readonly http1 = createHttpServer();
+  private readonly http1;
   private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
   private readonly shutdown = new AbortController();
   private readonly appendBudget = new ByteBudget(APPEND_INFLIGHT_BYTES);
@@ -43,6 +57,16 @@ export class LiteServer {
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly deps: ServerDeps) {
+    const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
+    this.http1 = createHttpServer({
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: 0,
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersMs / 4))),
+    });
+    // node:http enforces headersTimeout only for servers that emitted 'listening' (it starts
+    // its connection checks then); this one never listens itself: the sniffer hands it sockets.
+    this.http1.emit("listening");
+    this.http2.setTimeout(timeouts.idleMs);
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res);
@@ -63,7 +87,7 @@ export class LiteServer {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
       socket.on("error", () => undefined);
-      sniffProtocol(socket, (protocol, head) => {
+      sniffProtocol(socket, timeouts.headersMs, (protocol, head) => {
         if (protocol === "h2") {
           this.http2.emit("connection", new ReplaySocket(socket, head));
         } else {
