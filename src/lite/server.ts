@@ -24,6 +24,12 @@ const H2_SESSION_WINDOW = 16 << 20;
 /** Append bytes accepted but not yet acknowledged, across all sessions (as the reference server). */
 const APPEND_INFLIGHT_BYTES = 128 << 20;
 
+/** The shared budget: SVC_LITE_APPEND_BUDGET_BYTES (a test knob) or 128 MiB. */
+function appendBudgetBytes(): number {
+  const n = Number(process.env.SVC_LITE_APPEND_BUDGET_BYTES);
+  return Number.isSafeInteger(n) && n > 0 ? n : APPEND_INFLIGHT_BYTES;
+}
+
 /**
  * Slow and idle clients (issue 10, found 6): a connection must send its first bytes and then
  * a whole HTTP/1.1 request head within `headersMs`, or it is dropped (slowloris); an HTTP/2
@@ -50,7 +56,7 @@ export class LiteServer {
   private readonly http1;
   private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
   private readonly shutdown = new AbortController();
-  private readonly appendBudget = new ByteBudget(APPEND_INFLIGHT_BYTES);
+  private readonly appendBudget = new ByteBudget(appendBudgetBytes());
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;

@@ -15,7 +15,7 @@ import { FrameParser, encodeFrame, encodeTerminalFrame, type Compression } from 
 import { decompress, compress, shouldCompress } from "../../wire/compression.js";
 import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
 import { validateAppendInput } from "../../wire/batch.js";
-import type { ByteBudget } from "./byte-budget.js";
+import { acquireFair, ByteBudget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
 
@@ -29,6 +29,15 @@ export interface AppendSessionOptions {
   compression: Compression;
   drain: Drain;
   budget: ByteBudget;
+}
+
+/**
+ * What one session may hold of the shared in-flight budget (inputs read but not yet
+ * acknowledged to it): an eighth of it, at most 16 MiB (svc's own client keeps 8 MiB in
+ * flight). A session that stops reading its acks stalls alone instead of taking it all.
+ */
+function sessionShare(shared: ByteBudget): number {
+  return Math.min(16 << 20, Math.max(1 << 20, Math.floor(shared.limit / 8)));
 }
 
 interface Pending {
@@ -98,6 +107,7 @@ async function readInputs(
 ): Promise<void> {
   const parser = new FrameParser();
   const chunks = io.body[Symbol.asyncIterator]();
+  const own = new ByteBudget(sessionShare(opts.budget));
   for (;;) {
     const next = await stopper.race(chunks.next());
     if (next === STOP || hasFailed()) return;
@@ -109,7 +119,7 @@ async function readInputs(
         const payload = frame.compression === "none" ? frame.payload : await decompress(frame.payload, frame.compression);
         const input = decodeInput(payload);
         const bytes = validateAppendInput(input);
-        const acquired = opts.budget.acquire(bytes);
+        const acquired = acquireFair(own, opts.budget, bytes);
         const release = await stopper.race(acquired);
         if (release === STOP) void acquired.then((r) => r()); // give back what arrives later
         if (release === STOP) return;
