@@ -30,8 +30,16 @@ export function encodeBytes(bytes: Uint8Array, format: RecordFormat): string {
 }
 
 export function decodeBytes(text: string, format: RecordFormat): Uint8Array {
-  return format === "base64" ? decodeBase64Strict(text) : Buffer.from(text, "utf8");
+  if (format === "base64") return decodeBase64Strict(text);
+  // A lone surrogate (JSON "\ud800") is not text: UTF-8 cannot carry it, and encoding it
+  // anyway stores EF BF BD, a silent change of the data. Bytes go as base64.
+  if (LONE_SURROGATE.test(text)) {
+    throw new SvcError({ code: "bad_json", message: "a string holds a lone UTF-16 surrogate, which is not valid Unicode text: send such bytes with svc-format base64", origin: "client", status: 400, retryable: false, sideEffects: false });
+  }
+  return Buffer.from(text, "utf8");
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -21,6 +21,15 @@ export { decodeBase64Strict, encodeBytes, decodeBytes, lossyUtf8 } from "../byte
 
 type Json = Record<string, unknown>;
 
+/**
+ * u64 values above 2^53 − 1 are refused, never rounded, with ONE code whatever the encoding
+ * (JSON here, protobuf in proto.ts, frames in sessions): `out_of_range`, which svc lite
+ * answers as 422 `invalid`.
+ */
+function tooLargeInteger(what: string): SvcError {
+  return new SvcError({ code: "out_of_range", message: `${what} is beyond 2^53 - 1 in magnitude, the largest value svc handles exactly`, origin: "client", retryable: false, sideEffects: false });
+}
+
 function badJson(message: string): SvcError {
   return new SvcError({ code: "bad_json", message, origin: "client", status: 400, retryable: false, sideEffects: false });
 }
@@ -48,7 +57,7 @@ export function parseJsonText(text: string): unknown {
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === "number") {
-      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw badJson(`the integer ${v} is larger than 2^53 - 1 and cannot be handled exactly`);
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw tooLargeInteger(`the integer ${v}`);
     } else if (Array.isArray(v)) {
       for (const item of v) stack.push(item);
     } else if (v !== null && typeof v === "object") {
@@ -66,7 +75,7 @@ function isObject(v: unknown): v is Json {
 export function u64Field(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw badJson(`${field} must be a non-negative integer`);
-  if (!Number.isSafeInteger(v)) throw badJson(`${field} is larger than 2^53 - 1`);
+  if (!Number.isSafeInteger(v)) throw tooLargeInteger(field);
   return v;
 }
 

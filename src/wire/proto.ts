@@ -95,8 +95,61 @@ export function encodeAppendInput(input: AppendInput): Uint8Array {
   return pb.AppendInput.encode(msg).finish();
 }
 
+/**
+ * The wire types the schema gives each field (0 varint, 2 length-delimited), and the shape
+ * of nested messages. protobufjs reads a known field sent with another wire type as if it
+ * were absent (`08 01` became an empty batch); checking first makes it 400 bad_proto.
+ */
+type Shape = Record<number, { wireType: number; nested?: Shape }>;
+const HEADER_SHAPE: Shape = { 1: { wireType: 2 }, 2: { wireType: 2 } };
+const RECORD_SHAPE: Shape = { 1: { wireType: 0 }, 2: { wireType: 2, nested: HEADER_SHAPE }, 3: { wireType: 2 } };
+const APPEND_INPUT_SHAPE: Shape = { 1: { wireType: 2, nested: RECORD_SHAPE }, 2: { wireType: 0 }, 3: { wireType: 2 } };
+
+function varint(bytes: Uint8Array, at: number, end: number): [number, number] {
+  let value = 0;
+  for (let shift = 0, i = at; i < end && shift < 64; shift += 7, i++) {
+    const b = bytes[i]!;
+    if (shift < 49) value += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) return [value, i + 1];
+  }
+  throw new Error("truncated or overlong varint");
+}
+
+/** Checks fields from `start` until `end`, or until the end-group tag of `group`; returns where it stopped. */
+function checkWireTypes(bytes: Uint8Array, start: number, end: number, shape: Shape, what: string, group?: number): number {
+  let at = start;
+  while (at < end) {
+    const [tag, next] = varint(bytes, at, end);
+    const field = Math.floor(tag / 8);
+    const wireType = tag & 7;
+    if (wireType === 4) {
+      if (field !== group) throw new Error(`${what} has an unmatched end-group tag for field ${field}`);
+      return next;
+    }
+    const want = shape[field];
+    if (want && want.wireType !== wireType) throw new Error(`${what} field ${field} has wire type ${wireType}, expected ${want.wireType}`);
+    at = next;
+    if (wireType === 0) at = varint(bytes, at, end)[1];
+    else if (wireType === 1) at += 8;
+    else if (wireType === 5) at += 4;
+    else if (wireType === 2) {
+      const [length, body] = varint(bytes, at, end);
+      if (body + length > end) throw new Error(`${what} field ${field} runs past the end of the message`);
+      if (want?.nested) checkWireTypes(bytes, body, body + length, want.nested, `${what}.${field}`);
+      at = body + length;
+    } else if (wireType === 3) at = checkWireTypes(bytes, at, end, {}, `${what}.${field}`, field); // an unknown group, skipped
+    else throw new Error(`${what} field ${field} has unsupported wire type ${wireType}`);
+    if (at > end) throw new Error(`${what} is truncated`);
+  }
+  if (group !== undefined) throw new Error(`${what} has a group without its end tag`);
+  return at;
+}
+
 export function decodeAppendInput(bytes: Uint8Array): AppendInput {
-  const msg = decodeWith("AppendInput", () => pb.AppendInput.decode(bytes));
+  const msg = decodeWith("AppendInput", () => {
+    checkWireTypes(bytes, 0, bytes.length, APPEND_INPUT_SHAPE, "AppendInput");
+    return pb.AppendInput.decode(bytes);
+  });
   const records: AppendRecord[] = (msg.records ?? []).map((r) => {
     const rec: AppendRecord = { headers: headersIn(r.headers), body: r.body ?? EMPTY };
     if (r.timestamp !== null && r.timestamp !== undefined) rec.timestamp = u64(r.timestamp as U64, "timestamp");

@@ -1,5 +1,5 @@
 /** Reading JSON request bodies (protocol.md §2.0). */
-import { serverError } from "../../errors.js";
+import { serverError, SvcError } from "../../errors.js";
 import { parseJsonText } from "../../wire/json.js";
 import type { Exchange } from "./exchange.js";
 import { contentType, isJsonType, requireJsonContentType } from "./media.js";
@@ -15,6 +15,7 @@ export function parseJsonBuffer(buf: Buffer): unknown {
   try {
     return parseJsonText(text);
   } catch (e) {
+    if (e instanceof SvcError && e.code === "out_of_range") throw serverError("invalid", e.message);
     throw serverError("bad_json", (e as Error).message);
   }
 }

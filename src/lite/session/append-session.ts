@@ -147,6 +147,8 @@ function decodeInput(payload: Uint8Array): AppendInput {
   try {
     return decodeAppendInput(payload);
   } catch (e) {
+    // A u64 beyond 2^53 − 1 is the same 422 as in a unary append, not a framing error.
+    if (e instanceof SvcError && e.code === "out_of_range") throw serverError("invalid", e.message);
     throw badFrame(`undecodable AppendInput: ${(e as Error).message}`);
   }
 }

@@ -33,7 +33,7 @@ function toHex(b: Uint8Array): string {
 }
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-function expectCode(fn: () => unknown, code: string, status: number): void {
+function expectCode(fn: () => unknown, code: string, status: number | undefined): void {
   const e = svcErrorOf(fn);
   expect(e.code).toBe(code);
   expect(e.status).toBe(status);
@@ -211,8 +211,9 @@ describe("raw format (§4.3)", () => {
     expect(toHex(input.records[0]!.body)).toBe("610062");
   });
 
-  it("a lone surrogate written as raw has one documented outcome: stored as U+FFFD (ef bf bd)", () => {
-    expect(toHex(decodeBytes("\ud800", "raw"))).toBe("efbfbd");
+  it("a lone surrogate in raw text is refused (400 bad_json), never stored as U+FFFD (issue 10)", () => {
+    for (const text of ["\ud800", "a\udc00", "\ud800\ud800\udc00"]) expectCode(() => decodeBytes(text, "raw"), "bad_json", 400);
+    expect(toHex(decodeBytes("\ud83d\ude00", "raw"))).toBe("f09f9880");
   });
 
   it("a trim body survives raw only when every byte is below 0x80 (§4.3)", () => {
@@ -229,8 +230,8 @@ describe("parseJsonText never rounds (reliability §2.c)", () => {
   it.each([
     "9007199254740993", "9007199254740992", "-9007199254740993", "18446744073709551615",
     '{"match_seq_num":9007199254740993}', '{"records":[{"timestamp":9007199254740993}]}', "[1,[2,[9007199254740993]]]", "1e16",
-  ])("%s → 400 bad_json", (text) => {
-    expectCode(() => parseJsonText(text), "bad_json", 400);
+  ])("%s → out_of_range (svc lite: 422 invalid, as for protobuf and frames)", (text) => {
+    expectCode(() => parseJsonText(text), "out_of_range", undefined);
   });
 
   it.each([
@@ -333,9 +334,9 @@ describe("AppendInput from JSON (§3.3, §8.1)", () => {
     expectCode(() => parse(text), "bad_json", 400);
   });
 
-  it("match_seq_num 2^53 (already a JS number) → 400 bad_json; 2^53 - 1 is kept exactly", () => {
-    expectCode(() => appendInputFromJson({ records: [], match_seq_num: 2 ** 53 }, "raw"), "bad_json", 400);
-    expectCode(() => appendInputFromJson({ records: [{ timestamp: 2 ** 53 }] }, "raw"), "bad_json", 400);
+  it("match_seq_num 2^53 (already a JS number) → out_of_range; 2^53 - 1 is kept exactly", () => {
+    expectCode(() => appendInputFromJson({ records: [], match_seq_num: 2 ** 53 }, "raw"), "out_of_range", undefined);
+    expectCode(() => appendInputFromJson({ records: [{ timestamp: 2 ** 53 }] }, "raw"), "out_of_range", undefined);
     expect(appendInputFromJson({ records: [], match_seq_num: 2 ** 53 - 1 }, "raw").matchSeqNum).toBe(2 ** 53 - 1);
   });
 
