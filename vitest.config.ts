@@ -9,6 +9,7 @@ export default defineConfig({
     exclude: ["node_modules/**", "dist/**", "test/bench/**"],
     globals: false,
     setupFiles: ["test/setup.ts"],
+    globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,

@@ -4,5 +4,9 @@
  */
 import { afterAll } from "vitest";
 import { removeTempHomes } from "./helpers/cli.js";
+import { removeScratchDirs } from "./helpers/scratch.js";
 
-afterAll(() => removeTempHomes());
+afterAll(() => {
+  removeTempHomes();
+  removeScratchDirs();
+});

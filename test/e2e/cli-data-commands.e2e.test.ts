@@ -4,14 +4,14 @@
  * the tail; bad input exits 7 naming file:line before its batch is sent; conditions exit 5
  * showing the expected value; usage errors exit 2.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;
-const dir = mkdtempSync(join(tmpdir(), "svc-data-"));
+const dir = scratchDir("svc-data-");
 
 beforeAll(async () => {
   d = await dataEnv();

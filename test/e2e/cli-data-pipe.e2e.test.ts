@@ -5,12 +5,12 @@
  * read: exit 130, output ending at a record boundary.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;
 let uri: string;
@@ -19,7 +19,7 @@ const RECORDS = 10_240; // 1 KiB lines: 10 MiB
 beforeAll(async () => {
   d = await dataEnv();
   uri = await d.newStream();
-  const file = join(mkdtempSync(join(tmpdir(), "svc-pipe-")), "lines.txt");
+  const file = join(scratchDir("svc-pipe-"), "lines.txt");
   const line = (i: number) => `${String(i).padStart(8, "0")} ${"x".repeat(1014)}`;
   writeFileSync(file, Array.from({ length: RECORDS }, (_, i) => line(i)).join("\n") + "\n");
   const a = await d.svc(["append", uri, "-i", file, "-q"]);

@@ -3,14 +3,14 @@
  * format (json-base64 with all 256 byte values, empty bodies and headers; json; text), with
  * `-H`, `--timestamp`, several `-i` files, `--format binary`, custom delimiters, `--acks`.
  */
-import { writeFileSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, decodeJsonBase64, type DataEnv } from "./cli-data-setup.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;
-const dir = mkdtempSync(join(tmpdir(), "svc-data-"));
+const dir = scratchDir("svc-data-");
 
 beforeAll(async () => {
   d = await dataEnv();

@@ -4,16 +4,16 @@
  * a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced with an ESM resolve hook over the built CLI.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SVC_BIN } from "../helpers/cli.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const REGISTER = resolve(import.meta.dirname, "../fixtures/startup/register.mjs");
 
 function loaded(args: string[]): string[] {
-  const dir = mkdtempSync(join(tmpdir(), "svc-trace-"));
+  const dir = scratchDir("svc-trace-");
   const trace = join(dir, "trace.txt");
   spawnSync(process.execPath, ["--import", REGISTER, SVC_BIN, ...args], {
     env: { PATH: process.env.PATH, HOME: dir, SVC_TRACE_FILE: trace, SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1", SVC_BASIN_ENDPOINT: "http://127.0.0.1:1", SVC_RETRIES: "0" },

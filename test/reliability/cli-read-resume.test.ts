@@ -5,12 +5,12 @@
  * `-n` must be honoured across reconnects.
  */
 import { randomBytes } from "node:crypto";
-import { writeFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const RECORDS = 10_000;
 let d: DataEnv;
@@ -20,7 +20,7 @@ let uri: string;
 beforeAll(async () => {
   d = await dataEnv();
   uri = await d.newStream("resume");
-  const file = join(mkdtempSync(join(tmpdir(), "svc-resume-")), "in.txt");
+  const file = join(scratchDir("svc-resume-"), "in.txt");
   // Random hex bodies: they compress only about 2:1, so the read carries ~5 MB of frames.
   writeFileSync(file, Array.from({ length: RECORDS }, (_, i) => `${i} ${randomBytes(500).toString("hex")}`).join("\n") + "\n");
   expect((await d.svc(["append", uri, "-i", file, "-q"])).code).toBe(0);

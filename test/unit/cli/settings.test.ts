@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LITE_DEFAULT_ENDPOINT, LITE_ROOT_TOKEN_FILE, liteDataDir, resolveSettings } from "../../../src/cli/settings.js";
 import { configPath } from "../../../src/cli/config-file.js";
 import type { TomlTable } from "../../../src/cli/toml.js";
+import { scratchDir } from "../../helpers/scratch.js";
 
 const PATH = "/cfg/config.toml";
-const home = () => mkdtempSync(join(tmpdir(), "svc-settings-"));
+const home = () => scratchDir("svc-settings-");
 
 const file: TomlTable = {
   account_endpoint: "http://file-a",
