@@ -134,6 +134,17 @@ export interface ReadLimits {
 /** Access-token scope in its JSON (wire) shape: protocol.md §3.5. */
 export type ResourceSet = { exact: string } | { prefix: string };
 
+/** Every operation a token scope can grant (protocol.md §3.5), in the spec's order. */
+export const OPERATIONS = [
+  "list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config",
+  "issue-access-token", "revoke-access-token", "list-access-tokens",
+  "list-streams", "create-stream", "delete-stream", "get-stream-config", "reconfigure-stream",
+  "check-tail", "append", "read", "trim", "fence",
+  "account-metrics", "basin-metrics", "stream-metrics",
+  "list-locations", "get-default-location", "set-default-location",
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
 export interface ReadWritePermissions {
   read?: boolean;
   write?: boolean;

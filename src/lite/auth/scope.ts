@@ -2,15 +2,9 @@
  * Token scopes (protocol.md §3.5, §9.2, §9.3): operations, operation groups, resource sets,
  * and the questions asked of them. Pure: no storage, no I/O.
  */
-export const OPERATIONS = [
-  "list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config",
-  "issue-access-token", "revoke-access-token", "list-access-tokens",
-  "list-streams", "create-stream", "delete-stream", "get-stream-config", "reconfigure-stream",
-  "check-tail", "append", "read", "trim", "fence",
-  "account-metrics", "basin-metrics", "stream-metrics",
-  "list-locations", "get-default-location", "set-default-location",
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
+import type { Operation } from "../../types.js";
+
+export { OPERATIONS, type Operation } from "../../types.js";
 
 export type Level = "account" | "basin" | "stream";
 export type Access = "read" | "write";

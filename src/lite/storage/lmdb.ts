@@ -76,6 +76,16 @@ function listStart(base: Buffer, prefix: string, after: string): Buffer {
   return Buffer.concat([base, Buffer.compare(p, a) >= 0 ? p : a]);
 }
 
+/** Values of a database keyed by their UTF-8 name: names > `after` starting with `prefix`. */
+function listByName<V>(db: Database<V, Buffer>, name: (v: V) => string, prefix: string, after: string, limit: number): V[] {
+  const out: V[] = [];
+  for (const { value } of db.getRange({ start: listStart(Buffer.alloc(0), prefix, after) })) {
+    if (!name(value).startsWith(prefix) || out.length >= limit) break;
+    out.push(value);
+  }
+  return out;
+}
+
 export class LmdbStorage implements Storage {
   readonly durable = true;
   private env!: RootDatabase;
@@ -144,12 +154,7 @@ export class LmdbStorage implements Storage {
   }
 
   listBasins(prefix: string, after: string, limit: number): BasinMeta[] {
-    const out: BasinMeta[] = [];
-    for (const { value } of this.basins.getRange({ start: listStart(Buffer.alloc(0), prefix, after) })) {
-      if (!value.name.startsWith(prefix) || out.length >= limit) break;
-      out.push(value);
-    }
-    return out;
+    return listByName(this.basins, (b) => b.name, prefix, after, limit);
   }
 
   getStream(basin: string, name: string): StreamMeta | undefined {
@@ -181,12 +186,7 @@ export class LmdbStorage implements Storage {
   }
 
   listTokens(prefix: string, after: string, limit: number): StoredToken[] {
-    const out: StoredToken[] = [];
-    for (const { value } of this.tokens.getRange({ start: listStart(Buffer.alloc(0), prefix, after) })) {
-      if (!value.id.startsWith(prefix) || out.length >= limit) break;
-      out.push(value);
-    }
-    return out;
+    return listByName(this.tokens, (t) => t.id, prefix, after, limit);
   }
 
   allocateStreamId(): number {

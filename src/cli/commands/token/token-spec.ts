@@ -4,18 +4,11 @@
  * did-you-mean), `--op-groups` syntax, and an expiry in the future.
  */
 import { readFileSync } from "node:fs";
-import type { AccessTokenInfo, AccessTokenScope, ReadWritePermissions, ResourceSet } from "../../../types.js";
+import { OPERATIONS, type AccessTokenInfo, type AccessTokenScope, type ReadWritePermissions, type ResourceSet } from "../../../types.js";
 import { parseDuration } from "../../../format/duration.js";
 import { usageError } from "../../failure.js";
 
-export const TOKEN_OPERATIONS = [
-  "list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config",
-  "issue-access-token", "revoke-access-token", "list-access-tokens",
-  "list-streams", "create-stream", "delete-stream", "get-stream-config", "reconfigure-stream",
-  "check-tail", "append", "read", "trim", "fence",
-  "account-metrics", "basin-metrics", "stream-metrics",
-  "list-locations", "get-default-location", "set-default-location",
-];
+const TOKEN_OPERATIONS: readonly string[] = OPERATIONS;
 
 export interface TokenFlags {
   expiresIn?: string;
