@@ -207,6 +207,22 @@ describe("revocation and expiry take effect at once", () => {
   });
 });
 
+describe("create-or-reconfigure (§9.2: A4 and B4)", () => {
+  it("PUT needs create-* when it creates and reconfigure-* when the resource exists", async () => {
+    const name = uniqueBasin("put");
+    const { token: creator } = await issue({ id: `put-create-${name}`, scope: { basins: { exact: name }, streams: { prefix: "" }, ops: ["create-basin", "create-stream"] } });
+    const { token: reconfigurer } = await issue({ id: `put-reconf-${name}`, scope: { basins: { exact: name }, streams: { prefix: "" }, ops: ["reconfigure-basin", "reconfigure-stream"] } });
+    expect((await as(reconfigurer!).call("PUT", `/v1/basins/${name}`)).status).toBe(403);
+    expect((await as(creator!).call("PUT", `/v1/basins/${name}`)).status).toBe(201);
+    expect((await as(creator!).call("PUT", `/v1/basins/${name}`, { json: { config: { create_stream_on_read: true } } })).status).toBe(403);
+    expect((await as(reconfigurer!).call("PUT", `/v1/basins/${name}`, { json: { config: { create_stream_on_read: true } } })).status).toBe(200);
+    expect((await as(reconfigurer!).call("PUT", "/v1/streams/s", { basin: name })).status).toBe(403);
+    expect((await as(creator!).call("PUT", "/v1/streams/s", { basin: name })).status).toBe(201);
+    expect((await as(creator!).call("PUT", "/v1/streams/s", { basin: name, json: {} })).status).toBe(403);
+    expect((await as(reconfigurer!).call("PUT", "/v1/streams/s", { basin: name, json: {} })).status).toBe(200);
+  });
+});
+
 describe("auto_prefix_streams (§9.4)", () => {
   it("a tenant creates, lists, appends and reads in its namespace; root sees the prefixed names", async () => {
     const { token } = await issue({
