@@ -46,6 +46,8 @@ export const SERVER_CODES = {
   client_hangup: { status: 499, retryable: false, sideEffects: true },
   other: { status: 500, retryable: true, sideEffects: true },
   storage: { status: 500, retryable: true, sideEffects: true },
+  // lite's own: a write refused before it reached the disk, for lack of space (nothing written).
+  storage_full: { status: 507, retryable: true, sideEffects: false },
   not_implemented: { status: 501, retryable: false, sideEffects: false },
   hot_server: { status: 502, retryable: true, sideEffects: false },
   unavailable: { status: 503, retryable: true, sideEffects: true },

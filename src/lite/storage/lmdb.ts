@@ -21,15 +21,19 @@
  *     commit fails, every batch sequenced behind it is skipped instead of landing beyond a
  *     hole, and the stream reloads from the durable tail;
  *   - after a failed write no new write touches the environment until every write already
- *     issued has settled; meanwhile writes fail at once with 500 `storage`. (This does not
- *     cure lmdb-js's native writer, which can still corrupt its heap when ENOSPC comes and
- *     goes: issue 10, found 3, is open. Closing and reopening the environment is not an
- *     option: lmdb-js keeps its read transaction module-global.)
+ *     issued has settled; meanwhile writes fail at once with 500 `storage`;
+ *   - lmdb never meets a full disk (its native writer corrupts its heap when ENOSPC comes and
+ *     goes): every write is first admitted against space this module has already allocated
+ *     to the data file (space-reserve.ts), and refused with 507 `storage_full` when the disk
+ *     cannot give more.
  */
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { SvcError } from "../../errors.js";
 import type { BasinMeta, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 import { batchHeader, decodeBatch, encodeBatch } from "./batch-codec.js";
+import { SpaceReserve, WRITE_OVERHEAD, type SpaceReserveOptions } from "./space-reserve.js";
 import type { StoredToken } from "../auth/token-info.js";
 
 const ONE = Buffer.from([1]);
@@ -101,11 +105,23 @@ export class LmdbStorage implements Storage {
   /** The first error of a failed write, while writes issued before it are still settling. */
   private failure: unknown;
   private pending = 0;
+  /** Resolvers waiting for `pending` to reach 0. */
+  private idleWaiters: Array<() => void> = [];
+  private readonly reserve: SpaceReserve;
+  /** Writes waiting for headroom, and the end of their line (admission is first come, first served). */
+  private waiting = 0;
+  private line: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dir: string) {
+  constructor(private readonly dir: string, reserve: SpaceReserveOptions = {}) {
     this.openEnv();
     this.nextId = this.misc.get("nextStreamId") ?? 1;
     this.migrateStates();
+    // lmdb takes a file path, or a directory to hold data.mdb.
+    const file = statSync(dir).isDirectory() ? join(dir, "data.mdb") : dir;
+    this.reserve = new SpaceReserve(file, () => {
+      const { lastPageNumber, pageSize } = this.env.getStats() as { lastPageNumber: number; pageSize: number };
+      return (lastPageNumber + 1) * pageSize;
+    }, reserve);
   }
 
   private openEnv(): void {
@@ -132,21 +148,64 @@ export class LmdbStorage implements Storage {
 
   /**
    * Every write goes through here: refused at once while an earlier failure is settling,
-   * counted while pending, and resolved only once flushed to disk.
+   * admitted against the disk space reserved for lmdb (`cost`: the bytes it may add), counted
+   * while pending, and resolved only once flushed to disk.
    */
-  private write(issue: () => Promise<unknown>, check: (result: unknown) => void = () => {}): Promise<void> {
+  private write(cost: number, issue: () => Promise<unknown>, check: (result: unknown) => void = () => {}): Promise<void> {
     if (this.failure !== undefined) {
       return Promise.reject(new SvcError({ code: "storage", status: 500, origin: "server", retryable: true, message: `storage is recovering from a failed write: ${(this.failure as Error)?.message ?? this.failure}` }));
     }
+    if (this.waiting === 0 && this.reserve.tryAdmit(cost)) return this.issue(issue, check);
+    return this.admitThenIssue(cost, issue, check);
+  }
+
+  /** The slow path: wait in line, let issued writes settle, grow the reserve, then issue. */
+  private async admitThenIssue(cost: number, issue: () => Promise<unknown>, check: (result: unknown) => void): Promise<void> {
+    this.waiting++;
+    const before = this.line;
+    let leave!: () => void;
+    this.line = new Promise<void>((res) => { leave = res; });
+    try {
+      await before;
+      while (!this.reserve.tryAdmit(cost)) {
+        await this.idle();
+        await this.reserve.refill(cost);
+      }
+    } catch (e) {
+      this.waiting--;
+      leave();
+      throw e;
+    }
+    this.waiting--;
+    const done = this.issue(issue, check);
+    leave();
+    return done;
+  }
+
+  private issue(issue: () => Promise<unknown>, check: (result: unknown) => void): Promise<void> {
     this.pending++;
     const done = (async () => {
-      check(await issue());
-      await this.env.flushed;
+      let result: unknown;
+      try {
+        result = await issue();
+        await this.env.flushed;
+      } catch (e) {
+        this.failure ??= e; // lmdb itself failed: hold new writes until the issued ones settle
+        throw e;
+      }
+      check(result);
     })();
-    done.catch((e: unknown) => { this.failure ??= e; }).finally(() => {
-      if (--this.pending === 0) this.failure = undefined;
+    done.catch(() => undefined).finally(() => {
+      if (--this.pending > 0) return;
+      this.failure = undefined;
+      for (const wake of this.idleWaiters.splice(0)) wake();
     });
     return done;
+  }
+
+  /** Resolves when no issued write is in flight (lmdb's writer is idle). */
+  private idle(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((res) => this.idleWaiters.push(res));
   }
 
   getBasin(name: string): BasinMeta | undefined {
@@ -195,7 +254,7 @@ export class LmdbStorage implements Storage {
 
   writeMeta(ops: MetaOp[]): Promise<void> {
     // All puts are issued in one synchronous block: one transaction.
-    return this.write(() => this.env.batch(() => this.applyMeta(ops)));
+    return this.write(WRITE_OVERHEAD + ops.length * 4096, () => this.env.batch(() => this.applyMeta(ops)));
   }
 
   private applyMeta(ops: MetaOp[]): void {
@@ -223,12 +282,13 @@ export class LmdbStorage implements Storage {
   }
 
   appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
+    const value = encodeBatch(batch);
     const write = (): Promise<boolean> => this.tails.ifVersion(id, batch.firstSeq, () => {
-      this.batches.put(batchKey(id, batch.firstSeq), encodeBatch(batch));
+      this.batches.put(batchKey(id, batch.firstSeq), value);
       this.tsidx.put(tsKey(id, batch.lastTimestamp, batch.firstSeq), ONE);
       this.tails.put(id, state, state.nextSeq);
     });
-    return this.write(write, (written) => {
+    return this.write(WRITE_OVERHEAD + Math.ceil(value.length * 1.25), write, (written) => {
       if (written !== true) throw new SvcError({ code: "storage", status: 500, origin: "server", retryable: true, message: `batch at seq ${batch.firstSeq} not written: the stored tail is elsewhere (an earlier write failed)` });
     });
   }
@@ -269,7 +329,7 @@ export class LmdbStorage implements Storage {
     if (n === 0) return 0;
     // Removal needs no flush before anyone is told: nothing is acknowledged on it, and a lost
     // removal is redone by the next sweep. It still goes through the write gate.
-    await this.write(() => this.env.batch(() => {
+    await this.write(WRITE_OVERHEAD, () => this.env.batch(() => {
       for (const { key, value } of this.batches.getRange({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: n })) {
         this.batches.remove(key);
         this.tsidx.remove(tsKey(id, batchHeader(value).lastTimestamp, readU64(key, 4)));

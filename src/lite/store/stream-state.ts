@@ -133,7 +133,9 @@ export class StreamState {
 
   /** A failed write leaves the in-memory state ahead of storage: fail everything pending. */
   private fail(cause: unknown): void {
-    const error = new SvcError({ code: "storage", message: `storage write failed: ${(cause as Error)?.message ?? cause}`, origin: "server", status: 500, cause });
+    // A write refused before it reached the disk (507 storage_full) keeps its own answer.
+    const error = cause instanceof SvcError && cause.code === "storage_full" ? cause
+      : new SvcError({ code: "storage", message: `storage write failed: ${(cause as Error)?.message ?? cause}`, origin: "server", status: 500, cause });
     this.broken = error;
     for (const e of this.inflight.splice(0)) {
       e.reject(error);
