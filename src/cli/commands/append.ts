@@ -40,6 +40,7 @@ interface Flags extends ConditionFlags {
   acks: "text" | "ndjson" | "none";
   dryRun?: boolean;
   onError: "fail" | "skip";
+  commands: "skip" | "replay";
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -67,7 +68,8 @@ export function appendCommand(): Command {
     .addOption(new Option("--atomic", "the whole input is one batch, appended atomically (≤ 1000 records, ≤ 1 MiB)"))
     .addOption(new Option("--acks <mode>", "per-batch acks: text (stderr), ndjson (stdout), none").choices(["text", "ndjson", "none"]).default("text"))
     .addOption(new Option("--dry-run", "parse and validate the input; send nothing"))
-    .addOption(new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)").choices(["fail", "skip"]).default("fail"));
+    .addOption(new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)").choices(["fail", "skip"]).default("fail"))
+    .addOption(new Option("--commands <mode>", "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)").choices(["skip", "replay"]).default("skip"));
   addConditionOptions(cmd);
   cmd.action(handler<Flags>(async (ctx, [arg], f) => {
     const { basin, stream } = parseStreamUri(arg!);
@@ -133,6 +135,7 @@ export function appendPlan(f: Flags, compression: string): AppendPlan {
       ...(compression === "gzip" || compression === "zstd" ? { compression } : {}),
     },
     acks: f.acks,
+    commands: f.commands,
     dryRun: f.dryRun === true,
     atomic: f.atomic === true,
   };

@@ -12,6 +12,7 @@
 import type { StreamClient } from "../../client/index.js";
 import { SvcError } from "../../errors.js";
 import { ackStatusLine, ackToJson } from "../../format/record-ack.js";
+import type { CommandRecord } from "../../format/record-command.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import type { Context } from "../context.js";
 import { ExitRequest, OperationError } from "../failure.js";
@@ -29,6 +30,8 @@ export interface AppendPlan {
   conds: Conditions;
   sender: SenderOptions;
   acks: "text" | "ndjson" | "none";
+  /** Command records in the input: dropped (default) or fences appended; trims never are. */
+  commands: "skip" | "replay";
   dryRun: boolean;
   atomic: boolean;
   rate?: number;
@@ -47,7 +50,12 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
     tally.skipped++;
     ctx.out.warn(`skipping ${where}: ${message}`);
   };
-  const source = inputRecords({ ...plan.input, onBad }, interrupt.signal);
+  const onCommand = (_where: string, cmd: CommandRecord): boolean => {
+    if (plan.commands === "replay" && cmd.op !== "trim") return true;
+    tally.dropCommand(cmd.op);
+    return false;
+  };
+  const source = inputRecords({ ...plan.input, onBad, onCommand }, interrupt.signal);
   const batchLimits = plan.atomic ? { ...plan.batch, lingerMs: Infinity } : plan.batch;
   let sender: Sender | undefined;
   let match: number | undefined;
@@ -121,6 +129,8 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
 }
 
 function finish(ctx: Context, uri: string, plan: AppendPlan, tally: AppendTally, inputFailure: unknown, interrupt: Interrupt): void {
+  const note = tally.commandsNote(plan.commands === "replay");
+  if (note) ctx.out.info(note);
   const failure = tally.failure;
   const clean = !inputFailure && (!failure || failure.code === "interrupted");
   if (clean && !ctx.out.quiet) process.stderr.write(`${plan.dryRun ? tally.dryRunSummary() : tally.summary(interrupt.which ? "■" : ctx.out.green("✓"))}\n`);

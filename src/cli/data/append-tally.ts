@@ -17,6 +17,8 @@ export class AppendTally {
   inDoubtRecords = 0;
   inDoubtBatches = 0;
   skipped = 0;
+  /** Command records in the input that were not appended, by operation. */
+  readonly commandsDropped = new Map<string, number>();
   failure: SvcError | undefined;
 
   planned(b: Batch): void {
@@ -46,6 +48,21 @@ export class AppendTally {
     this.failure ??= err;
   }
 
+  dropCommand(op: string): void {
+    this.commandsDropped.set(op, (this.commandsDropped.get(op) ?? 0) + 1);
+  }
+
+  /** The stderr note about command records left out, or undefined when none were. */
+  commandsNote(replay: boolean): string | undefined {
+    if (this.commandsDropped.size === 0) return undefined;
+    const n = [...this.commandsDropped.values()].reduce((a, b) => a + b, 0);
+    const what = [...this.commandsDropped].map(([op, k]) => `${k} ${op}`).join(", ");
+    const how = replay
+      ? "a trim names a sequence number of the stream it came from, so it is never replayed"
+      : "only data records were copied; --commands replay appends fence records too (trims are never replayed)";
+    return `note: skipped ${plural(n, "command record")} in the input (${what}): ${how}`;
+  }
+
   range(): string {
     return this.first === undefined ? "none" : `seq ${this.first}..${this.nextSeq}, end exclusive`;
   }
@@ -60,10 +77,14 @@ export class AppendTally {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
     const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
-    return `${tick} appended ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
+    return `${tick} appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
   }
 
   dryRunSummary(): string {
-    return `dry run: ${this.sentRecords} valid record${this.sentRecords === 1 ? "" : "s"} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
+    return `dry run: ${plural(this.sentRecords, "valid record")} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
   }
+}
+
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

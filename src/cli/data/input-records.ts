@@ -6,6 +6,7 @@
  */
 import { createReadStream } from "node:fs";
 import { SvcError } from "../../errors.js";
+import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
 import {
   checkRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
   type InputFormat, type InvalidUtf8,
@@ -31,6 +32,11 @@ export interface InputOptions {
   maxRecords?: number;
   /** Called for a malformed record; throw to stop, return to skip it. */
   onBad: (where: string, message: string) => void;
+  /**
+   * Called for a command record (fence, trim) in the input, e.g. from `svc read --format json`
+   * of another stream; true appends it, false drops it. Without it, command records are kept.
+   */
+  onCommand?: (where: string, cmd: CommandRecord) => boolean;
 }
 
 /** A malformed record, exit 7: the message names file:line. */
@@ -54,7 +60,11 @@ export async function* inputRecords(o: InputOptions, signal: AbortSignal): Async
     const make = (bytes: Buffer, line: number): Parsed | undefined => {
       const where = o.format === "binary" ? name : `${name}:${line}`;
       try {
-        const record = decorate(parse(o, bytes), o.headers, o.timestamp);
+        const parsed = parse(o, bytes);
+        const cmd = o.onCommand ? parseCommandRecord(parsed) : undefined;
+        if (cmd && !o.onCommand!(where, cmd)) return undefined;
+        // A command record travels as it is: no -H headers, no default timestamp.
+        const record = cmd ? parsed : decorate(parsed, o.headers, o.timestamp);
         return { record, size: checkRecord(record), where };
       } catch (e) {
         if (!(e instanceof RecordInputError)) throw e;
