@@ -1,5 +1,6 @@
 /** What an append run has done so far: sent, acked, in doubt; and how to say it. */
 import { SvcError } from "../../errors.js";
+import { positionToJson } from "../../format/record-ack.js";
 import type { AppendAck } from "../../types.js";
 import type { Batch } from "./batcher.js";
 import { humanBytes } from "./progress.js";
@@ -14,6 +15,8 @@ export class AppendTally {
   first: number | undefined;
   /** End (exclusive) of the last acked batch: the last acked position. */
   nextSeq: number | undefined;
+  /** The tail the last ack reported. */
+  tail: AppendAck["tail"] | undefined;
   inDoubtRecords = 0;
   inDoubtBatches = 0;
   skipped = 0;
@@ -36,6 +39,7 @@ export class AppendTally {
     this.bytes += b.bytes;
     this.first ??= ack.start.seqNum;
     this.nextSeq = ack.end.seqNum;
+    this.tail = ack.tail;
   }
 
   failed(e: unknown, b: Batch): void {
@@ -78,6 +82,28 @@ export class AppendTally {
     const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
     const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
     return `${tick} appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
+  }
+
+  /** The live progress line: records, bytes, rate, last acked position. */
+  progressLine(): string {
+    const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
+    const pos = this.nextSeq === undefined ? "" : ` · last acked ${this.nextSeq - 1}`;
+    return `⦿ appending: ${plural(this.records, "record")} · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s${pos}`;
+  }
+
+  /** `append --json`: what was acked, the tail, counts, bytes, duration. */
+  toJson(dryRun: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = dryRun
+      ? { dry_run: true, records: this.sentRecords, bytes: this.sentBytes, batches: this.batches }
+      : {
+        records: this.records, bytes: this.bytes, batches: this.batches,
+        start: this.first ?? null, end: this.nextSeq ?? null,
+        tail: this.tail ? positionToJson(this.tail) : null,
+      };
+    out.duration_ms = Date.now() - this.startedAt;
+    if (this.skipped > 0) out.malformed_skipped = this.skipped;
+    if (this.commandsDropped.size > 0) out.commands_skipped = Object.fromEntries(this.commandsDropped);
+    return out;
   }
 
   dryRunSummary(): string {
