@@ -10,7 +10,7 @@ import type { ReadLimits, ReadStart } from "../../types.js";
 import { handler } from "../action.js";
 import { readCheckpoint } from "../data/checkpoint.js";
 import { parseCount, parseMillis, parseSeconds, parseSize } from "../data/numbers.js";
-import { addOutputOptions, sinkPlan, type OutputFlags } from "../data/output-options.js";
+import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../data/output-options.js";
 import { runRead, type ReadRunPlan } from "../data/read-run.js";
 import type { ReadTransport } from "../data/read-source.js";
 import { usageError } from "../failure.js";
@@ -60,9 +60,11 @@ export function readCommand(): Command {
     .addOption(new Option("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"))
     .addOption(new Option("--transport <kind>", "session (framed protobuf, default), unary, or sse").choices(["session", "unary", "sse"]).default("session"));
   addOutputOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, [arg], f) => {
+  cmd.action(handler<Flags>(async (ctx, [arg], f, c) => {
     const { basin, stream } = parseStreamUri(arg!);
+    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
+    checkBinaryTarget(sink, f.force, process.stdout.isTTY === true);
     const plan = readPlan(f);
     if (f.checkpoint !== undefined) {
       const next = readCheckpoint(f.checkpoint);
