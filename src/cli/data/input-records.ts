@@ -128,7 +128,7 @@ export async function* inputRecords(o: InputOptions, signal: AbortSignal): Async
         }
       } catch (e) {
         // A line too long to be a record: the rest of the input cannot be split reliably.
-        if (e instanceof RecordInputError) throw inputError(`${name}:${splitter.count + 1}`, e.message);
+        if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message);
         throw e;
       }
     } catch (e) {
