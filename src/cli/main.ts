@@ -17,6 +17,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
     process.exit(EXIT.runtime);
   });
+  argv = helpThroughLite(argv);
   setInvocationArgv(argv);
   let code: number = EXIT.ok;
   const program = await buildProgram(argv, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
@@ -58,6 +59,11 @@ function handle(e: unknown, argv: string[]): number {
   if (json) process.stderr.write(`${JSON.stringify(doc)}\n`);
   if (process.env.SVC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   return code;
+}
+
+/** `svc help lite` is `svc lite --help`: lite owns its flags, so it owns its help too. */
+function helpThroughLite(argv: string[]): string[] {
+  return argv.length === 2 && argv[0] === "help" && argv[1] === "lite" ? ["lite", "--help"] : argv;
 }
 
 function commandPathOf(argv: string[]): string {

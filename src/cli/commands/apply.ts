@@ -46,7 +46,7 @@ async function readSource(path: string): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function loadSpec(paths: string[]): Promise<Spec> {
+export async function loadSpec(paths: string[]): Promise<Spec> {
   const specs: Spec[] = [];
   for (const p of paths) {
     const name = p === "-" ? "<stdin>" : p;

@@ -40,7 +40,7 @@ interface Flags extends OutputFlags {
 }
 
 export function readCommand(): Command {
-  const cmd = new Command("read").description("Read records from a stream to stdout (or -o FILE)")
+  const cmd = new Command("read").description("Read records from a stream to stdout (or -o FILE). By default it starts at the tail and follows new records, like tail -f: use --from-beginning, -s N, --ago DUR or --tail-offset N for older records, and -e (or -n, -b, --until) to stop.")
     .argument("<uri>", "svc://basin/stream")
     .addOption(new Option("-s, --seq-num <n>", "start at this sequence number"))
     .addOption(new Option("--timestamp <time>", "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
