@@ -45,6 +45,11 @@ function handle(e: unknown, argv: string[]): number {
     // Commander already printed its message (and suggestions) through writeErr.
     if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT.ok;
     if (e.code === "commander.executeSubCommandAsync") return EXIT.runtime;
+    // Commander printed its text; --json adds the documented one-line JSON error.
+    if (argv.includes("--json")) {
+      const message = e.message.replace(/^error: /, "");
+      process.stderr.write(`${JSON.stringify({ error: { status: null, code: "usage", message, exit_code: EXIT.usage } })}\n`);
+    }
     return EXIT.usage;
   }
   if (e instanceof ExitRequest) return e.code;
@@ -53,6 +58,7 @@ function handle(e: unknown, argv: string[]): number {
   const { lines, code, json: doc } = describeError(e, {
     json,
     tokenSource: ctx?.tokenSource(),
+    endpoint: ctx?.endpoint(),
     commandPath: commandPathOf(argv),
   });
   for (const l of lines) process.stderr.write(`${l}\n`);

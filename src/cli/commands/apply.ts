@@ -46,15 +46,26 @@ async function readSource(path: string): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** JSON.parse says "at position N"; people need line and column. */
+export function withLineColumn(message: string, text: string): string {
+  const m = / (?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
+  if (!m) return message;
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `${message.slice(0, m.index)} at line ${line}, column ${column}${message.slice(m.index + m[0].length)}`;
+}
+
 export async function loadSpec(paths: string[]): Promise<Spec> {
   const specs: Spec[] = [];
   for (const p of paths) {
     const name = p === "-" ? "<stdin>" : p;
+    const text = await readSource(p);
     let doc: unknown;
     try {
-      doc = JSON.parse(await readSource(p));
+      doc = JSON.parse(text);
     } catch (e) {
-      if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${e.message}`);
+      if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${withLineColumn(e.message, text)}`);
       throw e;
     }
     specs.push(parseSpec(doc, name));

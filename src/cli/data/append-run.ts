@@ -22,7 +22,7 @@ import { batches, type Batch, type BatchLimits } from "./batcher.js";
 import { conditionHint, resolveMatch, type Conditions } from "./conditions.js";
 import { inputError, inputRecords, type InputOptions, type Parsed } from "./input-records.js";
 import { Interrupt } from "./interrupt.js";
-import { AppendTally } from "./append-tally.js";
+import { AppendTally, plural } from "./append-tally.js";
 import { openSender, type Sender, type SenderOptions } from "./append-sender.js";
 import { progressMode, StatusTicker } from "./progress.js";
 
@@ -179,11 +179,11 @@ async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: Append
     throw new OperationError("append", uri, err, `nothing was re-sent; read from ${tally.nextSeq ?? "the last acked position"} to see whether the records in doubt are there`);
   }
   if (failure && failure.code !== "interrupted") {
-    const before = tally.records > 0 ? `${tally.records} records were appended before the failure (${tally.range()})` : undefined;
+    const before = tally.records > 0 ? `${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the failure (${tally.range()})` : undefined;
     throw new OperationError("append", uri, failure, [conditionHint(failure), before].filter(Boolean).join("; ") || undefined);
   }
   if (inputFailure) {
-    if (tally.records > 0) ctx.out.info(`note: ${tally.records} records were appended before the bad input (${tally.range()}); the batch with the bad input was not sent`);
+    if (tally.records > 0) ctx.out.info(`note: ${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the bad input (${tally.range()}); the batch with the bad input was not sent`);
     throw inputFailure instanceof SvcError && inputFailure.code === "bad_input" ? inputFailure : new OperationError("append", uri, inputFailure);
   }
   if (interrupt.which) {

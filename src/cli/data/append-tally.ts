@@ -72,7 +72,7 @@ export class AppendTally {
   }
 
   knownState(uri: string): string {
-    const acked = this.first === undefined ? "no batch was acknowledged" : `Acknowledged: ${this.records} records, ${this.range()}; last acked position ${this.nextSeq}`;
+    const acked = this.first === undefined ? "no batch was acknowledged" : `Acknowledged: ${plural(this.records, "record")}, ${this.range()}; last acked position ${this.nextSeq}`;
     const doubt = this.inDoubtRecords > 0 ? `; in doubt: ${this.inDoubtRecords} record${this.inDoubtRecords === 1 ? "" : "s"} in ${this.inDoubtBatches} batch${this.inDoubtBatches === 1 ? "" : "es"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)` : "";
     return `${acked}${doubt}`;
   }

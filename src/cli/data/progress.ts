@@ -94,7 +94,7 @@ export class ReadProgress {
   line(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
     const lag = this.tail !== undefined && this.last !== undefined ? ` · lag ${Math.max(0, this.tail - this.last - 1)}` : "";
-    const what = this.records === 0 ? "waiting for records" : `${this.records} records · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s`;
+    const what = this.records === 0 ? "waiting for records" : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s`;
     return `⦿ ${what}${lag}`;
   }
 }

@@ -12,6 +12,7 @@ import type { SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
+import { plural } from "./append-tally.js";
 import { writeCheckpoint } from "./checkpoint.js";
 import { Interrupt } from "./interrupt.js";
 import { progressMode, ReadProgress } from "./progress.js";
@@ -131,7 +132,7 @@ export class BatchEmitter {
       }
     }
     this.progress.add(records.length, bytes, first, last);
-    this.out.verbose(`⦿ ${bytes} bytes (${records.length} records in range ${first}..=${last})`);
+    this.out.verbose(`⦿ ${bytes} bytes (${plural(records.length, "record")} in range ${first}..=${last})`);
     if (this.sink.checkpoint) writeCheckpoint(this.sink.checkpoint, last + 1);
   }
 }
