@@ -10,7 +10,7 @@ import { clientError } from "../../errors.js";
 import { handler } from "../action.js";
 import { executePlan } from "../apply/execute.js";
 import { exportSpec } from "../apply/export.js";
-import { makePlan, pending } from "../apply/plan.js";
+import { makePlan, pending, pruneScopeText } from "../apply/plan.js";
 import { doneSummary, planJson, planLines, planSummary } from "../apply/render.js";
 import { SPEC_SCHEMA } from "../apply/schema.js";
 import { mergeSpecs, parseSpec, type Spec } from "../apply/spec.js";
@@ -79,7 +79,7 @@ export function applyCommand(): Command {
     .addOption(new Option("-i, --input <file>").argParser(collect).hideHelp())
     .addOption(new Option("--dry-run", "print the plan on stdout and change nothing"))
     .addOption(new Option("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"))
-    .addOption(new Option("--prune", "also delete basins and streams the spec does not name (needs --yes)"))
+    .addOption(new Option("--prune", "also delete the streams of the named basins that the spec does not name, and basins in the spec's \"prune\" scope (needs --yes)"))
     .addOption(new Option("-y, --yes", "confirm destructive changes (--prune)"))
     .addOption(new Option("--export [basins...]", "print the current state as a spec (all basins, or the ones named)"))
     .addOption(new Option("-o, --output <file>", "with --export: write the spec to this file"))
@@ -102,6 +102,7 @@ export function applyCommand(): Command {
     const client = await ctx.client();
     const plan = await makePlan(client, spec, opts.prune === true);
     const changes = pending(plan);
+    if (opts.prune) ctx.out.info(pruneScopeText(spec));
     if (opts.dryRun) {
       if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
       else for (const l of planLines(plan)) await ctx.out.line(l);
