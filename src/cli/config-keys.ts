@@ -59,7 +59,13 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
     env: "SVC_TIMEOUT", describe: "per-request timeout, e.g. 30s",
     parse: (v, k) => {
       const s = typeof v === "number" || /^\s*\d+\s*$/.test(String(v)) ? `${String(v).trim()}s` : text(v, k);
-      if (parseDuration(s) <= 0) throw usageError(`${k} must be greater than zero`);
+      let ms: number;
+      try {
+        ms = parseDuration(s);
+      } catch (e) {
+        throw usageError(`${k}: ${(e as Error).message}`);
+      }
+      if (ms <= 0) throw usageError(`${k} must be greater than zero`);
       return s;
     },
   },

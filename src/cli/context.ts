@@ -62,6 +62,12 @@ export class Context {
     return this.svc;
   }
 
+  /** The account endpoint and its source, once settings were resolved (for connection hints). */
+  endpoint(): { url: string; source: string } | undefined {
+    const e = this.resolved?.accountEndpoint;
+    return e ? { url: e.value, source: e.source } : undefined;
+  }
+
   /** Where the token came from, for auth hints; never the token itself. */
   tokenSource(): string | undefined {
     try {

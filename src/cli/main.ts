@@ -17,6 +17,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
     process.exit(EXIT.runtime);
   });
+  argv = helpThroughLite(argv);
   setInvocationArgv(argv);
   let code: number = EXIT.ok;
   const program = await buildProgram(argv, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
@@ -44,6 +45,11 @@ function handle(e: unknown, argv: string[]): number {
     // Commander already printed its message (and suggestions) through writeErr.
     if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT.ok;
     if (e.code === "commander.executeSubCommandAsync") return EXIT.runtime;
+    // Commander printed its text; --json adds the documented one-line JSON error.
+    if (argv.includes("--json")) {
+      const message = e.message.replace(/^error: /, "");
+      process.stderr.write(`${JSON.stringify({ error: { status: null, code: "usage", message, exit_code: EXIT.usage } })}\n`);
+    }
     return EXIT.usage;
   }
   if (e instanceof ExitRequest) return e.code;
@@ -52,12 +58,18 @@ function handle(e: unknown, argv: string[]): number {
   const { lines, code, json: doc } = describeError(e, {
     json,
     tokenSource: ctx?.tokenSource(),
+    endpoint: ctx?.endpoint(),
     commandPath: commandPathOf(argv),
   });
   for (const l of lines) process.stderr.write(`${l}\n`);
   if (json) process.stderr.write(`${JSON.stringify(doc)}\n`);
   if (process.env.SVC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   return code;
+}
+
+/** `svc help lite` is `svc lite --help`: lite owns its flags, so it owns its help too. */
+function helpThroughLite(argv: string[]): string[] {
+  return argv.length === 2 && argv[0] === "help" && argv[1] === "lite" ? ["lite", "--help"] : argv;
 }
 
 function commandPathOf(argv: string[]): string {

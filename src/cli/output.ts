@@ -1,6 +1,8 @@
 /**
  * Where text goes. stdout carries data only (lines, JSON) and honours backpressure; stderr
- * carries everything for humans. Colours (chalk) and spinners (ora) are loaded lazily and only
+ * carries everything for humans, and only through this class: a live status line (progress)
+ * is redrawn in place on a terminal and cleared before any other stderr line and before data
+ * reaches a terminal stdout, so the two never share a line. Colours (chalk) and spinners (ora) are loaded lazily and only
  * when stderr is a TTY, and never under `CI`, `NO_COLOR`, `--no-color`, `--quiet` or `--json`
  * (`FORCE_COLOR` forces colours on or, as `0`, off).
  */
@@ -12,8 +14,8 @@ export interface OutputOptions {
   verbose?: boolean;
   color?: boolean;
   env?: NodeJS.ProcessEnv;
-  stdout?: NodeJS.WritableStream;
-  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 }
 
 export function colorWanted(opts: OutputOptions): boolean {
@@ -36,9 +38,10 @@ export class Output {
   readonly quiet: boolean;
   readonly json: boolean;
   readonly verboseOn: boolean;
-  private readonly stdout: NodeJS.WritableStream;
-  private readonly stderr: NodeJS.WritableStream;
+  private readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  private readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   private chalk: ChalkInstance | undefined;
+  private liveDrawn = false;
 
   constructor(private readonly opts: OutputOptions = {}) {
     this.quiet = opts.quiet === true;
@@ -79,6 +82,7 @@ export class Output {
   }
 
   write(text: string): Promise<void> {
+    this.beforeData();
     return new Promise((resolve) => {
       if (this.stdout.write(text)) resolve();
       else this.stdout.once("drain", resolve);
@@ -87,20 +91,56 @@ export class Output {
 
   /** Status for humans (stderr); silent under --quiet. */
   info(msg: string): void {
-    if (!this.quiet) this.stderr.write(`${msg}\n`);
+    if (!this.quiet) this.errLine(msg);
   }
 
   success(msg: string): void {
-    if (!this.quiet) this.stderr.write(`${this.green("✓")} ${msg}\n`);
+    if (!this.quiet) this.errLine(`${this.green("✓")} ${msg}`);
   }
 
   /** Warnings always print. */
   warn(msg: string): void {
-    this.stderr.write(`${this.yellow("!")} ${msg}\n`);
+    this.errLine(`${this.yellow("!")} ${msg}`);
+  }
+
+  /** A line that prints even under --quiet (what an interrupt left behind, for example). */
+  notice(msg: string): void {
+    this.errLine(msg);
   }
 
   verbose(msg: string): void {
-    if (this.verboseOn) this.stderr.write(`${this.dim(`· ${msg}`)}\n`);
+    if (this.verboseOn) this.errLine(this.dim(`· ${msg}`));
+  }
+
+  /** Whether a live status line can be shown: stderr is a terminal, not CI, not --quiet/--json. */
+  get liveWanted(): boolean {
+    return spinnerWanted(this.opts);
+  }
+
+  /** Draws `text` as the live status line, replacing the previous one (terminal only). */
+  live(text: string): void {
+    if (!this.liveWanted) return;
+    const width = this.stderr.columns || 80;
+    const fitted = text.length >= width ? `${text.slice(0, Math.max(0, width - 2))}…` : text;
+    this.stderr.write(`\r\x1b[2K${fitted}`);
+    this.liveDrawn = true;
+  }
+
+  /** Clears the live status line if one is drawn. */
+  clearLive(): void {
+    if (!this.liveDrawn) return;
+    this.stderr.write("\r\x1b[2K");
+    this.liveDrawn = false;
+  }
+
+  /** Call before data goes to stdout by another road (record output): a terminal stdout shares the screen. */
+  beforeData(): void {
+    if (this.stdout.isTTY === true) this.clearLive();
+  }
+
+  private errLine(text: string): void {
+    this.clearLive();
+    this.stderr.write(`${text}\n`);
   }
 
   /** Runs `fn` under an ora spinner when one is wanted, else with a plain status line. */

@@ -26,6 +26,7 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--retries <n>", "retries after the first attempt (default 2)"))
     .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))
     .addOption(new Option("--insecure", "skip TLS certificate verification (env SVC_INSECURE)"))
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: (s, w) => w(s) })

@@ -1,5 +1,17 @@
-/** Confirmation for destructive commands: `--yes`, or a y/N question when a person is present. */
-import { usageError } from "./failure.js";
+/**
+ * Confirmation for destructive commands: `--yes`, or a y/N question when a person is present.
+ * A "no" ends the command with exit 1 (nothing was done), so scripts can tell.
+ */
+import { EXIT } from "./exit-codes.js";
+import { ExitRequest, usageError } from "./failure.js";
+import type { Output } from "./output.js";
+
+/** Asks; on "no" says `nothing <done>` on stderr and exits 1. */
+export async function confirmOrStop(out: Output, question: string, yes: boolean | undefined, done: string): Promise<void> {
+  if (await confirm(question, yes)) return;
+  out.info(`aborted; nothing ${done}`);
+  throw new ExitRequest(EXIT.runtime);
+}
 
 export async function confirm(question: string, yes: boolean | undefined): Promise<boolean> {
   if (yes) return true;

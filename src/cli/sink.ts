@@ -11,6 +11,8 @@ export interface SinkContext {
   json?: boolean;
   tokenSource?: string;
   commandPath?: string;
+  /** The endpoint in use and where it came from (`env SVC_ACCOUNT_ENDPOINT`, `default (local svc lite)`…). */
+  endpoint?: { url: string; source: string };
 }
 
 export function describeError(e: unknown, ctx: SinkContext = {}): { lines: string[]; code: number; json: unknown } {
@@ -41,12 +43,27 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   return { lines, code, json };
 }
 
+const DNS_CODES = /\b(ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b/;
+
+/** Why a connection failed, in terms of the endpoint actually in use and where it came from. */
+function connectHint(err: SvcError, ctx: SinkContext): string {
+  const e = ctx.endpoint;
+  if (DNS_CODES.test(err.message)) {
+    const host = e ? new URL(e.url).hostname : "the endpoint's host";
+    return `the host name ${JSON.stringify(host)} does not resolve (DNS)${e ? `; the endpoint ${e.url} comes from ${e.source}` : ""}: check its spelling`;
+  }
+  if (!e || e.source.startsWith("default")) {
+    return "is the server running? With nothing configured svc talks to `svc lite` at http://127.0.0.1:4243: start it with `svc lite`, or set the endpoints (see `svc config --help`)";
+  }
+  return `is the server at ${e.url} (from ${e.source}) running and reachable? Check the endpoint, or \`svc config check\``;
+}
+
 function hintFor(err: unknown, ctx: SinkContext): string | undefined {
   if (!(err instanceof SvcError)) return undefined;
   const status = err.status;
   switch (err.code) {
     case "usage": return `run \`${ctx.commandPath ?? "svc"} --help\` for usage`;
-    case "connect_failed": return "is the server running? With nothing configured svc talks to `svc lite` at http://127.0.0.1:4243: start it with `svc lite`, or set the endpoints (see `svc config --help`)";
+    case "connect_failed": return connectHint(err, ctx);
     case "timeout": return "the server did not answer in time; raise --timeout or check the server";
     case "basin_not_found": return "list basins with `svc basin list`";
     case "stream_not_found": return "list streams with `svc stream list <basin>`";
@@ -54,6 +71,10 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "basin_deletion_pending":
     case "stream_deletion_pending": return "deletion is in progress; try again once it completes";
     case "not_implemented": return "this server does not implement the operation";
+  }
+  if (status === 404 && err.code.startsWith("http_")) {
+    const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
+    return `the server answered 404 with no service error code: is ${where} a Stream Storage Service endpoint (svc lite, or the service's URL)?`;
   }
   if (status === 401 || status === 403) {
     const from = ctx.tokenSource ? `the access token from ${ctx.tokenSource}` : "no access token was configured; set SVC_ACCESS_TOKEN, --access-token or `svc config set access_token -`";

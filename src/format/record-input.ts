@@ -30,7 +30,8 @@ export function parseInputFormat(name: string): InputFormat {
 
 /** A malformed input record; `where` is filled in by the reader (`file:line`). */
 export class RecordInputError extends Error {
-  constructor(message: string) {
+  /** The input line (1-based) when the error is about a line, as counted by the splitter. */
+  constructor(message: string, readonly line?: number) {
     super(message);
     this.name = "RecordInputError";
   }

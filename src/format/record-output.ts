@@ -4,6 +4,7 @@
  *   text         the body, decoded lossily exactly like the server's raw format (bytes.ts)
  *   json         {"seq_num","timestamp",["time"],"headers":[[n,v]],"body"} with UTF-8 strings
  *   json-base64  the same with names, values and body in padded base64
+ *   binary       the body's exact bytes, nothing else (no delimiter unless one is asked for)
  *
  * JSON always carries `headers` and `body` (svc default); `omitEmpty` drops them when empty,
  * as the anchor does. Text bodies that are valid UTF-8 are written as their own bytes.
@@ -14,18 +15,18 @@ import { clientError } from "../errors.js";
 import type { SequencedRecord } from "../types.js";
 import { formatIso } from "./record-time.js";
 
-export type OutputFormat = "text" | "json" | "json-base64";
+export type OutputFormat = "text" | "json" | "json-base64" | "binary";
 /** What to do with bytes that are not UTF-8 in text or json output. */
 export type InvalidUtf8Output = "replace" | "error" | "base64";
 
 const OUTPUT_ALIASES: Record<string, OutputFormat> = {
   text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
-  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64",
+  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
 };
 
 export function parseOutputFormat(name: string): OutputFormat {
   const f = OUTPUT_ALIASES[name.trim().toLowerCase()];
-  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json or json-base64`);
+  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
   return f;
 }
 

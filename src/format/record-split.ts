@@ -58,7 +58,7 @@ export class RecordSplitter {
     this.pending = rest.length > 0 ? [...head, rest] : head;
     this.pendingLength = this.pending.reduce((n, b) => n + b.length, 0);
     if (this.pendingLength > this.max + this.delim.length) {
-      throw new RecordInputError(`the line is longer than ${this.max} bytes with no delimiter yet; no record can be that large`);
+      throw new RecordInputError(`the line is longer than ${this.max} bytes with no delimiter yet; no record can be that large`, this.count + 1);
     }
     return out;
   }
@@ -73,10 +73,10 @@ export class RecordSplitter {
   }
 
   private finish(seg: Buffer): Buffer {
-    this.count++;
     if (seg.length > this.max + 1) {
-      throw new RecordInputError(`the line is ${seg.length} bytes; no record can be that large`);
+      throw new RecordInputError(`the line is ${seg.length} bytes; no record can be that large`, this.count + 1);
     }
+    this.count++;
     if (this.stripCr && seg.length > 0 && seg[seg.length - 1] === 0x0d) return seg.subarray(0, seg.length - 1);
     return seg;
   }

@@ -190,7 +190,10 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   try {
     if (opts.initFile) for (const line of await applyInitFile(store, opts.initFile)) log(`init file: ${line}`);
     janitor.start();
-    const addr = await server.listen(opts.host, opts.port);
+    const addr = await server.listen(opts.host, opts.port).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== "EADDRINUSE") throw e;
+      throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);
+    });
     return { url: `http://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, close };
   } catch (e) {
     await close();

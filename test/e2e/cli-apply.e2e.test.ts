@@ -109,19 +109,25 @@ describe("svc apply (CI script)", () => {
     expect(back.code).toBe(0);
   });
 
-  it("--prune deletes what the spec omits, only with --yes", async () => {
+  it("--prune deletes what the spec omits and owns, only with --yes", async () => {
     expect((await svc(["stream", "create", `svc://${B2}/extra`])).code).toBe(0);
-    const only = { basins: [spec().basins[1]] };
+    // Without a prune scope, no basin is pruned: only streams of the basins the spec names.
+    const unscoped = await svc(["apply", "-f", write({ basins: [spec().basins[1]] }), "--dry-run", "--prune"]);
+    expect(unscoped.stdout).toContain(`  - stream ${B2}/extra`);
+    expect(unscoped.stdout).not.toContain(`- basin ${B1}`);
+    expect(unscoped.stderr).toMatch(/prune scope: streams of the 1 basin the spec names; no basins/);
+    const only = { prune: { basin_prefixes: [`apply-a-${tag}`] }, basins: [spec().basins[1]] };
     const file = write(only);
     const plan = await svc(["apply", "-f", file, "--dry-run", "--prune"]);
     expect(plan.stdout).toContain(`  - stream ${B2}/extra`);
     expect(plan.stdout).toContain(`- basin ${B1}`);
+    expect(plan.stderr).toContain(`basins starting with "apply-a-${tag}"`);
     const refused = await svc(["apply", "-f", file, "--prune"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("add --yes");
     expect((await svc(["stream", "get", `svc://${B2}/extra`])).code).toBe(0);
     // Prune only what this test created: the lite is shared with no one else, but stay scoped.
-    const scoped = write({ basins: [spec().basins[1]] });
+    const scoped = write(only);
     const pruned = await svc(["apply", "-f", scoped, "--prune", "--yes"]);
     expect(pruned.code).toBe(0);
     expect(pruned.stderr).toContain(`  stream ${B2}/extra (deletion requested)`);

@@ -103,11 +103,18 @@ describe("svc append / read round trips", () => {
     expect((await d.svc(["read", du, "-s", "0", "-e", "--delimiter", "|"])).stdout).toBe("x\ny|z|");
   });
 
-  it("prints one status line per acked batch and a summary; --acks ndjson; -q is silent", async () => {
+  it("prints one summary (per-batch lines with --acks text or -v); --acks ndjson; -q is silent", async () => {
     const uri = await d.newStream();
     const a = await d.svc(["append", uri], { stdin: "1\n2\n3\n" });
     expect(a.code).toBe(0);
-    expect(a.stderr).toMatch(/^✓ appended 0\.\.3 \(3 records\) tail 3 @ \d{4}-\d\d-\d\dT[\d:.]+Z\n✓ appended 3 records \(27 B\) first 0 last 2 in /);
+    expect(a.stderr).toMatch(/^✓ appended 3 records \(27 B\) first 0 last 2 in [^\n]*\n$/);
+    const t = await d.svc(["append", await d.newStream(), "--acks", "text"], { stdin: "1\n2\n3\n" });
+    expect(t.stderr).toMatch(/^✓ appended 0\.\.3 \(3 records\) tail 3 @ \d{4}-\d\d-\d\dT[\d:.]+Z\n✓ appended 3 records \(27 B\) first 0 last 2 in /);
+    const v = await d.svc(["append", await d.newStream(), "-v"], { stdin: "1\n" });
+    expect(v.stderr).toMatch(/✓ appended 0\.\.1 \(1 record\) tail 1 @ /);
+    const js = await d.svc(["append", await d.newStream(), "--json"], { stdin: "1\n2\n" });
+    expect(js.stderr).toBe("");
+    expect(JSON.parse(js.stdout)).toMatchObject({ records: 2, bytes: 18, batches: 1, start: 0, end: 2, tail: { seq_num: 2 } });
     const j = await d.svc(["append", uri, "--acks", "ndjson", "--max-batch-records", "2"], { stdin: "4\n5\n6\n" });
     const acks = j.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(acks.map((x) => [x.start.seq_num, x.end.seq_num, x.records])).toEqual([[3, 5, 2], [5, 6, 1]]);

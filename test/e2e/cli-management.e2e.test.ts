@@ -168,10 +168,10 @@ describe("svc stream and check-tail", () => {
   it("check-tail prints N @ TS, --json, --seq-only; missing stream is 4", async () => {
     const uri = `svc://${b}/tailed`;
     expect((await svc(["stream", "create", uri])).code).toBe(0);
-    expect(await svc(["check-tail", uri])).toMatchObject({ code: 0, stdout: "0 @ 0\n", stderr: "" });
-    expect(JSON.parse((await svc(["check-tail", uri, "--json"])).stdout)).toEqual({ seq_num: 0, timestamp: 0 });
+    expect(await svc(["check-tail", uri])).toMatchObject({ code: 0, stdout: "0 @ -\n", stderr: "" });
+    expect(JSON.parse((await svc(["check-tail", uri, "--json"])).stdout)).toEqual({ seq_num: 0, timestamp: null });
     expect((await svc(["check-tail", uri, "--seq-only"])).stdout).toBe("0\n");
-    expect((await svc(["check-tail", uri, "--time-format", "iso"])).stdout).toBe("0 @ 1970-01-01T00:00:00.000Z\n");
+    expect((await svc(["check-tail", uri, "--time-format", "iso"])).stdout).toBe("0 @ -\n");
     const missing = await svc(["check-tail", `svc://${b}/nope`]);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain(`Failed to check tail of svc://${b}/nope`);

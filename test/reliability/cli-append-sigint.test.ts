@@ -47,7 +47,7 @@ describe("svc append under Ctrl-C", () => {
     const random = rng(SEED);
     for (let run = 0; run < RUNS; run++) {
       const uri = await d.newStream("sigint");
-      const child = d.spawnSvc(["append", uri, "--linger", "2ms"]);
+      const child = d.spawnSvc(["append", uri, "--linger", "2ms", "--acks", "text"]);
       const done = closed(child);
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));

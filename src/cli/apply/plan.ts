@@ -90,10 +90,24 @@ export async function makePlan(client: SvcClient, spec: Spec, prune: boolean): P
   if (prune) {
     const named = new Set(spec.basins.map((b) => b.name));
     for (const [name, info] of infos) {
-      if (!named.has(name) && info.state !== "deleting" && !info.deleted_at) actions.push({ kind: "delete", resource: "basin", basin: name });
+      if (!named.has(name) && ownsBasin(spec, name) && info.state !== "deleting" && !info.deleted_at) actions.push({ kind: "delete", resource: "basin", basin: name });
     }
   }
   return { actions };
+}
+
+/** Whether the spec's prune scope covers a basin it does not name. */
+export function ownsBasin(spec: Spec, name: string): boolean {
+  return spec.prune?.basinPrefixes.some((p) => name.startsWith(p)) === true;
+}
+
+/** What `--prune` may delete, in words, for the plan. */
+export function pruneScopeText(spec: Spec): string {
+  const streams = `streams of the ${spec.basins.length} basin${spec.basins.length === 1 ? "" : "s"} the spec names`;
+  const p = spec.prune?.basinPrefixes ?? [];
+  if (p.length === 0) return `prune scope: ${streams}; no basins (the spec declares no "prune": {"basin_prefixes": [...]})`;
+  if (p.includes("")) return `prune scope: ${streams}; every basin the spec does not name ("basin_prefixes" has "")`;
+  return `prune scope: ${streams}; basins starting with ${p.map((x) => JSON.stringify(x)).join(", ")}`;
 }
 
 export function pending(plan: Plan): number {

@@ -39,7 +39,7 @@ export function doneSummary(plan: Plan): string {
   return `${n("create")} created, ${n("update")} changed, ${n("delete")} deleted, ${n("noop")} unchanged`;
 }
 
-export function planJson(plan: Plan, dryRun: boolean): unknown {
+export function planJson(plan: Plan, dryRun: boolean): Record<string, unknown> {
   return {
     dry_run: dryRun,
     pending: plan.actions.filter((a) => a.kind !== "noop").length,

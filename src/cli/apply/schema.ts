@@ -31,6 +31,13 @@ export const SPEC_SCHEMA = {
   required: ["basins"],
   properties: {
     $schema: { type: "string" },
+    prune: {
+      type: "object",
+      description: "What `apply --prune` may delete beyond the streams of the named basins: basins starting with one of these prefixes (\"\" = all).",
+      additionalProperties: false,
+      required: ["basin_prefixes"],
+      properties: { basin_prefixes: { type: "array", items: { type: "string" } } },
+    },
     basins: {
       type: "array",
       items: {

@@ -25,8 +25,17 @@ export interface BasinSpec {
   streams: StreamSpec[];
 }
 
+/**
+ * What `--prune` may delete beyond the streams of the basins the spec names: basins whose
+ * names start with one of these prefixes (`""` = every basin). No scope, no basin is pruned.
+ */
+export interface PruneScope {
+  basinPrefixes: string[];
+}
+
 export interface Spec {
   basins: BasinSpec[];
+  prune?: PruneScope;
 }
 
 type Obj = Record<string, unknown>;
@@ -99,7 +108,7 @@ function basinFields(v: unknown, where: string): Flat {
 }
 
 export function parseSpec(doc: unknown, source: string): Spec {
-  const top = obj(doc, source, ["$schema", "basins"]);
+  const top = obj(doc, source, ["$schema", "basins", "prune"]);
   if (!Array.isArray(top.basins)) fail(`${source}: basins`, "must be an array");
   const seen = new Set<string>();
   const basins = top.basins.map((b, i): BasinSpec => {
@@ -128,7 +137,14 @@ export function parseSpec(doc: unknown, source: string): Spec {
     });
     return spec;
   });
-  return { basins };
+  const prune = top.prune == null ? undefined : parsePrune(top.prune, `${source}: prune`);
+  return prune ? { basins, prune } : { basins };
+}
+
+function parsePrune(v: unknown, where: string): PruneScope {
+  const o = obj(v, where, ["basin_prefixes"]);
+  if (!Array.isArray(o.basin_prefixes) || o.basin_prefixes.some((p) => typeof p !== "string")) fail(`${where}.basin_prefixes`, "must be an array of strings");
+  return { basinPrefixes: o.basin_prefixes as string[] };
 }
 
 /** Several files merged: basins by name must not repeat. */
@@ -142,5 +158,6 @@ export function mergeSpecs(specs: Spec[]): Spec {
       basins.push(b);
     }
   }
-  return { basins };
+  const prefixes = specs.flatMap((s) => s.prune?.basinPrefixes ?? []);
+  return specs.some((s) => s.prune) ? { basins, prune: { basinPrefixes: [...new Set(prefixes)] } } : { basins };
 }

@@ -37,9 +37,10 @@ interface Flags extends ConditionFlags {
   rateBytes?: string;
   maxRecords?: string;
   atomic?: boolean;
-  acks: "text" | "ndjson" | "none";
+  acks?: "text" | "ndjson" | "none";
   dryRun?: boolean;
   onError: "fail" | "skip";
+  commands: "skip" | "replay";
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -65,13 +66,14 @@ export function appendCommand(): Command {
     .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
     .addOption(new Option("--max-records <n>", "stop after N input records"))
     .addOption(new Option("--atomic", "the whole input is one batch, appended atomically (≤ 1000 records, ≤ 1 MiB)"))
-    .addOption(new Option("--acks <mode>", "per-batch acks: text (stderr), ndjson (stdout), none").choices(["text", "ndjson", "none"]).default("text"))
+    .addOption(new Option("--acks <mode>", "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v)").choices(["text", "ndjson", "none"]))
     .addOption(new Option("--dry-run", "parse and validate the input; send nothing"))
-    .addOption(new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)").choices(["fail", "skip"]).default("fail"));
+    .addOption(new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)").choices(["fail", "skip"]).default("fail"))
+    .addOption(new Option("--commands <mode>", "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)").choices(["skip", "replay"]).default("skip"));
   addConditionOptions(cmd);
   cmd.action(handler<Flags>(async (ctx, [arg], f) => {
     const { basin, stream } = parseStreamUri(arg!);
-    const plan = appendPlan(f, ctx.settings().compression.value);
+    const plan = appendPlan(f, ctx.settings().compression.value, { verbose: ctx.out.verboseOn, json: ctx.out.json });
     const client = await ctx.client();
     await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
       ...plan,
@@ -94,7 +96,7 @@ function perSecond(text: string, flag: string, size: boolean): number {
   return n;
 }
 
-export function appendPlan(f: Flags, compression: string): AppendPlan {
+export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean; json?: boolean } = {}): AppendPlan {
   let format = parseInputFormat(f.format);
   if (f.whole) {
     if (f.format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
@@ -132,7 +134,9 @@ export function appendPlan(f: Flags, compression: string): AppendPlan {
       onReconnect: () => undefined,
       ...(compression === "gzip" || compression === "zstd" ? { compression } : {}),
     },
-    acks: f.acks,
+    acks: f.acks ?? (g.json ? "none" : g.verbose ? "text" : "progress"),
+    json: g.json === true,
+    commands: f.commands,
     dryRun: f.dryRun === true,
     atomic: f.atomic === true,
   };

@@ -10,7 +10,7 @@ import { clientError } from "../../errors.js";
 import { handler } from "../action.js";
 import { executePlan } from "../apply/execute.js";
 import { exportSpec } from "../apply/export.js";
-import { makePlan, pending } from "../apply/plan.js";
+import { makePlan, pending, pruneScopeText } from "../apply/plan.js";
 import { doneSummary, planJson, planLines, planSummary } from "../apply/render.js";
 import { SPEC_SCHEMA } from "../apply/schema.js";
 import { mergeSpecs, parseSpec, type Spec } from "../apply/spec.js";
@@ -46,15 +46,26 @@ async function readSource(path: string): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function loadSpec(paths: string[]): Promise<Spec> {
+/** JSON.parse says "at position N"; people need line and column. */
+export function withLineColumn(message: string, text: string): string {
+  const m = / (?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
+  if (!m) return message;
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `${message.slice(0, m.index)} at line ${line}, column ${column}${message.slice(m.index + m[0].length)}`;
+}
+
+export async function loadSpec(paths: string[]): Promise<Spec> {
   const specs: Spec[] = [];
   for (const p of paths) {
     const name = p === "-" ? "<stdin>" : p;
+    const text = await readSource(p);
     let doc: unknown;
     try {
-      doc = JSON.parse(await readSource(p));
+      doc = JSON.parse(text);
     } catch (e) {
-      if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${e.message}`);
+      if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${withLineColumn(e.message, text)}`);
       throw e;
     }
     specs.push(parseSpec(doc, name));
@@ -68,7 +79,7 @@ export function applyCommand(): Command {
     .addOption(new Option("-i, --input <file>").argParser(collect).hideHelp())
     .addOption(new Option("--dry-run", "print the plan on stdout and change nothing"))
     .addOption(new Option("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"))
-    .addOption(new Option("--prune", "also delete basins and streams the spec does not name (needs --yes)"))
+    .addOption(new Option("--prune", "also delete the streams of the named basins that the spec does not name, and basins in the spec's \"prune\" scope (needs --yes)"))
     .addOption(new Option("-y, --yes", "confirm destructive changes (--prune)"))
     .addOption(new Option("--export [basins...]", "print the current state as a spec (all basins, or the ones named)"))
     .addOption(new Option("-o, --output <file>", "with --export: write the spec to this file"))
@@ -91,6 +102,7 @@ export function applyCommand(): Command {
     const client = await ctx.client();
     const plan = await makePlan(client, spec, opts.prune === true);
     const changes = pending(plan);
+    if (opts.prune) ctx.out.info(pruneScopeText(spec));
     if (opts.dryRun) {
       if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
       else for (const l of planLines(plan)) await ctx.out.line(l);

@@ -1,4 +1,7 @@
-/** `svc check-tail <uri>`: `<next seq_num> @ <timestamp of the last record, ms>` on stdout. */
+/**
+ * `svc check-tail <uri>`: `<next seq_num> @ <timestamp of the last record, ms>` on stdout. An
+ * empty stream (never written) has no last record: `0 @ -`, and `"timestamp": null` in JSON.
+ */
 import { Command, Option } from "commander";
 import { handler } from "../action.js";
 import { attempt } from "../failure.js";
@@ -16,10 +19,11 @@ export function checkTailCommand(name = "check-tail"): Command {
     const { basin, stream } = parseStreamUri(arg!);
     const client = await ctx.client();
     const tail = await attempt("check tail of", formatUri(basin, stream), () => client.basin(basin).stream(stream).checkTail());
-    const ts = opts.timeFormat === "iso" ? new Date(tail.timestamp).toISOString() : tail.timestamp;
+    const empty = tail.seqNum === 0;
+    const ts = empty ? null : opts.timeFormat === "iso" ? new Date(tail.timestamp).toISOString() : tail.timestamp;
     if (ctx.flags.json) return ctx.out.jsonLine({ seq_num: tail.seqNum, timestamp: ts });
     if (opts.seqOnly) return ctx.out.line(String(tail.seqNum));
-    await ctx.out.line(`${tail.seqNum} @ ${ts}`);
+    await ctx.out.line(`${tail.seqNum} @ ${ts ?? "-"}`);
   }));
   return examples(cmd, ["svc check-tail svc://my-basin-01/events", "svc check-tail svc://my-basin-01/events --json", "next=$(svc check-tail svc://my-basin-01/events --seq-only)"]);
 }

@@ -24,6 +24,27 @@ export function createOptions(cmd: Command): Command {
     .addOption(new Option("--ensure", "create or reconfigure (PUT): only the given settings change"));
 }
 
+/**
+ * The settings asked for that an existing resource does not have (`path: has → asked`), for
+ * `--if-not-exists` on a resource that exists with other settings. Only fields that were
+ * given are compared.
+ */
+export function configMismatches(asked: unknown, current: unknown, path = ""): string[] {
+  if (asked === undefined) return [];
+  if (asked === null || typeof asked !== "object" || Array.isArray(asked)) {
+    return JSON.stringify(asked) === JSON.stringify(current ?? null) ? [] : [`${path}: ${JSON.stringify(current ?? null)} (asked: ${JSON.stringify(asked)})`];
+  }
+  const cur = (current !== null && typeof current === "object" ? current : {}) as Record<string, unknown>;
+  return Object.entries(asked as Record<string, unknown>).flatMap(([k, v]) => configMismatches(v, cur[k], path ? `${path}.${k}` : k));
+}
+
+/** Warns when `--if-not-exists` met a resource whose settings differ from the ones given. */
+export function warnIfDifferent(ctx: Context, what: string, asked: unknown, current: unknown): void {
+  const diffs = configMismatches(asked, current);
+  if (diffs.length === 0) return;
+  ctx.out.warn(`${what} already exists with other settings, which were left unchanged: ${diffs.join("; ")}. Use --ensure to reconfigure it`);
+}
+
 export function parseCreateFlags(f: CreateFlags): { requestToken?: string } {
   const t = f.requestToken;
   if (t === undefined || t === "auto") return {};

@@ -35,6 +35,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: "config", summary: "Read and change the config file and its profiles", load: async () => (await import("./config/index.js")).configCommand() },
   { name: "lite", summary: "Run svc lite, a durable local server implementing the whole service", load: async () => (await import("./lite.js")).liteCommand() },
   { name: "completion", summary: "Print a shell completion script (bash, zsh, fish)", args: "<shell>", load: async () => (await import("./completion.js")).completionCommand() },
+  { name: "diff", summary: "Compare the configs of two basins or streams, or the server with a spec", args: "<left> [right]", load: async () => (await import("./diff.js")).diffCommand() },
+  { name: "version", summary: "Print svc's version", load: async () => (await import("./version.js")).versionCommand() },
+  { name: "__complete", summary: "", hidden: true, load: async () => (await import("./complete.js")).completeCommand() },
 
   // Anchor (S2 CLI) spellings, hidden: muscle memory keeps working.
   { name: "ls", summary: "List basins, or the streams of a basin", hidden: true, load: async () => (await import("./ls.js")).lsCommand() },

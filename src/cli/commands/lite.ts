@@ -16,7 +16,7 @@ export function liteCommand(): Command {
       const { runLite } = (await import("../../lite/main.js")) as { runLite: (argv: string[]) => Promise<void> };
       await runLite(liteArgv(self));
     });
-  return examples(cmd, ["svc lite", "svc lite --port 0 --data-dir ./data", "svc lite --in-memory --print-env"]);
+  return examples(cmd, ["svc lite", "svc lite --port 0 --data-dir ./data", "svc lite --port 0 --in-memory"]);
 }
 
 /** Everything after `lite` on the command line, including flags commander would otherwise eat. */

@@ -10,7 +10,7 @@ import type { ReadLimits, ReadStart } from "../../types.js";
 import { handler } from "../action.js";
 import { readCheckpoint } from "../data/checkpoint.js";
 import { parseCount, parseMillis, parseSeconds, parseSize } from "../data/numbers.js";
-import { addOutputOptions, sinkPlan, type OutputFlags } from "../data/output-options.js";
+import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../data/output-options.js";
 import { runRead, type ReadRunPlan } from "../data/read-run.js";
 import type { ReadTransport } from "../data/read-source.js";
 import { usageError } from "../failure.js";
@@ -40,7 +40,7 @@ interface Flags extends OutputFlags {
 }
 
 export function readCommand(): Command {
-  const cmd = new Command("read").description("Read records from a stream to stdout (or -o FILE)")
+  const cmd = new Command("read").description("Read records from a stream to stdout (or -o FILE). By default it starts at the tail and follows new records, like tail -f: use --from-beginning, -s N, --ago DUR or --tail-offset N for older records, and -e (or -n, -b, --until) to stop.")
     .argument("<uri>", "svc://basin/stream")
     .addOption(new Option("-s, --seq-num <n>", "start at this sequence number"))
     .addOption(new Option("--timestamp <time>", "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
@@ -60,9 +60,11 @@ export function readCommand(): Command {
     .addOption(new Option("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"))
     .addOption(new Option("--transport <kind>", "session (framed protobuf, default), unary, or sse").choices(["session", "unary", "sse"]).default("session"));
   addOutputOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, [arg], f) => {
+  cmd.action(handler<Flags>(async (ctx, [arg], f, c) => {
     const { basin, stream } = parseStreamUri(arg!);
+    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
+    checkBinaryTarget(sink, f.force, process.stdout.isTTY === true);
     const plan = readPlan(f);
     if (f.checkpoint !== undefined) {
       const next = readCheckpoint(f.checkpoint);

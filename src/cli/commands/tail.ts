@@ -7,7 +7,7 @@ import { Command, Option } from "commander";
 import { parseTimePoint } from "../../format/record-time.js";
 import { handler } from "../action.js";
 import { parseCount } from "../data/numbers.js";
-import { addOutputOptions, sinkPlan, type OutputFlags } from "../data/output-options.js";
+import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../data/output-options.js";
 import { runRead, type ReadRunPlan } from "../data/read-run.js";
 import { tailEvents } from "../data/tail-window.js";
 import { usageError } from "../failure.js";
@@ -29,7 +29,9 @@ export function tailCommand(): Command {
   addOutputOptions(cmd);
   cmd.action(handler<Flags>(async (ctx, [arg], f, c) => {
     const { basin, stream } = parseStreamUri(arg!);
+    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
+    checkBinaryTarget(sink, f.force, process.stdout.isTTY === true);
     const n = parseCount(f.lines, "--lines");
     const linesGiven = c.getOptionValueSource("lines") === "cli";
     if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");

@@ -15,7 +15,7 @@ import { addConditionOptions, parseConditions, type ConditionFlags } from "../da
 import { parseCount } from "../data/numbers.js";
 import { attempt, usageError } from "../failure.js";
 import { examples } from "../help.js";
-import { confirm } from "../prompt.js";
+import { confirmOrStop } from "../prompt.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
 interface Flags extends ConditionFlags {
@@ -56,10 +56,7 @@ export function trimCommand(): Command {
       if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
       return;
     }
-    if (!f.yes && process.stdin.isTTY && process.stderr.isTTY && !(await confirm(`Trim ${uri}: remove every record before ${point}?`, false))) {
-      ctx.out.info("aborted; nothing trimmed");
-      return;
-    }
+    if (!f.yes && process.stdin.isTTY && process.stderr.isTTY) await confirmOrStop(ctx.out, `Trim ${uri}: remove every record before ${point}?`, false, "trimmed");
     await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conds, `trim to ${point}`);
   }));
   return examples(cmd, [

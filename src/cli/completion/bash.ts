@@ -30,6 +30,18 @@ ${[...new Set(choices)].join("\n")}
   case "$cmdpath" in
 ${paths.join("\n")}
   esac
+  if [[ -z "$cmds" && "$cur" != -* && "$cmdpath" != "svc" ]]; then
+    # Basin and stream names from the server, bounded by a short timeout. bash splits words at
+    # ':' (svc://…), so match on the whole word before the cursor and trim what bash already has.
+    local line="\${COMP_LINE:0:COMP_POINT}" full pre c
+    full="\${line##*[[:space:]]}"
+    pre="\${full%"$cur"}"
+    COMPREPLY=()
+    while IFS= read -r c; do
+      [[ "$c" == "$full"* ]] && COMPREPLY+=( "\${c#"$pre"}" )
+    done < <(timeout 2 "\${COMP_WORDS[0]}" __complete names "$full" 2>/dev/null)
+    return
+  fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
   else

@@ -19,6 +19,11 @@ export interface CmdNode {
   children: CmdNode[];
 }
 
+/** Values to offer for flags that accept more spellings than these (aliases), so have no `choices`. */
+const VALUES: Record<string, string[]> = {
+  "--format": ["text", "json", "json-base64", "binary"],
+};
+
 function optionsOf(cmd: Command): OptNode[] {
   return cmd.options
     .filter((o) => !o.hidden)
@@ -27,6 +32,7 @@ function optionsOf(cmd: Command): OptNode[] {
       if (o.long) node.long = o.long;
       if (o.short) node.short = o.short;
       if (o.argChoices) node.choices = [...o.argChoices];
+      else if (o.long !== undefined && VALUES[o.long]) node.choices = VALUES[o.long];
       return node;
     });
 }

@@ -1,6 +1,7 @@
 /**
  * The append pipeline (cli.md §1.6, §4.6; reliability.md §2.f): input → batches → sender, with
- * per-batch status or NDJSON acks, a summary, and careful endings:
+ * progress (a live line on a terminal, a line every few seconds in logs), per-batch acks on
+ * request (`--acks text|ndjson`, or `-v`), a summary, and careful endings:
  *
  * - malformed input: the batch holding it is never sent; earlier acks are awaited; exit 7;
  * - a condition failure (fencing token, match seq num): exit 5 with the expected value;
@@ -12,15 +13,21 @@
 import type { StreamClient } from "../../client/index.js";
 import { SvcError } from "../../errors.js";
 import { ackStatusLine, ackToJson } from "../../format/record-ack.js";
+import type { CommandRecord } from "../../format/record-command.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import type { Context } from "../context.js";
 import { ExitRequest, OperationError } from "../failure.js";
+import type { Output } from "../output.js";
 import { batches, type Batch, type BatchLimits } from "./batcher.js";
 import { conditionHint, resolveMatch, type Conditions } from "./conditions.js";
-import { inputError, inputRecords, type InputOptions } from "./input-records.js";
+import { inputError, inputRecords, type InputOptions, type Parsed } from "./input-records.js";
 import { Interrupt } from "./interrupt.js";
-import { AppendTally } from "./append-tally.js";
+import { AppendTally, plural } from "./append-tally.js";
 import { openSender, type Sender, type SenderOptions } from "./append-sender.js";
+import { progressMode, StatusTicker } from "./progress.js";
+
+/** Per-batch acks: lines on stderr, NDJSON on stdout, none; `progress` = live line / periodic lines. */
+export type AcksMode = "text" | "ndjson" | "none" | "progress";
 
 export interface AppendPlan {
   input: Omit<InputOptions, "onBad">;
@@ -28,9 +35,13 @@ export interface AppendPlan {
   batch: BatchLimits;
   conds: Conditions;
   sender: SenderOptions;
-  acks: "text" | "ndjson" | "none";
+  acks: AcksMode;
+  /** Command records in the input: dropped (default) or fences appended; trims never are. */
+  commands: "skip" | "replay";
   dryRun: boolean;
   atomic: boolean;
+  /** `--json`: the summary as one JSON document on stdout. */
+  json?: boolean;
   rate?: number;
   rateBytes?: number;
 }
@@ -38,92 +49,128 @@ export interface AppendPlan {
 const DRAIN_MS = 5_000;
 
 export async function runAppend(ctx: Context, stream: StreamClient, uri: string, plan: AppendPlan): Promise<void> {
-  const interrupt = new Interrupt(() => {
-    if (!ctx.out.quiet) process.stderr.write("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)\n");
-  });
+  const interrupt = new Interrupt(() => ctx.out.info("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)"));
   const tally = new AppendTally();
-  const onBad = (where: string, message: string): void => {
-    if (plan.onError === "fail") throw inputError(where, message);
-    tally.skipped++;
-    ctx.out.warn(`skipping ${where}: ${message}`);
-  };
-  const source = inputRecords({ ...plan.input, onBad }, interrupt.signal);
-  const batchLimits = plan.atomic ? { ...plan.batch, lingerMs: Infinity } : plan.batch;
-  let sender: Sender | undefined;
-  let match: number | undefined;
-  let held: Batch | undefined;
+  const ticker = new StatusTicker(ctx.out, plan.acks === "progress" ? progressMode(ctx.out, true, "periodic") : "off", () => tally.progressLine());
+  const source = inputRecords({ ...plan.input, ...inputPolicy(ctx.out, plan, tally) }, interrupt.signal);
+  const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack));
   let inputFailure: unknown;
-  const outstanding: { done: Promise<void>; bytes: number }[] = [];
-  let outstandingBytes = 0;
-
-  const send = async (b: Batch): Promise<void> => {
-    if (plan.dryRun) return tally.planned(b);
-    sender ??= await openSender(stream, plan.sender);
-    if (tally.batches === 0 && plan.conds.matchSeqNum !== undefined) match = await resolveMatch(plan.conds, stream);
-    const input: AppendInput = { records: b.records.map((p) => p.record) };
-    if (match !== undefined) {
-      input.matchSeqNum = match;
-      match += b.records.length;
-    }
-    if (plan.conds.fencingToken !== undefined) input.fencingToken = plan.conds.fencingToken;
-    await throttle(b);
-    tally.sent(b);
-    const done = sender.submit(input).then((ack) => onAck(ack, b), (e: unknown) => tally.failed(e, b));
-    outstanding.push({ done, bytes: b.bytes });
-    outstandingBytes += b.bytes;
-    while (outstanding.length > 0 && outstandingBytes > plan.sender.maxInflightBytes) {
-      const o = outstanding.shift()!;
-      await o.done;
-      outstandingBytes -= o.bytes;
-    }
-  };
-
-  const onAck = (ack: AppendAck, b: Batch): void => {
-    tally.acked(ack, b);
-    if (plan.acks === "ndjson") void ctx.out.jsonLine(ackToJson(ack));
-    else if (plan.acks === "text") ctx.out.success(ackStatusLine(ack));
-  };
-
-  const throttle = async (b: Batch): Promise<void> => {
-    const due = Math.max(
-      plan.rate ? tally.startedAt + ((tally.sentRecords + b.records.length) / plan.rate) * 1000 : 0,
-      plan.rateBytes ? tally.startedAt + ((tally.sentBytes + b.bytes) / plan.rateBytes) * 1000 : 0,
-    );
-    if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-  };
-
   try {
-    for await (const b of batches(source, batchLimits, interrupt.signal)) {
-      if (plan.atomic) {
-        if (held) throw inputError(b.records[0]!.where, "--atomic: the input does not fit one batch (1000 records, 1 MiB metered)");
-        held = b;
-        continue;
-      }
-      await send(b);
-      if (tally.failure) break;
-    }
-    if (held && !interrupt.signal.aborted) await send(held);
+    await pump(source, plan, pipe, interrupt.signal);
   } catch (e) {
     inputFailure = e;
   } finally {
     interrupt.abort("done"); // stop reading input whatever happened
   }
-
-  if (sender) {
-    const all = Promise.all(outstanding.map((o) => o.done));
-    const drained = interrupt.which ? await Promise.race([all.then(() => true), sleep(DRAIN_MS).then(() => false)]) : (await all, true);
-    if (!drained) sender.abort();
-    await all;
-    await sender.close().catch(() => undefined); // failures were recorded per batch
-  }
+  await pipe.drain(interrupt.which !== undefined);
   interrupt.dispose();
-  finish(ctx, uri, plan, tally, inputFailure, interrupt);
+  ticker.stop();
+  await finish(ctx, uri, plan, tally, inputFailure, interrupt);
 }
 
-function finish(ctx: Context, uri: string, plan: AppendPlan, tally: AppendTally, inputFailure: unknown, interrupt: Interrupt): void {
+/** What to do with malformed records and with command records found in the input. */
+export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "commands">, tally: AppendTally): Pick<InputOptions, "onBad" | "onCommand"> {
+  return {
+    onBad: (where, message) => {
+      if (plan.onError === "fail") throw inputError(where, message);
+      tally.skipped++;
+      out.warn(`skipping ${where}: ${message}`);
+    },
+    onCommand: (_where: string, cmd: CommandRecord) => {
+      if (plan.commands === "replay" && cmd.op !== "trim") return true;
+      tally.dropCommand(cmd.op);
+      return false;
+    },
+  };
+}
+
+/** Batches the input and hands each batch to the pipe; `--atomic` holds the one batch until the input ends. */
+async function pump(source: AsyncIterator<Parsed[]>, plan: AppendPlan, pipe: BatchPipe, signal: AbortSignal): Promise<void> {
+  const limits = plan.atomic ? { ...plan.batch, lingerMs: Infinity } : plan.batch;
+  let held: Batch | undefined;
+  for await (const b of batches(source, limits, signal)) {
+    if (plan.atomic) {
+      if (held) throw inputError(b.records[0]!.where, "--atomic: the input does not fit one batch (1000 records, 1 MiB metered)");
+      held = b;
+      continue;
+    }
+    await pipe.send(b);
+    if (pipe.failed) return;
+  }
+  if (held && !signal.aborted) await pipe.send(held);
+}
+
+function showAck(out: Output, mode: AcksMode, ack: AppendAck): void {
+  if (mode === "ndjson") void out.jsonLine(ackToJson(ack));
+  else if (mode === "text") out.success(ackStatusLine(ack));
+}
+
+/**
+ * Sends batches with their conditions (the match seq num advances batch by batch), at the
+ * `--rate`, keeping at most `maxInflightBytes` unacknowledged; records every outcome in the tally.
+ */
+export class BatchPipe {
+  private sender: Sender | undefined;
+  private match: number | undefined;
+  private readonly outstanding: { done: Promise<void>; bytes: number }[] = [];
+  private outstandingBytes = 0;
+
+  constructor(private readonly stream: StreamClient, private readonly plan: AppendPlan, private readonly tally: AppendTally, private readonly onAck: (ack: AppendAck) => void) {}
+
+  get failed(): boolean {
+    return this.tally.failure !== undefined;
+  }
+
+  async send(b: Batch): Promise<void> {
+    if (this.plan.dryRun) return this.tally.planned(b);
+    this.sender ??= await openSender(this.stream, this.plan.sender);
+    if (this.tally.batches === 0 && this.plan.conds.matchSeqNum !== undefined) this.match = await resolveMatch(this.plan.conds, this.stream);
+    const input: AppendInput = { records: b.records.map((p) => p.record) };
+    if (this.match !== undefined) {
+      input.matchSeqNum = this.match;
+      this.match += b.records.length;
+    }
+    if (this.plan.conds.fencingToken !== undefined) input.fencingToken = this.plan.conds.fencingToken;
+    await sleepUntil(throttleDue(this.plan, this.tally, b));
+    this.tally.sent(b);
+    const done = this.sender.submit(input).then((ack) => {
+      this.tally.acked(ack, b);
+      this.onAck(ack);
+    }, (e: unknown) => this.tally.failed(e, b));
+    this.outstanding.push({ done, bytes: b.bytes });
+    this.outstandingBytes += b.bytes;
+    while (this.outstanding.length > 0 && this.outstandingBytes > this.plan.sender.maxInflightBytes) {
+      const o = this.outstanding.shift()!;
+      await o.done;
+      this.outstandingBytes -= o.bytes;
+    }
+  }
+
+  /** Waits for the acks in flight (after an interrupt at most 5 s, then abandons them) and closes. */
+  async drain(interrupted: boolean): Promise<void> {
+    if (!this.sender) return;
+    const all = Promise.all(this.outstanding.map((o) => o.done));
+    const drained = interrupted ? await Promise.race([all.then(() => true), sleep(DRAIN_MS).then(() => false)]) : (await all, true);
+    if (!drained) this.sender.abort();
+    await all;
+    await this.sender.close().catch(() => undefined); // failures were recorded per batch
+  }
+}
+
+/** When batch `b` may go under `--rate` / `--rate-bytes` (epoch ms; 0 = now). */
+export function throttleDue(plan: Pick<AppendPlan, "rate" | "rateBytes">, tally: AppendTally, b: Batch): number {
+  return Math.max(
+    plan.rate ? tally.startedAt + ((tally.sentRecords + b.records.length) / plan.rate) * 1000 : 0,
+    plan.rateBytes ? tally.startedAt + ((tally.sentBytes + b.bytes) / plan.rateBytes) * 1000 : 0,
+  );
+}
+
+async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: AppendTally, inputFailure: unknown, interrupt: Interrupt): Promise<void> {
+  const note = tally.commandsNote(plan.commands === "replay");
+  if (note) ctx.out.info(note);
   const failure = tally.failure;
   const clean = !inputFailure && (!failure || failure.code === "interrupted");
-  if (clean && !ctx.out.quiet) process.stderr.write(`${plan.dryRun ? tally.dryRunSummary() : tally.summary(interrupt.which ? "■" : ctx.out.green("✓"))}\n`);
+  if (clean) await summarise(ctx.out, plan, tally, interrupt.which !== undefined);
   if (failure && failure.sideEffects && failure.code !== "interrupted") {
     const err = new SvcError({
       code: failure.code, message: `the outcome of the append is unknown: ${failure.message}. ${tally.knownState(uri)}`,
@@ -132,19 +179,28 @@ function finish(ctx: Context, uri: string, plan: AppendPlan, tally: AppendTally,
     throw new OperationError("append", uri, err, `nothing was re-sent; read from ${tally.nextSeq ?? "the last acked position"} to see whether the records in doubt are there`);
   }
   if (failure && failure.code !== "interrupted") {
-    const before = tally.records > 0 ? `${tally.records} records were appended before the failure (${tally.range()})` : undefined;
+    const before = tally.records > 0 ? `${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the failure (${tally.range()})` : undefined;
     throw new OperationError("append", uri, failure, [conditionHint(failure), before].filter(Boolean).join("; ") || undefined);
   }
   if (inputFailure) {
-    if (tally.records > 0 && !ctx.out.quiet) process.stderr.write(`note: ${tally.records} records were appended before the bad input (${tally.range()}); the batch with the bad input was not sent\n`);
+    if (tally.records > 0) ctx.out.info(`note: ${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the bad input (${tally.range()}); the batch with the bad input was not sent`);
     throw inputFailure instanceof SvcError && inputFailure.code === "bad_input" ? inputFailure : new OperationError("append", uri, inputFailure);
   }
   if (interrupt.which) {
-    process.stderr.write(`interrupted: ${tally.knownState(uri)}\n`);
+    ctx.out.notice(`interrupted: ${tally.knownState(uri)}`);
     throw new ExitRequest(interrupt.exitCode);
   }
 }
 
+async function summarise(out: Output, plan: AppendPlan, tally: AppendTally, interrupted: boolean): Promise<void> {
+  if (plan.json) await out.jsonLine(tally.toJson(plan.dryRun));
+  else out.info(plan.dryRun ? tally.dryRunSummary() : tally.summary(interrupted ? "■" : out.green("✓")));
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+async function sleepUntil(due: number): Promise<void> {
+  if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
 }

@@ -1,5 +1,6 @@
 /** What an append run has done so far: sent, acked, in doubt; and how to say it. */
 import { SvcError } from "../../errors.js";
+import { positionToJson } from "../../format/record-ack.js";
 import type { AppendAck } from "../../types.js";
 import type { Batch } from "./batcher.js";
 import { humanBytes } from "./progress.js";
@@ -14,9 +15,13 @@ export class AppendTally {
   first: number | undefined;
   /** End (exclusive) of the last acked batch: the last acked position. */
   nextSeq: number | undefined;
+  /** The tail the last ack reported. */
+  tail: AppendAck["tail"] | undefined;
   inDoubtRecords = 0;
   inDoubtBatches = 0;
   skipped = 0;
+  /** Command records in the input that were not appended, by operation. */
+  readonly commandsDropped = new Map<string, number>();
   failure: SvcError | undefined;
 
   planned(b: Batch): void {
@@ -34,6 +39,7 @@ export class AppendTally {
     this.bytes += b.bytes;
     this.first ??= ack.start.seqNum;
     this.nextSeq = ack.end.seqNum;
+    this.tail = ack.tail;
   }
 
   failed(e: unknown, b: Batch): void {
@@ -46,12 +52,27 @@ export class AppendTally {
     this.failure ??= err;
   }
 
+  dropCommand(op: string): void {
+    this.commandsDropped.set(op, (this.commandsDropped.get(op) ?? 0) + 1);
+  }
+
+  /** The stderr note about command records left out, or undefined when none were. */
+  commandsNote(replay: boolean): string | undefined {
+    if (this.commandsDropped.size === 0) return undefined;
+    const n = [...this.commandsDropped.values()].reduce((a, b) => a + b, 0);
+    const what = [...this.commandsDropped].map(([op, k]) => `${k} ${op}`).join(", ");
+    const how = replay
+      ? "a trim names a sequence number of the stream it came from, so it is never replayed"
+      : "only data records were copied; --commands replay appends fence records too (trims are never replayed)";
+    return `note: skipped ${plural(n, "command record")} in the input (${what}): ${how}`;
+  }
+
   range(): string {
     return this.first === undefined ? "none" : `seq ${this.first}..${this.nextSeq}, end exclusive`;
   }
 
   knownState(uri: string): string {
-    const acked = this.first === undefined ? "no batch was acknowledged" : `Acknowledged: ${this.records} records, ${this.range()}; last acked position ${this.nextSeq}`;
+    const acked = this.first === undefined ? "no batch was acknowledged" : `Acknowledged: ${plural(this.records, "record")}, ${this.range()}; last acked position ${this.nextSeq}`;
     const doubt = this.inDoubtRecords > 0 ? `; in doubt: ${this.inDoubtRecords} record${this.inDoubtRecords === 1 ? "" : "s"} in ${this.inDoubtBatches} batch${this.inDoubtBatches === 1 ? "" : "es"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)` : "";
     return `${acked}${doubt}`;
   }
@@ -60,10 +81,36 @@ export class AppendTally {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
     const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
-    return `${tick} appended ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
+    return `${tick} appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
+  }
+
+  /** The live progress line: records, bytes, rate, last acked position. */
+  progressLine(): string {
+    const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
+    const pos = this.nextSeq === undefined ? "" : ` · last acked ${this.nextSeq - 1}`;
+    return `⦿ appending: ${plural(this.records, "record")} · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s${pos}`;
+  }
+
+  /** `append --json`: what was acked, the tail, counts, bytes, duration. */
+  toJson(dryRun: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = dryRun
+      ? { dry_run: true, records: this.sentRecords, bytes: this.sentBytes, batches: this.batches }
+      : {
+        records: this.records, bytes: this.bytes, batches: this.batches,
+        start: this.first ?? null, end: this.nextSeq ?? null,
+        tail: this.tail ? positionToJson(this.tail) : null,
+      };
+    out.duration_ms = Date.now() - this.startedAt;
+    if (this.skipped > 0) out.malformed_skipped = this.skipped;
+    if (this.commandsDropped.size > 0) out.commands_skipped = Object.fromEntries(this.commandsDropped);
+    return out;
   }
 
   dryRunSummary(): string {
-    return `dry run: ${this.sentRecords} valid record${this.sentRecords === 1 ? "" : "s"} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
+    return `dry run: ${plural(this.sentRecords, "valid record")} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
   }
+}
+
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

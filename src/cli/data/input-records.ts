@@ -6,6 +6,7 @@
  */
 import { createReadStream } from "node:fs";
 import { SvcError } from "../../errors.js";
+import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
 import {
   checkRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
   type InputFormat, type InvalidUtf8,
@@ -31,6 +32,11 @@ export interface InputOptions {
   maxRecords?: number;
   /** Called for a malformed record; throw to stop, return to skip it. */
   onBad: (where: string, message: string) => void;
+  /**
+   * Called for a command record (fence, trim) in the input, e.g. from `svc read --format json`
+   * of another stream; true appends it, false drops it. Without it, command records are kept.
+   */
+  onCommand?: (where: string, cmd: CommandRecord) => boolean;
 }
 
 /** A malformed record, exit 7: the message names file:line. */
@@ -43,84 +49,22 @@ function open(file: string): { stream: NodeJS.ReadableStream & { destroy(): void
   return { stream: createReadStream(file, { highWaterMark: 256 * 1024 }), name: file };
 }
 
+type Make = (bytes: Buffer, line: number) => Parsed | undefined;
+type Input = NodeJS.ReadableStream & { destroy(): void };
+/** Records still allowed by `maxRecords`, shared across files. */
+interface Budget { left: number }
+
 export async function* inputRecords(o: InputOptions, signal: AbortSignal): AsyncGenerator<Parsed[]> {
-  let total = 0;
-  const limit = o.maxRecords ?? Number.MAX_SAFE_INTEGER;
+  const budget: Budget = { left: o.maxRecords ?? Number.MAX_SAFE_INTEGER };
   for (const file of o.files.length > 0 ? o.files : ["-"]) {
-    if (signal.aborted || total >= limit) return;
+    if (signal.aborted || budget.left <= 0) return;
     const { stream, name } = open(file);
     const stop = (): void => stream.destroy();
     signal.addEventListener("abort", stop, { once: true });
-    const make = (bytes: Buffer, line: number): Parsed | undefined => {
-      const where = o.format === "binary" ? name : `${name}:${line}`;
-      try {
-        const record = decorate(parse(o, bytes), o.headers, o.timestamp);
-        return { record, size: checkRecord(record), where };
-      } catch (e) {
-        if (!(e instanceof RecordInputError)) throw e;
-        o.onBad(where, e.message);
-        return undefined;
-      }
-    };
     try {
-      if (o.format === "binary") {
-        const parts: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of stream) {
-          parts.push(chunk as Buffer);
-          size += (chunk as Buffer).length;
-          if (size > LIMITS.maxRecordBytes) {
-            o.onBad(name, `the input is over ${LIMITS.maxRecordBytes} bytes (1 MiB), too large for one record`);
-            stream.destroy();
-            break;
-          }
-        }
-        if (signal.aborted) return;
-        if (size <= LIMITS.maxRecordBytes) {
-          const p = make(Buffer.concat(parts), 1);
-          if (p) {
-            total++;
-            yield [p];
-          }
-        }
-        continue;
-      }
-      const json = o.format === "json" || o.format === "json-base64";
-      const splitter = new RecordSplitter({
-        ...(o.delimiter ? { delimiter: o.delimiter } : {}),
-        maxSegment: json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes,
-      });
-      const take = (segments: Buffer[], firstLine: number): Parsed[] => {
-        const out: Parsed[] = [];
-        segments.forEach((seg, k) => {
-          if (total >= limit) return;
-          if (json && isBlank(seg)) return;
-          const p = make(seg, firstLine + k);
-          if (p) {
-            out.push(p);
-            total++;
-          }
-        });
-        return out;
-      };
-      try {
-        for await (const chunk of stream) {
-          const first = splitter.count + 1;
-          const batch = take(splitter.push(chunk as Buffer), first);
-          if (batch.length > 0) yield batch;
-          if (total >= limit || signal.aborted) break;
-        }
-        // An interrupted read drops the partial last line; a finished one keeps it.
-        const last = signal.aborted || total >= limit ? undefined : splitter.end();
-        if (last !== undefined) {
-          const batch = take([last], splitter.count);
-          if (batch.length > 0) yield batch;
-        }
-      } catch (e) {
-        // A line too long to be a record: the rest of the input cannot be split reliably.
-        if (e instanceof RecordInputError) throw inputError(`${name}:${splitter.count + 1}`, e.message);
-        throw e;
-      }
+      const make = recordMaker(o, name);
+      if (o.format === "binary") yield* wholeInput(stream, name, make, o, signal, budget);
+      else yield* splitInput(stream, name, make, o, signal, budget);
     } catch (e) {
       if (signal.aborted && !(e instanceof SvcError)) return;
       if (e instanceof SvcError) throw e;
@@ -129,6 +73,85 @@ export async function* inputRecords(o: InputOptions, signal: AbortSignal): Async
       signal.removeEventListener("abort", stop);
       if (file !== "-") stream.destroy();
     }
+  }
+}
+
+/** Bytes of one record → the record, or undefined when it is malformed (reported) or a dropped command record. */
+function recordMaker(o: InputOptions, name: string): Make {
+  return (bytes, line) => {
+    const where = o.format === "binary" ? name : `${name}:${line}`;
+    try {
+      const parsed = parse(o, bytes);
+      const cmd = o.onCommand ? parseCommandRecord(parsed) : undefined;
+      if (cmd && !o.onCommand!(where, cmd)) return undefined;
+      // A command record travels as it is: no -H headers, no default timestamp.
+      const record = cmd ? parsed : decorate(parsed, o.headers, o.timestamp);
+      return { record, size: checkRecord(record), where };
+    } catch (e) {
+      if (!(e instanceof RecordInputError)) throw e;
+      o.onBad(where, e.message);
+      return undefined;
+    }
+  };
+}
+
+/** `--format binary`: the whole input is one record (at most 1 MiB). */
+async function* wholeInput(stream: Input, name: string, make: Make, o: InputOptions, signal: AbortSignal, budget: Budget): AsyncGenerator<Parsed[]> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    parts.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size > LIMITS.maxRecordBytes) {
+      o.onBad(name, `the input is over ${LIMITS.maxRecordBytes} bytes (1 MiB), too large for one record`);
+      stream.destroy();
+      return;
+    }
+  }
+  if (signal.aborted) return;
+  const p = make(Buffer.concat(parts), 1);
+  if (p) {
+    budget.left--;
+    yield [p];
+  }
+}
+
+/** Delimited input (text, json, templates): the records of each chunk, numbered by line. */
+async function* splitInput(stream: Input, name: string, make: Make, o: InputOptions, signal: AbortSignal, budget: Budget): AsyncGenerator<Parsed[]> {
+  const json = o.format === "json" || o.format === "json-base64";
+  const splitter = new RecordSplitter({
+    ...(o.delimiter ? { delimiter: o.delimiter } : {}),
+    maxSegment: json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes,
+  });
+  const take = (segments: Buffer[], firstLine: number): Parsed[] => {
+    const out: Parsed[] = [];
+    segments.forEach((seg, k) => {
+      if (budget.left <= 0 || (json && isBlank(seg))) return;
+      const p = make(seg, firstLine + k);
+      if (p) {
+        out.push(p);
+        budget.left--;
+      }
+    });
+    return out;
+  };
+  try {
+    for await (const chunk of stream) {
+      const first = splitter.count + 1;
+      const batch = take(splitter.push(chunk as Buffer), first);
+      if (batch.length > 0) yield batch;
+      if (budget.left <= 0 || signal.aborted) break;
+    }
+    // An interrupted read drops the partial last line; a finished one keeps it.
+    const last = signal.aborted || budget.left <= 0 ? undefined : splitter.end();
+    if (last !== undefined) {
+      const batch = take([last], splitter.count);
+      if (batch.length > 0) yield batch;
+    }
+  } catch (e) {
+    // A line too long to be a record: the rest of the input cannot be split reliably.
+    if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message);
+    throw e;
   }
 }
 

@@ -31,13 +31,14 @@ export interface OutputFlags {
   checkpoint?: string;
   progress?: boolean;
   stats?: boolean;
+  force?: boolean;
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
 export function addOutputOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--format <fmt>", "text, json or json-base64 (aliases raw, ndjson, base64, json-binsafe)").default("text"))
+    .addOption(new Option("--format <fmt>", "text, json, json-base64 (aliases raw, ndjson, base64, json-binsafe), or binary (exact bodies, no delimiter unless -0/--delimiter); --json = --format json").default("text"))
     .addOption(new Option("--template <tpl>", "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}"))
     .addOption(new Option("--omit-empty", "JSON: drop empty headers and body (anchor-identical output)"))
     .addOption(new Option("--time-format <fmt>", "JSON: add an ISO 8601 \"time\" field (iso); also for command lines").choices(["ms", "iso"]))
@@ -55,7 +56,24 @@ export function addOutputOptions(cmd: Command): Command {
     .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
     .addOption(new Option("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"))
     .addOption(new Option("--no-progress", "no progress line (shown only when stderr is a terminal)"))
-    .addOption(new Option("--stats", "print a summary on stderr at the end"));
+    .addOption(new Option("--stats", "print a summary on stderr at the end"))
+    .addOption(new Option("--force", "write --format binary to a terminal anyway"));
+}
+
+/**
+ * The global `--json` on read/tail means `--format json`; with another `--format` it is an
+ * error rather than ignored. `formatGiven`: whether --format came from the command line.
+ */
+export function applyJsonFlag(f: OutputFlags, json: boolean | undefined, formatGiven: boolean): void {
+  if (!json) return;
+  if (formatGiven && parseOutputFormat(f.format) !== "json") throw usageError(`--json is --format json; drop --json or --format ${f.format}`);
+  f.format = "json";
+}
+
+/** Binary bodies would garble a terminal: refuse unless stdout is redirected, -o/--split-dir, or --force. */
+export function checkBinaryTarget(sink: ReadSinkPlan, force: boolean | undefined, stdoutIsTty: boolean): void {
+  if (sink.printer.format !== "binary" || force || !stdoutIsTty || sink.output !== undefined || sink.splitDir !== undefined) return;
+  throw usageError("refusing to write binary records to a terminal", "redirect stdout (> FILE, | cmd), use -o FILE, or add --force");
 }
 
 export function sinkPlan(f: OutputFlags): ReadSinkPlan {
@@ -65,8 +83,9 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
   if (f.headersOnly && f.metaOnly) throw usageError("use either --headers-only or --meta-only");
   if (f.appendOutput && f.output === undefined) throw usageError("--append-output needs -o FILE");
   if (f.splitDir !== undefined && f.output !== undefined) throw usageError("use either -o or --split-dir");
-  const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : Buffer.from("\n");
-  const textual = format === "text" || f.template !== undefined;
+  if (format === "binary" && f.template !== undefined) throw usageError("--template writes text lines; drop --format binary");
+  const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : Buffer.from(format === "binary" ? "" : "\n");
+  const textual = format === "text" || format === "binary" || f.template !== undefined;
   const filter = allOf([...(f.grep !== undefined ? [grepFilter(f.grep)] : []), ...f.filter.map(parseFilter)]);
   const plan: ReadSinkPlan = {
     appendOutput: f.appendOutput === true,

@@ -1,9 +1,21 @@
 /**
- * A one-line progress display for `read`/`tail` on a terminal (records, bytes, rate, lag to
- * the tail), redrawn in place on stderr. Off unless stderr is a TTY, and never under `CI` or
- * `--quiet`; the final `--stats` summary is separate and works anywhere.
+ * Progress for the data commands, through the one output module (output.ts):
+ *
+ * - `live`: one status line redrawn in place on a terminal stderr (records, bytes, rate, and
+ *   the last acked position or the lag to the tail), cleared before anything else is printed;
+ * - `periodic`: for logs (no terminal, e.g. CI), a plain line every few seconds at most;
+ * - `off`.
+ *
+ * The final summary is separate and printed by the command.
  */
 import type { StreamPosition } from "../../types.js";
+import type { Output } from "../output.js";
+
+export type ProgressMode = "live" | "periodic" | "off";
+
+/** Redraw period on a terminal, and the least time between two lines in a log. */
+export const LIVE_MS = 250;
+export const PERIODIC_MS = 5_000;
 
 export function humanBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -17,6 +29,30 @@ export function humanBytes(n: number): string {
   return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
 }
 
+/** `live` on a terminal, else `periodic` or `off` as the caller prefers; `off` under --quiet. */
+export function progressMode(out: Output, wanted: boolean, inLogs: "periodic" | "off"): ProgressMode {
+  if (!wanted || out.quiet || out.json) return "off";
+  return out.liveWanted ? "live" : inLogs;
+}
+
+/** Calls `render` on a timer and shows its line live or periodically. */
+export class StatusTicker {
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly out: Output, readonly mode: ProgressMode, render: () => string) {
+    if (mode === "off") return;
+    const show = mode === "live" ? () => out.live(render()) : () => out.info(render());
+    this.timer = setInterval(show, mode === "live" ? LIVE_MS : PERIODIC_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.out.clearLive();
+  }
+}
+
+/** What a read has printed so far; its live line and its `--stats` summary. */
 export class ReadProgress {
   records = 0;
   bytes = 0;
@@ -24,14 +60,10 @@ export class ReadProgress {
   last: number | undefined;
   private tail: number | undefined;
   private readonly started = Date.now();
-  private timer: NodeJS.Timeout | undefined;
-  private drawn = false;
+  private readonly ticker: StatusTicker;
 
-  constructor(private readonly enabled: boolean, private readonly stderr: NodeJS.WriteStream = process.stderr) {
-    if (enabled) {
-      this.timer = setInterval(() => this.draw(), 250);
-      this.timer.unref();
-    }
+  constructor(out: Output, mode: ProgressMode) {
+    this.ticker = new StatusTicker(out, mode, () => this.line());
   }
 
   add(count: number, bytes: number, firstSeq: number, lastSeq: number): void {
@@ -49,34 +81,20 @@ export class ReadProgress {
     return Date.now() - this.started;
   }
 
-  /** Writes a stderr line without tearing the progress line. */
-  above(line: string): void {
-    this.clear();
-    this.stderr.write(`${line}\n`);
-  }
-
   stop(): void {
-    clearInterval(this.timer);
-    this.clear();
+    this.ticker.stop();
   }
 
   summary(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
     const range = this.first === undefined ? "" : ` ${this.first}..=${this.last}`;
-    return `read ${this.records} records (${humanBytes(this.bytes)})${range} in ${secs.toFixed(1)}s (${humanBytes(Math.round(this.bytes / secs))}/s)`;
+    return `read ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${range} in ${secs.toFixed(1)}s (${humanBytes(Math.round(this.bytes / secs))}/s)`;
   }
 
-  private draw(): void {
+  line(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
     const lag = this.tail !== undefined && this.last !== undefined ? ` · lag ${Math.max(0, this.tail - this.last - 1)}` : "";
-    const what = this.records === 0 ? "waiting for records" : `${this.records} records · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s`;
-    this.stderr.write(`\r\x1b[2K⦿ ${what}${lag}`);
-    this.drawn = true;
-  }
-
-  private clear(): void {
-    if (!this.enabled || !this.drawn) return;
-    this.stderr.write("\r\x1b[2K");
-    this.drawn = false;
+    const what = this.records === 0 ? "waiting for records" : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s`;
+    return `⦿ ${what}${lag}`;
   }
 }

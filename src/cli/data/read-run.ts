@@ -11,9 +11,11 @@ import type { JsonOptions } from "../../format/record-output.js";
 import type { SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
+import type { Output } from "../output.js";
+import { plural } from "./append-tally.js";
 import { writeCheckpoint } from "./checkpoint.js";
 import { Interrupt } from "./interrupt.js";
-import { ReadProgress } from "./progress.js";
+import { progressMode, ReadProgress } from "./progress.js";
 import { readEvents, type SourceEvent, type SourcePlan } from "./read-source.js";
 import { RecordPrinter, type PrinterOptions } from "./record-printer.js";
 import { RecordWriter } from "./record-writer.js";
@@ -39,40 +41,15 @@ export interface ReadRunPlan extends SourcePlan {
 export async function runRead(ctx: Context, stream: StreamClient, uri: string, plan: ReadRunPlan, sink: ReadSinkPlan, events?: (signal: AbortSignal) => AsyncGenerator<SourceEvent>): Promise<void> {
   const writer = await RecordWriter.open(sink.output, sink.appendOutput);
   if (sink.splitDir) prepareSplitDir(sink.splitDir);
-  const printer = new RecordPrinter(sink.printer);
-  const tty = process.stderr.isTTY === true && !ctx.out.quiet && !process.env.CI;
-  const progress = new ReadProgress(sink.progress && tty);
+  const progress = new ReadProgress(ctx.out, progressMode(ctx.out, sink.progress, "off"));
+  const emitter = new BatchEmitter(ctx.out, writer, sink, progress);
   const interrupt = new Interrupt();
-  const splitJson: JsonOptions = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
-  let idle: NodeJS.Timeout | undefined;
-  const armIdle = (): void => {
-    if (plan.idleTimeoutMs === undefined) return;
-    clearTimeout(idle);
-    idle = setTimeout(() => interrupt.abort("idle"), plan.idleTimeoutMs);
-  };
+  const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
   const source = events ? events(interrupt.signal) : readEvents(stream, plan, interrupt.signal, (r) => ctx.out.verbose(`read session reconnecting: ${r}`));
   try {
-    armIdle();
     await attempt("read", uri, async () => {
       try {
-        for await (const ev of source) {
-          if (ev.type === "heartbeat") {
-            progress.seeTail(ev.tail);
-            continue;
-          }
-          armIdle();
-          let records: SequencedRecord[] = ev.records;
-          let done = false;
-          if (plan.untilSeq !== undefined && records.length > 0 && records[records.length - 1]!.seqNum >= plan.untilSeq) {
-            records = records.filter((r) => r.seqNum < plan.untilSeq!);
-            done = true;
-          }
-          if (records.length > 0) {
-            await emit(records);
-            progress.seeTail(ev.tail);
-          }
-          if (done || interrupt.signal.aborted) break;
-        }
+        await consume(source, plan, emitter, idle, interrupt.signal);
       } catch (e) {
         if (interrupt.signal.aborted) return;
         if (e instanceof RangeNotSatisfiableError && !beyondTail(plan, e)) return;
@@ -80,30 +57,83 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
       }
     });
   } finally {
-    clearTimeout(idle);
+    idle.stop();
     interrupt.dispose();
     progress.stop();
   }
   await writer.close();
-  if (sink.stats && !ctx.out.quiet) process.stderr.write(`${progress.summary()}\n`);
+  if (sink.stats) ctx.out.info(progress.summary());
   if (interrupt.which) throw new ExitRequest(interrupt.exitCode);
+}
 
-  async function emit(records: SequencedRecord[]): Promise<void> {
+async function consume(source: AsyncGenerator<SourceEvent>, plan: ReadRunPlan, emitter: BatchEmitter, idle: IdleTimer, signal: AbortSignal): Promise<void> {
+  idle.arm();
+  for await (const ev of source) {
+    if (ev.type === "heartbeat") {
+      emitter.progress.seeTail(ev.tail);
+      continue;
+    }
+    idle.arm();
+    const { records, done } = cutAtSeq(ev.records, plan.untilSeq);
+    if (records.length > 0) {
+      await emitter.emit(records);
+      emitter.progress.seeTail(ev.tail);
+    }
+    if (done || signal.aborted) break;
+  }
+}
+
+/** The records before `untilSeq` (exclusive); `done` once the end has been reached. */
+export function cutAtSeq(records: SequencedRecord[], untilSeq: number | undefined): { records: SequencedRecord[]; done: boolean } {
+  if (untilSeq === undefined || records.length === 0 || records[records.length - 1]!.seqNum < untilSeq) return { records, done: false };
+  return { records: records.filter((r) => r.seqNum < untilSeq), done: true };
+}
+
+/** `--idle-timeout`: fires `onIdle` when no records came for the given time. */
+export class IdleTimer {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ms: number | undefined, private readonly onIdle: () => void) {}
+
+  arm(): void {
+    if (this.ms === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.onIdle, this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** One batch out: to the writer (or split files), command lines to stderr, progress, checkpoint. */
+export class BatchEmitter {
+  private readonly printer: RecordPrinter;
+  private readonly splitJson: JsonOptions;
+
+  constructor(private readonly out: Output, private readonly writer: RecordWriter, private readonly sink: ReadSinkPlan, readonly progress: ReadProgress) {
+    this.printer = new RecordPrinter(sink.printer);
+    this.splitJson = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
+  }
+
+  async emit(records: SequencedRecord[]): Promise<void> {
     const bytes = records.reduce((n, r) => n + meteredSize(r), 0);
     const first = records[0]!.seqNum;
     const last = records[records.length - 1]!.seqNum;
-    if (sink.splitDir) {
-      for (const r of records) writeSplit(sink.splitDir, r, splitJson);
+    if (this.sink.splitDir) {
+      for (const r of records) writeSplit(this.sink.splitDir, r, this.splitJson);
     } else {
-      const { pieces } = printer.render(records);
-      for (const p of pieces) {
-        if ("out" in p) await writer.write(p.out);
-        else if (!ctx.out.quiet) progress.above(p.err);
+      for (const p of this.printer.render(records).pieces) {
+        if ("err" in p) this.out.info(p.err);
+        else {
+          if (!this.writer.isFile) this.out.beforeData();
+          await this.writer.write(p.out);
+        }
       }
     }
-    progress.add(records.length, bytes, first, last);
-    ctx.out.verbose(`⦿ ${bytes} bytes (${records.length} records in range ${first}..=${last})`);
-    if (sink.checkpoint) writeCheckpoint(sink.checkpoint, last + 1);
+    this.progress.add(records.length, bytes, first, last);
+    this.out.verbose(`⦿ ${bytes} bytes (${plural(records.length, "record")} in range ${first}..=${last})`);
+    if (this.sink.checkpoint) writeCheckpoint(this.sink.checkpoint, last + 1);
   }
 }
 

@@ -41,6 +41,8 @@ export class RecordPrinter {
     if (o.template !== undefined) {
       const t = compileTemplate(o.template);
       this.line = t;
+    } else if (o.format === "binary") {
+      this.line = (r) => r.body;
     } else if (o.format === "text") {
       this.line = (r) => renderTextBody(r.body, o.invalidUtf8, r.seqNum);
     } else {

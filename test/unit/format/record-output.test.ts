@@ -40,7 +40,8 @@ describe("format > record-output", () => {
   it("parses output format names", () => {
     expect(parseOutputFormat("ndjson")).toBe("json");
     expect(parseOutputFormat("base64")).toBe("json-base64");
-    expect(() => parseOutputFormat("binary")).toThrow(/unknown --format/);
+    expect(parseOutputFormat("binary")).toBe("binary");
+    expect(() => parseOutputFormat("bytes")).toThrow(/unknown --format .*text, json, json-base64 or binary/);
   });
 });
 

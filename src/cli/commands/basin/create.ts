@@ -9,7 +9,7 @@ import { addBasinConfigOptions, basinConfigFromFlags, type BasinConfigFlags } fr
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
-import { addWaitOptions, createOptions, parseCreateFlags, waitForBasin, type CreateFlags, type WaitFlags } from "../create-options.js";
+import { addWaitOptions, createOptions, parseCreateFlags, waitForBasin, warnIfDifferent, type CreateFlags, type WaitFlags } from "../create-options.js";
 
 type Flags = BasinConfigFlags & CreateFlags & WaitFlags & { scope?: string };
 
@@ -40,6 +40,7 @@ export function basinCreateCommand(name = "create"): Command {
         if (!opts.ifNotExists || !isAlreadyExists(e)) throw e;
         info = (await attempt("get basin", uri, () => client.basins.info(basin))) ?? { name: basin, state: "active", scope: null };
         result = "exists";
+        if (Object.keys(config ?? {}).length > 0) warnIfDifferent(ctx, `basin ${uri}`, config, await attempt("get basin", uri, () => client.basins.getConfig(basin)));
       }
     }
     if (opts.wait && info.state !== "active") info = await waitForBasin(ctx, basin, "active", opts);

@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { confirm } from "../../prompt.js";
+import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
 import { addWaitOptions, waitForBasin, type WaitFlags } from "../create-options.js";
 
@@ -22,10 +22,7 @@ export function basinDeleteCommand(name = "delete"): Command {
   cmd.action(handler<Flags>(async (ctx, [arg], opts) => {
     const basin = parseBasinArg(arg!);
     const uri = formatUri(basin);
-    if (!(await confirm(`Delete basin ${uri} and all its streams?`, opts.yes))) {
-      ctx.out.info("aborted; nothing deleted");
-      return;
-    }
+    await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes, "deleted");
     const client = await ctx.client();
     try {
       await attempt("delete basin", uri, () => client.basins.delete(basin));

@@ -7,7 +7,7 @@ import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 import { isAlreadyExists } from "../basin/create.js";
-import { createOptions, parseCreateFlags, type CreateFlags } from "../create-options.js";
+import { createOptions, parseCreateFlags, warnIfDifferent, type CreateFlags } from "../create-options.js";
 
 export function streamCreateCommand(name = "create"): Command {
   const cmd = new Command(name).description("Create a stream").argument("<uri>", "svc://basin/stream");
@@ -32,6 +32,7 @@ export function streamCreateCommand(name = "create"): Command {
       } catch (e) {
         if (!opts.ifNotExists || !isAlreadyExists(e)) throw e;
         result = "exists";
+        if (Object.keys(config ?? {}).length > 0) warnIfDifferent(ctx, `stream ${uri}`, config, await attempt("get stream", uri, () => streams.getConfig(stream)));
       }
     }
     ctx.out.success(result === "exists" ? `stream ${uri} already exists` : `stream ${uri} ${result}`);

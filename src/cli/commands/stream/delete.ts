@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { confirm } from "../../prompt.js";
+import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 import { isNotFound } from "../basin/delete.js";
 
@@ -14,10 +14,7 @@ export function streamDeleteCommand(name = "delete"): Command {
   cmd.action(handler<{ yes?: boolean; ifExists?: boolean }>(async (ctx, [arg], opts) => {
     const { basin, stream } = parseStreamUri(arg!);
     const uri = formatUri(basin, stream);
-    if (!(await confirm(`Delete stream ${uri} and all its records?`, opts.yes))) {
-      ctx.out.info("aborted; nothing deleted");
-      return;
-    }
+    await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes, "deleted");
     const client = await ctx.client();
     let result = "deleting";
     try {

@@ -3,16 +3,13 @@ import { Command, Option } from "commander";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { confirm } from "../../prompt.js";
+import { confirmOrStop } from "../../prompt.js";
 
 export function tokenRevokeCommand(): Command {
   const cmd = new Command("revoke").description("Revoke an access token").argument("<id>", "token id")
     .addOption(new Option("-y, --yes", "do not ask for confirmation"));
   cmd.action(handler<{ yes?: boolean }>(async (ctx, [id], opts) => {
-    if (!(await confirm(`Revoke access token ${JSON.stringify(id)}?`, opts.yes))) {
-      ctx.out.info("aborted; nothing revoked");
-      return;
-    }
+    await confirmOrStop(ctx.out, `Revoke access token ${JSON.stringify(id)}?`, opts.yes, "revoked");
     const client = await ctx.client();
     await attempt("revoke access token", id, () => client.accessTokens.revoke(id!));
     ctx.out.success(`access token ${JSON.stringify(id)} revoked`);

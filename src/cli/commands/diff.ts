@@ -1,0 +1,80 @@
+/**
+ * `svc diff LEFT RIGHT` (cli.md §1.15, §4.13): compares effective configs (defaults resolved)
+ * of two basins, two streams, or a stream and a basin's default stream config; or, given one
+ * spec file (`svc diff spec.json`), the server against the spec (what `apply` would change).
+ * Text (`--- LEFT`, `+++ RIGHT`, then `field: left → right`) or `--json`; `--exit-code` exits 10
+ * when there are differences.
+ */
+import { existsSync } from "node:fs";
+import { Command, Option } from "commander";
+import type { SvcClient } from "../../client/index.js";
+import { handler } from "../action.js";
+import { currentBasinFlat, currentStreamFlat, desiredStreamFlat, diff, type FieldChange } from "../apply/flat.js";
+import { makePlan, pending } from "../apply/plan.js";
+import { planJson, planLines, showValue } from "../apply/render.js";
+import type { Flat } from "../apply/spec.js";
+import { EXIT } from "../exit-codes.js";
+import { attempt, ExitRequest, usageError } from "../failure.js";
+import { examples } from "../help.js";
+import { formatUri, parseBasinOrPrefix, type SvcUri } from "../uri.js";
+import { loadSpec } from "./apply.js";
+
+interface Flags {
+  exitCode?: boolean;
+}
+
+/** A side of the diff: its flat config, and whether it is a basin or a stream's config. */
+async function side(client: SvcClient, u: SvcUri, asStream: boolean): Promise<Flat> {
+  if (u.stream) {
+    const uri = formatUri(u.basin, u.stream);
+    return currentStreamFlat(await attempt("get stream", uri, () => client.basin(u.basin).streams.getConfig(u.stream!)));
+  }
+  const basin = currentBasinFlat(await attempt("get basin", formatUri(u.basin), () => client.basins.getConfig(u.basin)));
+  // A basin against a stream: its default stream config, resolved as a new stream would get it.
+  return asStream ? desiredStreamFlat({}, basin) : basin;
+}
+
+function parseSide(text: string): SvcUri {
+  if (!text.startsWith("svc://")) throw usageError(`${JSON.stringify(text)} is not a svc:// URI; diff compares two URIs, or the server with one spec file`);
+  return parseBasinOrPrefix(text);
+}
+
+export function diffLines(left: string, right: string, changes: FieldChange[]): string[] {
+  return [`--- ${left}`, `+++ ${right}`, ...changes.map((c) => `~ ${c.field}: ${showValue(c.field, c.from)} → ${showValue(c.field, c.to)}`)];
+}
+
+export function diffCommand(): Command {
+  const cmd = new Command("diff").description("Compare the configs of two basins or streams, or the server with a spec file")
+    .argument("<left>", "svc://basin, svc://basin/stream, or a spec file (compared with the server)")
+    .argument("[right]", "svc://basin or svc://basin/stream")
+    .addOption(new Option("--exit-code", "exit 10 when there are differences"));
+  cmd.action(handler<Flags>(async (ctx, [left, right], f) => {
+    const client = await ctx.client();
+    let count: number;
+    if (right === undefined) {
+      if (left!.startsWith("svc://") || !existsSync(left!)) throw usageError("give two svc:// URIs, or one spec file to compare with the server");
+      const plan = await makePlan(client, await loadSpec([left!]), false);
+      count = pending(plan);
+      if (ctx.flags.json) await ctx.out.jsonDoc({ resource: "spec", left: "server", right: left, ...planJson(plan, true) });
+      else if (count > 0) for (const l of planLines(plan).filter((l) => !/^\s*= /.test(l))) await ctx.out.line(l);
+    } else {
+      const [l, r] = [parseSide(left!), parseSide(right)];
+      const streams = l.stream !== undefined || r.stream !== undefined;
+      const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
+      const changes = diff(a, b);
+      count = changes.length;
+      const resource = l.stream !== undefined && r.stream !== undefined ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
+      if (ctx.flags.json) {
+        await ctx.out.jsonDoc({ resource, left, right, differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })) });
+      } else if (count > 0) for (const line of diffLines(left!, right, changes)) await ctx.out.line(line);
+    }
+    if (count === 0) ctx.out.success("no differences");
+    if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
+  }));
+  return examples(cmd, [
+    "svc diff svc://my-basin-01 svc://my-basin-02",
+    "svc diff svc://my-basin-01/events svc://my-basin-01/audit --json",
+    "svc diff svc://my-basin-01/events svc://my-basin-01      # a stream against its basin's defaults",
+    "svc diff spec.json --exit-code || echo drift               # the server against a spec",
+  ]);
+}

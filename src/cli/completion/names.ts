@@ -1,0 +1,25 @@
+/**
+ * Basin and stream names for shell completion, from the server (`svc __complete names WORD`,
+ * called by the bash script under `timeout`): one page, a short request timeout, no retries,
+ * and silence on any failure, so a server that is away never stalls the prompt.
+ */
+import type { SvcClient } from "../../client/index.js";
+
+const SCHEME = "svc://";
+export const NAMES_LIMIT = 100;
+
+/** Candidates for `word`: `svc://basin/stream…` lists streams, otherwise basins (as URIs or bare names). */
+export async function completeNames(client: SvcClient, word: string): Promise<string[]> {
+  const uri = word.startsWith(SCHEME);
+  const rest = uri ? word.slice(SCHEME.length) : word;
+  const slash = rest.indexOf("/");
+  if (uri && slash > 0) {
+    const basin = rest.slice(0, slash);
+    const page = await client.basin(basin).streams.list({ prefix: rest.slice(slash + 1), limit: NAMES_LIMIT });
+    return page.items.map((s) => `${SCHEME}${basin}/${s.name}`);
+  }
+  // A partly typed scheme ("s", "svc:") still means URIs.
+  const asUri = uri || (word.length > 0 && SCHEME.startsWith(word)) || word === "";
+  const page = await client.basins.list({ prefix: asUri && !uri ? "" : rest, limit: NAMES_LIMIT });
+  return page.items.map((b) => (asUri ? `${SCHEME}${b.name}` : b.name));
+}
