@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { closeSessionPool } from "../../src/transport/session.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import type { AppendAck } from "../../src/types.js";
 
@@ -23,7 +22,6 @@ const CYCLES = Number(process.env.DRAIN_CYCLES ?? (process.env.RELIABILITY === "
 const dir = mkdtempSync(join(tmpdir(), "svc-drain-"));
 let lite: Lite | undefined;
 afterAll(async () => {
-  closeSessionPool();
   await lite?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -103,6 +101,6 @@ describe("append sessions across a server drain and restart", () => {
       expect(order, `writer ${key} out of order`).toEqual([...order].sort((a, b) => a - b));
     }
     expect(reconnects).toBeGreaterThan(0);
-    await client.close?.();
+    await client.close();
   }, 120_000);
 });

@@ -13,7 +13,7 @@ function opener(...exchanges: FakeExchange[]) {
     queries.push(req.query ?? "");
     const next = exchanges.shift();
     if (!next) throw new Error("no more exchanges scripted");
-    return next;
+    return next.opened();
   };
   return { open, queries };
 }
