@@ -6,12 +6,11 @@
  * the same port and data dir; every record comes out exactly once, in order.
  */
 import { spawn } from "node:child_process";
-import net from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const OUTAGE_MS = 30_000;
@@ -20,13 +19,6 @@ afterAll(async () => {
   await lite?.stop();
 });
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;

@@ -16,7 +16,7 @@ import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
 import { runSvc } from "../helpers/cli.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const TOKEN = "issue-11-secret-token";
@@ -31,12 +31,7 @@ async function listen(server: net.Server): Promise<number> {
 }
 
 /** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  const port = await listen(s);
-  await new Promise((r) => s.close(r));
-  return port;
-}
+const closedPort = freePort;
 
 /** Accepts connections and never answers a byte. */
 async function silentServer(): Promise<number> {

@@ -6,12 +6,11 @@
  * new session. Afterwards: 0 records lost, 0 duplicated, each writer's records in order.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import type { AppendAck } from "../../src/types.js";
 
 const WRITERS = 4;
@@ -26,13 +25,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
