@@ -90,6 +90,8 @@ export const CLIENT_CODES = {
   interrupted: { status: 0, retryable: false, sideEffects: true },
   /** An input that a failed session never applied (an earlier input failed first). */
   not_applied: { status: 0, retryable: true, sideEffects: false },
+  /** A payload that would decompress past its cap (a server answers 413 for a body, bad_frame in a session). */
+  too_large: { status: 0, retryable: false, sideEffects: false },
   /** A number outside the safe integer range, or a value that cannot be represented. */
   out_of_range: { status: 0, retryable: false, sideEffects: false },
 } as const satisfies Record<string, ErrorClass>;

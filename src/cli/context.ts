@@ -56,6 +56,7 @@ export class Context {
       insecure: s.insecure.value,
       userAgent: `svc/${VERSION} (node ${process.versions.node})`,
       log: this.out.verboseOn ? (line) => this.out.verbose(line) : undefined,
+      notice: (line) => this.out.warn(line),
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
       compression: s.compression.value,
     });

@@ -9,29 +9,35 @@
  * - Reconnect advice (the A flag on an ack): no new inputs go on this session; it is
  *   half-closed, and a new session is used only after every in-flight ack has arrived.
  * - Any other terminal error fails its input; the inputs after it were never applied.
- * - A lost connection or a missing ack leaves the in-flight inputs' outcome unknown: they
- *   fail with `sideEffects: true` and the session stops.
- * Connecting again is retried (with backoff) only while nothing is in flight.
+ * - A lost connection or a missing ack (none within `ackTimeoutMs` while inputs are in
+ *   flight) leaves the in-flight inputs' outcome unknown: they fail with `sideEffects: true`
+ *   and the session stops.
+ * Connecting is retried (transport/retry.ts back-off) only while nothing is in flight: up to
+ * `retries` times, or for `reconnectBudgetMs` after the server itself asked us to reconnect.
+ * A session that never started fails its inputs as "nothing was appended".
  */
 import { SvcError, clientError } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
+import { backoffDelay, sleep } from "../transport/retry.js";
 import type { SessionExchange } from "../transport/session.js";
 import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
 import { validateAppendInput } from "../wire/batch.js";
 import type { Compression } from "../wire/framing.js";
-import { frameMessage, responseError, serverMessages } from "./session-frames.js";
-import { backoffDelay, sleep } from "./backoff.js";
+import { frameMessage } from "../wire/message-frame.js";
+import { serverMessages, type OpenExchange } from "./session-frames.js";
 
-export type OpenExchange = (req: { method: "GET" | "POST"; query?: string; duplex: boolean }) => Promise<SessionExchange>;
+export type { OpenExchange } from "./session-frames.js";
 
 export interface AppendSessionOptions {
   /** Unacknowledged metered bytes allowed in flight (default 5 MiB, like the SDKs). */
   maxInflightBytes?: number;
   /** Compression for our frames; the server's is negotiated by the opener's Accept-Encoding. */
   compression?: Compression;
-  /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long. */
+  /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long (default 30 s). */
   ackTimeoutMs?: number;
-  /** How long to keep trying to (re)connect while nothing is in flight. */
+  /** Connect retries while nothing is in flight (default 2). */
+  retries?: number;
+  /** How long to keep reconnecting after the server asked us to (draining; default 30 s). */
   reconnectBudgetMs?: number;
   /** Told about every reconnection, for logs. */
   onReconnect?: (reason: string) => void;
@@ -62,6 +68,8 @@ export class AppendSession {
   private closing = false;
   private lastEnd = -1;
   private wake: (() => void) | undefined;
+  /** The server asked us to reconnect (reconnect advice or draining). */
+  private advised = false;
   private readonly opts: Required<Omit<AppendSessionOptions, "onReconnect">> & Pick<AppendSessionOptions, "onReconnect">;
 
   constructor(private readonly open: OpenExchange, opts: AppendSessionOptions = {}) {
@@ -69,6 +77,7 @@ export class AppendSession {
       maxInflightBytes: opts.maxInflightBytes ?? 5 * 1024 * 1024,
       compression: opts.compression ?? "none",
       ackTimeoutMs: opts.ackTimeoutMs ?? 30_000,
+      retries: opts.retries ?? 2,
       reconnectBudgetMs: opts.reconnectBudgetMs ?? 30_000,
       onReconnect: opts.onReconnect,
     };
@@ -143,30 +152,26 @@ export class AppendSession {
     const cur = this.conn;
     if (cur && !cur.draining && !cur.closed) return cur;
     if (cur && !cur.closed) await cur.done;
+    const advised = this.advised;
+    this.advised = false;
     const started = Date.now();
     for (let attempt = 0; !this.failure; attempt++) {
       try {
         const exchange = await this.open({ method: "POST", duplex: true });
-        if (exchange.status !== 200) {
-          const err = await responseError(exchange);
-          if (err.retryable && !err.sideEffects && Date.now() - started < this.opts.reconnectBudgetMs) {
-            await sleep(backoffDelay(attempt, err.retryAfterMs));
-            continue;
-          }
-          this.fail(err, false);
-          return undefined;
-        }
         if (attempt > 0 || cur) this.opts.onReconnect?.(cur ? "new session" : "connected after retries");
         this.conn = this.attach(exchange);
         return this.conn;
       } catch (e) {
+        // Nothing was written on a session that did not start: any retryable failure is safe.
         const err = e instanceof SvcError ? e : clientError("connect_failed", String(e), e);
-        if (err.retryable && Date.now() - started < this.opts.reconnectBudgetMs) {
-          await sleep(backoffDelay(attempt));
-          continue;
+        const mayRetry = err.retryable && (attempt < this.opts.retries || (advised && Date.now() - started < this.opts.reconnectBudgetMs));
+        if (!mayRetry) {
+          this.fail(notStarted(err), false);
+          return undefined;
         }
-        this.fail(err, false);
-        return undefined;
+        const delay = backoffDelay(attempt, undefined, err.retryAfterMs);
+        this.opts.onReconnect?.(`${err.message}; retrying in ${delay} ms`);
+        await sleep(delay);
       }
     }
     return undefined;
@@ -203,6 +208,7 @@ export class AppendSession {
         this.onAck(conn, decodeAppendAck(msg.payload));
         if (msg.reconnect && !conn.draining) {
           conn.draining = true;
+          this.advised = true;
           conn.exchange.end();
           this.opts.onReconnect?.("the server advised reconnecting");
         }
@@ -249,6 +255,7 @@ export class AppendSession {
       this.queue.unshift(...conn.inflight);
       conn.inflight = [];
       conn.inflightBytes = 0;
+      this.advised = true;
       this.opts.onReconnect?.("the server is draining");
       return;
     }
@@ -286,6 +293,15 @@ export class AppendSession {
       this.wake = () => { prev?.(); resolve(); };
     });
   }
+}
+
+/** The session never started, so nothing was written: same code, but no side effects. */
+function notStarted(cause: SvcError): SvcError {
+  if (!cause.sideEffects) return cause;
+  return new SvcError({
+    code: cause.code, message: `${cause.message}; the append session did not start, nothing was appended`,
+    origin: cause.origin, status: cause.status, retryable: cause.retryable, sideEffects: false, cause,
+  });
 }
 
 function notApplied(cause: SvcError): SvcError {

@@ -1,27 +1,43 @@
 /**
- * The client's single road to the network: builds headers (auth, user agent), loads the
- * transport lazily (undici costs ~150 ms to import, and `svc --help` must not pay it), and
- * decodes JSON bodies with safe-integer checks.
+ * The client's one road to the network. Every request, unary or session, goes through a
+ * Caller, which applies the settings in one place:
+ * - headers: user agent, bearer token, and any extra per-request headers (`headers`);
+ * - per-attempt timeout, retries and back-off (transport/retry.ts), TLS and `insecure`;
+ * - session compression (Accept-Encoding, and the frames we send);
+ * - verbose logging, one line per attempt, never a header (so never the token).
+ * It owns the connection pools (unary keep-alive agents, HTTP/2 sessions) for the client's
+ * lifetime: `close()` closes them. The transports load lazily (undici and node:http2 cost
+ * start-up time, and `svc --help` must not pay it).
  */
 import { clientError } from "../errors.js";
 import type { HttpRequest, HttpResponse, Transport } from "../transport/index.js";
+import type { SessionExchange, SessionPool } from "../transport/session.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
 import { parseJsonText } from "../wire/json.js";
 import type { Redacted } from "./redacted.js";
 
+export type SessionCompression = "none" | "zstd" | "gzip";
+
 export interface CallerOptions {
   accessToken?: Redacted;
-  /** Per-attempt timeout in ms (default 30 s). */
+  /** Per-attempt timeout in ms (default 30 s); for sessions, connect + response headers. */
   timeoutMs?: number;
-  /** Retries after the first attempt (default 2). */
+  /** Retries after the first attempt (default 2), for what is safe to retry. */
   retries?: number;
+  /** Idle bound on an append session's acks (default: `timeoutMs`). */
+  ackTimeoutMs?: number;
   insecure?: boolean;
   userAgent?: string;
+  /** Extra headers sent with every request, unary or session (computed per request). */
+  headers?: () => Record<string, string>;
   /** Verbose request log (token never included). */
   log?: (line: string) => void;
+  /** Notices a user should see once (a follow read waiting for the server to come back). */
+  notice?: (line: string) => void;
   /** Unary HTTP client: node:http (default, cheap to load in one-shot processes) or undici. */
   httpClient?: "node" | "undici";
   /** Session compression: advertised in Accept-Encoding and used for our own frames (default none). */
-  compression?: "none" | "zstd" | "gzip";
+  compression?: SessionCompression;
   /** A ready transport (tests); otherwise one is created on first use. */
   transport?: Transport;
 }
@@ -40,12 +56,37 @@ export interface JsonResponse<T> {
   data: T;
 }
 
+export interface SessionCall {
+  method: "GET" | "POST";
+  url: string;
+  headers?: Record<string, string>;
+  /** Keep the request body open for writes (append sessions). */
+  duplex: boolean;
+}
+
+/** The settings sessions apply above the transport: retries, ack idle bound, compression. */
+export interface SessionPolicy {
+  timeoutMs: number;
+  retries: number;
+  ackTimeoutMs: number;
+  compression: SessionCompression;
+}
+
 export class Caller {
   private transport: Transport | undefined;
   private loading: Promise<Transport> | undefined;
+  private pool: Promise<SessionPool> | undefined;
+  readonly policy: SessionPolicy;
 
   constructor(private readonly opts: CallerOptions) {
     this.transport = opts.transport;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.policy = {
+      timeoutMs,
+      retries: opts.retries ?? DEFAULT_RETRIES,
+      ackTimeoutMs: opts.ackTimeoutMs ?? timeoutMs,
+      compression: opts.compression ?? "none",
+    };
   }
 
   private async getTransport(): Promise<Transport> {
@@ -53,8 +94,8 @@ export class Caller {
     this.loading ??= import("../transport/index.js")
       .then(({ createTransport }) => createTransport({
         client: this.opts.httpClient,
-        timeoutMs: this.opts.timeoutMs,
-        retries: this.opts.retries,
+        timeoutMs: this.policy.timeoutMs,
+        retries: this.policy.retries,
         insecure: this.opts.insecure,
         log: this.opts.log,
         headers: () => this.baseHeaders(),
@@ -63,14 +104,15 @@ export class Caller {
     return this.loading;
   }
 
+  /** Headers every request carries; names lower-case, values never logged. */
   private baseHeaders(): Record<string, string> {
-    const h: Record<string, string> = { "user-agent": this.opts.userAgent ?? "svc" };
+    const h: Record<string, string> = { "user-agent": this.opts.userAgent ?? "svc", ...lowerCaseKeys(this.opts.headers?.() ?? {}) };
     const token = this.opts.accessToken?.reveal();
     if (token) h.authorization = `Bearer ${token}`;
     return h;
   }
 
-  /** A raw request (binary bodies, protobuf). Headers of `opts.transport` tests are merged here too. */
+  /** A raw unary request (binary bodies, protobuf). Headers of `opts.transport` tests are merged here too. */
   async raw(req: HttpRequest): Promise<HttpResponse> {
     const t = await this.getTransport();
     const headers = this.opts.transport ? { ...this.baseHeaders(), ...req.headers } : req.headers;
@@ -88,24 +130,48 @@ export class Caller {
     return { status: res.status, headers: res.headers, data: decodeJson(res.body) as T };
   }
 
-  /** Headers every request carries (auth, user agent), for session requests made outside the transport. */
-  sessionHeaders(): Record<string, string> {
-    return this.baseHeaders();
+  /**
+   * Opens one session exchange (HTTP/2) with the base headers and Accept-Encoding, bounded
+   * by the timeout. One attempt: sessions decide what is safe to retry (they know what
+   * they have sent) with `policy.retries` and transport/retry.ts.
+   */
+  async session(call: SessionCall): Promise<SessionExchange> {
+    this.pool ??= import("../transport/session.js").then(({ SessionPool }) => new SessionPool({ insecure: this.opts.insecure, log: this.opts.log }));
+    const pool = await this.pool;
+    const compression = this.policy.compression;
+    return pool.open({
+      url: call.url,
+      method: call.method,
+      duplex: call.duplex,
+      timeoutMs: this.policy.timeoutMs,
+      headers: {
+        ...this.baseHeaders(),
+        ...(compression === "none" ? {} : { "accept-encoding": compression }),
+        ...lowerCaseKeys(call.headers ?? {}),
+      },
+    });
   }
 
-  /** Session compression chosen by the user (none unless configured). */
-  get compression(): "none" | "zstd" | "gzip" {
-    return this.opts.compression ?? "none";
+  /** Tells the user something once (stderr in the CLI); never a secret. */
+  notice(line: string): void {
+    this.opts.notice?.(line);
   }
 
-  /** Per-request timeout in ms, for session requests. */
-  get timeoutMs(): number | undefined {
-    return this.opts.timeoutMs;
+  /** Verbose log line (a reconnect, a retry). */
+  log(line: string): void {
+    this.opts.log?.(line);
   }
 
   async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    if (pool) (await pool).close();
     if (this.transport && !this.opts.transport) await this.transport.close();
   }
+}
+
+function lowerCaseKeys(h: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
 function decodeJson(body: Uint8Array): unknown {

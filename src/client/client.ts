@@ -55,6 +55,6 @@ export class BasinClient {
   }
 
   stream(name: string): StreamClient {
-    return new StreamClient(this.caller, this.route, name);
+    return new StreamClient(this.caller, this.route, name, this.name);
   }
 }

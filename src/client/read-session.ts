@@ -1,22 +1,26 @@
 /**
- * A read session that survives disconnects (protocol.md §6.6, §6.7; reliability.md §2.f).
+ * Read sessions that survive disconnects (protocol.md §6.6, §6.7, §6.9; reliability.md §2.f).
  *
- * - Any batch without records is a heartbeat; about 20 s without any frame means the
- *   connection is dead.
- * - After a disconnect, a retryable terminal error, or reconnect advice, the session is
- *   reopened at the next sequence number (last record + 1, or the last heartbeat's tail),
- *   with `count` and `bytes` reduced by what was delivered and `wait` by the idle time already
- *   spent, so no record is delivered twice or skipped.
- * - The session ends when the server ends it cleanly (a limit, `until` or `wait` was reached),
- *   or with the first non-retryable error.
+ * `resumingRead` is the one resume loop, for both wire forms (framed protobuf here, SSE in
+ * sse-read.ts); an attempt opens one exchange and yields its events:
+ * - any batch without records is a heartbeat; `heartbeatTimeoutMs` (default 20 s) without any
+ *   message means the connection is dead;
+ * - after a disconnect, a retryable error or reconnect advice, the read is reopened at the
+ *   next sequence number (last record + 1, or the last heartbeat's tail) with `count` and
+ *   `bytes` reduced by what was delivered and `wait` by the idle time already spent, so no
+ *   record is delivered twice or skipped;
+ * - failures without progress are retried `retries` times with transport/retry.ts back-off,
+ *   except in a follow read (no count, bytes, until or wait; or `follow: true`) that has
+ *   connected once: like `tail -F`, it keeps reconnecting while the server is away, with
+ *   back-off capped at 1 s (plus jitter), and reports the outage once through `onOutage`;
+ * - the read ends when the server ends it cleanly, or with the first non-retryable error.
  */
 import { SvcError, clientError } from "../errors.js";
-import type { ReadLimits, ReadStart, SequencedRecord, StreamPosition } from "../types.js";
-import { decodeReadBatch } from "../wire/proto.js";
+import { backoffDelay, sleep } from "../transport/retry.js";
+import type { ReadBatch, ReadLimits, ReadStart, SequencedRecord, StreamPosition } from "../types.js";
 import { meteredBatchSize } from "../wire/batch.js";
-import type { OpenExchange } from "./append-session.js";
-import { responseError, serverMessages } from "./session-frames.js";
-import { backoffDelay, sleep } from "./backoff.js";
+import { decodeReadBatch } from "../wire/proto.js";
+import { serverMessages, type OpenExchange } from "./session-frames.js";
 
 export type ReadEvent =
   | { type: "batch"; records: SequencedRecord[]; tail?: StreamPosition }
@@ -27,19 +31,36 @@ export interface ReadSessionOptions {
   limits?: ReadLimits;
   /** Silence after which the connection is treated as dead (default 20 s). */
   heartbeatTimeoutMs?: number;
-  /** Consecutive failed attempts, without progress, before giving up (default 10). */
-  maxAttempts?: number;
+  /** Reconnects after failures without progress before giving up (default 2). */
+  retries?: number;
+  /** Keep reconnecting while the server is away once connected (default: unbounded reads). */
+  follow?: boolean;
   onReconnect?: (reason: string) => void;
+  /** A follow read lost the server and keeps trying; called once per outage. */
+  onOutage?: (reason: SvcError) => void;
+  /** The server is back after an outage; reading resumes at `nextSeq`. */
+  onRecovered?: (nextSeq: number | undefined) => void;
   signal?: AbortSignal;
 }
 
-interface Progress {
+/** Where the read stands; a resumed attempt starts from here. */
+export interface Progress {
   nextSeq: number | undefined;
   count: number;
   bytes: number;
   /** When the session last delivered records, or first started following. */
   idleSince: number | undefined;
 }
+
+export interface AttemptHooks {
+  /** The exchange is open (the server answered 200). */
+  opened(): void;
+  /** Records arrived: the failure count starts over. */
+  progressed(): void;
+}
+
+/** One exchange's events; "done" on a clean end, "reconnect" on the server's advice. */
+export type ReadAttempt = (p: Progress, hooks: AttemptHooks) => AsyncGenerator<ReadEvent, "done" | "reconnect">;
 
 /** The query string for a (re)started read. Exported for tests. */
 export function readQuery(start: ReadStart, limits: ReadLimits, p: Progress, now = Date.now()): string {
@@ -59,46 +80,106 @@ export function readQuery(start: ReadStart, limits: ReadLimits, p: Progress, now
   return q.toString();
 }
 
-export async function* readSession(open: OpenExchange, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
-  const start = opts.start ?? {};
+/** A read with no limit that would end it: it follows the stream forever. */
+export function isFollowRead(limits: ReadLimits): boolean {
+  return limits.count === undefined && limits.bytes === undefined && limits.until === undefined && limits.wait === undefined;
+}
+
+/** Counts a batch into the progress and turns it into an event; a repeated record is a protocol error. */
+export function takeBatch(p: Progress, batch: ReadBatch): ReadEvent {
+  const tail = batch.tail;
+  if (batch.records.length === 0) {
+    if (tail) p.nextSeq = Math.max(p.nextSeq ?? 0, tail.seqNum);
+    p.idleSince ??= Date.now();
+    return tail ? { type: "heartbeat", tail } : { type: "heartbeat" };
+  }
+  const first = batch.records[0]!;
+  if (p.nextSeq !== undefined && first.seqNum < p.nextSeq) throw clientError("protocol", `the server repeated record ${first.seqNum}`);
+  p.nextSeq = batch.records[batch.records.length - 1]!.seqNum + 1;
+  p.count += batch.records.length;
+  p.bytes += meteredBatchSize(batch.records);
+  p.idleSince = tail ? Date.now() : undefined;
+  return tail ? { type: "batch", records: batch.records, tail } : { type: "batch", records: batch.records };
+}
+
+/** The one resume loop around attempts (see the header). */
+export async function* resumingRead(attempt: ReadAttempt, opts: ReadSessionOptions): AsyncGenerator<ReadEvent> {
   const limits = opts.limits ?? {};
-  const silenceMs = opts.heartbeatTimeoutMs ?? 20_000;
-  const maxAttempts = opts.maxAttempts ?? 10;
+  const retries = opts.retries ?? 2;
+  const follow = opts.follow ?? isFollowRead(limits);
   const p: Progress = { nextSeq: undefined, count: 0, bytes: 0, idleSince: undefined };
   let failures = 0;
   let resumed = false;
+  let connected = false;
+  let away = false;
+  const hooks: AttemptHooks = {
+    opened: () => {
+      connected = true;
+      if (away) {
+        away = false;
+        opts.onRecovered?.(p.nextSeq);
+      }
+    },
+    progressed: () => { failures = 0; },
+  };
 
   for (;;) {
     if (opts.signal?.aborted) return;
     if ((limits.count !== undefined && p.count >= limits.count) || (limits.bytes !== undefined && p.bytes >= limits.bytes)) return;
     let reason: SvcError;
     try {
-      const exchange = await open({ method: "GET", query: readQuery(start, limits, p), duplex: false });
-      if (exchange.status !== 200) {
-        const err = await responseError(exchange);
-        // Resuming exactly at the tail of a bounded read: the server already said all it had.
-        if (err.status === 416 && resumed) return;
-        throw err;
-      }
-      const outcome = yield* follow(exchange, p, silenceMs, opts.signal, () => { failures = 0; });
-      if (outcome === "done") return;
+      if ((yield* attempt(p, hooks)) === "done") return;
       reason = clientError("network", "the server advised reconnecting");
     } catch (e) {
+      if (opts.signal?.aborted) return;
       reason = e instanceof SvcError ? e : clientError("network", String(e), e);
+      // Resuming exactly at the tail of a bounded read: the server already said all it had.
+      if (reason.status === 416 && resumed) return;
       if (!reason.retryable || reason.status === 416) throw reason;
     }
-    if (++failures > maxAttempts) throw reason;
+    failures++;
+    const persistent = follow && connected;
+    if (!persistent && failures > retries) throw reason;
+    if (persistent && !away && failures > 1) {
+      away = true;
+      opts.onOutage?.(reason);
+    }
     resumed = true;
     opts.onReconnect?.(reason.message);
-    await sleep(reason.code === "network" && failures === 1 ? 0 : backoffDelay(failures - 1, reason.retryAfterMs));
+    // A first cut or the server's advice reconnects at once; then back-off, capped at 1 s base.
+    await sleep(failures === 1 && reason.retryAfterMs === undefined ? 0 : backoffDelay(failures - 2, undefined, reason.retryAfterMs), opts.signal);
   }
 }
 
-/** Streams one exchange; returns "done" on a clean end, "reconnect" on advice. */
-async function* follow(
-  exchange: Awaited<ReturnType<OpenExchange>>, p: Progress, silenceMs: number,
-  signal: AbortSignal | undefined, progressed: () => void,
-): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
+/** A framed (svc/proto) read session over `open`. */
+export function readSession(open: OpenExchange, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
+  const start = opts.start ?? {};
+  const limits = opts.limits ?? {};
+  const silenceMs = opts.heartbeatTimeoutMs ?? 20_000;
+  return resumingRead(async function* (p, hooks) {
+    const exchange = await open({ method: "GET", query: readQuery(start, limits, p), duplex: false });
+    hooks.opened();
+    return yield* watched(exchange, silenceMs, opts.signal, async function* (messages): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
+      for await (const msg of messages(serverMessages(exchange))) {
+        if (msg.kind === "terminal") throw msg.error;
+        const ev = takeBatch(p, decodeReadBatch(msg.payload));
+        if (ev.type === "batch") hooks.progressed();
+        yield ev;
+        if (msg.reconnect) return "reconnect";
+      }
+      return "done";
+    });
+  }, opts);
+}
+
+/**
+ * Runs `body` over one exchange under a silence watchdog: each message re-arms it; silence
+ * abandons the connection and fails the attempt. The exchange is closed however it ends.
+ */
+export async function* watched<T>(
+  exchange: { close(): void; abandon(): void }, silenceMs: number, signal: AbortSignal | undefined,
+  body: (messages: <M>(source: AsyncIterable<M>) => AsyncGenerator<M>) => AsyncGenerator<ReadEvent, T>,
+): AsyncGenerator<ReadEvent, T> {
   let silent = false;
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
@@ -106,40 +187,22 @@ async function* follow(
     timer = setTimeout(() => { silent = true; exchange.abandon(); }, silenceMs);
     timer.unref();
   };
+  async function* messages<M>(source: AsyncIterable<M>): AsyncGenerator<M> {
+    for await (const m of source) {
+      arm();
+      yield m;
+    }
+  }
   const onAbort = (): void => exchange.close();
   signal?.addEventListener("abort", onAbort);
+  const silence = (): SvcError => clientError("network", `no message from the server for ${silenceMs / 1000} s`);
   try {
     arm();
-    for await (const msg of serverMessages(exchange)) {
-      arm();
-      if (msg.kind === "terminal") throw msg.error;
-      const batch = decodeReadBatch(msg.payload);
-      if (batch.records.length === 0) {
-        if (batch.tail) p.nextSeq = Math.max(p.nextSeq ?? 0, batch.tail.seqNum);
-        p.idleSince ??= Date.now();
-        yield batch.tail ? { type: "heartbeat", tail: batch.tail } : { type: "heartbeat" };
-      } else {
-        const last = batch.records[batch.records.length - 1]!;
-        if (p.nextSeq !== undefined && batch.records[0]!.seqNum < p.nextSeq) {
-          throw clientError("protocol", `the server repeated record ${batch.records[0]!.seqNum}`);
-        }
-        p.nextSeq = last.seqNum + 1;
-        p.count += batch.records.length;
-        p.bytes += meteredBatchSize(batch.records);
-        p.idleSince = batch.tail ? Date.now() : undefined;
-        progressed();
-        yield batch.tail ? { type: "batch", records: batch.records, tail: batch.tail } : { type: "batch", records: batch.records };
-      }
-      if (msg.reconnect) {
-        exchange.close();
-        return "reconnect";
-      }
-    }
-    if (silent) throw clientError("network", `no message from the server for ${silenceMs / 1000} s`);
-    return "done";
+    const outcome = yield* body(messages);
+    if (silent) throw silence();
+    return outcome;
   } catch (e) {
-    if (signal?.aborted) return "done";
-    if (silent) throw clientError("network", `no message from the server for ${silenceMs / 1000} s`);
+    if (silent && !signal?.aborted) throw silence();
     throw e;
   } finally {
     clearTimeout(timer);

@@ -1,12 +1,12 @@
 /**
- * Frames over a session exchange, for the client side (protocol.md §6.2–6.4): decoding the
- * server's frames (regular messages decompressed per their CC bits, terminal frames turned
- * into SvcErrors) and encoding our own inputs (compressed only at or above 1 KiB).
+ * The server's frames over a session exchange, for the client side (protocol.md §6.2–6.4):
+ * regular messages decompressed per their CC bits, terminal frames turned into SvcErrors.
+ * Our own frames are made by wire/message-frame.ts, the same code lite uses for its own.
  */
 import { SvcError, clientError, errorFromResponse } from "../errors.js";
 import type { SessionExchange } from "../transport/session.js";
-import { FrameParser, decodeTerminal, encodeFrame, type Compression } from "../wire/framing.js";
-import { compress, decompress, shouldCompress } from "../wire/compression.js";
+import { FrameParser, decodeTerminal } from "../wire/framing.js";
+import { messagePayload } from "../wire/message-frame.js";
 
 export type ServerMessage =
   | { kind: "message"; payload: Uint8Array; reconnect: boolean }
@@ -23,8 +23,7 @@ export async function* serverMessages(exchange: SessionExchange): AsyncGenerator
         yield { kind: "terminal", error: errorFromResponse(status, body) };
         return;
       }
-      const payload = frame.compression === "none" ? frame.payload : await decompress(frame.payload, frame.compression);
-      yield { kind: "message", payload, reconnect: frame.reconnect };
+      yield { kind: "message", payload: await messagePayload(frame), reconnect: frame.reconnect };
     }
   }
   if (parser.buffered > 0) throw clientError("network", "the session ended in the middle of a frame");
@@ -38,21 +37,8 @@ function nextFrame(parser: FrameParser): ReturnType<FrameParser["next"]> {
   }
 }
 
-/** Frames one protobuf message, compressing it when negotiated and worth it. */
-export async function frameMessage(message: Uint8Array, compression: Compression): Promise<Uint8Array> {
-  if (compression === "none" || !shouldCompress(message.length)) return encodeFrame(message);
-  return encodeFrame(await compress(message, compression), { compression });
-}
-
-/** Turns a non-200 session response into the error its JSON body describes. */
-export async function responseError(exchange: SessionExchange): Promise<SvcError> {
-  const text = await exchange.text().catch(() => "");
-  let body: unknown = {};
-  try {
-    body = text === "" ? {} : JSON.parse(text);
-  } catch {
-    body = { message: text.slice(0, 200) };
-  }
-  const retryAfter = Number(exchange.headers["retry-after-ms"]);
-  return errorFromResponse(exchange.status, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
-}
+/**
+ * Opens one session exchange on this stream through the client's one road (caller.ts);
+ * resolves only with a 2xx response, rejects with the SvcError for anything else.
+ */
+export type OpenExchange = (req: { method: "GET" | "POST"; query?: string; duplex: boolean; headers?: Record<string, string> }) => Promise<SessionExchange>;

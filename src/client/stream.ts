@@ -9,15 +9,12 @@ import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJs
 import type { Caller } from "./caller.js";
 import { query, seg, type BasinRoute } from "./endpoints.js";
 import { assertStreamName } from "./names.js";
-import type { AppendSession, AppendSessionOptions, OpenExchange } from "./append-session.js";
-import type { ReadEvent } from "./read-session.js";
+import type { AppendSession, AppendSessionOptions } from "./append-session.js";
+import type { ReadEvent, ReadSessionOptions as FullReadOptions } from "./read-session.js";
+import type { OpenExchange } from "./session-frames.js";
 
-export interface ReadSessionOptions {
-  heartbeatTimeoutMs?: number;
-  maxAttempts?: number;
-  onReconnect?: (reason: string) => void;
-  signal?: AbortSignal;
-}
+/** Per-read options; retries and the outage notices come from the client's settings. */
+export type ReadSessionOptions = Omit<FullReadOptions, "start" | "limits">;
 
 export type UnaryEncoding = "json" | "protobuf";
 
@@ -26,7 +23,7 @@ export interface UnaryOptions {
 }
 
 export class StreamClient {
-  constructor(private readonly caller: Caller, private readonly route: BasinRoute, readonly name: string) {
+  constructor(private readonly caller: Caller, private readonly route: BasinRoute, readonly name: string, readonly basin: string) {
     assertStreamName(name);
   }
 
@@ -79,39 +76,45 @@ export class StreamClient {
   }
 
   /**
-   * An append session over HTTP/2 (pipelined, acks in order; see append-session.ts).
+   * An append session over HTTP/2 (pipelined, acks in order; see append-session.ts), with the
+   * client's timeout as the ack idle bound and its retries for connecting.
    * The session code and protobufjs load only here, never for management commands.
    */
   async appendSession(opts: AppendSessionOptions = {}): Promise<AppendSession> {
     const { AppendSession } = await import("./append-session.js");
-    return new AppendSession(this.sessionOpener(), { compression: this.caller.compression, ...opts });
+    const { compression, ackTimeoutMs, retries } = this.caller.policy;
+    return new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...opts });
   }
 
-  /** A read session that resumes across disconnects with no duplicate or gap. */
+  /** A read session that resumes across disconnects with no duplicate or gap (read-session.ts). */
   async *readSession(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
     const { readSession } = await import("./read-session.js");
-    yield* readSession(this.sessionOpener(), { ...opts, start, limits });
+    yield* readSession(this.sessionOpener(true), this.readOptions(start, limits, opts));
   }
 
-  private sessionOpener(): OpenExchange {
-    return async ({ method, query, duplex }) => {
-      const { openSession } = await import("../transport/session.js");
-      return openSession({
-        url: this.url("/records") + (query ? `?${query}` : ""),
-        method,
-        duplex,
-        timeoutMs: this.caller.timeoutMs,
-        headers: {
-          ...this.caller.sessionHeaders(),
-          ...lowerCaseKeys(this.route.headers),
-          "content-type": "svc/proto",
-          ...(this.caller.compression === "none" ? {} : { "accept-encoding": this.caller.compression }),
-        },
-      });
+  /** The same read over SSE (protocol.md §6.9), resumed with Last-Event-ID. */
+  async *sseReadSession(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
+    const { sseReadSession } = await import("./sse-read.js");
+    yield* sseReadSession(this.sessionOpener(false), this.readOptions(start, limits, opts));
+  }
+
+  private readOptions(start: ReadStart, limits: ReadLimits, opts: ReadSessionOptions): FullReadOptions {
+    const uri = `svc://${this.basin}/${this.name}`;
+    return {
+      retries: this.caller.policy.retries,
+      onOutage: (reason) => this.caller.notice(`${uri}: lost the server (${reason.message}); still following, reconnecting until it is back`),
+      onRecovered: (next) => this.caller.notice(`${uri}: reconnected${next === undefined ? "" : `, resuming at ${next}`}`),
+      ...opts, start, limits,
     };
   }
-}
 
-function lowerCaseKeys(h: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+  /** Session requests on this stream, through the client's one road (caller.ts). */
+  private sessionOpener(framed: boolean): OpenExchange {
+    return ({ method, query, duplex, headers }) => this.caller.session({
+      url: this.url("/records") + (query ? `?${query}` : ""),
+      method,
+      duplex,
+      headers: { ...this.route.headers, ...(framed ? { "content-type": "svc/proto" } : {}), ...headers },
+    });
+  }
 }

@@ -6,7 +6,8 @@
  */
 import { Agent, type Dispatcher } from "undici";
 import { clientError } from "../errors.js";
-import { flatHeaders, logAttempt, responseError } from "./attempt-log.js";
+import { flatHeaders, logAttempt } from "./attempt-log.js";
+import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";

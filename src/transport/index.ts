@@ -10,7 +10,7 @@ export { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./types.js";
 export { backoffDelay, shouldRetry, withRetries, BACKOFF_BASE_MS, BACKOFF_MAX_MS } from "./retry.js";
 export type { RetryOptions } from "./retry.js";
 export { networkError } from "./network-error.js";
-export { responseError } from "./attempt-log.js";
+export { responseError } from "./response-error.js";
 
 export type HttpClientKind = "node" | "undici";
 

@@ -1,15 +1,21 @@
 /**
- * Maps a failure thrown by the HTTP stack (undici, node:net) to an SvcError:
+ * The one map from a failure thrown by the HTTP stack (node:http, node:http2, undici,
+ * node:net, node:tls) to an SvcError, for unary requests and sessions alike:
+ * - the server's TLS certificate is not trusted → `connect_failed`, not retryable (a retry
+ *   meets the same certificate), saying how to proceed;
  * - nothing reached the server (refused, DNS, connect timeout) → `connect_failed` (safe to retry);
  * - our own deadline fired after sending → `timeout` (outcome unknown);
  * - anything else on the socket (reset, closed) → `network` (outcome unknown).
  */
 import { SvcError, clientError } from "../errors.js";
 
+const CERT_CODES = new Set([
+  "ERR_TLS_CERT_ALTNAME_INVALID", "DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID",
+]);
 const CONNECT_CODES = new Set([
   "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN",
-  "UND_ERR_CONNECT_TIMEOUT", "ERR_TLS_CERT_ALTNAME_INVALID", "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "CERT_HAS_EXPIRED",
+  "UND_ERR_CONNECT_TIMEOUT",
 ]);
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
@@ -21,17 +27,26 @@ function errorCode(e: unknown): string | undefined {
   return cause !== undefined && cause !== e ? errorCode(cause) : undefined;
 }
 
-export function networkError(e: unknown, url: string, timedOut: boolean, timeoutMs: number): SvcError {
+/** `connected`: the connection was made, so the request may have reached the server. */
+export function networkError(e: unknown, url: string, timedOut: boolean, timeoutMs: number, connected = true): SvcError {
   if (e instanceof SvcError) return e;
   const code = errorCode(e);
   const origin = safeOrigin(url);
+  const detail = e instanceof Error ? e.message : String(e);
+  if (code !== undefined && CERT_CODES.has(code)) {
+    return new SvcError({
+      code: "connect_failed", origin: "client", retryable: false, sideEffects: false, cause: e,
+      message: `cannot connect to ${origin}: its TLS certificate is not trusted (${detail}, ${code}); use --insecure only for a server you trust, or add its CA with NODE_EXTRA_CA_CERTS`,
+    });
+  }
   if (code !== undefined && CONNECT_CODES.has(code)) {
     return clientError("connect_failed", `cannot connect to ${origin} (${code})`, e);
   }
   if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    if (!connected) return clientError("connect_failed", `cannot connect to ${origin} within ${timeoutMs} ms`, e);
     return clientError("timeout", `no response from ${origin} within ${timeoutMs} ms`, e);
   }
-  const detail = e instanceof Error ? e.message : String(e);
+  if (!connected) return clientError("connect_failed", `cannot connect to ${origin}: ${detail}${code ? ` (${code})` : ""}`, e);
   return clientError("network", `connection to ${origin} failed: ${detail}${code ? ` (${code})` : ""}`, e);
 }
 

@@ -9,7 +9,8 @@
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import * as http from "node:http";
 import { clientError } from "../errors.js";
-import { flatHeaders, logAttempt, responseError } from "./attempt-log.js";
+import { flatHeaders, logAttempt } from "./attempt-log.js";
+import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
@@ -78,8 +79,7 @@ export class NodeHttpTransport implements Transport {
       let timedOut = false;
       const fail = (e: unknown) => {
         clearTimeout(timer);
-        const err = networkError(e, req.url, timedOut, this.timeoutMs);
-        reject(!connected && err.code !== "connect_failed" ? clientError("connect_failed", `cannot connect to ${url.origin}: ${err.message}`, e) : err);
+        reject(networkError(e, req.url, timedOut, this.timeoutMs, connected));
       };
       const r = request({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: req.method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];

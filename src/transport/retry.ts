@@ -1,12 +1,14 @@
 /**
- * Retry policy for unary requests (reliability.md §2.f).
+ * The one retry policy (reliability.md §2.f, protocol.md §11.2), for unary requests and
+ * sessions alike.
  *
  * - Idempotent calls (reads, check-tail, management with a request token) retry every
  *   retryable failure: connect failures, timeouts, resets, 408, 429, 500, 502, 503, 504 and
  *   409 `transaction_conflict`.
  * - Non-idempotent calls (unary append) retry only failures that provably had no effect
  *   (`sideEffects: false`): connection refused, 429, 502, `server_draining`.
- * - Backoff: min(100 ms · 2^n, 1 s) plus jitter in [0, base); `retry-after-ms` wins when larger.
+ * - Backoff: min(100 ms · 2^n, 1 s) plus jitter in [0, base); a server's `retry-after-ms`
+ *   is honoured when present (§11.2), whether longer or shorter than our own delay.
  */
 import { SvcError } from "../errors.js";
 
@@ -23,11 +25,11 @@ export interface RetryOptions {
 export const BACKOFF_BASE_MS = 100;
 export const BACKOFF_MAX_MS = 1000;
 
-/** Delay before retry number `n` (0-based): min(100·2^n, 1000) + jitter in [0, base). */
+/** Delay before retry number `n` (0-based): the server's hint, else min(100·2^n, 1000) + jitter in [0, base). */
 export function backoffDelay(n: number, random: () => number = Math.random, retryAfterMs?: number): number {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) return retryAfterMs;
   const base = Math.min(BACKOFF_BASE_MS * 2 ** n, BACKOFF_MAX_MS);
-  const delay = base + Math.floor(random() * base);
-  return retryAfterMs !== undefined && retryAfterMs > delay ? retryAfterMs : delay;
+  return base + Math.floor(random() * base);
 }
 
 /** Whether a failed attempt may be retried under the policy. */
@@ -36,10 +38,22 @@ export function shouldRetry(error: unknown, idempotent: boolean): error is SvcEr
   return idempotent || !error.sideEffects;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`; an abort ends the wait early (the caller checks the signal). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
 
 export async function withRetries<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {
-  const sleep = opts.sleep ?? defaultSleep;
+  const wait = opts.sleep ?? sleep;
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn(attempt);
@@ -47,7 +61,7 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, opts: 
       if (attempt >= opts.retries || !shouldRetry(e, opts.idempotent)) throw e;
       const delay = backoffDelay(attempt, opts.random, e.retryAfterMs);
       opts.onRetry?.(attempt + 1, delay, e);
-      await sleep(delay);
+      await wait(delay);
     }
   }
 }

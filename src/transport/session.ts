@@ -1,32 +1,47 @@
 /**
- * One full-duplex streaming exchange over HTTP/2: h2c with prior knowledge for `http://`
+ * Full-duplex streaming exchanges over HTTP/2: h2c with prior knowledge for `http://`
  * endpoints, h2 over TLS for `https://` (protocol.md §6.1). It moves bytes only; framing and
  * records live above it. Response data is delivered while the request body is still being
  * written, which is what append sessions need.
  *
- * Connections are pooled per origin and opened with 2 MiB stream / 16 MiB connection windows:
- * with the 64 KiB defaults a session runs at about half speed on this machine, and a stream
- * window smaller than two full 1 MiB frames makes every input wait for a window update.
+ * A `SessionPool` belongs to one client and lives as long as it: one connection per origin,
+ * opened with 2 MiB stream / 16 MiB connection windows (with the 64 KiB defaults a session
+ * runs at about half speed on this machine, and a stream window smaller than two full 1 MiB
+ * frames makes every input wait for a window update). `close()` closes them all.
+ *
+ * `open` is bounded by one deadline, connect and response headers together, and resolves
+ * only with a 2xx exchange: any other status is read and thrown as the SvcError it describes.
  */
 import http2 from "node:http2";
 import { SvcError, clientError } from "../errors.js";
+import { logAttempt } from "./attempt-log.js";
+import { networkError } from "./network-error.js";
+import { responseError } from "./response-error.js";
+import { DEFAULT_TIMEOUT_MS } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
-const CONNECT_TIMEOUT_MS = 5_000;
+
+export interface SessionPoolOptions {
+  /** Skip TLS certificate verification (`https://` only). */
+  insecure?: boolean;
+  /** Verbose log sink: one line per opened exchange (never headers, so never a token). */
+  log?: (line: string) => void;
+}
 
 export interface SessionRequest {
   /** Full URL: origin, path and query. */
   url: string;
   method: "GET" | "POST";
+  /** Lower-case names. */
   headers: Record<string, string>;
   /** Keep the request body open for writes (append sessions). */
   duplex?: boolean;
-  /** Milliseconds to wait for the response headers. */
+  /** Milliseconds for connecting and receiving the response headers, together. */
   timeoutMs?: number;
 }
 
-/** An established exchange: the response status is known, data flows both ways. */
+/** An established exchange: the response status is 2xx, data flows both ways. */
 export interface SessionExchange {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -40,93 +55,131 @@ export interface SessionExchange {
   close(): void;
   /** Abandons the whole connection (it went silent): no later exchange will reuse it. */
   abandon(): void;
-  /** Reads the whole (error) body, for non-200 responses. */
-  text(): Promise<string>;
 }
 
-const pool = new Map<string, http2.ClientHttp2Session>();
-const openStreams = new WeakMap<http2.ClientHttp2Session, number>();
+export class SessionPool {
+  private readonly connections = new Map<string, Promise<http2.ClientHttp2Session>>();
+  private readonly openStreams = new WeakMap<http2.ClientHttp2Session, number>();
 
-function connect(origin: string): Promise<http2.ClientHttp2Session> {
-  const existing = pool.get(origin);
-  if (existing && !existing.closed && !existing.destroyed) return Promise.resolve(existing);
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(origin, { settings: { initialWindowSize: STREAM_WINDOW } });
-    const timer = setTimeout(() => {
-      session.destroy();
-      reject(clientError("connect_failed", `could not connect to ${origin} within ${CONNECT_TIMEOUT_MS} ms`));
-    }, CONNECT_TIMEOUT_MS);
-    const fail = (err: Error): void => {
-      clearTimeout(timer);
-      pool.delete(origin);
-      reject(clientError("connect_failed", `could not connect to ${origin}: ${err.message}`, err));
-    };
-    session.once("error", fail);
-    session.once("connect", () => {
-      clearTimeout(timer);
-      session.off("error", fail);
-      session.on("error", () => pool.delete(origin));
-      session.setLocalWindowSize(CONNECTION_WINDOW);
-      session.unref();
-      resolve(session);
-    });
-    session.once("close", () => {
-      if (pool.get(origin) === session) pool.delete(origin);
-    });
-    pool.set(origin, session);
-  });
-}
+  constructor(private readonly opts: SessionPoolOptions = {}) {}
 
-function dropConnection(origin: string, session: http2.ClientHttp2Session): void {
-  if (pool.get(origin) === session) pool.delete(origin);
-  session.destroy();
-}
-
-/** Closes every pooled connection (tests and process exit). */
-export function closeSessionPool(): void {
-  for (const s of pool.values()) s.close();
-  pool.clear();
-}
-
-/** Opens an exchange and waits for the response headers. */
-export async function openSession(req: SessionRequest): Promise<SessionExchange> {
-  const url = new URL(req.url);
-  const session = await connect(url.origin);
-  // The pooled connection keeps the process alive only while one of its streams is open.
-  openStreams.set(session, (openStreams.get(session) ?? 0) + 1);
-  session.ref();
-  const stream = session.request(
-    { ...req.headers, ":method": req.method, ":path": url.pathname + url.search },
-    { endStream: !req.duplex },
-  );
-  stream.once("close", () => {
-    const left = (openStreams.get(session) ?? 1) - 1;
-    openStreams.set(session, left);
-    if (left === 0 && !session.destroyed) session.unref();
-  });
-  let response: http2.IncomingHttpHeaders;
-  try {
-    response = await waitForResponse(stream, req.timeoutMs ?? 30_000);
-  } catch (e) {
-    if ((e as SvcError).code === "timeout") dropConnection(url.origin, session);
-    throw e;
+  /** Opens an exchange and waits for its response headers; rejects with an SvcError otherwise. */
+  async open(req: SessionRequest): Promise<SessionExchange> {
+    const started = performance.now();
+    const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const url = new URL(req.url);
+    try {
+      const session = await this.connect(url.origin, timeoutMs, req.url);
+      const exchange = await this.request(session, url, req, Math.max(1, deadline - Date.now()), timeoutMs);
+      logAttempt(this.opts.log, req, 0, started, String(exchange.status), " (session)");
+      return exchange;
+    } catch (e) {
+      const err = e instanceof SvcError ? e : networkError(e, req.url, false, timeoutMs);
+      logAttempt(this.opts.log, req, 0, started, err.status !== undefined ? String(err.status) : err.code, " (session)");
+      throw err;
+    }
   }
-  return exchange(stream, response, () => dropConnection(url.origin, session));
+
+  /** Closes every connection; exchanges still open end with an error. */
+  close(): void {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    for (const p of all) void p.then((s) => s.destroy(), () => undefined);
+  }
+
+  private connect(origin: string, timeoutMs: number, url: string): Promise<http2.ClientHttp2Session> {
+    const existing = this.connections.get(origin);
+    if (existing) {
+      return existing.then((s) => {
+        if (!s.closed && !s.destroyed) return s;
+        if (this.connections.get(origin) === existing) this.connections.delete(origin);
+        return this.connect(origin, timeoutMs, url);
+      });
+    }
+    const connecting = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
+      const session = http2.connect(origin, { settings: { initialWindowSize: STREAM_WINDOW }, rejectUnauthorized: !this.opts.insecure });
+      const forget = (): void => {
+        if (this.connections.get(origin) === connecting) this.connections.delete(origin);
+      };
+      const timer = setTimeout(() => {
+        forget();
+        session.destroy();
+        reject(networkError(new Error("connect timeout"), url, true, timeoutMs, false));
+      }, timeoutMs);
+      const fail = (err: Error): void => {
+        clearTimeout(timer);
+        forget();
+        reject(networkError(err, url, false, timeoutMs, false));
+      };
+      session.once("error", fail);
+      session.once("connect", () => {
+        clearTimeout(timer);
+        session.off("error", fail);
+        session.on("error", forget);
+        session.setLocalWindowSize(CONNECTION_WINDOW);
+        session.unref();
+        resolve(session);
+      });
+      session.once("close", forget);
+      session.once("goaway", forget);
+    });
+    this.connections.set(origin, connecting);
+    return connecting;
+  }
+
+  private drop(origin: string, session: http2.ClientHttp2Session): void {
+    const current = this.connections.get(origin);
+    void current?.then((s) => { if (s === session) this.connections.delete(origin); }, () => undefined);
+    session.destroy();
+  }
+
+  private async request(session: http2.ClientHttp2Session, url: URL, req: SessionRequest, waitMs: number, timeoutMs: number): Promise<SessionExchange> {
+    // The connection keeps the process alive only while one of its streams is open.
+    this.openStreams.set(session, (this.openStreams.get(session) ?? 0) + 1);
+    session.ref();
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request({ ...req.headers, ":method": req.method, ":path": url.pathname + url.search }, { endStream: !req.duplex });
+    } catch (e) {
+      this.drop(url.origin, session);
+      throw networkError(e, req.url, false, timeoutMs);
+    }
+    stream.once("close", () => {
+      const left = (this.openStreams.get(session) ?? 1) - 1;
+      this.openStreams.set(session, left);
+      if (left === 0 && !session.destroyed) session.unref();
+    });
+    let headers: http2.IncomingHttpHeaders;
+    try {
+      headers = await waitForResponse(stream, req.url, waitMs, timeoutMs);
+    } catch (e) {
+      // A server that does not answer in time has a silent connection: do not reuse it.
+      if ((e as SvcError).code === "timeout") this.drop(url.origin, session);
+      throw e;
+    }
+    const status = Number(headers[":status"] ?? 0);
+    if (status < 200 || status > 299) {
+      const body = await readAll(stream).catch(() => new Uint8Array(0));
+      throw responseError({ status, headers, body });
+    }
+    return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
+  }
 }
 
-function waitForResponse(stream: http2.ClientHttp2Stream, timeoutMs: number): Promise<http2.IncomingHttpHeaders> {
+function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: number, timeoutMs: number): Promise<http2.IncomingHttpHeaders> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       stream.close(http2.constants.NGHTTP2_CANCEL);
-      reject(clientError("timeout", `no response within ${timeoutMs} ms`));
-    }, timeoutMs);
+      reject(clientError("timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`));
+    }, waitMs);
     stream.once("response", (headers) => {
       clearTimeout(timer);
       resolve(headers);
     });
     stream.once("error", (err) => {
       clearTimeout(timer);
-      reject(networkError(err));
+      reject(networkError(err, url, false, timeoutMs));
     });
     stream.once("close", () => {
       clearTimeout(timer);
@@ -135,22 +188,23 @@ function waitForResponse(stream: http2.ClientHttp2Stream, timeoutMs: number): Pr
   });
 }
 
-function networkError(err: unknown): SvcError {
-  if (err instanceof SvcError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return clientError("network", `session connection failed: ${message}`, err);
+async function readAll(stream: http2.ClientHttp2Stream): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(c as Buffer);
+  return new Uint8Array(Buffer.concat(chunks));
 }
 
-function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHeaders, drop: () => void): SessionExchange {
+function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHeaders, url: string, drop: () => void): SessionExchange {
   let streamError: SvcError | undefined;
+  const lost = (e: unknown): SvcError => networkError(e, url, false, 0);
   stream.on("error", (err) => {
-    streamError = networkError(err);
+    streamError = lost(err);
   });
   async function* body(): AsyncGenerator<Uint8Array> {
     try {
       for await (const chunk of stream) yield chunk as Uint8Array;
     } catch (e) {
-      throw streamError ?? networkError(e);
+      throw streamError ?? lost(e);
     }
     if (streamError) throw streamError;
     if (stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) {
@@ -169,7 +223,7 @@ function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHe
       if (stream.destroyed || stream.writableEnded) return Promise.reject(clientError("network", "the session is closed"));
       return new Promise((resolve, reject) => {
         const ok = stream.write(chunk, (err) => {
-          if (err && !ok) reject(networkError(err));
+          if (err && !ok) reject(lost(err));
         });
         if (ok) resolve();
         else {
@@ -189,11 +243,6 @@ function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHe
     },
     abandon() {
       drop();
-    },
-    async text() {
-      const chunks: Buffer[] = [];
-      for await (const c of stream) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
     },
   };
 }

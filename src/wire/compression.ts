@@ -69,9 +69,10 @@ export async function compress(data: Uint8Array, algorithm: Compression): Promis
   }
 }
 
+/** Its own code (not `bad_frame`): a server answers a too-large body with 413, not 400. */
 function tooLarge(limit: number, what: string): SvcError {
   return new SvcError({
-    code: "bad_frame", origin: "client", status: 400, retryable: false, sideEffects: false,
+    code: "too_large", origin: "client", retryable: false, sideEffects: false,
     message: `${what} decompresses to more than ${limit} bytes`,
   });
 }

@@ -2,6 +2,7 @@
 export { encodeFrame, encodeTerminalFrame, decodeTerminal, FrameParser, FrameError, FLAG_TERMINAL, FLAG_RECONNECT, MAX_FRAME_LENGTH } from "./framing.js";
 export type { Frame, Compression } from "./framing.js";
 export { negotiateCompression, parseContentEncoding, shouldCompress, compress, decompress, zstdDecompressedBound, COMPRESSION_THRESHOLD, MAX_FRAME_PAYLOAD } from "./compression.js";
+export { frameMessage, messagePayload } from "./message-frame.js";
 export { encodeAppendInput, decodeAppendInput, encodeAppendAck, decodeAppendAck, encodeReadBatch, decodeReadBatch } from "./proto.js";
 export {
   parseFormat, parseJsonText, decodeBase64Strict, encodeBytes, decodeBytes, lossyUtf8, u64Field,

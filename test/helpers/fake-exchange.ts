@@ -2,6 +2,7 @@
  * A scripted session exchange for client unit tests: the test plays the server, reading the
  * frames the client wrote and pushing response bytes (or a cut) whenever it likes.
  */
+import { responseError } from "../../src/transport/response-error.js";
 import type { SessionExchange } from "../../src/transport/session.js";
 import { FrameParser, encodeFrame, encodeTerminalFrame } from "../../src/wire/framing.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../src/wire/proto.js";
@@ -50,7 +51,11 @@ export class FakeExchange implements SessionExchange {
     this.closed = true;
     this.push(new Error("stream cancelled"));
   }
-  async text(): Promise<string> { return this.errorBody; }
+  /** What the road (transport/session.ts) does with a response: 2xx opens, anything else is its SvcError. */
+  opened(): FakeExchange {
+    if (this.status >= 200 && this.status < 300) return this;
+    throw responseError({ status: this.status, headers: this.headers, body: new TextEncoder().encode(this.errorBody) });
+  }
   abandon(): void { this.close(); }
 
   /** Resolves once the client has written at least `n` inputs. */

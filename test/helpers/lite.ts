@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type ClientHttp2Session } from "node:http2";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { request as undiciRequest } from "undici";
@@ -232,4 +233,13 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** A loopback port that was free a moment ago (for a server restarted on the same port, or a closed port). */
+export async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }

@@ -6,13 +6,11 @@
  * new session. Afterwards: 0 records lost, 0 duplicated, each writer's records in order.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { closeSessionPool } from "../../src/transport/session.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import type { AppendAck } from "../../src/types.js";
 
 const WRITERS = 4;
@@ -23,18 +21,10 @@ const CYCLES = Number(process.env.DRAIN_CYCLES ?? (process.env.RELIABILITY === "
 const dir = mkdtempSync(join(tmpdir(), "svc-drain-"));
 let lite: Lite | undefined;
 afterAll(async () => {
-  closeSessionPool();
   await lite?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -103,6 +93,6 @@ describe("append sessions across a server drain and restart", () => {
       expect(order, `writer ${key} out of order`).toEqual([...order].sort((a, b) => a - b));
     }
     expect(reconnects).toBeGreaterThan(0);
-    await client.close?.();
+    await client.close();
   }, 120_000);
 });

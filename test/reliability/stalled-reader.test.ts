@@ -9,14 +9,12 @@ import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { closeSessionPool } from "../../src/transport/session.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 
 const MIB = 1024 * 1024;
 const PHASES_MIB = [100, 300];
 let lite: Lite | undefined;
 afterAll(async () => {
-  closeSessionPool();
   await lite?.stop();
 });
 
@@ -69,6 +67,6 @@ describe("a stalled reader", () => {
     expect((await stream.checkTail()).seqNum).toBe(acks.length * 1000);
     req.close();
     session.destroy();
-    await client.close?.();
+    await client.close();
   }, 120_000);
 });

@@ -1,13 +1,13 @@
 /**
  * Where read events come from: the client's read session (default: protobuf frames, exact
- * bytes, resumes across disconnects with no duplicate or gap), or a loop of unary reads
+ * bytes, resumes across disconnects with no duplicate or gap), the same over SSE
+ * (`--transport sse`: JSON events, resumed with Last-Event-ID), or a loop of unary reads
  * (`--transport unary`: ≤ 1000 records per call, long-polls of 60 s when following).
  */
 import type { StreamClient } from "../../client/index.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { meteredSize } from "../../format/record-input.js";
 import type { ReadLimits, ReadStart, SequencedRecord, StreamPosition } from "../../types.js";
-import { usageError } from "../failure.js";
 
 export type ReadTransport = "session" | "unary" | "sse";
 
@@ -25,9 +25,9 @@ export interface SourcePlan {
 
 export function readEvents(stream: StreamClient, plan: SourcePlan, signal: AbortSignal, onReconnect: (reason: string) => void): AsyncGenerator<SourceEvent> {
   switch (plan.transport) {
-    case "session": return stream.readSession(plan.start, plan.limits, { signal, onReconnect });
+    case "session": return stream.readSession(plan.start, plan.limits, { signal, onReconnect, follow: plan.follow });
+    case "sse": return stream.sseReadSession(plan.start, plan.limits, { signal, onReconnect, follow: plan.follow });
     case "unary": return unaryEvents(stream, plan, signal);
-    default: throw usageError("--transport sse is not available in this client; use session (default) or unary");
   }
 }
 

@@ -86,7 +86,7 @@ export class Exchange {
       const out = await decompress(raw, encoding, limit);
       return Buffer.isBuffer(out) ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     } catch (e) {
-      if (e instanceof SvcError && /more than/.test(e.message)) throw tooLarge(limit);
+      if (e instanceof SvcError && e.code === "too_large") throw tooLarge(limit);
       throw serverError("bad_header", `the request body is not valid ${encoding} data`);
     }
   }

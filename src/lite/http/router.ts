@@ -7,7 +7,8 @@
  * with an empty body; a known path with the wrong method → 405. Every error a handler throws
  * becomes a JSON body with a catalogue code (§11).
  */
-import { SERVER_CODES, serverError, SvcError } from "../../errors.js";
+import { serverError, SvcError } from "../../errors.js";
+import { wireError } from "../wire-error.js";
 import type { Auth, Operation, Resources } from "../auth/access.js";
 import * as accessTokens from "./access-tokens.js";
 import { requestBasin } from "./params.js";
@@ -155,19 +156,13 @@ function corsAllowed(ex: Exchange, deps: RouterDeps): boolean {
   return true;
 }
 
-/** Any thrown value → a catalogue JSON body (412/416 keep their structured bodies). */
+/** Any thrown value → a catalogue JSON body (412/416 keep their structured bodies); see wire-error.ts. */
 export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => void): Promise<void> {
-  let err: SvcError;
-  if (e instanceof SvcError) {
-    if (e.code === "out_of_range") err = serverError("invalid", e.message);
-    else if (e.status === 412 || e.status === 416 || (e.code in SERVER_CODES && e.status !== undefined)) err = e;
-    else err = serverError("other", e.message);
-  } else if (ex.signal.aborted) {
-    return; // the client went away mid-request: not a server error, and nobody to answer
-  } else {
+  if (!(e instanceof SvcError)) {
+    if (ex.signal.aborted) return; // the client went away mid-request: not a server error, and nobody to answer
     log(`internal error on ${ex.method} ${ex.path}: ${(e as Error)?.stack ?? e}`);
-    err = serverError("other", "internal server error");
   }
+  const err = wireError(e);
   if (err.status !== undefined && err.status >= 500) log(`${ex.method} ${ex.path} → ${err.status} ${err.code}: ${err.message}`);
   if (ex.responded || ex.signal.aborted) return;
   await ex.sendJson(err.status ?? 500, err.toBody()).catch(() => undefined);

@@ -11,8 +11,9 @@
  */
 import { SvcError, serverError } from "../../errors.js";
 import type { AppendAck, AppendInput } from "../../types.js";
-import { FrameParser, encodeFrame, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
-import { decompress, compress, shouldCompress } from "../../wire/compression.js";
+import { FrameParser, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
+import { frameMessage, messagePayload } from "../../wire/message-frame.js";
+import { terminalFor } from "../wire-error.js";
 import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
 import { validateAppendInput } from "../../wire/batch.js";
 import { acquireFair, ByteBudget } from "./byte-budget.js";
@@ -73,7 +74,7 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
       try {
         const ack = await next.ack;
         next.release();
-        await io.write(await ackFrame(ack, opts));
+        await io.write(await frameMessage(encodeAppendAck(ack), opts.compression, { reconnect: opts.drain.draining }));
       } catch (e) {
         next.release();
         failed = true;
@@ -116,7 +117,7 @@ async function readInputs(
       parser.push(next.value);
       for (let frame = parser.next(); frame; frame = parser.next()) {
         if (frame.terminal) throw badFrame("clients must not send terminal frames");
-        const payload = frame.compression === "none" ? frame.payload : await decompress(frame.payload, frame.compression);
+        const payload = await messagePayload(frame);
         const input = decodeInput(payload);
         const bytes = validateAppendInput(input);
         const acquired = acquireFair(own, opts.budget, bytes);
@@ -147,26 +148,12 @@ function decodeInput(payload: Uint8Array): AppendInput {
   try {
     return decodeAppendInput(payload);
   } catch (e) {
-    // A u64 beyond 2^53 − 1 is the same 422 as in a unary append, not a framing error.
-    if (e instanceof SvcError && e.code === "out_of_range") throw serverError("invalid", e.message);
+    // A u64 beyond 2^53 − 1 is the same 422 as in a unary append (wire-error.ts), not a framing error.
+    if (e instanceof SvcError && e.code === "out_of_range") throw e;
     throw badFrame(`undecodable AppendInput: ${(e as Error).message}`);
   }
 }
 
 function badFrame(message: string): SvcError {
   return serverError("bad_frame", message);
-}
-
-async function ackFrame(ack: AppendAck, opts: AppendSessionOptions): Promise<Uint8Array> {
-  const message = encodeAppendAck(ack);
-  const reconnect = opts.drain.draining;
-  if (opts.compression === "none" || !shouldCompress(message.length)) return encodeFrame(message, { reconnect });
-  return encodeFrame(await compress(message, opts.compression), { compression: opts.compression, reconnect });
-}
-
-/** The terminal frame for an error: its status and the body a unary response would carry. */
-export function terminalFor(e: unknown): Uint8Array {
-  const err = e instanceof SvcError ? e : serverError("other", e instanceof Error ? e.message : String(e));
-  const status = err.status ?? 500;
-  return encodeTerminalFrame(status, err.toBody());
 }

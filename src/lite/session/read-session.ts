@@ -6,10 +6,10 @@
  * attached after the grace period gets terminal 503 `server_draining`.
  */
 import type { StreamPosition, SequencedRecord, ReadBatch } from "../../types.js";
-import { encodeFrame, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
-import { compress, shouldCompress } from "../../wire/compression.js";
+import { encodeTerminalFrame, type Compression } from "../../wire/framing.js";
+import { frameMessage } from "../../wire/message-frame.js";
 import { encodeReadBatch } from "../../wire/proto.js";
-import { terminalFor } from "./append-session.js";
+import { terminalFor } from "../wire-error.js";
 import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
 import type { SessionIO } from "./io.js";
 
@@ -19,12 +19,7 @@ export interface ReadSessionOptions extends PumpOptions {
 
 export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSessionOptions): Promise<void> {
   const send = async (batch: ReadBatch): Promise<void> => {
-    const message = encodeReadBatch(batch);
-    const reconnect = opts.drain.draining;
-    const frame = opts.compression !== "none" && shouldCompress(message.length)
-      ? encodeFrame(await compress(message, opts.compression), { compression: opts.compression, reconnect })
-      : encodeFrame(message, { reconnect });
-    await io.write(frame);
+    await io.write(await frameMessage(encodeReadBatch(batch), opts.compression, { reconnect: opts.drain.draining }));
   };
   try {
     const result = await pumpFeed(feed, io, {

@@ -12,7 +12,8 @@
  * subtracts the right amounts.
  */
 import type { RecordFormat, SequencedRecord, StreamPosition } from "../../types.js";
-import { SvcError, serverError } from "../../errors.js";
+import { serverError, type SvcError } from "../../errors.js";
+import { wireError } from "../wire-error.js";
 import { readBatchToJson, positionToJson } from "../../wire/json.js";
 import { meteredBatchSize } from "../../wire/batch.js";
 import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
@@ -56,7 +57,7 @@ export async function runSseSession(io: SessionIO, feed: ReadFeed, opts: SseOpti
     if (result === "done") await send("data: [DONE]\n\n");
     else if (result === "draining") await send(errorEvent(serverError("server_draining", "the server is shutting down; reconnect with Last-Event-ID to continue")));
   } catch (e) {
-    await send(errorEvent(e instanceof SvcError ? e : serverError("other", String(e))));
+    await send(errorEvent(wireError(e)));
   }
   io.end();
 }

@@ -18,7 +18,7 @@ function opener(...exchanges: (FakeExchange | Error)[]) {
     const next = exchanges.shift();
     if (!next) throw new Error("no more exchanges scripted");
     if (next instanceof Error) throw next;
-    return next;
+    return next.opened();
   };
   return { open, calls };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clientError } from "../../../src/errors.js";
 import { readQuery, readSession, type ReadEvent } from "../../../src/client/read-session.js";
 import type { SequencedRecord } from "../../../src/types.js";
 import { FakeExchange, pos } from "../../helpers/fake-exchange.js";
@@ -7,13 +8,14 @@ const enc = new TextEncoder();
 const recs = (from: number, n: number): SequencedRecord[] =>
   Array.from({ length: n }, (_, i) => ({ seqNum: from + i, timestamp: 1000, headers: [], body: enc.encode(`r${from + i}`) }));
 
-function opener(...exchanges: FakeExchange[]) {
+function opener(...exchanges: (FakeExchange | Error)[]) {
   const queries: string[] = [];
   const open = async (req: { query?: string }) => {
     queries.push(req.query ?? "");
     const next = exchanges.shift();
     if (!next) throw new Error("no more exchanges scripted");
-    return next;
+    if (next instanceof Error) throw next;
+    return next.opened();
   };
   return { open, queries };
 }
@@ -97,5 +99,35 @@ describe("readSession", () => {
     first.batch({ records: recs(0, 3) });
     first.cut();
     expect(seqs(await events)).toEqual([0, 1, 2]);
+  });
+
+  it("a follow read outlives an outage: reports it once, resumes where it stopped (issue 11)", async () => {
+    const first = new FakeExchange();
+    const back = new FakeExchange();
+    const refused = () => clientError("connect_failed", "cannot connect (ECONNREFUSED)");
+    const { open, queries } = opener(first, refused(), refused(), refused(), back);
+    const outages: string[] = [];
+    const recovered: (number | undefined)[] = [];
+    const events = collect(readSession(open, {
+      start: { seqNum: 0 }, retries: 0,
+      onOutage: (e) => outages.push(e.code), onRecovered: (n) => recovered.push(n),
+    }));
+    first.batch({ records: recs(0, 2), tail: pos(2) });
+    first.cut();
+    while (queries.length < 5) await new Promise((r) => setTimeout(r, 5));
+    back.batch({ records: recs(2, 1), tail: pos(3) });
+    back.finish();
+    expect(seqs(await events)).toEqual([0, 1, 2]);
+    expect(outages).toEqual(["connect_failed"]);
+    expect(recovered).toEqual([2]);
+    expect(queries.slice(1)).toEqual(["seq_num=2", "seq_num=2", "seq_num=2", "seq_num=2"]);
+  });
+
+  it("a bounded read gives up after --retries failures without progress; a follow read that never connected too", async () => {
+    const refused = () => clientError("connect_failed", "cannot connect (ECONNREFUSED)");
+    const bounded = collect(readSession(opener(refused(), refused()).open, { start: { seqNum: 0 }, limits: { count: 5 }, retries: 1 }));
+    await expect(bounded).rejects.toMatchObject({ code: "connect_failed" });
+    const never = collect(readSession(opener(refused()).open, { start: { seqNum: 0 }, retries: 0 }));
+    await expect(never).rejects.toMatchObject({ code: "connect_failed" });
   });
 });

@@ -30,9 +30,10 @@ describe("transport > retry policy (reliability.md §2.f)", () => {
     }
   });
 
-  it("retry-after-ms wins when it is longer", () => {
+  it("a server's retry-after-ms is honoured when present, longer or shorter (protocol.md §11.2)", () => {
     expect(backoffDelay(0, () => 0, 5000)).toBe(5000);
-    expect(backoffDelay(3, () => 0, 10)).toBe(800);
+    expect(backoffDelay(3, () => 0, 10)).toBe(10);
+    expect(backoffDelay(3, () => 0, undefined)).toBe(800);
   });
 
   it("idempotent calls retry every retryable failure; others only side-effect-free ones", () => {

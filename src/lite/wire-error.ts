@@ -1,0 +1,26 @@
+/**
+ * The one normalisation of a failure into the error lite puts on the wire, whatever carries
+ * it: a unary JSON response (http/router.ts), a session's terminal frame, an SSE `error`
+ * event (protocol.md §3.6, §6.3, §6.9). Kinds are told apart by code, never by message text:
+ * - catalogue errors (§11.2) and the structured 412/416 pass unchanged;
+ * - `out_of_range` (a u64 past 2^53 − 1) is 422 `invalid`;
+ * - `too_large` (a frame that inflates past its cap) is 400 `bad_frame` (§6.2; unary bodies
+ *   never get here: http/exchange.ts answers them 413);
+ * - anything else is 500 `other`, with its message kept inside only for SvcErrors.
+ */
+import { SERVER_CODES, serverError, SvcError } from "../errors.js";
+import { encodeTerminalFrame } from "../wire/framing.js";
+
+export function wireError(e: unknown): SvcError {
+  if (!(e instanceof SvcError)) return serverError("other", "internal server error");
+  if (e.code === "out_of_range") return serverError("invalid", e.message);
+  if (e.code === "too_large") return serverError("bad_frame", e.message);
+  if (e.status === 412 || e.status === 416 || (e.code in SERVER_CODES && e.status !== undefined)) return e;
+  return serverError("other", e.message);
+}
+
+/** The terminal frame for a failure: its status and the body a unary response would carry. */
+export function terminalFor(e: unknown): Uint8Array {
+  const err = wireError(e);
+  return encodeTerminalFrame(err.status ?? 500, err.toBody());
+}

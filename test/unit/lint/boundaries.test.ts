@@ -1,0 +1,99 @@
+/**
+ * The import boundaries bite (issue 11, item 3): `.dependency-cruiser.cjs` used to filter with
+ * `includeOnly`, which dropped node core modules and (through the node_modules symlink) every
+ * package, so `node:fs` in wire/, `node:zlib` in format/ or `lmdb` in client/ all passed.
+ *
+ * Each folder under test/fixtures/boundaries/ is named after one rule and holds the files that
+ * break it, laid out as in the repo: `*.ts.fixture` is added as `*.ts`, `*.ts.append` is
+ * appended to the existing file. The test copies src/ into a scratch dir, applies one fixture
+ * at a time, runs the real `depcruise` with the repo's config on the touched files, and
+ * requires a violation of that rule (and the clean copy to pass).
+ */
+import { execFile } from "node:child_process";
+import { appendFileSync, cpSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scratchDir } from "../../helpers/scratch.js";
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const FIXTURES = join(ROOT, "test/fixtures/boundaries");
+const DEPCRUISE = join(ROOT, "node_modules/.bin/depcruise");
+const run = promisify(execFile);
+
+interface Violation { rule: { name: string }; from: string; to: string }
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/** Runs depcruise the way `npm run lint` does; returns its exit code and the "error <rule>: <from> → <to>" lines. */
+async function cruise(cwd: string, roots: string[]): Promise<{ code: number; violations: Violation[] }> {
+  let code = 0;
+  let out: string;
+  try {
+    out = (await run(DEPCRUISE, [...roots, "--config", ".dependency-cruiser.cjs"], { cwd, maxBuffer: 64 << 20 })).stdout;
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string };
+    code = err.code ?? 1;
+    out = err.stdout ?? "";
+  }
+  const violations = [...out.matchAll(/^\s*error ([a-z-]+): (\S+) →\s*(\S+)/gm)].map((m) => ({ rule: { name: m[1]! }, from: m[2]!, to: m[3]! }));
+  return { code, violations };
+}
+
+const rules = readdirSync(FIXTURES).sort();
+let repo: string;
+
+beforeAll(() => {
+  repo = scratchDir("svc-boundaries-");
+  cpSync(join(ROOT, "src"), join(repo, "src"), { recursive: true });
+  for (const f of ["tsconfig.json", ".dependency-cruiser.cjs"]) cpSync(join(ROOT, f), join(repo, f));
+  symlinkSync(realpathSync(join(ROOT, "node_modules")), join(repo, "node_modules"));
+});
+
+describe("import boundaries (.dependency-cruiser.cjs)", () => {
+  it("every rule of the config has a fixture, and every fixture names a rule", () => {
+    const config = readFileSync(join(ROOT, ".dependency-cruiser.cjs"), "utf8");
+    const names = [...config.matchAll(/name: "([a-z-]+)"/g)].map((m) => m[1]);
+    expect(rules).toEqual([...names].sort());
+  });
+
+  it("the repo's own src/ passes", async () => {
+    const { code, violations } = await cruise(repo, ["src"]);
+    expect(violations).toEqual([]);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it.each(rules)("%s: its fixture fails the check", async (rule) => {
+    const dir = join(FIXTURES, rule);
+    const touched: string[] = [];
+    const undo: (() => void)[] = [];
+    for (const file of filesUnder(dir)) {
+      const text = readFileSync(file, "utf8");
+      const rel = relative(dir, file);
+      if (rel.endsWith(".ts.fixture")) {
+        const target = rel.slice(0, -".fixture".length);
+        writeFileSync(join(repo, target), text);
+        undo.push(() => rmSync(join(repo, target)));
+        touched.push(target);
+      } else if (rel.endsWith(".ts.append")) {
+        const target = rel.slice(0, -".append".length);
+        const before = readFileSync(join(repo, target), "utf8");
+        appendFileSync(join(repo, target), `\n${text}`);
+        undo.push(() => writeFileSync(join(repo, target), before));
+        touched.push(target);
+      }
+    }
+    try {
+      const { code, violations } = await cruise(repo, touched);
+      expect(code).not.toBe(0);
+      expect(violations.filter((v) => touched.includes(v.from)).map((v) => v.rule.name)).toContain(rule);
+    } finally {
+      for (const u of undo) u();
+    }
+  }, 60_000);
+});
