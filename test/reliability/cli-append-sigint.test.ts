@@ -52,7 +52,10 @@ describe("svc append under Ctrl-C", () => {
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
       const input = feed(child, 1 + Math.floor(random() * 40));
-      await new Promise((r) => setTimeout(r, 300 + random() * 1200));
+      // Ctrl-C lands during the append, not before the process has started it: on a loaded
+      // machine node alone can take most of a second to get there.
+      for (const t0 = Date.now(); !/✓ appended/.test(stderr) && Date.now() - t0 < 20_000;) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, random() * 1200));
       child.kill("SIGINT");
       await new Promise((r) => setTimeout(r, random() * 30));
       input.stop();
