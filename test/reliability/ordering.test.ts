@@ -8,11 +8,11 @@
  * (8 clients). A failing history is kept under test-artifacts/ordering-<seed>/ and
  * `SEED=<seed> npx vitest run test/reliability/ordering.test.ts` replays the schedule.
  */
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
 import { closeSessionPool } from "../../src/transport/session.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
+import { freePort } from "../helpers/free-port.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { Recorder, historyJsonl, recordKey, verify, type History } from "../helpers/history/index.js";
 import { WORKFLOWS, readFinal, runWorkload } from "../helpers/history/workload.js";
@@ -29,14 +29,6 @@ const CLIENTS = EXTENDED ? 8 : 5;
 let lite: Lite;
 let proxy: FaultProxy;
 const basin = `ordering-${process.pid}`;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

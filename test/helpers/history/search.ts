@@ -71,7 +71,7 @@ function applyAppend(s: State, op: AppendOp): State {
   return { tail: s.tail + op.records.length, token, trim };
 }
 
-function step(s: State, it: Item, final: FinalStream, starts: Map<number, number | undefined>): State | undefined {
+function step(s: State, it: Item, starts: Map<number, number | undefined>, holes: [number, number][]): State | undefined {
   const op = it.op;
   if (op.kind === "check-tail") return op.tail === s.tail ? s : undefined;
   if (op.kind === "read") {
@@ -86,16 +86,41 @@ function step(s: State, it: Item, final: FinalStream, starts: Map<number, number
     return refused === "token" && op.currentToken === s.token ? s : undefined;
   }
   if (refused) return undefined;
-  if (it.optional) return s.tail + op.records.length <= final.first ? applyAppend(s, op) : undefined;
+  if (it.optional) {
+    const hole = holes.find(([a, b]) => a <= s.tail && s.tail < b);
+    return hole && s.tail + op.records.length <= hole[1] ? applyAppend(s, op) : undefined;
+  }
   return starts.get(op.id) === s.tail ? applyAppend(s, op) : undefined;
 }
 
+function trimmedHoles(its: Item[], starts: Map<number, number | undefined>, first: number): [number, number][] {
+  const covered: [number, number][] = [];
+  for (const it of its) {
+    const start = it.op.kind === "append" && !it.optional && it.op.outcome !== "fail" ? starts.get(it.op.id) : undefined;
+    if (start !== undefined && it.op.kind === "append") covered.push([start, start + it.op.records.length]);
+  }
+  covered.sort((a, b) => a[0] - b[0]);
+  const holes: [number, number][] = [];
+  let pos = 0;
+  for (const [a, b] of covered) {
+    if (a >= first) break;
+    if (a > pos) holes.push([pos, a]);
+    pos = Math.max(pos, b);
+  }
+  if (pos < first) holes.push([pos, first]);
+  return holes;
+}
+
 function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchResult {
-  const its = items(ops, final);
+  let its = items(ops, final);
   const starts = new Map<number, number | undefined>();
   const at = new Map<string, number>();
   for (const r of final.records) if (isDataKey(r.key)) at.set(r.key, r.seq);
   for (const it of its) if (it.op.kind === "append") starts.set(it.op.id, startOf(it.op, at));
+  // Positions below the trim point that no known append covers: only there can an indefinite
+  // append that is not in the final stream have landed. No holes: those appends never applied.
+  const holes = trimmedHoles(its, starts, final.first);
+  if (holes.length === 0) its = its.filter((it) => !it.optional);
   // Events: calls at invoke; returns at complete, or at infinity (mandatory ones first).
   const events: Entry[] = [];
   its.forEach((it, i) => {
@@ -125,12 +150,13 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
   let entry = head.next;
   let steps = 0;
   let deepest = 0;
+  let blocked = "";
   while (head.next) {
     if (++steps % 4096 === 0 && Date.now() > deadline) return { result: "timeout", message: `search budget exhausted after ${steps} steps`, steps };
     if (!entry) return { result: "fail", message: "ran off the event list", steps };
     const it = its[entry.item]!;
     if (entry.kind === "call") {
-      const next = step(state, it, final, starts);
+      const next = step(state, it, starts, holes);
       if (next) {
         done[entry.item] = 1;
         const k = key(next);
@@ -149,7 +175,8 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
       continue;
     }
     if (it.optional) return { result: "ok", steps }; // every mandatory op is linearized
-    if (stack.length === 0) return { result: "fail", message: `no linearization (deepest prefix ${deepest} ops)`, steps };
+    if (stack.length >= deepest) blocked = `op ${it.op.id} (${it.op.kind} by client ${it.op.client}) cannot take effect in state ${JSON.stringify(state)}`;
+    if (stack.length === 0) return { result: "fail", message: `no linearization; the longest prefix (${deepest} ops) ends where ${blocked}`, steps };
     const top = stack.pop()!;
     state = top.state;
     done[top.entry.item] = 0;

@@ -46,6 +46,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
   let nextClient = 0;
   let retired = 0;
   let fenceNo = 0;
+  const fences = new WeakMap<AppendInput, string>();
   const maxIds = o.maxClientIds ?? 20;
   const body = (client: number, n: number, i: number): AppendRecord => ({ headers: [], body: enc.encode(`${o.name}|c${client}|${n}|${i}|${"x".repeat(int(0, 40))}`) });
 
@@ -79,10 +80,14 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         if (issued >= (fenceNo + 1) * 100) {
           fenceNo++;
           input.matchSeqNum = tail;
-          records.push(fenceRecord(`${o.name}-t${fenceNo}-c${client}`));
+          const t = `${o.name}-t${fenceNo}-c${client}`;
+          records.push(fenceRecord(t));
+          fences.set(input, t);
         }
       }
-      if (workflow === "trim" && random() < 0.1 && tail > 5) records.push(trimRecord(Math.max(0, tail - int(0, 30))));
+      // Trims a little below the known tail; one in five asks for a point beyond it (clamped
+      // by the server to the command's own position + 1).
+      if (workflow === "trim" && random() < 0.1 && tail > 5) records.push(trimRecord(random() < 0.2 ? tail + 100 : Math.max(0, tail - int(0, 30))));
       n++;
       return input;
     };
@@ -93,7 +98,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       if (roll < 0.2) {
         const inp = input();
         const ack = await rec.append(client, o.name, "unary", inp, () => stream.append(inp));
-        if (ack) { tail = Math.max(tail, ack.end.seqNum); if (inp.records.some((r) => r.headers.length === 1 && r.headers[0]!.name.length === 0 && r.body.length !== 8)) token = new TextDecoder().decode(inp.records[inp.records.length - 1]!.body); }
+        if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fences.get(inp) ?? token; }
         const last = rec.ops[rec.ops.length - 1]!;
         learn();
         if (last.outcome === "info") await retire();
@@ -112,11 +117,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const results = await Promise.all(inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.submit(inp))));
         const mine = rec.ops.slice(-k);
         for (const [i, ack] of results.entries()) {
-          if (ack) {
-            tail = Math.max(tail, ack.end.seqNum);
-            const fence = inputs[i]!.records.find((r) => r.headers.length === 1 && r.headers[0]!.name.length === 0 && r.body.length !== 8);
-            if (fence) token = new TextDecoder().decode(fence.body);
-          }
+          if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fences.get(inputs[i]!) ?? token; }
         }
         for (const op of mine) if (op.kind === "append") {
           if (op.expectedSeqNum !== undefined) tail = op.expectedSeqNum;
