@@ -23,6 +23,7 @@ import { MemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/storage.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
+import { TEST_FAULT } from "./test-fault.js";
 
 export interface LiteOptions {
   host: string;
@@ -210,6 +211,7 @@ export async function runLite(argv: string[]): Promise<void> {
   // Handlers go in before the export lines: a parent may signal as soon as it reads them.
   const signal = waitForSignal();
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
+  if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
   log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);

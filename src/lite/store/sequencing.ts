@@ -7,16 +7,17 @@ import type { AppendInput, SequencedRecord } from "../../types.js";
 import { isCommandRecord, parseCommand } from "../../wire/command.js";
 import type { StreamStateRecord } from "../storage/storage.js";
 import type { ResolvedStreamConfig } from "./stream-config.js";
+import { TEST_FAULT } from "../test-fault.js";
 
 /**
  * §8.3: the fencing token is checked first (only when the input carries one), then
  * match_seq_num against the next ASSIGNABLE position (in-flight appends included).
  */
 export function checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined {
-  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken) {
+  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken && TEST_FAULT !== "ignore-fence") {
     return new FencingTokenMismatchError(state.fencingToken);
   }
-  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq) {
+  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq && TEST_FAULT !== "ignore-match") {
     return new SeqNumMismatchError(state.nextSeq);
   }
   return undefined;
@@ -40,9 +41,10 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
   let token = state.fencingToken;
   let trimPoint = state.trimPoint;
   const records: SequencedRecord[] = new Array(input.records.length);
+  const skip = TEST_FAULT === "skip-seq" && state.nextSeq % 50 === 7 ? 1 : 0;
   for (let i = 0; i < input.records.length; i++) {
     const r = input.records[i]!;
-    const seqNum = state.nextSeq + i;
+    const seqNum = state.nextSeq + skip + i;
     let ts = mode === "arrival" ? now : (r.timestamp ?? now);
     if (!uncapped && ts > now) ts = now;
     if (ts < prev) ts = prev;
@@ -53,7 +55,7 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
       if (cmd.op === "fence") token = cmd.token;
       else {
         const own = BigInt(seqNum + 1);
-        const point = Number(cmd.trimPoint < own ? cmd.trimPoint : own);
+        const point = Number(cmd.trimPoint < own || TEST_FAULT === "trim-past-own" ? cmd.trimPoint : own);
         if (point > trimPoint) trimPoint = point;
       }
     }
@@ -61,7 +63,7 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
   return {
     records,
     state: {
-      nextSeq: state.nextSeq + records.length,
+      nextSeq: state.nextSeq + skip + records.length,
       lastTimestamp: prev,
       fencingToken: token,
       trimPoint,

@@ -14,6 +14,7 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { Storage, StoredBatch, StreamMeta, StreamStateRecord } from "../storage/storage.js";
 import { checkConditions, checkTimestamps, sequence } from "./sequencing.js";
 import { Follower } from "./follower.js";
+import { TEST_FAULT } from "../test-fault.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -85,7 +86,9 @@ export class StreamState {
     const settled = new Promise<void>((res) => { markSettled = res; });
     const entry: Inflight = { batch, state, done: false, settled, resolve, reject, markSettled };
     this.inflight.push(entry);
-    this.lastWrite = this.storage.appendBatch(this.id, batch, state).then(
+    if (TEST_FAULT === "ack-before-sync") queueMicrotask(() => { entry.done = true; this.release(); });
+    const stored = TEST_FAULT === "drop-last" && records.length > 1 ? { ...batch, records: records.slice(0, -1) } : batch;
+    this.lastWrite = this.storage.appendBatch(this.id, stored, state).then(
       () => { entry.done = true; this.release(); },
       (e: unknown) => this.fail(e),
     );
@@ -119,6 +122,7 @@ export class StreamState {
       for (const f of this.followers) f.push({ records: e.batch.records, tail, trimPoint: e.state.trimPoint });
     }
     const tail = this.tail;
+    if (TEST_FAULT === "reorder" && released.length >= 2) [released[0]!.batch, released[1]!.batch] = [released[1]!.batch, released[0]!.batch];
     for (const e of released) {
       const first = e.batch.records[0]!;
       const last = e.batch.records[e.batch.records.length - 1]!;
