@@ -165,7 +165,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
   beforeAll(async () => {
     port = await freePort();
     dataDir = scratchDir("svc-crash-");
-    lite = await startLite({ dataDir, args: ["--port", String(port)], env: process.env.SVC_LITE_TEST_FAULT ? { SVC_LITE_TEST_FAULT: process.env.SVC_LITE_TEST_FAULT } : {} });
+    lite = await startLite({ dataDir, args: ["--port", String(port)] });
     const c = client();
     await c.basins.create(basin);
     for (const s of STREAMS) await c.basin(basin).streams.create(s, { config: { retention_policy: { infinite: {} } } });
@@ -239,6 +239,52 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
       `(${final.a!.tail + final.b!.tail + final.c!.tail} records stored)`);
     expect(s.ackedRecords).toBeGreaterThan(0);
   }, EXTENDED ? 3_000_000 : 500_000);
+
+  it(`a server frozen (SIGSTOP) for longer than the readers' heartbeat timeout loses nothing (SEED=${SEED})`, async () => {
+    const freezeMs = EXTENDED ? 21_000 : 6_000;
+    const frozen = new Recorder({ seed: SEED, suite: "crash-sigstop" });
+    const c = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, timeoutMs: 3_000 });
+    await c.basin(basin).streams.create("frozen");
+    const s = c.basin(basin).stream("frozen");
+    const stop = new AbortController();
+    let n = 0;
+    const unary = (async () => {
+      while (!stop.signal.aborted) {
+        const input: AppendInput = { records: records("fz-u", n++) };
+        if (!(await frozen.append(1, "frozen", "unary", input, () => s.append(input)))) await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    const sessionWriter = (async () => {
+      while (!stop.signal.aborted) {
+        const session = await s.appendSession({ ackTimeoutMs: 3_000, reconnectBudgetMs: 0 }).catch(() => undefined);
+        if (!session) { await new Promise((r) => setTimeout(r, 200)); continue; }
+        while (!stop.signal.aborted) {
+          const input: AppendInput = { records: records("fz-s", n++) };
+          if (!(await frozen.append(2, "frozen", "session", input, () => session.submit(input)))) break;
+        }
+        void session.close().catch(() => undefined);
+      }
+    })();
+    const reader = frozen.readSession(5, "frozen", 0, Infinity, s.readSession({ seqNum: 0 }, {}, { signal: stop.signal, heartbeatTimeoutMs: freezeMs - 2_000, maxAttempts: 100 }));
+    await new Promise((r) => setTimeout(r, 1_000));
+    process.kill(-lite.pid!, "SIGSTOP");
+    await new Promise((r) => setTimeout(r, freezeMs));
+    process.kill(-lite.pid!, "SIGCONT");
+    await new Promise((r) => setTimeout(r, 1_500));
+    stop.abort();
+    await Promise.all([unary, sessionWriter, reader]);
+    await c.close();
+    const d = client();
+    const h = frozen.history({ frozen: await readFinal(d.basin(basin).stream("frozen"), recordKey) });
+    await d.close();
+    const v = verify(h);
+    if (!v.ok) keepArtifacts("crash-sigstop", SEED, { "history.jsonl": historyJsonl(h), "verdict.txt": v.summary });
+    const session = h.ops.find((o) => o.kind === "read-session");
+    const delivered = session?.kind === "read-session" ? session.events.reduce((k, e) => k + ("records" in e ? e.records.length : 0), 0) : 0;
+    console.log(`crash SIGSTOP ${freezeMs} ms: ${v.direct.stats.acked} acked appends, ${v.direct.stats.indefinite} indefinite, reader got ${delivered} of ${h.final.frozen!.tail} records`);
+    expect(v.summary).toBe("");
+    expect(delivered).toBeGreaterThan(0);
+  }, 120_000);
 
   it("refuses a second server on the same data dir, and restarts after kill -9", async () => {
     const err = await spawnLite(["--port", "0", "--data-dir", dataDir]).then(() => "started", (e: Error) => e.message);

@@ -32,7 +32,7 @@ const basin = `ordering-${process.pid}`;
 
 beforeAll(async () => {
   const port = await freePort();
-  lite = await startLite({ dataDir: scratchDir("svc-ordering-"), args: ["--port", String(port)], env: process.env.SVC_LITE_TEST_FAULT ? { SVC_LITE_TEST_FAULT: process.env.SVC_LITE_TEST_FAULT } : {} });
+  lite = await startLite({ dataDir: scratchDir("svc-ordering-"), args: ["--port", String(port)] });
   proxy = await startFaultProxy(port);
   const admin = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
   await admin.basins.create(basin, { config: { default_stream_config: { retention_policy: { infinite: {} } } } as never });

@@ -87,6 +87,17 @@ describe("ordering checker", () => {
     expect(checks(hist([...base(), other], ["a0", "a1", "b0"]))).toContain("C7");
   });
 
+  it("C7: a following reader may jump to a trim point, and nowhere else", () => {
+    const ops: Op[] = [
+      app({ records: ["a0", "a1", "a2", "trim:9"], invoke: 0, complete: 10, start: 0, end: 4 }),
+      app({ records: ["b0"], invoke: 20, complete: 30, start: 4, end: 5 }),
+    ];
+    const jump: Op = { kind: "read-session", client: 3, stream: "s", id: id++, invoke: 0, complete: 50, outcome: "ok", from: 0, events: [{ records: seqs(4, ["b0"]) }] };
+    expect(verify({ meta: {}, ops: [...ops, jump], final: { s: { first: 4, tail: 5, records: seqs(4, ["b0"]) } } }).summary).toBe("");
+    const skip: Op = { kind: "read-session", client: 3, stream: "s", id: id++, invoke: 0, complete: 50, outcome: "ok", from: 0, events: [{ records: seqs(0, ["a0"]) }, { records: seqs(2, ["a2"]) }] };
+    expect(checks({ meta: {}, ops: [...ops, skip], final: { s: { first: 4, tail: 5, records: seqs(4, ["b0"]) } } })).toContain("C7");
+  });
+
   it("C8: a trim past its own position", () => {
     const ops = [app({ records: ["a0", "trim:5"], invoke: 0, complete: 10, start: 0, end: 2 }), app({ records: ["b0", "b1", "b2"], invoke: 20, complete: 30, start: 2, end: 5 })];
     // The trim may only reach its own seq + 1 = 2; a stream starting at 3 lost b0.
