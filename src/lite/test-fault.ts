@@ -6,11 +6,11 @@
  *   ack-before-sync  acks (and live readers) before the storage write is durable
  *   ignore-match     match_seq_num is not checked
  *   ignore-fence     the fencing token is not checked
- *   skip-seq         every 50th append skips one sequence number
+ *   skip-seq         acks starting at n % 50 ≥ 45 report their range one position late
  *   drop-last        the last record of a multi-record batch is not stored
- *   reorder          two acks released together swap their ranges
+ *   reorder          an ack starting at n % 10 = 3 is swapped with the next ack
  *   trim-past-own    a trim command may pass its own position
- *   tail-short       after a restart, tails are restored one record short
+ *   tail-short       a stream's tail is loaded one record short (after recovery's own repair)
  *   read-skip        live read sessions drop the first record of every 10th batch
  */
 export const TEST_FAULTS = ["ack-before-sync", "ignore-match", "ignore-fence", "skip-seq", "drop-last", "reorder", "trim-past-own", "tail-short", "read-skip"] as const;

@@ -31,7 +31,6 @@ import { SvcError } from "../../errors.js";
 import type { BasinMeta, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 import { batchHeader, decodeBatch, encodeBatch } from "./batch-codec.js";
 import type { StoredToken } from "../auth/token-info.js";
-import { TEST_FAULT } from "../test-fault.js";
 
 const ONE = Buffer.from([1]);
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
@@ -174,9 +173,7 @@ export class LmdbStorage implements Storage {
   }
 
   getState(id: number): StreamStateRecord | undefined {
-    const state = this.tails.get(id);
-    if (TEST_FAULT === "tail-short" && state && state.nextSeq > 0) return { ...state, nextSeq: state.nextSeq - 1 };
-    return state;
+    return this.tails.get(id);
   }
 
   getToken(id: string): StoredToken | undefined {

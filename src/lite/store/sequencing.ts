@@ -41,10 +41,9 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
   let token = state.fencingToken;
   let trimPoint = state.trimPoint;
   const records: SequencedRecord[] = new Array(input.records.length);
-  const skip = TEST_FAULT === "skip-seq" && state.nextSeq % 50 === 7 ? 1 : 0;
   for (let i = 0; i < input.records.length; i++) {
     const r = input.records[i]!;
-    const seqNum = state.nextSeq + skip + i;
+    const seqNum = state.nextSeq + i;
     let ts = mode === "arrival" ? now : (r.timestamp ?? now);
     if (!uncapped && ts > now) ts = now;
     if (ts < prev) ts = prev;
@@ -63,7 +62,7 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
   return {
     records,
     state: {
-      nextSeq: state.nextSeq + skip + records.length,
+      nextSeq: state.nextSeq + records.length,
       lastTimestamp: prev,
       fencingToken: token,
       trimPoint,

@@ -6,8 +6,8 @@
  *
  *   regular        appends without conditions
  *   match-seq-num  every append names the client's guess of the tail (clients race)
- *   fencing        appends carry the client's known token; every ~100 ops a client fences a
- *                  new token, guarded by match_seq_num
+ *   fencing        appends carry the client's known token; every 100 ops a new token is due
+ *                  and clients race to fence it, each try guarded by match_seq_num
  *   trim           10 % of appends carry a trim command a little below the known tail
  *
  * An indefinite outcome retires the client id (its session is dropped) and a fresh id takes
@@ -47,6 +47,12 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
   let retired = 0;
   let fenceNo = 0;
   const fences = new WeakMap<AppendInput, string>();
+  /** The token an acked input set, if it carried a fence. */
+  const fenced = (input: AppendInput): string | undefined => {
+    const t = fences.get(input);
+    if (t !== undefined) fenceNo++;
+    return t;
+  };
   const maxIds = o.maxClientIds ?? 20;
   const body = (client: number, n: number, i: number): AppendRecord => ({ headers: [], body: enc.encode(`${o.name}|c${client}|${n}|${i}|${"x".repeat(int(0, 40))}`) });
 
@@ -77,10 +83,11 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       if (workflow === "match-seq-num") input.matchSeqNum = tail;
       if (workflow === "fencing") {
         input.fencingToken = token;
+        // Every 100 ops a new token is due: clients race to fence (each try guarded by
+        // match_seq_num) until one succeeds.
         if (issued >= (fenceNo + 1) * 100) {
-          fenceNo++;
           input.matchSeqNum = tail;
-          const t = `${o.name}-t${fenceNo}-c${client}`;
+          const t = `${o.name}-t${fenceNo + 1}-c${client}-${n}`;
           records.push(fenceRecord(t));
           fences.set(input, t);
         }
@@ -98,7 +105,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       if (roll < 0.2) {
         const inp = input();
         const ack = await rec.append(client, o.name, "unary", inp, () => stream.append(inp));
-        if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fences.get(inp) ?? token; }
+        if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inp) ?? token; }
         const last = rec.ops[rec.ops.length - 1]!;
         learn();
         if (last.outcome === "info") await retire();
@@ -117,7 +124,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const results = await Promise.all(inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.submit(inp))));
         const mine = rec.ops.slice(-k);
         for (const [i, ack] of results.entries()) {
-          if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fences.get(inputs[i]!) ?? token; }
+          if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inputs[i]!) ?? token; }
         }
         for (const op of mine) if (op.kind === "append") {
           if (op.expectedSeqNum !== undefined) tail = op.expectedSeqNum;
