@@ -53,13 +53,15 @@ describe("load", () => {
     const acked = new Map<number, number>(); // first seq → ack time
     const latencies: number[] = [];
     const ac = new AbortController();
-    const readers = Array.from({ length: 200 }, async () => {
+    const progress = new Array<number>(200).fill(0);
+    const readers = Array.from({ length: 200 }, async (_, k) => {
       let next = 0;
       let errors = 0;
       try {
         for await (const ev of s.readSession({ seqNum: 0 }, {}, { signal: ac.signal })) {
           if (ev.type !== "batch") continue;
           for (const r of ev.records) { if (r.seqNum !== next) errors++; next = r.seqNum + 1; }
+          progress[k] = next;
           const t = acked.get(ev.records[0]!.seqNum);
           latencies.push(t === undefined ? 0 : Math.max(0, Date.now() - t));
         }
@@ -74,23 +76,25 @@ describe("load", () => {
     let peak = 0;
     const pending: Promise<void>[] = [];
     while (Date.now() < end) {
-      // Pipelined, one 64 KiB batch every 25 ms: ≈ 2.5 MiB/s when the machine keeps up.
+      // Pipelined, one 64 KiB batch every 100 ms (≈ 640 KiB/s in, 125 MiB/s out to 200
+      // readers): all 200 readers live in this one test process, which is the bottleneck of
+      // this machine long before lite is.
       pending.push(session.submit({ records: Array.from({ length: 64 }, () => ({ headers: [], body })) }).then((ack) => {
         acked.set(ack.start.seqNum, Date.now());
         tail = Math.max(tail, ack.end.seqNum);
       }));
       peak = Math.max(peak, status("VmRSS"));
-      await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 100));
     }
     await Promise.all(pending);
     await session.close();
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 30_000;
     const done = Promise.all(readers);
     // Readers end when aborted; give them until every one has seen the tail.
-    while (Date.now() < deadline && latencies.length < 200 * acked.size) await new Promise((r) => setTimeout(r, 100));
+    while (Date.now() < deadline && progress.some((p) => p < tail)) await new Promise((r) => setTimeout(r, 100));
     ac.abort();
     const results = await done;
-    console.log(`L1 fan-out: ${acked.size} batches (${tail} records) to 200 readers; ack→delivery p50 ${pct(latencies, 50)} ms p99 ${pct(latencies, 99)} ms; lite RSS peak ${peak.toFixed(0)} MiB`);
+    console.log(`L1 fan-out: ${acked.size} batches in ${FANOUT_SECONDS} s (${tail} records) to 200 readers; ack→delivery p50 ${pct(latencies, 50)} ms p99 ${pct(latencies, 99)} ms; lite RSS peak ${peak.toFixed(0)} MiB`);
     expect(results.filter((r) => r.errors > 0 || r.next !== tail)).toEqual([]);
     expect(peak).toBeLessThan(400);
   }, 120_000);
