@@ -98,6 +98,20 @@ describe("ordering checker", () => {
     expect(checks({ meta: {}, ops: [...ops, skip], final: { s: { first: 4, tail: 5, records: seqs(4, ["b0"]) } } })).toContain("C7");
   });
 
+  it("C6 and search: a fence set by an indefinite append that a later trim removed", () => {
+    // a [0,2); the lost append h (2 records, fence t1) landed at [2,4); b [4,6) trims to 4 and
+    // was accepted with token t1, which only h can have set.
+    const ops: Op[] = [
+      app({ records: ["a0", "a1"], invoke: 0, complete: 10, start: 0, end: 2 }),
+      app({ records: ["h0", "fence:t1"], invoke: 11, complete: 12, outcome: "info", error: "network" }),
+      app({ records: ["b0", "trim:4"], invoke: 20, complete: 30, start: 4, end: 6, fencingToken: "t1" }),
+    ];
+    const h: History = { meta: {}, ops, final: { s: { first: 4, tail: 6, records: seqs(4, ["b0", "trim:4"]) } } };
+    expect(verify(h).summary).toBe("");
+    // Without the lost fence nothing explains the token.
+    expect(verify({ ...h, ops: [ops[0]!, app({ records: ["h0", "h1"], invoke: 11, complete: 12, outcome: "info" }), ops[2]!] }).ok).toBe(false);
+  });
+
   it("C8: a trim past its own position", () => {
     const ops = [app({ records: ["a0", "trim:5"], invoke: 0, complete: 10, start: 0, end: 2 }), app({ records: ["b0", "b1", "b2"], invoke: 20, complete: 30, start: 2, end: 5 })];
     // The trim may only reach its own seq + 1 = 2; a stream starting at 3 lost b0.
