@@ -30,10 +30,10 @@ afterAll(() => {
 async function withFault<T>(fault: TestFault | undefined, run: (lite: Lite, client: SvcClient) => Promise<T>): Promise<T> {
   const env: Record<string, string> = fault ? { SVC_LITE_TEST_FAULTS: "enabled", SVC_LITE_TEST_FAULT: fault } : {};
   const lite = await startLite({ dataDir: scratchDir("svc-seeded-"), env });
-  // The server says so on stderr (just after its export lines).
-  if (fault) await eventually(async () => lite.stderr().includes(`TEST FAULT ACTIVE: ${fault}`), 5_000, 20);
   const client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, timeoutMs: 5_000 });
   try {
+    // The server says so on stderr (just after its export lines).
+    if (fault) await eventually(async () => lite.stderr().includes(`TEST FAULT ACTIVE: ${fault}`), 5_000, 20);
     await client.basins.create("seeded-bugs");
     return await run(lite, client);
   } finally {
