@@ -11,7 +11,7 @@
  *   reorder          an ack starting at n % 10 = 3 is swapped with the next ack
  *   trim-past-own    a trim command may pass its own position
  *   tail-short       a stream's tail is loaded one record short (after recovery's own repair)
- *   read-skip        live read sessions drop the first record of every 10th batch
+ *   read-skip        live read sessions drop the first record of a multi-record batch at an odd seq num
  */
 export const TEST_FAULTS = ["ack-before-sync", "ignore-match", "ignore-fence", "skip-seq", "drop-last", "reorder", "trim-past-own", "tail-short", "read-skip"] as const;
 export type TestFault = (typeof TEST_FAULTS)[number];
