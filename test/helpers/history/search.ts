@@ -36,8 +36,23 @@ export function searchCheck(h: History, budgetMs = 60_000): SearchResult {
   return { result: "ok", steps };
 }
 
-function items(ops: Op[], final: FinalStream): Item[] {
-  const present = new Set(final.records.filter((r) => isDataKey(r.key)).map((r) => r.key));
+/**
+ * Where each data record was seen: the final read, and every read or read session (which
+ * saw records that a later trim removed; the direct checks hold reads to the stream's
+ * contents). Locating more indefinite appends leaves fewer nondeterministic ones.
+ */
+function witnessed(ops: Op[], final: FinalStream): Map<string, number> {
+  const at = new Map<string, number>();
+  const add = (records: { seq: number; key: string }[]): void => { for (const r of records) if (isDataKey(r.key) && !at.has(r.key)) at.set(r.key, r.seq); };
+  add(final.records);
+  for (const o of ops) {
+    if (o.kind === "read") add(o.records);
+    else if (o.kind === "read-session") for (const e of o.events) if ("records" in e) add(e.records);
+  }
+  return at;
+}
+
+function items(ops: Op[], final: FinalStream, present: Map<string, number>): Item[] {
   const out: Item[] = [];
   for (const op of ops) {
     if (op.kind === "append") {
@@ -112,15 +127,24 @@ function trimmedHoles(its: Item[], starts: Map<number, number | undefined>, firs
 }
 
 function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchResult {
-  let its = items(ops, final);
+  const at = witnessed(ops, final);
+  let its = items(ops, final, at);
   const starts = new Map<number, number | undefined>();
-  const at = new Map<string, number>();
-  for (const r of final.records) if (isDataKey(r.key)) at.set(r.key, r.seq);
   for (const it of its) if (it.op.kind === "append") starts.set(it.op.id, startOf(it.op, at));
   // Positions below the trim point that no known append covers: only there can an indefinite
   // append that is not in the final stream have landed. No holes: those appends never applied.
   const holes = trimmedHoles(its, starts, final.first);
-  if (holes.length === 0) its = its.filter((it) => !it.optional);
+  // An optional append can only fill a hole it was invoked before the stream passed: once an
+  // append placed at or after the hole's end has completed, the tail is beyond the hole.
+  const passed = holes.map(([, end]) => {
+    let t = Infinity;
+    for (const it of its) {
+      const s = it.op.kind === "append" && !it.optional ? starts.get(it.op.id) : undefined;
+      if (s !== undefined && s >= end && it.op.outcome === "ok" && it.op.complete !== undefined) t = Math.min(t, it.op.complete);
+    }
+    return t;
+  });
+  its = its.filter((it) => !it.optional || holes.some(([a, b], i) => it.op.invoke < passed[i]! && it.op.kind === "append" && it.op.records.length <= b - a));
   // Events: calls at invoke; returns at complete, or at infinity (mandatory ones first).
   const events: Entry[] = [];
   its.forEach((it, i) => {
@@ -142,9 +166,18 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
     const r = e.match!; r.prev!.next = r; if (r.next) r.next.prev = r;
     e.prev!.next = e; if (e.next) e.next.prev = e;
   };
+  // Memo key: the state and which MANDATORY ops are linearized. Optional (trimmed-away
+  // indefinite) ops count only by number: which subset filled a hole does not matter once
+  // the state is the same. This may prune a linearization when two holes compete for the same
+  // optional ops (a false "fail", investigated by hand); it never makes a bad history pass.
+  const mandatoryIdx = its.map((it) => !it.optional);
   const done = new Uint8Array(its.length);
   const seen = new Set<string>();
-  const key = (s: State): string => `${s.tail}|${s.token}|${s.trim}|${Buffer.from(done).toString("base64")}`;
+  let optionalUsed = 0;
+  const key = (s: State): string => {
+    const bits = Buffer.from(done.map((d, i) => (mandatoryIdx[i] ? d : 0)));
+    return `${s.tail}|${s.token}|${s.trim}|${optionalUsed}|${bits.toString("base64")}`;
+  };
   let state: State = { tail: 0, token: "", trim: 0 };
   const stack: { entry: Entry; state: State }[] = [];
   let entry = head.next;
@@ -159,6 +192,7 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
       const next = step(state, it, starts, holes);
       if (next) {
         done[entry.item] = 1;
+        if (it.optional) optionalUsed++;
         const k = key(next);
         if (!seen.has(k)) {
           seen.add(k);
@@ -170,6 +204,7 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
           continue;
         }
         done[entry.item] = 0;
+        if (it.optional) optionalUsed--;
       }
       entry = entry.next;
       continue;
@@ -180,6 +215,7 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
     const top = stack.pop()!;
     state = top.state;
     done[top.entry.item] = 0;
+    if (its[top.entry.item]!.optional) optionalUsed--;
     unlift(top.entry);
     entry = top.entry.next;
   }
