@@ -8,9 +8,9 @@
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
  * closes, in-flight requests finish, storage is flushed, and runLite resolves.
  */
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
@@ -23,6 +23,7 @@ import { MemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/storage.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
+import { TEST_FAULT } from "./test-fault.js";
 
 export interface LiteOptions {
   host: string;
@@ -157,6 +158,24 @@ export interface RunningLite {
   close(): Promise<void>;
 }
 
+/**
+ * Creates the data dir and checks that it is writable, with a message naming the cause (Node
+ * reports a recursive mkdir under a read-only parent as ENOENT, "no such file or directory").
+ */
+function prepareDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    let at = dir;
+    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+    let code = (e as NodeJS.ErrnoException).code;
+    try { accessSync(at, constants.W_OK); } catch (inner) { code = (inner as NodeJS.ErrnoException).code ?? code; }
+    const why = code === "EROFS" ? `${at} is on a read-only file system` : code === "EACCES" || code === "EPERM" ? `${at} is not writable (permission denied)` : (e as Error).message;
+    throw new Error(`cannot use the data dir ${dir}: ${why}`);
+  }
+}
+
 /** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
 export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   let storage: Storage;
@@ -167,7 +186,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     storage = new MemoryStorage();
     rootToken = chosen ?? newToken();
   } else {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    prepareDataDir(opts.dataDir);
     lock = await acquireLock(opts.dataDir);
     rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
     storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
@@ -213,6 +232,7 @@ export async function runLite(argv: string[]): Promise<void> {
   // Handlers go in before the export lines: a parent may signal as soon as it reads them.
   const signal = waitForSignal();
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
+  if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
   log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);

@@ -4,6 +4,7 @@
  */
 import { serverError } from "../../errors.js";
 import { noGroups, NONE, OPERATIONS, type OpGroups, type Operation, type ResourceSet, type Scope } from "./scope.js";
+import { hasLoneSurrogate } from "../../bytes.js";
 
 export interface StoredToken {
   id: string;
@@ -34,6 +35,7 @@ export function tokenIdProblem(id: unknown): string | undefined {
   const n = Buffer.byteLength(id, "utf8");
   if (n < 1 || n > 96) return "`id` must be 1..96 bytes";
   if (id === "." || id === "..") return "`id` may not be \".\" or \"..\"";
+  if (hasLoneSurrogate(id)) return "`id` must be valid Unicode text (it holds a lone UTF-16 surrogate)";
   return undefined;
 }
 

@@ -5,6 +5,7 @@
  */
 import { serverError, type ServerCode } from "../../errors.js";
 import { LIMITS } from "../../types.js";
+import { hasLoneSurrogate } from "../../bytes.js";
 import type { Exchange } from "./exchange.js";
 
 const BASIN_NAME = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
@@ -20,6 +21,8 @@ export function streamNameProblem(name: string): string | undefined {
   const bytes = Buffer.byteLength(name, "utf8");
   if (bytes < 1 || bytes > LIMITS.streamNameMaxBytes) return `stream name must be 1 to ${LIMITS.streamNameMaxBytes} bytes`;
   if (name === "." || name === "..") return "stream name must not be . or ..";
+  // UTF-8 cannot carry a lone surrogate: storing one would silently turn it into U+FFFD.
+  if (hasLoneSurrogate(name)) return "stream name must be valid Unicode text (it holds a lone UTF-16 surrogate)";
   return undefined;
 }
 

@@ -17,6 +17,7 @@ import type { Storage } from "../storage/storage.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
 import type { StreamState } from "./stream-state.js";
+import { TEST_FAULT } from "../test-fault.js";
 
 export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number };
 
@@ -130,7 +131,7 @@ export class ReadCursor {
       if (f.lagged) { this.close(); continue; } // fell behind: back to storage
       const live = f.queue.shift();
       if (live) {
-        const records = this.take(live.records, live.trimPoint);
+        const records = this.take(TEST_FAULT === "read-skip" && live.records.length > 1 && live.records[0]!.seqNum % 2 === 1 ? live.records.slice(1) : live.records, live.trimPoint);
         if (records.length > 0) return { kind: "batch", batch: { records, tail: live.tail } };
         continue;
       }

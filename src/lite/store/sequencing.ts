@@ -7,16 +7,17 @@ import type { AppendInput, SequencedRecord } from "../../types.js";
 import { isCommandRecord, parseCommand } from "../../wire/command.js";
 import type { StreamStateRecord } from "../storage/storage.js";
 import type { ResolvedStreamConfig } from "./stream-config.js";
+import { TEST_FAULT } from "../test-fault.js";
 
 /**
  * §8.3: the fencing token is checked first (only when the input carries one), then
  * match_seq_num against the next ASSIGNABLE position (in-flight appends included).
  */
 export function checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined {
-  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken) {
+  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken && TEST_FAULT !== "ignore-fence") {
     return new FencingTokenMismatchError(state.fencingToken);
   }
-  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq) {
+  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq && TEST_FAULT !== "ignore-match") {
     return new SeqNumMismatchError(state.nextSeq);
   }
   return undefined;
@@ -53,7 +54,7 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
       if (cmd.op === "fence") token = cmd.token;
       else {
         const own = BigInt(seqNum + 1);
-        const point = Number(cmd.trimPoint < own ? cmd.trimPoint : own);
+        const point = Number(cmd.trimPoint < own || TEST_FAULT === "trim-past-own" ? cmd.trimPoint : own);
         if (point > trimPoint) trimPoint = point;
       }
     }

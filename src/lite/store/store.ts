@@ -8,6 +8,7 @@ import type { Storage, StreamMeta, StreamStateRecord } from "../storage/storage.
 import { Mutex } from "./mutex.js";
 import { resolveStreamConfig } from "./stream-config.js";
 import { StreamState } from "./stream-state.js";
+import { TEST_FAULT } from "../test-fault.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
@@ -76,6 +77,7 @@ export class Store {
     if (hit && !hit.broken && hit.id === meta.id) return hit;
     const state = this.storage.getState(meta.id) ?? initialState(Date.parse(meta.createdAt));
     this.checkRecovered(meta, state);
+    if (TEST_FAULT === "tail-short" && state.nextSeq > 0) state.nextSeq -= 1;
     const s = new StreamState(meta, state, this.storage, () => this.onWork());
     this.states.set(key, s);
     return s;

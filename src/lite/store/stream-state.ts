@@ -14,6 +14,7 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { Storage, StoredBatch, StreamMeta, StreamStateRecord } from "../storage/storage.js";
 import { checkConditions, checkTimestamps, sequence } from "./sequencing.js";
 import { Follower } from "./follower.js";
+import { TEST_FAULT } from "../test-fault.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -37,6 +38,8 @@ export class StreamState {
   broken: SvcError | undefined;
   /** Settles once every storage write issued so far has settled (they settle in order). */
   private lastWrite: Promise<void> = Promise.resolve();
+  /** test-fault "reorder": an ack held back to be swapped with the next one. */
+  private heldAck: { e: Inflight; ack: AppendAck; timer: NodeJS.Timeout } | undefined;
 
   constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly storage: Storage, private readonly onTrim: () => void = () => {}) {
     this.durable = { ...state };
@@ -85,7 +88,9 @@ export class StreamState {
     const settled = new Promise<void>((res) => { markSettled = res; });
     const entry: Inflight = { batch, state, done: false, settled, resolve, reject, markSettled };
     this.inflight.push(entry);
-    this.lastWrite = this.storage.appendBatch(this.id, batch, state).then(
+    if (TEST_FAULT === "ack-before-sync") queueMicrotask(() => { entry.done = true; this.release(); });
+    const stored = TEST_FAULT === "drop-last" && records.length > 1 ? { ...batch, records: records.slice(0, -1) } : batch;
+    this.lastWrite = this.storage.appendBatch(this.id, stored, state).then(
       () => { entry.done = true; this.release(); },
       (e: unknown) => this.fail(e),
     );
@@ -122,13 +127,37 @@ export class StreamState {
     for (const e of released) {
       const first = e.batch.records[0]!;
       const last = e.batch.records[e.batch.records.length - 1]!;
-      e.resolve({
+      const ack = {
         start: { seqNum: first.seqNum, timestamp: first.timestamp },
         end: { seqNum: last.seqNum + 1, timestamp: last.timestamp },
         tail,
-      });
+      };
+      if (TEST_FAULT && this.testFault(e, ack)) continue;
+      e.resolve(ack);
       e.markSettled();
     }
+  }
+
+  /** Seeded bugs in acks (test-fault.ts); true when the ack was taken care of. */
+  private testFault(e: Inflight, ack: AppendAck): boolean {
+    if (TEST_FAULT === "skip-seq" && ack.start.seqNum % 50 >= 45) {
+      ack.start.seqNum += 1;
+      ack.end.seqNum += 1;
+    }
+    if (TEST_FAULT !== "reorder") return false;
+    const held = this.heldAck;
+    if (!held && ack.start.seqNum % 10 === 3) {
+      this.heldAck = { e, ack, timer: setTimeout(() => { this.heldAck = undefined; e.resolve(ack); e.markSettled(); }, 100) };
+      return true;
+    }
+    if (!held) return false;
+    this.heldAck = undefined;
+    clearTimeout(held.timer);
+    held.e.resolve(ack);
+    held.e.markSettled();
+    e.resolve(held.ack);
+    e.markSettled();
+    return true;
   }
 
   /** A failed write leaves the in-memory state ahead of storage: fail everything pending. */

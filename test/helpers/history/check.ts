@@ -1,0 +1,376 @@
+/**
+ * Direct checks of a recorded history (reliability.md §2.b, C1-C8), O(n log n). Acks reveal
+ * positions, so most of linearizability is checked without search; `searchCheck` (search.ts)
+ * covers the rest. Each stream is checked on its own against its final full read.
+ *
+ *   C1 acked ranges sized right and disjoint; each acked batch at its range, byte for byte
+ *   C2 no record of a definitely failed append is ever seen
+ *   C3 no record twice, no phantom, indefinite batches all-or-nothing, final seq nums contiguous
+ *   C4 real-time order: appends after completed ones, tails never behind completed ops,
+ *      no read returns a record whose append was invoked after the read completed
+ *   C5 match_seq_num: ok ⇒ start = match; 412 reports a tail possible inside the op's window
+ *   C6 fencing: ok ⇒ the token current at start; 412 reports a token current inside the window
+ *   C7 reads and read sessions: seq nums +1 from the start, contents = the stream's, tails
+ *      reported never below what was delivered
+ *   C8 trim: first seq = max over applied trims of min(point, own + 1); never moves back
+ */
+import type { AppendOp, FinalStream, History, Observed, Op, Violation } from "./types.js";
+
+export interface CheckStats {
+  ops: number;
+  appends: number;
+  acked: number;
+  ackedRecords: number;
+  indefinite: number;
+  reads: number;
+  sessions: number;
+  streams: number;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  violations: Violation[];
+  stats: CheckStats;
+}
+
+const MAX_PER_CHECK = 20;
+
+export function isDataKey(key: string): boolean {
+  return !key.startsWith("fence:") && !key.startsWith("trim:") && !key.startsWith("command:");
+}
+
+/** Where each append landed: from its ack, or (indefinite ones) from the final stream. */
+export interface Placement {
+  op: AppendOp;
+  start: number;
+  /** Records of the batch that are present in the final stream (a trimmed prefix may be gone). */
+  present: number;
+}
+
+export interface StreamView {
+  stream: string;
+  ops: Op[];
+  appends: AppendOp[];
+  final: FinalStream;
+  /** seq → key for every position whose content is known (final read + acked batches). */
+  truth: Map<number, string>;
+  /** data key → the append that wrote it. */
+  owner: Map<string, AppendOp>;
+  /** Appends that took effect (acked, or indefinite and found), with their start. */
+  placed: Map<number, Placement>;
+  /** data key → its seq num in the final read. */
+  at: Map<string, number>;
+}
+
+export function checkHistory(h: History): CheckResult {
+  const violations: Violation[] = [];
+  const count = new Map<string, number>();
+  const report = (check: string, message: string, ops?: number[]): void => {
+    const n = (count.get(check) ?? 0) + 1;
+    count.set(check, n);
+    if (n <= MAX_PER_CHECK) violations.push({ check, message, ...(ops ? { ops } : {}) });
+  };
+  const streams = [...new Set([...h.ops.map((o) => o.stream), ...Object.keys(h.final)])];
+  for (const s of streams) {
+    const final = h.final[s];
+    if (!final) { report("final", `stream ${s} has ops but no final read`); continue; }
+    const view = buildView(s, h.ops.filter((o) => o.stream === s), final, report);
+    checkFinal(view, report);
+    checkAppends(view, report);
+    checkRealTime(view, report);
+    checkReads(view, report);
+    checkTrim(view, report);
+  }
+  for (const [check, n] of count) if (n > MAX_PER_CHECK) violations.push({ check, message: `… and ${n - MAX_PER_CHECK} more` });
+  const appends = h.ops.filter((o): o is AppendOp => o.kind === "append");
+  const acked = appends.filter((a) => a.outcome === "ok");
+  return {
+    ok: violations.length === 0,
+    violations,
+    stats: {
+      ops: h.ops.length, appends: appends.length, acked: acked.length,
+      ackedRecords: acked.reduce((n, a) => n + a.records.length, 0),
+      indefinite: h.ops.filter((o) => o.outcome === "info").length,
+      reads: h.ops.filter((o) => o.kind === "read").length,
+      sessions: h.ops.filter((o) => o.kind === "read-session").length,
+      streams: streams.length,
+    },
+  };
+}
+
+type Report = (check: string, message: string, ops?: number[]) => void;
+
+export function buildView(stream: string, ops: Op[], final: FinalStream, report: Report): StreamView {
+  const appends = ops.filter((o): o is AppendOp => o.kind === "append");
+  const owner = new Map<string, AppendOp>();
+  for (const a of appends) for (const k of a.records) if (isDataKey(k)) {
+    if (owner.has(k)) report("history", `${stream}: two appends carry record ${k} (the workload must make bodies unique)`, [owner.get(k)!.id, a.id]);
+    owner.set(k, a);
+  }
+  const at = new Map<string, number>();
+  const truth = new Map<number, string>();
+  for (const r of final.records) {
+    truth.set(r.seq, r.key);
+    if (!isDataKey(r.key)) continue;
+    if (at.has(r.key)) report("C3", `${stream}: record ${r.key} stored twice (seq ${at.get(r.key)} and ${r.seq})`);
+    else at.set(r.key, r.seq);
+  }
+  const placed = new Map<number, Placement>();
+  for (const a of appends) {
+    const found = a.records.map((k, i) => (isDataKey(k) && at.has(k) ? at.get(k)! - i : undefined)).filter((x): x is number => x !== undefined);
+    const present = found.length;
+    if (a.outcome === "ok" && a.start !== undefined) placed.set(a.id, { op: a, start: a.start, present });
+    else if (a.outcome === "info" && present > 0) placed.set(a.id, { op: a, start: found[0]!, present });
+    if (a.outcome === "ok" && a.start !== undefined) {
+      a.records.forEach((k, i) => {
+        const seq = a.start! + i;
+        const known = truth.get(seq);
+        if (known === undefined) truth.set(seq, k);
+        else if (known !== k) report("C1", `${stream}: acked record ${seq} (op ${a.id}) is ${JSON.stringify(k).slice(0, 60)} but the stream holds ${JSON.stringify(known).slice(0, 60)}`, [a.id]);
+      });
+    }
+  }
+  return { stream, ops, appends, final, truth, owner, placed, at };
+}
+
+function checkFinal(v: StreamView, report: Report): void {
+  const { final, stream } = v;
+  final.records.forEach((r, i) => {
+    if (r.seq !== final.first + i) report("C3", `${stream}: final read not contiguous at index ${i}: seq ${r.seq}, expected ${final.first + i}`);
+    if (isDataKey(r.key) && !v.owner.has(r.key)) report("C3", `${stream}: phantom record ${JSON.stringify(r.key).slice(0, 60)} at ${r.seq}`);
+  });
+  if (final.first + final.records.length !== final.tail) report("C3", `${stream}: final read ends at ${final.first + final.records.length} but the tail is ${final.tail}`);
+}
+
+function checkAppends(v: StreamView, report: Report): void {
+  const { stream, final } = v;
+  const ranges: { start: number; end: number; id: number }[] = [];
+  const finalAt = new Map(final.records.map((r) => [r.seq, r.key]));
+  for (const a of v.appends) {
+    if (a.outcome === "ok") {
+      if (a.start === undefined || a.end === undefined) { report("C1", `${stream}: op ${a.id} acked without a range`, [a.id]); continue; }
+      if (a.end - a.start !== a.records.length) report("C1", `${stream}: op ${a.id} acked ${a.start}..${a.end} for ${a.records.length} records`, [a.id]);
+      if (a.end > final.tail) report("C1", `${stream}: op ${a.id} acked up to ${a.end} but the final tail is ${final.tail} (acked records lost)`, [a.id]);
+      ranges.push({ start: a.start, end: a.end, id: a.id });
+      a.records.forEach((k, i) => {
+        const seq = a.start! + i;
+        if (seq < final.first || seq >= final.tail) return;
+        const got = finalAt.get(seq);
+        if (got !== k) report("C1", `${stream}: acked record ${seq} of op ${a.id} ${got === undefined ? "lost" : "differs"}`, [a.id]);
+      });
+      if (a.matchSeqNum !== undefined && a.start !== a.matchSeqNum) report("C5", `${stream}: op ${a.id} with match_seq_num ${a.matchSeqNum} landed at ${a.start}`, [a.id]);
+    } else if (a.outcome === "fail") {
+      if (a.records.some((k) => v.at.has(k))) report("C2", `${stream}: definitely failed op ${a.id} (${a.error}) was written`, [a.id]);
+    } else {
+      const p = v.placed.get(a.id);
+      if (!p) continue;
+      // All or nothing: the present records are contiguous at one offset and only a trimmed
+      // prefix may be missing.
+      const missing = a.records.map((k, i) => ({ k, seq: p.start + i })).filter(({ k, seq }) => isDataKey(k) && finalAt.get(seq) !== k && seq >= final.first);
+      if (missing.length > 0) report("C3", `${stream}: indefinite op ${a.id} torn: ${missing.length} of ${a.records.length} records missing or moved`, [a.id]);
+      ranges.push({ start: p.start, end: p.start + a.records.length, id: a.id });
+    }
+  }
+  ranges.sort((x, y) => x.start - y.start);
+  for (let i = 1; i < ranges.length; i++) {
+    if (ranges[i]!.start < ranges[i - 1]!.end) report("C1", `${stream}: ops ${ranges[i - 1]!.id} and ${ranges[i]!.id} overlap (${ranges[i - 1]!.start}..${ranges[i - 1]!.end} and ${ranges[i]!.start}..${ranges[i]!.end})`, [ranges[i - 1]!.id, ranges[i]!.id]);
+  }
+}
+
+/** The fencing token current at position p, from the fence records known before p. */
+function tokenIndex(v: StreamView): (p: number) => string {
+  const fences = [...v.truth].filter(([, k]) => k.startsWith("fence:")).sort((a, b) => a[0] - b[0]);
+  return (p) => {
+    let lo = 0;
+    let hi = fences.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (fences[mid]![0] < p) lo = mid + 1; else hi = mid; }
+    return lo === 0 ? "" : fences[lo - 1]![1].slice("fence:".length);
+  };
+}
+
+/** Positions at which an append could have started: every batch boundary. */
+function boundaries(v: StreamView): number[] {
+  const b = new Set<number>([0, v.final.tail]);
+  for (const p of v.placed.values()) { b.add(p.start); b.add(p.start + p.op.records.length); }
+  return [...b].sort((x, y) => x - y);
+}
+
+function lastSeq(records: Observed[]): number | undefined {
+  return records.length ? records[records.length - 1]!.seq : undefined;
+}
+
+function checkRealTime(v: StreamView, report: Report): void {
+  const { stream } = v;
+  const done = v.ops.filter((o) => o.outcome === "ok" && o.complete !== undefined).sort((a, b) => a.complete! - b.complete!);
+  const byInvoke = [...v.ops].sort((a, b) => a.invoke - b.invoke);
+  const tokenAt = tokenIndex(v);
+  const bounds = boundaries(v);
+  // A fence in an indefinite append that a later trim removed has an unknown position: its
+  // token may be current for any op invoked after it (the search checker places it exactly).
+  const hidden = new Map<string, number>();
+  for (const a of v.appends) {
+    if (a.outcome !== "info" || v.placed.has(a.id)) continue;
+    for (const k of a.records) if (k.startsWith("fence:")) hidden.set(k.slice(6), a.invoke);
+  }
+  const hiddenOk = (token: string | undefined, before: number | undefined): boolean =>
+    token !== undefined && hidden.has(token) && hidden.get(token)! < (before ?? Infinity);
+  // Lowest start of an ok append invoked after time t (suffix minima over invoke order).
+  const okAppends = v.appends.filter((a) => a.outcome === "ok" && a.start !== undefined).sort((a, b) => a.invoke - b.invoke);
+  const sufMin: number[] = new Array(okAppends.length + 1).fill(v.final.tail);
+  for (let i = okAppends.length - 1; i >= 0; i--) sufMin[i] = Math.min(sufMin[i + 1]!, okAppends[i]!.start!);
+  const minStartAfter = (t: number): number => {
+    let lo = 0;
+    let hi = okAppends.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (okAppends[mid]!.invoke <= t) lo = mid + 1; else hi = mid; }
+    return sufMin[lo]!;
+  };
+  let known = 0; // the tail is at least this much at the current instant
+  let knownBy = -1;
+  let trimSeen = 0;
+  let trimBy = -1;
+  let j = 0;
+  for (const x of byInvoke) {
+    while (j < done.length && done[j]!.complete! < x.invoke) {
+      const d = done[j++]!;
+      const t = tailSeen(d);
+      if (t !== undefined && t > known) { known = t; knownBy = d.id; }
+      const trim = trimObserved(d);
+      if (trim !== undefined && trim > trimSeen) { trimSeen = trim; trimBy = d.id; }
+    }
+    if (x.outcome !== "ok" && !(x.kind === "append" && x.outcome === "fail")) continue;
+    if (x.kind === "append") {
+      if (x.outcome === "ok" && x.start !== undefined && x.start < known) report("C4", `${stream}: op ${x.id} acked at ${x.start}, below tail ${known} seen by op ${knownBy} that completed before it began`, [knownBy, x.id]);
+      if (x.error === "seq_num_mismatch" && x.expectedSeqNum !== undefined) {
+        const hi = minStartAfter(x.complete ?? Infinity);
+        if (x.expectedSeqNum < known || x.expectedSeqNum > hi || x.expectedSeqNum === x.matchSeqNum || !bounds.includes(x.expectedSeqNum)) {
+          report("C5", `${stream}: op ${x.id} got 412 seq_num_mismatch ${x.expectedSeqNum} (asked ${x.matchSeqNum}), not a tail possible in [${known}, ${hi}]`, [x.id]);
+        }
+      }
+      if (x.error === "fencing_token_mismatch" && x.currentToken !== undefined) {
+        const hi = minStartAfter(x.complete ?? Infinity);
+        const possible = bounds.filter((b) => b >= known && b <= hi).map(tokenAt);
+        if (x.currentToken === x.fencingToken || (!possible.includes(x.currentToken) && !hiddenOk(x.currentToken, x.complete))) {
+          report("C6", `${stream}: op ${x.id} got 412 fencing_token_mismatch ${JSON.stringify(x.currentToken)} (sent ${JSON.stringify(x.fencingToken)}); tokens current in its window: ${JSON.stringify([...new Set(possible)].slice(0, 5))}`, [x.id]);
+        }
+      }
+      if (x.outcome === "ok" && x.fencingToken !== undefined && x.start !== undefined && tokenAt(x.start) !== x.fencingToken && !hiddenOk(x.fencingToken, x.complete)) {
+        report("C6", `${stream}: op ${x.id} with fencing token ${JSON.stringify(x.fencingToken)} acked at ${x.start} where the token was ${JSON.stringify(tokenAt(x.start))}`, [x.id]);
+      }
+      continue;
+    }
+    const t = tailReported(x);
+    if (t !== undefined && t < known) report("C4", `${stream}: op ${x.id} (${x.kind}) saw tail ${t} after op ${knownBy} saw ${known} (stale read)`, [knownBy, x.id]);
+    if (x.kind === "read" && x.records.length > 0 && x.from < trimSeen && x.records[0]!.seq < trimSeen) {
+      report("C8", `${stream}: op ${x.id} read from ${x.records[0]!.seq} after op ${trimBy} saw the trim point at ${trimSeen} (trim moved back)`, [trimBy, x.id]);
+    }
+    const seen = x.kind === "read" ? x.records : x.kind === "read-session" ? x.events.flatMap((e) => ("records" in e ? e.records : [])) : [];
+    for (const r of seen) {
+      const a = v.owner.get(r.key);
+      if (a && x.complete !== undefined && a.invoke > x.complete) report("C4", `${stream}: op ${x.id} returned ${r.key} of op ${a.id}, invoked after the read completed`, [x.id, a.id]);
+    }
+  }
+}
+
+/** A lower bound of the tail when an ok op completed (what it proves existed). */
+function tailSeen(o: Op): number | undefined {
+  switch (o.kind) {
+    case "append": return o.end;
+    case "check-tail": return o.tail;
+    case "read": return o.tail ?? (o.records.length ? lastSeq(o.records)! + 1 : undefined);
+    case "read-session": {
+      let t: number | undefined;
+      for (const e of o.events) {
+        const last = "records" in e ? lastSeq(e.records) : undefined;
+        const told = "heartbeat" in e ? e.heartbeat : e.tail;
+        for (const x of [last === undefined ? undefined : last + 1, told]) if (x !== undefined) t = Math.max(t ?? 0, x);
+      }
+      return t;
+    }
+  }
+}
+
+/** A tail an op reported as THE tail at some instant inside its window (lowest if several). */
+function tailReported(o: Op): number | undefined {
+  switch (o.kind) {
+    case "append": return undefined;
+    case "check-tail": return o.tail;
+    case "read": return o.tail;
+    case "read-session": {
+      let t: number | undefined;
+      for (const e of o.events) {
+        const told = "heartbeat" in e ? e.heartbeat : e.tail;
+        if (told !== undefined) t = Math.min(t ?? Infinity, told);
+      }
+      return t;
+    }
+  }
+}
+
+/** A read from p that starts at f > p proves the trim point had reached f. */
+function trimObserved(o: Op): number | undefined {
+  if (o.kind !== "read" || o.records.length === 0) return undefined;
+  return o.records[0]!.seq > o.from ? o.records[0]!.seq : undefined;
+}
+
+function checkReads(v: StreamView, report: Report): void {
+  const { stream, truth, final } = v;
+  const failed = new Set(v.appends.filter((a) => a.outcome === "fail").map((a) => a.id));
+  // A reader may jump forward to a trim point: the records it skips were trimmed meanwhile.
+  // Also to a point set by an indefinite append that a later trim removed (so its position is
+  // unknown): allowed when every skipped position is unknown.
+  const trimPoints = new Set(trimEffects(v));
+  const hiddenTrim = v.appends.some((a) => a.outcome === "info" && !v.placed.has(a.id) && a.records.some((k) => k.startsWith("trim:")));
+  const skipOk = (from: number, to: number): boolean => {
+    if (to <= from) return false;
+    if (trimPoints.has(to)) return true;
+    if (!hiddenTrim) return false;
+    for (let s = from; s < to; s++) if (truth.has(s)) return false;
+    return true;
+  };
+  const checkRun = (o: Op, records: Observed[], from: number, what: string): void => {
+    let expect = records[0]?.seq;
+    if (expect !== undefined && expect < from) report("C7", `${stream}: ${what} op ${o.id} from ${from} started at ${expect}`, [o.id]);
+    for (const r of records) {
+      if (r.seq !== expect && !skipOk(expect!, r.seq)) report("C7", `${stream}: ${what} op ${o.id} delivered ${r.seq} after ${expect! - 1} (skip, duplicate or going back)`, [o.id]);
+      expect = r.seq + 1;
+      const known = truth.get(r.seq);
+      if (known !== undefined ? known !== r.key : r.seq >= final.first) report("C7", `${stream}: ${what} op ${o.id} saw ${JSON.stringify(r.key).slice(0, 60)} at ${r.seq}; the stream holds ${JSON.stringify(known).slice(0, 60)}`, [o.id]);
+      const a = v.owner.get(r.key);
+      if (a && failed.has(a.id)) report("C2", `${stream}: ${what} op ${o.id} saw a record of definitely failed op ${a.id}`, [o.id, a.id]);
+      if (isDataKey(r.key) && !a) report("C3", `${stream}: ${what} op ${o.id} saw phantom ${JSON.stringify(r.key).slice(0, 60)}`, [o.id]);
+    }
+  };
+  for (const o of v.ops) {
+    if (o.kind === "read") {
+      checkRun(o, o.records, o.from, "read");
+      if (o.records.length > o.limit) report("C7", `${stream}: read op ${o.id} returned ${o.records.length} records for a limit of ${o.limit}`, [o.id]);
+    } else if (o.kind === "read-session") {
+      const all = o.events.flatMap((e) => ("records" in e ? e.records : []));
+      checkRun(o, all, o.from, "read session");
+      let delivered = -1;
+      for (const e of o.events) {
+        if ("records" in e) delivered = lastSeq(e.records) ?? delivered;
+        const t = "heartbeat" in e ? e.heartbeat : e.tail;
+        if (t !== undefined && t < delivered + 1) report("C7", `${stream}: read session op ${o.id} reported tail ${t} after delivering ${delivered}`, [o.id]);
+      }
+    }
+  }
+}
+
+/** The trim point each known trim command sets: min(requested, own seq + 1). */
+function trimEffects(v: StreamView): number[] {
+  const out: number[] = [];
+  for (const [seq, key] of v.truth) if (key.startsWith("trim:")) out.push(Math.min(Number(key.slice(5)), seq + 1));
+  return out;
+}
+
+function checkTrim(v: StreamView, report: Report): void {
+  const { stream, final } = v;
+  const expected = Math.min(Math.max(0, ...trimEffects(v)), final.tail);
+  if (final.first !== expected) report("C8", `${stream}: the stream starts at ${final.first}, but the applied trims put the trim point at ${expected}`);
+  for (const o of v.ops) {
+    if (o.kind !== "read" || o.outcome !== "ok" || o.records.length === 0) continue;
+    const f = o.records[0]!.seq;
+    if (f > Math.max(o.from, final.first)) report("C8", `${stream}: read op ${o.id} from ${o.from} started at ${f}, beyond the final trim point ${final.first} (records removed)`, [o.id]);
+  }
+}

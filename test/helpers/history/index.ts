@@ -1,0 +1,37 @@
+/**
+ * Ordering checker (reliability.md §2.b), reusable by any suite that can record a history:
+ *
+ *   const rec = new Recorder({ seed });
+ *   await rec.append(client, "s", "unary", input, () => stream.append(input));
+ *   await rec.read(client, "s", from, limit, () => stream.read({ seqNum: from }, { count: limit }));
+ *   const h = rec.history({ s: await readFinal(stream) });
+ *   const verdict = verify(h);   // direct checks C1-C8, then the search checker
+ *
+ * A history is plain JSON (writeHistory/parseHistory: JSONL), so a failing one is kept as an
+ * artifact and re-checked offline. Ops may come from several servers sharing one store (the
+ * multi-node case): the checker only needs one monotonic clock (same host) and the final reads.
+ */
+import { checkHistory, type CheckResult } from "./check.js";
+import { searchCheck, type SearchResult } from "./search.js";
+import type { History } from "./types.js";
+
+export * from "./types.js";
+export { Recorder, historyJsonl, recordKey, observed, writeHistory, parseHistory, now } from "./recorder.js";
+export { checkHistory, isDataKey, type CheckResult, type CheckStats } from "./check.js";
+export { searchCheck, type SearchResult } from "./search.js";
+
+export interface Verdict {
+  ok: boolean;
+  direct: CheckResult;
+  search: SearchResult;
+  /** One line per problem, for an assertion message. */
+  summary: string;
+}
+
+export function verify(h: History, searchBudgetMs = 60_000): Verdict {
+  const direct = checkHistory(h);
+  const search = searchCheck(h, searchBudgetMs);
+  const lines = direct.violations.map((v) => `${v.check}: ${v.message}`);
+  if (search.result !== "ok") lines.push(`search: ${search.result}${search.stream ? ` on ${search.stream}` : ""}: ${search.message ?? ""}`);
+  return { ok: direct.ok && search.result === "ok", direct, search, summary: lines.join("\n") };
+}

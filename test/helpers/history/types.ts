@@ -1,0 +1,91 @@
+/**
+ * The shape of a recorded history (reliability.md §2.0 item 3, §2.b): one entry per operation
+ * with its invoke and completion times (CLOCK_MONOTONIC in µs via process.hrtime, so times
+ * compare across processes on one host), its inputs, and its outcome:
+ *
+ *   - `ok`: acknowledged / answered;
+ *   - `fail`: definitely failed (no side effects: a 4xx, 412, or an input a session never applied);
+ *   - `info`: indefinite (a reset, a timeout, a 5xx, a kill): it may or may not have taken effect.
+ *
+ * Records are identified by a canonical key (recordKey): a data record by its body, which
+ * writers make unique; a command record by `fence:<token>` / `trim:<point>`. Everything is
+ * plain JSON so a history can be written as JSONL, kept as an artifact and checked offline.
+ */
+export type Outcome = "ok" | "fail" | "info";
+
+export interface OpBase {
+  id: number;
+  client: number;
+  stream: string;
+  invoke: number;
+  /** Absent while pending; an `info` op's effect may land any time after invoke. */
+  complete?: number;
+  outcome?: Outcome;
+  /** Error code for fail/info. */
+  error?: string;
+}
+
+export interface AppendOp extends OpBase {
+  kind: "append";
+  via: "unary" | "session";
+  records: string[];
+  matchSeqNum?: number;
+  fencingToken?: string;
+  start?: number;
+  end?: number;
+  tail?: number;
+  /** 412 seq_num_mismatch: the stream's next position reported by the server. */
+  expectedSeqNum?: number;
+  /** 412 fencing_token_mismatch: the token reported current by the server. */
+  currentToken?: string;
+}
+
+export interface Observed {
+  seq: number;
+  key: string;
+}
+
+export interface ReadOp extends OpBase {
+  kind: "read";
+  from: number;
+  /** Count limit asked for: a read that returns fewer records reached the tail. */
+  limit: number;
+  records: Observed[];
+  /** The tail when known: from a 416, or when the read returned fewer records than its limit. */
+  tail?: number;
+}
+
+export interface CheckTailOp extends OpBase {
+  kind: "check-tail";
+  tail?: number;
+}
+
+export interface SessionReadOp extends OpBase {
+  kind: "read-session";
+  from: number;
+  /** Batches and heartbeats in arrival order. */
+  events: ({ records: Observed[]; tail?: number } | { heartbeat: number | undefined })[];
+}
+
+export type Op = AppendOp | ReadOp | CheckTailOp | SessionReadOp;
+
+export interface FinalStream {
+  /** First stored seq num (the trim point as far as reads show). */
+  first: number;
+  tail: number;
+  records: Observed[];
+}
+
+export interface History {
+  /** Free-form: seed, workflow, faults injected. */
+  meta: Record<string, unknown>;
+  ops: Op[];
+  /** Every stream read in full after the workload stopped and the server was quiet. */
+  final: Record<string, FinalStream>;
+}
+
+export interface Violation {
+  check: string;
+  message: string;
+  ops?: number[];
+}

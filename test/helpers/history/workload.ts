@@ -1,0 +1,181 @@
+/**
+ * A concurrent workload that records a history (reliability.md §2.b "Collection"): logical
+ * clients issue back-to-back ops against one stream with the op mix 40 % append (unary or a
+ * pipelined append session), 25 % unary read, 15 % check-tail, 20 % read session, in one of
+ * four workflows:
+ *
+ *   regular        appends without conditions
+ *   match-seq-num  every append names the client's guess of the tail (clients race)
+ *   fencing        appends carry the client's known token; every 100 ops a new token is due
+ *                  and clients race to fence it, each try guarded by match_seq_num
+ *   trim           10 % of appends carry a trim command a little below the known tail
+ *
+ * An indefinite outcome retires the client id (its session is dropped) and a fresh id takes
+ * over, as the S2 verification collector does. Faults are the caller's business: `beforeOp`
+ * runs before every op and may kill, drain or cut connections.
+ */
+import type { StreamClient } from "../../../src/client/stream.js";
+import type { AppendSession } from "../../../src/client/append-session.js";
+import type { AppendInput, AppendRecord } from "../../../src/types.js";
+import { fenceRecord, trimRecord } from "../../../src/wire/command.js";
+import type { Recorder } from "./recorder.js";
+
+export type Workflow = "regular" | "match-seq-num" | "fencing" | "trim";
+export const WORKFLOWS: Workflow[] = ["regular", "match-seq-num", "fencing", "trim"];
+
+export interface WorkloadOptions {
+  stream: StreamClient;
+  name: string;
+  recorder: Recorder;
+  workflow: Workflow;
+  clients: number;
+  ops: number;
+  random: () => number;
+  /** Called with the op number before each op; may await a fault. */
+  beforeOp?: (n: number) => Promise<void> | void;
+  /** At most this many client ids per logical client slot over the run (default 20 total). */
+  maxClientIds?: number;
+}
+
+const enc = new TextEncoder();
+
+export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number }> {
+  const { stream, recorder: rec, random, workflow } = o;
+  const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
+  let issued = 0;
+  let nextClient = 0;
+  let retired = 0;
+  let fenceNo = 0;
+  const fences = new WeakMap<AppendInput, string>();
+  /** The token an acked input set, if it carried a fence. */
+  const fenced = (input: AppendInput): string | undefined => {
+    const t = fences.get(input);
+    if (t !== undefined) fenceNo++;
+    return t;
+  };
+  const maxIds = o.maxClientIds ?? 20;
+  const body = (client: number, n: number, i: number): AppendRecord => ({ headers: [], body: enc.encode(`${o.name}|c${client}|${n}|${i}|${"x".repeat(int(0, 40))}`) });
+
+  async function slot(): Promise<void> {
+    let client = nextClient++;
+    let session: AppendSession | undefined;
+    let tail = 0;
+    let token = "";
+    let n = 0;
+    const retire = async (): Promise<void> => {
+      const s = session;
+      session = undefined;
+      void s?.close().catch(() => undefined);
+      if (nextClient < maxIds) { client = nextClient++; retired++; }
+    };
+    const learn = (): void => {
+      const last = rec.ops[rec.ops.length - 1];
+      if (!last || last.client !== client) return;
+      if (last.kind === "append") {
+        if (last.end !== undefined) tail = Math.max(tail, last.end);
+        if (last.expectedSeqNum !== undefined) tail = last.expectedSeqNum;
+        if (last.currentToken !== undefined) token = last.currentToken;
+      }
+    };
+    const input = (): AppendInput => {
+      const records = Array.from({ length: int(1, 5) }, (_, i) => body(client, n, i));
+      const input: AppendInput = { records };
+      if (workflow === "match-seq-num") input.matchSeqNum = tail;
+      if (workflow === "fencing") {
+        input.fencingToken = token;
+        // Every 100 ops a new token is due: clients race to fence (each try guarded by
+        // match_seq_num) until one succeeds.
+        if (issued >= (fenceNo + 1) * 100) {
+          input.matchSeqNum = tail;
+          const t = `${o.name}-t${fenceNo + 1}-c${client}-${n}`;
+          records.push(fenceRecord(t));
+          fences.set(input, t);
+        }
+      }
+      // Trims a little below the known tail; one in five asks for a point beyond it (clamped
+      // by the server to the command's own position + 1).
+      if (workflow === "trim" && random() < 0.1 && tail > 5) records.push(trimRecord(random() < 0.2 ? tail + 100 : Math.max(0, tail - int(0, 30))));
+      n++;
+      return input;
+    };
+    while (issued < o.ops) {
+      const opNo = issued++;
+      await o.beforeOp?.(opNo);
+      const roll = random();
+      if (roll < 0.2) {
+        const inp = input();
+        const ack = await rec.append(client, o.name, "unary", inp, () => stream.append(inp));
+        if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inp) ?? token; }
+        const last = rec.ops[rec.ops.length - 1]!;
+        learn();
+        if (last.outcome === "info") await retire();
+        else if (last.outcome === "fail" && last.error !== "seq_num_mismatch" && last.error !== "fencing_token_mismatch") await pause();
+      } else if (roll < 0.4) {
+        // A session append: pipeline 1..3 inputs (with conditions only the first can match).
+        try {
+          session ??= await stream.appendSession({ reconnectBudgetMs: 5_000, ackTimeoutMs: 10_000 });
+        } catch {
+          await pause();
+          continue;
+        }
+        const s = session;
+        const k = workflow === "regular" || workflow === "trim" ? int(1, 3) : 1;
+        const inputs = Array.from({ length: k }, input);
+        const results = await Promise.all(inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.submit(inp))));
+        const mine = rec.ops.slice(-k);
+        for (const [i, ack] of results.entries()) {
+          if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inputs[i]!) ?? token; }
+        }
+        for (const op of mine) if (op.kind === "append") {
+          if (op.expectedSeqNum !== undefined) tail = op.expectedSeqNum;
+          if (op.currentToken !== undefined) token = op.currentToken;
+        }
+        if (mine.some((op) => op.outcome !== "ok")) {
+          // A failed session is finished; an indefinite outcome retires the client.
+          if (mine.some((op) => op.outcome === "info")) await retire();
+          else { const s2 = session; session = undefined; void s2?.close().catch(() => undefined); }
+        }
+      } else if (roll < 0.65) {
+        const from = Math.max(0, tail - int(0, 40));
+        const limit = int(1, 60);
+        const batch = await rec.read(client, o.name, from, limit, () => stream.read({ seqNum: from }, { count: limit }));
+        const last = rec.ops[rec.ops.length - 1]!;
+        if (last.kind === "read" && last.tail !== undefined) tail = Math.max(tail, last.tail);
+        if (!batch && last.outcome !== "ok") await pause();
+      } else if (roll < 0.8) {
+        const t = await rec.checkTail(client, o.name, () => stream.checkTail());
+        if (t !== undefined) tail = Math.max(tail, t); else await pause();
+      } else {
+        const from = Math.max(0, tail - int(0, 40));
+        // Mostly records that exist already (the session ends without waiting), sometimes
+        // a few beyond the tail (it follows live appends).
+        const count = Math.max(1, Math.min(int(1, 40), tail - from + (random() < 0.2 ? 5 : 0)));
+        const ac = new AbortController();
+        const timer = setTimeout(() => ac.abort(), 1_500);
+        await rec.readSession(client, o.name, from, count, stream.readSession({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, maxAttempts: 2 }));
+        clearTimeout(timer);
+      }
+    }
+    await session?.close().catch(() => undefined);
+  }
+  await Promise.all(Array.from({ length: o.clients }, slot));
+  return { retired };
+}
+
+function pause(): Promise<void> {
+  return new Promise((r) => setTimeout(r, 20));
+}
+
+/** Reads a whole stream (paged unary reads) for the history's `final` section. */
+export async function readFinal(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
+  const tail = (await stream.checkTail()).seqNum;
+  const records: { seq: number; key: string }[] = [];
+  let pos = 0;
+  while (pos < tail) {
+    const b = await stream.read({ seqNum: pos }, { count: 1000 });
+    if (b.records.length === 0) break;
+    for (const r of b.records) records.push({ seq: r.seqNum, key: key(r) });
+    pos = b.records[b.records.length - 1]!.seqNum + 1;
+  }
+  return { first: records[0]?.seq ?? tail, tail, records };
+}
