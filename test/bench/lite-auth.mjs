@@ -10,7 +10,6 @@
  */
 import { Pool } from "undici";
 import { SvcClient } from "../../dist/client/index.js";
-import { closeSessionPool } from "../../dist/transport/session.js";
 import { encodeAppendInput } from "../../dist/wire/proto.js";
 import { round, startBenchLite } from "./lib/lite.mjs";
 
@@ -67,7 +66,9 @@ async function session(lite, token) {
   }
   await Promise.all(acks);
   await s.close();
-  return (count * 1000) / ((performance.now() - t0) / 1000);
+  const rate = (count * 1000) / ((performance.now() - t0) / 1000);
+  await client.close();
+  return rate;
 }
 
 const off = await startBenchLite(["--no-auth"]);
@@ -86,7 +87,6 @@ try {
     append_session_records_per_s: { auth_on: Math.round(best.session_on), no_auth: Math.round(best.session_off), ratio: round(best.session_on / best.session_off) },
   }));
 } finally {
-  closeSessionPool?.();
   await on.stop();
   await off.stop();
 }

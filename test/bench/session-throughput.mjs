@@ -10,7 +10,6 @@
  *   node test/bench/session-throughput.mjs      (BENCH_SESSION_MIB=128 by default; build first)
  */
 import { SvcClient } from "../../dist/client/index.js";
-import { closeSessionPool } from "../../dist/transport/session.js";
 import { rawHttp2 } from "./lib/raw-http2.mjs";
 import { startBenchLite, round, percentile } from "./lib/lite.mjs";
 
@@ -104,7 +103,6 @@ async function main() {
       raw_h2: { upload_mib_s: round(raw.uploadMiBs, 1), download_mib_s: round(raw.downloadMiBs, 1) },
     }));
   } finally {
-    closeSessionPool();
     await client.close?.();
     await lite.stop();
   }

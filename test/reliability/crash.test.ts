@@ -22,7 +22,6 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
 import type { StreamClient } from "../../src/client/stream.js";
-import { closeSessionPool } from "../../src/transport/session.js";
 import type { AppendInput, AppendRecord } from "../../src/types.js";
 import { fenceRecord, trimRecord } from "../../src/wire/command.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
@@ -125,7 +124,7 @@ async function w4(s: StreamClient, tag: string, st: CycleState, stop: AbortSigna
 
 /** R1/R2: follow a stream with a read session from `from` until the server dies. */
 async function follow(s: StreamClient, name: string, clientId: number, from: number, stop: AbortSignal): Promise<void> {
-  await rec.readSession(clientId, name, from, Infinity, s.readSession({ seqNum: from }, {}, { signal: stop, maxAttempts: 1 }));
+  await rec.readSession(clientId, name, from, Infinity, s.readSession({ seqNum: from }, {}, { signal: stop, retries: 0, follow: false }));
 }
 
 async function finals(): Promise<Record<string, FinalStream>> {
@@ -161,7 +160,6 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     await c.close();
   });
   afterAll(async () => {
-    closeSessionPool();
     await lite?.stop();
   });
 
@@ -255,7 +253,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
         void session.close().catch(() => undefined);
       }
     })();
-    const reader = frozen.readSession(5, "frozen", 0, Infinity, s.readSession({ seqNum: 0 }, {}, { signal: stop.signal, heartbeatTimeoutMs: freezeMs - 2_000, maxAttempts: 100 }));
+    const reader = frozen.readSession(5, "frozen", 0, Infinity, s.readSession({ seqNum: 0 }, {}, { signal: stop.signal, heartbeatTimeoutMs: freezeMs - 2_000, retries: 100, follow: false }));
     await new Promise((r) => setTimeout(r, 1_000));
     process.kill(-lite.pid!, "SIGSTOP");
     await new Promise((r) => setTimeout(r, freezeMs));

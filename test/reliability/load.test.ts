@@ -18,7 +18,6 @@ import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { closeSessionPool } from "../../src/transport/session.js";
 import { FrameParser } from "../../src/wire/framing.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { tierCount } from "../helpers/tier.js";
@@ -41,7 +40,6 @@ beforeAll(async () => {
   await client.basins.create(basin);
 });
 afterAll(async () => {
-  closeSessionPool();
   await client?.close();
   await lite?.stop();
 });

@@ -10,7 +10,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { closeSessionPool } from "../../src/transport/session.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
@@ -40,7 +39,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  closeSessionPool();
   await proxy?.close();
   await lite?.stop();
 });

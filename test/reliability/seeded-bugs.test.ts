@@ -8,7 +8,6 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
-import { closeSessionPool } from "../../src/transport/session.js";
 import type { AppendInput } from "../../src/types.js";
 import type { TestFault } from "../../src/lite/test-fault.js";
 import { Recorder, recordKey, verify, type Verdict } from "../helpers/history/index.js";
@@ -23,7 +22,6 @@ const enc = new TextEncoder();
 const caught: string[] = [];
 
 afterAll(() => {
-  closeSessionPool();
   console.log(`seeded bugs SEED=${SEED}: caught ${caught.length}:\n  ${caught.join("\n  ")}`);
 });
 
@@ -67,7 +65,7 @@ function crash(fault: TestFault | undefined, cycles = 3): Promise<Verdict> {
       const input = (): AppendInput => ({ records: Array.from({ length: 1 + Math.floor(random() * 10) }, (_, i) => ({ headers: [], body: enc.encode(`k|${n}|${i}|${"x".repeat(Math.floor(random() * 500))}`) })) });
       const unary = async (): Promise<void> => { while (!stop.signal.aborted) { n++; const inp = input(); if (!(await rec.append(1, "crash", "unary", inp, () => s.append(inp)))) return; } };
       const tail0 = (await s.checkTail()).seqNum;
-      const work = Promise.all([unary(), unary(), rec.readSession(3, "crash", tail0, Infinity, s.readSession({ seqNum: tail0 }, {}, { signal: stop.signal, maxAttempts: 1 }))]);
+      const work = Promise.all([unary(), unary(), rec.readSession(3, "crash", tail0, Infinity, s.readSession({ seqNum: tail0 }, {}, { signal: stop.signal, retries: 0, follow: false }))]);
       await new Promise((r) => setTimeout(r, 300 + random() * 700));
       await lite.kill9();
       stop.abort();

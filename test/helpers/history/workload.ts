@@ -152,7 +152,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const count = Math.max(1, Math.min(int(1, 40), tail - from + (random() < 0.2 ? 5 : 0)));
         const ac = new AbortController();
         const timer = setTimeout(() => ac.abort(), 1_500);
-        await rec.readSession(client, o.name, from, count, stream.readSession({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, maxAttempts: 2 }));
+        await rec.readSession(client, o.name, from, count, stream.readSession({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }));
         clearTimeout(timer);
       }
     }
