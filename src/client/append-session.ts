@@ -58,6 +58,8 @@ interface Connection {
   draining: boolean;
   closed: boolean;
   done: Promise<void>;
+  /** (Re)starts the ack idle bound; called when an input is written to an idle connection. */
+  armAckTimer: () => void;
 }
 
 export class AppendSession {
@@ -139,6 +141,8 @@ export class AppendSession {
         this.queue.shift();
         conn.inflight.push(entry);
         conn.inflightBytes += entry.bytes;
+        // An ack is now owed: bound the wait for it (acks re-arm the bound while more are owed).
+        if (conn.inflight.length === 1) conn.armAckTimer();
         const frame = await frameMessage(encodeAppendInput(entry.input), this.opts.compression);
         await conn.exchange.write(frame).catch(() => undefined); // the reader reports the failure
       }
@@ -178,7 +182,7 @@ export class AppendSession {
   }
 
   private attach(exchange: SessionExchange): Connection {
-    const conn: Connection = { exchange, inflight: [], inflightBytes: 0, draining: false, closed: false, done: Promise.resolve() };
+    const conn: Connection = { exchange, inflight: [], inflightBytes: 0, draining: false, closed: false, done: Promise.resolve(), armAckTimer: () => undefined };
     conn.done = this.read(conn).finally(() => {
       // The server ended its side: end ours, so the stream (and a draining server) can close.
       conn.exchange.end();
@@ -201,8 +205,9 @@ export class AppendSession {
       }, this.opts.ackTimeoutMs);
       timer.unref();
     };
+    conn.armAckTimer = armTimer;
     try {
-      armTimer();
+      if (conn.inflight.length > 0) armTimer();
       for await (const msg of serverMessages(conn.exchange)) {
         if (msg.kind === "terminal") return this.onTerminal(conn, msg.error);
         this.onAck(conn, decodeAppendAck(msg.payload));

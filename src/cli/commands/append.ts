@@ -32,6 +32,7 @@ interface Flags extends ConditionFlags {
   maxBatchRecords: string;
   maxBatchBytes: string;
   maxInflightBytes: string;
+  ackTimeout?: string;
   transport: AppendTransport;
   rate?: string;
   rateBytes?: string;
@@ -61,6 +62,7 @@ export function appendCommand(): Command {
     .addOption(new Option("--max-batch-records <n>", `records per batch (≤ ${LIMITS.maxBatchRecords})`).default(String(LIMITS.maxBatchRecords)))
     .addOption(new Option("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)").default("1MiB"))
     .addOption(new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default("5MiB"))
+    .addOption(new Option("--ack-timeout <dur>", "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)"))
     .addOption(new Option("--transport <kind>", "session (pipelined, default), unary (one request per batch), or auto (session, else unary when the server has no sessions)").choices(["session", "unary", "auto"]).default("session"))
     .addOption(new Option("--rate <n>", "at most N records per second (e.g. 100 or 100/s)"))
     .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
@@ -131,6 +133,7 @@ export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean
     sender: {
       transport: f.transport,
       maxInflightBytes: inflight,
+      ...(f.ackTimeout !== undefined ? { ackTimeoutMs: parseMillis(f.ackTimeout) } : {}),
       onReconnect: () => undefined,
       ...(compression === "gzip" || compression === "zstd" ? { compression } : {}),
     },

@@ -21,6 +21,8 @@ export type AppendTransport = "session" | "unary" | "auto";
 export interface SenderOptions {
   transport: AppendTransport;
   maxInflightBytes: number;
+  /** Idle bound on acks while batches are in flight (default: the client's --timeout). */
+  ackTimeoutMs?: number;
   compression?: "none" | "gzip" | "zstd";
   onReconnect: (reason: string) => void;
 }
@@ -29,6 +31,7 @@ export async function openSender(stream: StreamClient, o: SenderOptions): Promis
   if (o.transport === "unary") return new UnarySender(stream);
   const session: AppendSession = await stream.appendSession({
     maxInflightBytes: o.maxInflightBytes,
+    ...(o.ackTimeoutMs !== undefined ? { ackTimeoutMs: o.ackTimeoutMs } : {}),
     ...(o.compression ? { compression: o.compression } : {}),
     onReconnect: o.onReconnect,
   });
