@@ -9,6 +9,9 @@ import { configPath, readConfigFile } from "./config-file.js";
 import { Output } from "./output.js";
 import { resolveSettings, type FlagValues, type Settings } from "./settings.js";
 import type { TomlTable } from "./toml.js";
+import { VERSION } from "./version.js";
+
+export { VERSION };
 
 export interface GlobalFlags extends FlagValues {
   config?: string;
@@ -18,7 +21,6 @@ export interface GlobalFlags extends FlagValues {
   color?: boolean;
 }
 
-export const VERSION = "0.1.0";
 
 export class Context {
   readonly configPath: string;

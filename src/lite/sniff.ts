@@ -4,11 +4,11 @@
  * means HTTP/2, anything else HTTP/1.1. Bytes are buffered until 24 have arrived or one
  * mismatches (TCP may split the preface).
  *
- * HTTP/1.1 gets the socket back with the bytes unshifted. HTTP/2 cannot: node:http2 reads the
- * socket handle directly, so unshifted bytes are lost (verified on this machine). It gets a
- * Duplex that REPLAYS the sniffed bytes and then relays the socket.
+ * Both servers get the socket itself back with the sniffed bytes unshifted: node:http2 (since
+ * Node 14.x, nodejs/node#35475) first reads what is buffered on the socket, then takes its
+ * native handle. A JS Duplex relaying the socket (the former design) made every HTTP/2 byte
+ * pass through JS and cut append-session throughput (issue 13).
  */
-import { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 
 export const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
@@ -37,56 +37,4 @@ export function sniffProtocol(socket: Socket, timeoutMs: number, decide: (protoc
   socket.on("data", onData);
   socket.on("end", onEnd);
   socket.on("error", () => clearTimeout(timer));
-}
-
-/** A socket stand-in for http2: the sniffed bytes first, then whatever the socket reads. */
-export class ReplaySocket extends Duplex {
-  constructor(private readonly socket: Socket, head: Buffer) {
-    super({ allowHalfOpen: true });
-    if (head.length > 0) this.push(head);
-    socket.on("data", (chunk: Buffer) => {
-      if (!this.push(chunk)) socket.pause();
-    });
-    socket.on("end", () => this.push(null));
-    socket.on("error", (e) => this.destroy(e));
-    socket.on("close", () => this.destroy());
-  }
-
-  override _read(): void {
-    this.socket.resume();
-  }
-
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
-    this.socket.write(chunk, cb);
-  }
-
-  override _writev(chunks: { chunk: Buffer }[], cb: (e?: Error | null) => void): void {
-    this.socket.cork();
-    for (const c of chunks) this.socket.write(c.chunk);
-    this.socket.uncork();
-    // Completion of the last write stands for all of them.
-    this.socket.write(Buffer.alloc(0), cb);
-  }
-
-  override _final(cb: (e?: Error | null) => void): void {
-    this.socket.end(cb);
-  }
-
-  override _destroy(err: Error | null, cb: (e?: Error | null) => void): void {
-    this.socket.destroy(err ?? undefined);
-    cb(err);
-  }
-
-  // node:http2 reads these from its transport socket.
-  get remoteAddress(): string | undefined { return this.socket.remoteAddress; }
-  get remotePort(): number | undefined { return this.socket.remotePort; }
-  get remoteFamily(): string | undefined { return this.socket.remoteFamily; }
-  get localAddress(): string | undefined { return this.socket.localAddress; }
-  get localPort(): number | undefined { return this.socket.localPort; }
-  get encrypted(): boolean { return false; }
-  setNoDelay(noDelay?: boolean): this { this.socket.setNoDelay(noDelay); return this; }
-  setKeepAlive(enable?: boolean, delay?: number): this { this.socket.setKeepAlive(enable, delay); return this; }
-  setTimeout(ms: number, cb?: () => void): this { this.socket.setTimeout(ms, cb); return this; }
-  ref(): this { this.socket.ref(); return this; }
-  unref(): this { this.socket.unref(); return this; }
 }

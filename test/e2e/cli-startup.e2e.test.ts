@@ -26,8 +26,14 @@ const pkg = (urls: string[]) => new Set(urls.filter((u) => u.includes("/node_mod
 const ours = (urls: string[]) => urls.filter((u) => u.includes("/dist/")).map((u) => u.split("/dist/")[1]!);
 
 describe("svc start-up loads only what it uses", () => {
-  it.each([["--help"], ["--version"]])("%s loads commander only", (flag) => {
-    const urls = loaded([flag]);
+  it("--version alone loads no package and only the version module (issue 13)", () => {
+    const urls = loaded(["--version"]);
+    expect([...pkg(urls)]).toEqual([]);
+    expect(ours(urls)).toEqual(["cli/version.js"]);
+  });
+
+  it.each([["--help"], ["--version", "--json"]])("%s loads commander only", (...flags) => {
+    const urls = loaded(flags);
     expect([...pkg(urls)]).toEqual(["commander"]);
     const mine = ours(urls);
     expect(mine.some((f) => f.startsWith("client/") || f.startsWith("transport/") || f.startsWith("wire/") || f.startsWith("lite/"))).toBe(false);

@@ -33,6 +33,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "token", summary: "Manage access tokens: create, list, revoke", load: async () => (await import("./token/index.js")).tokenCommand() },
   { name: "apply", summary: "Make basins and streams match a JSON spec (idempotent; for CI)", load: async () => (await import("./apply.js")).applyCommand() },
   { name: "config", summary: "Read and change the config file and its profiles", load: async () => (await import("./config/index.js")).configCommand() },
+  { name: "bench", summary: "Benchmark a basin: write, read live and catch up on a temporary stream, verifying every record", args: "<basin>", load: async () => (await import("./bench.js")).benchCommand() },
   { name: "lite", summary: "Run svc lite, a durable local server implementing the whole service", load: async () => (await import("./lite.js")).liteCommand() },
   { name: "completion", summary: "Print a shell completion script (bash, zsh, fish)", args: "<shell>", load: async () => (await import("./completion.js")).completionCommand() },
   { name: "diff", summary: "Compare the configs of two basins or streams, or the server with a spec", args: "<left> [right]", load: async () => (await import("./diff.js")).diffCommand() },
