@@ -6,6 +6,10 @@
  *
  * Every script prints one JSON object as its last stdout line. BENCH_ONLY=<substring> runs
  * only the matching scripts (e.g. BENCH_ONLY=lite- for the svc lite figures).
+ *
+ * `scenarios` (scenarios.mjs) then lists performance.md §10 B1-B8 and the issue 13 table,
+ * each as {figure, baseline, ratio, target}. BENCH_QUICK=1 shrinks every script's sizes
+ * (about 2 minutes in all) and skips lite-auth.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -14,23 +18,27 @@ import { join } from "node:path";
 
 const here = import.meta.dirname;
 const only = process.env.BENCH_ONLY ?? "";
+const QUICK = process.env.BENCH_QUICK === "1";
+const quickEnv = QUICK ? {
+  BENCH_SECONDS: "1", BENCH_SESSION_MIB: "32", BENCH_CLI_MIB: "16", BENCH_STARTUP_ROUNDS: "5", BENCH_RSS_MIB: "128",
+} : {};
 // The baseline first, so the figures that are compared with it come from the same minutes.
 const scripts = readdirSync(here)
-  .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && f.includes(only))
+  .filter((f) => f.endsWith(".mjs") && f !== "run.mjs" && f.includes(only) && !(QUICK && f === "lite-auth.mjs"))
   .sort((a, b) => (a === "lite-lmdb-baseline.mjs" ? -1 : b === "lite-lmdb-baseline.mjs" ? 1 : a.localeCompare(b)));
 
 const figures = {};
 for (const script of scripts) {
   const name = script.replace(/\.mjs$/, "");
   try {
-    const out = execFileSync(process.execPath, [join(here, script)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync(process.execPath, [join(here, script)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ...quickEnv } });
     figures[name] = JSON.parse(out.trim().split("\n").pop());
   } catch (e) {
     figures[name] = { error: String(e.message ?? e).split("\n")[0] };
   }
 }
 
-const doc = { machine: { node: process.version, cpus: cpus().length }, figures };
+const doc = { machine: { node: process.version, cpus: cpus().length }, quick: QUICK, scenarios: scenarios(figures), figures };
 const base = figures["lite-lmdb-baseline"];
 const app = figures["lite-append"];
 if (base?.lmdb_durable_batch1000_records_per_s && app?.lite_unary_append_protobuf_c1) {
@@ -47,3 +55,60 @@ if (base?.lmdb_durable_batch1000_records_per_s && app?.lite_unary_append_protobu
   };
 }
 console.log(JSON.stringify(doc, null, 2));
+
+/** One row: the figure, its same-run baseline, the ratio and the target it is held to. */
+function row(figure, baseline, target, extra = {}) {
+  if (typeof figure !== "number" || typeof baseline !== "number") return { missing: true, ...extra };
+  return { figure, baseline, ratio: Number((figure / baseline).toFixed(3)), target, ...extra };
+}
+
+function scenarios(f) {
+  const st = f["cli-startup"] ?? {};
+  const plain = st.without_node_extra_ca_certs ?? {};
+  const asIs = st.environment_as_is ?? {};
+  const se = f["session-throughput"] ?? {};
+  const la = f["lite-append"] ?? {};
+  const lb = f["lite-lmdb-baseline"] ?? {};
+  const ct = f["cli-throughput"] ?? {};
+  const sc = f.scenarios ?? {};
+  const startup = (env, k, base = "node_e_0") => row(env[k]?.median_ms, env[base]?.median_ms, "<= 1.5");
+  return {
+    B1_startup: {
+      svc_version: startup(plain, "svc_version"), svc_help: startup(plain, "svc_help"),
+      svc_version_with_extra_ca: startup(asIs, "svc_version"), svc_help_with_extra_ca: startup(asIs, "svc_help"),
+      unit: "ms, median; baseline node -e 0",
+    },
+    B2_one_shot: {
+      append_1: row(plain.svc_append_1?.median_ms, plain.bare_append_1?.median_ms, "<= 1.5"),
+      read_1: row(plain.svc_read_1?.median_ms, plain.bare_read_1?.median_ms, "<= 1.5"),
+      basin_list: row(plain.svc_basin_list?.median_ms, plain.bare_basin_list?.median_ms, "<= 1.5"),
+      unit: "ms, median, no NODE_EXTRA_CA_CERTS; baseline a bare node:http script",
+    },
+    B3_unary_append: {
+      protobuf_c4: row(la.lite_unary_append_protobuf_c4?.records_per_s, lb.lmdb_durable_batch1000_records_per_s, "recorded"),
+      json_c4: row(la.lite_unary_append_json_c4?.records_per_s, lb.lmdb_durable_batch1000_records_per_s, "recorded"),
+      unit: "records/s; baseline lmdb durable 1000-record batches, one at a time",
+    },
+    B4_append_session: {
+      vs_unary_protobuf_c4: row(se.append_session_1kib?.records_per_s, la.lite_unary_append_protobuf_c4?.records_per_s, ">= 1.2", { unit: "records/s" }),
+      vs_raw_h2_upload: row(se.append_session_1kib?.mib_s, se.raw_h2?.upload_mib_s, ">= 0.3", { unit: "MiB/s" }),
+    },
+    B5_group_commit: row(sc.b5_group_commit?.records_per_s, sc.b5_group_commit?.baseline_one_session_one_in_flight, ">= 5", { unit: "records/s, 16 sessions x 4 in flight vs 1 x 1" }),
+    B6_read_catchup: row(se.read_session_catchup_1kib?.mib_s, se.raw_h2?.download_mib_s, ">= 0.5", { unit: "MiB/s; baseline raw HTTP/2 download" }),
+    B7_zstd: {
+      json_logs: row(sc.b7_zstd?.json_logs_records_per_s, sc.b7_zstd?.baseline_uncompressed, ">= 0.5"),
+      random: row(sc.b7_zstd?.random_records_per_s, sc.b7_zstd?.baseline_uncompressed, ">= 0.8"),
+      unit: "records/s; baseline the same session uncompressed",
+    },
+    B8_http1_session: row(sc.b8_http1_session?.h1_records_per_s, sc.b8_http1_session?.baseline_h2_records_per_s, ">= 0.8", { unit: "records/s; same raw client over h2c" }),
+    cli_append_file: row(ct.append_mib_s, se.append_session_1kib?.mib_s, ">= 0.8", { unit: "MiB/s; baseline the append session" }),
+    cli_read_devnull: row(ct.read_mib_s, se.read_session_catchup_1kib?.mib_s, ">= 0.8", { unit: "MiB/s; baseline the read session" }),
+    ack_latency_10mib: {
+      p50: row(se.ack_latency_at_10_mib_s?.p50_ms, lb.lmdb_durable_single_put_p50_ms, "<= 3", { unit: "ms; baseline lmdb durable put p50" }),
+      p99_ms: se.ack_latency_at_10_mib_s?.p99_ms, p99_target_ms: 10,
+    },
+    e2e_latency_10mib: sc.e2e_latency_10mib ?? { missing: true },
+    streams_100: sc.streams_100 ?? { missing: true },
+    lite_peak_rss: sc.rss_session ?? { missing: true },
+  };
+}
