@@ -6,7 +6,7 @@
 import { serverError, type SvcError } from "../../errors.js";
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
 import type { BasinMeta, StreamMeta } from "../storage/storage.js";
-import type { BasinReconfig, PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig, StreamReconfig } from "../store/stream-config.js";
+import { resolveStreamConfig, type BasinReconfig, type PartialStreamConfig, type ResolvedStreamConfig, type StoredBasinConfig, type StreamReconfig } from "../store/stream-config.js";
 
 type Json = Record<string, unknown>;
 
@@ -151,24 +151,23 @@ export function streamConfigJson(c: ResolvedStreamConfig): Json {
   };
 }
 
-/** The reference server's shape: null when nothing is set, else every field (unset → null). */
+/**
+ * Defaults shown as in effect (issue 15): `default_stream_config` is always the full config a
+ * stream created now would get (the basin's defaults over the system's), as the newest
+ * clients expect; never null.
+ */
 export function basinConfigJson(c: StoredBasinConfig): Json {
-  const d = c.default_stream_config;
   return {
-    default_stream_config: d === null ? null : {
-      storage_class: d.storage_class ?? null,
-      retention_policy: d.retention_policy ?? null,
-      timestamping: d.timestamping ? { mode: d.timestamping.mode ?? null, uncapped: d.timestamping.uncapped ?? null } : null,
-      delete_on_empty: d.delete_on_empty ? { min_age_secs: d.delete_on_empty.min_age_secs ?? null } : null,
-    },
+    default_stream_config: streamConfigJson(resolveStreamConfig({}, c.default_stream_config)),
+    stream_cipher: null,
     create_stream_on_append: c.create_stream_on_append,
     create_stream_on_read: c.create_stream_on_read,
   };
 }
 
 /** §3.4: the union of the seed-era and newest BasinInfo shapes. */
-export function basinInfoJson(b: BasinMeta): Json {
-  return { name: b.name, scope: "cloud:us-east-1", state: b.deletedAt === null ? "active" : "deleting", created_at: b.createdAt, deleted_at: b.deletedAt };
+export function basinInfoJson(b: BasinMeta, location: string): Json {
+  return { name: b.name, scope: "cloud:us-east-1", location, state: b.deletedAt === null ? "active" : "deleting", created_at: b.createdAt, deleted_at: b.deletedAt };
 }
 
 export function streamInfoJson(s: StreamMeta): Json {

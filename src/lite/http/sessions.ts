@@ -39,11 +39,16 @@ export async function appendSession(ex: Exchange, ctx: RequestContext, basin: st
       return state.submit(input);
     },
   };
-  await runAppendSession(sessionIO(ex.req, ex.res), port, {
-    compression: negotiateCompression(ex.req.headers["accept-encoding"]),
-    drain: drainOf(ctx.shutdown),
-    budget: ctx.appendBudget,
-  });
+  ctx.metrics?.stats.session("append", 1);
+  try {
+    await runAppendSession(sessionIO(ex.req, ex.res), port, {
+      compression: negotiateCompression(ex.req.headers["accept-encoding"]),
+      drain: drainOf(ctx.shutdown),
+      budget: ctx.appendBudget,
+    });
+  } finally {
+    ctx.metrics?.stats.session("append", -1);
+  }
 }
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
@@ -64,10 +69,16 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
   if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
   const io = sessionIO(ex.req, ex.res);
   const drain = drainOf(ctx.shutdown);
-  if (kind === "sse") {
-    await runSseSession(io, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
-  } else {
-    await runReadSession(io, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+  const gauge = kind === "sse" ? "sse" : "read";
+  ctx.metrics?.stats.session(gauge, 1);
+  try {
+    if (kind === "sse") {
+      await runSseSession(io, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
+    } else {
+      await runReadSession(io, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+    }
+  } finally {
+    ctx.metrics?.stats.session(gauge, -1);
   }
 }
 

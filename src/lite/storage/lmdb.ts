@@ -9,6 +9,7 @@
  *   misc     "nextStreamId"                  → number
  *   tokens   token id (utf8)                 → StoredToken (json: a hash, never the secret)
  *   tokenkeys key id (utf8)                  → token id
+ *   metrics  string key                      → metric bucket / stored bytes (json; issue 15)
  *
  * Durability: lmdb's put() resolves at commit, BEFORE the commit is flushed (overlapping
  * sync); every write here therefore also awaits `env.flushed`, which covers all commits made
@@ -97,6 +98,8 @@ export class LmdbStorage implements Storage {
   private misc!: Database<number, string>;
   private tokens!: Database<StoredToken, Buffer>;
   private tokenKeys!: Database<string, string>;
+  private metrics!: Database<unknown, string>;
+  onSync?: (seconds: number) => void;
   private nextId: number;
   /** The first error of a failed write, while writes issued before it are still settling. */
   private failure: unknown;
@@ -118,6 +121,7 @@ export class LmdbStorage implements Storage {
     this.misc = this.env.openDB({ name: "misc", encoding: "json" });
     this.tokens = this.env.openDB({ name: "tokens", encoding: "json", keyEncoding: "binary" });
     this.tokenKeys = this.env.openDB({ name: "tokenkeys", encoding: "json" });
+    this.metrics = this.env.openDB({ name: "metrics", encoding: "json" });
   }
 
   /** Data dirs from before versioned tails kept them unversioned in `states`: copy once. */
@@ -141,7 +145,9 @@ export class LmdbStorage implements Storage {
     this.pending++;
     const done = (async () => {
       check(await issue());
+      const t0 = this.onSync ? performance.now() : 0;
       await this.env.flushed;
+      if (this.onSync) this.onSync((performance.now() - t0) / 1000);
     })();
     done.catch((e: unknown) => { this.failure ??= e; }).finally(() => {
       if (--this.pending === 0) this.failure = undefined;
@@ -276,6 +282,17 @@ export class LmdbStorage implements Storage {
       }
     }));
     return n;
+  }
+
+  readMetrics(start: string, end: string): [string, unknown][] {
+    return [...this.metrics.getRange({ start, end })].map(({ key, value }) => [key, value]);
+  }
+
+  writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void> {
+    return this.write(() => this.env.batch(() => {
+      for (const { key } of this.metrics.getRange({ start: "b:", end: deleteBelow })) void this.metrics.remove(key);
+      for (const [key, value] of puts) void this.metrics.put(key, value);
+    }));
   }
 
   async close(): Promise<void> {

@@ -105,5 +105,15 @@ export interface Storage {
   /** Removes up to `max` whole batches that lie entirely below `seq`; returns how many. */
   deleteBatchesBelow(id: number, seq: number, max: number): Promise<number>;
 
+  // --- Metrics (issue 15): small JSON values under ordered string keys, kept apart from
+  // --- the service's data. The recorder (lite/metrics/recorder.ts) owns their meaning.
+
+  /** Metric values with start ≤ key < end (byte-wise), ascending by key. */
+  readMetrics(start: string, end: string): [string, unknown][];
+  /** Writes metric values and deletes the bucket keys ("b:…") below `deleteBelow`; resolves when durable. */
+  writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void>;
+  /** Set by the recorder: told how long each wait for a sync to disk took, in seconds. */
+  onSync?: (seconds: number) => void;
+
   close(): Promise<void>;
 }

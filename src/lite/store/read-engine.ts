@@ -118,7 +118,10 @@ export class ReadCursor {
       if (this.ended) return { kind: "end" };
       if (!this.follower) {
         const records = this.catchUp();
-        if (records.length > 0) return { kind: "batch", batch: { records } };
+        if (records.length > 0) {
+          this.stream.meter.readOps++;
+          return { kind: "batch", batch: { records } };
+        }
         if (this.ended) return { kind: "end" };
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
         this.follower = this.stream.follow(this.position);
@@ -131,7 +134,10 @@ export class ReadCursor {
       const live = f.queue.shift();
       if (live) {
         const records = this.take(live.records, live.trimPoint);
-        if (records.length > 0) return { kind: "batch", batch: { records, tail: live.tail } };
+        if (records.length > 0) {
+          this.stream.meter.readOps++;
+          return { kind: "batch", batch: { records, tail: live.tail } };
+        }
         continue;
       }
       if (signal?.aborted || (deadline !== undefined && Date.now() >= deadline)) return { kind: "timeout" };
@@ -204,6 +210,8 @@ export class ReadCursor {
     if (size > this.remainingBytes) { this.ended = true; return "stop"; }
     if (batchCount > 0 && (batchBytes + size > LIMITS.maxBatchBytes || batchCount >= LIMITS.maxBatchRecords)) return "batch-full";
     this.position = r.seqNum + 1;
+    this.stream.meter.readRecords++;
+    this.stream.meter.readBytes += size;
     this.remainingBytes -= size;
     this.remainingCount -= 1;
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;

@@ -8,6 +8,7 @@ import type { Storage, StreamMeta, StreamStateRecord } from "../storage/storage.
 import { Mutex } from "./mutex.js";
 import { resolveStreamConfig } from "./stream-config.js";
 import { StreamState } from "./stream-state.js";
+import { NO_METERS, type Meters } from "../metrics/meter.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
@@ -28,6 +29,8 @@ export class Store {
   private states = new Map<string, StreamState>();
   /** Called when background work (trim, deletion) may be pending. */
   onWork: () => void = () => {};
+  /** Where streams count their appends, reads and stored bytes (issue 15). */
+  meters: Meters = NO_METERS;
   private log: (msg: string) => void;
 
   constructor(readonly storage: Storage, log: (msg: string) => void = () => {}) {
@@ -77,6 +80,7 @@ export class Store {
     const state = this.storage.getState(meta.id) ?? initialState(Date.parse(meta.createdAt));
     this.checkRecovered(meta, state);
     const s = new StreamState(meta, state, this.storage, () => this.onWork());
+    s.meter = this.meters.meter(meta.basin, meta.name);
     this.states.set(key, s);
     return s;
   }

@@ -14,6 +14,8 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { Storage, StoredBatch, StreamMeta, StreamStateRecord } from "../storage/storage.js";
 import { checkConditions, checkTimestamps, sequence } from "./sequencing.js";
 import { Follower } from "./follower.js";
+import { meteredBatchSize } from "../../wire/batch.js";
+import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -37,6 +39,8 @@ export class StreamState {
   broken: SvcError | undefined;
   /** Settles once every storage write issued so far has settled (they settle in order). */
   private lastWrite: Promise<void> = Promise.resolve();
+  /** Metrics counters of this stream (the store sets them; a scratch object when off). */
+  meter: StreamMeter = NO_METERS.meter("", "");
 
   constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly storage: Storage, private readonly onTrim: () => void = () => {}) {
     this.durable = { ...state };
@@ -128,6 +132,12 @@ export class StreamState {
         tail,
       });
       e.markSettled();
+      const bytes = meteredBatchSize(e.batch.records);
+      const m = this.meter;
+      m.appendOps++;
+      m.appendRecords += e.batch.records.length;
+      m.appendBytes += bytes;
+      m.storage += bytes;
     }
   }
 
