@@ -20,6 +20,7 @@
 import type { SequencedRecord } from "../../types.js";
 import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";
 import type { StoredToken } from "../auth/token-info.js";
+import type { StreamCipher } from "../crypto/record-cipher.js";
 
 export interface BasinMeta {
   name: string;
@@ -39,6 +40,8 @@ export interface StreamMeta {
   createdAt: string;
   deletedAt: string | null;
   requestKey: string | null;
+  /** §8.8: set at creation from the basin's stream_cipher; absent or null = plaintext. */
+  cipher?: StreamCipher | null;
 }
 
 /** Per-stream state, written in the same transaction as every batch that changes it. */

@@ -55,7 +55,11 @@ export class ReadCursor {
   private ended = false;
   private follower: Follower | undefined;
 
-  constructor(private readonly stream: StreamState, private readonly storage: Storage, params: ReadParams, unary: boolean) {
+  /**
+   * @param open the reader's view of a stored record (decryption, §8.8); it may throw
+   *   `decryption_failed`. Limits count what the reader gets.
+   */
+  constructor(private readonly stream: StreamState, private readonly storage: Storage, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
     validateReadParams(params);
     const bounded = params.count !== undefined || params.bytes !== undefined || params.until !== undefined;
     if (unary) {
@@ -169,8 +173,9 @@ export class ReadCursor {
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) this.position = b.firstSeq; // a removed gap
         for (let i = this.position - b.firstSeq; i < b.records.length; i++) {
-          const r = b.records[i]!;
-          if (r.seqNum >= tailSeq) break;
+          const stored = b.records[i]!;
+          if (stored.seqNum >= tailSeq) break;
+          const r = this.open ? this.open(stored) : stored;
           const verdict = this.admit(r, batchBytes, out.length);
           if (verdict === "batch-full") return out;
           if (verdict === "stop") return out;
@@ -187,10 +192,11 @@ export class ReadCursor {
   private take(records: SequencedRecord[], trimPoint: number): SequencedRecord[] {
     const out: SequencedRecord[] = [];
     let batchBytes = 0;
-    for (const r of records) {
-      if (r.seqNum < this.position) continue;
-      this.position = r.seqNum;
-      if (r.seqNum < trimPoint) { this.position++; continue; }
+    for (const stored of records) {
+      if (stored.seqNum < this.position) continue;
+      this.position = stored.seqNum;
+      if (stored.seqNum < trimPoint) { this.position++; continue; }
+      const r = this.open ? this.open(stored) : stored;
       const verdict = this.admit(r, batchBytes, out.length);
       if (verdict !== "ok") break;
       out.push(r);

@@ -109,6 +109,7 @@ export class Store {
       config: resolveStreamConfig({}, b.config.default_stream_config),
       createdAt: nowIso(createdMs), deletedAt: null, requestKey: null,
     };
+    if (b.config.stream_cipher) meta.cipher = b.config.stream_cipher;
     await this.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
     return meta;
   }
