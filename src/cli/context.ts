@@ -7,13 +7,14 @@ import type { Command } from "commander";
 import type { SvcClient } from "../client/index.js";
 import { configPath, readConfigFile } from "./config-file.js";
 import { Output } from "./output.js";
+import { resolveEncryptionKey, type KeyFlags } from "./encryption-key.js";
 import { resolveSettings, type FlagValues, type Settings } from "./settings.js";
 import type { TomlTable } from "./toml.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };
 
-export interface GlobalFlags extends FlagValues {
+export interface GlobalFlags extends FlagValues, KeyFlags {
   config?: string;
   json?: boolean;
   quiet?: boolean;
@@ -61,6 +62,7 @@ export class Context {
       notice: (line) => this.out.warn(line),
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
       compression: s.compression.value,
+      encryptionKey: resolveEncryptionKey(this.flags, this.env),
     });
     return this.svc;
   }

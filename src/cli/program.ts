@@ -5,7 +5,7 @@ import { VERSION } from "./context.js";
 import { examples, isPassThrough } from "./help.js";
 
 /** Options of the root program that take a value (to find the command word in argv). */
-const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression"]);
+const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression", "-k", "--encryption-key", "--encryption-key-file"]);
 
 /** Builds the program; only the command `argv` names is loaded in full (see commands/index.ts). */
 export async function buildProgram(argv: string[], write: { out: (s: string) => void; err: (s: string) => void }): Promise<Command> {
@@ -27,6 +27,8 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))
     .addOption(new Option("--insecure", "skip TLS certificate verification (env SVC_INSECURE)"))
     .configureHelp({ showGlobalOptions: true })
+    .addOption(new Option("-k, --encryption-key <key>", "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY)"))
+    .addOption(new Option("--encryption-key-file <file>", "read the encryption key from a file"))
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: (s, w) => w(s) })

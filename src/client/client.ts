@@ -19,6 +19,8 @@ export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
   /** The same as the account endpoint (direct routing) or `https://{basin}.b.example`. */
   basinEndpoint: string;
   accessToken?: string | Redacted;
+  /** §8.8: sent as `svc-encryption-key` on every basin-level request. */
+  encryptionKey?: string | Redacted | undefined;
 }
 
 export class SvcClient {
@@ -27,11 +29,13 @@ export class SvcClient {
   readonly accountBase: string;
   readonly basinEndpoint: string;
   private readonly caller: Caller;
+  private readonly encryptionKey: Redacted | undefined;
 
   constructor(opts: SvcClientOptions) {
     this.accountBase = normalizeEndpoint(opts.accountEndpoint, "account endpoint");
     this.basinEndpoint = normalizeEndpoint(opts.basinEndpoint, "basin endpoint");
-    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, ...callerOptions } = opts;
+    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, ...callerOptions } = opts;
+    this.encryptionKey = encryptionKey === undefined ? undefined : Redacted.from(encryptionKey);
     this.caller = new Caller({ ...callerOptions, accessToken: Redacted.from(accessToken) });
     this.basins = new BasinsApi(this.caller, this.accountBase);
     this.accessTokens = new AccessTokensApi(this.caller, this.accountBase);
@@ -39,7 +43,9 @@ export class SvcClient {
 
   basin(name: string): BasinClient {
     assertBasinName(name);
-    return new BasinClient(this.caller, basinRoute(this.basinEndpoint, this.accountBase, name), name);
+    const route = basinRoute(this.basinEndpoint, this.accountBase, name);
+    if (this.encryptionKey) route.headers = { ...route.headers, "svc-encryption-key": this.encryptionKey.reveal() };
+    return new BasinClient(this.caller, route, name);
   }
 
   close(): Promise<void> {

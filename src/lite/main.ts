@@ -2,7 +2,7 @@
  * `svc lite`: the durable local server (issue 3).
  *
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
- *            [--cors-origin ORIGIN]... [--init-file SPEC.json]
+ *            [--cors-origin ORIGIN]... [--init-file SPEC.json] [--location NAME] [--no-metrics]
  *
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
@@ -24,6 +24,10 @@ import type { Storage } from "./storage/storage.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
+import { LOCATION_NAME } from "./http/locations.js";
+import type { LiteMetrics } from "./metrics/lite-metrics.js";
+import { ServerStats } from "./metrics/prometheus.js";
+import { MetricsRecorder } from "./metrics/recorder.js";
 
 export interface LiteOptions {
   host: string;
@@ -39,6 +43,12 @@ export interface LiteOptions {
   sweepMs: number;
   /** How long deleted streams/basins stay `deleting`; SVC_LITE_DELETE_GRACE_MS overrides. */
   deleteGraceMs: number;
+  /** The one location (A13–A15), `--location`, default `local`. */
+  location: string;
+  /** `--no-metrics` turns the counting off (A10–A12 and /metrics answer 501). */
+  metrics: boolean;
+  /** How often metrics are written at most; SVC_LITE_METRICS_FLUSH_MS overrides. */
+  metricsFlushMs: number;
   help: boolean;
 }
 
@@ -54,6 +64,8 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --root-token-file F  use the root token in file F instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)
   --cors-origin ORIGIN with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable
   --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
+  --location NAME      the name of this server's one location (default local)
+  --no-metrics         do not count metrics (GET /v1/metrics and /metrics answer 501)
 
 Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
 unless --no-auth; GET /health is open.
@@ -89,6 +101,8 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         "root-token-file": { type: "string" },
         "cors-origin": { type: "string", multiple: true },
         "init-file": { type: "string" },
+        location: { type: "string" },
+        "no-metrics": { type: "boolean" },
         // The export lines are always printed; accepted for scripts written against the plan.
         "print-env": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -102,6 +116,9 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw clientError("usage", `svc lite: --port must be 0..65535, got ${JSON.stringify(portText)}`);
 
+  const location = values.location ?? "local";
+  if (!LOCATION_NAME.test(location)) throw clientError("usage", `svc lite: --location must be 1..64 characters of A-Z a-z 0-9 : . -, got ${JSON.stringify(location)}`);
+
   return {
     host: values.host ?? "127.0.0.1",
     port,
@@ -112,6 +129,9 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     initFile: values["init-file"] ?? (env.SVC_LITE_INIT_FILE || undefined),
     sweepMs: envMs(env.SVC_LITE_SWEEP_MS, 2000) || 2000,
     deleteGraceMs: envMs(env.SVC_LITE_DELETE_GRACE_MS, 1000),
+    location,
+    metrics: !values["no-metrics"],
+    metricsFlushMs: envMs(env.SVC_LITE_METRICS_FLUSH_MS, 10_000) || 10_000,
     help: values.help ?? false,
   };
 }
@@ -198,17 +218,26 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
   };
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log, timeouts });
+  let metrics: LiteMetrics | undefined;
+  if (opts.metrics) {
+    metrics = { recorder: new MetricsRecorder(storage, opts.metricsFlushMs, log), stats: new ServerStats() };
+    store.meters = metrics.recorder;
+    const stats = metrics.stats;
+    storage.onSync = (seconds) => stats.synced(seconds);
+  }
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log, timeouts, metrics, location: opts.location });
   const close = async (): Promise<void> => {
     await server.close();
     await janitor.stop();
     await store.drain();
+    await metrics?.recorder.close();
     await storage.close();
     await lock?.release();
   };
   try {
     if (opts.initFile) for (const line of await applyInitFile(store, opts.initFile)) log(`init file: ${line}`);
     janitor.start();
+    metrics?.recorder.start();
     const addr = await server.listen(opts.host, opts.port).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== "EADDRINUSE") throw e;
       throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);

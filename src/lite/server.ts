@@ -13,6 +13,7 @@ import { route, type CorsPolicy } from "./http/router.js";
 import { sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
 import { ByteBudget } from "./session/byte-budget.js";
+import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
 /**
  * HTTP/2 windows: at the 64 KiB default, sessions run at half speed here (performance.md §3);
@@ -49,6 +50,9 @@ export interface ServerDeps {
   cors: CorsPolicy;
   log: (msg: string) => void;
   timeouts?: ServerTimeouts;
+  /** Issue 15: metrics (undefined with --no-metrics) and the server's one location. */
+  metrics?: LiteMetrics | undefined;
+  location: string;
 }
 
 export class LiteServer {

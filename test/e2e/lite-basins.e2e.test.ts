@@ -124,7 +124,10 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     expect(d.retention_policy).toEqual({ infinite: {} });
     expect(d.timestamping.mode).toBe("arrival");
     const cleared = await c.call("PATCH", `/v1/basins/${name}`, { json: { default_stream_config: null } });
-    expect(cleared.json().default_stream_config).toBeNull();
+    // Defaults are shown as in effect (issue 15): cleared means the system's.
+    expect(cleared.json().default_stream_config).toEqual({
+      storage_class: "express", retention_policy: { age: 604800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
+    });
     expect((await c.call("GET", `/v1/basins/${name}`)).json()).toEqual(cleared.json());
   });
 
@@ -162,7 +165,10 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     const name = uniqueBasin();
     await create(name);
     expect((await c.call("GET", `/v1/basins/${name}`)).json()).toEqual({
-      default_stream_config: null, create_stream_on_append: false, create_stream_on_read: false,
+      default_stream_config: {
+        storage_class: "express", retention_policy: { age: 604800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
+      },
+      stream_cipher: null, create_stream_on_append: false, create_stream_on_read: false,
     });
   });
 
@@ -211,9 +217,9 @@ describe("server surface", () => {
     const cors = await c.call("GET", "/v1/basins", { headers: { origin: "http://app.test" } });
     expect(cors.headers["access-control-allow-origin"]).toBe("*");
     expect((await c.call("GET", "/v1/access-tokens")).json()).toEqual({ access_tokens: [], has_more: false });
-    for (const path of ["/v1/metrics", "/v1/locations"]) {
-      const r = await c.call("GET", path);
-      expect([r.status, r.json().code]).toEqual([501, "not_implemented"]);
-    }
+    // Issue 15: metrics and locations are served (test/e2e/lite-metrics.e2e.test.ts).
+    const noSet = await c.call("GET", "/v1/metrics");
+    expect([noSet.status, noSet.json().code]).toEqual([400, "bad_query"]);
+    expect((await c.call("GET", "/v1/locations")).status).toBe(200);
   });
 });

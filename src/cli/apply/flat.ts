@@ -2,7 +2,8 @@
  * Configs as flat field maps, so that desired and current state compare field by field.
  *
  * - Basin: `create_stream_on_append`, `create_stream_on_read`, `stream_cipher` and the
- *   `default_stream_config.*` fields; an omitted field means its default (false / unset).
+ *   `default_stream_config.*` fields; an omitted field means its default (false / unset;
+ *   for the stream defaults, the system's: servers show defaults as in effect, issue 15).
  * - Stream: the five stream fields, always resolved: spec value, else the basin's default
  *   from the spec, else the system default (protocol.md §3.2).
  */
@@ -39,13 +40,14 @@ export function currentBasinFlat(c: BasinConfig & { stream_cipher?: string | nul
     stream_cipher: c.stream_cipher ?? null,
   };
   streamFlat(c.default_stream_config, "default_stream_config.", out);
+  for (const k of STREAM_KEYS) out[`default_stream_config.${k}`] ??= SYSTEM_STREAM_DEFAULTS[k]!;
   return out;
 }
 
 /** The desired basin: spec fields over defaults. */
 export function desiredBasinFlat(fields: Flat): Flat {
   const out: Flat = {};
-  for (const k of BASIN_KEYS) out[k] = fields[k] ?? BASIN_DEFAULTS[k] ?? null;
+  for (const k of BASIN_KEYS) out[k] = fields[k] ?? BASIN_DEFAULTS[k] ?? SYSTEM_STREAM_DEFAULTS[k.replace(/^default_stream_config\./, "")] ?? null;
   return out;
 }
 

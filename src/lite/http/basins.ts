@@ -6,10 +6,17 @@ import { basinConfigJson, basinInfoJson, ConfigParse, isObject, parseBasinConfig
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
 import type { BasinMeta } from "../storage/storage.js";
+import { checkLocation } from "./locations.js";
 import { basinNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 
-function checkScope(p: ConfigParse, v: unknown): void {
+/** The seed's `scope`, or the newest clients' `location` (this server's one, else 422). */
+function checkScope(p: ConfigParse, body: Record<string, unknown>, location: string): void {
+  const v = body.scope;
   if (v !== undefined && v !== null && v !== "cloud:us-east-1") p.fail("scope must be \"cloud:us-east-1\" or null");
+  const l = body.location;
+  if (l === undefined || l === null) return;
+  if (typeof l !== "string") p.fail("location must be a string or null");
+  checkLocation(l, location, "bad_json");
 }
 
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -19,7 +26,7 @@ export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Prom
   let page: { basins: BasinMeta[]; hasMore: boolean } = { basins: [], hasMore: false };
   if (view && "prefix" in view) page = await listBasins(ctx.store, view.prefix, startAfter, limit);
   else if (view && view.exact > startAfter) page = await listBasins(ctx.store, view.exact, startAfter, 1).then((p) => ({ basins: p.basins.filter((b) => b.name === view.exact), hasMore: false }));
-  await ex.sendJson(200, { basins: page.basins.map(basinInfoJson), has_more: page.hasMore });
+  await ex.sendJson(200, { basins: page.basins.map((b) => basinInfoJson(b, ctx.location)), has_more: page.hasMore });
 }
 
 export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -30,13 +37,13 @@ export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   if (typeof body.basin !== "string") p.fail("missing field `basin` (a string)");
   const problem = basinNameProblem(body.basin);
   if (problem) p.fail(problem);
-  checkScope(p, body.scope);
+  checkScope(p, body, ctx.location);
   const config = parseBasinConfig(p, body.config);
   p.finish();
   ctx.auth.authorize(ctx.principal, "create-basin", { basin: body.basin });
   const { meta, result } = await createBasin(ctx.store, body.basin, config, token);
   // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
-  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta), { "svc-provision-result": result });
+  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), { "svc-provision-result": result });
 }
 
 export async function getBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -52,11 +59,11 @@ export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
   const obj: Record<string, unknown> = body ?? {};
-  checkScope(p, obj.scope);
+  checkScope(p, obj, ctx.location);
   const reconfig = parseBasinReconfig(p, obj.config);
   p.finish();
   const { meta, result } = await ensureBasin(ctx.store, name, reconfig);
-  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta), { "svc-provision-result": result });
+  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), { "svc-provision-result": result });
 }
 
 export async function reconfigureBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -74,9 +81,4 @@ export async function deleteBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   const name = checkBasinName(ctx.params[0]!, "bad_path");
   await deleteBasin(ctx.store, name);
   ex.sendEmpty(202);
-}
-
-export async function notImplemented(ex: Exchange): Promise<void> {
-  await ex.body().catch(() => undefined);
-  throw serverError("not_implemented", `${ex.method} ${ex.path} is not implemented by svc lite`);
 }

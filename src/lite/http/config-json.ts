@@ -6,7 +6,8 @@
 import { serverError, type SvcError } from "../../errors.js";
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
 import type { BasinMeta, StreamMeta } from "../storage/storage.js";
-import type { BasinReconfig, PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig, StreamReconfig } from "../store/stream-config.js";
+import { STREAM_CIPHERS } from "../crypto/record-cipher.js";
+import { resolveStreamConfig, type BasinReconfig, type PartialStreamConfig, type ResolvedStreamConfig, type StoredBasinConfig, type StreamReconfig } from "../store/stream-config.js";
 
 type Json = Record<string, unknown>;
 
@@ -112,12 +113,6 @@ export function toPartial(r: StreamReconfig): PartialStreamConfig {
   return out;
 }
 
-function checkCipher(p: ConfigParse, o: Json): void {
-  if (o.stream_cipher !== undefined && o.stream_cipher !== null) {
-    oneOf(p, o.stream_cipher, ["aegis-256", "aes-256-gcm"], "stream_cipher");
-    p.semantic("stream encryption is not supported by svc lite");
-  }
-}
 
 export function parseBasinReconfig(p: ConfigParse, v: unknown): BasinReconfig {
   const o = object(p, v, "config") ?? {};
@@ -127,7 +122,7 @@ export function parseBasinReconfig(p: ConfigParse, v: unknown): BasinReconfig {
   }
   if (o.create_stream_on_append !== undefined) r.create_stream_on_append = bool(p, o.create_stream_on_append, "create_stream_on_append") ?? null;
   if (o.create_stream_on_read !== undefined) r.create_stream_on_read = bool(p, o.create_stream_on_read, "create_stream_on_read") ?? null;
-  checkCipher(p, o);
+  if (o.stream_cipher !== undefined) r.stream_cipher = oneOf(p, o.stream_cipher, STREAM_CIPHERS, "stream_cipher") ?? null;
   return r;
 }
 
@@ -135,11 +130,13 @@ export function parseBasinReconfig(p: ConfigParse, v: unknown): BasinReconfig {
 export function parseBasinConfig(p: ConfigParse, v: unknown): StoredBasinConfig {
   const r = parseBasinReconfig(p, v);
   const defaults = r.default_stream_config ? toPartial(r.default_stream_config) : null;
-  return {
+  const config: StoredBasinConfig = {
     default_stream_config: defaults && Object.keys(defaults).length > 0 ? defaults : null,
     create_stream_on_append: r.create_stream_on_append ?? false,
     create_stream_on_read: r.create_stream_on_read ?? false,
   };
+  if (r.stream_cipher) config.stream_cipher = r.stream_cipher;
+  return config;
 }
 
 export function streamConfigJson(c: ResolvedStreamConfig): Json {
@@ -151,26 +148,25 @@ export function streamConfigJson(c: ResolvedStreamConfig): Json {
   };
 }
 
-/** The reference server's shape: null when nothing is set, else every field (unset → null). */
+/**
+ * Defaults shown as in effect (issue 15): `default_stream_config` is always the full config a
+ * stream created now would get (the basin's defaults over the system's), as the newest
+ * clients expect; never null.
+ */
 export function basinConfigJson(c: StoredBasinConfig): Json {
-  const d = c.default_stream_config;
   return {
-    default_stream_config: d === null ? null : {
-      storage_class: d.storage_class ?? null,
-      retention_policy: d.retention_policy ?? null,
-      timestamping: d.timestamping ? { mode: d.timestamping.mode ?? null, uncapped: d.timestamping.uncapped ?? null } : null,
-      delete_on_empty: d.delete_on_empty ? { min_age_secs: d.delete_on_empty.min_age_secs ?? null } : null,
-    },
+    default_stream_config: streamConfigJson(resolveStreamConfig({}, c.default_stream_config)),
+    stream_cipher: c.stream_cipher ?? null,
     create_stream_on_append: c.create_stream_on_append,
     create_stream_on_read: c.create_stream_on_read,
   };
 }
 
 /** §3.4: the union of the seed-era and newest BasinInfo shapes. */
-export function basinInfoJson(b: BasinMeta): Json {
-  return { name: b.name, scope: "cloud:us-east-1", state: b.deletedAt === null ? "active" : "deleting", created_at: b.createdAt, deleted_at: b.deletedAt };
+export function basinInfoJson(b: BasinMeta, location: string): Json {
+  return { name: b.name, scope: "cloud:us-east-1", location, state: b.deletedAt === null ? "active" : "deleting", created_at: b.createdAt, deleted_at: b.deletedAt };
 }
 
 export function streamInfoJson(s: StreamMeta): Json {
-  return { name: s.name, created_at: s.createdAt, deleted_at: s.deletedAt };
+  return { name: s.name, created_at: s.createdAt, deleted_at: s.deletedAt, cipher: s.cipher ?? null };
 }

@@ -3,6 +3,7 @@ import type { Auth, Principal } from "../auth/access.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
 import type { ByteBudget } from "../session/byte-budget.js";
+import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
 export interface RequestContext {
   store: Store;
@@ -17,6 +18,10 @@ export interface RequestContext {
   log: (msg: string) => void;
   /** In-flight append bytes shared by every append session (protocol.md §6.5 item 7). */
   appendBudget: ByteBudget;
+  /** Metrics (issue 15); undefined with --no-metrics. */
+  metrics?: LiteMetrics | undefined;
+  /** The server's one location (A13–A15). */
+  location: string;
 }
 
 export type Handler = (ex: Exchange, ctx: RequestContext) => Promise<void>;

@@ -26,6 +26,8 @@ export class Exchange {
   readonly signal: AbortSignal;
   private readonly abort = new AbortController();
   private sent = false;
+  /** The status sent, 0 before any (metrics). */
+  status = 0;
   /** Set when the request body was left unread (too large): the connection cannot be reused. */
   private closeConnection = false;
   /** The `Access-Control-Allow-Origin` value the router's CORS policy chose, if any. */
@@ -133,6 +135,7 @@ export class Exchange {
   private writeHead(status: number, headers: Headers): boolean {
     if (this.sent || this.res.headersSent || this.res.destroyed) return false;
     this.sent = true;
+    this.status = status;
     if (this.closeConnection && this.req.httpVersionMajor === 1) headers.connection = "close";
     if (this.corsAllowOrigin !== undefined) {
       headers["access-control-allow-origin"] = this.corsAllowOrigin;

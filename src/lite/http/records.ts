@@ -13,6 +13,7 @@ import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
 import { appendSession, readSession } from "./sessions.js";
+import { streamCrypto } from "./encryption.js";
 import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
 import { boolQuery, checkStreamName, requestBasin, u64Query } from "./params.js";
 
@@ -39,7 +40,8 @@ export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<
   validateAppendInput(input);
   ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
   const state = await ctx.store.stream(basin, stream, "append");
-  const ack = await state.append(input);
+  const crypto = await streamCrypto(ex, state);
+  const ack = await state.append(crypto.seal(input));
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);
   else await ex.sendJson(200, appendAckToJson(ack));
 }
@@ -83,7 +85,7 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
   const params = readParams(ex.query);
   validateReadParams(params);
   const state = await ctx.store.stream(basin, stream, "read");
-  const cursor = new ReadCursor(state, ctx.store.storage, params, true);
+  const cursor = new ReadCursor(state, ctx.store.storage, params, true, (await streamCrypto(ex, state)).open);
   let batch: ReadBatch = { records: [] };
   try {
     let step = await cursor.next();

@@ -19,15 +19,15 @@ import type { Handler, RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import * as records from "./records.js";
 import * as streams from "./streams.js";
+import * as locations from "./locations.js";
+import * as metrics from "./metrics.js";
+import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
 interface Route {
   /** Literal segments, or "*" for one parameter, or "**" for any rest (501 stubs). */
   pattern: string[];
   methods: Partial<Record<string, [Operation | undefined, Handler]>>;
 }
-
-const stub: [undefined, Handler] = [undefined, basins.notImplemented];
-const anyMethod = { GET: stub, POST: stub, PUT: stub, PATCH: stub, DELETE: stub };
 
 const ROUTES: Route[] = [
   { pattern: ["v1", "basins"], methods: { GET: ["list-basins", basins.listBasinsHandler], POST: ["create-basin", basins.createBasinHandler] } },
@@ -50,11 +50,22 @@ const ROUTES: Route[] = [
   { pattern: ["v1", "streams", "*", "records", "tail"], methods: { GET: ["check-tail", records.checkTailHandler] } },
   { pattern: ["v1", "access-tokens"], methods: { GET: ["list-access-tokens", accessTokens.listTokensHandler], POST: [undefined, accessTokens.issueTokenHandler] } },
   { pattern: ["v1", "access-tokens", "*"], methods: { DELETE: [undefined, accessTokens.revokeTokenHandler] } },
-  { pattern: ["v1", "metrics"], methods: anyMethod },
-  { pattern: ["v1", "metrics", "**"], methods: anyMethod },
-  { pattern: ["v1", "locations"], methods: anyMethod },
-  { pattern: ["v1", "locations", "**"], methods: anyMethod },
+  { pattern: ["v1", "metrics"], methods: { GET: ["account-metrics", metrics.accountMetricsHandler] } },
+  { pattern: ["v1", "metrics", "*"], methods: { GET: ["basin-metrics", metrics.basinMetricsHandler] } },
+  { pattern: ["v1", "metrics", "*", "*"], methods: { GET: ["stream-metrics", metrics.streamMetricsHandler] } },
+  { pattern: ["v1", "locations"], methods: { GET: ["list-locations", locations.listLocationsHandler] } },
+  {
+    pattern: ["v1", "locations", "default"],
+    methods: { GET: ["get-default-location", locations.getDefaultLocationHandler], PUT: ["set-default-location", locations.setDefaultLocationHandler] },
+  },
+  { pattern: ["metrics"], methods: { GET: ["account-metrics", metrics.prometheusHandler] } },
 ];
+
+/** The operation a request counts as in metrics: the route's, or the one its handler decides. */
+const DECIDED_BY_HANDLER: Record<string, string> = {
+  "PUT basins": "ensure-basin", "PUT streams": "ensure-stream",
+  "POST access-tokens": "issue-access-token", "DELETE access-tokens": "revoke-access-token",
+};
 
 function match(pattern: string[], segments: string[]): string[] | undefined {
   const params: string[] = [];
@@ -89,6 +100,8 @@ export interface RouterDeps {
   shutdown: AbortSignal;
   log: (msg: string) => void;
   appendBudget: ByteBudget;
+  metrics?: LiteMetrics | undefined;
+  location: string;
 }
 
 export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
@@ -115,18 +128,52 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
       if (!raw) continue;
       const entry = r.methods[ex.method];
       if (!entry) return ex.sendEmpty(405, { allow: Object.keys(r.methods).join(", ") });
-      const principal = deps.auth.authenticate(ex.header("authorization"));
-      const streamPrefix = deps.auth.streamPrefix(principal);
-      const params = raw.map(decode);
-      if (r.pattern[1] === "streams" && params.length > 0) params[0] = streamPrefix + params[0]!;
-      if (entry[0]) deps.auth.authorize(principal, entry[0], resourcesOf(r.pattern, params, ex));
-      const ctx: RequestContext = { store: deps.store, params, principal, auth: deps.auth, streamPrefix, shutdown: deps.shutdown, log: deps.log, appendBudget: deps.appendBudget };
-      return await entry[1](ex, ctx);
+      if (deps.metrics) return await counted(ex, deps, deps.metrics, r, entry, raw);
+      return await handle(ex, deps, r, entry, raw);
     }
     ex.sendEmpty(404);
   } catch (e) {
     await sendError(ex, e, deps.log);
   }
+}
+
+/** Runs a matched route, then counts the request by operation, status and latency. */
+async function counted(ex: Exchange, deps: RouterDeps, m: LiteMetrics, r: Route, entry: [Operation | undefined, Handler], raw: string[]): Promise<void> {
+  const t0 = performance.now();
+  const op = entry[0] ?? DECIDED_BY_HANDLER[`${ex.method} ${r.pattern[1]}`] ?? "other";
+  try {
+    await handle(ex, deps, r, entry, raw);
+  } catch (e) {
+    await sendError(ex, e, deps.log);
+  }
+  m.stats.request(op, ex.status, (performance.now() - t0) / 1000);
+  // A basin's own counts only for basins that exist: a typo must not make one "active".
+  const basin = r.pattern[1] === "streams" ? basinOfHost(ex) : undefined;
+  m.recorder.request(op, basin !== undefined && deps.store.storage.getBasin(basin) ? basin : undefined);
+}
+
+/** The basin a basin-level request names, if its name is valid. */
+function basinOfHost(ex: Exchange): string | undefined {
+  try {
+    return requestBasin(ex);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Authenticates, authorizes by the path, and runs the handler. */
+async function handle(ex: Exchange, deps: RouterDeps, r: Route, entry: [Operation | undefined, Handler], raw: string[]): Promise<void> {
+  const principal = deps.auth.authenticate(ex.header("authorization"));
+  const streamPrefix = deps.auth.streamPrefix(principal);
+  const params = raw.map(decode);
+  if (r.pattern[1] === "streams" && params.length > 0) params[0] = streamPrefix + params[0]!;
+  if (r.pattern[1] === "metrics" && params.length > 1) params[1] = streamPrefix + params[1]!;
+  if (entry[0]) deps.auth.authorize(principal, entry[0], resourcesOf(r.pattern, params, ex));
+  const ctx: RequestContext = {
+    store: deps.store, params, principal, auth: deps.auth, streamPrefix, shutdown: deps.shutdown, log: deps.log,
+    appendBudget: deps.appendBudget, metrics: deps.metrics, location: deps.location,
+  };
+  return await entry[1](ex, ctx);
 }
 
 /** §9.3: the basin, stream or token id a path names. */
@@ -135,6 +182,7 @@ function resourcesOf(pattern: string[], params: string[], ex: Exchange): Resourc
     case "basins": return { basin: params[0] };
     case "streams": return { basin: requestBasin(ex), stream: params[0] };
     case "access-tokens": return { tokenId: params[0] };
+    case "metrics": return params.length === 0 ? {} : params.length === 1 ? { basin: params[0] } : { basin: params[0], stream: params[1] };
     default: return {};
   }
 }

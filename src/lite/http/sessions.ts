@@ -22,11 +22,13 @@ import type { FeedEvent, ReadFeed } from "../session/feed-pump.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { SESSION_TYPE } from "./media.js";
+import { streamCrypto } from "./encryption.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 export async function appendSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string): Promise<void> {
   const state = await ctx.store.stream(basin, stream, "append");
+  const crypto = await streamCrypto(ex, state);
   if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
   const port: AppendPort = {
     submit(input) {
@@ -36,14 +38,19 @@ export async function appendSession(ex: Exchange, ctx: RequestContext, basin: st
       } catch (e) {
         return { accepted: false, ack: state.whenIdle().then(() => { throw e; }) };
       }
-      return state.submit(input);
+      return state.submit(crypto.seal(input));
     },
   };
-  await runAppendSession(sessionIO(ex.req, ex.res), port, {
-    compression: negotiateCompression(ex.req.headers["accept-encoding"]),
-    drain: drainOf(ctx.shutdown),
-    budget: ctx.appendBudget,
-  });
+  ctx.metrics?.stats.session("append", 1);
+  try {
+    await runAppendSession(sessionIO(ex.req, ex.res), port, {
+      compression: negotiateCompression(ex.req.headers["accept-encoding"]),
+      drain: drainOf(ctx.shutdown),
+      budget: ctx.appendBudget,
+    });
+  } finally {
+    ctx.metrics?.stats.session("append", -1);
+  }
 }
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
@@ -58,16 +65,23 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
     if (params.bytes !== undefined) params.bytes = Math.max(0, params.bytes - last.bytes);
   }
   const state = await ctx.store.stream(basin, stream, "read");
-  const cursor = new ReadCursor(state, ctx.store.storage, params, false); // 416 happens here, before the 200
+  const open = (await streamCrypto(ex, state)).open;
+  const cursor = new ReadCursor(state, ctx.store.storage, params, false, open); // 416 happens here, before the 200
   const feed = guardedFeed(cursorFeed(cursor, state), () => ctx.auth.recheck(ctx.principal));
   const contentType = kind === "sse" ? "text/event-stream" : SESSION_TYPE;
   if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
   const io = sessionIO(ex.req, ex.res);
   const drain = drainOf(ctx.shutdown);
-  if (kind === "sse") {
-    await runSseSession(io, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
-  } else {
-    await runReadSession(io, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+  const gauge = kind === "sse" ? "sse" : "read";
+  ctx.metrics?.stats.session(gauge, 1);
+  try {
+    if (kind === "sse") {
+      await runSseSession(io, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
+    } else {
+      await runReadSession(io, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+    }
+  } finally {
+    ctx.metrics?.stats.session(gauge, -1);
   }
 }
 

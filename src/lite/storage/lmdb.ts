@@ -9,6 +9,7 @@
  *   misc     "nextStreamId"                  → number
  *   tokens   token id (utf8)                 → StoredToken (json: a hash, never the secret)
  *   tokenkeys key id (utf8)                  → token id
+ *   metrics  string key                      → metric bucket / stored bytes (json; issue 15)
  *
  * Durability: lmdb's put() resolves at commit, BEFORE the commit is flushed (overlapping
  * sync); every write here therefore also awaits `env.flushed`, which covers all commits made
@@ -101,6 +102,8 @@ export class LmdbStorage implements Storage {
   private misc!: Database<number, string>;
   private tokens!: Database<StoredToken, Buffer>;
   private tokenKeys!: Database<string, string>;
+  private metrics!: Database<unknown, string>;
+  onSync?: (seconds: number) => void;
   private nextId: number;
   /** The first error of a failed write, while writes issued before it are still settling. */
   private failure: unknown;
@@ -134,6 +137,7 @@ export class LmdbStorage implements Storage {
     this.misc = this.env.openDB({ name: "misc", encoding: "json" });
     this.tokens = this.env.openDB({ name: "tokens", encoding: "json", keyEncoding: "binary" });
     this.tokenKeys = this.env.openDB({ name: "tokenkeys", encoding: "json" });
+    this.metrics = this.env.openDB({ name: "metrics", encoding: "json" });
   }
 
   /** Data dirs from before versioned tails kept them unversioned in `states`: copy once. */
@@ -188,7 +192,9 @@ export class LmdbStorage implements Storage {
       let result: unknown;
       try {
         result = await issue();
+        const t0 = this.onSync ? performance.now() : 0;
         await this.env.flushed;
+        if (this.onSync) this.onSync((performance.now() - t0) / 1000);
       } catch (e) {
         this.failure ??= e; // lmdb itself failed: hold new writes until the issued ones settle
         throw e;
@@ -336,6 +342,17 @@ export class LmdbStorage implements Storage {
       }
     }));
     return n;
+  }
+
+  readMetrics(start: string, end: string): [string, unknown][] {
+    return [...this.metrics.getRange({ start, end })].map(({ key, value }) => [key, value]);
+  }
+
+  writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void> {
+    return this.write(WRITE_OVERHEAD + puts.length * 512, () => this.env.batch(() => {
+      for (const { key } of this.metrics.getRange({ start: "b:", end: deleteBelow })) void this.metrics.remove(key);
+      for (const [key, value] of puts) void this.metrics.put(key, value);
+    }));
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,7 @@ export class MemoryStorage implements Storage {
   private nextId = 1;
   private tokens = new Map<string, StoredToken>();
   private tokenKeys = new Map<string, string>();
+  private metrics = new Map<string, unknown>();
 
   getToken(id: string): StoredToken | undefined {
     return this.tokens.get(id);
@@ -118,6 +119,15 @@ export class MemoryStorage implements Storage {
     while (n < max && n < list.length && list[n]!.firstSeq + list[n]!.records.length <= seq) n++;
     list.splice(0, n);
     return n;
+  }
+
+  readMetrics(start: string, end: string): [string, unknown][] {
+    return [...this.metrics].filter(([k]) => k >= start && k < end).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, structuredClone(v)]);
+  }
+
+  async writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void> {
+    for (const k of [...this.metrics.keys()]) if (k.startsWith("b:") && k < deleteBelow) this.metrics.delete(k);
+    for (const [k, v] of puts) this.metrics.set(k, structuredClone(v));
   }
 
   async close(): Promise<void> {}

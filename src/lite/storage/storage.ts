@@ -20,6 +20,7 @@
 import type { SequencedRecord } from "../../types.js";
 import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";
 import type { StoredToken } from "../auth/token-info.js";
+import type { StreamCipher } from "../crypto/record-cipher.js";
 
 export interface BasinMeta {
   name: string;
@@ -39,6 +40,8 @@ export interface StreamMeta {
   createdAt: string;
   deletedAt: string | null;
   requestKey: string | null;
+  /** §8.8: set at creation from the basin's stream_cipher; absent or null = plaintext. */
+  cipher?: StreamCipher | null;
 }
 
 /** Per-stream state, written in the same transaction as every batch that changes it. */
@@ -104,6 +107,16 @@ export interface Storage {
   lastBatch(id: number): StoredBatch | undefined;
   /** Removes up to `max` whole batches that lie entirely below `seq`; returns how many. */
   deleteBatchesBelow(id: number, seq: number, max: number): Promise<number>;
+
+  // --- Metrics (issue 15): small JSON values under ordered string keys, kept apart from
+  // --- the service's data. The recorder (lite/metrics/recorder.ts) owns their meaning.
+
+  /** Metric values with start ≤ key < end (byte-wise), ascending by key. */
+  readMetrics(start: string, end: string): [string, unknown][];
+  /** Writes metric values and deletes the bucket keys ("b:…") below `deleteBelow`; resolves when durable. */
+  writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void>;
+  /** Set by the recorder: told how long each wait for a sync to disk took, in seconds. */
+  onSync?: (seconds: number) => void;
 
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@
  */
 import type { StreamMeta } from "../storage/storage.js";
 import { retentionMs } from "./stream-config.js";
+import { meteredBatchSize } from "../../wire/batch.js";
 import { nowIso, type Store } from "./store.js";
 
 const PAGE = 1000;
@@ -119,10 +120,29 @@ export class Janitor {
       const first = storage.readBatches(meta.id, cut, 64).find((b) => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq);
       cut = Math.max(cut, first ? first.firstSeq : state.nextSeq);
     }
-    if (cut > 0) while ((await storage.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
+    if (cut > 0) {
+      const removed = this.bytesBelow(meta.id, cut);
+      while ((await storage.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
+      if (removed > 0) this.store.meters.meter(meta.basin, meta.name).storage -= removed;
+    }
     const minAge = meta.config.delete_on_empty.min_age_secs;
     if (minAge > 0 && storage.readBatches(meta.id, cut, 1).length === 0 && state.lastArrival + minAge * 1000 <= now) {
       await this.deleteIfStillEmpty(meta, minAge);
+    }
+  }
+
+  /** Metered bytes of the whole batches below `seq`: what deleteBatchesBelow will remove. */
+  private bytesBelow(id: number, seq: number): number {
+    let total = 0;
+    let from = 0;
+    for (;;) {
+      const page = this.store.storage.readBatches(id, from, from === 0 ? 1 : 64);
+      if (page.length === 0) return total;
+      for (const b of page) {
+        from = b.firstSeq + b.records.length;
+        if (from > seq) return total;
+        total += meteredBatchSize(b.records);
+      }
     }
   }
 
@@ -154,6 +174,7 @@ export class Janitor {
       if (!cur || cur.id !== meta.id) return;
       await this.store.storage.writeMeta([{ op: "deleteState", id: meta.id }, { op: "deleteStream", basin: meta.basin, name: meta.name }]);
       if (live) this.store.forget(live);
+      this.store.meters.dropped(meta.basin, meta.name);
     });
   }
 }

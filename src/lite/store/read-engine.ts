@@ -56,7 +56,11 @@ export class ReadCursor {
   private ended = false;
   private follower: Follower | undefined;
 
-  constructor(private readonly stream: StreamState, private readonly storage: Storage, params: ReadParams, unary: boolean) {
+  /**
+   * @param open the reader's view of a stored record (decryption, §8.8); it may throw
+   *   `decryption_failed`. Limits count what the reader gets.
+   */
+  constructor(private readonly stream: StreamState, private readonly storage: Storage, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
     validateReadParams(params);
     const bounded = params.count !== undefined || params.bytes !== undefined || params.until !== undefined;
     if (unary) {
@@ -119,7 +123,10 @@ export class ReadCursor {
       if (this.ended) return { kind: "end" };
       if (!this.follower) {
         const records = this.catchUp();
-        if (records.length > 0) return { kind: "batch", batch: { records } };
+        if (records.length > 0) {
+          this.stream.meter.readOps++;
+          return { kind: "batch", batch: { records } };
+        }
         if (this.ended) return { kind: "end" };
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
         this.follower = this.stream.follow(this.position);
@@ -132,7 +139,10 @@ export class ReadCursor {
       const live = f.queue.shift();
       if (live) {
         const records = this.take(TEST_FAULT === "read-skip" && live.records.length > 1 && live.records[0]!.seqNum % 2 === 1 ? live.records.slice(1) : live.records, live.trimPoint);
-        if (records.length > 0) return { kind: "batch", batch: { records, tail: live.tail } };
+        if (records.length > 0) {
+          this.stream.meter.readOps++;
+          return { kind: "batch", batch: { records, tail: live.tail } };
+        }
         continue;
       }
       if (signal?.aborted || (deadline !== undefined && Date.now() >= deadline)) return { kind: "timeout" };
@@ -164,8 +174,9 @@ export class ReadCursor {
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) this.position = b.firstSeq; // a removed gap
         for (let i = this.position - b.firstSeq; i < b.records.length; i++) {
-          const r = b.records[i]!;
-          if (r.seqNum >= tailSeq) break;
+          const stored = b.records[i]!;
+          if (stored.seqNum >= tailSeq) break;
+          const r = this.open ? this.open(stored) : stored;
           const verdict = this.admit(r, batchBytes, out.length);
           if (verdict === "batch-full") return out;
           if (verdict === "stop") return out;
@@ -182,10 +193,11 @@ export class ReadCursor {
   private take(records: SequencedRecord[], trimPoint: number): SequencedRecord[] {
     const out: SequencedRecord[] = [];
     let batchBytes = 0;
-    for (const r of records) {
-      if (r.seqNum < this.position) continue;
-      this.position = r.seqNum;
-      if (r.seqNum < trimPoint) { this.position++; continue; }
+    for (const stored of records) {
+      if (stored.seqNum < this.position) continue;
+      this.position = stored.seqNum;
+      if (stored.seqNum < trimPoint) { this.position++; continue; }
+      const r = this.open ? this.open(stored) : stored;
       const verdict = this.admit(r, batchBytes, out.length);
       if (verdict !== "ok") break;
       out.push(r);
@@ -205,6 +217,8 @@ export class ReadCursor {
     if (size > this.remainingBytes) { this.ended = true; return "stop"; }
     if (batchCount > 0 && (batchBytes + size > LIMITS.maxBatchBytes || batchCount >= LIMITS.maxBatchRecords)) return "batch-full";
     this.position = r.seqNum + 1;
+    this.stream.meter.readRecords++;
+    this.stream.meter.readBytes += size;
     this.remainingBytes -= size;
     this.remainingCount -= 1;
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;

@@ -9,6 +9,7 @@ import { Mutex } from "./mutex.js";
 import { resolveStreamConfig } from "./stream-config.js";
 import { StreamState } from "./stream-state.js";
 import { TEST_FAULT } from "../test-fault.js";
+import { NO_METERS, type Meters } from "../metrics/meter.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
@@ -29,6 +30,8 @@ export class Store {
   private states = new Map<string, StreamState>();
   /** Called when background work (trim, deletion) may be pending. */
   onWork: () => void = () => {};
+  /** Where streams count their appends, reads and stored bytes (issue 15). */
+  meters: Meters = NO_METERS;
   private log: (msg: string) => void;
 
   constructor(readonly storage: Storage, log: (msg: string) => void = () => {}) {
@@ -79,6 +82,7 @@ export class Store {
     this.checkRecovered(meta, state);
     if (TEST_FAULT === "tail-short" && state.nextSeq > 0) state.nextSeq -= 1;
     const s = new StreamState(meta, state, this.storage, () => this.onWork());
+    s.meter = this.meters.meter(meta.basin, meta.name);
     this.states.set(key, s);
     return s;
   }
@@ -107,6 +111,7 @@ export class Store {
       config: resolveStreamConfig({}, b.config.default_stream_config),
       createdAt: nowIso(createdMs), deletedAt: null, requestKey: null,
     };
+    if (b.config.stream_cipher) meta.cipher = b.config.stream_cipher;
     await this.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
     return meta;
   }

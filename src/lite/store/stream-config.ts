@@ -8,6 +8,7 @@
  *   default, then the system default), value = set. Nested objects merge per field.
  */
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
+import type { StreamCipher } from "../crypto/record-cipher.js";
 
 export interface ResolvedStreamConfig {
   storage_class: StorageClass;
@@ -36,12 +37,15 @@ export interface StoredBasinConfig {
   default_stream_config: PartialStreamConfig | null;
   create_stream_on_append: boolean;
   create_stream_on_read: boolean;
+  /** §8.8: the cipher of streams created from now on (absent in older data: none). */
+  stream_cipher?: StreamCipher | null;
 }
 
 export interface BasinReconfig {
   default_stream_config?: StreamReconfig | null;
   create_stream_on_append?: boolean | null;
   create_stream_on_read?: boolean | null;
+  stream_cipher?: StreamCipher | null;
 }
 
 export const SYSTEM_STREAM_DEFAULTS: ResolvedStreamConfig = {
@@ -129,11 +133,14 @@ export function reconfigureBasin(current: StoredBasinConfig, r: BasinReconfig): 
     const merged = reconfigurePartial(defaults ?? {}, r.default_stream_config);
     defaults = Object.keys(merged).length > 0 ? merged : null;
   }
-  return {
+  const out: StoredBasinConfig = {
     default_stream_config: defaults,
     create_stream_on_append: r.create_stream_on_append ?? current.create_stream_on_append,
     create_stream_on_read: r.create_stream_on_read ?? current.create_stream_on_read,
   };
+  const cipher = r.stream_cipher === undefined ? current.stream_cipher : r.stream_cipher;
+  if (cipher) out.stream_cipher = cipher;
+  return out;
 }
 
 /** Retention age in ms, or undefined for infinite retention. */

@@ -15,6 +15,8 @@ import type { Storage, StoredBatch, StreamMeta, StreamStateRecord } from "../sto
 import { checkConditions, checkTimestamps, sequence } from "./sequencing.js";
 import { Follower } from "./follower.js";
 import { TEST_FAULT } from "../test-fault.js";
+import { meteredBatchSize } from "../../wire/batch.js";
+import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -40,6 +42,8 @@ export class StreamState {
   private lastWrite: Promise<void> = Promise.resolve();
   /** test-fault "reorder": an ack held back to be swapped with the next one. */
   private heldAck: { e: Inflight; ack: AppendAck; timer: NodeJS.Timeout } | undefined;
+  /** Metrics counters of this stream (the store sets them; a scratch object when off). */
+  meter: StreamMeter = NO_METERS.meter("", "");
 
   constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly storage: Storage, private readonly onTrim: () => void = () => {}) {
     this.durable = { ...state };
@@ -135,6 +139,12 @@ export class StreamState {
       if (TEST_FAULT && this.testFault(e, ack)) continue;
       e.resolve(ack);
       e.markSettled();
+      const bytes = meteredBatchSize(e.batch.records);
+      const m = this.meter;
+      m.appendOps++;
+      m.appendRecords += e.batch.records.length;
+      m.appendBytes += bytes;
+      m.storage += bytes;
     }
   }
 

@@ -40,6 +40,7 @@ export function getStream(store: Store, basin: string, name: string): Promise<St
 async function create(store: Store, basin: BasinMeta, name: string, requested: PartialStreamConfig, key: string | null, config = resolveStreamConfig(requested, basin.config.default_stream_config)): Promise<StreamMeta> {
   const createdMs = Date.now();
   const meta: StreamMeta = { basin: basin.name, name, id: store.storage.allocateStreamId(), config, createdAt: nowIso(createdMs), deletedAt: null, requestKey: key };
+  if (basin.config.stream_cipher) meta.cipher = basin.config.stream_cipher;
   await store.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
   return meta;
 }

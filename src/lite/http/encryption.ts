@@ -1,0 +1,29 @@
+/**
+ * §8.8 at the HTTP edge: the request's key for an encrypted stream, appends sealed before
+ * they are sequenced, and reads opened as they are served. Plaintext streams pass untouched
+ * (a key sent for them is ignored).
+ */
+import type { AppendInput, SequencedRecord } from "../../types.js";
+import { cipherReady, recordOpener, requestKey, sealRecords, streamAad } from "../crypto/record-cipher.js";
+import type { StreamState } from "../store/stream-state.js";
+import type { Exchange } from "./exchange.js";
+
+export interface StreamCrypto {
+  seal(input: AppendInput): AppendInput;
+  open: ((r: SequencedRecord) => SequencedRecord) | undefined;
+}
+
+const PLAIN: StreamCrypto = { seal: (input) => input, open: undefined };
+
+/** Throws 400 bad_header for a missing or malformed key on an encrypted stream. */
+export async function streamCrypto(ex: Exchange, state: StreamState): Promise<StreamCrypto> {
+  const cipher = state.meta.cipher;
+  const key = requestKey(ex.header("svc-encryption-key"), cipher);
+  if (!cipher || !key) return PLAIN;
+  await cipherReady(cipher);
+  const aad = streamAad(state.meta.basin, state.meta.name, state.meta.id);
+  return {
+    seal: (input) => ({ ...input, records: sealRecords(cipher, key, aad, input.records) }),
+    open: recordOpener(key, aad),
+  };
+}

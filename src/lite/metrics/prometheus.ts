@@ -1,0 +1,70 @@
+/**
+ * Prometheus `GET /metrics` of svc lite (issue 15): the text exposition format (version
+ * 0.0.4). Request counts and latencies by operation and status, appended and read records
+ * and bytes, open sessions, stored bytes and sync-to-disk latency; counters since start.
+ */
+import type { Totals } from "./recorder.js";
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+class Histogram {
+  readonly counts = new Array<number>(LATENCY_BUCKETS.length).fill(0);
+  count = 0;
+  sum = 0;
+  observe(seconds: number): void {
+    this.count++;
+    this.sum += seconds;
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= LATENCY_BUCKETS[i]!) this.counts[i]!++;
+  }
+}
+
+function labels(pairs: Record<string, string>): string {
+  const inner = Object.entries(pairs).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",");
+  return inner === "" ? "" : `{${inner}}`;
+}
+
+function histogramLines(name: string, base: Record<string, string>, h: Histogram): string[] {
+  const out = LATENCY_BUCKETS.map((le, i) => `${name}_bucket${labels({ ...base, le: String(le) })} ${h.counts[i]}`);
+  out.push(`${name}_bucket${labels({ ...base, le: "+Inf" })} ${h.count}`, `${name}_sum${labels(base)} ${h.sum}`, `${name}_count${labels(base)} ${h.count}`);
+  return out;
+}
+
+export class ServerStats {
+  private readonly requests = new Map<string, { operation: string; status: string; h: Histogram }>();
+  private readonly sync = new Histogram();
+  private readonly sessions = new Map<string, number>();
+
+  request(operation: string, status: number, seconds: number): void {
+    const key = `${operation} ${status}`;
+    let e = this.requests.get(key);
+    if (!e) this.requests.set(key, (e = { operation, status: String(status), h: new Histogram() }));
+    e.h.observe(seconds);
+  }
+
+  synced(seconds: number): void {
+    this.sync.observe(seconds);
+  }
+
+  /** +1 when a session opens, -1 when it ends; `kind` is append, read or sse. */
+  session(kind: string, delta: number): void {
+    this.sessions.set(kind, (this.sessions.get(kind) ?? 0) + delta);
+  }
+
+  render(totals: Totals, storedBytes: number): string {
+    const lines: string[] = [];
+    const family = (name: string, type: string, help: string, body: string[]): void => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...body);
+    };
+    const reqs = [...this.requests.values()].sort((a, b) => (a.operation + a.status < b.operation + b.status ? -1 : 1));
+    family("svc_lite_requests_total", "counter", "API requests by operation and status.", reqs.map((e) => `svc_lite_requests_total${labels({ operation: e.operation, status: e.status })} ${e.h.count}`));
+    family("svc_lite_request_duration_seconds", "histogram", "API request latency by operation and status (to the end of the handler).", reqs.flatMap((e) => histogramLines("svc_lite_request_duration_seconds", { operation: e.operation, status: e.status }, e.h)));
+    family("svc_lite_appended_records_total", "counter", "Records appended (durable).", [`svc_lite_appended_records_total ${totals.appendedRecords}`]);
+    family("svc_lite_appended_bytes_total", "counter", "Metered bytes appended (durable).", [`svc_lite_appended_bytes_total ${totals.appendedBytes}`]);
+    family("svc_lite_read_records_total", "counter", "Records served to readers.", [`svc_lite_read_records_total ${totals.readRecords}`]);
+    family("svc_lite_read_bytes_total", "counter", "Metered bytes served to readers.", [`svc_lite_read_bytes_total ${totals.readBytes}`]);
+    family("svc_lite_open_sessions", "gauge", "Open append, read and SSE sessions.", ["append", "read", "sse"].map((k) => `svc_lite_open_sessions${labels({ kind: k })} ${this.sessions.get(k) ?? 0}`));
+    family("svc_lite_storage_bytes", "gauge", "Metered bytes of all stored records.", [`svc_lite_storage_bytes ${storedBytes}`]);
+    family("svc_lite_sync_duration_seconds", "histogram", "Time each durable write waited for its sync to disk.", histogramLines("svc_lite_sync_duration_seconds", {}, this.sync));
+    return `${lines.join("\n")}\n`;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Metric sets from minute buckets (protocol.md §2.2 A10–A12). Pure: the HTTP handler parses
+ * the query, the recorder supplies the buckets and the live stored bytes.
+ *
+ *   account: active-basins (label), account-ops (an accumulation per operation)
+ *   basin:   storage (gauge), append-ops, read-ops (operations), append-throughput,
+ *            read-throughput (bytes), basin-ops (an accumulation per operation)
+ *   stream:  storage (gauge)
+ *
+ * Accumulations have one point per interval (minute, hour or day, aligned to UTC), zeros
+ * included, stamped with the interval's start. Gauges have a point for each interval with a
+ * sample (the last one in it), carried forward to the interval of `now`, which shows the
+ * live value.
+ */
+import { basinActive, type BasinBucket, type Bucket } from "./buckets.js";
+
+export type Interval = "minute" | "hour" | "day";
+export type Unit = "bytes" | "operations";
+export type Metric =
+  | { scalar: { name: string; unit: Unit; value: number } }
+  | { accumulation: { name: string; unit: Unit; interval: Interval; values: [number, number][] } }
+  | { gauge: { name: string; unit: Unit; values: [number, number][] } }
+  | { label: { name: string; values: string[] } };
+
+export const ACCOUNT_SETS = ["active-basins", "account-ops"] as const;
+export const BASIN_SETS = ["storage", "append-ops", "read-ops", "read-throughput", "append-throughput", "basin-ops"] as const;
+export const STREAM_SETS = ["storage"] as const;
+
+export const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
+/** A longer answer is refused (422): pick a coarser interval. */
+export const MAX_POINTS = 10_080;
+
+export interface Range {
+  start: number;
+  end: number;
+  interval: Interval;
+}
+
+/** How many intervals cover [start, end]. */
+export function points(r: Range): number {
+  const step = STEP[r.interval];
+  return Math.floor(r.end / step) - Math.floor(r.start / step) + 1;
+}
+
+/** Interval starts covering [start, end]. */
+export function grid(r: Range): number[] {
+  const step = STEP[r.interval];
+  const out: number[] = [];
+  for (let t = Math.floor(r.start / step) * step; t <= r.end; t += step) out.push(t);
+  return out;
+}
+
+function slot(t: number, r: Range): number {
+  return Math.floor(t / STEP[r.interval]) * STEP[r.interval];
+}
+
+function accumulate(name: string, unit: Unit, r: Range, buckets: Bucket[], value: (b: Bucket) => number): Metric {
+  const sums = new Map<number, number>(grid(r).map((t) => [t, 0]));
+  for (const b of buckets) {
+    const k = slot(b.t, r);
+    if (sums.has(k)) sums.set(k, sums.get(k)! + value(b));
+  }
+  return { accumulation: { name, unit, interval: r.interval, values: [...sums] } };
+}
+
+function perOperation(r: Range, buckets: Bucket[], ops: (b: Bucket) => Record<string, number> | undefined): Metric[] {
+  const names = new Set<string>();
+  for (const b of buckets) for (const op of Object.keys(ops(b) ?? {})) names.add(op);
+  return [...names].sort().map((op) => accumulate(op, "operations", r, buckets, (b) => ops(b)?.[op] ?? 0));
+}
+
+function gauge(name: string, r: Range, buckets: Bucket[], sample: (b: Bucket) => number | undefined, now: number, live: number): Metric {
+  const points: [number, number][] = [];
+  const cells = grid(r);
+  const step = STEP[r.interval];
+  let last: number | undefined;
+  let j = 0;
+  for (const t of cells) {
+    if (t > now) break;
+    for (; j < buckets.length && buckets[j]!.t < t + step; j++) {
+      const v = sample(buckets[j]!);
+      if (v !== undefined) last = v;
+    }
+    if (now < t + step) last = live;
+    if (last !== undefined) points.push([t, last]);
+  }
+  return { gauge: { name, unit: "bytes", values: points } };
+}
+
+export function accountMetrics(set: string, r: Range, buckets: Bucket[]): Metric[] {
+  if (set === "active-basins") {
+    const names = new Set<string>();
+    for (const b of buckets) for (const [name, e] of Object.entries(b.basins)) if (basinActive(e)) names.add(name);
+    return [{ label: { name: "active-basins", values: [...names].sort() } }];
+  }
+  return perOperation(r, buckets, (b) => b.ops);
+}
+
+export function basinMetrics(set: string, basin: string, r: Range, buckets: Bucket[], now: number, liveStorage: number): Metric[] {
+  const of = (b: Bucket): BasinBucket | undefined => b.basins[basin];
+  switch (set) {
+    case "storage": return [gauge("storage", r, buckets, (b) => of(b)?.storage, now, liveStorage)];
+    case "append-ops": return [accumulate("append-ops", "operations", r, buckets, (b) => of(b)?.appendOps ?? 0)];
+    case "read-ops": return [accumulate("read-ops", "operations", r, buckets, (b) => of(b)?.readOps ?? 0)];
+    case "append-throughput": return [accumulate("append-throughput", "bytes", r, buckets, (b) => of(b)?.appendBytes ?? 0)];
+    case "read-throughput": return [accumulate("read-throughput", "bytes", r, buckets, (b) => of(b)?.readBytes ?? 0)];
+    default: return perOperation(r, buckets, (b) => of(b)?.ops);
+  }
+}
+
+export function streamMetrics(basin: string, stream: string, r: Range, buckets: Bucket[], now: number, liveStorage: number): Metric[] {
+  return [gauge("storage", r, buckets, (b) => b.basins[basin]?.streams?.[stream], now, liveStorage)];
+}
