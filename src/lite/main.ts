@@ -3,6 +3,7 @@
  *
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
  *            [--cors-origin ORIGIN]... [--init-file SPEC.json] [--location NAME] [--no-metrics]
+ *            [--tls-self | --tls-cert FILE --tls-key FILE]
  *
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
@@ -28,6 +29,7 @@ import { LOCATION_NAME } from "./http/locations.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
 import { MetricsRecorder } from "./metrics/recorder.js";
+import { fromFiles, selfSigned, type TlsMaterial } from "./tls-cert.js";
 
 export interface LiteOptions {
   host: string;
@@ -49,6 +51,8 @@ export interface LiteOptions {
   metrics: boolean;
   /** How often metrics are written at most; SVC_LITE_METRICS_FLUSH_MS overrides. */
   metricsFlushMs: number;
+  /** TLS (issue 15): a self-signed certificate made at start, or one from files. */
+  tls: { self: true } | { certFile: string; keyFile: string } | undefined;
   help: boolean;
 }
 
@@ -66,6 +70,9 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
   --location NAME      the name of this server's one location (default local)
   --no-metrics         do not count metrics (GET /v1/metrics and /metrics answer 501)
+  --tls-self           serve HTTPS with a self-signed certificate made at start (its fingerprint is printed)
+  --tls-cert FILE      serve HTTPS with this PEM certificate (with --tls-key)
+  --tls-key FILE       the PEM private key of --tls-cert
 
 Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
 unless --no-auth; GET /health is open.
@@ -103,6 +110,9 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         "init-file": { type: "string" },
         location: { type: "string" },
         "no-metrics": { type: "boolean" },
+        "tls-self": { type: "boolean" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
         // The export lines are always printed; accepted for scripts written against the plan.
         "print-env": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -116,6 +126,10 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw clientError("usage", `svc lite: --port must be 0..65535, got ${JSON.stringify(portText)}`);
 
+  const certFile = values["tls-cert"];
+  const keyFile = values["tls-key"];
+  if (values["tls-self"] && (certFile !== undefined || keyFile !== undefined)) throw clientError("usage", "svc lite: --tls-self and --tls-cert/--tls-key cannot be used together");
+  if ((certFile === undefined) !== (keyFile === undefined)) throw clientError("usage", "svc lite: --tls-cert and --tls-key go together");
   const location = values.location ?? "local";
   if (!LOCATION_NAME.test(location)) throw clientError("usage", `svc lite: --location must be 1..64 characters of A-Z a-z 0-9 : . -, got ${JSON.stringify(location)}`);
 
@@ -132,6 +146,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     location,
     metrics: !values["no-metrics"],
     metricsFlushMs: envMs(env.SVC_LITE_METRICS_FLUSH_MS, 10_000) || 10_000,
+    tls: values["tls-self"] ? { self: true } : certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     help: values.help ?? false,
   };
 }
@@ -172,6 +187,8 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 
 export interface RunningLite {
   url: string;
+  /** With TLS: the certificate's SHA-256 fingerprint and whether it was made at start. */
+  tls: Pick<TlsMaterial, "fingerprint" | "selfSigned"> | undefined;
   port: number;
   rootToken: string;
   /** Graceful stop: listener, in-flight requests, background work, storage flush, lock. */
@@ -198,6 +215,7 @@ function prepareDataDir(dir: string): void {
 
 /** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
 export async function openLite(opts: LiteOptions): Promise<RunningLite> {
+  const tls = opts.tls === undefined ? undefined : "self" in opts.tls ? selfSigned(opts.host) : fromFiles(opts.tls.certFile, opts.tls.keyFile);
   let storage: Storage;
   let rootToken: string;
   let lock: { release: () => Promise<void> } | undefined;
@@ -225,7 +243,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     const stats = metrics.stats;
     storage.onSync = (seconds) => stats.synced(seconds);
   }
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log, timeouts, metrics, location: opts.location });
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins }, log, timeouts, metrics, location: opts.location, tls });
   const close = async (): Promise<void> => {
     await server.close();
     await janitor.stop();
@@ -242,7 +260,9 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
       if (e.code !== "EADDRINUSE") throw e;
       throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);
     });
-    return { url: `http://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, close };
+    const scheme = tls ? "https" : "http";
+    const tlsInfo = tls && { fingerprint: tls.fingerprint, selfSigned: tls.selfSigned };
+    return { url: `${scheme}://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, tls: tlsInfo, close };
   } catch (e) {
     await close();
     throw e;
@@ -262,7 +282,8 @@ export async function runLite(argv: string[]): Promise<void> {
   const signal = waitForSignal();
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
   if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
-  log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
+  if (lite.tls) log(`TLS with ${lite.tls.selfSigned ? "a self-signed certificate made now (clients need --insecure, or to trust it)" : "the certificate given"}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
+  log(`listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
     if (!isLoopback(opts.host)) log(`warning: --no-auth while listening on ${opts.host}, beyond loopback: every host on the network has full access`);

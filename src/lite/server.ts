@@ -7,6 +7,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createH2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from "node:tls";
 import type { Auth } from "./auth/access.js";
 import { Exchange } from "./http/exchange.js";
 import { route, type CorsPolicy } from "./http/router.js";
@@ -53,6 +54,8 @@ export interface ServerDeps {
   /** Issue 15: metrics (undefined with --no-metrics) and the server's one location. */
   metrics?: LiteMetrics | undefined;
   location: string;
+  /** PEM certificate and key: TLS on the one port, HTTP/2 or HTTP/1.1 by ALPN (issue 15). */
+  tls?: { cert: string; key: string } | undefined;
 }
 
 export class LiteServer {
@@ -65,6 +68,8 @@ export class LiteServer {
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;
   private idleWaiters: (() => void)[] = [];
+  /** With TLS: does the handshake and hands each connection on by its ALPN protocol. */
+  private readonly tls: TlsServer | undefined;
 
   constructor(private readonly deps: ServerDeps) {
     const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
@@ -87,16 +92,30 @@ export class LiteServer {
     this.http1.on("request", onRequest);
     this.http2.on("request", onRequest);
     this.http2.on("session", (session: Http2Session) => {
-      session.setLocalWindowSize(H2_SESSION_WINDOW);
+      // Over TLS the session is still connecting here: grow its window once it is set up.
+      const grow = (): void => session.setLocalWindowSize(H2_SESSION_WINDOW);
+      if (session.connecting) session.once("connect", grow);
+      else grow();
       this.sessions.add(session);
       session.on("close", () => this.sessions.delete(session));
       session.on("error", () => undefined);
     });
     this.http1.on("clientError", (e: NodeJS.ErrnoException, socket: Socket) => answerClientError(e, socket));
+    if (deps.tls) {
+      // A tls.Server, not a bare TLSSocket: only its handshake marks the socket established,
+      // which http2 waits for before it sets a session up.
+      this.tls = createTlsServer({ cert: deps.tls.cert, key: deps.tls.key, ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: timeouts.headersMs });
+      this.tls.on("secureConnection", (secure: TLSSocket) => {
+        if (secure.alpnProtocol === "h2") this.http2.emit("connection", secure);
+        else this.http1.emit("connection", secure);
+      });
+      this.tls.on("tlsClientError", (_e: Error, secure: TLSSocket) => secure.destroy());
+    }
     this.net.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
       socket.on("error", () => undefined);
+      if (this.tls) return void this.tls.emit("connection", socket);
       sniffProtocol(socket, timeouts.headersMs, (protocol, head) => {
         if (head.length > 0) socket.unshift(head);
         if (protocol === "h2") {
