@@ -3,6 +3,7 @@
  *
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
  *            [--cors-origin ORIGIN]... [--init-file SPEC.json]
+ *            [--storage postgres://USER@HOST:PORT/DB [--storage-password-file F] [--pool-size N]]
  *
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
@@ -21,6 +22,7 @@ import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
 import { LmdbStorage } from "./storage/lmdb.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/storage.js";
+import { isPostgresUrl, parsePgUrl, redactedUrl, type PgConfig } from "./storage/pg/config.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
 
@@ -38,6 +40,8 @@ export interface LiteOptions {
   sweepMs: number;
   /** How long deleted streams/basins stay `deleting`; SVC_LITE_DELETE_GRACE_MS overrides. */
   deleteGraceMs: number;
+  /** PostgreSQL instead of lmdb (--storage, SVC_LITE_STORAGE): many nodes, one database. */
+  postgres: PgConfig | undefined;
   help: boolean;
 }
 
@@ -53,6 +57,10 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --root-token-file F  use the root token in file F instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)
   --cors-origin ORIGIN with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable
   --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
+  --storage URL        postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any
+                       number of nodes (also SVC_LITE_STORAGE); the password from the URL,
+                       --storage-password-file F, or PGPASSWORD
+  --pool-size N        PostgreSQL connections for writes (default 10)
 
 Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
 unless --no-auth; GET /health is open.
@@ -88,6 +96,9 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         "root-token-file": { type: "string" },
         "cors-origin": { type: "string", multiple: true },
         "init-file": { type: "string" },
+        storage: { type: "string" },
+        "storage-password-file": { type: "string" },
+        "pool-size": { type: "string" },
         // The export lines are always printed; accepted for scripts written against the plan.
         "print-env": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -97,6 +108,16 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     throw clientError("usage", `svc lite: ${(e as Error).message}`);
   }
   if (values["in-memory"] && values["data-dir"] !== undefined) throw clientError("usage", "svc lite: --data-dir and --in-memory cannot be used together");
+  const storageUrl = values.storage ?? (env.SVC_LITE_STORAGE || undefined);
+  let postgres: PgConfig | undefined;
+  if (storageUrl !== undefined) {
+    if (!isPostgresUrl(storageUrl)) throw clientError("usage", "svc lite: --storage must be a postgres://USER@HOST[:PORT]/DATABASE URL");
+    if (values["in-memory"] || values["data-dir"] !== undefined) throw clientError("usage", "svc lite: --storage cannot be used with --data-dir or --in-memory");
+    const poolText = values["pool-size"] ?? "10";
+    const poolSize = Number(poolText);
+    if (!/^\d+$/.test(poolText) || poolSize < 1 || poolSize > 1000) throw clientError("usage", `svc lite: --pool-size must be 1..1000, got ${JSON.stringify(poolText)}`);
+    postgres = parsePgUrl(storageUrl, { passwordFile: values["storage-password-file"] ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined), poolSize, env });
+  }
   const portText = values.port ?? String(DEFAULT_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw clientError("usage", `svc lite: --port must be 0..65535, got ${JSON.stringify(portText)}`);
@@ -104,13 +125,14 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
   return {
     host: values.host ?? "127.0.0.1",
     port,
-    dataDir: values["in-memory"] ? undefined : resolve(values["data-dir"] ?? defaultDataDir(env)),
+    dataDir: values["in-memory"] || postgres ? undefined : resolve(values["data-dir"] ?? defaultDataDir(env)),
     auth: !values["no-auth"],
     rootTokenFile: values["root-token-file"] ?? (env.SVC_LITE_ROOT_TOKEN_FILE || undefined),
     corsOrigins: values["cors-origin"] ?? [],
     initFile: values["init-file"] ?? (env.SVC_LITE_INIT_FILE || undefined),
     sweepMs: envMs(env.SVC_LITE_SWEEP_MS, 2000) || 2000,
     deleteGraceMs: envMs(env.SVC_LITE_DELETE_GRACE_MS, 1000),
+    postgres,
     help: values.help ?? false,
   };
 }
@@ -163,7 +185,12 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   let rootToken: string;
   let lock: { release: () => Promise<void> } | undefined;
   const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
-  if (opts.dataDir === undefined) {
+  if (opts.postgres) {
+    const { PgStorage } = await import("./storage/pg/postgres.js");
+    const pg = await PgStorage.open(opts.postgres, log, envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000);
+    storage = pg;
+    rootToken = chosen ?? await pg.sharedRootToken(newToken());
+  } else if (opts.dataDir === undefined) {
     storage = new MemoryStorage();
     rootToken = chosen ?? newToken();
   } else {
@@ -210,7 +237,7 @@ export async function runLite(argv: string[]): Promise<void> {
   // Handlers go in before the export lines: a parent may signal as soon as it reads them.
   const signal = waitForSignal();
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
-  log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
+  log(`listening on ${lite.url} (HTTP/1.1 and h2c); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
     if (!isLoopback(opts.host)) log(`warning: --no-auth while listening on ${opts.host}, beyond loopback: every host on the network has full access`);
