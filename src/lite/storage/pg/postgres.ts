@@ -309,7 +309,7 @@ export class PgStorage implements Storage {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const c = new pg.Client(clientOptions(this.config));
+    const c = new pg.Client({ ...clientOptions(this.config), application_name: "svc lite listener" });
     let dropped = false;
     const drop = (why: string): void => {
       if (dropped) return;
