@@ -3,17 +3,26 @@ import { defineConfig } from "vitest/config";
 // Tiers (style rule 10): test/unit (pure, no network), test/e2e (a real svc lite on port 0 with a
 // temp data dir; the built bin/svc as a child process), test/reliability (crash, drain, resume),
 // test/regressions. Extended reliability runs only with RELIABILITY=extended.
+//
+// Two projects: `main` runs everything (lite on lmdb); `postgres` runs the lite protocol suites
+// again with LITE_E2E_STORAGE=postgres, each server on its own database of the run's
+// PostgreSQL (test/global-postgres.ts).
+const LITE_PROTOCOL_SUITES = ["append", "sessions", "read", "auth", "basins", "streams"].map((s) => `test/e2e/lite-${s}.e2e.test.ts`);
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     exclude: ["node_modules/**", "dist/**", "test/bench/**"],
     globals: false,
     setupFiles: ["test/setup.ts"],
-    globalSetup: ["test/global-setup.ts"],
+    globalSetup: ["test/global-setup.ts", "test/global-postgres.ts"],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ["default"],
+    projects: [
+      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"] } },
+      { extends: true, test: { name: "postgres", include: LITE_PROTOCOL_SUITES, env: { LITE_E2E_STORAGE: "postgres" } } },
+    ],
   },
 });

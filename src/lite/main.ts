@@ -4,6 +4,7 @@
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
  *            [--cors-origin ORIGIN]... [--init-file SPEC.json] [--location NAME] [--no-metrics]
  *            [--tls-self | --tls-cert FILE --tls-key FILE]
+ *            [--storage postgres://USER@HOST:PORT/DB [--storage-password-file F] [--pool-size N]]
  *
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
@@ -22,6 +23,7 @@ import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
 import { LmdbStorage } from "./storage/lmdb.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/storage.js";
+import { isPostgresUrl, parsePgUrl, redactedUrl, type PgConfig } from "./storage/pg/config.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
@@ -53,6 +55,8 @@ export interface LiteOptions {
   metricsFlushMs: number;
   /** TLS (issue 15): a self-signed certificate made at start, or one from files. */
   tls: { self: true } | { certFile: string; keyFile: string } | undefined;
+  /** PostgreSQL instead of lmdb (--storage, SVC_LITE_STORAGE): many nodes, one database. */
+  postgres: PgConfig | undefined;
   help: boolean;
 }
 
@@ -73,6 +77,10 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --tls-self           serve HTTPS with a self-signed certificate made at start (its fingerprint is printed)
   --tls-cert FILE      serve HTTPS with this PEM certificate (with --tls-key)
   --tls-key FILE       the PEM private key of --tls-cert
+  --storage URL        postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any
+                       number of nodes (also SVC_LITE_STORAGE); the password from the URL,
+                       --storage-password-file F, or PGPASSWORD
+  --pool-size N        PostgreSQL connections for writes (default 10)
 
 Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
 unless --no-auth; GET /health is open.
@@ -113,6 +121,9 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         "tls-self": { type: "boolean" },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
+        storage: { type: "string" },
+        "storage-password-file": { type: "string" },
+        "pool-size": { type: "string" },
         // The export lines are always printed; accepted for scripts written against the plan.
         "print-env": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -122,6 +133,16 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     throw clientError("usage", `svc lite: ${(e as Error).message}`);
   }
   if (values["in-memory"] && values["data-dir"] !== undefined) throw clientError("usage", "svc lite: --data-dir and --in-memory cannot be used together");
+  const storageUrl = values.storage ?? (env.SVC_LITE_STORAGE || undefined);
+  let postgres: PgConfig | undefined;
+  if (storageUrl !== undefined) {
+    if (!isPostgresUrl(storageUrl)) throw clientError("usage", "svc lite: --storage must be a postgres://USER@HOST[:PORT]/DATABASE URL");
+    if (values["in-memory"] || values["data-dir"] !== undefined) throw clientError("usage", "svc lite: --storage cannot be used with --data-dir or --in-memory");
+    const poolText = values["pool-size"] ?? "10";
+    const poolSize = Number(poolText);
+    if (!/^\d+$/.test(poolText) || poolSize < 1 || poolSize > 1000) throw clientError("usage", `svc lite: --pool-size must be 1..1000, got ${JSON.stringify(poolText)}`);
+    postgres = parsePgUrl(storageUrl, { passwordFile: values["storage-password-file"] ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined), poolSize, env });
+  }
   const portText = values.port ?? String(DEFAULT_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw clientError("usage", `svc lite: --port must be 0..65535, got ${JSON.stringify(portText)}`);
@@ -136,7 +157,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
   return {
     host: values.host ?? "127.0.0.1",
     port,
-    dataDir: values["in-memory"] ? undefined : resolve(values["data-dir"] ?? defaultDataDir(env)),
+    dataDir: values["in-memory"] || postgres ? undefined : resolve(values["data-dir"] ?? defaultDataDir(env)),
     auth: !values["no-auth"],
     rootTokenFile: values["root-token-file"] ?? (env.SVC_LITE_ROOT_TOKEN_FILE || undefined),
     corsOrigins: values["cors-origin"] ?? [],
@@ -147,6 +168,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     metrics: !values["no-metrics"],
     metricsFlushMs: envMs(env.SVC_LITE_METRICS_FLUSH_MS, 10_000) || 10_000,
     tls: values["tls-self"] ? { self: true } : certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
+    postgres,
     help: values.help ?? false,
   };
 }
@@ -220,7 +242,12 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   let rootToken: string;
   let lock: { release: () => Promise<void> } | undefined;
   const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
-  if (opts.dataDir === undefined) {
+  if (opts.postgres) {
+    const { PgStorage } = await import("./storage/pg/postgres.js");
+    const pg = await PgStorage.open(opts.postgres, log, envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000);
+    storage = pg;
+    rootToken = chosen ?? await pg.sharedRootToken(newToken());
+  } else if (opts.dataDir === undefined) {
     storage = new MemoryStorage();
     rootToken = chosen ?? newToken();
   } else {
@@ -237,7 +264,10 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
   };
   let metrics: LiteMetrics | undefined;
-  if (opts.metrics) {
+  // Metrics are counted per node and kept in its own storage; on a database shared by many
+  // nodes they would overwrite each other, so lite on PostgreSQL answers them with 501 for now.
+  if (opts.metrics && opts.postgres) log("metrics are off: they are not yet kept on PostgreSQL storage (GET /v1/metrics and /metrics answer 501)");
+  if (opts.metrics && !opts.postgres) {
     metrics = { recorder: new MetricsRecorder(storage, opts.metricsFlushMs, log), stats: new ServerStats() };
     store.meters = metrics.recorder;
     const stats = metrics.stats;
@@ -283,7 +313,7 @@ export async function runLite(argv: string[]): Promise<void> {
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
   if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
   if (lite.tls) log(`TLS with ${lite.tls.selfSigned ? "a self-signed certificate made now (clients need --insecure, or to trust it)" : "the certificate given"}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
-  log(`listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
+  log(`listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
     if (!isLoopback(opts.host)) log(`warning: --no-auth while listening on ${opts.host}, beyond loopback: every host on the network has full access`);

@@ -16,6 +16,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { request as undiciRequest } from "undici";
+import { freshDatabase, PG_PASSWORD } from "./postgres.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 export const SVC_BIN = join(ROOT, "bin", "svc.js");
@@ -28,6 +29,8 @@ export interface LiteOptions {
   env?: Record<string, string>;
   inProcess?: boolean;
   keepDir?: boolean;
+  /** Run on this PostgreSQL database (URL without password; PGPASSWORD is passed) instead of lmdb. */
+  postgres?: string;
 }
 
 export interface Lite {
@@ -77,6 +80,14 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
   if (opts.inMemory === undefined && opts.dataDir === undefined && !opts.keepDir && process.env.LITE_E2E_STORAGE === "memory") {
     opts = { ...opts, inMemory: true };
   }
+  // LITE_E2E_STORAGE=postgres: each server gets a fresh database on the run's PostgreSQL.
+  let dropDb: (() => Promise<void>) | undefined;
+  if (opts.postgres === undefined && opts.inMemory === undefined && opts.dataDir === undefined && !opts.keepDir && !opts.inProcess && process.env.LITE_E2E_STORAGE === "postgres") {
+    const db = await freshDatabase();
+    opts = { ...opts, postgres: db.url };
+    dropDb = db.drop;
+  }
+  if (opts.postgres !== undefined) return startOnPostgres(opts, opts.postgres, dropDb);
   const ownDir = !opts.inMemory && opts.dataDir === undefined;
   const dataDir = opts.inMemory ? undefined : (opts.dataDir ?? mkdtempSync(join(tmpdir(), "svc-lite-")));
   const args = [...(dataDir ? ["--data-dir", dataDir] : ["--in-memory"]), "--port", "0", ...(opts.args ?? [])];
@@ -101,6 +112,31 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
     },
     async restart() {
       s = await spawnLite(args, opts.env);
+      Object.assign(lite, { url: s.url, port: s.port, token: s.token, pid: s.child.pid });
+    },
+  };
+  return lite;
+}
+
+async function startOnPostgres(opts: LiteOptions, url: string, dropDb: (() => Promise<void>) | undefined): Promise<Lite> {
+  const args = ["--storage", url, "--port", "0", ...(opts.args ?? [])];
+  const env = { PGPASSWORD: PG_PASSWORD, ...(opts.env ?? {}) };
+  let s = await spawnLite(args, env);
+  const lite: Lite = {
+    url: s.url, port: s.port, token: s.token, dataDir: undefined, pid: s.child.pid,
+    stderr: () => s.stderr(),
+    async stop() {
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGTERM");
+      const code = await s.exited;
+      await dropDb?.();
+      return code;
+    },
+    async kill9() {
+      try { process.kill(-s.child.pid!, "SIGKILL"); } catch { /* already gone */ }
+      await s.exited;
+    },
+    async restart() {
+      s = await spawnLite(args, env);
       Object.assign(lite, { url: s.url, port: s.port, token: s.token, pid: s.child.pid });
     },
   };

@@ -13,9 +13,6 @@
  * - One appended batch is stored as ONE value keyed by (stream id, first seq num): measured
  *   3× faster than one key per record (performance.md §6). The batch and the stream state it
  *   changes are written in the same transaction.
- * - `appendBatch` writes only if the stored tail's nextSeq equals the batch's first seq num
- *   (checked atomically) and rejects otherwise: after a failed write, batches sequenced
- *   behind it never land beyond the hole it left.
  */
 import type { SequencedRecord } from "../../types.js";
 import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";
@@ -119,4 +116,24 @@ export interface Storage {
   onSync?: (seconds: number) => void;
 
   close(): Promise<void>;
+
+  // ---- Shared storage (PostgreSQL): several nodes write the same data ----
+  /**
+   * True when other processes write the same streams: cached stream states are revalidated
+   * per request, a write that loses a race fails with 409 `transaction_conflict` (nothing
+   * written), and `watch` reports what other nodes changed.
+   */
+  readonly shared?: boolean;
+  /** Subscribes the store to changes made by any node (LISTEN/NOTIFY plus polling). */
+  watch?(listener: StorageListener): void;
+}
+
+/** What a shared storage reports; the store applies it to the streams it has loaded. */
+export interface StorageListener {
+  /** Ids of the loaded streams, whose tails are polled in case a notification was missed. */
+  loadedIds(): number[];
+  /** A stream's stored state moved (to `state` or further). */
+  tailMoved(id: number, state: StreamStateRecord): void;
+  /** A basin's (no name) or stream's metadata changed; both undefined: anything may have. */
+  metaChanged(basin: string | undefined, name: string | undefined): void;
 }

@@ -37,6 +37,13 @@ export class Follower {
     this.notify();
   }
 
+  /** The stream moved without this follower seeing the records (another node wrote them). */
+  lag(): void {
+    this.lagged = true;
+    this.queue = [];
+    this.notify();
+  }
+
   close(error: SvcError): void {
     this.closed = error;
     this.notify();

@@ -4,7 +4,7 @@
  * appends go straight to the stream's StreamState once it is loaded.
  */
 import { serverError } from "../../errors.js";
-import type { Storage, StreamMeta, StreamStateRecord } from "../storage/storage.js";
+import type { Storage, StorageListener, StreamMeta, StreamStateRecord } from "../storage/storage.js";
 import { Mutex } from "./mutex.js";
 import { resolveStreamConfig } from "./stream-config.js";
 import { StreamState } from "./stream-state.js";
@@ -36,6 +36,7 @@ export class Store {
 
   constructor(readonly storage: Storage, log: (msg: string) => void = () => {}) {
     this.log = log;
+    storage.watch?.(this.sharedListener());
   }
 
   /** A loaded state, if any (no I/O). */
@@ -59,7 +60,7 @@ export class Store {
    */
   async stream(basin: string, name: string, autoCreate: AutoCreate): Promise<StreamState> {
     const hit = this.states.get(streamKey(basin, name));
-    if (hit && !hit.broken) {
+    if (hit && !hit.broken && (!this.storage.shared || this.revalidate(hit))) {
       if (hit.deleting) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
       return hit;
     }
@@ -71,6 +72,44 @@ export class Store {
       if (meta.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
       return this.load(meta);
     });
+  }
+
+  /**
+   * Shared storage: brings a loaded state up to what any node stored (metadata and tail);
+   * false when the stream is gone or was replaced (the state is then forgotten).
+   */
+  revalidate(s: StreamState): boolean {
+    const meta = this.storage.getStream(s.meta.basin, s.meta.name);
+    if (!meta || meta.id !== s.id) {
+      s.markDeleting();
+      this.forget(s);
+      return false;
+    }
+    if (meta.deletedAt !== null) s.markDeleting();
+    else s.meta = meta;
+    const stored = this.storage.getState(s.id);
+    if (stored) s.observe(stored);
+    return true;
+  }
+
+  /** What a shared storage reports about other nodes' changes, applied to loaded states. */
+  private sharedListener(): StorageListener {
+    return {
+      loadedIds: () => [...this.states.values()].map((s) => s.id),
+      tailMoved: (id, state) => {
+        for (const s of this.states.values()) if (s.id === id) s.observe(state);
+      },
+      metaChanged: (basin, name) => {
+        for (const s of [...this.states.values()]) {
+          if (basin !== undefined && (s.meta.basin !== basin || (name !== undefined && s.meta.name !== name))) continue;
+          try {
+            this.revalidate(s);
+          } catch (e) {
+            this.log(`could not revalidate ${s.meta.basin}/${s.meta.name}: ${(e as Error).message}`);
+          }
+        }
+      },
+    };
   }
 
   /** Loads (or returns) the state of a stream whose meta is known. Call under the mutex. */
@@ -112,7 +151,14 @@ export class Store {
       createdAt: nowIso(createdMs), deletedAt: null, requestKey: null,
     };
     if (b.config.stream_cipher) meta.cipher = b.config.stream_cipher;
-    await this.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
+    try {
+      await this.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
+    } catch (e) {
+      // Shared storage: another node auto-created it at the same moment; use theirs.
+      const theirs = (e as { code?: string }).code === "resource_already_exists" ? this.storage.getStream(basin, name) : undefined;
+      if (theirs) return theirs;
+      throw e;
+    }
     return meta;
   }
 

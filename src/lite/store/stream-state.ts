@@ -96,7 +96,7 @@ export class StreamState {
     const stored = TEST_FAULT === "drop-last" && records.length > 1 ? { ...batch, records: records.slice(0, -1) } : batch;
     this.lastWrite = this.storage.appendBatch(this.id, stored, state).then(
       () => { entry.done = true; this.release(); },
-      (e: unknown) => this.fail(e),
+      (e: unknown) => this.fail(e, entry),
     );
     return { accepted: true, ack: promise };
   }
@@ -171,7 +171,9 @@ export class StreamState {
   }
 
   /** A failed write leaves the in-memory state ahead of storage: fail everything pending. */
-  private fail(cause: unknown): void {
+  private fail(cause: unknown, entry: Inflight): void {
+    if (!this.inflight.includes(entry)) return; // already failed with an earlier entry
+    if (cause instanceof SvcError && cause.code === "transaction_conflict" && this.resync(cause)) return;
     // A write refused before it reached the disk (507 storage_full) keeps its own answer.
     const error = cause instanceof SvcError && cause.code === "storage_full" ? cause
       : new SvcError({ code: "storage", message: `storage write failed: ${(cause as Error)?.message ?? cause}`, origin: "server", status: 500, cause });
@@ -182,6 +184,43 @@ export class StreamState {
     }
     for (const f of this.followers) f.close(error);
     this.followers.clear();
+  }
+
+  /**
+   * Shared storage: another node appended first, so nothing pending was written. Everything
+   * pending fails with the retryable conflict and the state restarts from the stored tail.
+   */
+  private resync(error: SvcError): boolean {
+    let stored: StreamStateRecord | undefined;
+    try {
+      stored = this.storage.getState(this.id);
+    } catch {
+      return false;
+    }
+    if (!stored) return false;
+    for (const e of this.inflight.splice(0)) {
+      e.reject(error);
+      e.markSettled();
+    }
+    this.advance(stored);
+    return true;
+  }
+
+  /**
+   * Shared storage: the stored state as another node left it. Applied only when nothing of
+   * this node is in flight (otherwise those writes settle it) and it is ahead; followers go
+   * back to storage for the records they did not see.
+   */
+  observe(stored: StreamStateRecord): void {
+    if (this.inflight.length > 0 || this.deleting || stored.nextSeq <= this.durable.nextSeq) return;
+    this.advance(stored);
+  }
+
+  private advance(stored: StreamStateRecord): void {
+    if (stored.trimPoint > this.durable.trimPoint) this.onTrim();
+    this.durable = { ...stored };
+    this.next = { ...stored };
+    for (const f of this.followers) f.lag();
   }
 
   /** Registers a follower at `fromSeq`; undefined when the durable tail has moved past it. */

@@ -1,0 +1,68 @@
+/**
+ * Where a PostgreSQL storage lives: `--storage postgres://USER[:PASS]@HOST[:PORT]/DB` (or
+ * SVC_LITE_STORAGE). The password may instead come from PGPASSWORD or a password file; it is
+ * kept only in the connection settings and never appears in a message (`redactedUrl`).
+ */
+import { readFileSync } from "node:fs";
+import { clientError } from "../../../errors.js";
+
+export interface PgConfig {
+  host: string;
+  port: number;
+  user: string;
+  password: string | undefined;
+  database: string;
+  /** Connections of the write pool (sync reads and LISTEN use one more each). */
+  poolSize: number;
+}
+
+export function isPostgresUrl(s: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(s);
+}
+
+/** Parses the URL; a password in the URL wins, then the file, then PGPASSWORD. */
+export function parsePgUrl(text: string, opts: { passwordFile?: string; poolSize?: number; env?: NodeJS.ProcessEnv } = {}): PgConfig {
+  const env = opts.env ?? process.env;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw clientError("usage", "svc lite: --storage must be postgres://USER@HOST[:PORT]/DATABASE (the URL given does not parse)");
+  }
+  if (!isPostgresUrl(text)) throw clientError("usage", `svc lite: --storage supports postgres:// URLs only, got ${url.protocol}//…`);
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
+  if (database === "" || url.hostname === "") throw clientError("usage", "svc lite: --storage needs a host and a database: postgres://USER@HOST[:PORT]/DATABASE");
+  let password = url.password === "" ? undefined : decodeURIComponent(url.password);
+  if (password === undefined && opts.passwordFile !== undefined) {
+    try {
+      password = readFileSync(opts.passwordFile, "utf8").split(/\r?\n/)[0]!;
+    } catch (e) {
+      throw clientError("usage", `svc lite: cannot read --storage-password-file ${opts.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  if (password === undefined && env.PGPASSWORD) password = env.PGPASSWORD;
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ""),
+    port: url.port === "" ? 5432 : Number(url.port),
+    user: decodeURIComponent(url.username) || env.PGUSER || "postgres",
+    password,
+    database,
+    poolSize: opts.poolSize ?? 10,
+  };
+}
+
+/** The URL for messages: never the password. */
+export function redactedUrl(c: PgConfig): string {
+  const host = c.host.includes(":") ? `[${c.host}]` : c.host;
+  return `postgres://${encodeURIComponent(c.user)}@${host}:${c.port}/${encodeURIComponent(c.database)}`;
+}
+
+/** Options for a `pg` client or pool: every commit waits for the WAL flush (and sync standbys). */
+export function clientOptions(c: PgConfig): { host: string; port: number; user: string; password?: string; database: string; options: string; connectionTimeoutMillis: number } {
+  return {
+    host: c.host, port: c.port, user: c.user, database: c.database,
+    ...(c.password === undefined ? {} : { password: c.password }),
+    options: "-c synchronous_commit=on",
+    connectionTimeoutMillis: 10_000,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The PostgreSQL schema as versioned migrations, applied at start in one transaction under an
+ * advisory lock, so nodes starting together apply each migration exactly once. A database of a
+ * newer schema than this build knows is refused (an older svc must not write into it).
+ *
+ * Names use COLLATE "C": byte-wise order of UTF-8, the order listings promise (§2.0).
+ *   svc_settings  key → value (the shared root token)
+ *   svc_basins    name → BasinMeta (json text)
+ *   svc_streams   (basin, name) → id, deleted, StreamMeta (json text)
+ *   svc_tails     stream id → next_seq, StreamStateRecord (json text)
+ *   svc_batches   (stream id, first_seq) → end_seq, last_ts, encoded batch (batch-codec.ts)
+ *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)
+ */
+import type pg from "pg";
+import { SvcError } from "../../../errors.js";
+
+export const MIGRATIONS: readonly string[] = [
+  // 1
+  `CREATE TABLE svc_settings (key text PRIMARY KEY, value text NOT NULL);
+   CREATE TABLE svc_basins (name text COLLATE "C" PRIMARY KEY, meta text NOT NULL);
+   CREATE TABLE svc_streams (
+     basin text COLLATE "C" NOT NULL, name text COLLATE "C" NOT NULL, id bigint NOT NULL UNIQUE,
+     deleted boolean NOT NULL, meta text NOT NULL, PRIMARY KEY (basin, name));
+   CREATE SEQUENCE svc_stream_ids;
+   CREATE TABLE svc_tails (id bigint PRIMARY KEY, next_seq bigint NOT NULL, state text NOT NULL);
+   CREATE TABLE svc_batches (
+     id bigint NOT NULL, first_seq bigint NOT NULL, end_seq bigint NOT NULL, last_ts bigint NOT NULL,
+     data bytea NOT NULL, PRIMARY KEY (id, first_seq));
+   CREATE INDEX svc_batches_ts ON svc_batches (id, last_ts, first_seq);
+   CREATE TABLE svc_tokens (id text COLLATE "C" PRIMARY KEY, key_id text NOT NULL UNIQUE, token text NOT NULL);`,
+];
+
+/** Any fixed 64-bit key: the lock all svc lite nodes take while migrating. */
+const MIGRATION_LOCK = 0x7376_635f_6c69;
+
+export async function migrate(client: pg.Client, where: string): Promise<number> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query("CREATE TABLE IF NOT EXISTS svc_schema (version integer NOT NULL)");
+    const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM svc_schema");
+    const current = rows[0]?.v ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new SvcError({
+        code: "unavailable", origin: "server", status: 503,
+        message: `the database at ${where} has svc lite schema version ${current}, newer than this svc knows (${MIGRATIONS.length}): upgrade svc on this node`,
+      });
+    }
+    for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+      await client.query(MIGRATIONS[v - 1]!);
+      await client.query("INSERT INTO svc_schema (version) VALUES ($1)", [v]);
+    }
+    await client.query("COMMIT");
+    return MIGRATIONS.length;
+  } catch (e) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw e;
+  }
+}

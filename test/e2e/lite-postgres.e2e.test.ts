@@ -1,0 +1,167 @@
+/**
+ * svc lite on PostgreSQL (issue 14), what the shared protocol suites cannot show: the flags
+ * and their errors, the password never printed, the schema version guard, and two nodes on
+ * one database sharing basins, streams, tokens (revocation at the next request), tails, and
+ * live reads (LISTEN/NOTIFY, and the poll after a lost listening connection).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runSvc } from "../helpers/cli.js";
+import { liteClient, spawnLite, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
+import { freshDatabase, PG_PASSWORD, testPostgresUrl } from "../helpers/postgres.js";
+import { scratchDir } from "../helpers/scratch.js";
+
+const withPassword = (url: string): string => url.replace("postgres://postgres@", `postgres://postgres:${PG_PASSWORD}@`);
+
+describe("flags and startup", () => {
+  it("a bad --storage is a usage error (exit 2, the message and the usage hint)", async () => {
+    for (const args of [["--storage", "mysql://u@h/db"], ["--storage", "postgres://u@h/db", "--in-memory"], ["--storage", "postgres://u@h/db", "--pool-size", "0"]]) {
+      const r = await runSvc(["lite", "--port", "0", ...args]);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/^error: svc lite: .*\nhint: run `svc lite --help` for usage\n$/);
+      expect(r.stdout).toBe("");
+    }
+  });
+
+  it("an unreachable database fails clearly, without printing the password", async () => {
+    const r = await runSvc(["lite", "--port", "0", "--storage", "postgres://svc:not-this-secret@127.0.0.1:1/db"], { timeoutMs: 20_000 });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain("postgres://svc@127.0.0.1:1/db");
+    expect(r.stderr + r.stdout).not.toContain("not-this-secret");
+  });
+
+  it("takes the password from the URL, a file or PGPASSWORD, and never prints it", async () => {
+    const db = await freshDatabase();
+    try {
+      const viaUrl = await spawnLite(["--port", "0", "--storage", withPassword(db.url)], { PGPASSWORD: "" });
+      viaUrl.child.kill("SIGTERM");
+      await viaUrl.exited;
+      expect(viaUrl.stderr()).toContain(`data in PostgreSQL at ${db.url}`);
+      const dir = scratchDir("pg-pass");
+      const file = join(dir, "password");
+      writeFileSync(file, `${PG_PASSWORD}\n`, { mode: 0o600 });
+      const viaFile = await spawnLite(["--port", "0", "--storage", db.url, "--storage-password-file", file], { PGPASSWORD: "" });
+      viaFile.child.kill("SIGTERM");
+      await viaFile.exited;
+      const viaEnv = await startLite({ postgres: db.url });
+      await viaEnv.stop();
+      for (const text of [viaUrl.stderr(), viaFile.stderr(), viaEnv.stderr()]) expect(text).not.toContain(PG_PASSWORD);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("refuses a database of a newer schema with a clear message", async () => {
+    const db = await freshDatabase();
+    try {
+      const first = await startLite({ postgres: db.url });
+      await first.stop();
+      const c = new pg.Client({ connectionString: withPassword(db.url) });
+      await c.connect();
+      await c.query("INSERT INTO svc_schema (version) VALUES (99)");
+      await c.end();
+      const r = await runSvc(["lite", "--port", "0", "--storage", db.url], { env: { PGPASSWORD: PG_PASSWORD }, timeoutMs: 20_000 });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toMatch(/schema version 99, newer than this svc knows \(\d+\): upgrade svc/);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe("two nodes on one database", () => {
+  let db: Awaited<ReturnType<typeof freshDatabase>>;
+  let a: Lite;
+  let b: Lite;
+  let ra: LiteClient;
+  let rb: LiteClient;
+  const basin = `two-${process.pid}`;
+  // Only notifications (no poll within the test) deliver live records, unless said otherwise.
+  const env = { SVC_LITE_PG_POLL_MS: "60000" };
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    [a, b] = await Promise.all([startLite({ postgres: db.url, env }), startLite({ postgres: db.url, env })]);
+    ra = liteClient(a);
+    rb = liteClient(b);
+    expect((await ra.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
+  }, 30_000);
+
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await db?.drop();
+  });
+
+  const append = (c: LiteClient, stream: string, body: string, extra: Record<string, unknown> = {}) =>
+    c.call("POST", `/v1/streams/${stream}/records`, { basin, json: { records: [{ body }], ...extra } });
+
+  it("share basins, streams, tails and match_seq_num", async () => {
+    expect((await rb.call("GET", `/v1/basins/${basin}`)).status).toBe(200);
+    expect((await rb.call("POST", "/v1/streams", { basin, json: { stream: "s1" } })).status).toBe(201);
+    expect((await ra.call("POST", "/v1/streams", { basin, json: { stream: "s1" } })).status).toBe(409);
+    expect((await append(ra, "s1", "one")).json().end.seq_num).toBe(1);
+    expect((await append(rb, "s1", "two")).json().start.seq_num).toBe(1);
+    expect((await rb.call("GET", "/v1/streams/s1/records/tail", { basin })).json().tail.seq_num).toBe(2);
+    expect((await ra.call("GET", "/v1/streams/s1/records/tail", { basin })).json().tail.seq_num).toBe(2);
+    expect((await append(ra, "s1", "stale", { match_seq_num: 1 })).status).toBe(412);
+    expect((await append(ra, "s1", "three", { match_seq_num: 2 })).status).toBe(200);
+    const read = (await rb.call("GET", "/v1/streams/s1/records", { basin, query: { seq_num: 0 } })).json();
+    expect(read.records.map((r: { body: string }) => r.body)).toEqual(["one", "two", "three"]);
+  });
+
+  it("a fence set through one node binds appends through the other", async () => {
+    const fence = { records: [{ headers: [["", "fence"]], body: "tok-1" }] };
+    expect((await ra.call("POST", "/v1/streams/f/records", { basin, json: fence })).status).toBe(404);
+    expect((await rb.call("POST", "/v1/streams", { basin, json: { stream: "f" } })).status).toBe(201);
+    expect((await rb.call("POST", "/v1/streams/f/records", { basin, json: fence })).status).toBe(200);
+    expect((await append(ra, "f", "old token", { fencing_token: "tok-0" })).status).toBe(412);
+    expect((await append(ra, "f", "with token", { fencing_token: "tok-1" })).status).toBe(200);
+  });
+
+  it("a token issued on one node works on the other; revoked there, it fails at the next request", async () => {
+    const issued = await ra.call("POST", "/v1/access-tokens", { json: { id: "shared", scope: { ops: ["list-basins"] } } });
+    expect(issued.status).toBe(201);
+    const onB = liteClient({ url: b.url, token: issued.json().access_token });
+    const onA = liteClient({ url: a.url, token: issued.json().access_token });
+    expect((await onB.call("GET", "/v1/basins")).status).toBe(200);
+    expect((await onA.call("GET", "/v1/basins")).status).toBe(200);
+    expect((await rb.call("DELETE", "/v1/access-tokens/shared")).status).toBe(204);
+    expect((await onA.call("GET", "/v1/basins")).status).toBe(401);
+  });
+
+  it("a stream deleted through one node takes no appends through the other", async () => {
+    expect((await append(ra, "gone", "x")).status).toBe(404);
+    expect((await ra.call("POST", "/v1/streams", { basin, json: { stream: "gone" } })).status).toBe(201);
+    expect((await append(ra, "gone", "x")).status).toBe(200); // node A has it loaded
+    expect((await rb.call("DELETE", "/v1/streams/gone", { basin })).status).toBe(202);
+    expect((await append(ra, "gone", "y")).status).toBe(409);
+  });
+
+  it("a long poll on one node returns records appended through the other (notification)", async () => {
+    expect((await ra.call("POST", "/v1/streams", { basin, json: { stream: "live" } })).status).toBe(201);
+    const started = Date.now();
+    const poll = rb.call("GET", "/v1/streams/live/records", { basin, query: { seq_num: 0, wait: 10 } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await append(ra, "live", "hello")).status).toBe(200);
+    const got = await poll;
+    expect(got.json().records.map((r: { body: string }) => r.body)).toEqual(["hello"]);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("after its listening connection is cut, a node still delivers (reconnect and poll)", async () => {
+    const admin = new pg.Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+    try {
+      const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener'");
+      expect(killed.rowCount).toBe(2);
+      const poll = rb.call("GET", "/v1/streams/live/records", { basin, query: { seq_num: 1, wait: 10 } });
+      expect((await append(ra, "live", "after the cut")).status).toBe(200);
+      expect((await poll).json().records.map((r: { body: string }) => r.body)).toEqual(["after the cut"]);
+    } finally {
+      await admin.end();
+    }
+  });
+});
