@@ -7,9 +7,11 @@ import { join, resolve } from "node:path";
 export const ROOT = resolve(import.meta.dirname, "../../..");
 export const BIN = join(ROOT, "bin/svc.js");
 
-export async function startBenchLite(extraArgs = []) {
+/** With `--storage postgres://…` among extraArgs no data dir is used; `childEnv` adds to the child's env. */
+export async function startBenchLite(extraArgs = [], childEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-lite-"));
-  const child = spawn(process.execPath, [BIN, "lite", "--port", "0", "--data-dir", join(dir, "data"), ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
+  const data = extraArgs.includes("--storage") ? [] : ["--data-dir", join(dir, "data")];
+  const child = spawn(process.execPath, [BIN, "lite", "--port", "0", ...data, ...extraArgs], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...childEnv } });
   let out = "";
   let err = "";
   child.stderr.on("data", (d) => (err += d));

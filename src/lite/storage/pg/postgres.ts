@@ -9,8 +9,7 @@
  * thought, checked and moved in the same statement that inserts the rows:
  *
  *   WITH t AS (UPDATE svc_tails SET … WHERE id = $1 AND next_seq = $first AND <stream live>),
- *        b AS (INSERT INTO svc_batches SELECT … FROM unnest(…) WHERE EXISTS (SELECT 1 FROM t)),
- *        n AS (SELECT pg_notify(…) FROM t)
+ *        b AS (INSERT INTO svc_batches SELECT … FROM unnest(…) WHERE EXISTS (SELECT 1 FROM t))
  *
  * One statement is one transaction and one round trip; its commit (synchronous_commit=on) is
  * durable when the answer arrives, so the ack follows the commit. Per stream one statement is
@@ -21,7 +20,8 @@
  * (retryable, no side effects); the stream state then reloads the stored tail.
  *
  * Changes made by any node are announced with NOTIFY on channel `svc_lite` (tail moves with
- * the new state; metadata changes); the node's listener hands them to the store. When the
+ * the new state, sent after the commit: `announce`; metadata changes, in their transaction);
+ * the node's listener hands them to the store. When the
  * listening connection drops, it reconnects, and a poll of the loaded streams' tails every
  * `pollMs` bounds the delay of a missed notification.
  */
@@ -73,6 +73,8 @@ export class PgStorage implements Storage {
   private listenClient: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private polls = 0;
+  private readonly announcements = new Map<number, string>();
+  private announcing = false;
   private closed = false;
 
   private constructor(private readonly config: PgConfig, private readonly pool: pg.Pool, private readonly sync: SyncQuery, private readonly log: (m: string) => void, private readonly pollMs: number) {}
@@ -246,6 +248,8 @@ export class PgStorage implements Storage {
     }
     const state = group[group.length - 1]!.state;
     const stateJson = JSON.stringify(state);
+    // One VALUES row per batch; buffers travel as binary parameters (an array would be hex text).
+    const values = group.map((_, i) => `($${5 + 4 * i}::bigint, $${6 + 4 * i}::bigint, $${7 + 4 * i}::bigint, $${8 + 4 * i}::bytea)`).join(", ");
     let res;
     try {
       res = await this.pool.query<{ ok: number }>(
@@ -255,22 +259,46 @@ export class PgStorage implements Storage {
            RETURNING id),
          b AS (
            INSERT INTO svc_batches (id, first_seq, end_seq, last_ts, data)
-           SELECT $1, f, e, l, d FROM unnest($5::bigint[], $6::bigint[], $7::bigint[], $8::bytea[]) AS u(f, e, l, d)
+           SELECT $1, f, e, l, d FROM (VALUES ${values}) AS v(f, e, l, d)
            WHERE EXISTS (SELECT 1 FROM t)
-           RETURNING 1),
-         n AS (SELECT pg_notify('${CHANNEL}', $9) FROM t)
-         SELECT (SELECT count(*) FROM t)::int AS ok, (SELECT count(*) FROM b)::int AS rows, (SELECT count(*) FROM n)::int AS notified`,
-        [id, first, state.nextSeq, stateJson,
-          group.map((p) => p.batch.firstSeq), group.map((p) => p.batch.firstSeq + p.batch.records.length),
-          group.map((p) => p.batch.lastTimestamp), group.map((p) => p.data), `t${id}:${stateJson}`],
+           RETURNING 1)
+         SELECT (SELECT count(*) FROM t)::int AS ok, (SELECT count(*) FROM b)::int AS rows`,
+        [id, first, state.nextSeq, stateJson, ...group.flatMap((p) => [p.batch.firstSeq, p.batch.firstSeq + p.batch.records.length, p.batch.lastTimestamp, p.data])],
       );
     } catch (e) {
       throw storageError(e);
     }
-    if (res.rows[0]!.ok === 1) return;
+    if (res.rows[0]!.ok === 1) {
+      this.announce(id, `t${id}:${stateJson}`);
+      return;
+    }
     const { rows } = await this.pool.query<{ deleted: boolean | null }>("SELECT (SELECT deleted FROM svc_streams WHERE id = $1) AS deleted", [id]).catch((e: unknown) => { throw storageError(e); });
     if (rows[0]?.deleted !== false) throw new SvcError({ code: "stream_deletion_pending", origin: "server", status: 409, message: "the stream is being deleted" });
     throw conflict(first);
+  }
+
+  /**
+   * Tells the other nodes about a committed tail, after the commit and outside it: PostgreSQL
+   * serialises the commits of notifying transactions (a database-wide lock held through the
+   * WAL flush), which in the append statement allowed one append commit per fsync. Here one
+   * statement at a time carries the latest state of every stream moved meanwhile, committed
+   * without waiting for the flush (a lost notification is covered by the poll).
+   */
+  private announce(id: number, payload: string): void {
+    this.announcements.set(id, payload);
+    if (this.announcing || this.closed) return;
+    this.announcing = true;
+    void (async () => {
+      while (this.announcements.size > 0 && !this.closed) {
+        const payloads = [...this.announcements.values()];
+        this.announcements.clear();
+        await this.pool.query(
+          `SELECT set_config('synchronous_commit', 'off', true), (SELECT count(pg_notify('${CHANNEL}', p)) FROM unnest($1::text[]) AS u(p))`,
+          [payloads],
+        ).catch((e: unknown) => this.log(`notification failed (other nodes will poll): ${(e as Error).message}`));
+      }
+      this.announcing = false;
+    })();
   }
 
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {

