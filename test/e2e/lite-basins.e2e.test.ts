@@ -218,8 +218,10 @@ describe("server surface", () => {
     expect(cors.headers["access-control-allow-origin"]).toBe("*");
     expect((await c.call("GET", "/v1/access-tokens")).json()).toEqual({ access_tokens: [], has_more: false });
     // Issue 15: metrics and locations are served (test/e2e/lite-metrics.e2e.test.ts).
+    // (On PostgreSQL storage metrics are not kept yet: 501, said at start.)
     const noSet = await c.call("GET", "/v1/metrics");
-    expect([noSet.status, noSet.json().code]).toEqual([400, "bad_query"]);
+    const expected = process.env.LITE_E2E_STORAGE === "postgres" ? [501, "not_implemented"] : [400, "bad_query"];
+    expect([noSet.status, noSet.json().code]).toEqual(expected);
     expect((await c.call("GET", "/v1/locations")).status).toBe(200);
   });
 });
