@@ -61,6 +61,21 @@ export function encodeTerminalFrame(status: number, body: unknown): Uint8Array {
   return frameBytes(FLAG_TERMINAL, payload);
 }
 
+/**
+ * Frames a regular, uncompressed message that `encode` writes after 4 free bytes: the head
+ * goes in front of it, so the message is not copied (the data path: inputs and read batches).
+ */
+export function encodeFrameInPlace(encode: (reserve: number) => Uint8Array, opts: { reconnect?: boolean } = {}): Uint8Array {
+  const out = encode(4);
+  const length = out.length - 3;
+  if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
+  out[0] = length >>> 16;
+  out[1] = (length >>> 8) & 0xff;
+  out[2] = length & 0xff;
+  out[3] = opts.reconnect ? FLAG_RECONNECT : 0;
+  return out;
+}
+
 function frameBytes(flags: number, payload: Uint8Array): Uint8Array {
   const length = payload.length + 1;
   if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
@@ -171,7 +186,7 @@ export class FrameParser {
     } else {
       // Copy by index and drop the used chunks with one splice: a shift() per chunk is
       // quadratic when a frame arrives in many small chunks.
-      out = new Uint8Array(n);
+      out = Buffer.allocUnsafe(n); // every byte is written below
       let filled = 0;
       let used = 0;
       while (filled < n) {

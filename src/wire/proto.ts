@@ -1,5 +1,7 @@
 /**
- * Protobuf encode/decode of the svc.v1 messages (protocol.md §5), the only protobufjs user.
+ * Protobuf encode/decode of the svc.v1 messages (protocol.md §5), the only protobufjs user:
+ * the small messages go through the generated code, the record-carrying ones (AppendInput,
+ * ReadBatch) through the one-pass codec in record-codec.ts.
  *
  *   StreamPosition  1 seq_num uint64 · 2 timestamp uint64
  *   Header          1 name bytes · 2 value bytes
@@ -16,7 +18,8 @@
  */
 import { svc } from "./gen/svc.js";
 import { SvcError } from "../errors.js";
-import type { AppendAck, AppendInput, AppendRecord, Header, ReadBatch, SequencedRecord, StreamPosition } from "../types.js";
+import type { AppendAck, AppendInput, ReadBatch, StreamPosition } from "../types.js";
+import { U64RangeError, decodeAppendInputBytes, decodeReadBatchBytes, encodeAppendInputBytes, encodeReadBatchBytes } from "./record-codec.js";
 
 const pb = svc.v1;
 
@@ -56,20 +59,21 @@ function decodeWith<T>(what: string, fn: () => T): T {
     return fn();
   } catch (e) {
     if (e instanceof SvcError) throw e;
+    if (e instanceof U64RangeError) throw outOfRange(e.field);
     throw undecodable(what, e);
   }
 }
 
-function headersOut(headers: Header[]): { name?: Uint8Array; value?: Uint8Array }[] {
-  return headers.map((h) => ({ name: h.name, value: h.value }));
+/** The hand-written codec's range errors as the same `out_of_range` as everywhere else. */
+function encodeWith<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof U64RangeError) throw outOfRange(e.field);
+    throw e;
+  }
 }
 
-function headersIn(headers: { name?: Uint8Array | null; value?: Uint8Array | null }[] | null | undefined): Header[] {
-  if (!headers || headers.length === 0) return [];
-  return headers.map((h) => ({ name: h.name ?? EMPTY, value: h.value ?? EMPTY }));
-}
-
-const EMPTY = new Uint8Array(0);
 
 function positionOut(p: StreamPosition): { seqNum?: number; timestamp?: number } {
   const out: { seqNum?: number; timestamp?: number } = {};
@@ -82,83 +86,14 @@ function positionIn(p: { seqNum?: U64; timestamp?: U64 } | null | undefined, fie
   return { seqNum: u64(p?.seqNum, `${field}.seq_num`), timestamp: u64(p?.timestamp, `${field}.timestamp`) };
 }
 
-function appendRecordOut(r: AppendRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { headers: headersOut(r.headers), body: r.body };
-  if (r.timestamp !== undefined) out.timestamp = checkU64Input(r.timestamp, "timestamp");
-  return out;
+/** AppendInput bytes (record-codec.ts); `reserve` free bytes in front for a frame head. */
+export function encodeAppendInput(input: AppendInput, reserve = 0): Uint8Array {
+  return encodeWith(() => encodeAppendInputBytes(input, reserve));
 }
 
-export function encodeAppendInput(input: AppendInput): Uint8Array {
-  const msg: Record<string, unknown> = { records: input.records.map(appendRecordOut) };
-  if (input.matchSeqNum !== undefined) msg.matchSeqNum = checkU64Input(input.matchSeqNum, "match_seq_num");
-  if (input.fencingToken !== undefined) msg.fencingToken = input.fencingToken;
-  return pb.AppendInput.encode(msg).finish();
-}
-
-/**
- * The wire types the schema gives each field (0 varint, 2 length-delimited), and the shape
- * of nested messages. protobufjs reads a known field sent with another wire type as if it
- * were absent (`08 01` became an empty batch); checking first makes it 400 bad_proto.
- */
-type Shape = Record<number, { wireType: number; nested?: Shape }>;
-const HEADER_SHAPE: Shape = { 1: { wireType: 2 }, 2: { wireType: 2 } };
-const RECORD_SHAPE: Shape = { 1: { wireType: 0 }, 2: { wireType: 2, nested: HEADER_SHAPE }, 3: { wireType: 2 } };
-const APPEND_INPUT_SHAPE: Shape = { 1: { wireType: 2, nested: RECORD_SHAPE }, 2: { wireType: 0 }, 3: { wireType: 2 } };
-
-function varint(bytes: Uint8Array, at: number, end: number): [number, number] {
-  let value = 0;
-  for (let shift = 0, i = at; i < end && shift < 64; shift += 7, i++) {
-    const b = bytes[i]!;
-    if (shift < 49) value += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return [value, i + 1];
-  }
-  throw new Error("truncated or overlong varint");
-}
-
-/** Checks fields from `start` until `end`, or until the end-group tag of `group`; returns where it stopped. */
-function checkWireTypes(bytes: Uint8Array, start: number, end: number, shape: Shape, what: string, group?: number): number {
-  let at = start;
-  while (at < end) {
-    const [tag, next] = varint(bytes, at, end);
-    const field = Math.floor(tag / 8);
-    const wireType = tag & 7;
-    if (wireType === 4) {
-      if (field !== group) throw new Error(`${what} has an unmatched end-group tag for field ${field}`);
-      return next;
-    }
-    const want = shape[field];
-    if (want && want.wireType !== wireType) throw new Error(`${what} field ${field} has wire type ${wireType}, expected ${want.wireType}`);
-    at = next;
-    if (wireType === 0) at = varint(bytes, at, end)[1];
-    else if (wireType === 1) at += 8;
-    else if (wireType === 5) at += 4;
-    else if (wireType === 2) {
-      const [length, body] = varint(bytes, at, end);
-      if (body + length > end) throw new Error(`${what} field ${field} runs past the end of the message`);
-      if (want?.nested) checkWireTypes(bytes, body, body + length, want.nested, `${what}.${field}`);
-      at = body + length;
-    } else if (wireType === 3) at = checkWireTypes(bytes, at, end, {}, `${what}.${field}`, field); // an unknown group, skipped
-    else throw new Error(`${what} field ${field} has unsupported wire type ${wireType}`);
-    if (at > end) throw new Error(`${what} is truncated`);
-  }
-  if (group !== undefined) throw new Error(`${what} has a group without its end tag`);
-  return at;
-}
-
+/** Decodes an AppendInput in one pass, wire types checked (a known field with another wire type is 400 bad_proto). */
 export function decodeAppendInput(bytes: Uint8Array): AppendInput {
-  const msg = decodeWith("AppendInput", () => {
-    checkWireTypes(bytes, 0, bytes.length, APPEND_INPUT_SHAPE, "AppendInput");
-    return pb.AppendInput.decode(bytes);
-  });
-  const records: AppendRecord[] = (msg.records ?? []).map((r) => {
-    const rec: AppendRecord = { headers: headersIn(r.headers), body: r.body ?? EMPTY };
-    if (r.timestamp !== null && r.timestamp !== undefined) rec.timestamp = u64(r.timestamp as U64, "timestamp");
-    return rec;
-  });
-  const input: AppendInput = { records };
-  if (msg.matchSeqNum !== null && msg.matchSeqNum !== undefined) input.matchSeqNum = u64(msg.matchSeqNum as U64, "match_seq_num");
-  if (msg.fencingToken !== null && msg.fencingToken !== undefined) input.fencingToken = msg.fencingToken;
-  return input;
+  return decodeWith("AppendInput", () => decodeAppendInputBytes(bytes));
 }
 
 export function encodeAppendAck(ack: AppendAck): Uint8Array {
@@ -170,28 +105,11 @@ export function decodeAppendAck(bytes: Uint8Array): AppendAck {
   return { start: positionIn(msg.start, "start"), end: positionIn(msg.end, "end"), tail: positionIn(msg.tail, "tail") };
 }
 
-function sequencedRecordOut(r: SequencedRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { headers: headersOut(r.headers), body: r.body };
-  if (r.seqNum !== 0) out.seqNum = checkU64Input(r.seqNum, "seq_num");
-  if (r.timestamp !== 0) out.timestamp = checkU64Input(r.timestamp, "timestamp");
-  return out;
-}
-
-export function encodeReadBatch(batch: ReadBatch): Uint8Array {
-  const msg: Record<string, unknown> = { records: batch.records.map(sequencedRecordOut) };
-  if (batch.tail !== undefined) msg.tail = positionOut(batch.tail);
-  return pb.ReadBatch.encode(msg).finish();
+/** ReadBatch bytes (record-codec.ts); `reserve` free bytes in front for a frame head. */
+export function encodeReadBatch(batch: ReadBatch, reserve = 0): Uint8Array {
+  return encodeWith(() => encodeReadBatchBytes(batch, reserve));
 }
 
 export function decodeReadBatch(bytes: Uint8Array): ReadBatch {
-  const msg = decodeWith("ReadBatch", () => pb.ReadBatch.decode(bytes));
-  const records: SequencedRecord[] = (msg.records ?? []).map((r) => ({
-    seqNum: u64(r.seqNum as U64, "seq_num"),
-    timestamp: u64(r.timestamp as U64, "timestamp"),
-    headers: headersIn(r.headers),
-    body: r.body ?? EMPTY,
-  }));
-  const batch: ReadBatch = { records };
-  if (msg.tail !== null && msg.tail !== undefined) batch.tail = positionIn(msg.tail, "tail");
-  return batch;
+  return decodeWith("ReadBatch", () => decodeReadBatchBytes(bytes));
 }

@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import {
-  decodeTerminal, encodeFrame, encodeTerminalFrame, FrameError, FrameParser, MAX_FRAME_LENGTH,
+  decodeTerminal, encodeFrame, encodeFrameInPlace, encodeTerminalFrame, FrameError, FrameParser, MAX_FRAME_LENGTH,
   type Compression, type Frame,
 } from "../../../src/wire/index.js";
 
@@ -442,5 +442,22 @@ describe("properties (fast-check)", () => {
       }),
       { seed: SEED, numRuns: 1000 },
     );
+  });
+});
+
+describe("encodeFrameInPlace (issue 13: the message is written after the head, not copied)", () => {
+  it("gives the same bytes as encodeFrame for any payload, with and without the reconnect flag", () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 5000 }), fc.boolean(), (payload, reconnect) => {
+      const inPlace = encodeFrameInPlace((reserve) => {
+        const out = Buffer.alloc(reserve + payload.length, 0xee);
+        out.set(payload, reserve);
+        return out;
+      }, { reconnect });
+      expect(Buffer.from(inPlace).equals(Buffer.from(encodeFrame(payload, { reconnect })))).toBe(true);
+    }));
+  });
+
+  it("refuses a message over the frame limit, as encodeFrame does", () => {
+    expect(() => encodeFrameInPlace((reserve) => new Uint8Array(reserve + MAX_FRAME_LENGTH))).toThrow(/exceeds/);
   });
 });
