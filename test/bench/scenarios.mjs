@@ -16,7 +16,6 @@ import http2 from "node:http2";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { SvcClient } from "../../dist/client/index.js";
-import { closeSessionPool } from "../../dist/transport/session.js";
 import { encodeFrame, FrameParser } from "../../dist/wire/framing.js";
 import { encodeAppendInput } from "../../dist/wire/proto.js";
 import { BIN, percentile, round, startBenchLite } from "./lib/lite.mjs";
@@ -220,7 +219,7 @@ async function main() {
     const rssRate = await sessionRate(b.stream("rss"), RSS_MIB, () => Buffer.alloc(1024, 0x65));
     out.rss_session = { mib: RSS_MIB, lite_peak_rss_mib: peakRssMiB(lite.pid), baseline_after_startup_mib: idleRss, records_per_s: Math.round(rssRate), target: "<= 256 MiB" };
   } finally {
-    closeSessionPool();
+
     await client.close?.();
     await lite.stop();
   }

@@ -159,7 +159,10 @@ export class LmdbStorage implements Storage {
     if (this.failure !== undefined) {
       return Promise.reject(new SvcError({ code: "storage", status: 500, origin: "server", retryable: true, message: `storage is recovering from a failed write: ${(this.failure as Error)?.message ?? this.failure}` }));
     }
-    if (this.waiting === 0 && this.reserve.tryAdmit(cost)) return this.issue(issue, check);
+    if (this.waiting === 0 && this.reserve.tryAdmit(cost)) {
+      this.reserve.maybeGrow();
+      return this.issue(issue, check);
+    }
     return this.admitThenIssue(cost, issue, check);
   }
 
@@ -204,9 +207,19 @@ export class LmdbStorage implements Storage {
     done.catch(() => undefined).finally(() => {
       if (--this.pending > 0) return;
       this.failure = undefined;
+      // lmdb's writer is idle: the estimates of settled writes give way to the measured mark.
+      if (this.waiting === 0) this.remeasure();
       for (const wake of this.idleWaiters.splice(0)) wake();
     });
     return done;
+  }
+
+  private remeasure(): void {
+    try {
+      this.reserve.remeasure();
+    } catch {
+      // closed meanwhile: the next open measures afresh
+    }
   }
 
   /** Resolves when no issued write is in flight (lmdb's writer is idle). */
@@ -356,6 +369,7 @@ export class LmdbStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    await this.reserve.settled();
     await this.env.flushed;
     await this.env.close();
   }

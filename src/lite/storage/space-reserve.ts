@@ -11,9 +11,11 @@
  * extra length is invisible to it (on reopen too).
  *
  * Every write is admitted against the headroom with an estimate of the pages it may dirty.
- * When the headroom runs short, the caller waits for every issued write to settle (lmdb's
- * writer is then idle and no page past the mark is being written), re-measures and extends
- * the file. If the disk cannot give the space, that write is refused with 507 `storage_full`
+ * When the headroom falls under half an extension, the file is extended in the background,
+ * past its current end, where no admitted write can be (issue 13: waiting for that stalled
+ * every append pipeline once per 16 MiB). Only when the headroom runs out does the caller
+ * wait for every issued write to settle (lmdb's writer is then idle and no page past the mark
+ * is being written), re-measure and extend the file. If the disk cannot give the space, that write is refused with 507 `storage_full`
  * before lmdb sees it: a clean, retryable failure that loses and changes nothing.
  *
  * Extension allocates blocks with `fallocate(1)` (util-linux) where it exists: no data is
@@ -53,6 +55,8 @@ export class SpaceReserve {
   private admitted = 0;
   private readonly minChunk: number;
   private readonly maxChunk: number;
+  /** A background extension in progress. */
+  private growing: Promise<void> | undefined;
 
   constructor(
     private readonly file: string,
@@ -72,14 +76,44 @@ export class SpaceReserve {
   }
 
   /**
+   * Starts extending the file in the background once the headroom is under half an
+   * extension. The new blocks lie past the file's end, beyond anything admitted, so lmdb may
+   * keep writing meanwhile. A failure is left to the slow path, which meets it again.
+   */
+  maybeGrow(): void {
+    if (this.growing) return;
+    const chunk = this.chunk();
+    if (this.fileSize - this.used - this.admitted - SLACK >= chunk / 2) return;
+    const end = this.fileSize;
+    this.growing = extend(this.file, end, chunk)
+      .then(() => { this.fileSize = Math.max(this.fileSize, this.sizeOnDisk()); }, () => undefined)
+      .finally(() => { this.growing = undefined; });
+  }
+
+  /** Resolves once no background extension is running. */
+  settled(): Promise<void> {
+    return this.growing ?? Promise.resolve();
+  }
+
+  /** Re-measures lmdb's high-water mark; call only while no write is in flight. */
+  remeasure(): void {
+    this.measure();
+  }
+
+  private chunk(): number {
+    return Math.min(this.maxChunk, Math.max(this.minChunk, Math.floor(this.used / 8)));
+  }
+
+  /**
    * Re-measures and extends the file so that at least `need` bytes fit. Call only while no
    * write is in flight. Rejects with 507 `storage_full` when the disk cannot give the space.
    */
   async refill(need: number): Promise<void> {
+    await this.growing;
     this.measure();
     const want = this.used + need + SLACK;
     if (want <= this.fileSize) return;
-    const chunk = Math.min(this.maxChunk, Math.max(this.minChunk, Math.floor(this.used / 8)));
+    const chunk = this.chunk();
     try {
       await extend(this.file, this.fileSize, want + chunk - this.fileSize);
     } finally {
@@ -91,8 +125,12 @@ export class SpaceReserve {
   private measure(): void {
     this.used = this.measureUsed();
     this.admitted = 0;
+    this.fileSize = this.sizeOnDisk();
+  }
+
+  private sizeOnDisk(): number {
     const fd = openSync(this.file, "r");
-    try { this.fileSize = fstatSync(fd).size; } finally { closeSync(fd); }
+    try { return fstatSync(fd).size; } finally { closeSync(fd); }
   }
 }
 

@@ -11,7 +11,9 @@ export const BIN = join(ROOT, "bin/svc.js");
 export async function startBenchLite(extraArgs = [], childEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-lite-"));
   const data = extraArgs.includes("--storage") ? [] : ["--data-dir", join(dir, "data")];
-  const child = spawn(process.execPath, [BIN, "lite", "--port", "0", ...data, ...extraArgs], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...childEnv } });
+  // BENCH_LITE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the server (NODE_OPTIONS may not).
+  const nodeArgs = (process.env.BENCH_LITE_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, BIN, "lite", "--port", "0", ...data, ...extraArgs], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...childEnv } });
   let out = "";
   let err = "";
   child.stderr.on("data", (d) => (err += d));
