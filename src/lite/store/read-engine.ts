@@ -164,8 +164,13 @@ export class ReadCursor {
     if (this.position < this.stream.durable.trimPoint) this.position = Math.min(this.stream.durable.trimPoint, tailSeq);
     const out: SequencedRecord[] = [];
     let batchBytes = 0;
+    // Stored batches are read a few at a time, more each round: one big stored batch fills an
+    // output batch alone (reading four of 1,000 records each to send one decoded 4x too much:
+    // issue 13), while streams of small batches still need only a handful of reads.
+    let want = 1;
     while (this.position < tailSeq && !this.ended) {
-      const batches = this.storage.readBatches(this.stream.id, this.position, 4);
+      const batches = this.storage.readBatches(this.stream.id, this.position, want);
+      want = Math.min(want * 4, 64);
       if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
