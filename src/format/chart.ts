@@ -10,7 +10,7 @@
  *      2026-11-25 13:35  14:35 UTC
  *
  * One bar per point; when the points outnumber the columns, each bar shows the largest of
- * `k` consecutive points (the title says so). Bars start at zero; each row has 8 levels, so a
+ * `k` consecutive points (a last line says so). Bars start at zero; each row has 8 levels, so a
  * chart `height` rows high resolves `8 × height` levels. The largest value fills its column;
  * zero draws the lowest block (▁) as a baseline, and any value above zero at least that.
  */
@@ -94,24 +94,22 @@ function fit(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
 }
 
-function titleOf(s: ChartSeries, perBar: number): string {
-  const per = s.interval ? ` per ${s.interval}` : "";
-  const grouped = perBar > 1 ? `, each bar the largest of ${perBar} ${s.interval ?? "point"}s` : "";
-  return `${s.name} (${s.unit}${per}${grouped})`;
+function titleOf(s: ChartSeries): string {
+  return `${s.name} (${s.unit}${s.interval ? ` per ${s.interval}` : ""})`;
 }
 
 /** The chart's lines, each at most `width` characters wide before colouring. */
 export function renderChart(s: ChartSeries, opts: ChartOptions): string[] {
   const p: ChartPaint = { title: same, axis: same, bar: same, zero: same, ...opts.paint };
   const height = Math.max(1, opts.height ?? 1);
-  if (s.points.length === 0) return [p.title(fit(titleOf(s, 1), opts.width)), p.axis("  (no data in this range)")];
+  if (s.points.length === 0) return [p.title(fit(titleOf(s), opts.width)), p.axis("  (no data in this range)")];
   const top = Math.max(0, ...s.points.map(([, v]) => v));
   const hi = valueLabel(top, s.unit);
   const lo = valueLabel(0, s.unit);
   const gutter = Math.max(hi.length, lo.length);
   const { values, perBar } = fitBars(s.points, opts.width - gutter - 2);
   const lv = levels(values, height);
-  const lines = [p.title(fit(titleOf(s, perBar), opts.width))];
+  const lines = [p.title(fit(titleOf(s), opts.width))];
   for (let row = height - 1; row >= 0; row--) {
     const label = row === height - 1 ? hi : row === 0 ? lo : "";
     const tick = label === "" ? "│" : "┤";
@@ -120,6 +118,7 @@ export function renderChart(s: ChartSeries, opts: ChartOptions): string[] {
   }
   lines.push(p.axis(`${" ".repeat(gutter)} └${"─".repeat(values.length)}`));
   lines.push(p.axis(xLabels(s, gutter, values.length, opts.width)));
+  if (perBar > 1) lines.push(p.axis(fit(`${" ".repeat(gutter + 2)}each bar: the largest of ${perBar} ${s.interval ?? "point"}s`, opts.width)));
   return lines;
 }
 
