@@ -32,7 +32,7 @@ describe("cli > metrics flags", () => {
       throw new Error("no error");
     };
     expect(usage(() => metricsQuery({}, "stream", STREAM_METRIC_SETS, now))).toBe("--metric is required: one of storage");
-    expect(usage(() => metricsQuery({ metric: "append-ops" }, "stream", STREAM_METRIC_SETS, now))).toBe('--metric "append-ops" is not a stream metric set; choose one of storage');
+    expect(usage(() => metricsQuery({ metric: "append-ops" }, "stream", STREAM_METRIC_SETS, now))).toBe('--metric "append-ops" is not one of the stream metric sets: storage');
     expect(usage(() => metricsQuery({ metric: "storage", start: "2000", end: "1000" }, "stream", STREAM_METRIC_SETS, now))).toBe("--start must not be after --end");
     expect(usage(() => metricsQuery({ metric: "storage", ago: "1h 2x" }, "stream", STREAM_METRIC_SETS, now))).toMatch(/invalid duration/);
   });

@@ -52,7 +52,7 @@ export function parseMetricTime(text: string, flag: string, nowMs: number): numb
 export function metricsQuery<S extends string>(flags: MetricFlags, level: string, sets: readonly S[], nowMs = Date.now()): MetricsQuery<S> {
   const allowed = sets.join(", ");
   if (flags.metric === undefined) throw usageError(`--metric is required: one of ${allowed}`);
-  if (!sets.includes(flags.metric as S)) throw usageError(`--metric ${JSON.stringify(flags.metric)} is not a ${level} metric set; choose one of ${allowed}`);
+  if (!sets.includes(flags.metric as S)) throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);
   const end = flags.end === undefined ? Math.floor(nowMs / 1000) : parseMetricTime(flags.end, "--end", nowMs);
   let start: number;
   if (flags.start !== undefined) start = parseMetricTime(flags.start, "--start", nowMs);
