@@ -78,10 +78,11 @@ export class Output {
 
   /**
    * Colours for data drawn on a terminal stdout (charts): only when stdout is a terminal and
-   * colours are not turned off (NO_COLOR, --no-color, FORCE_COLOR=0, CI, TERM=dumb…).
+   * colours are not turned off (NO_COLOR, --no-color, FORCE_COLOR=0, CI, TERM=dumb).
    */
   async dataChalk(): Promise<ChalkInstance | undefined> {
-    if (!this.dataOnTerminal || !colorWanted({ ...this.opts, stderr: this.stdout })) return undefined;
+    // --quiet and --json speak of stderr and of JSON; neither changes how a chart looks.
+    if (!this.dataOnTerminal || !colorWanted({ ...this.opts, quiet: false, json: false, stderr: this.stdout })) return undefined;
     const { Chalk } = await import("chalk");
     return new Chalk({ level: 1 });
   }
