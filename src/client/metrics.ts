@@ -8,16 +8,16 @@ import { assertBasinName, assertStreamName } from "./names.js";
 export class MetricsApi {
   constructor(private readonly caller: Caller, private readonly base: string) {}
 
-  accountMetrics(q: MetricsQuery<AccountMetricSet>): Promise<MetricSetResponse> {
+  async accountMetrics(q: MetricsQuery<AccountMetricSet>): Promise<MetricSetResponse> {
     return this.get("/metrics", q, "account-metrics");
   }
 
-  basinMetrics(basin: string, q: MetricsQuery<BasinMetricSet>): Promise<MetricSetResponse> {
+  async basinMetrics(basin: string, q: MetricsQuery<BasinMetricSet>): Promise<MetricSetResponse> {
     assertBasinName(basin);
     return this.get(`/metrics/${seg(basin)}`, q, "basin-metrics");
   }
 
-  streamMetrics(basin: string, stream: string, q: MetricsQuery<StreamMetricSet>): Promise<MetricSetResponse> {
+  async streamMetrics(basin: string, stream: string, q: MetricsQuery<StreamMetricSet>): Promise<MetricSetResponse> {
     assertBasinName(basin);
     assertStreamName(stream);
     return this.get(`/metrics/${seg(basin)}/${seg(stream)}`, q, "stream-metrics");
