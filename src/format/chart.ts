@@ -113,13 +113,24 @@ export function renderChart(s: ChartSeries, opts: ChartOptions): string[] {
   for (let row = height - 1; row >= 0; row--) {
     const label = row === height - 1 ? hi : row === 0 ? lo : "";
     const tick = label === "" ? "│" : "┤";
-    const bars = lv.map((l, i) => (values[i]! <= 0 ? p.zero(cell(l, row)) : p.bar(cell(l, row)))).join("");
+    const bars = runs(lv.map((l, i) => [values[i]! <= 0, cell(l, row)] as const)).map(([zero, text]) => (zero ? p.zero(text) : p.bar(text))).join("");
     lines.push(`${p.axis(`${label.padStart(gutter)} ${tick}`)}${bars}`);
   }
   lines.push(p.axis(`${" ".repeat(gutter)} └${"─".repeat(values.length)}`));
   lines.push(p.axis(xLabels(s, gutter, values.length, opts.width)));
   if (perBar > 1) lines.push(p.axis(fit(`${" ".repeat(gutter + 2)}each bar: the largest of ${perBar} ${s.interval ?? "point"}s`, opts.width)));
   return lines;
+}
+
+/** Neighbouring cells of the same kind joined, so that a colour is switched once per run. */
+function runs(cells: (readonly [boolean, string])[]): [boolean, string][] {
+  const out: [boolean, string][] = [];
+  for (const [zero, text] of cells) {
+    const last = out[out.length - 1];
+    if (last && last[0] === zero) last[1] += text;
+    else out.push([zero, text]);
+  }
+  return out;
 }
 
 /** Start time under the first bar, end time (UTC) ending under the last bar when it fits. */

@@ -52,6 +52,8 @@ describe("format > chart", () => {
     const lines = renderChart(series([0, 3]), { width: 40, paint: { title: tag("t"), bar: tag("b"), zero: tag("z"), axis: tag("a") } });
     expect(lines[0]).toBe("<t>append-ops (operations per minute)</t>");
     expect(lines[1]).toBe("<a>3 ┤</a><z>▁</z><b>█</b>");
+    // A colour is switched once per run of like bars, not once per bar.
+    expect(renderChart(series([0, 0, 3, 3, 0]), { width: 40, paint: { zero: tag("z"), bar: tag("b") } })[1]).toBe("3 ┤<z>▁▁</z><b>██</b><z>▁</z>");
   });
 
   it("labels", () => {
