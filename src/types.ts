@@ -169,6 +169,42 @@ export interface AccessTokenInfo {
   auto_prefix_streams?: boolean;
 }
 
+/** Metric sets per level (protocol.md §2.2 A10–A12). */
+export const ACCOUNT_METRIC_SETS = ["active-basins", "account-ops"] as const;
+export const BASIN_METRIC_SETS = ["storage", "append-ops", "read-ops", "read-throughput", "append-throughput", "basin-ops"] as const;
+export const STREAM_METRIC_SETS = ["storage"] as const;
+export type AccountMetricSet = (typeof ACCOUNT_METRIC_SETS)[number];
+export type BasinMetricSet = (typeof BASIN_METRIC_SETS)[number];
+export type StreamMetricSet = (typeof STREAM_METRIC_SETS)[number];
+
+export type MetricInterval = "minute" | "hour" | "day";
+export type MetricUnit = "bytes" | "operations";
+
+/** `start` and `end` are Unix epoch seconds; the server picks what is left out. */
+export interface MetricsQuery<S extends string = string> {
+  set: S;
+  start?: number;
+  end?: number;
+  interval?: MetricInterval;
+}
+
+/** One metric: exactly one key. Points are `[epoch seconds, value]`. */
+export type Metric =
+  | { scalar: { name: string; unit: MetricUnit; value: number } }
+  | { accumulation: { name: string; unit: MetricUnit; interval: MetricInterval; values: [number, number][] } }
+  | { gauge: { name: string; unit: MetricUnit; values: [number, number][] } }
+  | { label: { name: string; values: string[] } };
+
+export interface MetricSetResponse {
+  values: Metric[];
+}
+
+/** A location (protocol.md §2.2 A13–A15). */
+export interface LocationInfo {
+  name: string;
+  is_private: boolean;
+}
+
 /** The service's limits (protocol.md §10.2). */
 export const LIMITS = {
   maxBatchRecords: 1000,

@@ -66,6 +66,27 @@ export class Output {
   get dim(): Paint { return this.chalk ? this.chalk.dim : plain; }
   get bold(): Paint { return this.chalk ? this.chalk.bold : plain; }
 
+  /** Whether stdout is a terminal, so data may be drawn for eyes (charts). */
+  get dataOnTerminal(): boolean {
+    return this.stdout.isTTY === true;
+  }
+
+  /** The width of a terminal stdout (80 when unknown). */
+  get dataColumns(): number {
+    return (this.stdout as { columns?: number }).columns || 80;
+  }
+
+  /**
+   * Colours for data drawn on a terminal stdout (charts): only when stdout is a terminal and
+   * colours are not turned off (NO_COLOR, --no-color, FORCE_COLOR=0, CI, TERM=dumb).
+   */
+  async dataChalk(): Promise<ChalkInstance | undefined> {
+    // --quiet and --json speak of stderr and of JSON; neither changes how a chart looks.
+    if (!this.dataOnTerminal || !colorWanted({ ...this.opts, quiet: false, json: false, stderr: this.stdout })) return undefined;
+    const { Chalk } = await import("chalk");
+    return new Chalk({ level: 1 });
+  }
+
   /** One line of data on stdout; resolves once the stream can take more. */
   line(text: string): Promise<void> {
     return this.write(`${text}\n`);

@@ -21,7 +21,7 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--json", "machine-readable JSON on stdout"))
     .addOption(new Option("-q, --quiet", "print nothing on stderr except errors and warnings"))
     .addOption(new Option("-v, --verbose", "log requests (method, URL, status, latency, retries) on stderr"))
-    .addOption(new Option("--no-color", "no colours on stderr (also NO_COLOR)"))
+    .addOption(new Option("--no-color", "no colours on stderr or in charts (also NO_COLOR)"))
     .addOption(new Option("--timeout <dur>", "per-request timeout (default 30s)"))
     .addOption(new Option("--retries <n>", "retries after the first attempt (default 2)"))
     .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))

@@ -1,12 +1,14 @@
 /**
- * SvcClient: the typed API. Its tree mirrors the URL tree: account-level `basins` and
- * `accessTokens`; `basin(name)` for basin-level `streams`; `basin(name).stream(name)` for one
- * stream's data plane. Creating a client does no I/O and loads no network library.
+ * SvcClient: the typed API. Its tree mirrors the URL tree: account-level `basins`,
+ * `accessTokens`, `metrics` and `locations`; `basin(name)` for basin-level `streams`;
+ * `basin(name).stream(name)` for one stream's data plane. Creating a client does no I/O and loads no network library.
  */
 import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
 import { Caller, type CallerOptions } from "./caller.js";
 import { basinRoute, normalizeEndpoint, type BasinRoute } from "./endpoints.js";
+import { LocationsApi } from "./locations.js";
+import { MetricsApi } from "./metrics.js";
 import { assertBasinName } from "./names.js";
 import { Redacted } from "./redacted.js";
 import { StreamClient } from "./stream.js";
@@ -26,6 +28,8 @@ export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
 export class SvcClient {
   readonly basins: BasinsApi;
   readonly accessTokens: AccessTokensApi;
+  readonly metrics: MetricsApi;
+  readonly locations: LocationsApi;
   readonly accountBase: string;
   readonly basinEndpoint: string;
   private readonly caller: Caller;
@@ -39,6 +43,8 @@ export class SvcClient {
     this.caller = new Caller({ ...callerOptions, accessToken: Redacted.from(accessToken) });
     this.basins = new BasinsApi(this.caller, this.accountBase);
     this.accessTokens = new AccessTokensApi(this.caller, this.accountBase);
+    this.metrics = new MetricsApi(this.caller, this.accountBase);
+    this.locations = new LocationsApi(this.caller, this.accountBase);
   }
 
   basin(name: string): BasinClient {

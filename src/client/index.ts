@@ -6,6 +6,8 @@ export { StreamsApi } from "./streams.js";
 export { StreamClient } from "./stream.js";
 export type { UnaryEncoding, UnaryOptions } from "./stream.js";
 export { AccessTokensApi } from "./access-tokens.js";
+export { MetricsApi } from "./metrics.js";
+export { LocationsApi } from "./locations.js";
 export { Redacted, REDACTED } from "./redacted.js";
 export { basinNameProblem, streamNameProblem, tokenIdProblem, assertBasinName, assertStreamName, assertTokenId } from "./names.js";
 export { basinRoute, isHostRouted, normalizeEndpoint } from "./endpoints.js";

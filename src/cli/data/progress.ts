@@ -8,6 +8,7 @@
  *
  * The final summary is separate and printed by the command.
  */
+import { humanBytes } from "../../format/units.js";
 import type { StreamPosition } from "../../types.js";
 import type { Output } from "../output.js";
 
@@ -17,17 +18,7 @@ export type ProgressMode = "live" | "periodic" | "off";
 export const LIVE_MS = 250;
 export const PERIODIC_MS = 5_000;
 
-export function humanBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
-}
+export { humanBytes };
 
 /** `live` on a terminal, else `periodic` or `off` as the caller prefers; `off` under --quiet. */
 export function progressMode(out: Output, wanted: boolean, inLogs: "periodic" | "off"): ProgressMode {

@@ -16,6 +16,17 @@ describe("cli > output", () => {
     expect(colorWanted({ stderr: tty, env: {}, json: true })).toBe(false);
   });
 
+  it("colours data (charts) only on a terminal stdout, with colours allowed", async () => {
+    expect(await new Output({ stdout: tty, stderr: pipe, env: {} }).dataChalk()).toBeDefined();
+    expect(await new Output({ stdout: pipe, stderr: tty, env: {} }).dataChalk()).toBeUndefined();
+    expect(await new Output({ stdout: pipe, stderr: pipe, env: { FORCE_COLOR: "1" } }).dataChalk()).toBeUndefined();
+    expect(await new Output({ stdout: tty, stderr: tty, env: { NO_COLOR: "" } }).dataChalk()).toBeUndefined();
+    expect(await new Output({ stdout: tty, stderr: tty, env: {}, color: false }).dataChalk()).toBeUndefined();
+    expect(await new Output({ stdout: tty, stderr: pipe, env: {}, quiet: true }).dataChalk()).toBeDefined();
+    expect(new Output({ stdout: Object.assign(new PassThrough(), { isTTY: true, columns: 123 }), env: {} }).dataColumns).toBe(123);
+    expect(new Output({ stdout: pipe, env: {} }).dataOnTerminal).toBe(false);
+  });
+
   it("honours FORCE_COLOR both ways", () => {
     expect(colorWanted({ stderr: pipe, env: { FORCE_COLOR: "1" } })).toBe(true);
     expect(colorWanted({ stderr: tty, env: { FORCE_COLOR: "0" } })).toBe(false);

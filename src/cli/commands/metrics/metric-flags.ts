@@ -1,0 +1,85 @@
+/**
+ * What `svc metrics account|basin|stream` share: the flags, their checks (usage errors, exit
+ * 2) and the printing of a metric set. Output: `--json` the response document; `--format csv`
+ * `metric,unit,kind,time,value` rows (RFC 3339 UTC times, exact values); a chart per series
+ * when stdout is a terminal, else a plain `time<TAB>value` table.
+ */
+import { Command, Option } from "commander";
+import { parseDuration } from "../../../format/duration.js";
+import { metricsCsv, metricsTable, metricsText } from "../../../format/metric-output.js";
+import { parseTimePoint } from "../../../format/record-time.js";
+import type { MetricInterval, MetricSetResponse, MetricsQuery } from "../../../types.js";
+import type { Context } from "../../context.js";
+import { usageError } from "../../failure.js";
+
+export type MetricsFormat = "chart" | "table" | "csv" | "json";
+
+export interface MetricFlags {
+  metric?: string;
+  start?: string;
+  end?: string;
+  ago?: string;
+  interval?: MetricInterval;
+  format?: MetricsFormat;
+}
+
+const U32_MAX = 2 ** 32 - 1;
+/** Rows of bars in a terminal chart. */
+const CHART_HEIGHT = 4;
+
+/** Adds the shared flags; `sets` are offered in help and shell completion. */
+export function metricOptions(cmd: Command, sets: readonly string[]): Command {
+  const metric = new Option("--metric <set>", "the metric set (required)");
+  // Listed for help and completion; checked by metricsQuery, which names the level in its error.
+  metric.argChoices = [...sets];
+  return cmd.addOption(metric)
+    .addOption(new Option("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)").conflicts("ago"))
+    .addOption(new Option("--end <time>", "until TIME (default now): RFC 3339, unix seconds, YYYY-MM-DD"))
+    .addOption(new Option("--ago <duration>", "from this long before --end (default 1h): e.g. 30m, 1h, 7d"))
+    .addOption(new Option("--interval <interval>", "points per minute, hour or day (default: the server picks by range)").choices(["minute", "hour", "day"]))
+    .addOption(new Option("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json").choices(["chart", "table", "csv", "json"]));
+}
+
+/** Unix seconds of `--start`/`--end`: bare digits are seconds, otherwise a time (or a duration ago). */
+export function parseMetricTime(text: string, flag: string, nowMs: number): number {
+  const s = text.trim();
+  const secs = /^\d+$/.test(s) ? Number(s) : Math.floor(parseTimePoint(s, flag, { duration: "ago", now: nowMs }) / 1000);
+  if (!Number.isSafeInteger(secs) || secs > U32_MAX) throw usageError(`${flag} ${JSON.stringify(text)} is out of range: unix seconds up to ${U32_MAX}`);
+  return secs;
+}
+
+/** The query for `sets` at `level` from the flags; every problem is a usage error. */
+export function metricsQuery<S extends string>(flags: MetricFlags, level: string, sets: readonly S[], nowMs = Date.now()): MetricsQuery<S> {
+  const allowed = sets.join(", ");
+  if (flags.metric === undefined) throw usageError(`--metric is required: one of ${allowed}`);
+  if (!sets.includes(flags.metric as S)) throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);
+  const end = flags.end === undefined ? Math.floor(nowMs / 1000) : parseMetricTime(flags.end, "--end", nowMs);
+  let start: number;
+  if (flags.start !== undefined) start = parseMetricTime(flags.start, "--start", nowMs);
+  else {
+    const ago = parseDuration(flags.ago ?? "1h");
+    if (ago < 1000) throw usageError(`--ago must be at least 1s (got ${JSON.stringify(flags.ago)})`);
+    start = Math.max(0, end - Math.floor(ago / 1000));
+  }
+  if (start > end) throw usageError("--start must not be after --end");
+  return { set: flags.metric as S, start, end, interval: flags.interval };
+}
+
+/** Checks the output flags before any request is made. */
+export function metricsFormat(ctx: Context, flags: MetricFlags): MetricsFormat {
+  if (ctx.flags.json || flags.format === "json") return "json";
+  return flags.format ?? (ctx.out.dataOnTerminal ? "chart" : "table");
+}
+
+export async function printMetrics(ctx: Context, format: MetricsFormat, res: MetricSetResponse): Promise<void> {
+  if (format === "json") return ctx.out.jsonDoc(res);
+  let lines: string[];
+  if (format === "csv") lines = metricsCsv(res.values);
+  else if (format === "table") lines = metricsTable(res.values);
+  else {
+    const c = await ctx.out.dataChalk();
+    const paint = c ? { title: c.bold, axis: c.dim, bar: c.cyan, zero: c.dim } : undefined;
+    lines = metricsText(res.values, { width: ctx.out.dataColumns, height: CHART_HEIGHT, paint });
+  }
+  for (const l of lines) await ctx.out.line(l);
+}

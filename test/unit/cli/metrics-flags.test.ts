@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { metricsQuery, parseMetricTime } from "../../../src/cli/commands/metrics/metric-flags.js";
+import { BASIN_METRIC_SETS, STREAM_METRIC_SETS } from "../../../src/types.js";
+
+const now = Date.UTC(2026, 10, 25, 14, 0, 30);
+const nowSec = now / 1000;
+
+describe("cli > metrics flags", () => {
+  it("defaults to the last hour, ending now", () => {
+    expect(metricsQuery({ metric: "append-ops" }, "basin", BASIN_METRIC_SETS, now)).toEqual({ set: "append-ops", start: nowSec - 3600, end: nowSec, interval: undefined });
+    expect(metricsQuery({ metric: "storage", ago: "7d", interval: "day" }, "basin", BASIN_METRIC_SETS, now)).toMatchObject({ start: nowSec - 7 * 86_400, interval: "day" });
+    expect(metricsQuery({ metric: "storage", end: "1000", ago: "10s" }, "basin", BASIN_METRIC_SETS, now)).toMatchObject({ start: 990, end: 1000 });
+  });
+
+  it("reads --start and --end as unix seconds, RFC 3339, dates or a duration ago", () => {
+    expect(parseMetricTime("1764079200", "--start", now)).toBe(1764079200);
+    expect(parseMetricTime("2026-11-25T13:00:00Z", "--start", now)).toBe(Date.UTC(2026, 10, 25, 13) / 1000);
+    expect(parseMetricTime("2026-11-25", "--start", now)).toBe(Date.UTC(2026, 10, 25) / 1000);
+    expect(parseMetricTime("2h", "--start", now)).toBe(nowSec - 7200);
+    expect(() => parseMetricTime("5000000000", "--end", now)).toThrow(/out of range/);
+    expect(() => parseMetricTime("yesterday", "--end", now)).toThrow(/--end: invalid time/);
+  });
+
+  it("refuses a missing or foreign --metric and an inverted range, as usage errors", () => {
+    const usage = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        expect((e as { code?: string }).code).toBe("usage");
+        return (e as Error).message;
+      }
+      throw new Error("no error");
+    };
+    expect(usage(() => metricsQuery({}, "stream", STREAM_METRIC_SETS, now))).toBe("--metric is required: one of storage");
+    expect(usage(() => metricsQuery({ metric: "append-ops" }, "stream", STREAM_METRIC_SETS, now))).toBe('--metric "append-ops" is not one of the stream metric sets: storage');
+    expect(usage(() => metricsQuery({ metric: "storage", start: "2000", end: "1000" }, "stream", STREAM_METRIC_SETS, now))).toBe("--start must not be after --end");
+    expect(usage(() => metricsQuery({ metric: "storage", ago: "1h 2x" }, "stream", STREAM_METRIC_SETS, now))).toMatch(/invalid duration/);
+  });
+});
