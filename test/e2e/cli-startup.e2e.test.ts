@@ -1,7 +1,10 @@
 /**
  * Start-up discipline (performance.md §8): `svc --help` and `svc --version` load commander and
  * nothing heavy; `svc basin list` loads the client and node:http, and never undici (≈350 ms in
- * a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced with an ESM resolve hook over the built CLI.
+ * a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced with an ESM resolve hook over the built CLI,
+ * unbundled (SVC_UNBUNDLED=1: modules keep their names); the bundle (dist/bundle, esbuild
+ * splitting at the same dynamic imports) is checked to be what runs, with no package loaded
+ * from node_modules for these commands.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -12,11 +15,11 @@ import { scratchDir } from "../helpers/scratch.js";
 
 const REGISTER = resolve(import.meta.dirname, "../fixtures/startup/register.mjs");
 
-function loaded(args: string[]): string[] {
+function loaded(args: string[], bundled = false): string[] {
   const dir = scratchDir("svc-trace-");
   const trace = join(dir, "trace.txt");
   spawnSync(process.execPath, ["--import", REGISTER, SVC_BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: dir, SVC_TRACE_FILE: trace, SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1", SVC_BASIN_ENDPOINT: "http://127.0.0.1:1", SVC_RETRIES: "0" },
+    env: { PATH: process.env.PATH, HOME: dir, SVC_TRACE_FILE: trace, SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1", SVC_BASIN_ENDPOINT: "http://127.0.0.1:1", SVC_RETRIES: "0", ...(bundled ? {} : { SVC_UNBUNDLED: "1" }) },
     stdio: "ignore",
   });
   return readFileSync(trace, "utf8").split("\n").filter(Boolean);
@@ -52,5 +55,18 @@ describe("svc start-up loads only what it uses", () => {
       expect(f.startsWith("cli/commands/stream/"), f).toBe(false);
       expect(["wire/proto.js", "wire/compression.js", "wire/framing.js", "transport/session.js"]).not.toContain(f);
     }
+  });
+
+  it.each([["--help"], ["basin", "list"], ["read", "svc://b/s", "-n", "1"]])("bundled, %s runs from dist/bundle and loads nothing from node_modules", (...args) => {
+    const urls = loaded(args, true);
+    expect(ours(urls)).toContain("bundle/main.mjs");
+    expect(ours(urls).some((f) => !f.startsWith("bundle/") && f !== "cli/version.js")).toBe(false);
+    expect([...pkg(urls)]).toEqual([]);
+  });
+
+  it("svc lite runs from the unbundled tree, even when a bundle exists", () => {
+    const urls = loaded(["lite", "--help"], true);
+    expect(ours(urls)).toContain("cli/main.js");
+    expect(ours(urls).some((f) => f.startsWith("bundle/"))).toBe(false);
   });
 });
