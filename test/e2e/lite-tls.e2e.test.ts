@@ -4,10 +4,14 @@
  * endpoints are https://. svc works against it with --insecure (unary and sessions) and
  * fails clearly without.
  */
+import { writeFileSync } from "node:fs";
 import { connect } from "node:http2";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
 import { startLite, type Lite } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
+import { selfSigned } from "../../src/lite/tls-cert.js";
 
 let lite: Lite;
 let env: Record<string, string>;
@@ -59,5 +63,37 @@ describe("svc lite --tls-self", () => {
     } finally {
       session.close();
     }
+  });
+});
+
+describe("svc lite --tls-cert/--tls-key", () => {
+  it("serves the given certificate (its fingerprint printed), and svc trusts it through NODE_EXTRA_CA_CERTS without --insecure", async () => {
+    const material = selfSigned("127.0.0.1");
+    const dir = scratchDir("svc-tls-files-");
+    const cert = join(dir, "cert.pem");
+    const key = join(dir, "key.pem");
+    writeFileSync(cert, material.cert);
+    writeFileSync(key, material.key, { mode: 0o600 });
+    const own = await startLite({ args: ["--tls-cert", cert, "--tls-key", key] });
+    try {
+      expect(own.url).toMatch(/^https:\/\//);
+      for (let i = 0; i < 100 && !own.stderr().includes(material.fingerprint); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(own.stderr()).toContain(material.fingerprint);
+      const ownEnv = { SVC_ACCOUNT_ENDPOINT: own.url, SVC_BASIN_ENDPOINT: own.url, SVC_ACCESS_TOKEN: own.token };
+      expect((await runSvc(["basin", "list"], { env: ownEnv })).code).toBe(6);
+      const trusted = await runSvc(["basin", "create", "tls-files"], { env: { ...ownEnv, NODE_EXTRA_CA_CERTS: cert } });
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(own.stderr()).not.toContain("PRIVATE KEY");
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it("a missing or unreadable key file is a one-line error at start, not a crash", async () => {
+    const dir = scratchDir("svc-tls-files-");
+    const r = await runSvc(["lite", "--port", "0", "--in-memory", "--tls-cert", join(dir, "nope.pem"), "--tls-key", join(dir, "nope.key")], {});
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split("\n").filter((l) => l.startsWith("error")).length).toBe(1);
+    expect(r.stderr).toMatch(/nope\.(pem|key)/);
   });
 });
