@@ -7,13 +7,15 @@
  *   and their ratio;
  * - aggregate records/s over 1, 2 and 3 nodes on one database, 30 streams, one session per
  *   stream spread over the nodes; with the CPU used per second by PostgreSQL and by the lite
- *   nodes, and WAL fsyncs per second, to say what bounds it;
+ *   nodes, and WAL fsyncs per second, to say what bounds it (plus this load generator's CPU
+ *   and the whole machine's busy CPUs: on a small shared machine all of them compete);
  * - cross-node follow latency: appends acked through node A at 10 MiB/s (64 KiB batches every
  *   6.25 ms), delivered to a read session on node B; p50/p99 of delivery minus ack.
  *
  *   node test/bench/pg-nodes.mjs      (build first; BENCH_PG_SECS=5 per aggregate run)
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { SvcClient } from "../../dist/client/index.js";
@@ -82,6 +84,13 @@ function cpuSeconds(match) {
   return ticks / TICK;
 }
 
+/** Busy CPU seconds of the whole machine so far (every process, ours or not), from /proc/stat. */
+function machineBusySeconds() {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = f[3] + f[4];
+  return (f.reduce((a, b) => a + b, 0) - idle) / TICK;
+}
+
 /** The postmaster's pid: this run's PostgreSQL is it and its children (other servers on the machine are not counted). */
 async function postmasterPid(admin) {
   const { rows } = await admin.query("SELECT setting FROM pg_settings WHERE name = 'data_directory'");
@@ -114,17 +123,20 @@ async function aggregate(url, nodeCount, admin) {
     const pids = new Set(nodes.map((n) => n.pid));
     const pm = await postmasterPid(admin);
     const dbCpu = () => cpuSeconds((p, pp) => p === pm || pp === pm);
-    const cpu0 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)) };
+    const cpu0 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)), bench: process.cpuUsage(), machine: machineBusySeconds() };
     const fs0 = await walFsyncs(admin);
     const t0 = performance.now();
     const counts = await Promise.all(streams.map((s) => pump(s, t0 + SECS * 1000, 4)));
     const secs = (performance.now() - t0) / 1000;
     const fs1 = await walFsyncs(admin);
-    const cpu1 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)) };
+    const cpu1 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)), bench: process.cpuUsage(cpu0.bench), machine: machineBusySeconds() };
     return {
       records_per_s: Math.round(counts.reduce((a, b) => a + b, 0) / secs),
       db_cpu_per_s: round((cpu1.db - cpu0.db) / secs, 2),
       lite_cpu_per_s: round((cpu1.lite - cpu0.lite) / secs, 2),
+      load_generator_cpu_per_s: round((cpu1.bench.user + cpu1.bench.system) / 1e6 / secs, 2),
+      machine_busy_cpus: round((cpu1.machine - cpu0.machine) / secs, 2),
+      machine_cpus: cpus().length,
       wal_fsyncs_per_s: Number.isNaN(fs0) ? null : Math.round((fs1 - fs0) / secs),
     };
   } finally {
