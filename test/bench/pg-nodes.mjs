@@ -7,16 +7,18 @@
  *   and their ratio;
  * - aggregate records/s over 1, 2 and 3 nodes on one database, 30 streams, one session per
  *   stream spread over the nodes; with the CPU used per second by PostgreSQL and by the lite
- *   nodes, and WAL fsyncs per second, to say what bounds it;
+ *   nodes, and WAL fsyncs per second, to say what bounds it (plus this load generator's CPU
+ *   and the whole machine's busy CPUs: on a small shared machine all of them compete);
  * - cross-node follow latency: appends acked through node A at 10 MiB/s (64 KiB batches every
  *   6.25 ms), delivered to a read session on node B; p50/p99 of delivery minus ack.
  *
  *   node test/bench/pg-nodes.mjs      (build first; BENCH_PG_SECS=5 per aggregate run)
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { SvcClient } from "../../dist/client/index.js";
-import { closeSessionPool } from "../../dist/transport/session.js";
 import { percentile, round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
 
@@ -25,8 +27,19 @@ const SECS = Number(process.env.BENCH_PG_SECS ?? 5);
 const STREAMS = 30;
 const TICK = 100; // clock ticks per second (/proc)
 
+/** Every client made, so each run can close their connections (each SvcClient owns its pools). */
+const clients = new Set();
+
 function clientFor(lite) {
-  return new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
+  const c = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
+  clients.add(c);
+  return c;
+}
+
+async function closeClients() {
+  const all = [...clients];
+  clients.clear();
+  await Promise.all(all.map((c) => c.close().catch(() => {})));
 }
 
 const record = { headers: [], body: new Uint8Array(1024 - 8).fill(0x61) };
@@ -56,20 +69,32 @@ async function sessionRate(lite, basin) {
   return n / ((performance.now() - t0) / 1000);
 }
 
-/** CPU seconds used so far by processes whose command is `name`, or by the given pids. */
+/** CPU seconds used so far by the processes `match(pid, ppid)` accepts (with their waited-for children). */
 function cpuSeconds(match) {
   let ticks = 0;
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (!match(Number(d), comm)) continue;
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
+      if (!match(Number(d), Number(f[1]))) continue;
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
     } catch { /* gone */ }
   }
   return ticks / TICK;
+}
+
+/** Busy CPU seconds of the whole machine so far (every process, ours or not), from /proc/stat. */
+function machineBusySeconds() {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = f[3] + f[4];
+  return (f.reduce((a, b) => a + b, 0) - idle) / TICK;
+}
+
+/** The postmaster's pid: this run's PostgreSQL is it and its children (other servers on the machine are not counted). */
+async function postmasterPid(admin) {
+  const { rows } = await admin.query("SELECT setting FROM pg_settings WHERE name = 'data_directory'");
+  return Number(readFileSync(join(rows[0].setting, "postmaster.pid"), "utf8").split("\n")[0]);
 }
 
 async function walFsyncs(admin) {
@@ -96,21 +121,26 @@ async function aggregate(url, nodeCount, admin) {
       streams.push(clientFor(nodes[s % nodeCount]).basin(basin).stream(`s${s}`));
     }
     const pids = new Set(nodes.map((n) => n.pid));
-    const cpu0 = { db: cpuSeconds((_, c) => c === "postgres"), lite: cpuSeconds((p) => pids.has(p)) };
+    const pm = await postmasterPid(admin);
+    const dbCpu = () => cpuSeconds((p, pp) => p === pm || pp === pm);
+    const cpu0 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)), bench: process.cpuUsage(), machine: machineBusySeconds() };
     const fs0 = await walFsyncs(admin);
     const t0 = performance.now();
     const counts = await Promise.all(streams.map((s) => pump(s, t0 + SECS * 1000, 4)));
     const secs = (performance.now() - t0) / 1000;
     const fs1 = await walFsyncs(admin);
-    const cpu1 = { db: cpuSeconds((_, c) => c === "postgres"), lite: cpuSeconds((p) => pids.has(p)) };
+    const cpu1 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)), bench: process.cpuUsage(cpu0.bench), machine: machineBusySeconds() };
     return {
       records_per_s: Math.round(counts.reduce((a, b) => a + b, 0) / secs),
       db_cpu_per_s: round((cpu1.db - cpu0.db) / secs, 2),
       lite_cpu_per_s: round((cpu1.lite - cpu0.lite) / secs, 2),
+      load_generator_cpu_per_s: round((cpu1.bench.user + cpu1.bench.system) / 1e6 / secs, 2),
+      machine_busy_cpus: round((cpu1.machine - cpu0.machine) / secs, 2),
+      machine_cpus: cpus().length,
       wal_fsyncs_per_s: Number.isNaN(fs0) ? null : Math.round((fs1 - fs0) / secs),
     };
   } finally {
-    closeSessionPool();
+    await closeClients();
     for (const n of nodes) await n.stop();
   }
 }
@@ -123,18 +153,17 @@ async function followLatency(url, admin) {
   try {
     await clientFor(a).basins.create("follow-latency");
     await clientFor(a).basin("follow-latency").streams.create("f");
+    // Batches of 64 records: a batch starts at every multiple of 64. Ack times on A and
+    // delivery times on B are kept apart and paired at the end (a delivery may come first).
     const acked = new Map();
-    const latencies = [];
+    const delivered = new Map();
     const abort = new AbortController();
     const reading = (async () => {
       try {
         for await (const ev of clientFor(b).basin("follow-latency").stream("f").readSession({ seqNum: 0 }, {}, { signal: abort.signal })) {
           if (ev.type !== "batch") continue;
           const now = performance.now();
-          for (const r of ev.records) {
-            const t = acked.get(r.seqNum);
-            if (t !== undefined) latencies.push(now - t);
-          }
+          for (const r of ev.records) if (r.seqNum % 64 === 0 && !delivered.has(r.seqNum)) delivered.set(r.seqNum, now);
         }
       } catch { /* stopped */ }
     })();
@@ -154,10 +183,10 @@ async function followLatency(url, admin) {
     await new Promise((r) => setTimeout(r, 1000));
     abort.abort();
     await reading;
-    latencies.sort((x, y) => x - y);
-    return { p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), samples: latencies.length, batches_sent: pending.length };
+    const latencies = [...acked].filter(([seq]) => delivered.has(seq)).map(([seq, t]) => delivered.get(seq) - t).sort((x, y) => x - y);
+    return { p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), samples: latencies.length, batches_sent: pending.length, delivered_before_ack: latencies.filter((x) => x < 0).length };
   } finally {
-    closeSessionPool();
+    await closeClients();
     await a.stop();
     await b.stop();
   }
@@ -171,11 +200,11 @@ async function main() {
     const url = server.adminUrl.replace(`:${PG_PASSWORD}@`, "@");
     const lmdb = await startBenchLite();
     let lmdbRate;
-    try { lmdbRate = await sessionRate(lmdb, "bench-session"); } finally { closeSessionPool(); await lmdb.stop(); }
+    try { lmdbRate = await sessionRate(lmdb, "bench-session"); } finally { await closeClients(); await lmdb.stop(); }
     await admin.query("CREATE DATABASE single");
     const pgNode = await startBenchLite(["--storage", url.replace(/\/postgres$/, "/single")], { PGPASSWORD: PG_PASSWORD });
     let pgRate;
-    try { pgRate = await sessionRate(pgNode, "bench-session"); } finally { closeSessionPool(); await pgNode.stop(); }
+    try { pgRate = await sessionRate(pgNode, "bench-session"); } finally { await closeClients(); await pgNode.stop(); }
     const scaling = {};
     for (const n of [1, 2, 3]) scaling[`nodes_${n}`] = await aggregate(url, n, admin);
     const follow = await followLatency(url, admin);

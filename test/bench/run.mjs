@@ -20,7 +20,7 @@ const here = import.meta.dirname;
 const only = process.env.BENCH_ONLY ?? "";
 const QUICK = process.env.BENCH_QUICK === "1";
 const quickEnv = QUICK ? {
-  BENCH_SECONDS: "1", BENCH_SESSION_MIB: "32", BENCH_CLI_MIB: "16", BENCH_STARTUP_ROUNDS: "5", BENCH_RSS_MIB: "128",
+  BENCH_SECONDS: "1", BENCH_SESSION_MIB: "32", BENCH_CLI_MIB: "16", BENCH_STARTUP_ROUNDS: "5", BENCH_RSS_MIB: "128", BENCH_PG_SECS: "2",
 } : {};
 // The baseline first, so the figures that are compared with it come from the same minutes.
 const scripts = readdirSync(here)
@@ -55,6 +55,16 @@ if (base?.lmdb_durable_batch1000_records_per_s && app?.lite_unary_append_protobu
   };
 }
 console.log(JSON.stringify(doc, null, 2));
+
+/** lite on PostgreSQL (pg-nodes.mjs): one session against lmdb in the same run, scaling over nodes, cross-node follow. */
+function pgRows(pg) {
+  const agg = pg.aggregate_30_streams ?? {};
+  return {
+    session_vs_lmdb: row(pg.session_1kib_records_per_s?.postgres, pg.session_1kib_records_per_s?.lmdb, "recorded", { unit: "records/s, one append session, 1 KiB records" }),
+    aggregate_3_vs_1_nodes: row(agg.nodes_3?.records_per_s, agg.nodes_1?.records_per_s, "recorded", { unit: "records/s, 30 streams on one database" }),
+    cross_node_follow_10mib: pg.cross_node_follow_latency_at_10_mib_s ?? { missing: true },
+  };
+}
 
 /** One row: the figure, its same-run baseline, the ratio and the target it is held to. */
 function row(figure, baseline, target, extra = {}) {
@@ -110,5 +120,6 @@ function scenarios(f) {
     e2e_latency_10mib: sc.e2e_latency_10mib ?? { missing: true },
     streams_100: sc.streams_100 ?? { missing: true },
     lite_peak_rss: sc.rss_session ?? { missing: true },
+    postgres: pgRows(f["pg-nodes"] ?? {}),
   };
 }

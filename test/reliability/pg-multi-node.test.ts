@@ -11,27 +11,34 @@
  *   - every reader's view (through any node, the killed one included) a prefix of the stream
  *     from where it started, and readers through other nodes than the writer's saw records live.
  *
+ * The same run is also recorded as a history (test/helpers/history: every append, check-tail
+ * and read session with its invoke/complete times and outcome; the final stream read in full)
+ * and must pass the ordering checker of the reliability work, C1-C8 and the search checker;
+ * a failing history is kept under test-artifacts/pg-multi-node-<seed>/.
+ *
  * Cycles: 2 in the CI tier, 10 with RELIABILITY=extended (PG_MULTI_CYCLES overrides).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient, type StreamClient } from "../../src/client/index.js";
-import type { SvcError } from "../../src/errors.js";
+import { keepArtifacts } from "../helpers/artifacts.js";
+import { Recorder, historyJsonl, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
+import { readFinal } from "../helpers/history/workload.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
-import { tierCount } from "../helpers/tier.js";
+import { suiteSeed, tierCount } from "../helpers/tier.js";
 
 const CYCLES = tierCount(2, 10, "PG_MULTI_CYCLES");
+// No randomness in the schedule; the seed only names the artifact dir of a failing history.
+const SEED = suiteSeed("pg-multi-node");
 const BASIN = `multi-${process.pid}`;
+const STREAM = "s";
 const enc = new TextEncoder();
-const dec = new TextDecoder();
-
-interface Attempt { writer: number; bodies: string[]; outcome?: "ok" | "fail" | "unknown"; start?: number; end?: number; ackOrder?: number }
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 const nodes: Lite[] = [];
 const alive = [true, true, true];
-const attempts: Attempt[] = [];
-let acks = 0;
+const rec = new Recorder({ suite: "pg-multi-node", seed: SEED, cycles: CYCLES, nodes: 3, writers: 6, readers: 3 });
+let batches = 0;
 
 const clients: SvcClient[] = [];
 
@@ -39,7 +46,7 @@ function stream(node: number): StreamClient {
   const n = nodes[node]!;
   const client = new SvcClient({ accountEndpoint: n.url, basinEndpoint: n.url, accessToken: n.token, retries: 0, timeoutMs: 10_000 });
   clients.push(client); // each owns its connections: closed after the suite
-  return client.basin(BASIN).stream("s");
+  return client.basin(BASIN).stream(STREAM);
 }
 
 /** The writer's node, or the next one alive. */
@@ -48,30 +55,22 @@ function nodeFor(writer: number): number {
   throw new Error("no node alive");
 }
 
-function attempt(writer: number, tag: string): Attempt {
-  const a: Attempt = { writer, bodies: Array.from({ length: 1 + (attempts.length % 7) }, (_, i) => `w${writer}|${tag}|${attempts.length}|${i}`) };
-  attempts.push(a);
-  return a;
+/** A batch of 1-7 records whose bodies are unique in the run (the checker's record keys). */
+function input(writer: number, tag: string, matchSeqNum?: number) {
+  const n = batches++;
+  const records = Array.from({ length: 1 + (n % 7) }, (_, i) => ({ headers: [], body: enc.encode(`w${writer}|${tag}|${n}|${i}`) }));
+  return { records, ...(matchSeqNum === undefined ? {} : { matchSeqNum }) };
 }
-
-function settle(a: Attempt, p: Promise<{ start: { seqNum: number }; end: { seqNum: number } }>): Promise<boolean> {
-  return p.then(
-    (ack) => { Object.assign(a, { outcome: "ok", start: ack.start.seqNum, end: ack.end.seqNum, ackOrder: acks++ }); return true; },
-    (e: SvcError) => { a.outcome = e.sideEffects === false ? "fail" : "unknown"; return false; },
-  );
-}
-
-const input = (a: Attempt, matchSeqNum?: number) => ({ records: a.bodies.map((b) => ({ headers: [], body: enc.encode(b) })), ...(matchSeqNum === undefined ? {} : { matchSeqNum }) });
 
 async function unaryWriter(w: number, withMatch: boolean, stop: () => boolean): Promise<void> {
   let expected: number | undefined;
   while (!stop()) {
     const s = stream(nodeFor(w));
-    if (withMatch && expected === undefined) expected = await s.checkTail().then((t) => t.seqNum, () => undefined);
+    if (withMatch && expected === undefined) expected = await rec.checkTail(w, STREAM, () => s.checkTail());
     if (withMatch && expected === undefined) continue;
-    const a = attempt(w, withMatch ? "m" : "u");
-    const ok = await settle(a, s.append(input(a, withMatch ? expected : undefined)));
-    expected = ok ? a.end : undefined;
+    const inp = input(w, withMatch ? "m" : "u", withMatch ? expected : undefined);
+    const ack = await rec.append(w, STREAM, "unary", inp, () => s.append(inp));
+    expected = ack?.end.seqNum;
   }
 }
 
@@ -81,8 +80,8 @@ async function sessionWriter(w: number, stop: () => boolean): Promise<void> {
     const pending: Promise<boolean>[] = [];
     let failed = false;
     for (let i = 0; i < 200 && !stop() && !failed; i++) {
-      const a = attempt(w, "s");
-      pending.push(settle(a, session.submit(input(a))).then((ok) => { if (!ok) failed = true; return ok; }));
+      const inp = input(w, "s");
+      pending.push(rec.append(w, STREAM, "session", inp, () => session.submit(inp)).then((ack) => { if (!ack) failed = true; return ack !== undefined; }));
       if (pending.length % 8 === 0) await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 20))]);
     }
     await Promise.all(pending);
@@ -90,29 +89,10 @@ async function sessionWriter(w: number, stop: () => boolean): Promise<void> {
   }
 }
 
-interface View { node: number; from: number; seen: { seq: number; body: string }[] }
-
-async function reader(node: number, from: number, signal: AbortSignal, views: View[]): Promise<void> {
-  const view: View = { node, from, seen: [] };
-  views.push(view);
-  try {
-    for await (const ev of stream(node).readSession({ seqNum: from }, {}, { signal, retries: 1, follow: false, heartbeatTimeoutMs: 5_000 })) {
-      if (ev.type === "batch") for (const r of ev.records) view.seen.push({ seq: r.seqNum, body: dec.decode(r.body) });
-    }
-  } catch {
-    // the node died, or the read was stopped: the view so far is what is checked
-  }
-}
-
-async function readAll(node: number): Promise<{ seq: number; body: string }[]> {
-  const s = stream(node);
-  const out: { seq: number; body: string }[] = [];
-  const tail = (await s.checkTail()).seqNum;
-  while (out.length < tail) {
-    const batch = await s.read({ seqNum: out.length }, { count: 1000 });
-    for (const r of batch.records) out.push({ seq: r.seqNum, body: dec.decode(r.body) });
-  }
-  return out;
+/** A read session through `node` from `from`: recorded until the node dies or the cycle ends. */
+function reader(client: number, node: number, from: number, signal: AbortSignal): Promise<void> {
+  const events = stream(node).readSession({ seqNum: from }, {}, { signal, retries: 1, follow: false, heartbeatTimeoutMs: 5_000 });
+  return rec.readSession(client, STREAM, from, Number.MAX_SAFE_INTEGER, events);
 }
 
 beforeAll(async () => {
@@ -123,7 +103,7 @@ beforeAll(async () => {
   await stream(0).checkTail().catch(() => undefined);
   const c = new SvcClient({ accountEndpoint: nodes[0]!.url, basinEndpoint: nodes[0]!.url, accessToken: nodes[0]!.token });
   await c.basins.create(BASIN);
-  await c.basin(BASIN).streams.create("s");
+  await c.basin(BASIN).streams.create(STREAM);
   await c.close();
 }, 60_000);
 
@@ -138,15 +118,17 @@ describe("three lite nodes on one PostgreSQL", () => {
     expect(new Set(nodes.map((n) => n.token)).size).toBe(1);
   });
 
-  it(`${CYCLES} cycles of 6 writers, 3 readers and a kill -9: no acked record lost, duplicated or reordered`, async () => {
-    const views: View[] = [];
+  it(`${CYCLES} cycles of 6 writers, 3 readers and a kill -9: no acked record lost, duplicated or reordered; the history passes the ordering checker`, async () => {
+    const began = performance.now();
+    let kills = 0;
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const victim = cycle % 3;
       const from = (await stream((victim + 1) % 3).checkTail()).seqNum;
       let stopped = false;
       const stop = () => stopped;
       const abort = new AbortController();
-      const readers = [0, 1, 2].map((n) => reader(n, from, abort.signal, views));
+      // Reader clients 100 + node: each follows through its own node.
+      const readers = [0, 1, 2].map((n) => reader(100 + n, n, from, abort.signal));
       const writers = [
         sessionWriter(0, stop), sessionWriter(1, stop),
         unaryWriter(2, false, stop), unaryWriter(3, false, stop),
@@ -155,6 +137,7 @@ describe("three lite nodes on one PostgreSQL", () => {
       await new Promise((r) => setTimeout(r, 1_200));
       alive[victim] = false;
       await nodes[victim]!.kill9();
+      kills++;
       await new Promise((r) => setTimeout(r, 1_200));
       stopped = true;
       await Promise.all(writers);
@@ -164,42 +147,64 @@ describe("three lite nodes on one PostgreSQL", () => {
       await nodes[victim]!.restart();
       alive[victim] = true;
     }
+    const workloadMs = performance.now() - began;
 
-    const final = await readAll(1);
+    const finalStream = await readFinal(stream(1), recordKey);
+    const final = finalStream.records;
+    const history = rec.history({ [STREAM]: finalStream });
+    const appends = history.ops.filter((o): o is AppendOp => o.kind === "append");
+    const views = history.ops.filter((o): o is SessionReadOp => o.kind === "read-session");
+
+    // The suite's own checks, kept next to the checker's (they say what broke in plain terms).
     // Contiguous from 0, each body once, every body one somebody sent.
+    expect(finalStream.first).toBe(0);
     final.forEach((r, i) => expect(r.seq).toBe(i));
     const where = new Map<string, number>();
     for (const r of final) {
-      expect(where.has(r.body), `record ${r.body} appears twice`).toBe(false);
-      where.set(r.body, r.seq);
+      expect(where.has(r.key), `record ${r.key} appears twice`).toBe(false);
+      where.set(r.key, r.seq);
     }
-    const sent = new Set(attempts.flatMap((a) => a.bodies));
-    for (const r of final) expect(sent.has(r.body), `record ${r.body} was never sent`).toBe(true);
+    const sent = new Set(appends.flatMap((a) => a.records));
+    for (const r of final) expect(sent.has(r.key), `record ${r.key} was never sent`).toBe(true);
 
-    const acked = attempts.filter((a) => a.outcome === "ok");
-    for (const a of attempts) {
-      const at = a.bodies.map((b) => where.get(b));
+    const acked = appends.filter((a) => a.outcome === "ok");
+    for (const a of appends) {
+      const at = a.records.map((b) => where.get(b));
       if (a.outcome === "ok") {
-        expect(at, `acked batch ${a.bodies[0]}`).toEqual(a.bodies.map((_, i) => a.start! + i));
-        expect(a.end).toBe(a.start! + a.bodies.length);
+        expect(at, `acked batch ${a.records[0]}`).toEqual(a.records.map((_, i) => a.start! + i));
+        expect(a.end).toBe(a.start! + a.records.length);
       } else {
         const landed = at.filter((s) => s !== undefined).length;
-        expect([0, a.bodies.length], `unacked batch ${a.bodies[0]} is all-or-nothing`).toContain(landed);
-        if (a.outcome === "fail") expect(landed, `failed batch ${a.bodies[0]} must not land`).toBe(0);
+        expect([0, a.records.length], `unacked batch ${a.records[0]} is all-or-nothing`).toContain(landed);
+        if (a.outcome === "fail") expect(landed, `failed batch ${a.records[0]} must not land`).toBe(0);
       }
     }
     for (let w = 0; w < 6; w++) {
-      const mine = acked.filter((a) => a.writer === w).sort((x, y) => x.ackOrder! - y.ackOrder!);
+      // In the order the acks arrived (a session's acks come in submission order: id breaks ties).
+      const mine = acked.filter((a) => a.client === w).sort((x, y) => x.complete! - y.complete! || x.id - y.id);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.start!).toBeGreaterThan(mine[i - 1]!.start!);
       expect(mine.length, `writer ${w} got acks`).toBeGreaterThan(0);
     }
-    for (const v of views) {
+    const seenBy = views.map((v) => ({ node: v.client - 100, from: v.from, seen: v.events.flatMap((e) => ("records" in e ? e.records : [])) }));
+    for (const v of seenBy) {
       v.seen.forEach((r, i) => expect(r, `reader on node ${v.node} from ${v.from}, item ${i}`).toEqual(final[v.from + i]));
     }
-    const live = views.filter((v) => v.seen.length > 0).length;
+    const live = seenBy.filter((v) => v.seen.length > 0).length;
     expect(live).toBeGreaterThanOrEqual(2 * CYCLES);
-    const conflicts = attempts.filter((a) => a.outcome === "fail").length;
-    const unknown = attempts.filter((a) => a.outcome === "unknown").length;
-    console.log(`pg multi-node: ${CYCLES} cycles, ${final.length} records, ${acked.length} acked batches, ${conflicts} refused (conflict/412), ${unknown} unknown, reader views ${views.map((v) => v.seen.length).join(",")}`);
-  }, 60_000 + CYCLES * 15_000);
+
+    // The ordering checker on the same history.
+    const checkStarted = performance.now();
+    const verdict = verify(history);
+    const checkMs = performance.now() - checkStarted;
+    if (!verdict.ok) keepArtifacts("pg-multi-node", SEED, { "history.jsonl": historyJsonl(history), "verdict.txt": verdict.summary });
+    const st = verdict.direct.stats;
+    const refused = appends.filter((a) => a.outcome === "fail").length;
+    const unknown = appends.filter((a) => a.outcome === "info").length;
+    console.log(`pg multi-node: ${CYCLES} cycles, ${kills} kills (kill -9), workload ${(workloadMs / 1000).toFixed(1)} s; final stream ${final.length} records; ` +
+      `${st.acked} acked batches (${st.ackedRecords} acked records) of ${st.appends} appends, ${refused} refused (conflict/412), ${unknown} indefinite; ` +
+      `${st.ops} ops recorded, ${st.sessions} read sessions seeing ${seenBy.map((v) => v.seen.length).join(",")} records; ` +
+      `checker: C1-C8 ${verdict.direct.ok ? "ok" : `${verdict.direct.violations.length} violations`}, search ${verdict.search.result} (${verdict.search.steps} steps), ${(checkMs / 1000).toFixed(1)} s`);
+    expect(verdict.summary, `the ordering checker failed (SEED=${SEED}); history kept under test-artifacts/`).toBe("");
+    expect(verdict.ok).toBe(true);
+  }, 120_000 + CYCLES * 15_000);
 });

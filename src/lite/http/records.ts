@@ -105,5 +105,5 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
 export async function checkTailHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
   const state = await ctx.store.stream(basin, stream, "read");
-  await ex.sendJson(200, { tail: positionToJson(state.tail) });
+  await ex.sendJson(200, { tail: positionToJson(state.latestTail) });
 }

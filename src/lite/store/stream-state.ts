@@ -7,7 +7,8 @@
  * durable appends count, so sessions can pipeline), seq/timestamp assignment and fence/trim.
  * Acks resolve only once the covering write is durable, strictly in order. A condition
  * failure (412) is delivered only after every earlier in-flight append is durable, so the
- * value it reports can be trusted. Followers see only durable batches.
+ * value it reports can be trusted; on shared storage it is judged again against the stored
+ * state at that point (refuseShared). Followers see only durable batches.
  */
 import { serverError, SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
@@ -36,6 +37,8 @@ export class StreamState {
   private inflight: Inflight[] = [];
   private followers = new Set<Follower>();
   deleting = false;
+  /** Shared storage: the most advanced stored state seen (observe), applied or not. */
+  private lastStored: StreamStateRecord | undefined;
   /** Set after a storage failure: the state must be reloaded from storage. */
   broken: SvcError | undefined;
   /** Settles once every storage write issued so far has settled (they settle in order). */
@@ -80,7 +83,7 @@ export class StreamState {
     const tsError = checkTimestamps(this.meta.config, input);
     if (tsError) return refuse(tsError);
     const condition = checkConditions(this.next, input);
-    if (condition) return refuse(condition);
+    if (condition) return this.storage.shared ? { accepted: false, ack: this.refuseShared(input) } : refuse(condition);
 
     const { records, state } = sequence(this.next, this.meta.config, input, Date.now());
     this.next = state;
@@ -99,6 +102,23 @@ export class StreamState {
       (e: unknown) => this.fail(e, entry),
     );
     return { accepted: true, ack: promise };
+  }
+
+  /**
+   * Shared storage: this node's view may be wrong in both directions. Appends in flight here
+   * count in it, and they fail when another node appended first; and another node may have
+   * moved the tail since this node last heard. Either way a 412 would report a tail (or
+   * token) that the stream never had at any moment of the request. So once this node's
+   * earlier appends have settled, the condition is judged again against the stored state:
+   * still failing, the 412 reports what is stored; met after all, nothing was written and
+   * the answer is the retryable 409 transaction_conflict.
+   */
+  private async refuseShared(input: AppendInput): Promise<AppendAck> {
+    await this.whenIdle();
+    const stored = this.storage.getState(this.id);
+    if (!stored) throw serverError("stream_not_found", "the stream is gone");
+    this.observe(stored);
+    throw checkConditions(stored, input) ?? serverError("transaction_conflict", "the stream was appended through another node at the same moment; nothing was written: retry");
   }
 
   /** Resolves once every append accepted so far is durable (or has failed). */
@@ -212,8 +232,21 @@ export class StreamState {
    * back to storage for the records they did not see.
    */
   observe(stored: StreamStateRecord): void {
+    if (stored.nextSeq > (this.lastStored?.nextSeq ?? -1)) this.lastStored = { ...stored };
     if (this.inflight.length > 0 || this.deleting || stored.nextSeq <= this.durable.nextSeq) return;
     this.advance(stored);
+  }
+
+  /**
+   * Check-tail: the durable tail, or, on shared storage, the stored tail last read when it is
+   * ahead (observe could not apply it while appends of this node were in flight). The store
+   * reads the stored state at the start of every request, so this is never behind the
+   * database at that moment: without it a node busy appending reported a tail that other
+   * nodes had already moved past.
+   */
+  get latestTail(): StreamPosition {
+    const s = this.lastStored && this.lastStored.nextSeq > this.durable.nextSeq ? this.lastStored : this.durable;
+    return { seqNum: s.nextSeq, timestamp: s.lastTimestamp };
   }
 
   private advance(stored: StreamStateRecord): void {

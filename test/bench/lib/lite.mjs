@@ -18,13 +18,18 @@ export async function startBenchLite(extraArgs = [], childEnv = {}) {
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const env = {};
-  await new Promise((res, rej) => {
-    child.stdout.on("data", (d) => {
-      out += d;
-      if ((out.match(/^export /gm) ?? []).length >= 3) res();
+  try {
+    await new Promise((res, rej) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        if ((out.match(/^export /gm) ?? []).length >= 3) res();
+      });
+      child.on("exit", (code) => rej(new Error(`svc lite exited ${code}: ${err}`)));
     });
-    child.on("exit", (code) => rej(new Error(`svc lite exited ${code}: ${err}`)));
-  });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true }); // a node that never started leaves nothing behind
+    throw e;
+  }
   for (const m of out.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
   return {
     url: env.SVC_ACCOUNT_ENDPOINT,

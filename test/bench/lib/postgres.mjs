@@ -56,8 +56,10 @@ export async function loadEmbeddedPostgres() {
 }
 
 /**
- * Starts PostgreSQL; `flags` are extra server settings (`-c name=value` pairs).
- * @returns {Promise<{ port: number, adminUrl: string, stop: () => Promise<void> }>}
+ * Starts PostgreSQL; `flags` are extra server settings (`-c name=value` pairs). halt() shuts
+ * the server down (fast shutdown: sessions are terminated) and keeps its data dir; resume()
+ * starts it again on the same port and data; stop() shuts it down and removes the dir.
+ * @returns {Promise<{ port: number, adminUrl: string, halt: () => Promise<void>, resume: () => Promise<void>, stop: () => Promise<void> }>}
  */
 export async function startPostgres(flags = []) {
   hydrateSymlinks();
@@ -67,7 +69,7 @@ export async function startPostgres(flags = []) {
   const port = await freePort();
   const logs = [];
   const server = new EmbeddedPostgres({
-    databaseDir: join(parent, "data"), port, user: PG_USER, password: PG_PASSWORD, persistent: false,
+    databaseDir: join(parent, "data"), port, user: PG_USER, password: PG_PASSWORD, persistent: true, // the data dir goes with its parent in stop(); halt() keeps it
     createPostgresUser: true,
     postgresFlags: ["-c", "max_connections=400", "-c", "listen_addresses=127.0.0.1", ...flags],
     onLog: (m) => { logs.push(String(m)); },
@@ -83,6 +85,12 @@ export async function startPostgres(flags = []) {
   return {
     port,
     adminUrl: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/postgres`,
+    async halt() {
+      await server.stop();
+    },
+    async resume() {
+      await server.start();
+    },
     async stop() {
       await server.stop().catch(() => {});
       rmSync(parent, { recursive: true, force: true });

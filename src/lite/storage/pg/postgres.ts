@@ -76,6 +76,10 @@ export class PgStorage implements Storage {
   private readonly announcements = new Map<number, string>();
   private announcing = false;
   private closed = false;
+  /** The listening connection is lost and not yet back (said once per outage in the log). */
+  private listenLost = false;
+  /** The tail poll is failing (said once until it succeeds again). */
+  private pollFailing = false;
 
   private constructor(private readonly config: PgConfig, private readonly pool: pg.Pool, private readonly sync: SyncQuery, private readonly log: (m: string) => void, private readonly pollMs: number) {}
 
@@ -345,7 +349,8 @@ export class PgStorage implements Storage {
       if (this.listenClient === c) this.listenClient = undefined;
       void c.end().catch(() => {});
       if (this.closed) return;
-      this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms until reconnected`);
+      if (!this.listenLost) this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every second`);
+      this.listenLost = true;
       setTimeout(() => void this.listen(), 1000).unref();
     };
     c.on("notification", (n) => this.onNotify(n.payload ?? ""));
@@ -356,6 +361,8 @@ export class PgStorage implements Storage {
       await c.query(`LISTEN ${CHANNEL}`);
       if (this.closed) { await c.end(); return; }
       this.listenClient = c;
+      if (this.listenLost) this.log("database notifications back");
+      this.listenLost = false;
       this.poll(); // whatever moved while not listening
     } catch (e) {
       drop((e as Error).message);
@@ -386,8 +393,14 @@ export class PgStorage implements Storage {
     const ids = l.loadedIds();
     if (ids.length === 0) return;
     this.pool.query<{ id: string; state: string }>("SELECT id, state FROM svc_tails WHERE id = ANY($1::bigint[])", [ids]).then(
-      ({ rows }) => { for (const r of rows) l.tailMoved(num(r.id), JSON.parse(r.state)); },
-      (e: unknown) => this.log(`tail poll failed: ${(e as Error).message}`),
+      ({ rows }) => {
+        this.pollFailing = false;
+        for (const r of rows) l.tailMoved(num(r.id), JSON.parse(r.state));
+      },
+      (e: unknown) => {
+        if (!this.pollFailing) this.log(`tail poll failed (retried every ${this.pollMs} ms): ${(e as Error).message}`);
+        this.pollFailing = true;
+      },
     );
   }
 
