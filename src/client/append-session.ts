@@ -23,7 +23,7 @@ import type { SessionExchange } from "../transport/session.js";
 import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
 import { validateAppendInput } from "../wire/batch.js";
 import type { Compression } from "../wire/framing.js";
-import { frameMessage } from "../wire/message-frame.js";
+import { frameEncoded } from "../wire/message-frame.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
 
 export type { OpenExchange } from "./session-frames.js";
@@ -143,7 +143,7 @@ export class AppendSession {
         conn.inflightBytes += entry.bytes;
         // An ack is now owed: bound the wait for it (acks re-arm the bound while more are owed).
         if (conn.inflight.length === 1) conn.armAckTimer();
-        const frame = await frameMessage(encodeAppendInput(entry.input), this.opts.compression);
+        const frame = await frameEncoded((reserve) => encodeAppendInput(entry.input, reserve), this.opts.compression);
         await conn.exchange.write(frame).catch(() => undefined); // the reader reports the failure
       }
     } finally {

@@ -7,7 +7,7 @@
  */
 import type { StreamPosition, SequencedRecord, ReadBatch } from "../../types.js";
 import { encodeTerminalFrame, type Compression } from "../../wire/framing.js";
-import { frameMessage } from "../../wire/message-frame.js";
+import { frameEncoded } from "../../wire/message-frame.js";
 import { encodeReadBatch } from "../../wire/proto.js";
 import { terminalFor } from "../wire-error.js";
 import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
@@ -19,7 +19,7 @@ export interface ReadSessionOptions extends PumpOptions {
 
 export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSessionOptions): Promise<void> {
   const send = async (batch: ReadBatch): Promise<void> => {
-    await io.write(await frameMessage(encodeReadBatch(batch), opts.compression, { reconnect: opts.drain.draining }));
+    await io.write(await frameEncoded((reserve) => encodeReadBatch(batch, reserve), opts.compression, { reconnect: opts.drain.draining }));
   };
   try {
     const result = await pumpFeed(feed, io, {
