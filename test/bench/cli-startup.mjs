@@ -11,7 +11,7 @@
  *   node test/bench/cli-startup.mjs        (BENCH_STARTUP_ROUNDS=21 by default; build first)
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, startBenchLite, round, percentile } from "./lib/lite.mjs";
@@ -47,8 +47,8 @@ function measure(env, cases) {
 
 async function main() {
   const lite = await startBenchLite();
+  const home = mkdtempSync(join(tmpdir(), "svc-bench-startup-"));
   try {
-    const home = mkdtempSync(join(tmpdir(), "svc-bench-startup-"));
     const base = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, "config"), ...lite.env };
     const basin = `bench-startup-${process.pid}`;
     const uri = `svc://${basin}/one`;
@@ -77,6 +77,7 @@ async function main() {
     }));
   } finally {
     await lite.stop();
+    rmSync(home, { recursive: true, force: true }); // it was left in the temp dir
   }
 }
 
