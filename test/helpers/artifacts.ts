@@ -3,7 +3,7 @@
  * test-artifacts/<suite>-<seed>/ in the repo (git-ignored), and the path is printed with the
  * replay command.
  */
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -14,10 +14,24 @@ export function artifactDir(suite: string, seed: number): string {
   return dir;
 }
 
-/** Writes `files` (name → text) and copies `dirs` (name → path) into the suite's artifact dir. */
-export function keepArtifacts(suite: string, seed: number, files: Record<string, string>, dirs: Record<string, string> = {}): string {
+/**
+ * Writes `files` (name → text, or lines written one by one: a history can be longer than the
+ * longest string V8 makes) and copies `dirs` (name → path) into the suite's artifact dir.
+ */
+export function keepArtifacts(suite: string, seed: number, files: Record<string, string | string[]>, dirs: Record<string, string> = {}): string {
   const dir = artifactDir(suite, seed);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const [name, content] of Object.entries(files)) {
+    if (typeof content === "string") {
+      writeFileSync(join(dir, name), content);
+      continue;
+    }
+    const fd = openSync(join(dir, name), "w");
+    try {
+      for (const line of content) writeSync(fd, `${line}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  }
   for (const [name, from] of Object.entries(dirs)) {
     try { cpSync(from, join(dir, name), { recursive: true }); } catch { /* best effort */ }
   }

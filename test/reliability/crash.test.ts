@@ -26,7 +26,7 @@ import type { AppendInput, AppendRecord } from "../../src/types.js";
 import { fenceRecord, trimRecord } from "../../src/wire/command.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
-import { Recorder, historyJsonl, recordKey, verify, type FinalStream } from "../helpers/history/index.js";
+import { Recorder, historyLines, recordKey, verify, type FinalStream } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
 import { SVC_BIN, spawnLite, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -196,7 +196,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
       const final = await finals();
       const h = rec.history(final);
       const v = verify(h);
-      if (!v.ok) keepArtifacts("crash", SEED, { "history.jsonl": historyJsonl(h), "verdict.txt": v.summary, "lite.stderr": lite.stderr() }, { data: dataDir });
+      if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h), "lite.stderr": lite.stderr() }, { data: dataDir });
       expect(v.summary, `SEED=${SEED} cycle ${cycle}`).toBe("");
 
       // Probes: the next append lands on the recovered tail; the tokens and trim point survived.
@@ -266,7 +266,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     const h = frozen.history({ frozen: await readFinal(d.basin(basin).stream("frozen"), recordKey) });
     await d.close();
     const v = verify(h);
-    if (!v.ok) keepArtifacts("crash-sigstop", SEED, { "history.jsonl": historyJsonl(h), "verdict.txt": v.summary });
+    if (!v.ok) keepArtifacts("crash-sigstop", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h) });
     const session = h.ops.find((o) => o.kind === "read-session");
     const delivered = session?.kind === "read-session" ? session.events.reduce((k, e) => k + ("records" in e ? e.records.length : 0), 0) : 0;
     console.log(`crash SIGSTOP ${freezeMs} ms: ${v.direct.stats.acked} acked appends, ${v.direct.stats.indefinite} indefinite, reader got ${delivered} of ${h.final.frozen!.tail} records`);

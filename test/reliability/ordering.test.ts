@@ -13,7 +13,7 @@ import { SvcClient } from "../../src/client/index.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { Recorder, historyJsonl, recordKey, verify, type History } from "../helpers/history/index.js";
+import { Recorder, historyLines, recordKey, verify, type History } from "../helpers/history/index.js";
 import { WORKFLOWS, readFinal, runWorkload } from "../helpers/history/workload.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -85,7 +85,7 @@ describe("ordering: recorded concurrent histories pass C1-C8 and the search chec
       if (v.search.result === "timeout") totals.timeouts++;
       if (!v.ok) {
         totals.failed++;
-        const dir = keepArtifacts("ordering", SEED, { [`${name}.jsonl`]: historyJsonl(h), [`${name}.verdict.txt`]: v.summary });
+        const dir = keepArtifacts("ordering", SEED, { [`${name}.verdict.txt`]: v.summary, [`${name}.jsonl`]: historyLines(h) });
         failures.push(`history ${i} (${workflow}${faults ? ", faults" : ""}): ${v.summary.split("\n").slice(0, 5).join("; ")} [${dir}]`);
       }
     }

@@ -21,7 +21,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient, type StreamClient } from "../../src/client/index.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
-import { Recorder, historyJsonl, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
+import { Recorder, historyLines, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
@@ -196,7 +196,7 @@ describe("three lite nodes on one PostgreSQL", () => {
     const checkStarted = performance.now();
     const verdict = verify(history);
     const checkMs = performance.now() - checkStarted;
-    if (!verdict.ok) keepArtifacts("pg-multi-node", SEED, { "history.jsonl": historyJsonl(history), "verdict.txt": verdict.summary });
+    if (!verdict.ok) keepArtifacts("pg-multi-node", SEED, { "verdict.txt": verdict.summary, "history.jsonl": historyLines(history) });
     const st = verdict.direct.stats;
     const refused = appends.filter((a) => a.outcome === "fail").length;
     const unknown = appends.filter((a) => a.outcome === "info").length;

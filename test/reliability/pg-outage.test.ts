@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient, type StreamClient } from "../../src/client/index.js";
 import { isSvcError, type SvcError } from "../../src/errors.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
-import { Recorder, historyJsonl, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
+import { Recorder, historyLines, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
 import { liteClient, startLite, type Lite } from "../helpers/lite.js";
 import { PG_PASSWORD, startPostgres } from "../helpers/postgres.js";
@@ -185,7 +185,7 @@ describe("lite on PostgreSQL when the database goes away", () => {
     expect(view.length).toBeGreaterThan(deliveredAtHalt);
 
     const verdict = verify(history);
-    if (!verdict.ok) keepArtifacts("pg-outage", process.pid, { "history.jsonl": historyJsonl(history), "verdict.txt": verdict.summary });
+    if (!verdict.ok) keepArtifacts("pg-outage", process.pid, { "verdict.txt": verdict.summary, "history.jsonl": historyLines(history) });
     const codes = (from: number, to: number) => [...new Set(errors.filter((e) => e.at >= from && e.at < to).map((e) => `${e.via}:${e.status ?? "-"}:${e.code}`))];
     const failures = (from: number, to: number) => errors.filter((e) => e.at >= from && e.at < to).length;
     console.log(`pg outage: ${terminated} connections terminated, database down ${((up - haltStarted) / 1e6).toFixed(1)} s; ` +

@@ -16,7 +16,7 @@ import { searchCheck, type SearchResult } from "./search.js";
 import type { History } from "./types.js";
 
 export * from "./types.js";
-export { Recorder, historyJsonl, recordKey, observed, writeHistory, parseHistory, now } from "./recorder.js";
+export { Recorder, historyJsonl, historyLines, recordKey, observed, writeHistory, parseHistory, now } from "./recorder.js";
 export { checkHistory, isDataKey, type CheckResult, type CheckStats } from "./check.js";
 export { searchCheck, type SearchResult } from "./search.js";
 
