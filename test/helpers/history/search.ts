@@ -170,14 +170,26 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
   // indefinite) ops count only by number: which subset filled a hole does not matter once
   // the state is the same. This may prune a linearization when two holes compete for the same
   // optional ops (a false "fail", investigated by hand); it never makes a bad history pass.
+  // The set of linearized mandatory ops goes into the key as two 32-bit Zobrist hashes kept
+  // up to date as ops are done and undone: a key of constant size. (It was a base64 bitmap of
+  // every op: on the extended crash run's cumulative histories each key was tens of KiB and
+  // the memo set exhausted a 4 GiB heap.) A collision can only prune a path: a false "fail"
+  // at worst, never a false "ok".
   const mandatoryIdx = its.map((it) => !it.optional);
   const done = new Uint8Array(its.length);
+  const z1 = new Uint32Array(its.length);
+  const z2 = new Uint32Array(its.length);
+  for (let i = 0; i < its.length; i++) { z1[i] = mix32(2 * i + 1); z2[i] = mix32(2 * i + 2); }
+  let h1 = 0;
+  let h2 = 0;
+  const toggle = (i: number): void => {
+    if (!mandatoryIdx[i]) return;
+    h1 = (h1 ^ z1[i]!) >>> 0;
+    h2 = (h2 ^ z2[i]!) >>> 0;
+  };
   const seen = new Set<string>();
   let optionalUsed = 0;
-  const key = (s: State): string => {
-    const bits = Buffer.from(done.map((d, i) => (mandatoryIdx[i] ? d : 0)));
-    return `${s.tail}|${s.token}|${s.trim}|${optionalUsed}|${bits.toString("base64")}`;
-  };
+  const key = (s: State): string => `${s.tail}|${s.token}|${s.trim}|${optionalUsed}|${h1}|${h2}`;
   let state: State = { tail: 0, token: "", trim: 0 };
   const stack: { entry: Entry; state: State }[] = [];
   let entry = head.next;
@@ -192,6 +204,7 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
       const next = step(state, it, starts, holes);
       if (next) {
         done[entry.item] = 1;
+        toggle(entry.item);
         if (it.optional) optionalUsed++;
         const k = key(next);
         if (!seen.has(k)) {
@@ -204,6 +217,7 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
           continue;
         }
         done[entry.item] = 0;
+        toggle(entry.item);
         if (it.optional) optionalUsed--;
       }
       entry = entry.next;
@@ -215,9 +229,19 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
     const top = stack.pop()!;
     state = top.state;
     done[top.entry.item] = 0;
+    toggle(top.entry.item);
     if (its[top.entry.item]!.optional) optionalUsed--;
     unlift(top.entry);
     entry = top.entry.next;
   }
   return { result: "ok", steps };
+}
+
+/** A fixed pseudo-random 32-bit value for `n` (a murmur3-style finalizer): replays stay deterministic. */
+function mix32(n: number): number {
+  let x = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
 }
