@@ -13,12 +13,16 @@
  * The checker now lets a hidden trim explain a point it could have set (it asked for at least
  * that point and can sit at an unknown position at or after the one before), and nothing else;
  * artifacts are written line by line, verdict first.
+ *
+ * Second bug of the same run: the search checker's memo key carried a bitmap of every op, so
+ * on 200 cumulative crash cycles each key was tens of KiB and the test worker ran out of its
+ * 4 GiB heap. The key now holds two Zobrist hashes of the linearized set.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkHistory, historyJsonl, historyLines, writeHistory, type AppendOp, type History, type Op } from "../helpers/history/index.js";
+import { checkHistory, historyJsonl, historyLines, searchCheck, writeHistory, type AppendOp, type History, type Op } from "../helpers/history/index.js";
 
 let id = 0;
 const app = (p: Partial<AppendOp> & { records: string[] }): AppendOp => ({ kind: "append", via: "unary", client: 0, stream: "s", id: id++, invoke: 0, complete: 1, outcome: "ok", ...p });
@@ -62,4 +66,19 @@ describe("issue 10: a trim of unknown outcome that trimmed its own position", ()
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe("issue 10: the search checker's memory on a long history", () => {
+  it("linearizes 30,000 sequential appends with a heap growth far below the history's square", () => {
+    const n = 30_000;
+    const ops: Op[] = Array.from({ length: n }, (_, i) => app({ records: [`k${i}`], invoke: 2 * i, complete: 2 * i + 1, start: i, end: i + 1 }));
+    const h: History = { meta: {}, ops, final: { s: { first: 0, tail: n, records: ops.map((_, i) => ({ seq: i, key: `k${i}` })) } } };
+    globalThis.gc?.();
+    const before = process.memoryUsage().heapUsed;
+    const r = searchCheck(h, 60_000);
+    const grown = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+    expect(r.result).toBe("ok");
+    // One bitmap key per step was n bytes (base64): 30,000 steps x 40 KiB = 1.1 GiB.
+    expect(grown).toBeLessThan(256);
+  }, 120_000);
 });
