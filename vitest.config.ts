@@ -16,7 +16,9 @@ export default defineConfig({
     setupFiles: ["test/setup.ts"],
     globalSetup: ["test/global-setup.ts", "test/global-postgres.ts"],
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // The extended tier checks long cumulative histories (200 crash cycles): its workers get a
+    // larger heap than Node's default (~4 GiB here), which one such history outgrew.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: process.env.RELIABILITY === "extended" ? ["--max-old-space-size=12288"] : [] } },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ["default"],
