@@ -34,8 +34,28 @@ export class U64RangeError extends Error {
 /** A cursor over one message; `pos` advances as fields are read. */
 class Reader {
   pos: number;
-  constructor(readonly buf: Uint8Array, start: number, readonly end: number) {
+  /** The end of the message being read; nested messages narrow it (see `within`). */
+  end: number;
+  constructor(readonly buf: Uint8Array, start: number, end: number) {
+    this.end = end;
     this.pos = start;
+  }
+
+  /**
+   * Narrows the reader to a nested message of `length` bytes (one reader serves every level:
+   * no object per record); returns the end to give back to `leave`. On an error the whole
+   * decode is abandoned, so there is nothing to restore.
+   */
+  enter(length: number): number {
+    const outer = this.end;
+    this.end = this.pos + length;
+    return outer;
+  }
+
+  /** Continues after the nested message entered with `enter`. */
+  leave(outer: number): void {
+    this.pos = this.end;
+    this.end = outer;
   }
 
   /** A varint of at most 10 bytes as a number; exact below 2^53, `tooBig` set above. */
@@ -134,35 +154,32 @@ const SEQUENCED_RECORD_WT = [-1, 0, 0, 2, 2];
 const READ_BATCH_WT = [-1, 2, 2];
 const POSITION_WT = [-1, 0, 0];
 
-function header(r: Reader, end: number): Header {
-  const inner = new Reader(r.buf, r.pos, end);
+function header(r: Reader): Header {
   let name = EMPTY;
   let value = EMPTY;
-  while (inner.pos < end) {
-    const tag = inner.tag("Header", HEADER_WT);
-    if (tag === 10) name = inner.bytes("Header.name");
-    else if (tag === 18) value = inner.bytes("Header.value");
-    else inner.skip(tag & 7, Math.floor(tag / 8), "Header");
+  while (r.pos < r.end) {
+    const tag = r.tag("Header", HEADER_WT);
+    if (tag === 10) name = r.bytes("Header.name");
+    else if (tag === 18) value = r.bytes("Header.value");
+    else r.skip(tag & 7, Math.floor(tag / 8), "Header");
   }
-  r.pos = end;
   return { name, value };
 }
 
-function appendRecord(r: Reader, end: number): AppendRecord {
-  const inner = new Reader(r.buf, r.pos, end);
+function appendRecord(r: Reader): AppendRecord {
   let timestamp: number | undefined;
   const headers: Header[] = [];
   let body = EMPTY;
-  while (inner.pos < end) {
-    const tag = inner.tag("AppendRecord", APPEND_RECORD_WT);
-    if (tag === 26) body = inner.bytes("AppendRecord.body");
-    else if (tag === 8) timestamp = inner.u64("timestamp");
+  while (r.pos < r.end) {
+    const tag = r.tag("AppendRecord", APPEND_RECORD_WT);
+    if (tag === 26) body = r.bytes("AppendRecord.body");
+    else if (tag === 8) timestamp = r.u64("timestamp");
     else if (tag === 18) {
-      const length = inner.delimited("AppendRecord.headers");
-      headers.push(header(inner, inner.pos + length));
-    } else inner.skip(tag & 7, Math.floor(tag / 8), "AppendRecord");
+      const outer = r.enter(r.delimited("AppendRecord.headers"));
+      headers.push(header(r));
+      r.leave(outer);
+    } else r.skip(tag & 7, Math.floor(tag / 8), "AppendRecord");
   }
-  r.pos = end;
   const rec: AppendRecord = { headers, body };
   if (timestamp !== undefined) rec.timestamp = timestamp;
   return rec;
@@ -176,8 +193,9 @@ export function decodeAppendInputBytes(bytes: Uint8Array): AppendInput {
   while (r.pos < r.end) {
     const tag = r.tag("AppendInput", APPEND_INPUT_WT);
     if (tag === 10) {
-      const length = r.delimited("AppendInput.records");
-      records.push(appendRecord(r, r.pos + length));
+      const outer = r.enter(r.delimited("AppendInput.records"));
+      records.push(appendRecord(r));
+      r.leave(outer);
     } else if (tag === 16) matchSeqNum = r.u64("match_seq_num");
     else if (tag === 26) {
       const b = r.bytes("AppendInput.fencing_token");
@@ -195,37 +213,34 @@ export function decodeAppendInputBytes(bytes: Uint8Array): AppendInput {
 }
 
 /** A StreamPosition; one seen before (`prev`) is merged into, as protobuf does. */
-function position(r: Reader, end: number, field: string, prev?: StreamPosition): StreamPosition {
-  const inner = new Reader(r.buf, r.pos, end);
+function position(r: Reader, field: string, prev?: StreamPosition): StreamPosition {
   let seqNum = prev?.seqNum ?? 0;
   let timestamp = prev?.timestamp ?? 0;
-  while (inner.pos < end) {
-    const tag = inner.tag("StreamPosition", POSITION_WT);
-    if (tag === 8) seqNum = inner.u64(`${field}.seq_num`);
-    else if (tag === 16) timestamp = inner.u64(`${field}.timestamp`);
-    else inner.skip(tag & 7, Math.floor(tag / 8), "StreamPosition");
+  while (r.pos < r.end) {
+    const tag = r.tag("StreamPosition", POSITION_WT);
+    if (tag === 8) seqNum = r.u64(`${field}.seq_num`);
+    else if (tag === 16) timestamp = r.u64(`${field}.timestamp`);
+    else r.skip(tag & 7, Math.floor(tag / 8), "StreamPosition");
   }
-  r.pos = end;
   return { seqNum, timestamp };
 }
 
-function sequencedRecord(r: Reader, end: number): SequencedRecord {
-  const inner = new Reader(r.buf, r.pos, end);
+function sequencedRecord(r: Reader): SequencedRecord {
   let seqNum = 0;
   let timestamp = 0;
   const headers: Header[] = [];
   let body = EMPTY;
-  while (inner.pos < end) {
-    const tag = inner.tag("SequencedRecord", SEQUENCED_RECORD_WT);
-    if (tag === 34) body = inner.bytes("SequencedRecord.body");
-    else if (tag === 8) seqNum = inner.u64("seq_num");
-    else if (tag === 16) timestamp = inner.u64("timestamp");
+  while (r.pos < r.end) {
+    const tag = r.tag("SequencedRecord", SEQUENCED_RECORD_WT);
+    if (tag === 34) body = r.bytes("SequencedRecord.body");
+    else if (tag === 8) seqNum = r.u64("seq_num");
+    else if (tag === 16) timestamp = r.u64("timestamp");
     else if (tag === 26) {
-      const length = inner.delimited("SequencedRecord.headers");
-      headers.push(header(inner, inner.pos + length));
-    } else inner.skip(tag & 7, Math.floor(tag / 8), "SequencedRecord");
+      const outer = r.enter(r.delimited("SequencedRecord.headers"));
+      headers.push(header(r));
+      r.leave(outer);
+    } else r.skip(tag & 7, Math.floor(tag / 8), "SequencedRecord");
   }
-  r.pos = end;
   return { seqNum, timestamp, headers, body };
 }
 
@@ -236,11 +251,13 @@ export function decodeReadBatchBytes(bytes: Uint8Array): ReadBatch {
   while (r.pos < r.end) {
     const tag = r.tag("ReadBatch", READ_BATCH_WT);
     if (tag === 10) {
-      const length = r.delimited("ReadBatch.records");
-      records.push(sequencedRecord(r, r.pos + length));
+      const outer = r.enter(r.delimited("ReadBatch.records"));
+      records.push(sequencedRecord(r));
+      r.leave(outer);
     } else if (tag === 18) {
-      const length = r.delimited("ReadBatch.tail");
-      tail = position(r, r.pos + length, "tail", tail);
+      const outer = r.enter(r.delimited("ReadBatch.tail"));
+      tail = position(r, "tail", tail);
+      r.leave(outer);
     } else r.skip(tag & 7, Math.floor(tag / 8), "ReadBatch");
   }
   const batch: ReadBatch = { records };

@@ -207,7 +207,7 @@ export class LmdbStorage implements Storage {
     done.catch(() => undefined).finally(() => {
       if (--this.pending > 0) return;
       this.failure = undefined;
-      // lmdb's writer is idle: the estimates of settled writes give way to the measured mark.
+      // lmdb's writer is idle: the estimates of settled writes may give way to the measured mark.
       if (this.waiting === 0) this.remeasure();
       for (const wake of this.idleWaiters.splice(0)) wake();
     });
@@ -216,7 +216,7 @@ export class LmdbStorage implements Storage {
 
   private remeasure(): void {
     try {
-      this.reserve.remeasure();
+      this.reserve.remeasureIfShort();
     } catch {
       // closed meanwhile: the next open measures afresh
     }

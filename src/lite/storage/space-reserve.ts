@@ -95,8 +95,14 @@ export class SpaceReserve {
     return this.growing ?? Promise.resolve();
   }
 
-  /** Re-measures lmdb's high-water mark; call only while no write is in flight. */
-  remeasure(): void {
+  /**
+   * Re-measures lmdb's high-water mark once the headroom looks short (the estimates of settled
+   * writes overstate what they used); call only while no write is in flight. Otherwise it
+   * does nothing: it runs whenever lmdb's writer goes idle, which for serial appends is every
+   * write.
+   */
+  remeasureIfShort(): void {
+    if (this.fileSize - this.used - this.admitted - SLACK >= this.chunk() / 2) return;
     this.measure();
   }
 

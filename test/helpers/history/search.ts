@@ -176,7 +176,6 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
   // the memo set exhausted a 4 GiB heap.) A collision can only prune a path: a false "fail"
   // at worst, never a false "ok".
   const mandatoryIdx = its.map((it) => !it.optional);
-  const done = new Uint8Array(its.length);
   const z1 = new Uint32Array(its.length);
   const z2 = new Uint32Array(its.length);
   for (let i = 0; i < its.length; i++) { z1[i] = mix32(2 * i + 1); z2[i] = mix32(2 * i + 2); }
@@ -203,7 +202,6 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
     if (entry.kind === "call") {
       const next = step(state, it, starts, holes);
       if (next) {
-        done[entry.item] = 1;
         toggle(entry.item);
         if (it.optional) optionalUsed++;
         const k = key(next);
@@ -216,7 +214,6 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
           entry = head.next;
           continue;
         }
-        done[entry.item] = 0;
         toggle(entry.item);
         if (it.optional) optionalUsed--;
       }
@@ -228,7 +225,6 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
     if (stack.length === 0) return { result: "fail", message: `no linearization; the longest prefix (${deepest} ops) ends where ${blocked}`, steps };
     const top = stack.pop()!;
     state = top.state;
-    done[top.entry.item] = 0;
     toggle(top.entry.item);
     if (its[top.entry.item]!.optional) optionalUsed--;
     unlift(top.entry);
