@@ -17,8 +17,16 @@
  * append lands exactly on the recovered tail and that a wrong fencing token gets 412 naming a
  * token the history's fences allow (C6). CI 25 cycles, extended 200
  * (CRASH_CYCLES overrides); `SEED=<seed> npx vitest run test/reliability/crash.test.ts` replays.
+ *
+ * Cycles run in epochs of 25 (CRASH_EPOCH overrides) on the same server and data dir: each epoch
+ * writes fresh streams (a1, b1, c1; then a2, ...) under its own recorder, so the checker's work
+ * per restart stays that of one epoch instead of growing with the whole run. A closed epoch's
+ * streams are never written again; their content digest (every seq num, record key, first and
+ * tail) is taken when the epoch closes and re-checked after every later epoch and at the end,
+ * so records acked in epoch 1 must still be there, byte for byte, after 175 more kill -9s.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/index.js";
 import type { StreamClient } from "../../src/client/stream.js";
@@ -35,6 +43,7 @@ import { EXTENDED, suiteSeed, tierCount } from "../helpers/tier.js";
 
 const SEED = suiteSeed("crash");
 const CYCLES = tierCount(25, 200, "CRASH_CYCLES");
+const EPOCH = tierCount(25, 25, "CRASH_EPOCH");
 const random = rng(SEED);
 const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
 const enc = new TextEncoder();
@@ -44,7 +53,10 @@ let lite: Lite;
 let port: number;
 let dataDir: string;
 const basin = `crash-${process.pid}`;
-const rec = new Recorder({ seed: SEED, suite: "crash" });
+let rec = new Recorder({ seed: SEED, suite: "crash" });
+/** The stream names of the current epoch: the recorder and checker see a, b, c. */
+let epoch = 1;
+const physical = (name: string): string => `${name}${epoch}`;
 
 function client(): SvcClient {
   return new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, timeoutMs: 5_000 });
@@ -130,9 +142,22 @@ async function follow(s: StreamClient, name: string, clientId: number, from: num
 async function finals(): Promise<Record<string, FinalStream>> {
   const c = client();
   const out: Record<string, FinalStream> = {};
-  for (const name of STREAMS) out[name] = await readFinal(c.basin(basin).stream(name), recordKey);
+  for (const name of STREAMS) out[name] = await readFinal(c.basin(basin).stream(physical(name)), recordKey);
   await c.close();
   return out;
+}
+
+/** A content digest of a stream as the checker sees it: first, tail, and every (seq, key). */
+function digest(f: FinalStream): string {
+  const h = createHash("sha256").update(`${f.first}:${f.tail}`);
+  for (const r of f.records) h.update(`|${r.seq}:${r.key}`);
+  return `${f.tail} records, sha256 ${h.digest("hex").slice(0, 16)}`;
+}
+
+async function createEpochStreams(): Promise<void> {
+  const c = client();
+  for (const s of STREAMS) await c.basin(basin).streams.create(physical(s), { config: { retention_policy: { infinite: {} } } });
+  await c.close();
 }
 
 /** Spawns a server on the data dir and SIGKILLs it `ms` later, usually mid-recovery. */
@@ -156,23 +181,56 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     lite = await startLite({ dataDir, args: ["--port", String(port)] });
     const c = client();
     await c.basins.create(basin);
-    for (const s of STREAMS) await c.basin(basin).streams.create(s, { config: { retention_policy: { infinite: {} } } });
     await c.close();
+    await createEpochStreams();
   });
   afterAll(async () => {
     await lite?.stop();
   });
 
   it(`keeps every acknowledged record over ${CYCLES} cycles (SEED=${SEED})`, async () => {
-    const st: CycleState = { tokenB: "", tokenC: "", tails: { a: 0, b: 0, c: 0 } };
+    let st: CycleState = { tokenB: "", tokenC: "", tails: { a: 0, b: 0, c: 0 } };
     const recovery: number[] = [];
     let recoveryKills = 0;
     let freezes = 0;
     let restartFailures = 0;
+    const totals = { ackedRecords: 0, acked: 0, indefinite: 0, stored: 0 };
+    /** Digests of closed epochs' streams, by physical name. */
+    const closed = new Map<string, string>();
+    const recheckClosed = async (when: string): Promise<void> => {
+      const c = client();
+      for (const [name, want] of closed) {
+        const got = digest(await readFinal(c.basin(basin).stream(name), recordKey));
+        expect(got, `SEED=${SEED} ${when}: closed stream ${name} changed`).toBe(want);
+      }
+      await c.close();
+    };
+    const closeEpoch = async (): Promise<void> => {
+      const final = await finals();
+      const v = verify(rec.history(final));
+      if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(rec.history(final)), "lite.stderr": lite.stderr() }, { data: dataDir });
+      expect(v.summary, `SEED=${SEED} epoch ${epoch}`).toBe("");
+      const s = v.direct.stats;
+      totals.ackedRecords += s.ackedRecords;
+      totals.acked += s.acked;
+      totals.indefinite += s.indefinite;
+      for (const name of STREAMS) {
+        totals.stored += final[name]!.tail;
+        closed.set(physical(name), digest(final[name]!));
+      }
+    };
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
+      if (cycle > 1 && (cycle - 1) % EPOCH === 0) {
+        await closeEpoch();
+        await recheckClosed(`before epoch ${epoch + 1}`);
+        epoch++;
+        rec = new Recorder({ seed: SEED, suite: `crash-epoch${epoch}` });
+        st = { tokenB: "", tokenC: "", tails: { a: 0, b: 0, c: 0 } };
+        await createEpochStreams();
+      }
       const stop = new AbortController();
       const c = client();
-      const s = (name: string) => c.basin(basin).stream(name);
+      const s = (name: string) => c.basin(basin).stream(physical(name));
       const tag = `y${cycle}`;
       const work = Promise.all([
         w1(s("a"), tag, stop.signal), w2(s("a"), tag, stop.signal), w3(s("b"), tag, st, stop.signal), w4(s("c"), tag, st, stop.signal),
@@ -197,19 +255,19 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
       const h = rec.history(final);
       const v = verify(h);
       if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h), "lite.stderr": lite.stderr() }, { data: dataDir });
-      expect(v.summary, `SEED=${SEED} cycle ${cycle}`).toBe("");
+      expect(v.summary, `SEED=${SEED} cycle ${cycle} (epoch ${epoch})`).toBe("");
 
       // Probes: the next append lands on the recovered tail; the tokens and trim point survived.
       const p = client();
       for (const name of STREAMS) st.tails[name] = final[name]!.tail;
       const probe: AppendInput = { records: [{ headers: [], body: enc.encode(`${tag}probe|0|0|`) }] };
-      const ack = await rec.append(9, "a", "unary", probe, () => p.basin(basin).stream("a").append(probe));
+      const ack = await rec.append(9, "a", "unary", probe, () => p.basin(basin).stream(physical("a")).append(probe));
       expect(ack?.start.seqNum, `SEED=${SEED} cycle ${cycle}: seq num reuse`).toBe(final.a!.tail);
       // The fencing tokens survived: a wrong token gets 412 naming the current one, which the
       // checker (C6, next cycle) holds against the fences the history applied.
       for (const name of ["b", "c"] as const) {
         const wrong: AppendInput = { records: [{ headers: [], body: enc.encode(`${tag}probe${name}|0|0|`) }], fencingToken: "never-a-token" };
-        await rec.append(9, name, "unary", wrong, () => p.basin(basin).stream(name).append(wrong));
+        await rec.append(9, name, "unary", wrong, () => p.basin(basin).stream(physical(name)).append(wrong));
         const last = rec.ops[rec.ops.length - 1]!;
         expect(last.kind === "append" && last.error, `SEED=${SEED} cycle ${cycle}: fencing token of ${name} after recovery`).toBe("fencing_token_mismatch");
         if (last.kind === "append") st[name === "b" ? "tokenB" : "tokenC"] = last.currentToken!;
@@ -217,15 +275,13 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
       st.tails.a = ack!.end.seqNum;
       await p.close();
     }
-    const final = await finals();
-    const v = verify(rec.history(final));
-    expect(v.summary).toBe("");
-    const s = v.direct.stats;
-    console.log(`crash SEED=${SEED}: ${CYCLES} kill -9 cycles (${recoveryKills} killed again during recovery, ${freezes} frozen first), restart failures ${restartFailures}; ` +
-      `${s.ackedRecords} acked records in ${s.acked} acked batches, ${s.indefinite} indefinite ops; ` +
+    await closeEpoch();
+    await recheckClosed("at the end");
+    console.log(`crash SEED=${SEED}: ${CYCLES} kill -9 cycles in ${epoch} epoch(s) (${recoveryKills} killed again during recovery, ${freezes} frozen first), restart failures ${restartFailures}; ` +
+      `${totals.ackedRecords} acked records in ${totals.acked} acked batches, ${totals.indefinite} indefinite ops; ` +
       `acked_lost 0, duplicates 0, gaps 0, torn 0, seq_reused 0, phantoms 0; recovery p50 ${percentile(recovery, 50)} ms p99 ${percentile(recovery, 99)} ms ` +
-      `(${final.a!.tail + final.b!.tail + final.c!.tail} records stored)`);
-    expect(s.ackedRecords).toBeGreaterThan(0);
+      `(${totals.stored} records stored in ${closed.size} streams, all re-read at the end)`);
+    expect(totals.ackedRecords).toBeGreaterThan(0);
   }, EXTENDED ? 3_000_000 : 500_000);
 
   it(`a server frozen (SIGSTOP) for longer than the readers' heartbeat timeout loses nothing (SEED=${SEED})`, async () => {
@@ -280,7 +336,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     await lite.kill9();
     await lite.restart();
     const c = client();
-    expect((await c.basin(basin).stream("a").checkTail()).seqNum).toBeGreaterThan(0);
+    expect((await c.basin(basin).stream(physical("a")).checkTail()).seqNum).toBeGreaterThan(0);
     await c.close();
   });
 });
