@@ -1,17 +1,49 @@
 #!/usr/bin/env node
 // Start-up (issue 13): `svc --version` alone is answered without loading the CLI; every other
-// command runs from the bundle (dist/bundle, made by `npm run build`), except `svc lite`,
-// which runs from the unbundled tree like the server's own modules. Without a bundle, or with
-// SVC_UNBUNDLED=1 (debugging with source maps; the start-up tests trace modules by name), the
-// unbundled tree serves everything.
-import { existsSync } from "node:fs";
+// command runs from the bundle (dist/bundle/main.cjs, made by `npm run build`: one CommonJS
+// file, compiled with the V8 code cache made next to it), except `svc lite`, which runs from
+// the unbundled tree like the server's own modules. Without a bundle, or with SVC_UNBUNDLED=1
+// (debugging with source maps; the start-up tests trace modules by name), the unbundled tree
+// serves everything.
+//
+// This file is CommonJS (bin/package.json): an ES module entry point would start Node's ES
+// module loader, a dozen internal modules, for nothing.
+"use strict";
+const { existsSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const { dirname, join } = require("node:path");
+const vm = require("node:vm");
 
 const args = process.argv.slice(2);
+const dist = join(__dirname, "../dist");
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  import("../dist/cli/version.js").then((m) => process.stdout.write(`${m.VERSION}\n`));
+  process.stdout.write(`${require(join(dist, "cli/version.js")).VERSION}\n`);
 } else {
-  const bundle = new URL("../dist/bundle/main.mjs", import.meta.url);
-  const useBundle = !args.includes("lite") && process.env.SVC_UNBUNDLED !== "1" && existsSync(bundle);
-  const entry = useBundle ? bundle.href : "../dist/cli/main.js";
-  import(entry).then((m) => m.main(args));
+  const bundle = join(dist, "bundle/main.cjs");
+  if (!args.includes("lite") && process.env.SVC_UNBUNDLED !== "1" && existsSync(bundle)) runBundle(bundle).main(args);
+  else import("../dist/cli/main.js").then((m) => m.main(args));
+}
+
+/** Loads the CommonJS bundle as Node would, but compiled with V8's code cache when it fits. */
+function runBundle(file) {
+  const cacheFile = `${file}.cache`;
+  let cachedData;
+  try { cachedData = readFileSync(cacheFile); } catch { /* none yet: compiled from source */ }
+  const source = readFileSync(file, "utf8");
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  // No cache (a fresh build) or one V8 refused (another Node): write one after this command, with
+  // every function it compiled. Only from a plain `node` (flags are part of V8's check), and
+  // written whole or not at all; a read-only install just keeps compiling from source.
+  if ((cachedData === undefined || script.cachedDataRejected) && process.execArgv.length === 0 && !process.env.NODE_OPTIONS) {
+    process.once("exit", () => {
+      try {
+        const tmp = `${cacheFile}.${process.pid}`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, cacheFile);
+      } catch { /* not writable: fine */ }
+    });
+  }
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports;
 }

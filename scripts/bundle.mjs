@@ -1,9 +1,14 @@
 // Bundles the CLI (dist/cli/main.js and everything it imports from dist/ and from the pure
-// JavaScript packages) into dist/bundle/ with esbuild, after tsc (issue 13, start-up).
+// JavaScript packages) into one CommonJS file, dist/bundle/main.cjs, with esbuild, after tsc;
+// then makes V8's code cache for it (dist/bundle/main.cjs.cache) by running `svc --help` once
+// (issue 13, start-up).
 //
-// Why: a one-shot command spent most of its start-up resolving, reading and compiling about a
-// hundred ES modules one by one. One file (plus the chunks of lazily loaded commands, which
-// stay lazy: esbuild splits at every dynamic import) loads in a fraction of that.
+// Why one CommonJS file: a one-shot command spent most of its start-up in Node's ES module
+// loader, resolving, reading and linking about thirty modules (or chunks) one by one. One file
+// read synchronously loads in a fraction of that; lazily loaded commands stay lazy inside it
+// (esbuild wraps them in init functions that run on first use). Why the code cache: compiling
+// the file was the largest cost left; bin/svc.js compiles it with the cache V8 made here (V8
+// refuses a cache from another V8 version or other flags, and then compiles from source).
 //
 // Not bundled, loaded from node_modules or dist/ as before:
 // - packages with native code or heavy start-up, which are imported lazily anyway (lmdb, zstd,
@@ -11,7 +16,8 @@
 // - svc lite (dist/lite/): bin/svc.js runs `svc lite` from the unbundled tree, so the server's
 //   modules (its worker thread, its error classes) are the same files as always.
 import { build } from "esbuild";
-import { rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
@@ -32,22 +38,44 @@ const keepLiteOutside = {
   },
 };
 
+/**
+ * commander requires node:child_process at load time, for executable subcommands, which svc
+ * does not have: loading it (with dgram and three internal modules) cost every command a few
+ * ms. commander gets a stand-in that loads the real module on first use.
+ */
+const lazyChildProcessForCommander = {
+  name: "lazy-child-process-for-commander",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes("/node_modules/commander/") ? { path: "child_process", namespace: "lazy-builtin" } : undefined);
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      contents: `module.exports = new Proxy({}, { get: (_, key) => require("node:${args.path}")[key] });`,
+      loader: "js",
+    }));
+  },
+};
+
 await build({
   entryPoints: { main: join(root, "dist/cli/main.js") },
   outdir,
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   sourcemap: false,
-  // .mjs: node knows the format without looking for a package.json per file.
-  outExtension: { ".js": ".mjs" },
+  outExtension: { ".js": ".cjs" },
+  // import() of what stays outside becomes require(): V8 loses a script's dynamic-import hook
+  // when it is compiled from a code cache (nodejs/node#43663). Node ≥ 20.19 requires ES modules
+  // (ora, dist/lite) natively.
+  supported: { "dynamic-import": false },
   logLevel: "warning",
   external: ["lmdb", "@mongodb-js/zstd", "undici", "pg", "libsodium-wrappers-sumo", "ora"],
-  plugins: [keepLiteOutside],
-  // commander and protobufjs are CommonJS and require node built-ins.
-  banner: { js: 'import { createRequire as __svcCreateRequire } from "node:module"; const require = __svcCreateRequire(import.meta.url);' },
+  plugins: [keepLiteOutside, lazyChildProcessForCommander],
 });
 
-
+// bin/svc.js writes the cache when it finds none (after the command, with every function the
+// command compiled): `--help` compiles commander and the program, most of any command's start.
+const r = spawnSync(process.execPath, [join(root, "bin/svc.js"), "--help"], { stdio: "ignore", env: { ...process.env, NODE_OPTIONS: "" } });
+if (r.status !== 0 || !existsSync(join(outdir, "main.cjs.cache"))) {
+  console.error(`bundle: the code cache was not made (svc --help exited ${r.status}); the CLI still runs, compiling from source`);
+}

@@ -1,5 +1,4 @@
 /** Account-level basin management: A1–A6 of protocol.md §2.2. */
-import { randomUUID } from "node:crypto";
 import { clientError } from "../errors.js";
 import type { BasinConfig, BasinInfo, ListOptions, Page } from "../types.js";
 import type { Caller } from "./caller.js";
@@ -40,7 +39,7 @@ export class BasinsApi {
     if (opts.config !== undefined) body.config = opts.config;
     if (opts.scope !== undefined) body.scope = opts.scope;
     // One token per logical create, reused by every retry, makes the POST safe to re-send.
-    const headers = { "svc-request-token": opts.requestToken ?? randomUUID() };
+    const headers = { "svc-request-token": opts.requestToken ?? globalThis.crypto.randomUUID() };
     const res = await this.caller.json<BasinInfo>({ method: "POST", url: `${this.base}/basins`, headers, body, idempotent: true });
     return provisioned(res.status, res.headers, res.data ?? { name, state: "active", scope: null });
   }

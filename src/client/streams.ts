@@ -1,5 +1,4 @@
 /** Basin-level stream management: B1–B6 of protocol.md §2.3. */
-import { randomUUID } from "node:crypto";
 import { clientError } from "../errors.js";
 import type { ListOptions, Page, StreamConfig, StreamInfo } from "../types.js";
 import { provisioned } from "./basins.js";
@@ -36,7 +35,7 @@ export class StreamsApi {
     assertStreamName(name);
     const body: Record<string, unknown> = { stream: name };
     if (opts.config !== undefined) body.config = opts.config;
-    const headers = { ...this.route.headers, "svc-request-token": opts.requestToken ?? randomUUID() };
+    const headers = { ...this.route.headers, "svc-request-token": opts.requestToken ?? globalThis.crypto.randomUUID() };
     const res = await this.caller.json<StreamInfo>({ method: "POST", url: this.url("/streams"), headers, body, idempotent: true });
     return provisioned(res.status, res.headers, res.data ?? { name, created_at: "" });
   }

@@ -6,7 +6,7 @@
  */
 import { Agent, type Dispatcher } from "undici";
 import { clientError } from "../errors.js";
-import { flatHeaders, logAttempt } from "./attempt-log.js";
+import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
@@ -40,7 +40,7 @@ export class HttpTransport implements Transport {
   }
 
   private async once(req: HttpRequest, attempt: number): Promise<HttpResponse> {
-    const started = performance.now();
+    const started = monotonicMs();
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.timeoutMs);

@@ -9,7 +9,7 @@
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import * as http from "node:http";
 import { clientError } from "../errors.js";
-import { flatHeaders, logAttempt } from "./attempt-log.js";
+import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
@@ -51,7 +51,7 @@ export class NodeHttpTransport implements Transport {
   }
 
   private async once(req: HttpRequest, attempt: number): Promise<HttpResponse> {
-    const started = performance.now();
+    const started = monotonicMs();
     const url = new URL(req.url);
     const { request, agent } = await this.client(url);
     const headers: Record<string, string> = { ...this.opts.headers?.(), ...req.headers };

@@ -14,7 +14,7 @@
  */
 import http2 from "node:http2";
 import { SvcError, clientError } from "../errors.js";
-import { logAttempt } from "./attempt-log.js";
+import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
 import { responseError } from "./response-error.js";
 import { DEFAULT_TIMEOUT_MS } from "./types.js";
@@ -65,7 +65,7 @@ export class SessionPool {
 
   /** Opens an exchange and waits for its response headers; rejects with an SvcError otherwise. */
   async open(req: SessionRequest): Promise<SessionExchange> {
-    const started = performance.now();
+    const started = monotonicMs();
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
     const url = new URL(req.url);

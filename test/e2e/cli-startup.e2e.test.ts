@@ -2,18 +2,19 @@
  * Start-up discipline (performance.md §8): `svc --help` and `svc --version` load commander and
  * nothing heavy; `svc basin list` loads the client and node:http, and never undici (≈350 ms in
  * a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced with an ESM resolve hook over the built CLI,
- * unbundled (SVC_UNBUNDLED=1: modules keep their names); the bundle (dist/bundle, esbuild
- * splitting at the same dynamic imports) is checked to be what runs, with no package loaded
- * from node_modules for these commands.
+ * unbundled (SVC_UNBUNDLED=1: modules keep their names); the bundle (dist/bundle/main.cjs, one
+ * CommonJS file compiled with its V8 code cache) is checked to be what runs, with no package
+ * loaded from node_modules and no ES module of dist/ for these commands.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SVC_BIN } from "../helpers/cli.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const REGISTER = resolve(import.meta.dirname, "../fixtures/startup/register.mjs");
+const DIST = resolve(import.meta.dirname, "../../dist");
 
 function loaded(args: string[], bundled = false): string[] {
   const dir = scratchDir("svc-trace-");
@@ -25,8 +26,10 @@ function loaded(args: string[], bundled = false): string[] {
   return readFileSync(trace, "utf8").split("\n").filter(Boolean);
 }
 
-const pkg = (urls: string[]) => new Set(urls.filter((u) => u.includes("/node_modules/")).map((u) => u.split("/node_modules/")[1]!.split("/")[0]!));
-const ours = (urls: string[]) => urls.filter((u) => u.includes("/dist/")).map((u) => u.split("/dist/")[1]!);
+/** What a trace line loaded (`require:X from Y` lines name Y, the requiring file, too). */
+const target = (line: string) => line.replace(/^require:/, "").split(" from ")[0]!;
+const pkg = (urls: string[]) => new Set(urls.map(target).filter((u) => u.includes("/node_modules/")).map((u) => u.split("/node_modules/")[1]!.split("/")[0]!));
+const ours = (urls: string[]) => urls.map(target).filter((u) => u.includes("/dist/")).map((u) => u.split("/dist/")[1]!);
 
 describe("svc start-up loads only what it uses", () => {
   it("--version alone loads no package and only the version module (issue 13)", () => {
@@ -59,9 +62,11 @@ describe("svc start-up loads only what it uses", () => {
 
   it.each([["--help"], ["basin", "list"], ["read", "svc://b/s", "-n", "1"]])("bundled, %s runs from dist/bundle and loads nothing from node_modules", (...args) => {
     const urls = loaded(args, true);
-    expect(ours(urls)).toContain("bundle/main.mjs");
-    expect(ours(urls).some((f) => !f.startsWith("bundle/") && f !== "cli/version.js")).toBe(false);
+    // The bundle is what requires the built-ins; no ES module of dist/ is loaded.
+    expect(urls.some((u) => u.startsWith("require:") && u.endsWith("/dist/bundle/main.cjs"))).toBe(true);
+    expect(urls.filter((u) => !u.startsWith("require:") && u.includes("/dist/"))).toEqual([]);
     expect([...pkg(urls)]).toEqual([]);
+    expect(existsSync(join(DIST, "bundle/main.cjs.cache")), "npm run build makes the code cache").toBe(true);
   });
 
   it("svc lite runs from the unbundled tree, even when a bundle exists", () => {

@@ -57,7 +57,7 @@ const BOUND = ["--timeout", "2s", "--retries", "0"];
 describe("sessions honour --timeout and --retries (child process)", () => {
   it("append session to a closed port: exit 6 within 3 s, saying it could not connect", async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const r = await timed(["append", "svc://issue-11-road/s", ...BOUND], envFor(url), "x\n");
+    const r = await timed(["append", "svc://issue-11-road/s", "--transport", "session", ...BOUND], envFor(url), "x\n");
     expect(r.code, r.stderr).toBe(6);
     expect(r.ms).toBeLessThan(3000);
     expect(r.stderr).toMatch(/cannot connect to http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
@@ -73,7 +73,7 @@ describe("sessions honour --timeout and --retries (child process)", () => {
 
   it("append session to a silent server: exit 6 within 3 s, saying nothing was appended", async () => {
     const url = `http://127.0.0.1:${await silentServer()}`;
-    const r = await timed(["append", "svc://issue-11-road/s", ...BOUND], envFor(url), "x\n");
+    const r = await timed(["append", "svc://issue-11-road/s", "--transport", "session", ...BOUND], envFor(url), "x\n");
     expect(r.code, r.stderr).toBe(6);
     expect(r.ms).toBeLessThan(3000);
     expect(r.stderr).toMatch(/no response from http:\/\/127\.0\.0\.1:\d+ within 2000 ms/);
@@ -130,21 +130,48 @@ describe("sessions over TLS (HTTP/2, self-signed certificate) and -v", () => {
     expect(read.stderr).toMatch(/TLS certificate is not trusted/);
   });
 
-  it("with --insecure append and read sessions work over h2 + TLS", async () => {
-    const append = await runSvc(["append", `svc://${basin}/s`, "--insecure"], { env: envFor(tlsUrl, lite.token), stdin: "over-tls-1\nover-tls-2\n" });
+  it("with --insecure append and read sessions work over h2 + TLS (and the one-request shortcuts over HTTPS)", async () => {
+    const append = await runSvc(["append", `svc://${basin}/s`, "--insecure", "--transport", "session"], { env: envFor(tlsUrl, lite.token), stdin: "over-tls-1\nover-tls-2\n" });
     expect(append.code, append.stderr).toBe(0);
-    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "2", "--insecure"], { env: envFor(tlsUrl, lite.token) });
+    const shortcut = await runSvc(["append", `svc://${basin}/s`, "--insecure"], { env: envFor(tlsUrl, lite.token), stdin: "over-tls-3\n" });
+    expect(shortcut.code, shortcut.stderr).toBe(0);
+    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "--insecure", "--transport", "session"], { env: envFor(tlsUrl, lite.token) });
     expect(read.code, read.stderr).toBe(0);
-    expect(read.stdout).toBe("over-tls-1\nover-tls-2\n");
+    expect(read.stdout).toBe("over-tls-1\nover-tls-2\nover-tls-3\n");
+    const unary = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "--insecure"], { env: envFor(tlsUrl, lite.token) });
+    expect(unary.stdout).toBe(read.stdout);
   });
 
   it("-v logs each session request with its status and latency, never the token", async () => {
-    const append = await runSvc(["append", `svc://${basin}/s`, "-v"], { env: envFor(lite.url, lite.token), stdin: "logged\n" });
+    const append = await runSvc(["append", `svc://${basin}/s`, "-v", "--transport", "session"], { env: envFor(lite.url, lite.token), stdin: "logged\n" });
     expect(append.code, append.stderr).toBe(0);
     expect(append.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records \(session\) → 200 in [\d.]+ ms/);
-    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1", "-v"], { env: envFor(lite.url, lite.token) });
+    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1", "-v", "--transport", "session"], { env: envFor(lite.url, lite.token) });
     expect(read.code, read.stderr).toBe(0);
     expect(read.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records\?seq_num=0&count=1 \(session\) → 200/);
     for (const out of [append.stderr, read.stderr]) expect(out).not.toContain(lite.token);
+  });
+
+  it("by default, an input of one small batch and a read of ≤ 1000 records that stops are one unary request each; more goes by session", async () => {
+    const env = envFor(lite.url, lite.token);
+    const one = await runSvc(["append", `svc://${basin}/s`, "-v"], { env, stdin: "one\n" });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records → 200/);
+    expect(one.stderr).not.toContain("(session)");
+    // Over 64 KiB: several batches' worth is not a one-shot; a session carries it.
+    const big = await runSvc(["append", `svc://${basin}/s`, "-v", "--max-batch-bytes", "16KiB"], { env, stdin: "y".repeat(1000).concat("\n").repeat(80) });
+    expect(big.code, big.stderr).toBe(0);
+    expect(big.stderr).toContain("(session)");
+    // --ack-timeout asks for a session's ack bound: no shortcut.
+    const bounded = await runSvc(["append", `svc://${basin}/s`, "-v", "--ack-timeout", "10s"], { env, stdin: "bounded\n" });
+    expect(bounded.stderr).toContain("(session)");
+    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "-v"], { env });
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stderr).not.toContain("(session)");
+    const following = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "2000", "-e", "-v"], { env });
+    expect(following.code, following.stderr).toBe(0);
+    expect(following.stderr).toContain("(session)");
+    // Both ways give the same records.
+    expect(read.stdout).toBe(following.stdout.split("\n").slice(0, 3).join("\n") + "\n");
   });
 });

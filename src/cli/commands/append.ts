@@ -33,7 +33,7 @@ interface Flags extends ConditionFlags {
   maxBatchBytes: string;
   maxInflightBytes: string;
   ackTimeout?: string;
-  transport: AppendTransport;
+  transport?: AppendTransport;
   rate?: string;
   rateBytes?: string;
   maxRecords?: string;
@@ -63,7 +63,7 @@ export function appendCommand(): Command {
     .addOption(new Option("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)").default("1MiB"))
     .addOption(new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default("5MiB"))
     .addOption(new Option("--ack-timeout <dur>", "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)"))
-    .addOption(new Option("--transport <kind>", "session (pipelined, default), unary (one request per batch), or auto (session, else unary when the server has no sessions)").choices(["session", "unary", "auto"]).default("session"))
+    .addOption(new Option("--transport <kind>", "session (pipelined; the default, except that an input of one small batch goes as one unary request), unary (one request per batch), or auto (session, else unary when the server has no sessions)").choices(["session", "unary", "auto"]))
     .addOption(new Option("--rate <n>", "at most N records per second (e.g. 100 or 100/s)"))
     .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
     .addOption(new Option("--max-records <n>", "stop after N input records"))
@@ -131,7 +131,8 @@ export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean
     batch: { lingerMs: parseMillis(f.linger), maxRecords, maxBytes },
     conds: parseConditions(f),
     sender: {
-      transport: f.transport,
+      transport: f.transport ?? "session",
+      unaryForOneBatch: f.transport === undefined && f.ackTimeout === undefined,
       maxInflightBytes: inflight,
       ...(f.ackTimeout !== undefined ? { ackTimeoutMs: parseMillis(f.ackTimeout) } : {}),
       onReconnect: () => undefined,

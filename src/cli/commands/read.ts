@@ -36,7 +36,7 @@ interface Flags extends OutputFlags {
   exitAtTail?: boolean;
   wait?: string;
   idleTimeout?: string;
-  transport: ReadTransport;
+  transport?: ReadTransport;
 }
 
 export function readCommand(): Command {
@@ -58,7 +58,7 @@ export function readCommand(): Command {
     .addOption(new Option("-e, --exit-at-tail", "stop when caught up with the tail"))
     .addOption(new Option("--wait <secs>", "stop after SECS at the tail with no new records (server-side)"))
     .addOption(new Option("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"))
-    .addOption(new Option("--transport <kind>", "session (framed protobuf, default), unary, or sse").choices(["session", "unary", "sse"]).default("session"));
+    .addOption(new Option("--transport <kind>", "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse").choices(["session", "unary", "sse"]));
   addOutputOptions(cmd);
   cmd.action(handler<Flags>(async (ctx, [arg], f, c) => {
     const { basin, stream } = parseStreamUri(arg!);
@@ -135,7 +135,11 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   else if (f.follow && (limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined)) limits.wait = FOLLOW_WAIT_SECS;
   const bounded = limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined;
   const follow = limits.wait === undefined ? !bounded : limits.wait > 0;
-  const plan: ReadRunPlan = { start, limits, follow, transport: f.transport };
+  // A read that stops within one response's worth of records is one unary request: a one-shot
+  // process sets that up in a fraction of a session's time (HTTP/1.1, no framing), and the loop
+  // of unary reads still continues past a response's 1 MiB if it must.
+  const small = !follow && limits.count !== undefined && limits.count <= 1000;
+  const plan: ReadRunPlan = { start, limits, follow, transport: f.transport ?? (small ? "unary" : "session") };
   if (untilSeq !== undefined) plan.untilSeq = untilSeq;
   if (f.idleTimeout !== undefined) plan.idleTimeoutMs = parseMillis(f.idleTimeout);
   return plan;

@@ -123,7 +123,7 @@ export class BatchPipe {
 
   async send(b: Batch): Promise<void> {
     if (this.plan.dryRun) return this.tally.planned(b);
-    this.sender ??= await openSender(this.stream, this.plan.sender);
+    this.sender ??= await openSender(this.stream, this.plan.sender, b);
     if (this.tally.batches === 0 && this.plan.conds.matchSeqNum !== undefined) this.match = await resolveMatch(this.plan.conds, this.stream);
     const input: AppendInput = { records: b.records.map((p) => p.record) };
     if (this.match !== undefined) {

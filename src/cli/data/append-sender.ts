@@ -20,6 +20,12 @@ export type AppendTransport = "session" | "unary" | "auto";
 
 export interface SenderOptions {
   transport: AppendTransport;
+  /**
+   * The session was not asked for by name (`--transport` unset, no `--ack-timeout`): an input
+   * that is one small batch (≤ 64 KiB), ended before it was sent, goes as one unary append,
+   * which a one-shot process sets up in a fraction of a session's time (HTTP/1.1, no framing).
+   */
+  unaryForOneBatch?: boolean;
   maxInflightBytes: number;
   /** Idle bound on acks while batches are in flight (default: the client's --timeout). */
   ackTimeoutMs?: number;
@@ -27,8 +33,13 @@ export interface SenderOptions {
   onReconnect: (reason: string) => void;
 }
 
-export async function openSender(stream: StreamClient, o: SenderOptions): Promise<Sender> {
+/** The largest single batch `unaryForOneBatch` sends unary (JSON, base64 bodies). */
+export const ONE_BATCH_UNARY_MAX_BYTES = 64 * 1024;
+
+/** `first` is the first batch to send: when it is also the last, it may pick the transport. */
+export async function openSender(stream: StreamClient, o: SenderOptions, first?: { last?: boolean; bytes: number }): Promise<Sender> {
   if (o.transport === "unary") return new UnarySender(stream);
+  if (o.unaryForOneBatch && first?.last && first.bytes <= ONE_BATCH_UNARY_MAX_BYTES) return new UnarySender(stream);
   const session: AppendSession = await stream.appendSession({
     maxInflightBytes: o.maxInflightBytes,
     ...(o.ackTimeoutMs !== undefined ? { ackTimeoutMs: o.ackTimeoutMs } : {}),

@@ -1,8 +1,9 @@
 /**
  * Groups parsed records into append batches (cli.md §1.6, §4.6): a batch is sent when it
  * reaches `maxRecords` or the next record would push it past `maxBytes` (metered), or
- * `lingerMs` after its first record arrived, or when the input ends. Aborting stops pulling
- * from the input at once; records already received still form a last batch.
+ * `lingerMs` after its first record arrived, or when the input ends (that batch is marked
+ * `last`). Aborting stops pulling from the input at once; records already received still form
+ * a last batch.
  */
 import type { Parsed } from "./input-records.js";
 
@@ -15,6 +16,8 @@ export interface BatchLimits {
 export interface Batch {
   records: Parsed[];
   bytes: number;
+  /** The input had ended (or was abandoned) when this batch was made: no batch follows. */
+  last?: boolean;
 }
 
 const TIMER = Symbol("timer");
@@ -70,5 +73,5 @@ export async function* batches(source: AsyncIterator<Parsed[]>, limits: BatchLim
     }
     if (cur.length >= limits.maxRecords) yield take();
   }
-  if (cur.length > 0) yield take();
+  if (cur.length > 0) yield { ...take(), last: true };
 }
