@@ -179,3 +179,25 @@ export async function readFinal(stream: StreamClient, key: (r: { headers: { name
   }
   return { first: records[0]?.seq ?? tail, tail, records };
 }
+
+/**
+ * `readFinal` for a stream read before: keeps `prev`'s records below `prev.tail - overlap` and
+ * reads the rest again (the overlap, where a restart that reloaded a wrong tail would reuse
+ * seq nums, and everything after it). For streams that grow by hundreds of MiB between
+ * checks; records further back are not re-read, so callers still read in full now and then.
+ * A stream whose tail went back below the kept part is read in full.
+ */
+export async function readFinalFrom(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, prev: { first: number; tail: number; records: { seq: number; key: string }[] }, overlap = 1000): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
+  const from = Math.max(prev.first, prev.tail - overlap);
+  const tail = (await stream.checkTail()).seqNum;
+  if (tail < from || from <= prev.first) return readFinal(stream, key);
+  const records = prev.records.filter((r) => r.seq < from);
+  let pos = from;
+  while (pos < tail) {
+    const b = await stream.read({ seqNum: pos }, { count: 1000 });
+    if (b.records.length === 0) break;
+    for (const r of b.records) records.push({ seq: r.seqNum, key: key(r) });
+    pos = b.records[b.records.length - 1]!.seqNum + 1;
+  }
+  return { first: records[0]?.seq ?? tail, tail, records };
+}
