@@ -25,6 +25,7 @@ import { validateAppendInput } from "../wire/batch.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
+import { clientTestFault } from "./test-fault.js";
 
 export type { OpenExchange } from "./session-frames.js";
 
@@ -73,6 +74,9 @@ export class AppendSession {
   /** The server asked us to reconnect (reconnect advice or draining). */
   private advised = false;
   private readonly opts: Required<Omit<AppendSessionOptions, "onReconnect">> & Pick<AppendSessionOptions, "onReconnect">;
+
+  /** The seeded bug of test-fault.ts (tests only): re-send what was in flight when a connection is lost. */
+  private readonly resendIndefinite = clientTestFault() === "resend-indefinite";
 
   constructor(private readonly open: OpenExchange, opts: AppendSessionOptions = {}) {
     this.opts = {
@@ -272,6 +276,7 @@ export class AppendSession {
   private onLost(conn: Connection, err: SvcError): void {
     conn.draining = true;
     if (conn.inflight.length === 0) return; // an idle connection went away: reconnect on demand
+    if (this.resendIndefinite) { this.queue.unshift(...conn.inflight.splice(0)); conn.inflightBytes = 0; this.advised = true; return; }
     const unknown = new SvcError({ code: err.code, message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`, origin: err.origin, status: err.status, retryable: false, sideEffects: true, cause: err });
     for (const e of conn.inflight.splice(0)) e.reject(unknown);
     conn.inflightBytes = 0;

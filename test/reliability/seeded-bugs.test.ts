@@ -12,6 +12,7 @@ import type { AppendInput } from "../../src/types.js";
 import type { TestFault } from "../../src/lite/test-fault.js";
 import { Recorder, recordKey, verify, type Verdict } from "../helpers/history/index.js";
 import { readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
+import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { eventually, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { rng } from "../helpers/seeded.js";
@@ -89,6 +90,54 @@ function crash(fault: TestFault | undefined, cycles = 3): Promise<Verdict> {
   });
 }
 
+/**
+ * Append sessions through a proxy that cuts every connection every 150 ms, with a client that
+ * may carry the client-side seeded bug (src/client/test-fault.ts). A healthy session fails
+ * with "outcome unknown" at a cut and the writer starts a new one; nothing is re-sent.
+ */
+function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Verdict> {
+  return withFault(undefined, async (lite, admin) => {
+    await admin.basin("seeded-bugs").streams.create("cuts");
+    const proxy = await startFaultProxy(Number(new URL(lite.url).port));
+    const saved = { on: process.env.SVC_CLIENT_TEST_FAULTS, name: process.env.SVC_CLIENT_TEST_FAULT };
+    if (fault) Object.assign(process.env, { SVC_CLIENT_TEST_FAULTS: "enabled", SVC_CLIENT_TEST_FAULT: fault });
+    const c = new SvcClient({ accountEndpoint: proxy.url, basinEndpoint: proxy.url, accessToken: lite.token, timeoutMs: 5_000 });
+    const rec = new Recorder({ seed: SEED, suite: "session-cuts", ...(fault ? { fault } : {}) });
+    try {
+      const s = c.basin("seeded-bugs").stream("cuts");
+      const stop = AbortSignal.timeout(3_000);
+      const cutter = setInterval(() => proxy.cutAll(), 150);
+      let n = 0;
+      while (!stop.aborted) {
+        const session = await s.appendSession({ ackTimeoutMs: 5_000, reconnectBudgetMs: 5_000 }).catch(() => undefined);
+        if (!session) continue;
+        let failed = false;
+        const inflight = new Set<Promise<unknown>>();
+        while (!stop.aborted && !failed) {
+          const input: AppendInput = { records: Array.from({ length: 5 }, (_, i) => ({ headers: [], body: enc.encode(`cuts|${n}|${i}|${"y".repeat(200)}`) })) };
+          n++;
+          const p = rec.append(1, "cuts", "session", input, () => session.submit(input)).then((ack) => { if (!ack) failed = true; });
+          inflight.add(p);
+          void p.finally(() => inflight.delete(p));
+          if (inflight.size >= 8) await Promise.race(inflight);
+        }
+        await Promise.all(inflight);
+        await session.close().catch(() => undefined);
+      }
+      clearInterval(cutter);
+      const d = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
+      const final = await readFinal(d.basin("seeded-bugs").stream("cuts"), recordKey);
+      await d.close();
+      return verify(rec.history({ cuts: final }));
+    } finally {
+      if (saved.on === undefined) delete process.env.SVC_CLIENT_TEST_FAULTS; else process.env.SVC_CLIENT_TEST_FAULTS = saved.on;
+      if (saved.name === undefined) delete process.env.SVC_CLIENT_TEST_FAULT; else process.env.SVC_CLIENT_TEST_FAULT = saved.name;
+      await c.close();
+      await proxy.close();
+    }
+  });
+}
+
 describe("checking the checkers: each seeded bug is caught", () => {
   it("the healthy server passes the same miniature suites (no false alarms)", async () => {
     for (const w of ["regular", "match-seq-num", "fencing", "trim"] as Workflow[]) {
@@ -96,7 +145,15 @@ describe("checking the checkers: each seeded bug is caught", () => {
       expect(v.summary, w).toBe("");
     }
     expect((await crash(undefined)).summary).toBe("");
+    expect((await sessionsThroughCuts(undefined)).summary).toBe("");
   }, 180_000);
+
+  it("resend-indefinite (a client re-sends inputs whose outcome was unknown) is caught by append sessions through connection cuts (C3)", async () => {
+    const v = await sessionsThroughCuts("resend-indefinite");
+    expect(v.ok, `resend-indefinite went unnoticed (SEED=${SEED})`).toBe(false);
+    expect(v.summary).toMatch(/C3/);
+    caught.push(`resend-indefinite → append sessions through connection cuts (C3): ${v.summary.split("\n")[0]!.slice(0, 160)}`);
+  }, 60_000);
 
   const cases: [TestFault, string, () => Promise<Verdict>, RegExp][] = [
     ["ack-before-sync", "crash: kill -9 cycles (C1 acked lost / C7 read uncommitted)", () => crash("ack-before-sync", 5), /C1|C7|search/],

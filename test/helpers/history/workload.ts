@@ -170,14 +170,19 @@ function pause(): Promise<void> {
 export async function readFinal(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
   const tail = (await stream.checkTail()).seqNum;
   const records: { seq: number; key: string }[] = [];
-  let pos = 0;
+  await readInto(stream, key, 0, tail, records);
+  return { first: records[0]?.seq ?? tail, tail, records };
+}
+
+/** Paged unary reads of [from, tail), each record's key appended to `records`. */
+async function readInto(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, from: number, tail: number, records: { seq: number; key: string }[]): Promise<void> {
+  let pos = from;
   while (pos < tail) {
     const b = await stream.read({ seqNum: pos }, { count: 1000 });
     if (b.records.length === 0) break;
     for (const r of b.records) records.push({ seq: r.seqNum, key: key(r) });
     pos = b.records[b.records.length - 1]!.seqNum + 1;
   }
-  return { first: records[0]?.seq ?? tail, tail, records };
 }
 
 /**
@@ -192,12 +197,6 @@ export async function readFinalFrom(stream: StreamClient, key: (r: { headers: { 
   const tail = (await stream.checkTail()).seqNum;
   if (tail < from || from <= prev.first) return readFinal(stream, key);
   const records = prev.records.filter((r) => r.seq < from);
-  let pos = from;
-  while (pos < tail) {
-    const b = await stream.read({ seqNum: pos }, { count: 1000 });
-    if (b.records.length === 0) break;
-    for (const r of b.records) records.push({ seq: r.seqNum, key: key(r) });
-    pos = b.records[b.records.length - 1]!.seqNum + 1;
-  }
+  await readInto(stream, key, from, tail, records);
   return { first: records[0]?.seq ?? tail, tail, records };
 }

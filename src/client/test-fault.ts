@@ -1,0 +1,18 @@
+/**
+ * A deliberate client bug for checking the reliability checkers (reliability.md §2.g, "re-send
+ * after an indefinite failure"). Inert unless BOTH `SVC_CLIENT_TEST_FAULTS=enabled` and
+ * `SVC_CLIENT_TEST_FAULT=<name>` are in the environment when an append session starts; only
+ * test/reliability sets them. The server's own seeded bugs are in src/lite/test-fault.ts.
+ *
+ *   resend-indefinite  an append session whose connection is lost with inputs in flight sends
+ *                      them again on a new connection, as if they had never been written
+ *                      (they may already be appended: the checker must see duplicates)
+ */
+export const CLIENT_TEST_FAULTS = ["resend-indefinite"] as const;
+export type ClientTestFault = (typeof CLIENT_TEST_FAULTS)[number];
+
+export function clientTestFault(): ClientTestFault | undefined {
+  if (process.env.SVC_CLIENT_TEST_FAULTS !== "enabled") return undefined;
+  const name = process.env.SVC_CLIENT_TEST_FAULT as ClientTestFault | undefined;
+  return name && CLIENT_TEST_FAULTS.includes(name) ? name : undefined;
+}
