@@ -17,12 +17,18 @@ function invalid(message: string): SvcError {
 
 const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Strict standard base64: right alphabet, padded, canonical trailing bits (§4.4). */
+/**
+ * Strict standard base64: right alphabet, padded, canonical trailing bits (§4.4). Node's
+ * decoder is lenient (URL-safe letters, whitespace, missing padding), but its encoder writes
+ * only canonical padded base64, so a text that survives the round trip unchanged is valid; the
+ * shape test (an irregexp compile on first use: a one-shot command's worth of milliseconds)
+ * runs only to word the refusal.
+ */
 export function decodeBase64Strict(text: string): Uint8Array {
-  if (!BASE64_SHAPE.test(text)) throw invalid("invalid Base64 encoding");
   const bytes = Buffer.from(text, "base64");
-  if (bytes.toString("base64") !== text) throw invalid("invalid Base64 encoding (non-canonical padding bits)");
-  return bytes;
+  if (bytes.toString("base64") === text) return bytes;
+  if (!BASE64_SHAPE.test(text)) throw invalid("invalid Base64 encoding");
+  throw invalid("invalid Base64 encoding (non-canonical padding bits)");
 }
 
 export function encodeBytes(bytes: Uint8Array, format: RecordFormat): string {
