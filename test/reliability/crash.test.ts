@@ -235,72 +235,85 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     };
     let last: Record<string, FinalStream> | undefined;
     const started = Date.now();
-    for (let cycle = 1; cycle <= CYCLES; cycle++) {
-      if (cycle > 1 && (cycle - 1) % EPOCH === 0) {
-        const t = Date.now();
-        await closeEpoch();
-        await recheckClosed(`before epoch ${epoch + 1}`, false);
-        process.stderr.write(`[crash] epoch ${epoch} closed (its streams read in full) in ${Date.now() - t} ms\n`);
-        epoch++;
-        rec = new Recorder({ seed: SEED, suite: `crash-epoch${epoch}` });
-        st = { tokenB: "", tokenC: "", tails: { a: 0, b: 0, c: 0 } };
-        last = undefined;
-        await createEpochStreams();
-      }
-      const tCycle = Date.now();
-      const stop = new AbortController();
-      const c = client();
-      const s = (name: string) => c.basin(basin).stream(physical(name));
-      const tag = `y${cycle}`;
-      const work = Promise.all([
-        w1(s("a"), tag, stop.signal), w2(s("a"), tag, stop.signal), w3(s("b"), tag, st, stop.signal), w4(s("c"), tag, st, stop.signal),
-        follow(s("a"), "a", 5, st.tails.a!, stop.signal), follow(s("b"), "b", 6, st.tails.b!, stop.signal),
-      ]);
-      await new Promise((r) => setTimeout(r, int(300, EXTENDED ? 3000 : 1500)));
-      if (random() < 0.1) {
-        freezes++;
-        process.kill(-lite.pid!, "SIGSTOP");
-        await new Promise((r) => setTimeout(r, int(1000, 2000)));
-      }
-      await lite.kill9();
-      stop.abort();
-      await work;
-      await c.close();
-      if (random() < 0.15) { recoveryKills++; await killDuringRecovery(int(0, 200)); }
-      const t0 = Date.now();
-      try { await lite.restart(); } catch (e) { restartFailures++; throw e; }
-      recovery.push(Date.now() - t0);
+    /** What happened to the servers, cycle by cycle: kept with the data dir if a cycle throws. */
+    const events: string[] = [`started pid ${lite.pid} at ${lite.url} on ${dataDir}`];
+    let cycle = 1;
+    try {
+      for (; cycle <= CYCLES; cycle++) {
+        if (cycle > 1 && (cycle - 1) % EPOCH === 0) {
+          const t = Date.now();
+          await closeEpoch();
+          await recheckClosed(`before epoch ${epoch + 1}`, false);
+          process.stderr.write(`[crash] epoch ${epoch} closed (its streams read in full) in ${Date.now() - t} ms\n`);
+          epoch++;
+          rec = new Recorder({ seed: SEED, suite: `crash-epoch${epoch}` });
+          st = { tokenB: "", tokenC: "", tails: { a: 0, b: 0, c: 0 } };
+          last = undefined;
+          await createEpochStreams();
+        }
+        const tCycle = Date.now();
+        const stop = new AbortController();
+        const c = client();
+        const s = (name: string) => c.basin(basin).stream(physical(name));
+        const tag = `y${cycle}`;
+        const work = Promise.all([
+          w1(s("a"), tag, stop.signal), w2(s("a"), tag, stop.signal), w3(s("b"), tag, st, stop.signal), w4(s("c"), tag, st, stop.signal),
+          follow(s("a"), "a", 5, st.tails.a!, stop.signal), follow(s("b"), "b", 6, st.tails.b!, stop.signal),
+        ]);
+        await new Promise((r) => setTimeout(r, int(300, EXTENDED ? 3000 : 1500)));
+        if (random() < 0.1) {
+          freezes++;
+          process.kill(-lite.pid!, "SIGSTOP");
+          await new Promise((r) => setTimeout(r, int(1000, 2000)));
+        }
+        await lite.kill9();
+        stop.abort();
+        await work;
+        await c.close();
+        const killedPid = lite.pid;
+        const recoveryKill = random() < 0.15 ? int(0, 200) : undefined;
+        if (recoveryKill !== undefined) { recoveryKills++; await killDuringRecovery(recoveryKill); }
+        const t0 = Date.now();
+        try { await lite.restart(); } catch (e) { restartFailures++; throw e; }
+        recovery.push(Date.now() - t0);
+        events.push(`cycle ${cycle} (epoch ${epoch}): killed pid ${killedPid}${recoveryKill !== undefined ? `, a server killed ${recoveryKill} ms into recovery` : ""}; restarted as pid ${lite.pid} at ${lite.url} in ${Date.now() - t0} ms`);
 
-      const tRead = Date.now();
-      const final = await finals(last);
-      last = final;
-      const tVerify = Date.now();
-      const h = rec.history(final);
-      const v = verify(h);
-      if (EXTENDED || process.env.CRASH_VERBOSE) {
-        process.stderr.write(`[crash] cycle ${cycle}/${CYCLES} (epoch ${epoch}): ${final.a!.tail + final.b!.tail + final.c!.tail} records; ` +
-          `work+kill+restart ${tRead - tCycle} ms, read ${tVerify - tRead} ms, verify ${Date.now() - tVerify} ms (${rec.ops.length} ops); ${Math.round((Date.now() - started) / 1000)} s in\n`);
-      }
-      if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h), "lite.stderr": lite.stderr() }, { data: dataDir });
-      expect(v.summary, `SEED=${SEED} cycle ${cycle} (epoch ${epoch})`).toBe("");
+        const tRead = Date.now();
+        const final = await finals(last);
+        last = final;
+        const tVerify = Date.now();
+        const h = rec.history(final);
+        const v = verify(h);
+        if (EXTENDED || process.env.CRASH_VERBOSE) {
+          process.stderr.write(`[crash] cycle ${cycle}/${CYCLES} (epoch ${epoch}): ${final.a!.tail + final.b!.tail + final.c!.tail} records; ` +
+            `work+kill+restart ${tRead - tCycle} ms, read ${tVerify - tRead} ms, verify ${Date.now() - tVerify} ms (${rec.ops.length} ops); ${Math.round((Date.now() - started) / 1000)} s in\n`);
+        }
+        if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h), "lite.stderr": lite.stderr() }, { data: dataDir });
+        expect(v.summary, `SEED=${SEED} cycle ${cycle} (epoch ${epoch})`).toBe("");
 
-      // Probes: the next append lands on the recovered tail; the tokens and trim point survived.
-      const p = client();
-      for (const name of STREAMS) st.tails[name] = final[name]!.tail;
-      const probe: AppendInput = { records: [{ headers: [], body: enc.encode(`${tag}probe|0|0|`) }] };
-      const ack = await rec.append(9, "a", "unary", probe, () => p.basin(basin).stream(physical("a")).append(probe));
-      expect(ack?.start.seqNum, `SEED=${SEED} cycle ${cycle}: seq num reuse`).toBe(final.a!.tail);
-      // The fencing tokens survived: a wrong token gets 412 naming the current one, which the
-      // checker (C6, next cycle) holds against the fences the history applied.
-      for (const name of ["b", "c"] as const) {
-        const wrong: AppendInput = { records: [{ headers: [], body: enc.encode(`${tag}probe${name}|0|0|`) }], fencingToken: "never-a-token" };
-        await rec.append(9, name, "unary", wrong, () => p.basin(basin).stream(physical(name)).append(wrong));
-        const last = rec.ops[rec.ops.length - 1]!;
-        expect(last.kind === "append" && last.error, `SEED=${SEED} cycle ${cycle}: fencing token of ${name} after recovery`).toBe("fencing_token_mismatch");
-        if (last.kind === "append") st[name === "b" ? "tokenB" : "tokenC"] = last.currentToken!;
+        // Probes: the next append lands on the recovered tail; the tokens and trim point survived.
+        const p = client();
+        for (const name of STREAMS) st.tails[name] = final[name]!.tail;
+        const probe: AppendInput = { records: [{ headers: [], body: enc.encode(`${tag}probe|0|0|`) }] };
+        const ack = await rec.append(9, "a", "unary", probe, () => p.basin(basin).stream(physical("a")).append(probe));
+        expect(ack?.start.seqNum, `SEED=${SEED} cycle ${cycle}: seq num reuse`).toBe(final.a!.tail);
+        // The fencing tokens survived: a wrong token gets 412 naming the current one, which the
+        // checker (C6, next cycle) holds against the fences the history applied.
+        for (const name of ["b", "c"] as const) {
+          const wrong: AppendInput = { records: [{ headers: [], body: enc.encode(`${tag}probe${name}|0|0|`) }], fencingToken: "never-a-token" };
+          await rec.append(9, name, "unary", wrong, () => p.basin(basin).stream(physical(name)).append(wrong));
+          const last = rec.ops[rec.ops.length - 1]!;
+          expect(last.kind === "append" && last.error, `SEED=${SEED} cycle ${cycle}: fencing token of ${name} after recovery`).toBe("fencing_token_mismatch");
+          if (last.kind === "append") st[name === "b" ? "tokenB" : "tokenC"] = last.currentToken!;
+        }
+        st.tails.a = ack!.end.seqNum;
+        await p.close();
       }
-      st.tails.a = ack!.end.seqNum;
-      await p.close();
+    } catch (e) {
+      if (!(e instanceof Error && e.name === "AssertionError")) {
+        keepArtifacts("crash", SEED, { "error.txt": `cycle ${cycle}: ${(e as Error)?.stack ?? String(e)}`, "events.txt": events, "lite.stderr": lite.stderr() }, { data: dataDir });
+      }
+      throw e;
     }
     await closeEpoch();
     const tEnd = Date.now();
