@@ -261,10 +261,7 @@ export class AppendSession {
     conn.draining = true;
     if (err.code === "server_draining") {
       // Every accepted input was acked before this frame: the rest were never processed.
-      this.queue.unshift(...conn.inflight);
-      conn.inflight = [];
-      conn.inflightBytes = 0;
-      this.advised = true;
+      this.resendOnNewConnection(conn);
       this.opts.onReconnect?.("the server is draining");
       return;
     }
@@ -273,10 +270,17 @@ export class AppendSession {
     this.fail(err, true, conn);
   }
 
+  /** Puts the inputs in flight on `conn` back at the head of the queue, for the next connection. */
+  private resendOnNewConnection(conn: Connection): void {
+    this.queue.unshift(...conn.inflight.splice(0));
+    conn.inflightBytes = 0;
+    this.advised = true;
+  }
+
   private onLost(conn: Connection, err: SvcError): void {
     conn.draining = true;
     if (conn.inflight.length === 0) return; // an idle connection went away: reconnect on demand
-    if (this.resendIndefinite) { this.queue.unshift(...conn.inflight.splice(0)); conn.inflightBytes = 0; this.advised = true; return; }
+    if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
     const unknown = new SvcError({ code: err.code, message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`, origin: err.origin, status: err.status, retryable: false, sideEffects: true, cause: err });
     for (const e of conn.inflight.splice(0)) e.reject(unknown);
     conn.inflightBytes = 0;

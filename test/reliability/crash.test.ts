@@ -36,7 +36,7 @@ import type { AppendInput, AppendRecord } from "../../src/types.js";
 import { fenceRecord, trimRecord } from "../../src/wire/command.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
-import { Recorder, historyLines, recordKey, verify, type FinalStream } from "../helpers/history/index.js";
+import { Recorder, historyLines, recordKey, verify, type FinalStream, type Verdict } from "../helpers/history/index.js";
 import { readFinal, readFinalFrom } from "../helpers/history/workload.js";
 import { SVC_BIN, spawnLite, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -219,12 +219,19 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
       }
       await c.close();
     };
+    /** What happened to the servers, cycle by cycle: kept with the data dir if a check fails. */
+    const events: string[] = [`started pid ${lite.pid} at ${lite.url} on ${dataDir}`];
+    /** The epoch's history checked against `final`; on failure the artifacts are kept first. */
+    const checked = (final: Record<string, FinalStream>, where: string): Verdict => {
+      const h = rec.history(final);
+      const v = verify(h);
+      if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h), "events.txt": events, "lite.stderr": lite.stderr() }, { data: dataDir });
+      expect(v.summary, `SEED=${SEED} ${where}`).toBe("");
+      return v;
+    };
     const closeEpoch = async (): Promise<void> => {
       const final = await finals();
-      const v = verify(rec.history(final));
-      if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(rec.history(final)), "lite.stderr": lite.stderr() }, { data: dataDir });
-      expect(v.summary, `SEED=${SEED} epoch ${epoch}`).toBe("");
-      const s = v.direct.stats;
+      const s = checked(final, `epoch ${epoch}`).direct.stats;
       totals.ackedRecords += s.ackedRecords;
       totals.acked += s.acked;
       totals.indefinite += s.indefinite;
@@ -235,8 +242,6 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     };
     let last: Record<string, FinalStream> | undefined;
     const started = Date.now();
-    /** What happened to the servers, cycle by cycle: kept with the data dir if a cycle throws. */
-    const events: string[] = [`started pid ${lite.pid} at ${lite.url} on ${dataDir}`];
     let cycle = 1;
     try {
       for (; cycle <= CYCLES; cycle++) {
@@ -282,14 +287,11 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
         const final = await finals(last);
         last = final;
         const tVerify = Date.now();
-        const h = rec.history(final);
-        const v = verify(h);
+        checked(final, `cycle ${cycle} (epoch ${epoch})`);
         if (EXTENDED || process.env.CRASH_VERBOSE) {
           process.stderr.write(`[crash] cycle ${cycle}/${CYCLES} (epoch ${epoch}): ${final.a!.tail + final.b!.tail + final.c!.tail} records; ` +
             `work+kill+restart ${tRead - tCycle} ms, read ${tVerify - tRead} ms, verify ${Date.now() - tVerify} ms (${rec.ops.length} ops); ${Math.round((Date.now() - started) / 1000)} s in\n`);
         }
-        if (!v.ok) keepArtifacts("crash", SEED, { "verdict.txt": v.summary, "history.jsonl": historyLines(h), "lite.stderr": lite.stderr() }, { data: dataDir });
-        expect(v.summary, `SEED=${SEED} cycle ${cycle} (epoch ${epoch})`).toBe("");
 
         // Probes: the next append lands on the recovered tail; the tokens and trim point survived.
         const p = client();

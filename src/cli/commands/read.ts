@@ -6,7 +6,7 @@
 import { Command, Option } from "commander";
 import { parseRange } from "../../format/record-range.js";
 import { parseTimePoint } from "../../format/record-time.js";
-import type { ReadLimits, ReadStart } from "../../types.js";
+import { LIMITS, type ReadLimits, type ReadStart } from "../../types.js";
 import { handler } from "../action.js";
 import { readCheckpoint } from "../data/checkpoint.js";
 import { parseCount, parseMillis, parseSeconds, parseSize } from "../data/numbers.js";
@@ -138,7 +138,7 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   // A read that stops within one response's worth of records is one unary request: a one-shot
   // process sets that up in a fraction of a session's time (HTTP/1.1, no framing), and the loop
   // of unary reads still continues past a response's 1 MiB if it must.
-  const small = !follow && limits.count !== undefined && limits.count <= 1000;
+  const small = !follow && limits.count !== undefined && limits.count <= LIMITS.maxUnaryReadRecords;
   const plan: ReadRunPlan = { start, limits, follow, transport: f.transport ?? (small ? "unary" : "session") };
   if (untilSeq !== undefined) plan.untilSeq = untilSeq;
   if (f.idleTimeout !== undefined) plan.idleTimeoutMs = parseMillis(f.idleTimeout);
