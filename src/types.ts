@@ -53,6 +53,12 @@ export interface ReadBatch {
   records: SequencedRecord[];
   /** Present only for live batches and heartbeats. */
   tail?: StreamPosition;
+  /**
+   * lite only: `records` already encoded, as consecutive `ReadBatch.records` fields (chunks
+   * of stored batches, record-codec.ts `writeRecordField`). The encoder copies them instead
+   * of encoding `records`, which such a batch decodes from them only when asked.
+   */
+  encoded?: readonly Uint8Array[];
 }
 
 /** `svc-format`: how record bytes are written in JSON. */

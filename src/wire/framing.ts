@@ -76,6 +76,16 @@ export function encodeFrameInPlace(encode: (reserve: number) => Uint8Array, opts
   return out;
 }
 
+/**
+ * The 4-byte head of a regular, uncompressed frame whose payload (`payloadLength` bytes) the
+ * caller sends after it as it is: lite sends stored records this way, without copying them.
+ */
+export function frameHead(payloadLength: number, opts: { reconnect?: boolean } = {}): Uint8Array {
+  const length = payloadLength + 1;
+  if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
+  return new Uint8Array([length >>> 16, (length >>> 8) & 0xff, length & 0xff, opts.reconnect ? FLAG_RECONNECT : 0]);
+}
+
 function frameBytes(flags: number, payload: Uint8Array): Uint8Array {
   const length = payload.length + 1;
   if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);

@@ -361,39 +361,64 @@ function positionSize(p: StreamPosition, field: string): number {
   return (p.seqNum !== 0 ? 1 + varintSize(checkU64(p.seqNum, `${field}.seq_num`)) : 0) + (p.timestamp !== 0 ? 1 + varintSize(checkU64(p.timestamp, `${field}.timestamp`)) : 0);
 }
 
-function sequencedRecordSize(r: SequencedRecord): number {
+/** Bytes of a SequencedRecord message (without the tag and length of the field holding it). */
+export function sequencedRecordSize(r: SequencedRecord): number {
   return (r.seqNum !== 0 ? 1 + varintSize(checkU64(r.seqNum, "seq_num")) : 0)
     + (r.timestamp !== 0 ? 1 + varintSize(checkU64(r.timestamp, "timestamp")) : 0)
     + headersSize(r.headers) + (r.body.length ? delimitedSize(r.body.length) : 0);
 }
 
-/** ReadBatch bytes after `reserve` free bytes (for a frame head). */
+/** Bytes of `r` as one `ReadBatch.records` field (tag, length, message), given its `size`. */
+export const recordFieldSize = delimitedSize;
+
+/**
+ * Writes `r` as one `ReadBatch.records` field at `at` (its message is `size` bytes, from
+ * sequencedRecordSize); returns the end. Stored batches keep records in exactly this form
+ * (lite's batch-codec.ts), so a catch-up read copies them into a frame without re-encoding.
+ */
+export function writeRecordField(out: Uint8Array, at: number, r: SequencedRecord, size: number): number {
+  out[at++] = 10;
+  at = writeVarint(out, at, size);
+  if (r.seqNum !== 0) {
+    out[at++] = 8;
+    at = writeVarint(out, at, r.seqNum);
+  }
+  if (r.timestamp !== 0) {
+    out[at++] = 16;
+    at = writeVarint(out, at, r.timestamp);
+  }
+  at = writeHeaders(out, at, 26, r.headers);
+  if (r.body.length) at = writeBytesField(out, at, 34, r.body);
+  return at;
+}
+
+/**
+ * ReadBatch bytes after `reserve` free bytes (for a frame head). A batch that carries its
+ * records already encoded (`encoded`) is copied, not encoded again.
+ */
 export function encodeReadBatchBytes(batch: ReadBatch, reserve = 0): Buffer {
-  const sizes = new Array<number>(batch.records.length);
+  const encoded = batch.encoded;
+  const sizes = encoded ? undefined : new Array<number>(batch.records.length);
   let size = 0;
-  for (let i = 0; i < batch.records.length; i++) {
-    const s = sequencedRecordSize(batch.records[i]!);
-    sizes[i] = s;
-    size += delimitedSize(s);
+  if (encoded) for (const chunk of encoded) size += chunk.length;
+  else {
+    for (let i = 0; i < batch.records.length; i++) {
+      const s = sequencedRecordSize(batch.records[i]!);
+      sizes![i] = s;
+      size += delimitedSize(s);
+    }
   }
   const tailSize = batch.tail !== undefined ? positionSize(batch.tail, "tail") : -1;
   if (tailSize >= 0) size += delimitedSize(tailSize);
   const out = Buffer.allocUnsafe(reserve + size);
   let at = reserve;
-  for (let i = 0; i < batch.records.length; i++) {
-    const r = batch.records[i]!;
-    out[at++] = 10;
-    at = writeVarint(out, at, sizes[i]!);
-    if (r.seqNum !== 0) {
-      out[at++] = 8;
-      at = writeVarint(out, at, r.seqNum);
+  if (encoded) {
+    for (const chunk of encoded) {
+      out.set(chunk, at);
+      at += chunk.length;
     }
-    if (r.timestamp !== 0) {
-      out[at++] = 16;
-      at = writeVarint(out, at, r.timestamp);
-    }
-    at = writeHeaders(out, at, 26, r.headers);
-    if (r.body.length) at = writeBytesField(out, at, 34, r.body);
+  } else {
+    for (let i = 0; i < batch.records.length; i++) at = writeRecordField(out, at, batch.records[i]!, sizes![i]!);
   }
   if (batch.tail !== undefined) {
     out[at++] = 18;

@@ -133,7 +133,7 @@ function cursorFeed(cursor: ReadCursor, state: StreamState): ReadFeed {
     switch (step.kind) {
       case "batch":
         if (step.batch.tail) idleSince = Date.now();
-        return { done: false, value: step.batch.tail ? { kind: "batch", records: step.batch.records, tail: step.batch.tail } : { kind: "batch", records: step.batch.records } };
+        return { done: false, value: { kind: "batch", batch: step.batch } };
       case "following":
         if (cursor.waitMs === 0) return { done: true, value: undefined };
         idleSince ??= Date.now();

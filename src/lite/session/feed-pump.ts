@@ -5,12 +5,12 @@
  * heartbeat at a random 5–15 s interval whenever no records arrive. The first heartbeat of
  * each following phase comes from the feed itself (`following`), at once.
  */
-import type { SequencedRecord, StreamPosition } from "../../types.js";
+import type { ReadBatch, StreamPosition } from "../../types.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
 
 export type FeedEvent =
-  | { kind: "batch"; records: SequencedRecord[]; tail?: StreamPosition }
+  | { kind: "batch"; batch: ReadBatch }
   /** The reader reached the tail and now follows it. */
   | { kind: "following"; tail: StreamPosition };
 
@@ -24,7 +24,7 @@ export interface ReadFeed {
 }
 
 export interface FeedSink {
-  batch(records: SequencedRecord[], tail: StreamPosition | undefined): Promise<void>;
+  batch(batch: ReadBatch): Promise<void>;
   heartbeat(tail: StreamPosition): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, op
         following = true;
         await sink.heartbeat(ev.tail);
       } else {
-        await sink.batch(ev.records, ev.tail);
+        await sink.batch(ev.batch);
       }
       next = feed.events.next();
     }

@@ -11,6 +11,8 @@ export interface SessionIO {
   body: AsyncIterable<Uint8Array>;
   /** Writes response bytes; resolves when the connection can take more. */
   write(bytes: Uint8Array): Promise<void>;
+  /** Writes several pieces in order, as one write would write their concatenation. */
+  writev(pieces: readonly Uint8Array[]): Promise<void>;
   /** Ends the response. */
   end(): void;
   /** True once the client went away. */
@@ -39,19 +41,22 @@ export function sessionIO(req: Req, res: Res): SessionIO {
     listeners.clear();
   };
   res.once("close", markClosed);
+  const writev = (pieces: readonly Uint8Array[]): Promise<void> => {
+    if (closed) return Promise.resolve();
+    let ok = true;
+    for (const p of pieces) ok = (res as ServerResponse).write(p);
+    if (ok) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => { res.off("drain", done); res.off("close", done); resolve(); };
+      res.once("drain", done);
+      res.once("close", done);
+    });
+  };
   return {
     body: req as AsyncIterable<Uint8Array>,
     get closed() { return closed; },
-    write(bytes) {
-      if (closed) return Promise.resolve();
-      const ok = (res as ServerResponse).write(bytes);
-      if (ok) return Promise.resolve();
-      return new Promise((resolve) => {
-        const done = (): void => { res.off("drain", done); res.off("close", done); resolve(); };
-        res.once("drain", done);
-        res.once("close", done);
-      });
-    },
+    write: (bytes) => writev([bytes]),
+    writev,
     end() {
       if (!closed && !res.writableEnded) res.end();
     },

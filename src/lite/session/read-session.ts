@@ -5,8 +5,8 @@
  * the 200. While the server drains, frames carry the reconnect-advised flag; a client still
  * attached after the grace period gets terminal 503 `server_draining`.
  */
-import type { StreamPosition, SequencedRecord, ReadBatch } from "../../types.js";
-import { encodeTerminalFrame, type Compression } from "../../wire/framing.js";
+import type { ReadBatch, StreamPosition } from "../../types.js";
+import { encodeTerminalFrame, frameHead, type Compression } from "../../wire/framing.js";
 import { frameEncoded } from "../../wire/message-frame.js";
 import { encodeReadBatch } from "../../wire/proto.js";
 import { terminalFor } from "../wire-error.js";
@@ -19,11 +19,21 @@ export interface ReadSessionOptions extends PumpOptions {
 
 export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSessionOptions): Promise<void> {
   const send = async (batch: ReadBatch): Promise<void> => {
-    await io.write(await frameEncoded((reserve) => encodeReadBatch(batch, reserve), opts.compression, { reconnect: opts.drain.draining }));
+    const reconnect = opts.drain.draining;
+    const encoded = batch.encoded;
+    if (encoded && batch.tail === undefined && opts.compression === "none") {
+      // Stored records, already encoded: the frame is its head and then the stored bytes
+      // themselves, written as they are (no 1 MiB frame to allocate, fill and collect).
+      let length = 0;
+      for (const piece of encoded) length += piece.length;
+      await io.writev([frameHead(length, { reconnect }), ...encoded]);
+      return;
+    }
+    await io.write(await frameEncoded((reserve) => encodeReadBatch(batch, reserve), opts.compression, { reconnect }));
   };
   try {
     const result = await pumpFeed(feed, io, {
-      batch: (records: SequencedRecord[], tail: StreamPosition | undefined) => send(tail ? { records, tail } : { records }),
+      batch: send,
       heartbeat: (tail: StreamPosition) => send({ records: [], tail }),
     }, opts);
     if (result === "draining") {

@@ -11,7 +11,7 @@
  * Cumulative counts continue from a resumed `Last-Event-ID`, so a second resume still
  * subtracts the right amounts.
  */
-import type { RecordFormat, SequencedRecord, StreamPosition } from "../../types.js";
+import type { ReadBatch, RecordFormat, StreamPosition } from "../../types.js";
 import { serverError, type SvcError } from "../../errors.js";
 import { wireError } from "../wire-error.js";
 import { readBatchToJson, positionToJson } from "../../wire/json.js";
@@ -44,7 +44,7 @@ export async function runSseSession(io: SessionIO, feed: ReadFeed, opts: SseOpti
     send(`event: ping\ndata: ${JSON.stringify({ timestamp: Date.now(), tail: positionToJson(tail) })}\n\n`);
   try {
     const result = await pumpFeed(feed, io, {
-      async batch(records: SequencedRecord[], tail: StreamPosition | undefined) {
+      async batch({ records, tail }: ReadBatch) {
         if (records.length === 0) return tail ? ping(tail) : undefined;
         count += records.length;
         bytes += meteredBatchSize(records);

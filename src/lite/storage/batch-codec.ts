@@ -1,58 +1,129 @@
 /**
- * Binary encoding of a stored batch (one lmdb value per appended batch):
+ * Binary encoding of a stored batch (one lmdb or PostgreSQL value per appended batch).
  *
- *   u8  version (1)
- *   f64 arrival ms · f64 last timestamp · u32 record count
+ * Version 2, written since issue 13: the records are kept as the bytes a read sends, so a
+ * catch-up read copies runs of them into its frame instead of decoding and re-encoding every
+ * record (what bounded catch-up reads before).
+ *
+ *   u8  version (2)
+ *   f64 arrival ms · f64 last timestamp · u32 record count        (big-endian, as in version 1)
+ *   the index, per record: f64 timestamp · u32 metered size · u32 end           (little-endian)
+ *   the records: each one `ReadBatch.records` field (tag, length, SequencedRecord message:
+ *     seq num, timestamp, headers, body), in order; a record's `end` is where its field ends,
+ *     counted from the first record's start
+ *
+ * Version 1 (data dirs written before; still read):
+ *   u8  version (1) · f64 arrival ms · f64 last timestamp · u32 record count
  *   per record: f64 timestamp · u32 header count
  *               · per header: u32 name length, name, u32 value length, value
  *               · u32 body length, body
  *
- * Seq nums are implied: record i has firstSeq + i (firstSeq is in the key). Numbers are safe
- * integers, which float64 holds exactly. Decoded byte fields are views into the value buffer
- * (lmdb hands out a private copy per read), so decoding copies nothing.
+ * Seq nums: record i has firstSeq + i (firstSeq is in the key); version 2 also carries them in
+ * the records, and decoding checks that they agree. Numbers are safe integers, which float64
+ * holds exactly. Decoded byte fields are views into the value (lmdb hands out a private copy
+ * per read), so decoding copies nothing.
  */
 import type { Header, SequencedRecord } from "../../types.js";
-import type { StoredBatch } from "./storage.js";
+import { meteredSize } from "../../wire/batch.js";
+import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-codec.js";
+import type { StoredBatch, StoredWire } from "./storage.js";
 
-const VERSION = 1;
+const V1 = 1;
+const V2 = 2;
 const HEAD = 1 + 8 + 8 + 4;
+const INDEX_ENTRY = 16;
 
 export function encodeBatch(batch: StoredBatch): Buffer {
-  let size = HEAD;
-  for (const r of batch.records) {
-    size += 8 + 4 + 4 + r.body.length;
-    for (const h of r.headers) size += 8 + h.name.length + h.value.length;
+  const records = batch.records;
+  const n = records.length;
+  const sizes = new Array<number>(n);
+  let region = 0;
+  for (let i = 0; i < n; i++) {
+    const s = sequencedRecordSize(records[i]!);
+    sizes[i] = s;
+    region += recordFieldSize(s);
   }
-  const out = Buffer.allocUnsafe(size);
-  out[0] = VERSION;
+  const recordsAt = HEAD + n * INDEX_ENTRY;
+  const out = Buffer.allocUnsafe(recordsAt + region);
+  out[0] = V2;
   out.writeDoubleBE(batch.arrival, 1);
   out.writeDoubleBE(batch.lastTimestamp, 9);
-  out.writeUInt32BE(batch.records.length, 17);
-  let at = HEAD;
-  for (const r of batch.records) {
-    out.writeDoubleBE(r.timestamp, at);
-    out.writeUInt32BE(r.headers.length, at + 8);
-    at += 12;
-    for (const h of r.headers) {
-      at = writeBytes(out, at, h.name);
-      at = writeBytes(out, at, h.value);
-    }
-    at = writeBytes(out, at, r.body);
+  out.writeUInt32BE(n, 17);
+  const view = new DataView(out.buffer, out.byteOffset, out.length);
+  let at = recordsAt;
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    at = writeRecordField(out, at, r, sizes[i]!);
+    const entry = HEAD + i * INDEX_ENTRY;
+    view.setFloat64(entry, r.timestamp, true);
+    view.setUint32(entry + 8, meteredSize(r), true);
+    view.setUint32(entry + 12, at - recordsAt, true);
   }
   return out;
-}
-
-function writeBytes(out: Buffer, at: number, bytes: Uint8Array): number {
-  out.writeUInt32BE(bytes.length, at);
-  out.set(bytes, at + 4);
-  return at + 4 + bytes.length;
 }
 
 /** Reads the header fields without decoding records. */
 export function batchHeader(value: Uint8Array): { arrival: number; lastTimestamp: number; count: number } {
   const buf = asBuffer(value);
-  if (buf[0] !== VERSION) throw new Error(`unknown stored batch version ${buf[0]}`);
+  if (buf[0] !== V1 && buf[0] !== V2) throw new Error(`unknown stored batch version ${buf[0]}`);
   return { arrival: buf.readDoubleBE(1), lastTimestamp: buf.readDoubleBE(9), count: buf.readUInt32BE(17) };
+}
+
+/** The records of a version-2 value, by index: what a catch-up read needs without decoding them. */
+class WireRecords implements StoredWire {
+  private readonly view: DataView;
+  private readonly recordsAt: number;
+
+  constructor(private readonly buf: Buffer, readonly count: number, firstSeq: number) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    this.recordsAt = HEAD + count * INDEX_ENTRY;
+    if (this.recordsAt > buf.length || (count > 0 && this.recordsAt + this.end(count - 1) !== buf.length) || (count === 0 && this.recordsAt !== buf.length)) {
+      throw new Error(`stored batch at seq ${firstSeq} is corrupt (its index does not match its ${buf.length} bytes)`);
+    }
+  }
+
+  timestamp(i: number): number {
+    return this.view.getFloat64(HEAD + i * INDEX_ENTRY, true);
+  }
+
+  metered(i: number): number {
+    return this.view.getUint32(HEAD + i * INDEX_ENTRY + 8, true);
+  }
+
+  private end(i: number): number {
+    return this.view.getUint32(HEAD + i * INDEX_ENTRY + 12, true);
+  }
+
+  slice(from: number, to: number): Uint8Array {
+    const start = this.recordsAt + (from === 0 ? 0 : this.end(from - 1));
+    const end = this.recordsAt + (to === 0 ? 0 : this.end(to - 1));
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset + start, end - start);
+  }
+}
+
+/** A version-2 batch: records are decoded from their wire bytes only when asked for. */
+class WireBatch implements StoredBatch {
+  private decoded: SequencedRecord[] | undefined;
+
+  constructor(readonly firstSeq: number, readonly arrival: number, readonly lastTimestamp: number, readonly wire: WireRecords) {}
+
+  get records(): SequencedRecord[] {
+    return (this.decoded ??= decodeWireRecords(this.firstSeq, this.wire));
+  }
+}
+
+function decodeWireRecords(firstSeq: number, wire: WireRecords): SequencedRecord[] {
+  let records: SequencedRecord[];
+  try {
+    records = decodeReadBatchBytes(wire.slice(0, wire.count)).records;
+  } catch (e) {
+    throw new Error(`stored batch at seq ${firstSeq} is corrupt (${(e as Error).message})`);
+  }
+  if (records.length !== wire.count) throw new Error(`stored batch at seq ${firstSeq} is corrupt (${records.length} records, the index says ${wire.count})`);
+  for (let i = 0; i < records.length; i++) {
+    if (records[i]!.seqNum !== firstSeq + i) throw new Error(`stored batch at seq ${firstSeq} is corrupt (record ${i} says seq ${records[i]!.seqNum})`);
+  }
+  return records;
 }
 
 /** Records without headers share this (read-only by convention: nothing mutates a record). */
@@ -61,6 +132,7 @@ const NO_HEADERS: Header[] = [];
 export function decodeBatch(firstSeq: number, value: Uint8Array): StoredBatch {
   const buf = asBuffer(value);
   const { arrival, lastTimestamp, count } = batchHeader(buf);
+  if (buf[0] === V2) return new WireBatch(firstSeq, arrival, lastTimestamp, new WireRecords(buf, count, firstSeq));
   const records: SequencedRecord[] = new Array(count);
   // Byte fields are plain Uint8Array views: half the cost of Buffer#subarray, which builds a
   // Buffer subclass per call (a catch-up read makes one per record: issue 13).

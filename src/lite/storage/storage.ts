@@ -59,6 +59,21 @@ export interface StoredBatch {
   arrival: number;
   lastTimestamp: number;
   records: SequencedRecord[];
+  /**
+   * Batches read back from an encoded value (batch-codec.ts version 2) also offer their
+   * records as the bytes a read sends; `records` is then decoded only when asked for.
+   */
+  readonly wire?: StoredWire;
+}
+
+/** A stored batch's records by index, and as encoded `ReadBatch.records` fields. */
+export interface StoredWire {
+  readonly count: number;
+  timestamp(i: number): number;
+  /** Metered size (wire/batch.ts) of record i. */
+  metered(i: number): number;
+  /** The encoded fields of records [from, to): a view, valid as long as the batch. */
+  slice(from: number, to: number): Uint8Array;
 }
 
 export type MetaOp =

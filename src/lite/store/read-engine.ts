@@ -13,6 +13,7 @@ import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadBatch, SequencedRecord, StreamPosition } from "../../types.js";
 import { LIMITS } from "../../types.js";
 import { meteredSize } from "../../wire/batch.js";
+import { decodeReadBatchBytes } from "../../wire/record-codec.js";
 import type { Storage } from "../storage/storage.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
@@ -122,10 +123,10 @@ export class ReadCursor {
     for (;;) {
       if (this.ended) return { kind: "end" };
       if (!this.follower) {
-        const records = this.catchUp();
-        if (records.length > 0) {
+        const batch = this.catchUp();
+        if (batch) {
           this.stream.meter.readOps++;
-          return { kind: "batch", batch: { records } };
+          return { kind: "batch", batch };
         }
         if (this.ended) return { kind: "end" };
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
@@ -156,14 +157,17 @@ export class ReadCursor {
     this.follower = undefined;
   }
 
-  /** One catch-up batch from storage, bounded by the durable tail; [] when caught up. */
-  private catchUp(): SequencedRecord[] {
+  /**
+   * One catch-up batch from storage, bounded by the durable tail; undefined when caught up.
+   * Records of stored batches that carry their wire bytes (and need no decryption) are taken
+   * by their index and sent as runs of those bytes; the rest as decoded records.
+   */
+  private catchUp(): ReadBatch | undefined {
     const tailSeq = this.stream.durable.nextSeq;
     const ageMs = retentionMs(this.stream.meta.config);
     const now = Date.now();
     if (this.position < this.stream.durable.trimPoint) this.position = Math.min(this.stream.durable.trimPoint, tailSeq);
-    const out: SequencedRecord[] = [];
-    let batchBytes = 0;
+    const out = new CatchUpBatch();
     // Stored batches are read a few at a time, more each round: one big stored batch fills an
     // output batch alone (reading four of 1,000 records each to send one decoded 4x too much:
     // issue 13), while streams of small batches still need only a handful of reads.
@@ -174,24 +178,41 @@ export class ReadCursor {
       if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
-        const end = b.firstSeq + b.records.length;
+        const wire = this.open ? undefined : b.wire;
+        const count = wire ? wire.count : b.records.length;
+        const end = b.firstSeq + count;
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) this.position = b.firstSeq; // a removed gap
-        for (let i = this.position - b.firstSeq; i < b.records.length; i++) {
-          const stored = b.records[i]!;
-          if (stored.seqNum >= tailSeq) break;
-          const r = this.open ? this.open(stored) : stored;
-          const verdict = this.admit(r, batchBytes, out.length);
-          if (verdict === "batch-full") return out;
-          if (verdict === "stop") return out;
-          out.push(r);
-          batchBytes += meteredSize(r);
-          if (this.ended || out.length >= LIMITS.maxBatchRecords) return out;
+        const from = this.position - b.firstSeq;
+        const to = Math.min(count, tailSeq - b.firstSeq);
+        if (wire) {
+          let i = from;
+          let full = false;
+          for (; i < to && !full; i++) {
+            const size = wire.metered(i);
+            const verdict = this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count);
+            if (verdict !== "ok") break;
+            out.count++;
+            out.bytes += size;
+            full = this.ended || out.count >= LIMITS.maxBatchRecords;
+          }
+          if (i > from) out.pieces.push(wire.slice(from, i));
+          if (i < to || full) return out.finish();
+          continue;
+        }
+        for (let i = from; i < to; i++) {
+          const r = this.open ? this.open(b.records[i]!) : b.records[i]!;
+          const size = meteredSize(r);
+          if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count) !== "ok") return out.finish();
+          out.pieces.push(r);
+          out.count++;
+          out.bytes += size;
+          if (this.ended || out.count >= LIMITS.maxBatchRecords) return out.finish();
         }
       }
     }
-    return out;
+    return out.finish();
   }
 
   /** Filters a live batch by position, trim point and limits. */
@@ -203,10 +224,10 @@ export class ReadCursor {
       this.position = stored.seqNum;
       if (stored.seqNum < trimPoint) { this.position++; continue; }
       const r = this.open ? this.open(stored) : stored;
-      const verdict = this.admit(r, batchBytes, out.length);
-      if (verdict !== "ok") break;
+      const size = meteredSize(r);
+      if (this.admit(r.seqNum, r.timestamp, size, batchBytes, out.length) !== "ok") break;
       out.push(r);
-      batchBytes += meteredSize(r);
+      batchBytes += size;
       if (this.ended) break;
     }
     return out;
@@ -216,12 +237,11 @@ export class ReadCursor {
    * Decides whether `r` may be delivered and accounts for it (§7.4): `until` and a record
    * that would exceed `bytes` end the read; a full 1 MiB batch only closes the batch.
    */
-  private admit(r: SequencedRecord, batchBytes: number, batchCount: number): "ok" | "stop" | "batch-full" {
-    if (this.until !== undefined && r.timestamp >= this.until) { this.ended = true; return "stop"; }
-    const size = meteredSize(r);
+  private admit(seqNum: number, timestamp: number, size: number, batchBytes: number, batchCount: number): "ok" | "stop" | "batch-full" {
+    if (this.until !== undefined && timestamp >= this.until) { this.ended = true; return "stop"; }
     if (size > this.remainingBytes) { this.ended = true; return "stop"; }
     if (batchCount > 0 && (batchBytes + size > LIMITS.maxBatchBytes || batchCount >= LIMITS.maxBatchRecords)) return "batch-full";
-    this.position = r.seqNum + 1;
+    this.position = seqNum + 1;
     this.stream.meter.readRecords++;
     this.stream.meter.readBytes += size;
     this.remainingBytes -= size;
@@ -229,4 +249,41 @@ export class ReadCursor {
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
     return "ok";
   }
+}
+
+/**
+ * A catch-up batch being gathered: runs of encoded records (Uint8Array) and decoded records,
+ * in seq order. All runs: sent as they are, records decoded only if someone asks (SSE, JSON).
+ */
+class CatchUpBatch {
+  readonly pieces: Array<Uint8Array | SequencedRecord> = [];
+  count = 0;
+  bytes = 0;
+
+  finish(): ReadBatch | undefined {
+    if (this.count === 0) return undefined;
+    const pieces = this.pieces;
+    if (pieces.every((p) => p instanceof Uint8Array)) return encodedBatch(pieces as Uint8Array[]);
+    const records: SequencedRecord[] = [];
+    for (const p of pieces) {
+      if (p instanceof Uint8Array) records.push(...decodeReadBatchBytes(p).records);
+      else records.push(p);
+    }
+    return { records };
+  }
+}
+
+/** A batch of encoded records whose `records` are decoded on first use. */
+function encodedBatch(encoded: Uint8Array[]): ReadBatch {
+  let records: SequencedRecord[] | undefined;
+  return {
+    encoded,
+    get records(): SequencedRecord[] {
+      if (!records) {
+        records = [];
+        for (const chunk of encoded) for (const r of decodeReadBatchBytes(chunk).records) records.push(r);
+      }
+      return records;
+    },
+  };
 }

@@ -15,7 +15,7 @@ class DrainSignal implements Drain {
 }
 import type { FeedEvent, ReadFeed } from "../../../src/lite/session/feed-pump.js";
 import { FrameParser, encodeFrame, decodeTerminal } from "../../../src/wire/framing.js";
-import { encodeAppendInput, decodeAppendAck, decodeReadBatch } from "../../../src/wire/proto.js";
+import { encodeAppendInput, decodeAppendAck, decodeReadBatch, encodeReadBatch } from "../../../src/wire/proto.js";
 import { SeqNumMismatchError } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../../src/types.js";
 
@@ -40,6 +40,7 @@ class MemoryIO implements SessionIO {
   }
   send(bytes: Uint8Array | null): void { this.queue.push(bytes); this.wake?.(); }
   async write(b: Uint8Array): Promise<void> { this.out.push(b); }
+  async writev(pieces: readonly Uint8Array[]): Promise<void> { for (const p of pieces) this.out.push(p); }
   end(): void { this.ended = true; }
   onClose(cb: () => void): () => void { this.closers.push(cb); return () => undefined; }
   frames() {
@@ -169,7 +170,11 @@ describe("read session (server)", () => {
   it("sends batches, an immediate heartbeat on following, periodic heartbeats, and stops on drain", async () => {
     const io = new MemoryIO();
     const rec = { seqNum: 2, timestamp: 7, headers: [], body: enc.encode("x") };
-    const feed = feedOf([{ kind: "batch", records: [rec] }, { kind: "following", tail: pos(3) }]);
+    // The second batch carries its records already encoded (as catch-up from stored batches
+    // does): it goes out as a frame head and those bytes, and must decode the same.
+    const stored = [{ seqNum: 3, timestamp: 8, headers: [{ name: enc.encode("h"), value: enc.encode("v") }], body: enc.encode("yz") }];
+    const encoded = [encodeReadBatch({ records: stored })];
+    const feed = feedOf([{ kind: "batch", batch: { records: [rec] } }, { kind: "batch", batch: { records: stored, encoded } }, { kind: "following", tail: pos(3) }]);
     const o = { ...opts(), heartbeatMinMs: 10, heartbeatMaxMs: 20, drainGraceMs: 30 };
     const done = runReadSession(io, feed, o);
     await new Promise((r) => setTimeout(r, 80));
@@ -179,6 +184,8 @@ describe("read session (server)", () => {
     const batches = frames.filter((f) => !f.terminal).map((f) => decodeReadBatch(f.payload));
     expect(batches[0]!.records.map((r) => r.seqNum)).toEqual([2]);
     expect(batches[0]!.tail).toBeUndefined();
+    expect(batches[1]!.records.map((r) => [r.seqNum, r.timestamp, Buffer.from(r.body).toString(), Buffer.from(r.headers[0]!.value).toString()])).toEqual([[3, 8, "yz", "v"]]);
+    batches.splice(1, 1);
     expect(batches.length).toBeGreaterThanOrEqual(4); // batch, first heartbeat, periodic ones, drain notice
     expect(batches.slice(1).every((b) => b.records.length === 0 && b.tail?.seqNum === 3)).toBe(true);
     expect(frames.at(-2)!.reconnect).toBe(true);
@@ -191,7 +198,7 @@ describe("SSE session", () => {
   it("numbers batch events cumulatively from Last-Event-ID and ends with [DONE]", async () => {
     const io = new MemoryIO();
     const recs = [0, 1].map((s) => ({ seqNum: 10 + s, timestamp: 7, headers: [], body: enc.encode("hello") }));
-    const events: FeedEvent[] = [{ kind: "batch", records: recs }];
+    const events: FeedEvent[] = [{ kind: "batch", batch: { records: recs } }];
     const it = events[Symbol.iterator]();
     const feed: ReadFeed = { events: { next: async () => it.next() }, tail: () => pos(12), close: () => undefined };
     await runSseSession(io, feed, { format: "base64", drain: new DrainSignal(), startCount: 2, startBytes: 26 });
