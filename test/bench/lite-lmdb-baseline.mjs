@@ -2,7 +2,8 @@
  * Baseline for the lite append bench: the raw lmdb durable write rate on this machine, in
  * this run. It does what lite's storage does per appended batch, minus HTTP and codecs:
  * one put of a ~1 MB value (1000 × 1 KiB records) plus a small state put, then
- * `await env.flushed` (the ack condition). Also a 1-record durable put latency.
+ * `await env.flushed` (the ack condition). Also a 1-record durable put latency, and the
+ * latency of a 64-record put paced at 10 MiB/s (context for the session ack latency).
  *
  * Prints one JSON object on stdout.
  */
@@ -49,6 +50,24 @@ while (performance.now() - t1 < SECONDS * 1000) {
   seq += 1;
 }
 lat.sort((a, b) => a - b);
+
+// Context for the ack latency at 10 MiB/s (not its baseline): the same durable put of what
+// lite stores for one 64-record input (~66 KB), paced like that bench (one every 6.25 ms),
+// so lmdb's writer thread sleeps between commits as it does under that load.
+const paced = Buffer.alloc(21 + 64 * (1024 + 20), 0x63);
+const pacedLat = [];
+const t2 = performance.now();
+for (let i = 0; performance.now() - t2 < SECONDS * 1000; i++) {
+  const wait = t2 + i * 6.25 - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const s = performance.now();
+  batches.put(key(seq), paced);
+  await states.put(1, { nextSeq: seq + 64, lastTimestamp: Date.now() });
+  await env.flushed;
+  pacedLat.push(performance.now() - s);
+  seq += 64;
+}
+pacedLat.sort((a, b) => a - b);
 await env.close();
 rmSync(dir, { recursive: true, force: true });
 const pct = (p) => Number(lat[Math.min(lat.length - 1, Math.floor(lat.length * p))].toFixed(3));
@@ -56,4 +75,6 @@ console.log(JSON.stringify({
   lmdb_durable_batch1000_records_per_s: Math.round(batchRate),
   lmdb_durable_single_put_p50_ms: pct(0.5),
   lmdb_durable_single_put_p99_ms: pct(0.99),
+  lmdb_durable_64_record_put_paced_10mib_p50_ms: Number(pacedLat[Math.floor(pacedLat.length / 2)].toFixed(3)),
+  lmdb_durable_64_record_put_paced_10mib_p99_ms: Number(pacedLat[Math.min(pacedLat.length - 1, Math.floor(pacedLat.length * 0.99))].toFixed(3)),
 }));

@@ -116,6 +116,8 @@ function scenarios(f) {
     ack_latency_10mib: {
       p50: row(se.ack_latency_at_10_mib_s?.p50_ms, lb.lmdb_durable_single_put_p50_ms, "<= 3", { unit: "ms; baseline lmdb durable put p50" }),
       p99_ms: se.ack_latency_at_10_mib_s?.p99_ms, p99_target_ms: 10,
+      // Context, not the target's baseline: lmdb's own durable put of one such input, paced the same way.
+      vs_paced_lmdb_64_record_put: row(se.ack_latency_at_10_mib_s?.p50_ms, lb.lmdb_durable_64_record_put_paced_10mib_p50_ms, "recorded", { unit: "ms; baseline lmdb durable put of a 64-record input every 6.25 ms, p50" }),
     },
     e2e_latency_10mib: sc.e2e_latency_10mib ?? { missing: true },
     streams_100: sc.streams_100 ?? { missing: true },

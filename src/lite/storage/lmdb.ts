@@ -313,16 +313,27 @@ export class LmdbStorage implements Storage {
   }
 
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {
-    let start = fromSeq;
-    for (const { key, value } of this.batches.getRange({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
-      const first = readU64(key, 4);
-      if (first + batchHeader(value).count > fromSeq) start = first;
-    }
     const out: StoredBatch[] = [];
-    for (const { key, value } of this.batches.getRange({ start: batchKey(id, start), end: idKey(id + 1), limit: maxBatches })) {
+    // The batch holding fromSeq may start before it: found by key alone (a value is a copy of
+    // up to a MiB, and a sequential catch-up starts every read exactly at a batch: issue 13).
+    for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
+      const first = readU64(key, 4);
+      if (first === fromSeq) break; // the forward read below starts with it
+      const value = this.batches.getBinary(key);
+      if (value && first + batchHeader(value).count > fromSeq) out.push(decodeBatch(first, value));
+    }
+    if (out.length >= maxBatches) return out;
+    for (const { key, value } of this.batches.getRange({ start: batchKey(id, fromSeq), end: idKey(id + 1), limit: maxBatches - out.length })) {
       out.push(decodeBatch(readU64(key, 4), value));
     }
     return out;
+  }
+
+  /** The header of the batch stored under `key`, read without copying its value. */
+  private headerAt(key: Buffer): ReturnType<typeof batchHeader> {
+    const value = this.batches.getBinaryFast(key);
+    if (value === undefined) throw new Error("stored batch vanished while being read");
+    return batchHeader(value);
   }
 
   findTimestamp(id: number, timestamp: number): number | undefined {
@@ -341,17 +352,17 @@ export class LmdbStorage implements Storage {
 
   async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
     let n = 0;
-    for (const { key, value } of this.batches.getRange({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: max })) {
-      if (readU64(key, 4) + batchHeader(value).count > seq) break;
+    for (const key of this.batches.getKeys({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: max })) {
+      if (readU64(key, 4) + this.headerAt(key).count > seq) break;
       n++;
     }
     if (n === 0) return 0;
     // Removal needs no flush before anyone is told: nothing is acknowledged on it, and a lost
     // removal is redone by the next sweep. It still goes through the write gate.
     await this.write(WRITE_OVERHEAD, () => this.env.batch(() => {
-      for (const { key, value } of this.batches.getRange({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: n })) {
+      for (const key of this.batches.getKeys({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: n })) {
+        this.tsidx.remove(tsKey(id, this.headerAt(key).lastTimestamp, readU64(key, 4)));
         this.batches.remove(key);
-        this.tsidx.remove(tsKey(id, batchHeader(value).lastTimestamp, readU64(key, 4)));
       }
     }));
     return n;
