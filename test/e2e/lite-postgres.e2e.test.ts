@@ -155,7 +155,8 @@ describe("two nodes on one database", () => {
     const admin = new pg.Client({ connectionString: testPostgresUrl() });
     await admin.connect();
     try {
-      const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener'");
+      // Only this database's listeners: other test files run lite nodes on the same server.
+      const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener' AND datname = $1", [new URL(db.url).pathname.slice(1)]);
       expect(killed.rowCount).toBe(2);
       const poll = rb.call("GET", "/v1/streams/live/records", { basin, query: { seq_num: 1, wait: 10 } });
       expect((await append(ra, "live", "after the cut")).status).toBe(200);

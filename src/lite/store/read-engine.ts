@@ -12,9 +12,9 @@
 import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadBatch, SequencedRecord, StreamPosition } from "../../types.js";
 import { LIMITS } from "../../types.js";
-import { meteredSize } from "../../wire/batch.js";
+import { meteredBatchSize, meteredSize } from "../../wire/batch.js";
 import { decodeReadBatchBytes } from "../../wire/record-codec.js";
-import type { Storage } from "../storage/storage.js";
+import type { Storage, StoredBatch } from "../storage/storage.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
 import type { StreamState } from "./stream-state.js";
@@ -56,6 +56,11 @@ export class ReadCursor {
   readonly waitMs: number | undefined;
   private ended = false;
   private follower: Follower | undefined;
+  /**
+   * The stored batch the last catch-up batch ended inside: the next one starts in it, and
+   * reading it again would copy its value out of storage a second time (issue 13).
+   */
+  private carry: StoredBatch | undefined;
 
   /**
    * @param open the reader's view of a stored record (decryption, §8.8); it may throw
@@ -155,6 +160,7 @@ export class ReadCursor {
   close(): void {
     if (this.follower) this.stream.unfollow(this.follower);
     this.follower = undefined;
+    this.carry = undefined;
   }
 
   /**
@@ -168,13 +174,13 @@ export class ReadCursor {
     const now = Date.now();
     if (this.position < this.stream.durable.trimPoint) this.position = Math.min(this.stream.durable.trimPoint, tailSeq);
     const out = new CatchUpBatch();
-    // Stored batches are read a few at a time, more each round: one big stored batch fills an
-    // output batch alone (reading four of 1,000 records each to send one decoded 4x too much:
-    // issue 13), while streams of small batches still need only a handful of reads.
+    // Stored batches are read as many at a time as the output batch still has room for, judged
+    // by the last one's size: every value read is a copy (up to a MiB each), and reading ahead
+    // blindly copied several stored batches per output batch only to read them again for the
+    // next one (issue 13); streams of small batches still need only a handful of reads.
     let want = 1;
     while (this.position < tailSeq && !this.ended) {
-      const batches = this.storage.readBatches(this.stream.id, this.position, want);
-      want = Math.min(want * 4, 64);
+      const batches = this.takeCarry() ?? this.storage.readBatches(this.stream.id, this.position, want);
       if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
@@ -198,20 +204,34 @@ export class ReadCursor {
             full = this.ended || out.count >= LIMITS.maxBatchRecords;
           }
           if (i > from) out.pieces.push(wire.slice(from, i));
-          if (i < to || full) return out.finish();
+          if (i < to || full) return this.finish(out, b);
           continue;
         }
         for (let i = from; i < to; i++) {
           const r = this.open ? this.open(b.records[i]!) : b.records[i]!;
           const size = meteredSize(r);
-          if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count) !== "ok") return out.finish();
+          if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count) !== "ok") return this.finish(out, b);
           out.pieces.push(r);
           out.count++;
           out.bytes += size;
-          if (this.ended || out.count >= LIMITS.maxBatchRecords) return out.finish();
+          if (this.ended || out.count >= LIMITS.maxBatchRecords) return this.finish(out, b);
         }
       }
+      want = storedBatchesToRead(batches[batches.length - 1]!, LIMITS.maxBatchRecords - out.count, LIMITS.maxBatchBytes - out.bytes);
     }
+    return out.finish();
+  }
+
+  /** The carried stored batch, when the read goes on inside it. */
+  private takeCarry(): StoredBatch[] | undefined {
+    const c = this.carry;
+    this.carry = undefined;
+    return c && this.position >= c.firstSeq && this.position < c.firstSeq + storedCount(c) ? [c] : undefined;
+  }
+
+  /** Ends a catch-up batch inside stored batch `b`: keeps `b` for the next one unless the read ended. */
+  private finish(out: CatchUpBatch, b: StoredBatch): ReadBatch | undefined {
+    if (!this.ended) this.carry = b;
     return out.finish();
   }
 
@@ -249,6 +269,24 @@ export class ReadCursor {
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
     return "ok";
   }
+}
+
+/** Records in a stored batch, without decoding them. */
+function storedCount(b: StoredBatch): number {
+  return b.wire ? b.wire.count : b.records.length;
+}
+
+/**
+ * How many stored batches like `last` the rest of an output batch (`records`, `bytes` metered)
+ * may take: 1 to 64, so a stream of big batches reads one at a time and one of tiny batches
+ * few times.
+ */
+function storedBatchesToRead(last: StoredBatch, records: number, bytes: number): number {
+  const count = storedCount(last);
+  const size = last.wire ? last.wire.slice(0, count).length : meteredBatchSize(last.records);
+  const byCount = Math.ceil(records / Math.max(1, count));
+  const bySize = Math.ceil(bytes / Math.max(1, size));
+  return Math.min(64, Math.max(1, Math.min(byCount, bySize)));
 }
 
 /**
