@@ -19,8 +19,14 @@ export interface FaultProxy {
   cutAll(): void;
   /** Cuts each connection after it has carried `n` more bytes from the server. */
   cutAfterServerBytes(n: number): void;
-  /** Gives every NEW connection a budget of server bytes (from `budget()`) after which it is cut; undefined stops. */
-  cutEachConnectionAfter(budget: (() => number) | undefined): void;
+  /**
+   * Gives every NEW connection a budget of server bytes (from `budget()`) after which it is cut
+   * (reset); undefined stops. `delivered`: the client first receives every byte of its budget,
+   * then the connection ends. A reset also throws away what sits in the socket buffers, and
+   * how much that is depends on how far the server runs ahead of the client, so only a
+   * delivered budget promises the client a given amount per connection.
+   */
+  cutEachConnectionAfter(budget: (() => number) | undefined, opts?: { delivered?: boolean }): void;
   /** Stops forwarding (both ways) on current and new connections until `heal()`. */
   blackHole(): void;
   heal(): void;
@@ -40,6 +46,7 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
   let serverBytes = 0;
   let holes = false;
   let perConnection: (() => number) | undefined;
+  let delivered = false;
 
   const cut = (p: Pair): void => {
     if (!pairs.delete(p)) return;
@@ -71,6 +78,14 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
         if (chunk.length >= pair.budget) {
           const part = chunk.subarray(0, pair.budget);
           pair.budget = undefined;
+          if (delivered) {
+            // Everything up to the budget reaches the client, then the connection ends.
+            pairs.delete(pair);
+            cuts++;
+            upstream.destroy();
+            client.end(part);
+            return;
+          }
           if (part.length > 0) client.write(part);
           cut(pair);
           return;
@@ -92,7 +107,7 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
     get serverBytes() { return serverBytes; },
     cutAll() { for (const p of [...pairs]) cut(p); },
     cutAfterServerBytes(n) { for (const p of pairs) p.budget = n; },
-    cutEachConnectionAfter(budget) { perConnection = budget; },
+    cutEachConnectionAfter(budget, opts) { perConnection = budget; delivered = opts?.delivered === true; },
     blackHole() { holes = true; },
     heal() { holes = false; },
     close() {
