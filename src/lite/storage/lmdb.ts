@@ -381,6 +381,7 @@ export class LmdbStorage implements Storage {
 
   async close(): Promise<void> {
     await this.reserve.settled();
+    this.reserve.close();
     await this.env.flushed;
     await this.env.close();
   }
