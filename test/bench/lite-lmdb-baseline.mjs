@@ -26,55 +26,47 @@ function key(seq) {
   return k;
 }
 
+let seq = 0;
+/** One durable write as lite makes it per batch: the batch value, the stream state, then the flush. */
+async function durablePut(value, records) {
+  batches.put(key(seq), value);
+  await states.put(1, { nextSeq: seq + records, lastTimestamp: Date.now() });
+  await env.flushed;
+  seq += records;
+}
+
+/** Latencies (ms, sorted) of durable puts of `value` for SECONDS, one every `everyMs` (0: back to back). */
+async function putLatencies(value, records, everyMs) {
+  const lat = [];
+  const t = performance.now();
+  for (let i = 0; performance.now() - t < SECONDS * 1000; i++) {
+    const wait = t + i * everyMs - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const s = performance.now();
+    await durablePut(value, records);
+    lat.push(performance.now() - s);
+  }
+  return lat.sort((a, b) => a - b);
+}
+
 // ~ the stored size of 1000 × 1 KiB records (1024-byte body + 20 bytes of framing each).
 const batchValue = Buffer.alloc(21 + 1000 * (1024 + 20), 0x61);
-let seq = 0;
 const t0 = performance.now();
-while (performance.now() - t0 < SECONDS * 1000) {
-  batches.put(key(seq), batchValue);
-  await states.put(1, { nextSeq: seq + 1000, lastTimestamp: Date.now() });
-  await env.flushed;
-  seq += 1000;
-}
+while (performance.now() - t0 < SECONDS * 1000) await durablePut(batchValue, 1000);
 const batchRate = seq / ((performance.now() - t0) / 1000);
 
-const small = Buffer.alloc(21 + 1024 + 20, 0x62);
-const lat = [];
-const t1 = performance.now();
-while (performance.now() - t1 < SECONDS * 1000) {
-  const s = performance.now();
-  batches.put(key(seq), small);
-  await states.put(1, { nextSeq: seq + 1, lastTimestamp: Date.now() });
-  await env.flushed;
-  lat.push(performance.now() - s);
-  seq += 1;
-}
-lat.sort((a, b) => a - b);
-
+const lat = await putLatencies(Buffer.alloc(21 + 1024 + 20, 0x62), 1, 0);
 // Context for the ack latency at 10 MiB/s (not its baseline): the same durable put of what
 // lite stores for one 64-record input (~66 KB), paced like that bench (one every 6.25 ms),
 // so lmdb's writer thread sleeps between commits as it does under that load.
-const paced = Buffer.alloc(21 + 64 * (1024 + 20), 0x63);
-const pacedLat = [];
-const t2 = performance.now();
-for (let i = 0; performance.now() - t2 < SECONDS * 1000; i++) {
-  const wait = t2 + i * 6.25 - performance.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  const s = performance.now();
-  batches.put(key(seq), paced);
-  await states.put(1, { nextSeq: seq + 64, lastTimestamp: Date.now() });
-  await env.flushed;
-  pacedLat.push(performance.now() - s);
-  seq += 64;
-}
-pacedLat.sort((a, b) => a - b);
+const pacedLat = await putLatencies(Buffer.alloc(21 + 64 * (1024 + 20), 0x63), 64, 6.25);
 await env.close();
 rmSync(dir, { recursive: true, force: true });
-const pct = (p) => Number(lat[Math.min(lat.length - 1, Math.floor(lat.length * p))].toFixed(3));
+const pct = (p, l = lat) => Number(l[Math.min(l.length - 1, Math.floor(l.length * p))].toFixed(3));
 console.log(JSON.stringify({
   lmdb_durable_batch1000_records_per_s: Math.round(batchRate),
   lmdb_durable_single_put_p50_ms: pct(0.5),
   lmdb_durable_single_put_p99_ms: pct(0.99),
-  lmdb_durable_64_record_put_paced_10mib_p50_ms: Number(pacedLat[Math.floor(pacedLat.length / 2)].toFixed(3)),
-  lmdb_durable_64_record_put_paced_10mib_p99_ms: Number(pacedLat[Math.min(pacedLat.length - 1, Math.floor(pacedLat.length * 0.99))].toFixed(3)),
+  lmdb_durable_64_record_put_paced_10mib_p50_ms: pct(0.5, pacedLat),
+  lmdb_durable_64_record_put_paced_10mib_p99_ms: pct(0.99, pacedLat),
 }));
