@@ -13,6 +13,7 @@
  * test/regressions/issue-10-slow-clients and issue-10-lock-identity; a read-only data dir by
  * issue-10-read-only-data-dir.
  */
+import { setMaxListeners } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -51,6 +52,7 @@ describe("load", () => {
     const acked = new Map<number, number>(); // first seq → ack time
     const latencies: number[] = [];
     const ac = new AbortController();
+    setMaxListeners(250, ac.signal); // 200 readers share it, each with one listener while it reads
     const progress = new Array<number>(200).fill(0);
     const readers = Array.from({ length: 200 }, async (_, k) => {
       let next = 0;
