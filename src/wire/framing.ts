@@ -67,12 +67,7 @@ export function encodeTerminalFrame(status: number, body: unknown): Uint8Array {
  */
 export function encodeFrameInPlace(encode: (reserve: number) => Uint8Array, opts: { reconnect?: boolean } = {}): Uint8Array {
   const out = encode(4);
-  const length = out.length - 3;
-  if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
-  out[0] = length >>> 16;
-  out[1] = (length >>> 8) & 0xff;
-  out[2] = length & 0xff;
-  out[3] = opts.reconnect ? FLAG_RECONNECT : 0;
+  writeHead(out, out.length - 4, opts.reconnect ? FLAG_RECONNECT : 0);
   return out;
 }
 
@@ -81,20 +76,23 @@ export function encodeFrameInPlace(encode: (reserve: number) => Uint8Array, opts
  * caller sends after it as it is: lite sends stored records this way, without copying them.
  */
 export function frameHead(payloadLength: number, opts: { reconnect?: boolean } = {}): Uint8Array {
-  const length = payloadLength + 1;
-  if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
-  return new Uint8Array([length >>> 16, (length >>> 8) & 0xff, length & 0xff, opts.reconnect ? FLAG_RECONNECT : 0]);
+  return writeHead(new Uint8Array(4), payloadLength, opts.reconnect ? FLAG_RECONNECT : 0);
 }
 
 function frameBytes(flags: number, payload: Uint8Array): Uint8Array {
-  const length = payload.length + 1;
+  const out = writeHead(new Uint8Array(4 + payload.length), payload.length, flags);
+  out.set(payload, 4);
+  return out;
+}
+
+/** Writes a frame head for `payloadLength` bytes into out[0..4); refuses an oversize frame. */
+function writeHead(out: Uint8Array, payloadLength: number, flags: number): Uint8Array {
+  const length = payloadLength + 1;
   if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
-  const out = new Uint8Array(4 + payload.length);
   out[0] = length >>> 16;
   out[1] = (length >>> 8) & 0xff;
   out[2] = length & 0xff;
   out[3] = flags;
-  out.set(payload, 4);
   return out;
 }
 

@@ -77,7 +77,7 @@ class WireRecords implements StoredWire {
   constructor(private readonly buf: Buffer, readonly count: number, firstSeq: number) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
     this.recordsAt = HEAD + count * INDEX_ENTRY;
-    if (this.recordsAt > buf.length || (count > 0 && this.recordsAt + this.end(count - 1) !== buf.length) || (count === 0 && this.recordsAt !== buf.length)) {
+    if (this.recordsAt > buf.length || this.recordsAt + this.offset(count) !== buf.length) {
       throw new Error(`stored batch at seq ${firstSeq} is corrupt (its index does not match its ${buf.length} bytes)`);
     }
   }
@@ -90,14 +90,14 @@ class WireRecords implements StoredWire {
     return this.view.getUint32(HEAD + i * INDEX_ENTRY + 8, true);
   }
 
-  private end(i: number): number {
-    return this.view.getUint32(HEAD + i * INDEX_ENTRY + 12, true);
+  /** Where record i's field starts, from the first record's start (the end of record i - 1). */
+  private offset(i: number): number {
+    return i === 0 ? 0 : this.view.getUint32(HEAD + (i - 1) * INDEX_ENTRY + 12, true);
   }
 
   slice(from: number, to: number): Uint8Array {
-    const start = this.recordsAt + (from === 0 ? 0 : this.end(from - 1));
-    const end = this.recordsAt + (to === 0 ? 0 : this.end(to - 1));
-    return new Uint8Array(this.buf.buffer, this.buf.byteOffset + start, end - start);
+    const start = this.offset(from);
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset + this.recordsAt + start, this.offset(to) - start);
   }
 }
 

@@ -29,6 +29,7 @@
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
+import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { serverError, type SvcError } from "../../errors.js";
 
@@ -195,7 +196,7 @@ class Fallocate {
   private ask(request: string): Promise<string | undefined> {
     const child = this.child ?? this.start();
     // While an answer is awaited the helper's output keeps lite alive; idle, it never does.
-    (child.stdout as unknown as { ref?: () => void }).ref?.();
+    (child.stdout as Socket).ref();
     return new Promise((resolve) => {
       this.waiting.push(resolve);
       child.stdin.write(request);
@@ -220,11 +221,12 @@ class Fallocate {
         this.buffered = this.buffered.slice(nl + 1);
         this.waiting.shift()?.(line);
       }
-      if (this.waiting.length === 0) (child.stdout as unknown as { unref?: () => void }).unref?.();
+      if (this.waiting.length === 0) (child.stdout as Socket).unref();
     });
+    // stdio pipes are sockets: unreferenced, the idle helper never keeps lite alive.
     child.unref();
-    (child.stdin as unknown as { unref?: () => void }).unref?.();
-    (child.stdout as unknown as { unref?: () => void }).unref?.();
+    (child.stdin as Socket).unref();
+    (child.stdout as Socket).unref();
     this.child = child;
     return child;
   }

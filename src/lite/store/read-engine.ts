@@ -185,7 +185,7 @@ export class ReadCursor {
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
         const wire = this.open ? undefined : b.wire;
-        const count = wire ? wire.count : b.records.length;
+        const count = storedCount(b);
         const end = b.firstSeq + count;
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
@@ -302,13 +302,18 @@ class CatchUpBatch {
     if (this.count === 0) return undefined;
     const pieces = this.pieces;
     if (pieces.every((p) => p instanceof Uint8Array)) return encodedBatch(pieces as Uint8Array[]);
-    const records: SequencedRecord[] = [];
-    for (const p of pieces) {
-      if (p instanceof Uint8Array) records.push(...decodeReadBatchBytes(p).records);
-      else records.push(p);
-    }
-    return { records };
+    return { records: recordsOf(pieces) };
   }
+}
+
+/** The records of runs of encoded records and of decoded ones, in order. */
+function recordsOf(pieces: ReadonlyArray<Uint8Array | SequencedRecord>): SequencedRecord[] {
+  const records: SequencedRecord[] = [];
+  for (const p of pieces) {
+    if (p instanceof Uint8Array) for (const r of decodeReadBatchBytes(p).records) records.push(r);
+    else records.push(p);
+  }
+  return records;
 }
 
 /** A batch of encoded records whose `records` are decoded on first use. */
@@ -317,11 +322,7 @@ function encodedBatch(encoded: Uint8Array[]): ReadBatch {
   return {
     encoded,
     get records(): SequencedRecord[] {
-      if (!records) {
-        records = [];
-        for (const chunk of encoded) for (const r of decodeReadBatchBytes(chunk).records) records.push(r);
-      }
-      return records;
+      return (records ??= recordsOf(encoded));
     },
   };
 }
