@@ -153,7 +153,7 @@ async function finals(prev?: Record<string, FinalStream>): Promise<Record<string
   for (const name of STREAMS) {
     const s = c.basin(basin).stream(physical(name));
     const before = name === "c" ? undefined : prev?.[name];
-    out[name] = before ? await readFinalFrom(s, recordKey, before) : await readFinal(s, recordKey);
+    out[name] = before ? await readFinalFrom(s, recordKey, before) : await readFinal(s, recordKey, 0);
   }
   await c.close();
   return out;
@@ -214,7 +214,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
       const c = client();
       for (const [name, want] of closed) {
         const s = c.basin(basin).stream(name);
-        if (full) expect(digest(await readFinal(s, recordKey)), `SEED=${SEED} ${when}: closed stream ${name} changed`).toBe(want.digest);
+        if (full) expect(digest(await readFinal(s, recordKey, 0)), `SEED=${SEED} ${when}: closed stream ${name} changed`).toBe(want.digest);
         else expect((await s.checkTail()).seqNum, `SEED=${SEED} ${when}: closed stream ${name} moved`).toBe(want.tail);
       }
       await c.close();

@@ -166,19 +166,38 @@ function pause(): Promise<void> {
   return new Promise((r) => setTimeout(r, 20));
 }
 
-/** Reads a whole stream (paged unary reads) for the history's `final` section. */
-export async function readFinal(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
-  const tail = (await stream.checkTail()).seqNum;
+/**
+ * Reads a whole stream (paged unary reads) for the history's `final` section, up to its tail
+ * once no append has landed for `quietMs`. A writer whose connection was cut has given up on
+ * inputs lite received and still commits: those land after the writer's last op, and a final
+ * read that raced them reported records past the tail it had checked (C3, a false alarm seen
+ * once in CI). Waiting for quiet lets the check see them; each page is bounded by the tail, so
+ * the snapshot is consistent even if something lands later.
+ */
+export async function readFinal(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, quietMs = 100): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
+  const tail = await settledTail(stream, quietMs);
   const records: { seq: number; key: string }[] = [];
   await readInto(stream, key, 0, tail, records);
   return { first: records[0]?.seq ?? tail, tail, records };
+}
+
+/** The tail, once two checks `quietMs` apart agree (at most 5 s). */
+async function settledTail(stream: StreamClient, quietMs: number): Promise<number> {
+  let tail = (await stream.checkTail()).seqNum;
+  for (const deadline = Date.now() + 5_000; quietMs > 0 && Date.now() < deadline;) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const now = (await stream.checkTail()).seqNum;
+    if (now === tail) break;
+    tail = now;
+  }
+  return tail;
 }
 
 /** Paged unary reads of [from, tail), each record's key appended to `records`. */
 async function readInto(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, from: number, tail: number, records: { seq: number; key: string }[]): Promise<void> {
   let pos = from;
   while (pos < tail) {
-    const b = await stream.read({ seqNum: pos }, { count: 1000 });
+    const b = await stream.read({ seqNum: pos }, { count: Math.min(1000, tail - pos) });
     if (b.records.length === 0) break;
     for (const r of b.records) records.push({ seq: r.seqNum, key: key(r) });
     pos = b.records[b.records.length - 1]!.seqNum + 1;
