@@ -4,7 +4,8 @@
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
  *            [--cors-origin ORIGIN]... [--init-file SPEC.json] [--location NAME] [--no-metrics]
  *            [--tls-self | --tls-cert FILE --tls-key FILE]
- *            [--storage postgres://USER@HOST:PORT/DB [--storage-password-file F] [--pool-size N]]
+ *            [--storage postgres://USER@HOST:PORT/DB [--storage-password-file F] [--pool-size N]
+ *             [--storage-timeout DURATION]]
  *
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
@@ -16,6 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
+import { parseHumantime } from "./humantime.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
@@ -81,6 +83,7 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
                        number of nodes (also SVC_LITE_STORAGE); the password from the URL,
                        --storage-password-file F, or PGPASSWORD
   --pool-size N        PostgreSQL connections for writes (default 10)
+  --storage-timeout D  how long a PostgreSQL write may take before it fails (default 10s)
 
 Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
 unless --no-auth; GET /health is open.
@@ -124,6 +127,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         storage: { type: "string" },
         "storage-password-file": { type: "string" },
         "pool-size": { type: "string" },
+        "storage-timeout": { type: "string" },
         // The export lines are always printed; accepted for scripts written against the plan.
         "print-env": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -141,7 +145,10 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     const poolText = values["pool-size"] ?? "10";
     const poolSize = Number(poolText);
     if (!/^\d+$/.test(poolText) || poolSize < 1 || poolSize > 1000) throw clientError("usage", `svc lite: --pool-size must be 1..1000, got ${JSON.stringify(poolText)}`);
-    postgres = parsePgUrl(storageUrl, { passwordFile: values["storage-password-file"] ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined), poolSize, env });
+    const timeoutText = values["storage-timeout"] ?? "10s";
+    const timeoutSecs = parseHumantime(timeoutText);
+    if (timeoutSecs === undefined || timeoutSecs < 1 || timeoutSecs > 3600) throw clientError("usage", `svc lite: --storage-timeout must be a duration from 1s to 1h, got ${JSON.stringify(timeoutText)}`);
+    postgres = parsePgUrl(storageUrl, { passwordFile: values["storage-password-file"] ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined), poolSize, writeTimeoutMs: timeoutSecs * 1000, env });
   }
   const portText = values.port ?? String(DEFAULT_PORT);
   const port = Number(portText);

@@ -17,7 +17,7 @@ const withPassword = (url: string): string => url.replace("postgres://postgres@"
 
 describe("flags and startup", () => {
   it("a bad --storage is a usage error (exit 2, the message and the usage hint)", async () => {
-    for (const args of [["--storage", "mysql://u@h/db"], ["--storage", "postgres://u@h/db", "--in-memory"], ["--storage", "postgres://u@h/db", "--pool-size", "0"]]) {
+    for (const args of [["--storage", "mysql://u@h/db"], ["--storage", "postgres://u@h/db", "--in-memory"], ["--storage", "postgres://u@h/db", "--pool-size", "0"], ["--storage", "postgres://u@h/db", "--storage-timeout", "0s"], ["--storage", "postgres://u@h/db", "--storage-timeout", "soon"]]) {
       const r = await runSvc(["lite", "--port", "0", ...args]);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/^error: svc lite: .*\nhint: run `svc lite --help` for usage\n$/);

@@ -14,14 +14,21 @@ export interface PgConfig {
   database: string;
   /** Connections of the write pool (sync reads and LISTEN use one more each). */
   poolSize: number;
+  /**
+   * How long a write statement may take (`--storage-timeout`): PostgreSQL cancels it then
+   * (statement_timeout), and a connection that stays silent a second longer is dropped.
+   */
+  writeTimeoutMs: number;
 }
+
+export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
 
 export function isPostgresUrl(s: string): boolean {
   return /^postgres(ql)?:\/\//i.test(s);
 }
 
 /** Parses the URL; a password in the URL wins, then the file, then PGPASSWORD. */
-export function parsePgUrl(text: string, opts: { passwordFile?: string; poolSize?: number; env?: NodeJS.ProcessEnv } = {}): PgConfig {
+export function parsePgUrl(text: string, opts: { passwordFile?: string; poolSize?: number; writeTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): PgConfig {
   const env = opts.env ?? process.env;
   let url: URL;
   try {
@@ -48,6 +55,7 @@ export function parsePgUrl(text: string, opts: { passwordFile?: string; poolSize
     password,
     database,
     poolSize: opts.poolSize ?? 10,
+    writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
   };
 }
 

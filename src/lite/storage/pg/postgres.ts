@@ -96,7 +96,9 @@ export class PgStorage implements Storage {
     } finally {
       await client.end().catch(() => {});
     }
-    const pool = new pg.Pool({ ...clientOptions(config), max: config.poolSize });
+    // Every write is bounded: a database that stops answering (a partition, a frozen host: no
+    // reset, no FIN) fails the statement instead of holding the stream's write queue forever.
+    const pool = new pg.Pool({ ...clientOptions(config), max: config.poolSize, statement_timeout: config.writeTimeoutMs, query_timeout: config.writeTimeoutMs + 1_000 });
     pool.on("error", (e) => log(`database connection lost: ${e.message}`));
     return new PgStorage(config, pool, new SyncQuery(clientOptions(config)), log, pollMs);
   }
@@ -159,6 +161,7 @@ export class PgStorage implements Storage {
 
   async writeMeta(ops: MetaOp[]): Promise<void> {
     const c = await this.pool.connect();
+    let failure: unknown;
     try {
       await c.query("BEGIN");
       const changed = new Set<string>();
@@ -166,11 +169,15 @@ export class PgStorage implements Storage {
       for (const key of changed) await c.query("SELECT pg_notify($1, $2)", [CHANNEL, `m${key}`]);
       await c.query("COMMIT");
     } catch (e) {
+      failure = e;
       await c.query("ROLLBACK").catch(() => {});
       if ((e as { code?: string }).code === "23505") throw exists("it");
       throw storageError(e);
     } finally {
-      c.release();
+      // A connection whose statement failed for any reason but the database's answer (a
+      // timeout, a lost connection) is not given back to the pool: it is closed.
+      const answered = failure === undefined || (failure as { code?: string }).code !== undefined; // SQLSTATE, or ours
+      c.release(answered ? undefined : (failure as Error));
     }
   }
 
