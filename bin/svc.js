@@ -33,8 +33,10 @@ function runBundle(file) {
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
   // No cache (a fresh build) or one V8 refused (another Node): write one after this command, with
   // every function it compiled. Only from a plain `node` (flags are part of V8's check), and
-  // written whole or not at all; a read-only install just keeps compiling from source.
-  if ((cachedData === undefined || script.cachedDataRejected) && process.execArgv.length === 0 && !process.env.NODE_OPTIONS) {
+  // written whole or not at all; a read-only install just keeps compiling from source. The build
+  // sets SVC_BUILD_CODE_CACHE=1 to add each of a few one-shot commands' functions to the cache.
+  const extend = process.env.SVC_BUILD_CODE_CACHE === "1";
+  if ((cachedData === undefined || script.cachedDataRejected || extend) && process.execArgv.length === 0 && !process.env.NODE_OPTIONS) {
     process.once("exit", () => {
       try {
         const tmp = `${cacheFile}.${process.pid}`;
