@@ -112,6 +112,18 @@ describe("two nodes on one database", () => {
     expect(read.records.map((r: { body: string }) => r.body)).toEqual(["one", "two", "three"]);
   });
 
+  it("a read past the tail through the other node answers 416 with the stored tail", async () => {
+    expect((await ra.call("POST", "/v1/streams", { basin, json: { stream: "s416" } })).status).toBe(201);
+    // b loads the stream first, so its view exists before a moves the tail.
+    expect((await rb.call("GET", "/v1/streams/s416/records/tail", { basin })).json().tail.seq_num).toBe(0);
+    for (const body of ["one", "two", "three"]) expect((await append(ra, "s416", body)).status).toBe(200);
+    const past = await rb.call("GET", "/v1/streams/s416/records", { basin, query: { seq_num: 10 } });
+    expect(past.status).toBe(416);
+    expect(past.json().tail.seq_num).toBe(3);
+    const at = await rb.call("GET", "/v1/streams/s416/records", { basin, query: { seq_num: 2 } });
+    expect(at.json().records.map((r: { body: string }) => r.body)).toEqual(["three"]);
+  });
+
   it("a fence set through one node binds appends through the other", async () => {
     const fence = { records: [{ headers: [["", "fence"]], body: "tok-1" }] };
     expect((await ra.call("POST", "/v1/streams/f/records", { basin, json: fence })).status).toBe(404);
