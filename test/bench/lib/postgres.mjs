@@ -8,7 +8,7 @@
  * dir's parent must then be readable by it. The temp dir's name does not start with `svc-`:
  * the tmp-leftover sweep of a concurrent test run would remove it.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -25,6 +25,46 @@ export function hydrateSymlinks() {
   for (const { source, target } of list) {
     const link = join(pkg, target);
     if (!existsSync(link)) symlinkSync(relative(dirname(link), join(pkg, source)), link);
+  }
+}
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+};
+
+/**
+ * What a killed run left behind (a test run or bench stopped with SIGKILL never calls stop()):
+ * each server dir here names the process that started it (owner.pid); when that process is
+ * gone, its PostgreSQL, still running, is shut down (fast shutdown, then SIGKILL after 10 s)
+ * and the dir removed. Dirs of runs still going are left alone.
+ */
+export async function sweepOrphans() {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith("pgtest-svc-")) continue;
+    const dir = join(tmpdir(), name);
+    let owner;
+    try {
+      owner = Number(readFileSync(join(dir, "owner.pid"), "utf8"));
+    } catch {
+      continue; // being created (or from before owner.pid existed): not ours to judge
+    }
+    if (!Number.isSafeInteger(owner) || owner <= 0 || alive(owner)) continue;
+    let server;
+    try {
+      server = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    } catch { /* never started, or stopped cleanly */ }
+    const isPostgres = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres"); } catch { return false; } };
+    if (server > 0 && alive(server) && isPostgres(server)) {
+      try { process.kill(server, "SIGINT"); } catch { /* gone meanwhile */ }
+      for (let i = 0; i < 100 && alive(server); i++) await new Promise((r) => setTimeout(r, 100));
+      if (alive(server)) try { process.kill(server, "SIGKILL"); } catch { /* gone */ }
+    }
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -63,9 +103,11 @@ export async function loadEmbeddedPostgres() {
  */
 export async function startPostgres(flags = []) {
   hydrateSymlinks();
+  await sweepOrphans();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const parent = mkdtempSync(join(tmpdir(), "pgtest-svc-"));
   chmodSync(parent, 0o755);
+  writeFileSync(join(parent, "owner.pid"), String(process.pid));
   const port = await freePort();
   const logs = [];
   const server = new EmbeddedPostgres({
