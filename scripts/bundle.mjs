@@ -92,7 +92,8 @@ if (r.status !== 0 || !existsSync(join(outdir, "main.cjs.cache"))) {
  */
 async function extendCache() {
   const home = mkdtempSync(join(tmpdir(), "svc-build-cache-"));
-  const lite = spawn(process.execPath, [svc, "lite", "--in-memory", "--port", "0"], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, NODE_OPTIONS: "" } });
+  const quiet = { ...process.env, NODE_OPTIONS: "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data") };
+  const lite = spawn(process.execPath, [svc, "lite", "--in-memory", "--port", "0"], { stdio: ["ignore", "pipe", "ignore"], env: quiet });
   try {
     const out = await new Promise((res, rej) => {
       let text = "";
@@ -100,7 +101,7 @@ async function extendCache() {
       lite.on("exit", (code) => rej(new Error(`svc lite exited ${code}`)));
       setTimeout(() => rej(new Error("svc lite did not start in 20 s")), 20_000).unref();
     });
-    const env = { ...process.env, NODE_OPTIONS: "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), SVC_BUILD_CODE_CACHE: "1" };
+    const env = { ...quiet, SVC_BUILD_CODE_CACHE: "1" };
     for (const m of out.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
     const input = join(home, "one.txt");
     writeFileSync(input, "one record\n");

@@ -25,7 +25,7 @@ import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
 import { LmdbStorage } from "./storage/lmdb.js";
 import { MemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/storage.js";
-import { isPostgresUrl, parsePgUrl, redactedUrl, type PgConfig } from "./storage/pg/config.js";
+import { DEFAULT_WRITE_TIMEOUT_MS, isPostgresUrl, parsePgUrl, redactedUrl, type PgConfig } from "./storage/pg/config.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
@@ -145,8 +145,8 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     const poolText = values["pool-size"] ?? "10";
     const poolSize = Number(poolText);
     if (!/^\d+$/.test(poolText) || poolSize < 1 || poolSize > 1000) throw clientError("usage", `svc lite: --pool-size must be 1..1000, got ${JSON.stringify(poolText)}`);
-    const timeoutText = values["storage-timeout"] ?? "10s";
-    const timeoutSecs = parseHumantime(timeoutText);
+    const timeoutText = values["storage-timeout"];
+    const timeoutSecs = timeoutText === undefined ? DEFAULT_WRITE_TIMEOUT_MS / 1000 : parseHumantime(timeoutText);
     if (timeoutSecs === undefined || timeoutSecs < 1 || timeoutSecs > 3600) throw clientError("usage", `svc lite: --storage-timeout must be a duration from 1s to 1h, got ${JSON.stringify(timeoutText)}`);
     postgres = parsePgUrl(storageUrl, { passwordFile: values["storage-password-file"] ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined), poolSize, writeTimeoutMs: timeoutSecs * 1000, env });
   }
