@@ -10,9 +10,10 @@ import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
+import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
 
 export async function main(argv: string[]): Promise<void> {
-  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  onStdoutError((e) => {
     if (e.code === "EPIPE") process.exit(EXIT.ok);
     process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
     process.exit(EXIT.runtime);
@@ -20,7 +21,7 @@ export async function main(argv: string[]): Promise<void> {
   argv = helpThroughLite(argv);
   setInvocationArgv(argv);
   let code: number = EXIT.ok;
-  const program = await buildProgram(argv, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
+  const program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
   if (argv.length === 0) {
     program.outputHelp();
   } else {
@@ -36,7 +37,7 @@ export async function main(argv: string[]): Promise<void> {
   } catch {
     // Closing idle connections cannot change the outcome.
   }
-  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  if (stdoutOpened()) await new Promise<void>((resolve) => stdout().write("", () => resolve()));
   process.exit(code);
 }
 

@@ -7,6 +7,7 @@
  * (`FORCE_COLOR` forces colours on or, as `0`, off).
  */
 import type { ChalkInstance } from "chalk";
+import { stdout } from "./stdout.js";
 
 export interface OutputOptions {
   quiet?: boolean;
@@ -38,7 +39,6 @@ export class Output {
   readonly quiet: boolean;
   readonly json: boolean;
   readonly verboseOn: boolean;
-  private readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   private readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   private chalk: ChalkInstance | undefined;
   private liveDrawn = false;
@@ -47,8 +47,12 @@ export class Output {
     this.quiet = opts.quiet === true;
     this.json = opts.json === true;
     this.verboseOn = opts.verbose === true;
-    this.stdout = opts.stdout ?? process.stdout;
     this.stderr = opts.stderr ?? process.stderr;
+  }
+
+  /** stdout, opened on first use (stdout.ts). */
+  private get stdout(): NodeJS.WritableStream & { isTTY?: boolean } {
+    return this.opts.stdout ?? stdout();
   }
 
   /** Loads chalk when colours are wanted; call once before printing. */

@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { registerCommands, wantedCommand } from "./commands/index.js";
 import { VERSION } from "./context.js";
 import { examples, isPassThrough } from "./help.js";
+import { stdoutColumns } from "./stdout.js";
 
 /** Options of the root program that take a value (to find the command word in argv). */
 const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression", "-k", "--encryption-key", "--encryption-key-file"]);
@@ -31,7 +32,9 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--encryption-key-file <file>", "read the encryption key from a file"))
     .showSuggestionAfterError(true)
     .showHelpAfterError("(run with --help for usage)")
-    .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: (s, w) => w(s) })
+    // Help is plain text (no colours to keep or strip); its width is a terminal's, found without
+    // opening stdout when it cannot be one (stdout.ts), else commander's 80.
+    .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: (s, w) => w(s), getOutHelpWidth: () => stdoutColumns() ?? 80, getOutHasColors: () => false })
     .exitOverride();
   examples(program, [
     "svc lite                                   # start a local server (another terminal)",

@@ -7,10 +7,11 @@
  * loaded from node_modules and no ES module of dist/ for these commands.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SVC_BIN } from "../helpers/cli.js";
+import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const REGISTER = resolve(import.meta.dirname, "../fixtures/startup/register.mjs");
@@ -73,5 +74,36 @@ describe("svc start-up loads only what it uses", () => {
     const urls = loaded(["lite", "--help"], true);
     expect(ours(urls)).toContain("cli/main.js");
     expect(ours(urls).some((f) => f.startsWith("bundle/"))).toBe(false);
+  });
+});
+
+describe("stdout opened only when used (issue 13)", () => {
+  const run = (args: string[], stdout: "pipe" | number): { code: number | null; out: string } => {
+    const r = spawnSync(process.execPath, [SVC_BIN, ...args], { env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") }, stdio: ["ignore", stdout, "pipe"], encoding: "utf8" });
+    return { code: r.status, out: r.stdout ?? "" };
+  };
+
+  it("help is the same text to a pipe, a file and (wrapped at its width) a terminal; a closed pipe is exit 0", async () => {
+    const piped = run(["--help"], "pipe");
+    expect(piped.code).toBe(0);
+    expect(piped.out).toMatch(/^Usage: svc \[options\] \[command\]\n/);
+    expect(piped.out).toContain("\nCommand-line tool for the Stream Storage Service, with svc lite, a durable local\nserver\n"); // 80 columns
+    const file = join(scratchDir("svc-help-out-"), "help.txt");
+    const fd = openSync(file, "w");
+    try {
+      expect(run(["--help"], fd).code).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(file, "utf8")).toBe(piped.out);
+    const head = spawnSync("bash", ["-c", `${JSON.stringify(process.execPath)} ${JSON.stringify(SVC_BIN)} --help | head -1; echo "svc=\${PIPESTATUS[0]}"`], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") } });
+    expect(head.stdout).toBe("Usage: svc [options] [command]\nsvc=0\n");
+    if (!ptyAvailable) return;
+    const tty = await runSvcInPty(["--help"], {}, { columns: 60 });
+    expect(tty.code).toBe(0);
+    const lines = tty.screen.filter((l) => l.length > 0);
+    expect(lines[0]).toBe("Usage: svc [options] [command]");
+    expect(lines).toContain("Command-line tool for the Stream Storage Service, with svc"); // its 60 columns
+    expect(lines.join(" ").replace(/\s+/g, " ")).toBe(piped.out.trim().replace(/\s+/g, " "));
   });
 });

@@ -8,6 +8,7 @@ import { parseRange } from "../../format/record-range.js";
 import { parseTimePoint } from "../../format/record-time.js";
 import { LIMITS, type ReadLimits, type ReadStart } from "../../types.js";
 import { handler } from "../action.js";
+import { stdout } from "../stdout.js";
 import { readCheckpoint } from "../data/checkpoint.js";
 import { parseCount, parseMillis, parseSeconds, parseSize } from "../data/numbers.js";
 import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../data/output-options.js";
@@ -64,7 +65,7 @@ export function readCommand(): Command {
     const { basin, stream } = parseStreamUri(arg!);
     applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
-    checkBinaryTarget(sink, f.force, process.stdout.isTTY === true);
+    checkBinaryTarget(sink, f.force, stdout().isTTY === true);
     const plan = readPlan(f);
     if (f.checkpoint !== undefined) {
       const next = readCheckpoint(f.checkpoint);

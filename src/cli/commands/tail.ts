@@ -6,6 +6,7 @@
 import { Command, Option } from "commander";
 import { parseTimePoint } from "../../format/record-time.js";
 import { handler } from "../action.js";
+import { stdout } from "../stdout.js";
 import { parseCount } from "../data/numbers.js";
 import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../data/output-options.js";
 import { runRead, type ReadRunPlan } from "../data/read-run.js";
@@ -31,7 +32,7 @@ export function tailCommand(): Command {
     const { basin, stream } = parseStreamUri(arg!);
     applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
-    checkBinaryTarget(sink, f.force, process.stdout.isTTY === true);
+    checkBinaryTarget(sink, f.force, stdout().isTTY === true);
     const n = parseCount(f.lines, "--lines");
     const linesGiven = c.getOptionValueSource("lines") === "cli";
     if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");

@@ -6,6 +6,7 @@
  */
 import { createWriteStream, type WriteStream } from "node:fs";
 import { SvcError } from "../../errors.js";
+import { stdout } from "../stdout.js";
 
 function ioError(message: string, cause: unknown): SvcError {
   return new SvcError({ code: "io", message, origin: "client", retryable: false, sideEffects: false, cause });
@@ -19,7 +20,7 @@ export class RecordWriter {
   }
 
   static async open(path: string | undefined, append = false): Promise<RecordWriter> {
-    if (path === undefined || path === "-") return new RecordWriter(process.stdout, undefined, undefined);
+    if (path === undefined || path === "-") return new RecordWriter(stdout(), undefined, undefined);
     const file = createWriteStream(path, { flags: append ? "a" : "w" });
     await new Promise<void>((resolve, reject) => {
       file.once("open", () => resolve());
