@@ -64,6 +64,10 @@ await build({
   platform: "node",
   target: "node20",
   sourcemap: false,
+  // Whitespace and syntax only: names stay (profiles, error classes), and the smaller file reads
+  // and loads faster (svc --help 37.4 -> 35.0 ms).
+  minifyWhitespace: true,
+  minifySyntax: true,
   outExtension: { ".js": ".cjs" },
   // import() of what stays outside becomes require(): V8 loses a script's dynamic-import hook
   // when it is compiled from a code cache (nodejs/node#43663). Node ≥ 20.19 requires ES modules
