@@ -31,6 +31,8 @@ import type { StoredBatch, StoredWire } from "./storage.js";
 const V1 = 1;
 const V2 = 2;
 const HEAD = 1 + 8 + 8 + 4;
+/** How many leading bytes of a value `batchHeader` reads (both versions). */
+export const BATCH_HEAD_BYTES = HEAD;
 const INDEX_ENTRY = 16;
 
 export function encodeBatch(batch: StoredBatch): Buffer {

@@ -32,7 +32,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { SvcError } from "../../errors.js";
-import type { BasinMeta, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
+import type { BasinMeta, BatchHead, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 import { batchHeader, decodeBatch, encodeBatch } from "./batch-codec.js";
 import { SpaceReserve, WRITE_OVERHEAD, type SpaceReserveOptions } from "./space-reserve.js";
 import type { StoredToken } from "../auth/token-info.js";
@@ -330,6 +330,24 @@ export class LmdbStorage implements Storage {
   }
 
   /** The header of the batch stored under `key`, read without copying its value. */
+  /** By key and header alone (no value copied): the probe of readBatches, then a forward scan. */
+  batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
+    const out: BatchHead[] = [];
+    for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
+      const first = readU64(key, 4);
+      if (first === fromSeq) break;
+      const h = this.headerAt(key);
+      if (first + h.count > fromSeq) out.push({ firstSeq: first, count: h.count, arrival: h.arrival });
+    }
+    if (out.length < maxBatches) {
+      for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id + 1), limit: maxBatches - out.length })) {
+        const h = this.headerAt(key);
+        out.push({ firstSeq: readU64(key, 4), count: h.count, arrival: h.arrival });
+      }
+    }
+    return Promise.resolve(out);
+  }
+
   private headerAt(key: Buffer): ReturnType<typeof batchHeader> {
     const value = this.batches.getBinaryFast(key);
     if (value === undefined) throw new Error("stored batch vanished while being read");

@@ -3,7 +3,7 @@
  * writes "complete" on the next microtask, in order.
  */
 import type { StoredToken } from "../auth/token-info.js";
-import type { BasinMeta, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
+import type { BasinMeta, BatchHead, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 
 function byteCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
@@ -88,6 +88,10 @@ export class MemoryStorage implements Storage {
   }
 
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {
+    return this.slice(id, fromSeq, maxBatches);
+  }
+
+  private slice(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {
     const list = this.batches.get(id) ?? [];
     // Binary search: the last batch whose firstSeq ≤ fromSeq.
     let lo = 0;
@@ -100,6 +104,10 @@ export class MemoryStorage implements Storage {
     const first = list[start];
     if (first && first.firstSeq + first.records.length <= fromSeq) start++;
     return list.slice(start, start + maxBatches);
+  }
+
+  batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
+    return Promise.resolve(this.slice(id, fromSeq, maxBatches).map((b) => ({ firstSeq: b.firstSeq, count: b.records.length, arrival: b.arrival })));
   }
 
   findTimestamp(id: number, timestamp: number): number | undefined {

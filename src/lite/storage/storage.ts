@@ -86,6 +86,13 @@ export type MetaOp =
   | { op: "putToken"; token: StoredToken }
   | { op: "deleteToken"; id: string; keyId: string };
 
+/** A stored batch without its records. */
+export interface BatchHead {
+  firstSeq: number;
+  count: number;
+  arrival: number;
+}
+
 export interface Storage {
   /** True when writes survive a crash (lmdb); false for memory. */
   readonly durable: boolean;
@@ -113,6 +120,12 @@ export interface Storage {
    * (or the first one after it).
    */
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[];
+  /**
+   * What the background sweep needs of the same batches: where each starts, how many records,
+   * when it arrived. No records are read (on PostgreSQL, no more than each value's first bytes,
+   * and without holding the event loop).
+   */
+  batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]>;
   /** First seq num of the first batch whose last timestamp is ≥ `timestamp`, if any. */
   findTimestamp(id: number, timestamp: number): number | undefined;
   /** The last stored batch of a stream (recovery check), if any. */
@@ -151,4 +164,12 @@ export interface StorageListener {
   tailMoved(id: number, state: StreamStateRecord): void;
   /** A basin's (no name) or stream's metadata changed; both undefined: anything may have. */
   metaChanged(basin: string | undefined, name: string | undefined): void;
+  /** The loaded streams, for a refresh of all their metadata (the poll's every 5th time). */
+  loadedStreams(): { id: number; basin: string; name: string }[];
+  /**
+   * What storage holds now, read by the storage itself (in one query, without holding the event
+   * loop), for loaded stream `id`: the stream under its name (undefined: none) and, when that
+   * is still stream `id`, its state.
+   */
+  refreshed(id: number, basin: string, name: string, meta: StreamMeta | undefined, state: StreamStateRecord | undefined): void;
 }

@@ -4,7 +4,7 @@
  * every `intervalMs` and at once when triggered (a trim became durable, a delete). Reads
  * never depend on it: they filter trimmed and expired records themselves.
  */
-import type { StoredBatch, StreamMeta } from "../storage/storage.js";
+import type { BatchHead, StreamMeta } from "../storage/storage.js";
 import { retentionMs } from "./stream-config.js";
 import { meteredBatchSize } from "../../wire/batch.js";
 import { nowIso, type Store } from "./store.js";
@@ -24,12 +24,12 @@ export class Janitor {
    *   long before cleanup (deletion is asynchronous, §2.3 B6; clients see 409 for a while).
    */
   constructor(private readonly store: Store, private readonly intervalMs: number, private readonly log: (msg: string) => void, private readonly deleteGraceMs = 1000) {
-    store.onWork = () => this.trigger();
+    store.onWork = () => void this.trigger();
   }
 
   start(): void {
     this.schedule(this.intervalMs);
-    this.trigger();
+    void this.trigger();
   }
 
   async stop(): Promise<void> {
@@ -39,13 +39,16 @@ export class Janitor {
     await this.running;
   }
 
-  trigger(): void {
-    if (this.stopped) return;
-    if (this.running) { this.again = true; return; }
-    this.running = this.runOnce().finally(() => {
+  /** Starts a sweep now (or once the running one ends); resolves when the current one ends. */
+  trigger(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) { this.again = true; return this.running; }
+    const run = this.runOnce().finally(() => {
       this.running = undefined;
-      if (this.again) { this.again = false; this.trigger(); }
+      if (this.again) { this.again = false; void this.trigger(); }
     });
+    this.running = run;
+    return run;
   }
 
   private graceOver(deletedAt: string): boolean {
@@ -57,13 +60,13 @@ export class Janitor {
   /** A deletion waiting out its grace period gets a sweep soon after it ends. */
   private retryLater(): void {
     if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; this.trigger(); }, Math.min(this.intervalMs, 250));
+    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; void this.trigger(); }, Math.min(this.intervalMs, 250));
     this.retryTimer.unref();
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => { this.trigger(); this.schedule(this.intervalMs); }, ms);
+    this.timer = setTimeout(() => { void this.trigger(); this.schedule(this.intervalMs); }, ms);
     this.timer.unref();
   }
 
@@ -90,6 +93,10 @@ export class Janitor {
       const streams = this.store.storage.listStreams(basin, "", after, PAGE);
       for (const s of streams) {
         if (this.stopped) return;
+        // One stream at a time, then other work: on PostgreSQL the storage's reads hold the
+        // event loop for a round trip each, and a sweep of hundreds of streams in one go held
+        // every request of the node for a quarter of a second, every two seconds.
+        await new Promise<void>((r) => setImmediate(r));
         if (s.deletedAt === null) await this.sweepStream(s);
         else if (this.graceOver(s.deletedAt)) await this.removeStream(s);
         else this.retryLater();
@@ -115,23 +122,25 @@ export class Janitor {
     let cut = state.trimPoint;
     const ageMs = retentionMs(meta.config);
     const now = Date.now();
+    // Batch headers only: most sweeps find nothing to do, and reading records to learn that
+    // (on PostgreSQL each stream's first batch, whole, every sweep, on every node) was most of
+    // a sweep's cost.
     if (ageMs !== undefined) {
       // Arrival times never decrease along a stream, so expired batches form a prefix. Most
-      // sweeps find nothing expired: the first batch alone says so, and only then are more read
-      // (on PostgreSQL every batch read crosses the network; 64 per stream per sweep on every
-      // node held each node's event loop most of the time under load).
-      const live = (b: StoredBatch): boolean => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq;
-      const head = storage.readBatches(meta.id, cut, 1);
-      const first = head.length === 0 || live(head[0]!) ? head[0] : storage.readBatches(meta.id, cut, 64).find(live);
+      // sweeps find nothing expired: the first batch alone says so, and only then are more read.
+      const live = (b: BatchHead): boolean => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq;
+      const head = await storage.batchHeads(meta.id, cut, 1);
+      const first = head.length === 0 || live(head[0]!) ? head[0] : (await storage.batchHeads(meta.id, cut, 64)).find(live);
       cut = Math.max(cut, first ? first.firstSeq : state.nextSeq);
     }
-    if (cut > 0) {
+    const oldest = cut > 0 ? (await storage.batchHeads(meta.id, 0, 1))[0] : undefined;
+    if (oldest && oldest.firstSeq + oldest.count <= cut) {
       const removed = this.bytesBelow(meta.id, cut);
       while ((await storage.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
       if (removed > 0) this.store.meters.meter(meta.basin, meta.name).storage -= removed;
     }
     const minAge = meta.config.delete_on_empty.min_age_secs;
-    if (minAge > 0 && storage.readBatches(meta.id, cut, 1).length === 0 && state.lastArrival + minAge * 1000 <= now) {
+    if (minAge > 0 && (await storage.batchHeads(meta.id, cut, 1)).length === 0 && state.lastArrival + minAge * 1000 <= now) {
       await this.deleteIfStillEmpty(meta, minAge);
     }
   }

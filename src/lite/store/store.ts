@@ -79,7 +79,11 @@ export class Store {
    * false when the stream is gone or was replaced (the state is then forgotten).
    */
   revalidate(s: StreamState): boolean {
-    const meta = this.storage.getStream(s.meta.basin, s.meta.name);
+    return this.applyStored(s, this.storage.getStream(s.meta.basin, s.meta.name), () => this.storage.getState(s.id));
+  }
+
+  /** Applies what storage holds for a loaded stream: its metadata under its name, then its state. */
+  private applyStored(s: StreamState, meta: StreamMeta | undefined, stored: () => StreamStateRecord | undefined): boolean {
     if (!meta || meta.id !== s.id) {
       s.markDeleting();
       this.forget(s);
@@ -87,8 +91,8 @@ export class Store {
     }
     if (meta.deletedAt !== null) s.markDeleting();
     else s.meta = meta;
-    const stored = this.storage.getState(s.id);
-    if (stored) s.observe(stored);
+    const state = stored();
+    if (state) s.observe(state);
     return true;
   }
 
@@ -98,6 +102,11 @@ export class Store {
       loadedIds: () => [...this.states.values()].map((s) => s.id),
       tailMoved: (id, state) => {
         for (const s of this.states.values()) if (s.id === id) s.observe(state);
+      },
+      loadedStreams: () => [...this.states.values()].map((s) => ({ id: s.id, basin: s.meta.basin, name: s.meta.name })),
+      refreshed: (id, basin, name, meta, state) => {
+        const s = this.states.get(streamKey(basin, name));
+        if (s && s.id === id) this.applyStored(s, meta, () => state); // else replaced meanwhile
       },
       metaChanged: (basin, name) => {
         for (const s of [...this.states.values()]) {

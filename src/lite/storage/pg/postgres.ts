@@ -28,8 +28,8 @@
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
 import type { StoredToken } from "../../auth/token-info.js";
-import { decodeBatch, encodeBatch } from "../batch-codec.js";
-import type { BasinMeta, MetaOp, Storage, StorageListener, StoredBatch, StreamMeta, StreamStateRecord } from "../storage.js";
+import { BATCH_HEAD_BYTES, batchHeader, decodeBatch, encodeBatch } from "../batch-codec.js";
+import type { BasinMeta, BatchHead, MetaOp, Storage, StorageListener, StoredBatch, StreamMeta, StreamStateRecord } from "../storage.js";
 import { clientOptions, redactedUrl, type PgConfig } from "./config.js";
 import { migrate } from "./schema.js";
 import { SyncQuery } from "./sync-query.js";
@@ -312,11 +312,46 @@ export class PgStorage implements Storage {
     })();
   }
 
+  /**
+   * Every loaded stream's metadata and state, in one query through the pool. It was two
+   * blocking round trips per loaded stream: with 300 loaded, the node stopped for ~250 ms every
+   * five seconds.
+   */
+  private refreshMeta(l: StorageListener): void {
+    const loaded = l.loadedStreams();
+    if (loaded.length === 0) return;
+    this.pool.query<{ basin: string; name: string; meta: string; state: string | null }>(
+      `SELECT s.basin, s.name, s.meta, t.state FROM svc_streams s LEFT JOIN svc_tails t ON t.id = s.id
+       WHERE (s.basin, s.name) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [loaded.map((x) => x.basin), loaded.map((x) => x.name)],
+    ).then(
+      ({ rows }) => {
+        const found = new Map(rows.map((r) => [JSON.stringify([r.basin, r.name]), r]));
+        for (const x of loaded) {
+          const r = found.get(JSON.stringify([x.basin, x.name]));
+          const meta = r ? JSON.parse(r.meta) as StreamMeta : undefined;
+          l.refreshed(x.id, x.basin, x.name, meta, r?.state && meta?.id === x.id ? JSON.parse(r.state) as StreamStateRecord : undefined);
+        }
+      },
+      (e: unknown) => this.log(`metadata refresh failed (retried in ${this.pollMs * 5} ms): ${(e as Error).message}`),
+    );
+  }
+
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {
     return this.sync.query(
       "SELECT first_seq, data FROM svc_batches WHERE id = $1 AND end_seq > $2 AND first_seq >= coalesce((SELECT max(first_seq) FROM svc_batches WHERE id = $1 AND first_seq <= $2), 0) ORDER BY first_seq LIMIT $3",
       [id, fromSeq, maxBatches],
     ).map((r) => decodeBatch(num(r[0]), bytes(r[1])));
+  }
+
+  /** Through the pool (the event loop is not held) and only each value's header. */
+  async batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
+    const { rows } = await this.pool.query<{ first_seq: string; end_seq: string; head: Buffer }>(
+      `SELECT first_seq, end_seq, substring(data from 1 for ${BATCH_HEAD_BYTES}) AS head FROM svc_batches
+       WHERE id = $1 AND end_seq > $2 ORDER BY first_seq LIMIT $3`,
+      [id, fromSeq, maxBatches],
+    ).catch((e: unknown) => { throw storageError(e); });
+    return rows.map((r) => ({ firstSeq: num(r.first_seq), count: num(r.end_seq) - num(r.first_seq), arrival: batchHeader(r.head).arrival }));
   }
 
   findTimestamp(id: number, timestamp: number): number | undefined {
@@ -396,7 +431,7 @@ export class PgStorage implements Storage {
   private poll(): void {
     const l = this.listener;
     if (!l || this.closed) return;
-    if (++this.polls % 5 === 0) l.metaChanged(undefined, undefined);
+    if (++this.polls % 5 === 0) this.refreshMeta(l);
     const ids = l.loadedIds();
     if (ids.length === 0) return;
     this.pool.query<{ id: string; state: string }>("SELECT id, state FROM svc_tails WHERE id = ANY($1::bigint[])", [ids]).then(
