@@ -1,11 +1,10 @@
 /**
- * Bug: on PostgreSQL, the background sweep (every 2 s, on every node) held the node's event
- * loop for a quarter of a second with 300 streams. For each stream it read the first stored
- * batch whole, through the synchronous read path (a blocking round trip each, and up to a MiB
- * each), just to learn that nothing had expired; and it went through all streams in one go, so
- * every request, ack and heartbeat of the node waited for the whole pass. Measured with
- * /health probes every 5 ms against a node on embedded PostgreSQL: max 28 ms with no streams,
- * 246 ms with 300.
+ * Bug: on PostgreSQL, the background sweep (every 2 s, on every node) read, for each stream with
+ * a retention age, a trim point or delete-on-empty, a stored batch whole through the synchronous
+ * read path (a blocking round trip, and up to a MiB) just to learn, most times, that nothing was
+ * to be removed; and it went through all streams in one go, so every request, ack and heartbeat
+ * of the node waited for the whole pass. (Found beside the metadata refresh of
+ * issue-14-pg-refresh-holds-loop.test.ts, which caused the quarter-second stalls measured there.)
  *
  * Now the sweep reads batch headers only (`batchHeads`, on PostgreSQL through the pool: the
  * event loop is not held, and only each value's first bytes travel), reads records only when

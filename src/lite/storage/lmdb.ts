@@ -314,14 +314,8 @@ export class LmdbStorage implements Storage {
 
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {
     const out: StoredBatch[] = [];
-    // The batch holding fromSeq may start before it: found by key alone (a value is a copy of
-    // up to a MiB, and a sequential catch-up starts every read exactly at a batch: issue 13).
-    for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
-      const first = readU64(key, 4);
-      if (first === fromSeq) break; // the forward read below starts with it
-      const value = this.batches.getBinary(key);
-      if (value && first + batchHeader(value).count > fromSeq) out.push(decodeBatch(first, value));
-    }
+    const held = this.holding(id, fromSeq);
+    if (held) out.push(decodeBatch(held.first, this.batches.getBinary(held.key)!));
     if (out.length >= maxBatches) return out;
     for (const { key, value } of this.batches.getRange({ start: batchKey(id, fromSeq), end: idKey(id + 1), limit: maxBatches - out.length })) {
       out.push(decodeBatch(readU64(key, 4), value));
@@ -329,25 +323,36 @@ export class LmdbStorage implements Storage {
     return out;
   }
 
-  /** The header of the batch stored under `key`, read without copying its value. */
-  /** By key and header alone (no value copied): the probe of readBatches, then a forward scan. */
+  /** readBatches without the values: keys and headers only, nothing copied. */
   batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
     const out: BatchHead[] = [];
-    for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
-      const first = readU64(key, 4);
-      if (first === fromSeq) break;
-      const h = this.headerAt(key);
-      if (first + h.count > fromSeq) out.push({ firstSeq: first, count: h.count, arrival: h.arrival });
-    }
+    const held = this.holding(id, fromSeq);
+    if (held) out.push({ firstSeq: held.first, count: held.head.count, arrival: held.head.arrival });
     if (out.length < maxBatches) {
       for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id + 1), limit: maxBatches - out.length })) {
-        const h = this.headerAt(key);
-        out.push({ firstSeq: readU64(key, 4), count: h.count, arrival: h.arrival });
+        const head = this.headerAt(key);
+        out.push({ firstSeq: readU64(key, 4), count: head.count, arrival: head.arrival });
       }
     }
     return Promise.resolve(out);
   }
 
+  /**
+   * The batch that starts before `fromSeq` and holds it, if any, found by key and header alone
+   * (a value is a copy of up to a MiB, and a sequential catch-up starts every read exactly at a
+   * batch: issue 13). A batch starting at `fromSeq` is left to the forward scan.
+   */
+  private holding(id: number, fromSeq: number): { key: Buffer; first: number; head: ReturnType<typeof batchHeader> } | undefined {
+    for (const key of this.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
+      const first = readU64(key, 4);
+      if (first === fromSeq) return undefined;
+      const head = this.headerAt(key);
+      return first + head.count > fromSeq ? { key, first, head } : undefined;
+    }
+    return undefined;
+  }
+
+  /** The header of the batch stored under `key`, read without copying its value. */
   private headerAt(key: Buffer): ReturnType<typeof batchHeader> {
     const value = this.batches.getBinaryFast(key);
     if (value === undefined) throw new Error("stored batch vanished while being read");

@@ -93,9 +93,9 @@ export class Janitor {
       const streams = this.store.storage.listStreams(basin, "", after, PAGE);
       for (const s of streams) {
         if (this.stopped) return;
-        // One stream at a time, then other work: on PostgreSQL the storage's reads hold the
-        // event loop for a round trip each, and a sweep of hundreds of streams in one go held
-        // every request of the node for a quarter of a second, every two seconds.
+        // One stream at a time, then other work: on PostgreSQL the storage's synchronous reads
+        // hold the event loop for a round trip each, and a sweep over hundreds of streams in one
+        // go would hold every request of the node for all of them.
         await new Promise<void>((r) => setImmediate(r));
         if (s.deletedAt === null) await this.sweepStream(s);
         else if (this.graceOver(s.deletedAt)) await this.removeStream(s);

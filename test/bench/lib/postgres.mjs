@@ -37,6 +37,15 @@ const alive = (pid) => {
   }
 };
 
+/** Only a PostgreSQL process is signalled (a pid may have been reused). */
+const isPostgres = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
+  } catch {
+    return false;
+  }
+};
+
 /**
  * What a killed run left behind (a test run or bench stopped with SIGKILL never calls stop()):
  * each server dir here names the process that started it (owner.pid); when that process is
@@ -58,7 +67,6 @@ export async function sweepOrphans() {
     try {
       server = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
     } catch { /* never started, or stopped cleanly */ }
-    const isPostgres = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres"); } catch { return false; } };
     if (server > 0 && alive(server) && isPostgres(server)) {
       try { process.kill(server, "SIGINT"); } catch { /* gone meanwhile */ }
       for (let i = 0; i < 100 && alive(server); i++) await new Promise((r) => setTimeout(r, 100));
