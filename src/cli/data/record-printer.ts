@@ -2,8 +2,9 @@
  * Turns read batches into output: one chunk of bytes per batch for stdout (or a file), and
  * anchor-style lines for command records on stderr (`new fencing token "x" // 5 @ ts`).
  */
+import { isUtf8 } from "node:buffer";
 import type { SequencedRecord } from "../../types.js";
-import { describeCommand, parseCommandRecord } from "../../format/record-command.js";
+import { describeCommand, isCommandRecord, parseCommandRecord } from "../../format/record-command.js";
 import type { RecordFilter } from "../../format/record-filter.js";
 import { renderJson, renderTextBody, type InvalidUtf8Output, type JsonOptions, type OutputFormat } from "../../format/record-output.js";
 import { compileTemplate } from "../../format/record-template.js";
@@ -36,6 +37,14 @@ export interface Rendered {
 
 export class RecordPrinter {
   private readonly line: (r: SequencedRecord) => Uint8Array | string;
+  /**
+   * Bodies as they are, each followed by the delimiter (text or binary, no template or filter):
+   * such a batch is copied once into one buffer. For text, "every body is valid UTF-8" is
+   * checked once on the whole buffer: with a non-empty, valid UTF-8 delimiter the joined bytes
+   * are valid exactly when every body is (no character can span a body and the delimiter).
+   */
+  private readonly bodies: "text" | "binary" | undefined;
+  private readonly checkWhole: boolean;
 
   constructor(private readonly o: PrinterOptions) {
     if (o.template !== undefined) {
@@ -49,9 +58,45 @@ export class RecordPrinter {
       const jo: JsonOptions = { ...o.json, base64: o.format === "json-base64", invalidUtf8: o.invalidUtf8 };
       this.line = (r) => renderJson(r, jo);
     }
+    const plain = o.template === undefined && o.filter === undefined;
+    this.bodies = plain && (o.format === "text" || o.format === "binary") ? o.format : undefined;
+    this.checkWhole = o.delimiter.length > 0 && isUtf8(o.delimiter);
   }
 
   render(records: readonly SequencedRecord[]): Rendered {
+    if (this.bodies !== undefined) {
+      const out = this.joinBodies(records);
+      if (out !== undefined) return { pieces: records.length > 0 ? [{ out }] : [], printed: records.length, data: records.length };
+    }
+    return this.renderEach(records);
+  }
+
+  /** The fast path's one buffer, or undefined when a record needs the general path. */
+  private joinBodies(records: readonly SequencedRecord[]): Buffer | undefined {
+    const delim = this.o.delimiter;
+    let size = 0;
+    for (const r of records) {
+      if (r.headers.length > 0 && isCommandRecord(r)) return undefined;
+      size += r.body.length + delim.length;
+    }
+    const out = Buffer.allocUnsafe(size); // every byte is written below
+    let at = 0;
+    for (const r of records) {
+      out.set(r.body, at);
+      at += r.body.length;
+      if (delim.length === 1) out[at++] = delim[0]!;
+      else {
+        out.set(delim, at);
+        at += delim.length;
+      }
+    }
+    if (this.bodies === "text") {
+      if (this.checkWhole ? !isUtf8(out) : records.some((r) => !isUtf8(r.body))) return undefined;
+    }
+    return out;
+  }
+
+  private renderEach(records: readonly SequencedRecord[]): Rendered {
     const pieces: Piece[] = [];
     let parts: (Uint8Array | string)[] = [];
     let printed = 0;
