@@ -2,7 +2,8 @@
 // Start-up (issue 13): `svc --version` alone is answered without loading the CLI; every other
 // command runs from the bundle (dist/bundle/main.cjs, made by `npm run build`: one CommonJS
 // file, compiled with the V8 code cache made next to it), except `svc lite`, which runs from
-// the unbundled tree like the server's own modules. Without a bundle, or with SVC_UNBUNDLED=1
+// the unbundled tree like the server's own modules (`svc lite ...` goes straight to lite's
+// entry, dist/lite/run.js). Without a bundle, or with SVC_UNBUNDLED=1
 // (debugging with source maps; the start-up tests trace modules by name), the unbundled tree
 // serves everything.
 //
@@ -20,7 +21,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.write(`${require(join(dist, "cli/version.js")).VERSION}\n`);
 } else {
   const bundle = join(dist, "bundle/main.cjs");
-  if (!args.includes("lite") && process.env.SVC_UNBUNDLED !== "1" && existsSync(bundle)) runBundle(bundle).main(args);
+  if (args[0] === "lite") {
+    // The server's own process: straight to lite's entry, without the CLI program, so that its
+    // server thread (dist/lite/thread.js) starts as soon as the flags are parsed.
+    import("../dist/lite/run.js").then((m) => m.runLite(args.slice(1))).catch((e) => import("../dist/cli/main.js").then((m) => m.exitWithError(e, args)));
+  } else if (!args.includes("lite") && process.env.SVC_UNBUNDLED !== "1" && existsSync(bundle)) runBundle(bundle).main(args);
   else import("../dist/cli/main.js").then((m) => m.main(args));
 }
 

@@ -41,6 +41,14 @@ export async function main(argv: string[]): Promise<void> {
   process.exit(code);
 }
 
+/**
+ * Reports a failure of a command that ran without the program (bin/svc.js starts `svc lite`
+ * directly, so its server thread starts sooner) exactly as `main` would, and exits.
+ */
+export function exitWithError(e: unknown, argv: string[]): never {
+  process.exit(handle(e, argv));
+}
+
 function handle(e: unknown, argv: string[]): number {
   if (e instanceof CommanderError) {
     // Commander already printed its message (and suggestions) through writeErr.

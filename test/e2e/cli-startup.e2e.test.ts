@@ -70,9 +70,12 @@ describe("svc start-up loads only what it uses", () => {
     expect(existsSync(join(DIST, "bundle/main.cjs.cache")), "npm run build makes the code cache").toBe(true);
   });
 
-  it("svc lite runs from the unbundled tree, even when a bundle exists", () => {
+  it("svc lite goes straight to lite's entry in the unbundled tree, even when a bundle exists", () => {
     const urls = loaded(["lite", "--help"], true);
-    expect(ours(urls)).toContain("cli/main.js");
+    expect(ours(urls)).toContain("lite/run.js");
+    // Neither the CLI program nor the server's modules: the server thread loads those.
+    expect(ours(urls)).not.toContain("cli/main.js");
+    expect(ours(urls)).not.toContain("lite/server.js");
     expect(ours(urls).some((f) => f.startsWith("bundle/"))).toBe(false);
   });
 });

@@ -3,10 +3,11 @@
  * server per data dir, durable restarts (graceful and kill -9), --in-memory and --init-file.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { liteClient, spawnLite, startLite, uniqueBasin } from "../helpers/lite.js";
+import { eventually, liteClient, spawnLite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -34,6 +35,39 @@ describe("svc lite process", () => {
     again.child.kill("SIGINT");
     expect(await again.exited).toBe(0);
     expect(again.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  // The server runs in a worker thread of the one process (lite/thread.ts): signals reach the
+  // main thread, which relays the first and exits at once on the second.
+  it("a second SIGINT during a clean shutdown exits at once with 130", async () => {
+    const dir = tempDir();
+    const s = await spawnLite(["--port", "0", "--data-dir", dir]);
+    // A request whose body never completes holds the clean shutdown (up to its 10 s grace).
+    const held = connect(s.port, "127.0.0.1");
+    held.on("error", () => undefined);
+    await new Promise<void>((resolve) => held.once("connect", () => resolve()));
+    held.write(`POST /v1/basins HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${s.token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"basin"`);
+    await new Promise((r) => setTimeout(r, 100));
+    s.child.kill("SIGINT");
+    await eventually(async () => /SIGINT: shutting down/.test(s.stderr()));
+    s.child.kill("SIGINT");
+    expect(await s.exited).toBe(130);
+    expect(s.stderr()).toMatch(/svc lite: forced exit/);
+    held.destroy();
+  });
+
+  it("reports a failed start with the server's message and exit code, on either thread", async () => {
+    const lite = await startLite({ inMemory: true });
+    for (const env of [{}, { SVC_LITE_THREAD: "main" }] as Record<string, string>[]) {
+      const err = await spawnLite(["--port", String(lite.port), "--in-memory"], env).then(() => "started", (e: Error) => e.message);
+      expect(err).toMatch(/exited \(2\) before listening/);
+      expect(err).toMatch(/^error: svc lite: port \d+ on 127\.0\.0\.1 is already in use/m);
+    }
+    const main = await spawnLite(["--port", "0", "--in-memory"], { SVC_LITE_THREAD: "main" });
+    expect((await liteClient(main).call("GET", "/health")).status).toBe(200);
+    main.child.kill("SIGTERM");
+    expect(await main.exited).toBe(0);
+    expect(await lite.stop()).toBe(0);
   });
 
   it("refuses a second server on the same data dir with a one-line message", async () => {

@@ -13,7 +13,7 @@ export function liteCommand(): Command {
     .allowExcessArguments(true)
     .argument("[args...]", "server flags (see `svc lite --help`)")
     .action(async (_args: string[], _opts: unknown, self: Command) => {
-      const { runLite } = (await import("../../lite/main.js")) as { runLite: (argv: string[]) => Promise<void> };
+      const { runLite } = (await import("../../lite/run.js")) as { runLite: (argv: string[]) => Promise<void> };
       await runLite(liteArgv(self));
     });
   return examples(cmd, ["svc lite", "svc lite --port 0 --data-dir ./data", "svc lite --port 0 --in-memory"]);

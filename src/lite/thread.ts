@@ -1,0 +1,100 @@
+/**
+ * `svc lite` serves from a worker thread, so that the server's V8 heap can be sized when it is
+ * made (a running isolate's cannot be). The main thread only relays signals and the outcome.
+ *
+ * Why: the server allocates few JavaScript objects but many byte buffers (each input arrives in
+ * HTTP/2 chunks, is joined into one frame and encoded into one stored value). V8 counts that
+ * external memory against an allocation limit it derives from the small live heap, so it ran a
+ * full collection every ~30 ms while a session streamed and every ~270 ms at 10 MiB/s, each a
+ * 1–4 ms pause in the ack path. With the initial heap at SERVER_HEAP_MB the limit does not fall
+ * below it: ack latency p99 at 10 MiB/s 8.5–12.4 → 3.9–5.6 ms in the same runs (issue 13).
+ *
+ * One process, as before: the pid is the server's, kill -9 stops everything at once, RSS is the
+ * server's, the data dir lock is held by the same pid. SIGINT/SIGTERM are the main thread's
+ * (workers get no signals): the first asks the server to shut down cleanly, a second exits at
+ * once with 130. SVC_LITE_THREAD=main serves on the main thread (profiling, debugging).
+ */
+import { setFlagsFromString } from "node:v8";
+import { Worker } from "node:worker_threads";
+import { SvcError, type SvcErrorOptions } from "../errors.js";
+import type { LiteOptions } from "./options.js";
+
+/** The server isolate's initial heap, MB; a larger V8 flag given to node wins. */
+export const SERVER_HEAP_MB = 128;
+
+/** What the worker posts to the main thread. */
+export type WorkerReport = { failed: SerializedError };
+/** What the main thread posts to the worker. */
+export type MainMessage = { signal: NodeJS.Signals };
+
+export interface SerializedError {
+  message: string;
+  stack?: string;
+  /** Present for an SvcError: enough to rebuild it for the CLI's error sink and exit code. */
+  svc?: Omit<SvcErrorOptions, "message" | "cause">;
+}
+
+export function serializeError(e: unknown): SerializedError {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const out: SerializedError = { message: err.message };
+  if (err.stack !== undefined) out.stack = err.stack;
+  if (err instanceof SvcError) {
+    out.svc = { code: err.code, origin: err.origin, retryable: err.retryable, sideEffects: err.sideEffects };
+    if (err.status !== undefined) out.svc.status = err.status;
+  }
+  return out;
+}
+
+export function reviveError(s: SerializedError): Error {
+  if (s.svc) return new SvcError({ ...s.svc, message: s.message });
+  const e = new Error(s.message);
+  if (s.stack !== undefined) e.stack = s.stack;
+  return e;
+}
+
+function log(message: string): void {
+  process.stderr.write(`svc lite: ${message}\n`);
+}
+
+/** True when node was started with an explicit initial heap size (then it is left alone). */
+function heapSizeGiven(): boolean {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+  return flags.some((f) => /^--initial[-_](heap|old[-_]space)[-_]size/.test(f));
+}
+
+/** Runs the server in a worker thread until it stops; rejects with the server's failure. */
+export async function serveInWorker(opts: LiteOptions): Promise<void> {
+  if (!heapSizeGiven()) setFlagsFromString(`--initial-heap-size=${SERVER_HEAP_MB}`);
+  // Handlers go in before the worker can print the export lines: a parent may signal as soon
+  // as it reads them.
+  let signalled = false;
+  let worker: Worker | undefined;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (signalled) {
+      log("forced exit");
+      process.exit(130);
+    }
+    signalled = true;
+    worker?.postMessage({ signal: sig } satisfies MainMessage);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { opts } });
+    let failure: Error | undefined;
+    await new Promise<void>((resolve, reject) => {
+      worker!.on("message", (m: WorkerReport) => {
+        if (m.failed) failure = reviveError(m.failed);
+      });
+      worker!.on("error", (e) => { failure ??= e; });
+      worker!.on("exit", (code) => {
+        if (failure) reject(failure);
+        else if (code !== 0) reject(new Error(`the server thread ended with code ${code}`));
+        else resolve();
+      });
+    });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
