@@ -7,6 +7,11 @@
  * append and one read of the same file on another stream. Prints one JSON object on one line
  * (run.mjs reads the last stdout line).
  *
+ * The floor (issue 13): each svc process is fresh, while the session figures it is compared with
+ * come from a warm process. lib/bare-session.mjs is a fresh process that does only the wire work
+ * (ready-made append frames from a file; a read that decodes nothing), timed the same way
+ * against the same server: what any fresh process reaches here. Medians of three rounds.
+ *
  *   node test/bench/cli-throughput.mjs            (BENCH_CLI_MIB=64 by default; build first)
  */
 import { spawn } from "node:child_process";
@@ -14,7 +19,7 @@ import { mkdtempSync, openSync, closeSync, createWriteStream, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rawHttp2 } from "./lib/raw-http2.mjs";
-import { BIN, startBenchLite } from "./lib/lite.mjs";
+import { BIN, ROOT, startBenchLite } from "./lib/lite.mjs";
 
 const MIB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.BENCH_CLI_MIB ?? 64);
@@ -23,10 +28,13 @@ const LINE = 1024; // bytes per record body, newline excluded
 const work = mkdtempSync(join(tmpdir(), "svc-bench-cli-"));
 const env = { ...process.env, HOME: work, XDG_CONFIG_HOME: join(work, "config"), XDG_DATA_HOME: join(work, "data"), FORCE_COLOR: "0" };
 
-function run(args, { stdout = "pipe" } = {}) {
+const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
+const BARE = join(import.meta.dirname, "lib/bare-session.mjs");
+
+function run(args, { stdout = "pipe", script = BIN } = {}) {
   return new Promise((res, rej) => {
     const out = stdout === "devnull" ? openSync("/dev/null", "w") : "pipe";
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", out, "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], { env, stdio: ["ignore", out, "pipe"] });
     let err = "";
     let text = "";
     child.stderr.on("data", (d) => (err += d));
@@ -36,7 +44,7 @@ function run(args, { stdout = "pipe" } = {}) {
     child.on("close", (code) => {
       if (typeof out === "number") closeSync(out);
       const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-      code === 0 ? res({ secs, stdout: text }) : rej(new Error(`svc ${args.join(" ")} exited ${code}: ${err}`));
+      code === 0 ? res({ secs, stdout: text }) : rej(new Error(`${script === BIN ? "svc" : script} ${args.join(" ")} exited ${code}: ${err}`));
     });
   });
 }
@@ -49,7 +57,24 @@ async function writeInput(file) {
   await new Promise((r) => w.end(r));
 }
 
+/** The same records as append-session frames of 1,000 records (svc append's batches here). */
+async function writeFrames(file, records) {
+  const { encodeAppendInput } = await import(join(ROOT, "dist/wire/proto.js"));
+  const { encodeFrameInPlace } = await import(join(ROOT, "dist/wire/framing.js"));
+  const body = Buffer.alloc(LINE, 0x7a);
+  const w = createWriteStream(file);
+  let inputs = 0;
+  for (let n = 0; n < records; n += 1000) {
+    const input = { records: Array.from({ length: Math.min(1000, records - n) }, () => ({ headers: [], body })) };
+    if (!w.write(encodeFrameInPlace((reserve) => encodeAppendInput(input, reserve)))) await new Promise((r) => w.once("drain", r));
+    inputs++;
+  }
+  await new Promise((r) => w.end(r));
+  return inputs;
+}
+
 const round = (x) => Math.round(x * 10) / 10;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const lite = await startBenchLite();
@@ -69,10 +94,26 @@ async function main() {
     await run(["read", `svc://${basin}/warmup`, "-s", "0", "-e"], { stdout: "devnull" });
     const records = (SIZE_MIB * MIB) / LINE;
     const bodyMiB = (records * LINE) / MIB;
-    const append = await run(["append", uri, "-i", file, "-q"]);
-    const read = await run(["read", uri, "-s", "0", "-e"], { stdout: "devnull" });
-    const tail = Number((await run(["check-tail", uri, "--seq-only"])).stdout.trim());
-    if (tail !== records) throw new Error(`expected ${records} records, the tail is ${tail}`);
+    const frames = join(work, "frames.bin");
+    const inputs = await writeFrames(frames, records);
+    const { url, token } = lite;
+    const times = { append: [], read: [], bareAppend: [], bareRead: [] };
+    const tailOf = async (u) => Number((await run(["check-tail", u, "--seq-only"])).stdout.trim());
+    for (let i = 0; i < ROUNDS; i++) {
+      const uri = `svc://${basin}/throughput-${i}`;
+      await run(["stream", "create", uri]);
+      times.append.push((await run(["append", uri, "-i", file, "-q"])).secs);
+      times.read.push((await run(["read", uri, "-s", "0", "-e"], { stdout: "devnull" })).secs);
+      await run(["stream", "create", `svc://${basin}/bare-${i}`]);
+      times.bareAppend.push((await run(["append", url, token, basin, `bare-${i}`, frames, String(inputs)], { script: BARE })).secs);
+      times.bareRead.push((await run(["read", url, token, basin, `bare-${i}`], { script: BARE })).secs);
+      for (const u of [uri, `svc://${basin}/bare-${i}`]) {
+        const tail = await tailOf(u);
+        if (tail !== records) throw new Error(`expected ${records} records in ${u}, the tail is ${tail}`);
+      }
+    }
+    const append = { secs: median(times.append) };
+    const read = { secs: median(times.read) };
     const raw = await rawHttp2({ totalBytes: SIZE_MIB * MIB, chunkBytes: 64 * 1024 });
     const appendRate = bodyMiB / append.secs;
     const readRate = bodyMiB / read.secs;
@@ -81,10 +122,12 @@ async function main() {
       size_mib: SIZE_MIB, record_bytes: LINE, records,
       append_mib_s: round(appendRate), append_secs: round(append.secs),
       read_mib_s: round(readRate), read_secs: round(read.secs),
+      bare_append_mib_s: round(bodyMiB / median(times.bareAppend)), bare_read_mib_s: round(bodyMiB / median(times.bareRead)),
+      seconds: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.map((x) => Math.round(x * 1000) / 1000)])),
       raw_http2_upload_mib_s: round(raw.uploadMiBs), raw_http2_download_mib_s: round(raw.downloadMiBs),
       append_vs_raw_upload: Math.round((appendRate / raw.uploadMiBs) * 1000) / 1000,
       read_vs_raw_download: Math.round((readRate / raw.downloadMiBs) * 1000) / 1000,
-      note: "svc times include process start (~0.2 s); rates are of record bodies",
+      note: "each figure is a fresh process, start included (medians of the rounds); bare_* are lib/bare-session.mjs; rates are of record bodies",
     }));
   } finally {
     await lite.stop();

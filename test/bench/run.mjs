@@ -111,8 +111,16 @@ function scenarios(f) {
       unit: "records/s; baseline the same session uncompressed",
     },
     B8_http1_session: row(sc.b8_http1_session?.h1_records_per_s, sc.b8_http1_session?.baseline_h2_records_per_s, ">= 0.8", { unit: "records/s; same raw client over h2c" }),
-    cli_append_file: row(ct.append_mib_s, se.append_session_1kib?.mib_s, ">= 0.8", { unit: "MiB/s; baseline the append session" }),
-    cli_read_devnull: row(ct.read_mib_s, se.read_session_catchup_1kib?.mib_s, ">= 0.8", { unit: "MiB/s; baseline the read session" }),
+    cli_append_file: row(ct.append_mib_s, se.append_session_1kib?.mib_s, ">= 0.8", {
+      unit: "MiB/s; baseline the append session",
+      fresh_process_floor: row(ct.bare_append_mib_s, se.append_session_1kib?.mib_s, "recorded", { unit: "MiB/s of a fresh process sending ready-made frames (lib/bare-session.mjs); baseline the append session" }),
+      vs_fresh_process_floor: row(ct.append_mib_s, ct.bare_append_mib_s, "recorded"),
+    }),
+    cli_read_devnull: row(ct.read_mib_s, se.read_session_catchup_1kib?.mib_s, ">= 0.8", {
+      unit: "MiB/s; baseline the read session",
+      fresh_process_floor: row(ct.bare_read_mib_s, se.read_session_catchup_1kib?.mib_s, "recorded", { unit: "MiB/s of a fresh process reading without decoding (lib/bare-session.mjs); baseline the read session" }),
+      vs_fresh_process_floor: row(ct.read_mib_s, ct.bare_read_mib_s, "recorded"),
+    }),
     ack_latency_10mib: {
       p50: row(se.ack_latency_at_10_mib_s?.p50_ms, lb.lmdb_durable_single_put_p50_ms, "<= 3", { unit: "ms; baseline lmdb durable put p50" }),
       p99_ms: se.ack_latency_at_10_mib_s?.p99_ms, p99_target_ms: 10,
