@@ -7,7 +7,9 @@
  * external memory against an allocation limit it derives from the small live heap, so it ran a
  * full collection every ~30 ms while a session streamed and every ~270 ms at 10 MiB/s, each a
  * 1–4 ms pause in the ack path. With the initial heap at SERVER_HEAP_MB the limit does not fall
- * below it: ack latency p99 at 10 MiB/s 8.5–12.4 → 3.9–5.6 ms in the same runs (issue 13).
+ * below it: ack latency p99 at 10 MiB/s 8.5–12.4 → 4.3–5.7 ms (issue 13). 128 MB was a little
+ * faster still, but let garbage buffers pile up to a 1 GiB session's peak RSS of 196–252 MiB
+ * (the target is 256; 64 MB: 195–209, the main thread's default heap: 178).
  *
  * One process, as before: the pid is the server's, kill -9 stops everything at once, RSS is the
  * server's, the data dir lock is held by the same pid. SIGINT/SIGTERM are the main thread's
@@ -19,8 +21,8 @@ import { Worker } from "node:worker_threads";
 import { SvcError, type SvcErrorOptions } from "../errors.js";
 import type { LiteOptions } from "./options.js";
 
-/** The server isolate's initial heap, MB; a larger V8 flag given to node wins. */
-export const SERVER_HEAP_MB = 128;
+/** The server isolate's initial heap, MB; `node --initial-heap-size=N` given to node wins. */
+export const SERVER_HEAP_MB = 64;
 
 /** What the worker posts to the main thread. */
 export type WorkerReport = { failed: SerializedError };
