@@ -9,7 +9,8 @@
  *   W4 stream c: data under a fencing token, interleaved fence and trim commands
  *   R1, R2 read sessions following a and b
  *
- * 15 % of cycles also kill the next server during its recovery (0-200 ms after spawn), 10 %
+ * 15 % of cycles also kill the next server during its recovery (0-400 ms after spawn: lite opens
+ * its data dir about 0.3 s after spawn, from its server thread, and recovers there), 10 %
  * freeze it (SIGSTOP 1-2 s) before the kill. After every restart the whole recorded history
  * (all cycles so far) goes through the ordering checker (C1-C8 + search: every acked batch at
  * its range byte for byte, no gap, duplicate, phantom, torn batch, records a reader saw never
@@ -276,7 +277,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
         await work;
         await c.close();
         const killedPid = lite.pid;
-        const recoveryKill = random() < 0.15 ? int(0, 200) : undefined;
+        const recoveryKill = random() < 0.15 ? int(0, 400) : undefined;
         if (recoveryKill !== undefined) { recoveryKills++; await killDuringRecovery(recoveryKill); }
         const t0 = Date.now();
         try { await lite.restart(); } catch (e) { restartFailures++; throw e; }
