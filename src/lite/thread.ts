@@ -88,7 +88,11 @@ export async function serveInWorker(opts: LiteOptions): Promise<void> {
       worker!.on("message", (m: WorkerReport) => {
         if (m.failed) failure = reviveError(m.failed);
       });
-      worker!.on("error", (e) => { failure ??= e; });
+      // An exception nothing caught in the server thread ends it: its stack goes to the log.
+      worker!.on("error", (e) => {
+        log(`internal error: ${e.stack ?? e.message}`);
+        failure ??= e;
+      });
       worker!.on("exit", (code) => {
         if (failure) reject(failure);
         else if (code !== 0) reject(new Error(`the server thread ended with code ${code}`));
