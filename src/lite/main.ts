@@ -31,13 +31,10 @@ import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
 import { MetricsRecorder } from "./metrics/recorder.js";
 import { fromFiles, selfSigned, type TlsMaterial } from "./tls-cert.js";
+import { log } from "./log.js";
 import { envMs, type LiteOptions } from "./options.js";
 
 export { DEFAULT_PORT, USAGE, defaultDataDir, parseLiteArgs, type LiteOptions } from "./options.js";
-
-function log(message: string): void {
-  process.stderr.write(`svc lite: ${message}\n`);
-}
 
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);

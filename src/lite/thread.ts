@@ -13,12 +13,13 @@
  *
  * One process, as before: the pid is the server's, kill -9 stops everything at once, RSS is the
  * server's, the data dir lock is held by the same pid. SIGINT/SIGTERM are the main thread's
- * (workers get no signals): the first asks the server to shut down cleanly, a second exits at
- * once with 130. SVC_LITE_THREAD=main serves on the main thread (profiling, debugging).
+ * (workers get no signals): run.ts relays the first, which shuts the server down cleanly; a
+ * second exits at once with 130. SVC_LITE_THREAD=main serves on the main thread (profiling).
  */
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { SvcError, type SvcErrorOptions } from "../errors.js";
+import { log } from "./log.js";
 import type { LiteOptions } from "./options.js";
 
 /** The server isolate's initial heap, MB; `node --initial-heap-size=N` given to node wins. */
@@ -54,53 +55,34 @@ export function reviveError(s: SerializedError): Error {
   return e;
 }
 
-function log(message: string): void {
-  process.stderr.write(`svc lite: ${message}\n`);
-}
-
 /** True when node was started with an explicit initial heap size (then it is left alone). */
 function heapSizeGiven(): boolean {
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
   return flags.some((f) => /^--initial[-_](heap|old[-_]space)[-_]size/.test(f));
 }
 
-/** Runs the server in a worker thread until it stops; rejects with the server's failure. */
-export async function serveInWorker(opts: LiteOptions): Promise<void> {
+/**
+ * Runs the server in a worker thread until it stops, relaying `signal` (run.ts) to it; rejects
+ * with the server's failure.
+ */
+export async function serveInWorker(opts: LiteOptions, signal: Promise<NodeJS.Signals>): Promise<void> {
   if (!heapSizeGiven()) setFlagsFromString(`--initial-heap-size=${SERVER_HEAP_MB}`);
-  // Handlers go in before the worker can print the export lines: a parent may signal as soon
-  // as it reads them.
-  let signalled = false;
-  let worker: Worker | undefined;
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (signalled) {
-      log("forced exit");
-      process.exit(130);
-    }
-    signalled = true;
-    worker?.postMessage({ signal: sig } satisfies MainMessage);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { opts } });
-    let failure: Error | undefined;
-    await new Promise<void>((resolve, reject) => {
-      worker!.on("message", (m: WorkerReport) => {
-        if (m.failed) failure = reviveError(m.failed);
-      });
-      // An exception nothing caught in the server thread ends it: its stack goes to the log.
-      worker!.on("error", (e) => {
-        log(`internal error: ${e.stack ?? e.message}`);
-        failure ??= e;
-      });
-      worker!.on("exit", (code) => {
-        if (failure) reject(failure);
-        else if (code !== 0) reject(new Error(`the server thread ended with code ${code}`));
-        else resolve();
-      });
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { opts } });
+  void signal.then((sig) => worker.postMessage({ signal: sig } satisfies MainMessage));
+  let failure: Error | undefined;
+  await new Promise<void>((resolve, reject) => {
+    worker.on("message", (m: WorkerReport) => {
+      if (m.failed) failure = reviveError(m.failed);
     });
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
+    // An exception nothing caught in the server thread ends it: its stack goes to the log.
+    worker.on("error", (e) => {
+      log(`internal error: ${e.stack ?? e.message}`);
+      failure ??= e;
+    });
+    worker.on("exit", (code) => {
+      if (failure) reject(failure);
+      else if (code !== 0) reject(new Error(`the server thread ended with code ${code}`));
+      else resolve();
+    });
+  });
 }
