@@ -12,6 +12,11 @@
  * (ready-made append frames from a file; a read that decodes nothing), timed the same way
  * against the same server: what any fresh process reaches here. Medians of three rounds.
  *
+ * The steady state: every round also appends and reads a file four times as long
+ * (BENCH_CLI_LONG_MIB). What the extra bytes cost, (long - short) / (t_long - t_short) from the
+ * medians, is svc's rate once running: the fixed costs of a fresh process (node's start, loading
+ * svc, connecting, code not yet compiled by the JIT) are in both times and cancel.
+ *
  *   node test/bench/cli-throughput.mjs            (BENCH_CLI_MIB=64 by default; build first)
  */
 import { spawn } from "node:child_process";
@@ -23,6 +28,7 @@ import { BIN, ROOT, startBenchLite } from "./lib/lite.mjs";
 
 const MIB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.BENCH_CLI_MIB ?? 64);
+const LONG_MIB = Number(process.env.BENCH_CLI_LONG_MIB ?? 4 * SIZE_MIB);
 const LINE = 1024; // bytes per record body, newline excluded
 
 const work = mkdtempSync(join(tmpdir(), "svc-bench-cli-"));
@@ -49,11 +55,11 @@ function run(args, { stdout = "pipe", script = BIN } = {}) {
   });
 }
 
-async function writeInput(file) {
+async function writeInput(file, mib) {
   const w = createWriteStream(file);
   const line = "z".repeat(LINE) + "\n";
   const chunk = line.repeat(MIB / LINE);
-  for (let i = 0; i < SIZE_MIB; i++) if (!w.write(chunk)) await new Promise((r) => w.once("drain", r));
+  for (let i = 0; i < mib; i++) if (!w.write(chunk)) await new Promise((r) => w.once("drain", r));
   await new Promise((r) => w.end(r));
 }
 
@@ -85,7 +91,9 @@ async function main() {
     await run(["basin", "create", basin]);
     await run(["stream", "create", uri]);
     const file = join(work, "lines.txt");
-    await writeInput(file);
+    await writeInput(file, SIZE_MIB);
+    const longFile = join(work, "long-lines.txt");
+    await writeInput(longFile, LONG_MIB);
     // The server warms up first (its hot paths compiled, its data file grown), as it is for the
     // session figures these are compared with: one append and one read of the same file on
     // another stream. The CLI processes themselves are always fresh: that is what a user runs.
@@ -97,7 +105,7 @@ async function main() {
     const frames = join(work, "frames.bin");
     const inputs = await writeFrames(frames, records);
     const { url, token } = lite;
-    const times = { append: [], read: [], bareAppend: [], bareRead: [] };
+    const times = { append: [], read: [], bareAppend: [], bareRead: [], appendLong: [], readLong: [] };
     const tailOf = async (u) => Number((await run(["check-tail", u, "--seq-only"])).stdout.trim());
     for (let i = 0; i < ROUNDS; i++) {
       const uri = `svc://${basin}/throughput-${i}`;
@@ -107,27 +115,34 @@ async function main() {
       await run(["stream", "create", `svc://${basin}/bare-${i}`]);
       times.bareAppend.push((await run(["append", url, token, basin, `bare-${i}`, frames, String(inputs)], { script: BARE })).secs);
       times.bareRead.push((await run(["read", url, token, basin, `bare-${i}`], { script: BARE })).secs);
-      for (const u of [uri, `svc://${basin}/bare-${i}`]) {
+      const long = `svc://${basin}/long-${i}`;
+      await run(["stream", "create", long]);
+      times.appendLong.push((await run(["append", long, "-i", longFile, "-q"])).secs);
+      times.readLong.push((await run(["read", long, "-s", "0", "-e"], { stdout: "devnull" })).secs);
+      for (const [u, n] of [[uri, records], [`svc://${basin}/bare-${i}`, records], [long, (LONG_MIB * MIB) / LINE]]) {
         const tail = await tailOf(u);
-        if (tail !== records) throw new Error(`expected ${records} records in ${u}, the tail is ${tail}`);
+        if (tail !== n) throw new Error(`expected ${n} records in ${u}, the tail is ${tail}`);
       }
+      await run(["stream", "delete", long, "-y"]); // its 4x bytes need not stay in the data dir
     }
     const append = { secs: median(times.append) };
     const read = { secs: median(times.read) };
     const raw = await rawHttp2({ totalBytes: SIZE_MIB * MIB, chunkBytes: 64 * 1024 });
     const appendRate = bodyMiB / append.secs;
     const readRate = bodyMiB / read.secs;
+    const steady = (long, short) => round((LONG_MIB - SIZE_MIB) / (median(long) - median(short)));
     console.log(JSON.stringify({
       bench: "cli-throughput",
       size_mib: SIZE_MIB, record_bytes: LINE, records,
       append_mib_s: round(appendRate), append_secs: round(append.secs),
       read_mib_s: round(readRate), read_secs: round(read.secs),
       bare_append_mib_s: round(bodyMiB / median(times.bareAppend)), bare_read_mib_s: round(bodyMiB / median(times.bareRead)),
+      long_mib: LONG_MIB, steady_append_mib_s: steady(times.appendLong, times.append), steady_read_mib_s: steady(times.readLong, times.read),
       seconds: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.map((x) => Math.round(x * 1000) / 1000)])),
       raw_http2_upload_mib_s: round(raw.uploadMiBs), raw_http2_download_mib_s: round(raw.downloadMiBs),
       append_vs_raw_upload: Math.round((appendRate / raw.uploadMiBs) * 1000) / 1000,
       read_vs_raw_download: Math.round((readRate / raw.downloadMiBs) * 1000) / 1000,
-      note: "each figure is a fresh process, start included (medians of the rounds); bare_* are lib/bare-session.mjs; rates are of record bodies",
+      note: "each figure is a fresh process, start included (medians of the rounds); bare_* are lib/bare-session.mjs; steady_* are (long - short) / (t_long - t_short); rates are of record bodies",
     }));
   } finally {
     await lite.stop();
