@@ -30,6 +30,13 @@ module.exports = {
       to: { pathNot: ["^src/(types|errors)\\.ts$", core("buffer")] },
     },
     {
+      name: "dirs-leaf",
+      comment: "dirs.ts (making directories, shared by lite/ and cli/) imports only node:fs and node:path",
+      severity: "error",
+      from: { path: "^src/dirs\\.ts$" },
+      to: { pathNot: core("fs|path") },
+    },
+    {
       name: "wire-is-pure",
       comment: "wire/ is bytes in, values out: types, errors, bytes, protobufjs, zstd, node:zlib/util/buffer only",
       severity: "error",
@@ -59,17 +66,17 @@ module.exports = {
     },
     {
       name: "lite-is-self-contained",
-      comment: "lite/ may import wire, types, errors, bytes, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
+      comment: "lite/ may import wire, types, errors, bytes, dirs, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
       severity: "error",
       from: { path: layer("lite") },
-      to: { pathNot: ["^src/(lite|wire)/", SHARED, pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(lite|wire)/", SHARED, "^src/dirs\\.ts$", pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
     },
     {
       name: "cli-layer",
-      comment: "cli/ talks to the service only through client/: client, format, types, errors, commander, chalk, ora, node:*",
+      comment: "cli/ talks to the service only through client/: client, format, types, errors, dirs, commander, chalk, ora, node:*",
       severity: "error",
       from: { path: layer("cli") },
-      to: { pathNot: ["^src/(cli|client|format|lite)/", SHARED, pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(cli|client|format|lite)/", SHARED, "^src/dirs\\.ts$", pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
     },
     {
       name: "cli-lite-only-from-lite-command",

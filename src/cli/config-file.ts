@@ -4,10 +4,11 @@
  * (temp file, fsync, rename, fsync of the directory) under a lock file. A file that does not
  * parse is a fatal usage error naming its path, never a silent reset.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, chmodSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, chmodSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { usageError } from "./failure.js";
+import { makeDirs } from "../dirs.js";
+import { ioError, usageError } from "./failure.js";
 import { parseToml, stringifyToml, TomlError, type TomlTable } from "./toml.js";
 
 export function configPath(env: NodeJS.ProcessEnv, flag?: string): string {
@@ -39,7 +40,11 @@ const LOCK_STALE_MS = 60_000;
 /** Read, change and write the file atomically under `config.lock`. */
 export async function updateConfigFile(path: string, change: (table: TomlTable) => void): Promise<void> {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    makeDirs(dir, 0o700);
+  } catch (e) {
+    throw ioError(`cannot create the config directory ${dir}: ${(e as Error).message}`, e);
+  }
   try {
     chmodSync(dir, 0o700);
   } catch {

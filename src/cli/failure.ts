@@ -4,6 +4,7 @@
  * - `OperationError` wraps a failure with the operation and resource it concerned, so the
  *   sink prints `error: Failed to <op> <uri>: <message> (<status> <code>)`.
  * - `usageError` is a bad flag, argument or configuration (exit 2).
+ * - `ioError` is a local file or directory svc could not open, write or create (exit 1).
  * - `ExitRequest` is not an error: a command asking main.ts for a specific exit code
  *   (e.g. 10 for pending changes); only main.ts calls process.exit.
  */
@@ -43,4 +44,9 @@ export async function attempt<T>(operation: string, resource: string | undefined
     if (e instanceof OperationError || e instanceof ExitRequest) throw e;
     throw new OperationError(operation, resource, e, hint);
   }
+}
+
+/** A local file or directory that svc could not open, write or create (code `io`, exit 1). */
+export function ioError(message: string, cause: unknown): SvcError {
+  return new SvcError({ code: "io", message, origin: "client", retryable: false, sideEffects: false, cause });
 }

@@ -12,7 +12,7 @@
  * closes, in-flight requests finish, storage is flushed, and `serve` resolves. The command
  * (run.ts) runs `serve` in the server thread (thread.ts, worker.ts); the flags are options.ts.
  */
-import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
@@ -33,6 +33,7 @@ import { MetricsRecorder } from "./metrics/recorder.js";
 import { fromFiles, selfSigned, type TlsMaterial } from "./tls-cert.js";
 import { log } from "./log.js";
 import { envMs, type LiteOptions } from "./options.js";
+import { makeDirs } from "../dirs.js";
 
 export { DEFAULT_PORT, USAGE, defaultDataDir, parseLiteArgs, type LiteOptions } from "./options.js";
 
@@ -60,14 +61,20 @@ export interface RunningLite {
  */
 function prepareDataDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
     accessSync(dir, constants.W_OK);
   } catch (e) {
     let at = dir;
     while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
     let code = (e as NodeJS.ErrnoException).code;
     try { accessSync(at, constants.W_OK); } catch (inner) { code = (inner as NodeJS.ErrnoException).code ?? code; }
-    const why = code === "EROFS" ? `${at} is on a read-only file system` : code === "EACCES" || code === "EPERM" ? `${at} is not writable (permission denied)` : (e as Error).message;
+    const path = (e as NodeJS.ErrnoException).path ?? dir;
+    const why = code === "EROFS" ? `${at} is on a read-only file system`
+      : code === "EACCES" || code === "EPERM" ? `${at} is not writable (permission denied)`
+      : code === "EEXIST" ? `${path} is a file, not a directory`
+      : code === "ENOTDIR" ? `${dirname(path)} is not a directory`
+      : code === "ENOENT" ? `cannot create ${path} (no such file or directory)`
+      : (e as Error).message;
     throw new Error(`cannot use the data dir ${dir}: ${why}`);
   }
 }

@@ -5,12 +5,9 @@
  * handled once, in main.ts (exit 0, nothing on stderr).
  */
 import { createWriteStream, type WriteStream } from "node:fs";
-import { SvcError } from "../../errors.js";
+import { ioError } from "../failure.js";
 import { stdout } from "../stdout.js";
 
-function ioError(message: string, cause: unknown): SvcError {
-  return new SvcError({ code: "io", message, origin: "client", retryable: false, sideEffects: false, cause });
-}
 
 export class RecordWriter {
   private failure: Error | undefined;

@@ -1,11 +1,17 @@
 /** `--split-dir DIR`: each record as `<seq>.bin` (the exact body) plus `<seq>.json` (metadata). */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { recordToJson, type JsonOptions } from "../../format/record-output.js";
 import type { SequencedRecord } from "../../types.js";
+import { makeDirs } from "../../dirs.js";
+import { ioError } from "../failure.js";
 
 export function prepareSplitDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
+  try {
+    makeDirs(dir);
+  } catch (e) {
+    throw ioError(`cannot create --split-dir ${dir}: ${(e as Error).message}`, e);
+  }
 }
 
 export function writeSplit(dir: string, r: SequencedRecord, json: JsonOptions): void {
