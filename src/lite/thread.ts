@@ -66,8 +66,10 @@ function heapSizeGiven(): boolean {
  * with the server's failure.
  */
 export async function serveInWorker(opts: LiteOptions, signal: Promise<NodeJS.Signals>): Promise<void> {
-  if (!heapSizeGiven()) setFlagsFromString(`--initial-heap-size=${SERVER_HEAP_MB}`);
-  const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { opts } });
+  const heapFlagSet = !heapSizeGiven();
+  if (heapFlagSet) setFlagsFromString(`--initial-heap-size=${SERVER_HEAP_MB}`);
+  // The thread's entry (worker.ts) puts the flag back first thing (0 is V8's default).
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { opts, heapFlagSet } });
   void signal.then((sig) => worker.postMessage({ signal: sig } satisfies MainMessage));
   let failure: Error | undefined;
   await new Promise<void>((resolve, reject) => {

@@ -1,25 +1,15 @@
 /**
- * The server thread of `svc lite` (thread.ts starts it): serves with the options the main thread
- * parsed until the main thread relays a signal, then shuts down cleanly. A failure to start is
- * posted back whole, so the CLI reports it with its usual message and exit code.
+ * The entry of svc lite's server thread (thread.ts starts it): first puts back the V8 flag that
+ * the main thread set to size this thread's heap, then loads the server (server-thread.ts).
+ *
+ * Why put it back: V8 refuses compiled code cached under other flags, and Node's own modules
+ * are cached under the flags node started with. With `--initial-heap-size` still set, this
+ * thread compiled every Node module it loaded from source: its start took ~55 ms longer (~30
+ * of them bootstrapping, before this file runs; the rest loading the server's imports). This
+ * thread's heap keeps its size: V8 reads the flag once, when it makes the isolate.
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { serve } from "./main.js";
-import type { LiteOptions } from "./options.js";
-import { serializeError, type MainMessage, type WorkerReport } from "./thread.js";
+import { setFlagsFromString } from "node:v8";
+import { workerData } from "node:worker_threads";
 
-const port = parentPort!;
-const signal = new Promise<NodeJS.Signals>((resolve) => {
-  port.on("message", (m: MainMessage) => {
-    if (m.signal) resolve(m.signal);
-  });
-});
-// The port must not keep the thread alive: the listening server does, until it closes.
-port.unref();
-
-serve((workerData as { opts: LiteOptions }).opts, signal).catch((e: unknown) => {
-  port.postMessage({ failed: serializeError(e) } satisfies WorkerReport);
-  // Whatever a failed start left open must not keep the thread (and the process) alive; the
-  // report is delivered before the main thread sees the thread end.
-  process.exit(1);
-});
+if ((workerData as { heapFlagSet?: boolean }).heapFlagSet) setFlagsFromString("--initial-heap-size=0");
+await import("./server-thread.js");
