@@ -178,3 +178,60 @@ describe("two nodes on one database", () => {
     }
   });
 });
+
+describe("the periodic sweep on shared storage", () => {
+  // pg_locks shows a bigint advisory key as classid (high 32 bits) and objid (low 32 bits).
+  const SWEEP_LOCK = { classid: 0x7376, objid: 0x635f_7377 };
+  const LEADS = "this node now runs the periodic sweep";
+
+  it("runs on one node at a time; when that node dies, another takes over", async () => {
+    const db = await freshDatabase();
+    const env = { SVC_LITE_SWEEP_MS: "200" };
+    const nodes = await Promise.all([0, 1, 2].map(() => startLite({ postgres: db.url, env })));
+    const admin = new pg.Client({ connectionString: withPassword(db.url) });
+    await admin.connect();
+    const holders = async (): Promise<number> => Number((await admin.query(
+      "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      [SWEEP_LOCK.classid, SWEEP_LOCK.objid],
+    )).rows[0].n);
+    const leaders = (among: Lite[]): Lite[] => among.filter((n) => n.stderr().includes(LEADS));
+    const until = async (what: string, ok: () => Promise<boolean> | boolean): Promise<void> => {
+      for (const t0 = Date.now(); !(await ok()); await new Promise((r) => setTimeout(r, 50))) {
+        if (Date.now() - t0 > 10_000) throw new Error(`not within 10 s: ${what}`);
+      }
+    };
+    const batchRows = async (): Promise<number> => Number((await admin.query("SELECT count(*) AS n FROM svc_batches")).rows[0].n);
+    const basin = uniqueBasin("sweep");
+    /** Records appended through `via` to a stream whose records expire after 1 s: gone from the table once swept. */
+    const expiring = async (via: Lite, stream: string): Promise<void> => {
+      const c = liteClient(via);
+      expect((await c.call("POST", "/v1/streams", { basin, json: { stream, config: { retention_policy: { age: 1 } } } })).status).toBe(201);
+      for (const body of ["one", "two", "three"]) expect((await c.call("POST", `/v1/streams/${stream}/records`, { basin, json: { records: [{ body }] } })).status).toBe(200);
+      expect(await batchRows()).toBe(3);
+      await until(`the expired records of ${stream} are removed`, async () => (await batchRows()) === 0);
+    };
+    try {
+      expect((await liteClient(nodes[0]!).call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
+      await until("one node leads", () => leaders(nodes).length === 1);
+      // A second now: still one leader, one lock holder.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(leaders(nodes)).toHaveLength(1);
+      expect(await holders()).toBe(1);
+      const first = leaders(nodes)[0]!;
+      const others = nodes.filter((n) => n !== first);
+      // Records written through a node that does not lead expire and are swept by the one that does.
+      await expiring(others[0]!, "through-another-node");
+
+      await first.kill9();
+      await until("another node takes over", () => leaders(others).length === 1);
+      expect(await holders()).toBe(1);
+      const second = leaders(others)[0]!;
+      await expiring(others.find((n) => n !== second)!, "after-the-leader-died");
+      expect(leaders(others)).toHaveLength(1);
+    } finally {
+      await admin.end();
+      for (const n of nodes) await n.stop();
+      await db.drop();
+    }
+  }, 60_000);
+});

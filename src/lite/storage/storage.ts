@@ -154,6 +154,12 @@ export interface Storage {
   readonly shared?: boolean;
   /** Subscribes the store to changes made by any node (LISTEN/NOTIFY plus polling). */
   watch?(listener: StorageListener): void;
+  /**
+   * Whether this node runs the periodic sweep now: one node at a time does (on PostgreSQL the
+   * one whose listening connection holds an advisory lock; when that node or its connection is
+   * gone, the next node to ask takes over). Absent: always, the data has one owner.
+   */
+  leadsSweep?(): Promise<boolean>;
 }
 
 /** What a shared storage reports; the store applies it to the streams it has loaded. */

@@ -3,6 +3,11 @@
  * expired records, delete-on-empty, and the cleanup of deleted streams and basins. It runs
  * every `intervalMs` and at once when triggered (a trim became durable, a delete). Reads
  * never depend on it: they filter trimmed and expired records themselves.
+ *
+ * On shared storage (several nodes on one PostgreSQL) the periodic sweep runs on one node at a
+ * time (`Storage.leadsSweep`): a sweep reads every stream's first batch head, and every node
+ * doing so every period multiplied that load by the number of nodes. A node still sweeps at
+ * once after a trim or delete made through it, and once at start.
  */
 import type { BatchHead, StreamMeta } from "../storage/storage.js";
 import { retentionMs } from "./stream-config.js";
@@ -18,6 +23,8 @@ export class Janitor {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** A leadsSweep() question is in flight. */
+  private asking = false;
 
   /**
    * @param deleteGraceMs a deleted stream or basin keeps its `deleting` state at least this
@@ -66,8 +73,22 @@ export class Janitor {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => { void this.trigger(); this.schedule(this.intervalMs); }, ms);
+    this.timer = setTimeout(() => { void this.periodic(); this.schedule(this.intervalMs); }, ms);
     this.timer.unref();
+  }
+
+  private async periodic(): Promise<void> {
+    const storage = this.store.storage;
+    if (storage.leadsSweep) {
+      if (this.asking) return; // the last question has no answer yet (a database that hangs)
+      this.asking = true;
+      try {
+        if (!(await storage.leadsSweep())) return;
+      } finally {
+        this.asking = false;
+      }
+    }
+    await this.trigger();
   }
 
   private async runOnce(): Promise<void> {

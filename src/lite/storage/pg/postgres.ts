@@ -57,6 +57,9 @@ function conflict(seq: number): SvcError {
   return new SvcError({ code: "transaction_conflict", origin: "server", status: 409, retryable: true, sideEffects: false, message: `the stream was appended through another node at the same moment; nothing was written at seq ${seq}: retry` });
 }
 
+/** The session-level advisory lock of the node that runs the periodic sweep ("svc_sw"). */
+const SWEEP_LOCK = 0x7376_635f_7377;
+
 function storageError(e: unknown): SvcError {
   return e instanceof SvcError ? e : new SvcError({ code: "storage", origin: "server", status: 500, retryable: true, message: `database write failed: ${(e as Error)?.message ?? e}`, cause: e });
 }
@@ -80,6 +83,8 @@ export class PgStorage implements Storage {
   private listenLost = false;
   /** The tail poll is failing (said once until it succeeds again). */
   private pollFailing = false;
+  /** The listening connection whose session holds the sweep lock, when this node holds it. */
+  private sweepHolder: pg.Client | undefined;
 
   private constructor(private readonly config: PgConfig, private readonly pool: pg.Pool, private readonly sync: SyncQuery, private readonly log: (m: string) => void, private readonly pollMs: number) {}
 
@@ -409,6 +414,28 @@ export class PgStorage implements Storage {
     } catch (e) {
       drop((e as Error).message);
     }
+  }
+
+  /**
+   * The periodic sweep runs on one node at a time: the node whose listening connection holds
+   * SWEEP_LOCK, a session-level advisory lock that PostgreSQL releases when that connection
+   * ends (the node stopped, died, or lost the connection). Every node asks each period; the
+   * first to ask after the holder is gone takes over. Without a listening connection a node
+   * does not lead (its lock, if it had one, went with the connection).
+   */
+  async leadsSweep(): Promise<boolean> {
+    const c = this.listenClient;
+    if (!c || this.closed) return false;
+    if (this.sweepHolder === c) return true;
+    try {
+      const { rows } = await c.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [SWEEP_LOCK]);
+      if (rows[0]?.got !== true || this.listenClient !== c) return false;
+    } catch {
+      return false; // the connection is failing: its own handlers reconnect
+    }
+    this.sweepHolder = c;
+    this.log("this node now runs the periodic sweep (one node at a time: trims, retention, deletions)");
+    return true;
   }
 
   private onNotify(payload: string): void {
