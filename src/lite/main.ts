@@ -98,7 +98,12 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     prepareDataDir(opts.dataDir);
     lock = await acquireLock(opts.dataDir);
     rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
-    storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
+    try {
+      storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
+    } catch (e) {
+      await lock.release();
+      throw e;
+    }
   }
   const store = new Store(storage, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);

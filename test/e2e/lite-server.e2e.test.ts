@@ -6,7 +6,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { open, type Database } from "lmdb";
 import { afterAll, describe, expect, it } from "vitest";
+import { DATA_FORMAT } from "../../src/lite/storage/lmdb.js";
+import { runSvc } from "../helpers/cli.js";
 import { eventually, liteClient, spawnLite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 const dirs: string[] = [];
@@ -103,6 +106,43 @@ describe("svc lite process", () => {
     const next = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "four" }] } })).json();
     expect(next.start.seq_num).toBe(4);
     expect(await lite.stop()).toBe(0);
+  });
+
+  it("refuses a data dir of a newer data format at start, and marks an older one with its own", async () => {
+    const lite = await startLite({ keepDir: true });
+    const dir = lite.dataDir!;
+    dirs.push(dir);
+    let c = liteClient(lite);
+    const basin = uniqueBasin();
+    await c.call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true } } });
+    expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "kept" }] } })).status).toBe(200);
+    expect(await lite.stop()).toBe(0);
+    const file = join(dir, "data.mdb");
+    const misc = async <T>(change: (db: Database<number, string>) => T): Promise<T> => {
+      const env = open({ path: file, maxDbs: 12 });
+      try {
+        return change(env.openDB<number, string>({ name: "misc", encoding: "json" }));
+      } finally {
+        await env.close();
+      }
+    };
+    expect(await misc((db) => db.get("dataFormat"))).toBe(DATA_FORMAT);
+
+    await misc((db) => db.putSync("dataFormat", DATA_FORMAT + 1));
+    const newer = await runSvc(["lite", "--port", "0", "--data-dir", dir], { timeoutMs: 15_000 });
+    expect(newer.code).toBe(1);
+    expect(newer.stdout).toBe("");
+    expect(newer.stderr).toBe(`error: ${file} was written by a newer svc (data format ${DATA_FORMAT + 1}; this svc reads up to ${DATA_FORMAT}): upgrade svc\n`);
+    // Nothing was changed, and the lock was let go: the same refusal again, not "in use".
+    expect((await runSvc(["lite", "--port", "0", "--data-dir", dir], { timeoutMs: 15_000 })).stderr).toBe(newer.stderr);
+
+    // A dir from before the format key (an older svc): opened, served, and marked.
+    await misc((db) => db.removeSync("dataFormat"));
+    await lite.restart();
+    c = liteClient(lite);
+    expect((await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } })).json().records.map((r: { body: string }) => r.body)).toEqual(["kept"]);
+    expect(await lite.stop()).toBe(0);
+    expect(await misc((db) => db.get("dataFormat"))).toBe(DATA_FORMAT);
   });
 
   it("--in-memory keeps nothing and makes a fresh token per run", async () => {

@@ -7,6 +7,7 @@
  *   batches  id u32 · first seq u64 (BE)     → encoded batch (batch-codec.ts)
  *   tsidx    id u32 · last ts u64 · seq u64  → 1 byte: finds the batch holding a timestamp
  *   misc     "nextStreamId"                  → number
+ *            "dataFormat"                    → number (DATA_FORMAT)
  *   tokens   token id (utf8)                 → StoredToken (json: a hash, never the secret)
  *   tokenkeys key id (utf8)                  → token id
  *   metrics  string key                      → metric bucket / stored bytes (json; issue 15)
@@ -38,6 +39,16 @@ import { SpaceReserve, WRITE_OVERHEAD, type SpaceReserveOptions } from "./space-
 import type { StoredToken } from "../auth/token-info.js";
 
 const ONE = Buffer.from([1]);
+
+/**
+ * The data dir's format, kept in `misc` under "dataFormat". 2: stored batches may carry their
+ * records as wire bytes (batch-codec.ts version 2), which a format-1 svc cannot decode. A dir
+ * of a newer format than this svc knows is refused at start, with a message, instead of
+ * failing later at the first batch it cannot read; an older one (or one from before the key)
+ * is marked with this format once opened, since this svc may now write what older ones cannot
+ * read. Bump it with any change to stored values that this version could not read back.
+ */
+export const DATA_FORMAT = 2;
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 function u64(buf: Buffer, at: number, n: number): void {
@@ -117,6 +128,7 @@ export class LmdbStorage implements Storage {
 
   constructor(private readonly dir: string, reserve: SpaceReserveOptions = {}) {
     this.openEnv();
+    this.checkFormat();
     this.nextId = this.misc.get("nextStreamId") ?? 1;
     this.migrateStates();
     // lmdb takes a file path, or a directory to hold data.mdb.
@@ -138,6 +150,15 @@ export class LmdbStorage implements Storage {
     this.tokens = this.env.openDB({ name: "tokens", encoding: "json", keyEncoding: "binary" });
     this.tokenKeys = this.env.openDB({ name: "tokenkeys", encoding: "json" });
     this.metrics = this.env.openDB({ name: "metrics", encoding: "json" });
+  }
+
+  private checkFormat(): void {
+    const format = this.misc.get("dataFormat") ?? 1;
+    if (format > DATA_FORMAT) {
+      this.env.close();
+      throw new Error(`${this.dir} was written by a newer svc (data format ${format}; this svc reads up to ${DATA_FORMAT}): upgrade svc`);
+    }
+    if (format < DATA_FORMAT) this.misc.putSync("dataFormat", DATA_FORMAT);
   }
 
   /** Data dirs from before versioned tails kept them unversioned in `states`: copy once. */
