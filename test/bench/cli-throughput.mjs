@@ -33,6 +33,10 @@ const LINE = 1024; // bytes per record body, newline excluded
 
 const work = mkdtempSync(join(tmpdir(), "svc-bench-cli-"));
 const env = { ...process.env, HOME: work, XDG_CONFIG_HOME: join(work, "config"), XDG_DATA_HOME: join(work, "data"), FORCE_COLOR: "0" };
+// Every process here is timed from spawn to exit, and this workplace's NODE_EXTRA_CA_CERTS adds
+// ~50 ms to every node start (cli-startup.mjs measures both ways); lite is plain HTTP, so no
+// process here needs it. Without it, as on a user's machine (svc and the floor alike).
+delete env.NODE_EXTRA_CA_CERTS;
 
 const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
 const BARE = join(import.meta.dirname, "lib/bare-session.mjs");

@@ -112,13 +112,13 @@ function scenarios(f) {
     },
     B8_http1_session: row(sc.b8_http1_session?.h1_records_per_s, sc.b8_http1_session?.baseline_h2_records_per_s, ">= 0.8", { unit: "records/s; same raw client over h2c" }),
     cli_append_file: row(ct.append_mib_s, se.append_session_1kib?.mib_s, ">= 0.8", {
-      unit: "MiB/s; baseline the append session",
+      unit: "MiB/s; baseline the append session; no NODE_EXTRA_CA_CERTS",
       fresh_process_floor: row(ct.bare_append_mib_s, se.append_session_1kib?.mib_s, "recorded", { unit: "MiB/s of a fresh process sending ready-made frames (lib/bare-session.mjs); baseline the append session" }),
       vs_fresh_process_floor: row(ct.append_mib_s, ct.bare_append_mib_s, "recorded"),
       steady_state: row(ct.steady_append_mib_s, se.append_session_1kib?.mib_s, "recorded", { unit: "MiB/s of svc append once running: the extra bytes of a 4x longer file over the extra time (fixed costs cancel); baseline the append session" }),
     }),
     cli_read_devnull: row(ct.read_mib_s, se.read_session_catchup_1kib?.mib_s, ">= 0.8", {
-      unit: "MiB/s; baseline the read session",
+      unit: "MiB/s; baseline the read session; no NODE_EXTRA_CA_CERTS",
       fresh_process_floor: row(ct.bare_read_mib_s, se.read_session_catchup_1kib?.mib_s, "recorded", { unit: "MiB/s of a fresh process reading without decoding (lib/bare-session.mjs); baseline the read session" }),
       vs_fresh_process_floor: row(ct.read_mib_s, ct.bare_read_mib_s, "recorded"),
       steady_state: row(ct.steady_read_mib_s, se.read_session_catchup_1kib?.mib_s, "recorded", { unit: "MiB/s of svc read once running: the extra bytes of a 4x longer stream over the extra time (fixed costs cancel); baseline the read session" }),
