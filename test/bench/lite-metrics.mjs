@@ -10,8 +10,10 @@
  *
  * Phases of 2 s gave append ratios from 0.68 to 1.07 in one afternoon here; 6 s phases gave
  * 1.04 (issue 13 session): shorter phases measure the neighbours more than the metrics. Best
- * of 3 rounds still gave 1.25-1.39 / 0.92-0.96 in full runs (two servers, two data dirs on a
- * disk whose first write to a block is 4x slower than later ones); best of 5: 0.97 / 0.99.
+ * of 3 rounds still gave 1.25-1.39 / 0.92-0.96 in full runs: an append phase here lands in one
+ * of two modes, about 50k or 105k records/s, on either side (the same on a tmpfs, so not the
+ * disk), and the best of each side is the fast mode only if each side met it once. Best of 5
+ * alone: 0.97 / 0.99.
  */
 import { Pool } from "undici";
 import { encodeAppendInput } from "../../dist/wire/proto.js";
