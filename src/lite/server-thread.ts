@@ -1,7 +1,8 @@
 /**
- * The server thread of `svc lite` (thread.ts starts it, worker.ts loads this): serves with the options the main thread
- * parsed until the main thread relays a signal, then shuts down cleanly. A failure to start is
- * posted back whole, so the CLI reports it with its usual message and exit code.
+ * The server thread of `svc lite` (thread.ts starts it, worker.ts loads this): serves with the
+ * options the main thread parsed until the main thread relays a signal, then shuts down
+ * cleanly. A failure to start is posted back whole, so the CLI reports it with its usual
+ * message and exit code.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { serve } from "./main.js";

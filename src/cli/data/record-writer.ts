@@ -8,7 +8,6 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { ioError } from "../failure.js";
 import { stdout } from "../stdout.js";
 
-
 export class RecordWriter {
   private failure: Error | undefined;
 

@@ -49,6 +49,7 @@ const ONE = Buffer.from([1]);
  * read. Bump it with any change to stored values that this version could not read back.
  */
 export const DATA_FORMAT = 2;
+
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 function u64(buf: Buffer, at: number, n: number): void {
