@@ -95,6 +95,7 @@ export class PgStorage implements Storage {
     try {
       await client.connect();
       await migrate(client, where);
+      await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
       throw new SvcError({ code: "unavailable", origin: "server", status: 503, message: `cannot use PostgreSQL at ${where}: ${(e as Error).message}` });
@@ -497,3 +498,16 @@ export class PgStorage implements Storage {
     await this.sync.close();
   }
 }
+
+/**
+ * A node acknowledges an append once its commit returns; on a server with fsync (or
+ * full_page_writes) off, that commit survives a crash of the process but not of its host. Both
+ * are the server's settings, not ours to change: the node says so at start, once.
+ */
+async function warnIfNotDurable(client: pg.Client, where: string, log: (m: string) => void): Promise<void> {
+  const { rows } = await client.query<{ name: string }>("SELECT name FROM pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name");
+  if (rows.length === 0) return;
+  const off = rows.map((r) => `${r.name}=off`).join(" and ");
+  log(`warning: PostgreSQL at ${where} runs with ${off}: a crash of its host can lose or corrupt records this node has acknowledged`);
+}
+
