@@ -12,8 +12,8 @@ import { ReadCursor, validateReadParams, type ReadParams, type ReadStart } from 
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
-import { appendSession, readSession } from "./sessions.js";
-import { streamCrypto } from "./encryption.js";
+import { appendSession, readSession, RECHECK_MS } from "./sessions.js";
+import { keyAdmits, streamCrypto } from "./encryption.js";
 import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
 import { boolQuery, checkStreamName, requestBasin, u64Query } from "./params.js";
 
@@ -39,7 +39,7 @@ export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<
   const input = await decodeInput(ex);
   validateAppendInput(input);
   ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
-  const state = await ctx.store.stream(basin, stream, "append");
+  const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
   const crypto = await streamCrypto(ex, state);
   const ack = await state.append(crypto.seal(input));
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);
@@ -84,15 +84,25 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
   const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
   const params = readParams(ex.query);
   validateReadParams(params);
-  const state = await ctx.store.stream(basin, stream, "read");
+  const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
   const cursor = new ReadCursor(state, ctx.store.storage, params, true, (await streamCrypto(ex, state)).open);
   let batch: ReadBatch = { records: [] };
   try {
     let step = await cursor.next();
     if (step.kind === "following") {
       // §7.5 unary long-poll: wait for the first live batch, or answer empty at the deadline.
-      const signal = AbortSignal.any([ex.signal, ctx.shutdown]);
-      step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), signal);
+      // §9.5: a token revoked or expired while the request waits gets 401, not what came
+      // after; the wait ends within RECHECK_MS of it.
+      const revoked = new AbortController();
+      const timer = setInterval(() => {
+        try { ctx.auth.recheck(ctx.principal); } catch { revoked.abort(); }
+      }, RECHECK_MS);
+      try {
+        step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), AbortSignal.any([ex.signal, ctx.shutdown, revoked.signal]));
+      } finally {
+        clearInterval(timer);
+      }
+      ctx.auth.recheck(ctx.principal);
     }
     if (step.kind === "batch") batch = step.batch;
   } finally {

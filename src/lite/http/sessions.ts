@@ -22,12 +22,12 @@ import type { FeedEvent, ReadFeed } from "../session/feed-pump.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { SESSION_TYPE } from "./media.js";
-import { streamCrypto } from "./encryption.js";
+import { keyAdmits, streamCrypto } from "./encryption.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 export async function appendSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string): Promise<void> {
-  const state = await ctx.store.stream(basin, stream, "append");
+  const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
   const crypto = await streamCrypto(ex, state);
   if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
   const port: AppendPort = {
@@ -64,7 +64,7 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
     if (params.count !== undefined) params.count = Math.max(0, params.count - last.count);
     if (params.bytes !== undefined) params.bytes = Math.max(0, params.bytes - last.bytes);
   }
-  const state = await ctx.store.stream(basin, stream, "read");
+  const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
   const open = (await streamCrypto(ex, state)).open;
   const cursor = new ReadCursor(state, ctx.store.storage, params, false, open); // 416 happens here, before the 200
   const feed = guardedFeed(cursorFeed(cursor, state), () => ctx.auth.recheck(ctx.principal));
@@ -85,8 +85,8 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
   }
 }
 
-/** How often an idle read session re-checks its token. */
-const RECHECK_MS = 1000;
+/** How often a waiting read (a session, or a unary long-poll) re-checks its token. */
+export const RECHECK_MS = 1000;
 
 /**
  * A feed that checks `guard` before every event and every RECHECK_MS while it waits; once
