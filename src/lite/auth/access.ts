@@ -100,6 +100,11 @@ export class Auth {
     return narrowListing(p.token.scope[kind], prefix);
   }
 
+  /** Whether the principal's set of that kind holds `name` (what it may see of it, §9.3). */
+  covers(p: Principal, kind: "basins" | "streams" | "accessTokens", name: string): boolean {
+    return p.kind !== "token" || inSet(p.token.scope[kind], name);
+  }
+
   /** §9.4: the prefix an auto-prefix token puts before every stream name, else "". */
   streamPrefix(p: Principal): string {
     return p.kind === "token" && p.token.autoPrefixStreams && p.token.scope.streams.kind === "prefix" ? p.token.scope.streams.value : "";

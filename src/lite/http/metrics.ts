@@ -48,7 +48,9 @@ export async function accountMetricsHandler(ex: Exchange, ctx: RequestContext): 
   const m = metricsOf(ctx);
   const set = metricSet(ex.query, ACCOUNT_SETS);
   const r = metricRange(ex.query, Math.floor(Date.now() / 1000));
-  await ex.sendJson(200, { values: accountMetrics(set, r, m.recorder.buckets(r.start, r.end)) });
+  // §9.3: the active-basins label is a listing of basins: only those in the token's set.
+  const visible = (basin: string): boolean => ctx.auth.covers(ctx.principal, "basins", basin);
+  await ex.sendJson(200, { values: accountMetrics(set, r, m.recorder.buckets(r.start, r.end), visible) });
 }
 
 export async function basinMetricsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

@@ -87,10 +87,11 @@ function gauge(name: string, r: Range, buckets: Bucket[], sample: (b: Bucket) =>
   return { gauge: { name, unit: "bytes", values: points } };
 }
 
-export function accountMetrics(set: string, r: Range, buckets: Bucket[]): Metric[] {
+/** `visible`: the basins the caller may see named (active-basins lists only those). */
+export function accountMetrics(set: string, r: Range, buckets: Bucket[], visible: (basin: string) => boolean): Metric[] {
   if (set === "active-basins") {
     const names = new Set<string>();
-    for (const b of buckets) for (const [name, e] of Object.entries(b.basins)) if (basinActive(e)) names.add(name);
+    for (const b of buckets) for (const [name, e] of Object.entries(b.basins)) if (basinActive(e) && visible(name)) names.add(name);
     return [{ label: { name: "active-basins", values: [...names].sort() } }];
   }
   return perOperation(r, buckets, (b) => b.ops);
