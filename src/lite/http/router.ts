@@ -147,6 +147,9 @@ async function counted(ex: Exchange, deps: RouterDeps, m: LiteMetrics, r: Route,
     await sendError(ex, e, deps.log);
   }
   m.stats.request(op, ex.status, (performance.now() - t0) / 1000);
+  // The account's and its basins' operations are those its tokens were allowed to make: a
+  // request refused with 401 or 403 (anyone can send one) is counted above only.
+  if (ex.status === 401 || ex.status === 403) return;
   // A basin's own counts only for basins that exist: a typo must not make one "active".
   const basin = r.pattern[1] === "streams" ? basinOfHost(ex) : undefined;
   m.recorder.request(op, basin !== undefined && deps.store.storage.getBasin(basin) ? basin : undefined);
