@@ -5,6 +5,7 @@
  */
 import type { AppendInput, SequencedRecord } from "../../types.js";
 import { cipherReady, recordOpener, requestKey, sealRecords, streamAad } from "../crypto/record-cipher.js";
+import type { StreamMeta } from "../storage/storage.js";
 import type { StreamState } from "../store/stream-state.js";
 import type { Exchange } from "./exchange.js";
 
@@ -14,6 +15,14 @@ export interface StreamCrypto {
 }
 
 const PLAIN: StreamCrypto = { seal: (input) => input, open: undefined };
+
+/**
+ * For `store.stream`'s `admit`: refuses (400 bad_header) to auto-create an encrypted stream
+ * for a request without a well-formed key, as it would refuse the request once created.
+ */
+export function keyAdmits(ex: Exchange): (meta: StreamMeta) => void {
+  return (meta) => void requestKey(ex.header("svc-encryption-key"), meta.cipher);
+}
 
 /** Throws 400 bad_header for a missing or malformed key on an encrypted stream. */
 export async function streamCrypto(ex: Exchange, state: StreamState): Promise<StreamCrypto> {

@@ -58,7 +58,12 @@ export class Store {
    * auto-created when the basin asks for it (§10.3); concurrent auto-creates are serialised
    * by the metadata mutex, so exactly one stream is created and every caller uses it.
    */
-  async stream(basin: string, name: string, autoCreate: AutoCreate): Promise<StreamState> {
+  /**
+   * A loaded stream, auto-created per `autoCreate` when the basin allows it. `admit` sees a
+   * stream about to be auto-created and may throw to refuse the request first (§10.3: a
+   * rejected request never creates a stream), e.g. for a key its cipher needs.
+   */
+  async stream(basin: string, name: string, autoCreate: AutoCreate, admit?: (meta: StreamMeta) => void): Promise<StreamState> {
     const hit = this.states.get(streamKey(basin, name));
     if (hit && !hit.broken && (!this.storage.shared || this.revalidate(hit))) {
       if (hit.deleting) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
@@ -68,7 +73,7 @@ export class Store {
       // A state broken by a failed write is reloaded only once its last write has settled.
       if (hit?.broken) await hit.writesSettled();
       let meta = this.storage.getStream(basin, name);
-      if (!meta) meta = await this.autoCreate(basin, name, autoCreate);
+      if (!meta) meta = await this.autoCreate(basin, name, autoCreate, admit);
       if (meta.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
       return this.load(meta);
     });
@@ -147,7 +152,7 @@ export class Store {
     }
   }
 
-  private async autoCreate(basin: string, name: string, mode: AutoCreate): Promise<StreamMeta> {
+  private async autoCreate(basin: string, name: string, mode: AutoCreate, admit?: (meta: StreamMeta) => void): Promise<StreamMeta> {
     const b = this.storage.getBasin(basin);
     if (!b) throw serverError("basin_not_found", `basin ${basin} does not exist`);
     const allowed = mode === "append" ? b.config.create_stream_on_append : mode === "read" ? b.config.create_stream_on_read : false;
@@ -160,6 +165,7 @@ export class Store {
       createdAt: nowIso(createdMs), deletedAt: null, requestKey: null,
     };
     if (b.config.stream_cipher) meta.cipher = b.config.stream_cipher;
+    admit?.(meta);
     try {
       await this.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
     } catch (e) {
