@@ -31,7 +31,7 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { open, type Database, type RootDatabase } from "lmdb";
+import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from "lmdb";
 import { SvcError } from "../../errors.js";
 import type { BasinMeta, BatchHead, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
 import { batchHeader, decodeBatch, encodeBatch } from "./batch-codec.js";
@@ -141,7 +141,10 @@ export class LmdbStorage implements Storage {
   }
 
   private openEnv(): void {
-    this.env = open({ path: this.dir, maxDbs: 12 });
+    // The files lmdb creates are the owner's only, whatever the umask or the data dir's mode
+    // (lmdb's default is 0664; `permissionsMode` is read by lmdb-js but not in its types).
+    const options: RootDatabaseOptionsWithPath & { permissionsMode: number } = { path: this.dir, maxDbs: 12, permissionsMode: 0o600 };
+    this.env = open(options);
     this.basins = this.env.openDB({ name: "basins", encoding: "json", keyEncoding: "binary" });
     this.streams = this.env.openDB({ name: "streams", encoding: "json", keyEncoding: "binary" });
     this.tails = this.env.openDB({ name: "tails", encoding: "json", keyEncoding: "uint32", useVersions: true });
