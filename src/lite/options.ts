@@ -20,6 +20,8 @@ export interface LiteOptions {
   rootTokenFile: string | undefined;
   /** Origins allowed cross-origin while auth is off (--cors-origin). */
   corsOrigins: string[];
+  /** Host names (and their subdomains) lite answers to while auth is off, beyond loopback names and IPs (--allow-host). */
+  allowHosts: string[];
   initFile: string | undefined;
   /** Background sweep period (trims, retention, deletions); SVC_LITE_SWEEP_MS overrides. */
   sweepMs: number;
@@ -49,6 +51,8 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --no-auth            accept any bearer token (cross-origin requests only from --cors-origin)
   --root-token-file F  use the root token in file F instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)
   --cors-origin ORIGIN with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable
+  --allow-host NAME    with --no-auth, also answer requests for host NAME and its subdomains (only localhost
+                       names and IP addresses otherwise, against DNS rebinding); repeatable
   --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
   --location NAME      the name of this server's one location (default local)
   --no-metrics         do not count metrics (GET /v1/metrics and /metrics answer 501)
@@ -94,6 +98,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
         "no-auth": { type: "boolean" },
         "root-token-file": { type: "string" },
         "cors-origin": { type: "string", multiple: true },
+        "allow-host": { type: "string", multiple: true },
         "init-file": { type: "string" },
         location: { type: "string" },
         "no-metrics": { type: "boolean" },
@@ -134,6 +139,10 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
   const keyFile = values["tls-key"];
   if (values["tls-self"] && (certFile !== undefined || keyFile !== undefined)) throw clientError("usage", "svc lite: --tls-self and --tls-cert/--tls-key cannot be used together");
   if ((certFile === undefined) !== (keyFile === undefined)) throw clientError("usage", "svc lite: --tls-cert and --tls-key go together");
+  const allowHosts = (values["allow-host"] ?? []).map((h) => h.toLowerCase());
+  for (const h of allowHosts) {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(h)) throw clientError("usage", `svc lite: --allow-host takes a host name without port or scheme (e.g. lite.internal), got ${JSON.stringify(h)}`);
+  }
   const location = values.location ?? "local";
   if (!LOCATION_NAME.test(location)) throw clientError("usage", `svc lite: --location must be 1..64 characters of A-Z a-z 0-9 : . -, got ${JSON.stringify(location)}`);
 
@@ -144,6 +153,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     auth: !values["no-auth"],
     rootTokenFile: values["root-token-file"] ?? (env.SVC_LITE_ROOT_TOKEN_FILE || undefined),
     corsOrigins: values["cors-origin"] ?? [],
+    allowHosts,
     initFile: values["init-file"] ?? (env.SVC_LITE_INIT_FILE || undefined),
     sweepMs: envMs(env.SVC_LITE_SWEEP_MS, 2000) || 2000,
     deleteGraceMs: envMs(env.SVC_LITE_DELETE_GRACE_MS, 1000),

@@ -7,6 +7,7 @@
  * with an empty body; a known path with the wrong method → 405. Every error a handler throws
  * becomes a JSON body with a catalogue code (§11).
  */
+import { isIP } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
 import { wireError } from "../wire-error.js";
 import type { Auth, Operation, Resources } from "../auth/access.js";
@@ -91,6 +92,8 @@ function decode(segment: string): string {
 export interface CorsPolicy {
   /** Origins allowed to make cross-origin requests while auth is off (--cors-origin). */
   origins: string[];
+  /** While auth is off: host names answered besides localhost names and IPs (--allow-host, a --host name). */
+  hosts: string[];
 }
 
 export interface RouterDeps {
@@ -109,6 +112,10 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
     if (ex.path === "/health" || ex.path === "/ping") {
       if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
       return ex.sendText(200, "OK");
+    }
+    if (!deps.auth.enabled && !hostAllowed(ex.host, deps.cors.hosts)) {
+      await ex.body().catch(() => undefined);
+      throw serverError("permission_denied", `requests for host ${JSON.stringify(ex.host)} are refused: svc lite runs with --no-auth and answers only localhost names, IP addresses and --allow-host names`);
     }
     if (!corsAllowed(ex, deps)) {
       await ex.body().catch(() => undefined);
@@ -205,6 +212,20 @@ function corsAllowed(ex: Exchange, deps: RouterDeps): boolean {
   if (!deps.cors.origins.includes(origin)) return false;
   ex.corsAllowOrigin = origin;
   return true;
+}
+
+/**
+ * DNS rebinding: with --no-auth, a web page whose name was pointed at this machine could read
+ * everything with same-origin requests, which carry no Origin header; their Host is the
+ * page's name. So an open server answers only a Host that is an IP address, `localhost` or a
+ * `*.localhost` name, or one of `allowed` (or a subdomain of one: `{basin}.` Host prefixes).
+ * A request without a Host (no browser sends one) is answered.
+ */
+export function hostAllowed(host: string | undefined, allowed: string[]): boolean {
+  if (host === undefined || host === "") return true;
+  const name = (host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d*$/, "")).toLowerCase().replace(/\.$/, "");
+  if (isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost")) return true;
+  return allowed.some((a) => name === a || name.endsWith(`.${a}`));
 }
 
 /** Any thrown value → a catalogue JSON body (412/416 keep their structured bodies); see wire-error.ts. */
