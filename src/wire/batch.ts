@@ -11,6 +11,14 @@ import { SvcError } from "../errors.js";
 import type { AppendInput, AppendRecord, Header } from "../types.js";
 import { LIMITS } from "../types.js";
 import { isCommandRecord, parseCommand } from "./command.js";
+import { recordFieldSize, sequencedRecordSize } from "./record-codec.js";
+
+/**
+ * The most bytes one record may take in a read: a session frame (2 MiB, its flag byte
+ * included) carries a ReadBatch, whose records and tail position must fit. A record of many
+ * tiny headers takes up to twice its metered size there, so 1 MiB metered can be too much.
+ */
+export const MAX_READ_RECORD_BYTES = LIMITS.maxFrameLength - 1 - 64;
 
 export function meteredSize(record: { headers: Header[]; body: Uint8Array }): number {
   let size = 8 + 2 * record.headers.length + record.body.length;
@@ -33,6 +41,13 @@ export function validateRecord(record: AppendRecord, index = 0): number {
   const size = meteredSize(record);
   if (size > LIMITS.maxRecordBytes) {
     throw invalid(`record ${index} is ${size} metered bytes; the limit is ${LIMITS.maxRecordBytes}`);
+  }
+  // Cheap bound first: a header takes at most 10 bytes more encoded than metered.
+  if (size + 10 * record.headers.length + 32 > MAX_READ_RECORD_BYTES) {
+    const encoded = recordFieldSize(sequencedRecordSize({ seqNum: Number.MAX_SAFE_INTEGER, timestamp: Number.MAX_SAFE_INTEGER, headers: record.headers, body: record.body }));
+    if (encoded > MAX_READ_RECORD_BYTES) {
+      throw invalid(`record ${index} would take ${encoded} bytes when read (its ${record.headers.length} headers cost more there than metered); the limit is ${MAX_READ_RECORD_BYTES}, one session frame`);
+    }
   }
   if (isCommandRecord(record)) {
     parseCommand(record);

@@ -92,6 +92,10 @@ class WireRecords implements StoredWire {
     return this.view.getUint32(HEAD + i * INDEX_ENTRY + 8, true);
   }
 
+  encoded(i: number): number {
+    return this.offset(i + 1) - this.offset(i);
+  }
+
   /** Where record i's field starts, from the first record's start (the end of record i - 1). */
   private offset(i: number): number {
     return i === 0 ? 0 : this.view.getUint32(HEAD + (i - 1) * INDEX_ENTRY + 12, true);

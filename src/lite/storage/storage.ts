@@ -72,6 +72,8 @@ export interface StoredWire {
   timestamp(i: number): number;
   /** Metered size (wire/batch.ts) of record i. */
   metered(i: number): number;
+  /** Bytes of record i's encoded field (what it takes in a ReadBatch). */
+  encoded(i: number): number;
   /** The encoded fields of records [from, to): a view, valid as long as the batch. */
   slice(from: number, to: number): Uint8Array;
 }

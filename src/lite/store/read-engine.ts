@@ -12,8 +12,8 @@
 import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadBatch, SequencedRecord, StreamPosition } from "../../types.js";
 import { LIMITS } from "../../types.js";
-import { meteredBatchSize, meteredSize } from "../../wire/batch.js";
-import { decodeReadBatchBytes } from "../../wire/record-codec.js";
+import { MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize } from "../../wire/batch.js";
+import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize } from "../../wire/record-codec.js";
 import type { Storage, StoredBatch } from "../storage/storage.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
@@ -144,7 +144,9 @@ export class ReadCursor {
       if (f.lagged) { this.close(); continue; } // fell behind: back to storage
       const live = f.queue.shift();
       if (live) {
-        const records = this.take(TEST_FAULT === "read-skip" && live.records.length > 1 && live.records[0]!.seqNum % 2 === 1 ? live.records.slice(1) : live.records, live.trimPoint);
+        const { records, full } = this.take(TEST_FAULT === "read-skip" && live.records.length > 1 && live.records[0]!.seqNum % 2 === 1 ? live.records.slice(1) : live.records, live.trimPoint);
+        // The rest of a live batch that filled an output batch is read back from storage.
+        if (full) this.close();
         if (records.length > 0) {
           this.stream.meter.readOps++;
           return { kind: "batch", batch: { records, tail: live.tail } };
@@ -197,10 +199,12 @@ export class ReadCursor {
           let full = false;
           for (; i < to && !full; i++) {
             const size = wire.metered(i);
-            const verdict = this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count);
+            const encoded = wire.encoded(i);
+            const verdict = this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count, encoded, out.encoded);
             if (verdict !== "ok") break;
             out.count++;
             out.bytes += size;
+            out.encoded += encoded;
             full = this.ended || out.count >= LIMITS.maxBatchRecords;
           }
           if (i > from) out.pieces.push(wire.slice(from, i));
@@ -210,10 +214,12 @@ export class ReadCursor {
         for (let i = from; i < to; i++) {
           const r = this.open ? this.open(b.records[i]!) : b.records[i]!;
           const size = meteredSize(r);
-          if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count) !== "ok") return this.finish(out, b);
+          const encoded = recordFieldSize(sequencedRecordSize(r));
+          if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count, encoded, out.encoded) !== "ok") return this.finish(out, b);
           out.pieces.push(r);
           out.count++;
           out.bytes += size;
+          out.encoded += encoded;
           if (this.ended || out.count >= LIMITS.maxBatchRecords) return this.finish(out, b);
         }
       }
@@ -236,31 +242,37 @@ export class ReadCursor {
   }
 
   /** Filters a live batch by position, trim point and limits. */
-  private take(records: SequencedRecord[], trimPoint: number): SequencedRecord[] {
+  private take(records: SequencedRecord[], trimPoint: number): { records: SequencedRecord[]; full: boolean } {
     const out: SequencedRecord[] = [];
     let batchBytes = 0;
+    let batchEncoded = 0;
     for (const stored of records) {
       if (stored.seqNum < this.position) continue;
       this.position = stored.seqNum;
       if (stored.seqNum < trimPoint) { this.position++; continue; }
       const r = this.open ? this.open(stored) : stored;
       const size = meteredSize(r);
-      if (this.admit(r.seqNum, r.timestamp, size, batchBytes, out.length) !== "ok") break;
+      const encoded = recordFieldSize(sequencedRecordSize(r));
+      const verdict = this.admit(r.seqNum, r.timestamp, size, batchBytes, out.length, encoded, batchEncoded);
+      if (verdict === "batch-full") return { records: out, full: true };
+      if (verdict !== "ok") break;
       out.push(r);
       batchBytes += size;
+      batchEncoded += encoded;
       if (this.ended) break;
     }
-    return out;
+    return { records: out, full: false };
   }
 
   /**
    * Decides whether `r` may be delivered and accounts for it (§7.4): `until` and a record
-   * that would exceed `bytes` end the read; a full 1 MiB batch only closes the batch.
+   * that would exceed `bytes` end the read; a full batch (1 MiB metered, 1000 records, or as
+   * many encoded bytes as one session frame holds) only closes the batch.
    */
-  private admit(seqNum: number, timestamp: number, size: number, batchBytes: number, batchCount: number): "ok" | "stop" | "batch-full" {
+  private admit(seqNum: number, timestamp: number, size: number, batchBytes: number, batchCount: number, encoded: number, batchEncoded: number): "ok" | "stop" | "batch-full" {
     if (this.until !== undefined && timestamp >= this.until) { this.ended = true; return "stop"; }
     if (size > this.remainingBytes) { this.ended = true; return "stop"; }
-    if (batchCount > 0 && (batchBytes + size > LIMITS.maxBatchBytes || batchCount >= LIMITS.maxBatchRecords)) return "batch-full";
+    if (batchCount > 0 && (batchBytes + size > LIMITS.maxBatchBytes || batchCount >= LIMITS.maxBatchRecords || batchEncoded + encoded > MAX_READ_RECORD_BYTES)) return "batch-full";
     this.position = seqNum + 1;
     this.stream.meter.readRecords++;
     this.stream.meter.readBytes += size;
@@ -297,6 +309,8 @@ class CatchUpBatch {
   readonly pieces: Array<Uint8Array | SequencedRecord> = [];
   count = 0;
   bytes = 0;
+  /** Bytes of the records' encoded fields (a session frame holds MAX_READ_RECORD_BYTES). */
+  encoded = 0;
 
   finish(): ReadBatch | undefined {
     if (this.count === 0) return undefined;
