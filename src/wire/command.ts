@@ -66,7 +66,7 @@ export function parseCommand(record: { headers: Header[]; body: Uint8Array }): C
   if (equalBytes(op, FENCE)) {
     let token: string;
     try {
-      token = new TextDecoder("utf-8", { fatal: true }).decode(record.body);
+      token = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(record.body); // a leading U+FEFF is part of the token
     } catch {
       throw invalid("fence command payload must be valid UTF-8");
     }

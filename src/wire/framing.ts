@@ -102,7 +102,7 @@ export function decodeTerminal(payload: Uint8Array): { status: number; body: unk
   const status = (payload[0]! << 8) | payload[1]!;
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(payload.subarray(2));
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(payload.subarray(2));
   } catch {
     throw new FrameError("terminal frame body is not valid UTF-8");
   }

@@ -17,7 +17,8 @@
 import type { AppendInput, AppendRecord, Header, ReadBatch, SequencedRecord, StreamPosition } from "../types.js";
 
 const EMPTY: Uint8Array = new Uint8Array(0);
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a string field that starts with U+FEFF keeps it (a fencing token is compared exactly).
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Thrown for malformed bytes; proto.ts turns it into 400 `bad_proto`. */
 export class ProtoError extends Error {}

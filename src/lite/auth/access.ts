@@ -89,7 +89,7 @@ export class Auth {
     if (p.kind !== "token") return;
     for (const r of input.records) {
       if (!isCommandRecord(r)) continue;
-      const name = new TextDecoder().decode(r.headers[0]!.value);
+      const name = new TextDecoder("utf-8", { ignoreBOM: true }).decode(r.headers[0]!.value);
       if (name === "fence" || name === "trim") this.authorize(p, name, res);
     }
   }
