@@ -6,6 +6,9 @@
  *   canonical trailing bits), failing with `invalid` (422).
  * - raw: a string's UTF-8 bytes; bytes are read back lossily, one U+FFFD per maximal run of
  *   bytes that is not valid UTF-8.
+ *
+ * Also the one check of JSON number literals that JSON.parse rounds to an integer (the
+ * protocol's and svc's JSON alike): sequence numbers and timestamps are never silently rounded.
  */
 import { isUtf8 } from "node:buffer";
 import { SvcError } from "./errors.js";
@@ -99,3 +102,35 @@ function validSequenceLength(b: Uint8Array, i: number): number {
   if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
   return 0;
 }
+
+/** JSON tokens: a string, a run of other non-number characters, or a number literal. */
+const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|[^"\d-]+|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|-/y;
+const NUMBER_PARTS = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * The first number literal of valid JSON `text` with a fraction or exponent whose value is not
+ * an integer although JSON.parse makes it one (`6006.9999999999999999`, `4503599627370497.5`,
+ * `86399.99999999999999`); undefined when there is none. `1.0` and `1e3` are integers as
+ * written and pass. Strings are skipped whole, so a body of digits costs one step.
+ */
+export function roundedIntegerLiteral(text: string): string | undefined {
+  JSON_TOKEN.lastIndex = 0;
+  while (JSON_TOKEN.lastIndex < text.length) {
+    const m = JSON_TOKEN.exec(text);
+    if (m === null) return undefined; // not JSON: JSON.parse has said so already
+    const lit = m[0];
+    if (lit.length > 1 && /[.eE]/.test(lit) && lit[0] !== '"' && Number.isInteger(Number(lit)) && !integerAsWritten(lit)) return lit;
+  }
+  return undefined;
+}
+
+/** Whether a number literal's exact decimal value is an integer. */
+function integerAsWritten(lit: string): boolean {
+  const m = NUMBER_PARTS.exec(lit);
+  if (!m) return true;
+  const digits = (m[1]! + (m[2] ?? "")).replace(/^0+/, "");
+  if (digits === "") return true; // zero
+  const zeros = digits.length - digits.replace(/0+$/, "").length;
+  return Number(m[3] ?? 0) - (m[2]?.length ?? 0) + zeros >= 0;
+}
+

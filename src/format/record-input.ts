@@ -10,7 +10,7 @@
  * can be fed back. Errors are `RecordInputError`s without a location; the caller adds file:line.
  */
 import { isUtf8 } from "node:buffer";
-import { decodeBase64Strict, lossyUtf8 } from "../bytes.js";
+import { decodeBase64Strict, lossyUtf8, roundedIntegerLiteral } from "../bytes.js";
 import { clientError } from "../errors.js";
 import { LIMITS, type AppendRecord, type Header } from "../types.js";
 
@@ -83,6 +83,8 @@ export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
     if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0) {
       throw new RecordInputError(`"timestamp" must be a non-negative integer (epoch ms), got ${JSON.stringify(t)}`);
     }
+    const rounded = roundedIntegerLiteral(line);
+    if (rounded !== undefined) throw new RecordInputError(`"timestamp" must be an integer (epoch ms): ${rounded} would be rounded to ${t}`);
     record.timestamp = t;
   }
   if (obj.headers !== undefined && obj.headers !== null) {

@@ -15,7 +15,7 @@
 import { SvcError } from "../errors.js";
 import type { AppendAck, AppendInput, AppendRecord, Header, ReadBatch, RecordFormat, SequencedRecord, StreamPosition } from "../types.js";
 import { LIMITS } from "../types.js";
-import { decodeBase64Strict, encodeBytes, decodeBytes } from "../bytes.js";
+import { decodeBase64Strict, encodeBytes, decodeBytes, roundedIntegerLiteral } from "../bytes.js";
 
 export { decodeBase64Strict, encodeBytes, decodeBytes, lossyUtf8 } from "../bytes.js";
 
@@ -54,16 +54,20 @@ export function parseJsonText(text: string): unknown {
     throw badJson(`malformed JSON: ${(e as Error).message}`);
   }
   const stack: unknown[] = [value];
+  let numbers = false;
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === "number") {
       if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw tooLargeInteger(`the integer ${v}`);
+      numbers = true;
     } else if (Array.isArray(v)) {
       for (const item of v) stack.push(item);
     } else if (v !== null && typeof v === "object") {
       for (const item of Object.values(v)) stack.push(item);
     }
   }
+  const rounded = numbers ? roundedIntegerLiteral(text) : undefined;
+  if (rounded !== undefined) throw badJson(`the number ${rounded} is not an integer (it would be rounded to ${Number(rounded)})`);
   return value;
 }
 

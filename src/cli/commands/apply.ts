@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
+import { roundedIntegerLiteral } from "../../bytes.js";
 import { clientError } from "../../errors.js";
 import { handler } from "../action.js";
 import { executePlan } from "../apply/execute.js";
@@ -68,6 +69,8 @@ export async function loadSpec(paths: string[]): Promise<Spec> {
       if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${withLineColumn(e.message, text)}`);
       throw e;
     }
+    const rounded = roundedIntegerLiteral(text);
+    if (rounded !== undefined) throw clientError("bad_input", `${name}: the number ${rounded} is not an integer (it would be rounded to ${Number(rounded)})`);
     specs.push(parseSpec(doc, name));
   }
   return mergeSpecs(specs);
