@@ -86,12 +86,31 @@ export function parseScope(v: unknown): Scope {
 export function parseExpiry(v: unknown, now = Date.now()): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
-  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v) || Number.isNaN(Date.parse(v))) {
-    throw invalid("`expires_at` must be an RFC 3339 timestamp, e.g. 2030-01-01T00:00:00Z");
-  }
-  const ms = Date.parse(v);
+  const ms = typeof v === "string" ? rfc3339Ms(v) : undefined;
+  if (ms === undefined) throw invalid("`expires_at` must be an RFC 3339 timestamp, e.g. 2030-01-01T00:00:00Z");
+  if (ms === "sub-ms") throw invalid("`expires_at` is more precise than a millisecond: give at most 3 fraction digits (or zeros after them)");
   if (ms <= now) throw invalid("`expires_at` must be in the future");
   return new Date(ms).toISOString();
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 timestamp in ms, checked field by field (Date.parse rolls 2027-02-30 over to
+ * March 2 and reads 24:00 as the next day); "sub-ms" when digits past the millisecond are
+ * not zeros (they would be dropped); undefined when it is not one. No leap second (:60).
+ */
+function rfc3339Ms(text: string): number | "sub-ms" | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  const fraction = m[7] ?? "";
+  if (/[1-9]/.test(fraction.slice(3))) return "sub-ms";
+  const offsetMinutes = m[8] === undefined ? 0 : (m[8] === "-" ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]));
+  if (m[8] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, "0"))) - offsetMinutes * 60_000;
 }
 
 export function parseIssueRequest(body: unknown): IssueRequest {
