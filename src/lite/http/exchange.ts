@@ -72,15 +72,23 @@ export class Exchange {
     if (encoding === undefined) throw serverError("bad_header", `unsupported Content-Encoding ${JSON.stringify(this.header("content-encoding"))}`);
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of this.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) {
-        // The rest of the body stays unread, so an HTTP/1.1 connection cannot carry another
-        // request: say so and close it once the 413 is sent (it used to say keep-alive and hang).
-        this.closeConnection = true;
-        throw tooLarge(limit);
+    try {
+      for await (const chunk of this.req as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) {
+          // The rest of the body stays unread, so an HTTP/1.1 connection cannot carry another
+          // request: say so and close it once the 413 is sent (it used to say keep-alive and hang).
+          this.closeConnection = true;
+          throw tooLarge(limit);
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+    } catch (e) {
+      if (e instanceof SvcError) throw e;
+      // The client reset the stream or closed the connection mid-body (a premature close):
+      // its mistake or its choice, not a server error, and there is nobody to answer.
+      this.abort.abort();
+      throw serverError("client_hangup", "the client went away while sending the request body");
     }
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
     if (encoding === "none") return raw;

@@ -230,6 +230,7 @@ export function hostAllowed(host: string | undefined, allowed: string[]): boolea
 
 /** Any thrown value → a catalogue JSON body (412/416 keep their structured bodies); see wire-error.ts. */
 export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => void): Promise<void> {
+  if (ex.signal.aborted && !ex.responded) ex.status = 499; // counted as client_hangup: nobody to answer
   if (!(e instanceof SvcError)) {
     if (ex.signal.aborted) return; // the client went away mid-request: not a server error, and nobody to answer
     log(`internal error on ${ex.method} ${ex.path}: ${(e as Error)?.stack ?? e}`);
