@@ -211,6 +211,12 @@ export interface LocationInfo {
   is_private: boolean;
 }
 
+/**
+ * The longest delay setTimeout keeps; a longer one fires after 1 ms (with a warning). Every
+ * timer whose delay comes from outside (a wait, a timeout, a duration) is capped to it.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** The service's limits (protocol.md §10.2). */
 export const LIMITS = {
   maxBatchRecords: 1000,

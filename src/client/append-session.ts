@@ -17,7 +17,7 @@
  * A session that never started fails its inputs as "nothing was appended".
  */
 import { SvcError, clientError } from "../errors.js";
-import type { AppendAck, AppendInput } from "../types.js";
+import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../types.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
 import type { SessionExchange } from "../transport/session.js";
 import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
@@ -206,7 +206,7 @@ export class AppendSession {
       timer = setTimeout(() => {
         timedOut = true;
         conn.exchange.abandon();
-      }, this.opts.ackTimeoutMs);
+      }, Math.min(MAX_TIMER_MS, this.opts.ackTimeoutMs));
       timer.unref();
     };
     conn.armAckTimer = armTimer;

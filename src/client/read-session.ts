@@ -17,7 +17,7 @@
  */
 import { SvcError, clientError } from "../errors.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
-import type { ReadBatch, ReadLimits, ReadStart, SequencedRecord, StreamPosition } from "../types.js";
+import { MAX_TIMER_MS, type ReadBatch, type ReadLimits, type ReadStart, type SequencedRecord, type StreamPosition } from "../types.js";
 import { meteredBatchSize } from "../wire/batch.js";
 import { decodeReadBatch } from "../wire/proto.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
@@ -184,7 +184,7 @@ export async function* watched<T>(
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => { silent = true; exchange.abandon(); }, silenceMs);
+    timer = setTimeout(() => { silent = true; exchange.abandon(); }, Math.min(MAX_TIMER_MS, silenceMs));
     timer.unref();
   };
   async function* messages<M>(source: AsyncIterable<M>): AsyncGenerator<M> {

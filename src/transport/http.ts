@@ -10,7 +10,7 @@ import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
+import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
 
 export interface HttpTransportOptions extends TransportOptions {
   /** A ready dispatcher (tests pass undici's MockAgent); an Agent with keep-alive otherwise. */
@@ -43,7 +43,7 @@ export class HttpTransport implements Transport {
     const started = monotonicMs();
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.timeoutMs);
+    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, Math.min(MAX_TIMER_MS, this.timeoutMs));
     const headers: Record<string, string> = { ...this.opts.headers?.(), ...req.headers };
     if (req.body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
     let res: HttpResponse;

@@ -13,7 +13,7 @@ import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
+import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
 
 type Requester = (opts: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;
 
@@ -93,7 +93,7 @@ export class NodeHttpTransport implements Transport {
       const timer = setTimeout(() => {
         timedOut = true;
         r.destroy(Object.assign(new Error(`no response within ${this.timeoutMs} ms`), { code: "ETIMEDOUT" }));
-      }, this.timeoutMs);
+      }, Math.min(MAX_TIMER_MS, this.timeoutMs));
       r.on("socket", (s) => {
         if (!s.connecting) connected = true;
         else s.once("connect", () => { connected = true; });

@@ -11,6 +11,7 @@
  *   is honoured when present (§11.2), whether longer or shorter than our own delay.
  */
 import { SvcError } from "../errors.js";
+import { MAX_TIMER_MS } from "./types.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (0 = one attempt). */
@@ -47,7 +48,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, Math.min(MAX_TIMER_MS, ms));
     signal?.addEventListener("abort", done, { once: true });
   });
 }

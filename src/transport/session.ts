@@ -17,7 +17,7 @@ import { SvcError, clientError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
 import { responseError } from "./response-error.js";
-import { DEFAULT_TIMEOUT_MS } from "./types.js";
+import { MAX_TIMER_MS, DEFAULT_TIMEOUT_MS } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
@@ -106,7 +106,7 @@ export class SessionPool {
         forget();
         session.destroy();
         reject(networkError(new Error("connect timeout"), url, true, timeoutMs, false));
-      }, timeoutMs);
+      }, Math.min(MAX_TIMER_MS, timeoutMs));
       const fail = (err: Error): void => {
         clearTimeout(timer);
         forget();
@@ -172,7 +172,7 @@ function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: n
     const timer = setTimeout(() => {
       stream.close(http2.constants.NGHTTP2_CANCEL);
       reject(clientError("timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`));
-    }, waitMs);
+    }, Math.min(MAX_TIMER_MS, waitMs));
     stream.once("response", (headers) => {
       clearTimeout(timer);
       resolve(headers);

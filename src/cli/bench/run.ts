@@ -9,7 +9,7 @@
  * with `failure` set; an abort (Ctrl-C) stops it with `interrupted` and partial figures.
  */
 import type { SvcClient } from "../../client/index.js";
-import type { AppendAck, AppendInput } from "../../types.js";
+import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../../types.js";
 import { ChainError, ChainVerifier, ChainWriter, newRunId } from "./chain.js";
 import { LatencyHistogram, type LatencySummary } from "./latency.js";
 
@@ -68,7 +68,7 @@ function throughput(records: number, bytes: number, ms: number): Throughput {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(done, ms);
+    const t = setTimeout(done, Math.min(MAX_TIMER_MS, ms));
     function done(): void {
       clearTimeout(t);
       signal.removeEventListener("abort", done);
@@ -130,7 +130,7 @@ export async function runBench(client: SvcClient, plan: BenchPlan, startSeq: num
 
   const ticker = setInterval(() => onLive({ phase, elapsedMs: performance.now() - started, acked, ackedBytes, read: live.count }), 250);
   ticker.unref();
-  const timer = setTimeout(() => stop.abort(), plan.durationMs);
+  const timer = setTimeout(() => stop.abort(), Math.min(MAX_TIMER_MS, plan.durationMs));
   try {
     const writers = Array.from({ length: plan.writers }, (_, w) => writeLoop(w).catch(failWith));
     await Promise.all(writers);

@@ -6,6 +6,7 @@
  * a last batch.
  */
 import type { Parsed } from "./input-records.js";
+import { MAX_TIMER_MS } from "../../types.js";
 
 export interface BatchLimits {
   lingerMs: number;
@@ -46,7 +47,7 @@ export async function* batches(source: AsyncIterator<Parsed[]>, limits: BatchLim
     });
     const racers: Promise<IteratorResult<Parsed[]> | typeof TIMER | typeof ABORT>[] = [pending, aborted];
     if (cur.length > 0 && Number.isFinite(limits.lingerMs)) {
-      racers.push(new Promise((resolve) => { timer = setTimeout(() => resolve(TIMER), Math.max(0, deadline - Date.now())); }));
+      racers.push(new Promise((resolve) => { timer = setTimeout(() => resolve(TIMER), Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now()))); }));
     }
     let r: IteratorResult<Parsed[]> | typeof TIMER | typeof ABORT;
     try {

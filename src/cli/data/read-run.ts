@@ -8,7 +8,7 @@ import type { StreamClient } from "../../client/index.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { meteredSize } from "../../format/record-input.js";
 import type { JsonOptions } from "../../format/record-output.js";
-import type { SequencedRecord } from "../../types.js";
+import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
@@ -98,7 +98,7 @@ export class IdleTimer {
   arm(): void {
     if (this.ms === undefined) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(this.onIdle, this.ms);
+    this.timer = setTimeout(this.onIdle, Math.min(MAX_TIMER_MS, this.ms));
   }
 
   stop(): void {

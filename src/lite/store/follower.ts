@@ -5,7 +5,7 @@
  * buffering; the reference server allows 25 batches).
  */
 import type { SvcError } from "../../errors.js";
-import type { SequencedRecord, StreamPosition } from "../../types.js";
+import { MAX_TIMER_MS, type SequencedRecord, type StreamPosition } from "../../types.js";
 
 export interface LiveBatch {
   records: SequencedRecord[];
@@ -66,7 +66,7 @@ export class Follower {
         resolve();
       };
       this.wake = done;
-      if (deadline !== undefined) timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      if (deadline !== undefined) timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())));
       signal?.addEventListener("abort", done, { once: true });
     });
   }
