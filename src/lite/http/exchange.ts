@@ -22,6 +22,8 @@ export class Exchange {
   readonly method: string;
   readonly path: string;
   readonly query: URLSearchParams;
+  /** The query string as sent, without its `?`. */
+  readonly rawQuery: string;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
   private readonly abort = new AbortController();
@@ -38,7 +40,8 @@ export class Exchange {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     this.path = q < 0 ? url : url.slice(0, q);
-    this.query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+    this.rawQuery = q < 0 ? "" : url.slice(q + 1);
+    this.query = new URLSearchParams(this.rawQuery);
     this.signal = this.abort.signal;
     // A reset stream or connection surfaces as the abort signal, never as a crash.
     req.on("error", () => this.abort.abort());

@@ -89,6 +89,21 @@ function decode(segment: string): string {
   }
 }
 
+/**
+ * URLSearchParams turns percent-escapes that are not UTF-8 into U+FFFD; a query value must not
+ * silently become another (`start_after=%ED%A0%80`): 400 bad_query, as the path gets bad_path.
+ */
+function checkQueryEncoding(raw: string): void {
+  if (!raw.includes("%")) return;
+  for (const part of raw.split("&")) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      throw serverError("bad_query", `the query is not valid percent-encoded UTF-8: ${JSON.stringify(part.slice(0, 60))}`);
+    }
+  }
+}
+
 export interface CorsPolicy {
   /** Origins allowed to make cross-origin requests while auth is off (--cors-origin). */
   origins: string[];
@@ -129,6 +144,7 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
         "access-control-max-age": "86400",
       });
     }
+    checkQueryEncoding(ex.rawQuery);
     const segments = ex.path.split("/").slice(1);
     for (const r of ROUTES) {
       const raw = match(r.pattern, segments);
