@@ -57,11 +57,8 @@ export class Store {
    * The live state of a stream, for append, read and check-tail. A missing stream is
    * auto-created when the basin asks for it (§10.3); concurrent auto-creates are serialised
    * by the metadata mutex, so exactly one stream is created and every caller uses it.
-   */
-  /**
-   * A loaded stream, auto-created per `autoCreate` when the basin allows it. `admit` sees a
-   * stream about to be auto-created and may throw to refuse the request first (§10.3: a
-   * rejected request never creates a stream), e.g. for a key its cipher needs.
+   * `admit` sees a stream about to be auto-created and may throw to refuse the request first
+   * (§10.3: a rejected request never creates a stream), e.g. for a key its cipher needs.
    */
   async stream(basin: string, name: string, autoCreate: AutoCreate, admit?: (meta: StreamMeta) => void): Promise<StreamState> {
     const hit = this.states.get(streamKey(basin, name));
