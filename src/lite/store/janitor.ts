@@ -149,10 +149,19 @@ export class Janitor {
     if (ageMs !== undefined) {
       // Arrival times never decrease along a stream, so expired batches form a prefix. Most
       // sweeps find nothing expired: the first batch alone says so, and only then are more read.
+      // The cut never goes past a batch this sweep has seen expire: pages of heads are read
+      // until a live batch or the last stored one (it once jumped to the tail when 64 heads in
+      // a row had expired, removing live records after them).
       const live = (b: BatchHead): boolean => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq;
-      const head = await storage.batchHeads(meta.id, cut, 1);
-      const first = head.length === 0 || live(head[0]!) ? head[0] : (await storage.batchHeads(meta.id, cut, 64)).find(live);
-      cut = Math.max(cut, first ? first.firstSeq : state.nextSeq);
+      for (let want = 1; ; want = 64) {
+        const heads = await storage.batchHeads(meta.id, cut, want);
+        const first = heads.find(live);
+        if (first) { cut = Math.max(cut, first.firstSeq); break; }
+        if (heads.length === 0) break;
+        const last = heads[heads.length - 1]!;
+        cut = Math.max(cut, last.firstSeq + last.count);
+        if (heads.length < want) break;
+      }
     }
     const oldest = cut > 0 ? (await storage.batchHeads(meta.id, 0, 1))[0] : undefined;
     if (oldest && oldest.firstSeq + oldest.count <= cut) {
