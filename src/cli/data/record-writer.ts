@@ -2,34 +2,47 @@
  * Where records go: stdout (default) or `-o FILE` (truncated; `--append-output` appends). Each
  * write is one whole batch, so an interrupt leaves output at a record boundary, and each write
  * waits for the stream to drain (bounded memory with a slow reader). A closed stdout pipe is
- * handled once, in main.ts (exit 0, nothing on stderr).
+ * handled once, in main.ts (exit 0, nothing on stderr). A file is checked for writing at once
+ * but opened (truncated) only at the first write or at a successful close: a read that fails
+ * before printing anything leaves an existing file as it was.
  */
-import { createWriteStream, type WriteStream } from "node:fs";
+import { accessSync, constants, createWriteStream, existsSync, type WriteStream } from "node:fs";
+import { dirname } from "node:path";
 import { ioError } from "../failure.js";
 import { stdout } from "../stdout.js";
 
 export class RecordWriter {
   private failure: Error | undefined;
+  private file: WriteStream | undefined;
 
-  private constructor(private readonly stream: NodeJS.WritableStream, private readonly file: WriteStream | undefined, readonly path: string | undefined) {
-    file?.on("error", (e) => { this.failure = e; });
-  }
+  private constructor(private readonly out: NodeJS.WritableStream | undefined, readonly path: string | undefined, private readonly append: boolean) {}
 
   static async open(path: string | undefined, append = false): Promise<RecordWriter> {
-    if (path === undefined || path === "-") return new RecordWriter(stdout(), undefined, undefined);
-    const file = createWriteStream(path, { flags: append ? "a" : "w" });
-    await new Promise<void>((resolve, reject) => {
-      file.once("open", () => resolve());
-      file.once("error", (e) => reject(ioError(`cannot open ${path} for writing: ${e.message}`, e)));
-    });
-    return new RecordWriter(file, file, path);
+    if (path === undefined || path === "-") return new RecordWriter(stdout(), undefined, false);
+    try {
+      accessSync(existsSync(path) ? path : dirname(path), constants.W_OK);
+    } catch (e) {
+      throw ioError(`cannot open ${path} for writing: ${(e as Error).message}`, e as Error);
+    }
+    return new RecordWriter(undefined, path, append);
   }
 
   get isFile(): boolean {
-    return this.file !== undefined;
+    return this.path !== undefined;
+  }
+
+  /** stdout, or the file, opened now if it was not yet. */
+  private stream(): NodeJS.WritableStream {
+    if (this.out) return this.out;
+    if (!this.file) {
+      this.file = createWriteStream(this.path!, { flags: this.append ? "a" : "w" });
+      this.file.on("error", (e) => { this.failure = e; });
+    }
+    return this.file;
   }
 
   write(chunk: string | Uint8Array): Promise<void> {
+    const stream = this.stream();
     if (this.failure) return Promise.reject(this.writeError(this.failure));
     return new Promise((resolve, reject) => {
       const onError = (e: Error): void => reject(this.writeError(e));
@@ -38,18 +51,20 @@ export class RecordWriter {
         this.file?.off("error", onError);
         resolve();
       };
-      if (this.stream.write(chunk)) done();
-      else this.stream.once("drain", done);
+      if (stream.write(chunk)) done();
+      else stream.once("drain", done);
     });
   }
 
-  /** Flushes and closes a file; for stdout, waits until what was written has been handed off. */
+  /** Flushes and closes a file (made now, empty, if nothing was written); for stdout, waits until what was written has been handed off. */
   async close(): Promise<void> {
-    if (this.file) {
-      await new Promise<void>((resolve, reject) => this.file!.end((e?: Error | null) => (e ? reject(this.writeError(e)) : resolve())));
+    if (this.path !== undefined) {
+      const file = this.stream() as WriteStream;
+      if (this.failure) throw this.writeError(this.failure);
+      await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(this.writeError(e)) : resolve())));
       return;
     }
-    await new Promise<void>((resolve) => this.stream.write("", () => resolve()));
+    await new Promise<void>((resolve) => this.out!.write("", () => resolve()));
   }
 
   private writeError(e: Error): Error {
