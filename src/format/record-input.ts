@@ -56,7 +56,11 @@ export function checkRecord(record: AppendRecord): number {
 }
 
 function field(bytes: string, base64: boolean, what: string): Uint8Array {
-  if (!base64) return Buffer.from(bytes, "utf8");
+  if (!base64) {
+    // A lone UTF-16 surrogate has no UTF-8 form: encoding would store U+FFFD in its place.
+    if (/\p{Surrogate}/u.test(bytes)) throw new RecordInputError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`);
+    return Buffer.from(bytes, "utf8");
+  }
   try {
     return decodeBase64Strict(bytes);
   } catch {
