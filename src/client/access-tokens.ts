@@ -22,7 +22,7 @@ export class AccessTokensApi {
     return { items: res.data.access_tokens, hasMore: res.data.has_more === true };
   }
 
-  listAll(opts: ListAllOptions = {}): AsyncGenerator<AccessTokenInfo> {
+  listAll(opts: ListAllOptions<AccessTokenInfo> = {}): AsyncGenerator<AccessTokenInfo> {
     return paginate((o) => this.list(o), (t) => t.id, opts);
   }
 

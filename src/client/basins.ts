@@ -22,7 +22,7 @@ export class BasinsApi {
     return { items: res.data.basins, hasMore: res.data.has_more === true };
   }
 
-  listAll(opts: ListAllOptions = {}): AsyncGenerator<BasinInfo> {
+  listAll(opts: ListAllOptions<BasinInfo> = {}): AsyncGenerator<BasinInfo> {
     return paginate((o) => this.list(o), (b) => b.name, opts);
   }
 

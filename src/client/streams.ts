@@ -27,7 +27,7 @@ export class StreamsApi {
     return { items: res.data.streams, hasMore: res.data.has_more === true };
   }
 
-  listAll(opts: ListAllOptions = {}): AsyncGenerator<StreamInfo> {
+  listAll(opts: ListAllOptions<StreamInfo> = {}): AsyncGenerator<StreamInfo> {
     return paginate((o) => this.list(o), (s) => s.name, opts);
   }
 

@@ -12,7 +12,7 @@ export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> 
   const client = await ctx.client();
   const items: BasinInfo[] = [];
   await attempt("list basins", undefined, async () => {
-    const source = single ? (await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.basins.listAll(all);
+    const source = single ? (await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
     for await (const b of source) {
       if (isDeleting(b) && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(b);

@@ -14,7 +14,7 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
   const basin = (await ctx.client()).basin(uri.basin);
   const items: StreamInfo[] = [];
   await attempt("list streams in", formatUri(uri.basin), async () => {
-    const source = single ? (await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : basin.streams.listAll(all);
+    const source = single ? (await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
     for await (const s of source) {
       const deleting = s.deleted_at !== undefined && s.deleted_at !== null;
       if (deleting && !flags.includeDeleted) continue;
