@@ -121,7 +121,11 @@ export class BatchEmitter {
     const first = records[0]!.seqNum;
     const last = records[records.length - 1]!.seqNum;
     if (this.sink.splitDir) {
-      for (const r of records) writeSplit(this.sink.splitDir, r, this.splitJson);
+      for (const r of records) {
+        const choice = this.printer.choose(r);
+        if (choice.err !== undefined) this.out.info(choice.err);
+        if (choice.keep) writeSplit(this.sink.splitDir, r, this.splitJson);
+      }
     } else {
       for (const p of this.printer.render(records).pieces) {
         if ("err" in p) this.out.info(p.err);

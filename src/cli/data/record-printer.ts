@@ -107,19 +107,30 @@ export class RecordPrinter {
       parts = [];
     };
     for (const r of records) {
-      const cmd = parseCommandRecord(r);
-      if (cmd === undefined) data++;
-      else if (this.o.commands === "skip") continue;
-      else if (this.o.commands === "stderr") {
+      const choice = this.choose(r);
+      if (choice.data) data++;
+      if (choice.err !== undefined) {
         flush();
-        pieces.push({ err: `${describeCommand(cmd)} // ${r.seqNum} @ ${formatTime(r.timestamp, this.o.timeFormat)}` });
-        continue;
+        pieces.push({ err: choice.err });
       }
-      if (this.o.filter && !this.o.filter(r)) continue;
+      if (!choice.keep) continue;
       parts.push(this.line(r), this.o.delimiter);
       printed++;
     }
     flush();
     return { pieces, printed, data };
+  }
+
+  /**
+   * What happens to one record, whatever the output (stdout, a file, --split-dir): kept, or
+   * dropped by --commands skip|stderr (with its stderr line) or by the filter (--grep, --filter).
+   */
+  choose(r: SequencedRecord): { keep: boolean; data: boolean; err?: string } {
+    const cmd = parseCommandRecord(r);
+    if (cmd !== undefined && this.o.commands === "skip") return { keep: false, data: false };
+    if (cmd !== undefined && this.o.commands === "stderr") {
+      return { keep: false, data: false, err: `${describeCommand(cmd)} // ${r.seqNum} @ ${formatTime(r.timestamp, this.o.timeFormat)}` };
+    }
+    return { keep: !this.o.filter || this.o.filter(r), data: cmd === undefined };
   }
 }
