@@ -7,6 +7,7 @@ import { handler } from "../action.js";
 import { attempt } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
+import { formatIso } from "../../format/record-time.js";
 
 type Flags = { seqOnly?: boolean; timeFormat?: "ms" | "iso" };
 
@@ -20,7 +21,7 @@ export function checkTailCommand(name = "check-tail"): Command {
     const client = await ctx.client();
     const tail = await attempt("check tail of", formatUri(basin, stream), () => client.basin(basin).stream(stream).checkTail());
     const empty = tail.seqNum === 0;
-    const ts = empty ? null : opts.timeFormat === "iso" ? new Date(tail.timestamp).toISOString() : tail.timestamp;
+    const ts = empty ? null : opts.timeFormat === "iso" ? formatIso(tail.timestamp) : tail.timestamp;
     if (ctx.flags.json) return ctx.out.jsonLine({ seq_num: tail.seqNum, timestamp: ts });
     if (opts.seqOnly) return ctx.out.line(String(tail.seqNum));
     await ctx.out.line(`${tail.seqNum} @ ${ts ?? "-"}`);

@@ -77,6 +77,7 @@ function expiry(flags: TokenFlags, now: number): string | undefined {
     let ms: number;
     try { ms = parseDuration(flags.expiresIn); } catch (e) { throw usageError(`--expires-in: ${(e as Error).message}`); }
     if (!(ms > 0)) throw usageError("--expires-in must be more than zero");
+    if (now + ms > 8.64e15) throw usageError(`--expires-in ${flags.expiresIn} ends after the last time a timestamp can name (+275760-09-13)`);
     return new Date(now + ms).toISOString();
   }
   if (flags.expiresAt !== undefined) {
