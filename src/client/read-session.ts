@@ -195,6 +195,7 @@ export async function* watched<T>(
   }
   const onAbort = (): void => exchange.close();
   signal?.addEventListener("abort", onAbort);
+  if (signal?.aborted) onAbort(); // aborted while the exchange was opening: no event will come
   const silence = (): SvcError => clientError("network", `no message from the server for ${silenceMs / 1000} s`);
   try {
     arm();
