@@ -14,6 +14,12 @@ export interface KeySpec {
   parse: (v: TomlValue, key: string) => TomlValue;
 }
 
+/** A token goes into an Authorization header: printable ASCII without spaces (never echoed). */
+function bearer(token: string, key: string): string {
+  if (/[^\x21-\x7e]/.test(token)) throw usageError(`${key} must be printable ASCII without spaces or line breaks (it goes into an Authorization header)`);
+  return token;
+}
+
 function text(v: TomlValue, key: string): string {
   if (typeof v !== "string") throw usageError(`${key} must be a string`);
   return v;
@@ -45,7 +51,7 @@ export type CompressionSetting = (typeof COMPRESSIONS)[number];
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   account_endpoint: { env: "SVC_ACCOUNT_ENDPOINT", describe: "account (management) endpoint URL", parse: endpoint },
   basin_endpoint: { env: "SVC_BASIN_ENDPOINT", describe: "basin (data plane) endpoint URL; may contain {basin}", parse: endpoint },
-  access_token: { env: "SVC_ACCESS_TOKEN", secret: true, describe: "bearer token (stored 0600; never printed)", parse: (v, k) => text(v, k).trim() },
+  access_token: { env: "SVC_ACCESS_TOKEN", secret: true, describe: "bearer token (stored 0600; never printed)", parse: (v, k) => bearer(text(v, k).trim(), k) },
   compression: {
     env: "SVC_COMPRESSION", describe: "none | gzip | zstd",
     parse: (v, k) => {
