@@ -253,6 +253,23 @@ export function liteClient(lite: Pick<Lite, "url" | "token">, protocol: Protocol
   };
 }
 
+/** The environment that points svc (the CLI) at `lite` with its root token. */
+export function cliEnv(lite: Pick<Lite, "url" | "token">): Record<string, string> {
+  return { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
+}
+
+/** A test's fixture: creates `basin` (with `config`) and its `streams` (names, or name → config) through `lite`. */
+export async function createStreams(lite: Pick<Lite, "url" | "token">, basin: string, streams: string[] | Record<string, unknown> = [], config?: unknown): Promise<void> {
+  const c = liteClient(lite);
+  const made = await c.call("POST", "/v1/basins", { json: config === undefined ? { basin } : { basin, config } });
+  if (made.status !== 201) throw new Error(`creating basin ${basin}: ${made.status} ${made.text()}`);
+  const entries: [string, unknown][] = Array.isArray(streams) ? streams.map((name) => [name, undefined]) : Object.entries(streams);
+  for (const [stream, cfg] of entries) {
+    const r = await c.call("POST", "/v1/streams", { basin, json: cfg === undefined ? { stream } : { stream, config: cfg } });
+    if (r.status !== 201) throw new Error(`creating stream ${stream}: ${r.status} ${r.text()}`);
+  }
+}
+
 let counter = 0;
 /** A basin name unique within the run (8..48 chars of [a-z0-9-]). */
 export function uniqueBasin(tag = "b"): string {

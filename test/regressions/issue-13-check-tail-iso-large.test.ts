@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;
@@ -16,10 +16,9 @@ const basin = `tail-iso-${process.pid}`;
 
 beforeAll(async () => {
   lite = await startLite({ inMemory: true });
-  env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
+  env = cliEnv(lite);
   const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s", config: { timestamping: { uncapped: true } } } })).status).toBe(201);
+  await createStreams(lite, basin, { s: { timestamping: { uncapped: true } } });
   expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "m", timestamp: 9007199254740991 }] } })).status).toBe(200);
 });
 

@@ -8,16 +8,14 @@
  */
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `hangup-${process.pid}`;
 
 beforeAll(async () => {
   lite = await startLite();
-  const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
+  await createStreams(lite, basin, ["s"]);
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAppendAck, encodeAppendInput } from "../../src/wire/proto.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `fence-bom-${process.pid}`;
@@ -16,9 +16,7 @@ const TOKEN = "\ufefftok";
 
 beforeAll(async () => {
   lite = await startLite();
-  const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
+  await createStreams(lite, basin, ["s"]);
 });
 
 afterAll(async () => {

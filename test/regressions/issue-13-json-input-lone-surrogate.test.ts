@@ -6,16 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `surrogate-${process.pid}`;
 
 beforeAll(async () => {
   lite = await startLite({ inMemory: true });
-  const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
+  await createStreams(lite, basin, ["s"]);
 });
 
 afterAll(async () => {
@@ -27,14 +25,14 @@ describe("svc append --format json", () => {
     ["a body", '{"body":"ok"}\n{"body":"x\\ud800y"}\n'],
     ["a header value", '{"headers":[["k","\\udc00"]],"body":"x"}\n'],
   ])("refuses a lone surrogate in %s (exit 7), appending nothing", async (_what, stdin) => {
-    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin, env: { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token } });
+    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin, env: cliEnv(lite) });
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/stdin:\d+: .*lone UTF-16 surrogate/);
     expect((await liteClient(lite).call("GET", "/v1/streams/s/records/tail", { basin })).json().tail.seq_num).toBe(0);
   });
 
   it("keeps a proper surrogate pair (an emoji) as its UTF-8 bytes", async () => {
-    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin: '{"body":"\\ud83d\\ude00"}\n', env: { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token } });
+    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin: '{"body":"\\ud83d\\ude00"}\n', env: cliEnv(lite) });
     expect(r.code).toBe(0);
     const back = (await liteClient(lite).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 }, headers: { "svc-format": "base64" } })).json().records[0].body;
     expect(Buffer.from(back, "base64")).toEqual(Buffer.from("😀", "utf8"));

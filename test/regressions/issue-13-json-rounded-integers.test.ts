@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `rounded-${process.pid}`;
@@ -20,9 +20,7 @@ const work = mkdtempSync(join(tmpdir(), "svc-rounded-"));
 
 beforeAll(async () => {
   lite = await startLite();
-  const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s", config: { timestamping: { uncapped: true }, retention_policy: { age: 3600 } } } })).status).toBe(201);
+  await createStreams(lite, basin, { s: { timestamping: { uncapped: true }, retention_policy: { age: 3600 } } });
 });
 
 afterAll(async () => {
@@ -58,7 +56,7 @@ describe("JSON numbers that JSON.parse would round to an integer", () => {
   });
 
   it("are refused by svc append --format json and svc apply, exit 7, one line", async () => {
-    const env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
+    const env = cliEnv(lite);
     const before = await tail();
     const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin: '{"body":"cf","timestamp":4503599627370497.5}\n', env });
     expect(r.code).toBe(7);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;
@@ -15,10 +15,9 @@ const basin = `abort-opening-${process.pid}`;
 
 beforeAll(async () => {
   lite = await startLite({ inMemory: true });
-  env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
+  env = cliEnv(lite);
   const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
+  await createStreams(lite, basin, ["s"]);
   expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "a" }] } })).status).toBe(200);
 });
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `out-file-${process.pid}`;
@@ -19,10 +19,9 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   lite = await startLite();
-  env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
+  env = cliEnv(lite);
   const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  for (const s of ["s", "empty"]) expect((await c.call("POST", "/v1/streams", { basin, json: { stream: s } })).status).toBe(201);
+  await createStreams(lite, basin, ["s", "empty"]);
   expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "a" }, { body: "b" }] } })).status).toBe(200);
 });
 

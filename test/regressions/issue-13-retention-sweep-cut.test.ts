@@ -8,16 +8,14 @@
  * Now the sweep reads on, page by page, and never cuts past a batch it has seen expire.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `retention-cut-${process.pid}`;
 
 beforeAll(async () => {
   lite = await startLite({ env: { SVC_LITE_SWEEP_MS: "200" } });
-  const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s", config: { retention_policy: { age: 3600 } } } })).status).toBe(201);
+  await createStreams(lite, basin, { s: { retention_policy: { age: 3600 } } });
 });
 
 afterAll(async () => {

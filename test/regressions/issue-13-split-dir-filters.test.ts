@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;
@@ -18,10 +18,9 @@ const work = mkdtempSync(join(tmpdir(), "svc-splitf-"));
 
 beforeAll(async () => {
   lite = await startLite({ inMemory: true });
-  env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
+  env = cliEnv(lite);
   const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
+  await createStreams(lite, basin, ["s"]);
   expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: Array.from({ length: 10 }, (_, i) => ({ body: String(i) })) } })).status).toBe(200);
   expect((await runSvc(["trim", `svc://${basin}/s`, "3", "-y"], { env })).code).toBe(0); // a command record at 10
 });

@@ -8,16 +8,14 @@
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `timers-${process.pid}`;
 
 beforeAll(async () => {
   lite = await startLite();
-  const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
+  await createStreams(lite, basin, ["s"]);
 });
 
 afterAll(async () => {
@@ -42,7 +40,7 @@ describe("delays past setTimeout's limit", () => {
   });
 
   it("svc --timeout 25d waits as long as it needs instead of failing at once", async () => {
-    const r = await runSvc(["basin", "list", "--timeout", "25d"], { env: { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token } });
+    const r = await runSvc(["basin", "list", "--timeout", "25d"], { env: cliEnv(lite) });
     expect([r.code, r.stderr]).toEqual([0, ""]);
     expect(r.stdout).toContain(basin);
   });
