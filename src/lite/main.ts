@@ -12,7 +12,6 @@
  * closes, in-flight requests finish, storage is flushed, and `serve` resolves. The command
  * (run.ts) runs `serve` in the server thread (thread.ts, worker.ts); the flags are options.ts.
  */
-import { isIP } from "node:net";
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clientError } from "../errors.js";
@@ -123,7 +122,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     const stats = metrics.stats;
     storage.onSync = (seconds) => stats.synced(seconds);
   }
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: [...opts.allowHosts, ...(isIP(opts.host) ? [] : [opts.host.toLowerCase()])] }, log, timeouts, metrics, location: opts.location, tls });
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log, timeouts, metrics, location: opts.location, tls });
   const close = async (): Promise<void> => {
     await server.close();
     await janitor.stop();

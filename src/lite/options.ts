@@ -3,6 +3,7 @@
  * server (main.ts) so that the process's main thread, which only parses and relays signals
  * (thread.ts), does not load the server's modules that the server thread loads.
  */
+import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -20,7 +21,7 @@ export interface LiteOptions {
   rootTokenFile: string | undefined;
   /** Origins allowed cross-origin while auth is off (--cors-origin). */
   corsOrigins: string[];
-  /** Host names (and their subdomains) lite answers to while auth is off, beyond loopback names and IPs (--allow-host). */
+  /** Host names (and their subdomains) lite answers to while auth is off, beyond loopback names and IPs (--allow-host, a --host name). */
   allowHosts: string[];
   initFile: string | undefined;
   /** Background sweep period (trims, retention, deletions); SVC_LITE_SWEEP_MS overrides. */
@@ -153,7 +154,8 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     auth: !values["no-auth"],
     rootTokenFile: values["root-token-file"] ?? (env.SVC_LITE_ROOT_TOKEN_FILE || undefined),
     corsOrigins: values["cors-origin"] ?? [],
-    allowHosts,
+    // A --host given as a name is a name clients use.
+    allowHosts: values.host !== undefined && isIP(values.host) === 0 ? [...allowHosts, values.host.toLowerCase()] : allowHosts,
     initFile: values["init-file"] ?? (env.SVC_LITE_INIT_FILE || undefined),
     sweepMs: envMs(env.SVC_LITE_SWEEP_MS, 2000) || 2000,
     deleteGraceMs: envMs(env.SVC_LITE_DELETE_GRACE_MS, 1000),

@@ -36,7 +36,7 @@ export interface TransportOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRIES = 2;
 
 /** setTimeout's longest delay (a longer one fires after 1 ms): src/types.ts's, which transport may not import. */
 export const MAX_TIMER_MS = 2_147_483_647;
-export const DEFAULT_RETRIES = 2;

@@ -20,6 +20,14 @@ import { recordFieldSize, sequencedRecordSize } from "./record-codec.js";
  */
 export const MAX_READ_RECORD_BYTES = LIMITS.maxFrameLength - 1 - 64;
 
+/**
+ * At least the bytes `record` (of `metered` size) takes in a read, cheaply: a header takes at
+ * most 10 bytes more encoded than metered; seq num, timestamp, lengths and tags at most 32 more.
+ */
+export function readSizeBound(record: { headers: Header[] }, metered: number): number {
+  return metered + 10 * record.headers.length + 32;
+}
+
 export function meteredSize(record: { headers: Header[]; body: Uint8Array }): number {
   let size = 8 + 2 * record.headers.length + record.body.length;
   for (const h of record.headers) size += h.name.length + h.value.length;
@@ -42,8 +50,7 @@ export function validateRecord(record: AppendRecord, index = 0): number {
   if (size > LIMITS.maxRecordBytes) {
     throw invalid(`record ${index} is ${size} metered bytes; the limit is ${LIMITS.maxRecordBytes}`);
   }
-  // Cheap bound first: a header takes at most 10 bytes more encoded than metered.
-  if (size + 10 * record.headers.length + 32 > MAX_READ_RECORD_BYTES) {
+  if (readSizeBound(record, size) > MAX_READ_RECORD_BYTES) {
     const encoded = recordFieldSize(sequencedRecordSize({ seqNum: Number.MAX_SAFE_INTEGER, timestamp: Number.MAX_SAFE_INTEGER, headers: record.headers, body: record.body }));
     if (encoded > MAX_READ_RECORD_BYTES) {
       throw invalid(`record ${index} would take ${encoded} bytes when read (its ${record.headers.length} headers cost more there than metered); the limit is ${MAX_READ_RECORD_BYTES}, one session frame`);

@@ -10,6 +10,7 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseLiteArgs } from "../../src/lite/options.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 
 let open: Lite;
@@ -65,6 +66,11 @@ describe("svc lite --no-auth", () => {
       expect([host, (await call(open, "GET", "/v1/basins", host)).status]).toEqual([host, 200]);
     }
     expect((await call(open, "GET", "/health", `attacker.example:${port}`)).status).toBe(200); // health stays open
+  });
+
+  it("takes a --host given as a name as an allowed host, not an address", () => {
+    expect(parseLiteArgs(["--no-auth", "--host", "MyBox.lan", "--allow-host", "lite"]).allowHosts).toEqual(["lite", "mybox.lan"]);
+    expect(parseLiteArgs(["--no-auth", "--host", "0.0.0.0"]).allowHosts).toEqual([]);
   });
 
   it("refuses a malformed --allow-host at start", async () => {

@@ -12,8 +12,8 @@
 import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadBatch, SequencedRecord, StreamPosition } from "../../types.js";
 import { LIMITS } from "../../types.js";
-import { MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize } from "../../wire/batch.js";
-import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize } from "../../wire/record-codec.js";
+import { MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize, readSizeBound } from "../../wire/batch.js";
+import { decodeReadBatchBytes } from "../../wire/record-codec.js";
 import type { Storage, StoredBatch } from "../storage/storage.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
@@ -214,7 +214,7 @@ export class ReadCursor {
         for (let i = from; i < to; i++) {
           const r = this.open ? this.open(b.records[i]!) : b.records[i]!;
           const size = meteredSize(r);
-          const encoded = recordFieldSize(sequencedRecordSize(r));
+          const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
           if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count, encoded, out.encoded) !== "ok") return this.finish(out, b);
           out.pieces.push(r);
           out.count++;
@@ -252,7 +252,7 @@ export class ReadCursor {
       if (stored.seqNum < trimPoint) { this.position++; continue; }
       const r = this.open ? this.open(stored) : stored;
       const size = meteredSize(r);
-      const encoded = recordFieldSize(sequencedRecordSize(r));
+      const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
       const verdict = this.admit(r.seqNum, r.timestamp, size, batchBytes, out.length, encoded, batchEncoded);
       if (verdict === "batch-full") return { records: out, full: true };
       if (verdict !== "ok") break;
