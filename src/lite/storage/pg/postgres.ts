@@ -19,9 +19,10 @@
  * written and the group (and everything queued behind it) fails with 409 `transaction_conflict`
  * (retryable, no side effects); the stream state then reloads the stored tail.
  *
- * Changes made by any node are announced with NOTIFY on channel `svc_lite` (tail moves with
- * the new state, sent after the commit: `announce`; metadata changes, in their transaction);
- * the node's listener hands them to the store. When the
+ * Changes made by any node are announced with NOTIFY on channel `svc_lite` (a tail moved:
+ * `t<id>`, sent after the commit: `announce`; metadata changes, in their transaction). A
+ * notification is only a hint: any role that may connect can send one, so its content is
+ * never applied; the node re-reads what it names from the tables and hands that to the store. When the
  * listening connection drops, it reconnects, and a poll of the loaded streams' tails every
  * `pollMs` bounds the delay of a missed notification.
  */
@@ -77,6 +78,9 @@ export class PgStorage implements Storage {
   private pollTimer: NodeJS.Timeout | undefined;
   private polls = 0;
   private readonly announcements = new Map<number, string>();
+  /** Streams named by notifications since the last re-read of their stored state. */
+  private readonly hinted = new Set<number>();
+  private hintScheduled = false;
   private announcing = false;
   private closed = false;
   /** The listening connection is lost and not yet back (said once per outage in the log). */
@@ -286,7 +290,7 @@ export class PgStorage implements Storage {
       throw storageError(e);
     }
     if (res.rows[0]!.ok === 1) {
-      this.announce(id, `t${id}:${stateJson}`);
+      this.announce(id, `t${id}`);
       return;
     }
     const { rows } = await this.pool.query<{ deleted: boolean | null }>("SELECT (SELECT deleted FROM svc_streams WHERE id = $1) AS deleted", [id]).catch((e: unknown) => { throw storageError(e); });
@@ -444,8 +448,18 @@ export class PgStorage implements Storage {
     if (!l) return;
     try {
       if (payload.startsWith("t")) {
+        // Only a hint: any role that can connect may NOTIFY. What moved is read from the table.
         const colon = payload.indexOf(":");
-        l.tailMoved(num(payload.slice(1, colon)), JSON.parse(payload.slice(colon + 1)));
+        this.hinted.add(num(payload.slice(1, colon < 0 ? undefined : colon)));
+        if (!this.hintScheduled) {
+          this.hintScheduled = true;
+          setImmediate(() => {
+            this.hintScheduled = false;
+            const ids = [...this.hinted];
+            this.hinted.clear();
+            this.readTails(l, ids);
+          });
+        }
       } else if (payload.startsWith("m")) {
         const [basin, name] = JSON.parse(payload.slice(1)) as [string, string?];
         // One stream: its two reads now. A whole basin: all its loaded streams in one query.
@@ -462,7 +476,13 @@ export class PgStorage implements Storage {
     const l = this.listener;
     if (!l || this.closed) return;
     if (++this.polls % 5 === 0) this.refreshMeta(l);
-    const ids = l.loadedIds();
+    this.readTails(l, l.loadedIds());
+  }
+
+  /** The stored states of streams `ids` (those loaded here), told to the listener. */
+  private readTails(l: StorageListener, ids: number[]): void {
+    const loaded = new Set(l.loadedIds());
+    ids = ids.filter((id) => loaded.has(id));
     if (ids.length === 0) return;
     this.pool.query<{ id: string; state: string }>("SELECT id, state FROM svc_tails WHERE id = ANY($1::bigint[])", [ids]).then(
       ({ rows }) => {
