@@ -8,7 +8,7 @@
  *   then gzip); callers opt out for SSE and svc/proto.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { serverError, SvcError } from "../../errors.js";
 import { compress, decompress, negotiateCompression, parseContentEncoding, shouldCompress } from "../../wire/compression.js";
 
@@ -34,6 +34,12 @@ export class Exchange {
   private closeConnection = false;
   /** The `Access-Control-Allow-Origin` value the router's CORS policy chose, if any. */
   corsAllowOrigin: string | undefined;
+  /**
+   * Runs once a body has arrived whole, before it is returned to anything that acts on it:
+   * the router re-checks the principal here, so a token revoked or expired while its body
+   * trickled in never acts.
+   */
+  bodyGate: (() => void | Promise<void>) | undefined;
 
   constructor(readonly req: Req, readonly res: Res) {
     this.method = (req.method ?? "GET").toUpperCase();
@@ -94,6 +100,7 @@ export class Exchange {
       throw serverError("client_hangup", "the client went away while sending the request body");
     }
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    await this.bodyGate?.();
     if (encoding === "none") return raw;
     try {
       const out = await decompress(raw, encoding, limit);
@@ -142,12 +149,31 @@ export class Exchange {
     return true;
   }
 
+  /** Whether a request body may still be arriving (none declared: false). */
+  private bodyPending(): boolean {
+    const req = this.req;
+    if (req.complete) return false;
+    if (req.httpVersionMajor === 2) return !(req as Http2ServerRequest).stream.endAfterHeaders;
+    const length = req.headers["content-length"];
+    return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+  }
+
+  private resetStream(): void {
+    resetH2(this.res as Http2ServerResponse);
+  }
+
   /** False when a response was already started (or the stream is gone). */
   private writeHead(status: number, headers: Headers): boolean {
     if (this.sent || this.res.headersSent || this.res.destroyed) return false;
     this.sent = true;
     this.status = status;
-    if (this.closeConnection && this.req.httpVersionMajor === 1) headers.connection = "close";
+    // An error answered before its request body arrived (401, 403, 404, 413...): that body is
+    // never waited for. HTTP/1.1 could reuse the connection only after reading all of it (a
+    // client trickling a declared 1 GB would hold the socket for ever), so the connection
+    // closes once the answer is out; on HTTP/2 the stream is reset, the connection kept.
+    const early = status >= 400 && this.bodyPending();
+    if ((this.closeConnection || early) && this.req.httpVersionMajor === 1) headers.connection = "close";
+    if (early && this.req.httpVersionMajor === 2) this.res.once("finish", () => this.resetStream());
     if (this.corsAllowOrigin !== undefined) {
       headers["access-control-allow-origin"] = this.corsAllowOrigin;
       headers["access-control-expose-headers"] = "*";
@@ -156,6 +182,11 @@ export class Exchange {
     (this.res as ServerResponse).writeHead(status, headers);
     return true;
   }
+}
+
+/** HTTP/2: ends a stream whose request body is still arriving, once the answer is out. */
+function resetH2(res: Http2ServerResponse): void {
+  if (!res.stream.destroyed) res.stream.close(h2constants.NGHTTP2_NO_ERROR);
 }
 
 function tooLarge(limit: number): SvcError {

@@ -128,12 +128,12 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
       if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
       return ex.sendText(200, "OK");
     }
+    // Refusals before authentication never wait for the body: the answer closes the
+    // connection (HTTP/1.1) or resets the stream (HTTP/2), see Exchange.writeHead.
     if (!deps.auth.enabled && !hostAllowed(ex.host, deps.cors.hosts)) {
-      await ex.body().catch(() => undefined);
       throw serverError("permission_denied", `requests for host ${JSON.stringify(ex.host)} are refused: svc lite runs with --no-auth and answers only localhost names, IP addresses and --allow-host names`);
     }
     if (!corsAllowed(ex, deps)) {
-      await ex.body().catch(() => undefined);
       throw serverError("permission_denied", `cross-origin requests from ${ex.header("origin")} are refused: svc lite runs with --no-auth (allow an origin with --cors-origin)`);
     }
     if (ex.method === "OPTIONS" && ex.header("access-control-request-method") !== undefined) {
@@ -190,6 +190,9 @@ function basinOfHost(ex: Exchange): string | undefined {
 /** Authenticates, authorizes by the path, and runs the handler. */
 async function handle(ex: Exchange, deps: RouterDeps, r: Route, entry: [Operation | undefined, Handler], raw: string[]): Promise<void> {
   const principal = deps.auth.authenticate(ex.header("authorization"));
+  // A body may take long to arrive: the principal is checked again once it has, before the
+  // request acts (a token revoked meanwhile gets 401, whatever the request).
+  ex.bodyGate = () => deps.auth.recheck(principal);
   const streamPrefix = deps.auth.streamPrefix(principal);
   const params = raw.map(decode);
   if (r.pattern[1] === "streams" && params.length > 0) params[0] = streamPrefix + params[0]!;
