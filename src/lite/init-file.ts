@@ -120,10 +120,10 @@ export async function applyInitFile(store: Store, file: string): Promise<string[
   for (const b of plans) {
     // Every field of the plan is explicit (a value, or null to reset), so the merge of
     // ensureBasin/ensureStream amounts to replacing the config: ensure semantics.
-    const r = await ensureBasin(store, b.name, b.config);
+    const r = await ensureBasin(store, b.name, b.config, () => undefined);
     lines.push(`basin ${b.name}: ${describe(r.result)}`);
     for (const s of b.streams) {
-      const rs = await ensureStream(store, b.name, s.name, s.config);
+      const rs = await ensureStream(store, b.name, s.name, s.config, () => undefined);
       lines.push(`stream ${b.name}/${s.name}: ${describe(rs.result)}`);
     }
   }

@@ -84,6 +84,19 @@ export class Auth {
     check(scope.accessTokens, res.tokenId, "access token");
   }
 
+  /** 403 unless at least one of `ops` is allowed (the request decides which one later). */
+  authorizeEither(p: Principal, ops: Operation[], res: Resources = {}): void {
+    let first: unknown;
+    for (const op of ops) {
+      try {
+        return this.authorize(p, op, res);
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    throw first;
+  }
+
   /** §9.2: an append carrying fence or trim command records also needs `fence` / `trim`. */
   authorizeCommands(p: Principal, input: AppendInput, res: Resources): void {
     if (p.kind !== "token") return;

@@ -53,8 +53,9 @@ export async function getBasinHandler(ex: Exchange, ctx: RequestContext): Promis
 
 export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const name = checkBasinName(ctx.params[0]!, "bad_path");
-  // §9.2: A4 is create-basin when it creates, reconfigure-basin when the basin exists.
-  ctx.auth.authorize(ctx.principal, ctx.store.storage.getBasin(name) ? "reconfigure-basin" : "create-basin", { basin: name });
+  // §9.2: A4 is create-basin when it creates, reconfigure-basin when the basin exists; which
+  // one is decided with the change. A token with neither is refused before the body.
+  ctx.auth.authorizeEither(ctx.principal, ["create-basin", "reconfigure-basin"], { basin: name });
   const body = await optionalJson(ex);
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
@@ -62,7 +63,7 @@ export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   checkScope(p, obj, ctx.location);
   const reconfig = parseBasinReconfig(p, obj.config);
   p.finish();
-  const { meta, result } = await ensureBasin(ctx.store, name, reconfig);
+  const { meta, result } = await ensureBasin(ctx.store, name, reconfig, (op) => ctx.auth.authorize(ctx.principal, op, { basin: name }));
   await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), { "svc-provision-result": result });
 }
 

@@ -55,14 +55,15 @@ export async function getStreamHandler(ex: Exchange, ctx: RequestContext): Promi
 
 export async function ensureStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
-  // §9.2: B4 is create-stream when it creates, reconfigure-stream when the stream exists.
-  ctx.auth.authorize(ctx.principal, ctx.store.storage.getStream(basin, stream) ? "reconfigure-stream" : "create-stream", { basin, stream });
+  // §9.2: B4 is create-stream when it creates, reconfigure-stream when the stream exists;
+  // which one is decided with the change. A token with neither is refused before the body.
+  ctx.auth.authorizeEither(ctx.principal, ["create-stream", "reconfigure-stream"], { basin, stream });
   const body = await optionalJson(ex);
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
   const reconfig = parseStreamReconfig(p, body);
   p.finish();
-  const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig);
+  const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, (op) => ctx.auth.authorize(ctx.principal, op, { basin, stream }));
   await ex.sendJson(result === "created" ? 201 : 200, infoOut(ctx, meta), { "svc-provision-result": result });
 }
 

@@ -47,10 +47,14 @@ export function createBasin(store: Store, name: string, config: StoredBasinConfi
   });
 }
 
-/** A4: PUT create-or-reconfigure with seed-era merge semantics (absent fields unchanged). */
-export function ensureBasin(store: Store, name: string, reconfig: BasinReconfig): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
+/**
+ * A4: PUT create-or-reconfigure with seed-era merge semantics (absent fields unchanged).
+ * `authorize` is told which of the two it is (§9.2) from the read the change is made on.
+ */
+export function ensureBasin(store: Store, name: string, reconfig: BasinReconfig, authorize: (op: "create-basin" | "reconfigure-basin") => void): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
   return store.meta.run(async () => {
     const existing = store.storage.getBasin(name);
+    authorize(existing ? "reconfigure-basin" : "create-basin");
     if (existing?.deletedAt) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
     const config = reconfigureBasin(existing?.config ?? DEFAULT_BASIN_CONFIG, reconfig);
     if (existing && canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" };

@@ -60,11 +60,16 @@ export function createStream(store: Store, basin: string, name: string, requeste
   });
 }
 
-/** B4: PUT create-or-reconfigure; the body's fields are applied on top (seed-era merge). */
-export function ensureStream(store: Store, basin: string, name: string, reconfig: StreamReconfig): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
+/**
+ * B4: PUT create-or-reconfigure; the body's fields are applied on top (seed-era merge).
+ * `authorize` is told which of the two it is (§9.2) under the mutex, from the same read the
+ * change is made on: a create-only token cannot reconfigure a stream created meanwhile.
+ */
+export function ensureStream(store: Store, basin: string, name: string, reconfig: StreamReconfig, authorize: (op: "create-stream" | "reconfigure-stream") => void): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
   return store.meta.run(async () => {
     const b = activeBasin(store, basin);
     const existing = store.storage.getStream(basin, name);
+    authorize(existing ? "reconfigure-stream" : "create-stream");
     if (existing?.deletedAt) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
     const defaults = b.config.default_stream_config;
     if (!existing) {
