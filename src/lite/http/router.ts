@@ -134,7 +134,8 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
       throw serverError("permission_denied", `requests for host ${JSON.stringify(ex.host)} are refused: svc lite runs with --no-auth and answers only localhost names, IP addresses and --allow-host names`);
     }
     if (!corsAllowed(ex, deps)) {
-      throw serverError("permission_denied", `cross-origin requests from ${ex.header("origin")} are refused: svc lite runs with --no-auth (allow an origin with --cors-origin)`);
+      const from = ex.header("origin") ?? `another site (Sec-Fetch-Site: ${ex.header("sec-fetch-site")})`;
+      throw serverError("permission_denied", `cross-origin requests from ${from} are refused: svc lite runs with --no-auth (allow an origin with --cors-origin)`);
     }
     if (ex.method === "OPTIONS" && ex.header("access-control-request-method") !== undefined) {
       // A CORS preflight: allow every method and header (Appendix B).
@@ -223,11 +224,16 @@ function resourcesOf(pattern: string[], params: string[], ex: Exchange): Resourc
  */
 function corsAllowed(ex: Exchange, deps: RouterDeps): boolean {
   const origin = ex.header("origin");
-  if (origin === undefined) return true;
   if (deps.auth.enabled) {
-    ex.corsAllowOrigin = "*";
+    if (origin !== undefined) ex.corsAllowOrigin = "*";
     return true;
   }
+  // A no-cors request (an <img>, a <form>, a navigation) carries no Origin, but a browser
+  // says where it came from in Sec-Fetch-Site: from another site, or from another origin of
+  // the same site (another port of localhost), it is refused unless its origin is allowed.
+  const site = ex.header("sec-fetch-site");
+  const foreign = site === "cross-site" || site === "same-site";
+  if (origin === undefined) return !foreign;
   if (!deps.cors.origins.includes(origin)) return false;
   ex.corsAllowOrigin = origin;
   return true;
