@@ -32,6 +32,7 @@ import { ServerStats } from "./metrics/prometheus.js";
 import { MetricsRecorder } from "./metrics/recorder.js";
 import { fromFiles, selfSigned, type TlsMaterial } from "./tls-cert.js";
 import { log } from "./log.js";
+import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
 import { makeDirs } from "../dirs.js";
 
@@ -96,9 +97,10 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     rootToken = chosen ?? newToken();
   } else {
     prepareDataDir(opts.dataDir);
+    checkDataDir(opts.dataDir);
     lock = await acquireLock(opts.dataDir);
-    rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
     try {
+      rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
       storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
     } catch (e) {
       await lock.release();
