@@ -31,7 +31,7 @@ import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
 import { MetricsRecorder } from "./metrics/recorder.js";
 import { fromFiles, selfSigned, type TlsMaterial } from "./tls-cert.js";
-import { log } from "./log.js";
+import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
 import { makeDirs } from "../dirs.js";
@@ -124,9 +124,12 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     const stats = metrics.stats;
     storage.onSync = (seconds) => stats.synced(seconds);
   }
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log, timeouts, metrics, location: opts.location, tls });
+  // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
+  const requestLog = repeatLimited(log);
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log: requestLog, timeouts, metrics, location: opts.location, tls });
   const close = async (): Promise<void> => {
     await server.close();
+    requestLog.flush();
     await janitor.stop();
     await store.drain();
     await metrics?.recorder.close();
