@@ -22,10 +22,12 @@
  * The lock used to be an abstract unix socket named after the dir's device and inode. Abstract
  * names have no permissions: any local user could bind that name first and keep lite from
  * starting. A secret in the name would not help: bound names are listed in /proc/net/unix for
- * anyone to read, and can be taken once the server stops.
+ * anyone to read, and can be taken once the server stops. An older lite of the same user that
+ * still serves the dir under that lock is recognised, so an upgrade does not start a second
+ * server beside it.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, openSync, readdirSync, renameSync, rmSync, utimesSync } from "node:fs";
+import { chmodSync, closeSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 
@@ -119,7 +121,36 @@ async function contend(dir: Dir, mine: string): Promise<void> {
   }
 }
 
+/**
+ * Whether an older svc lite of this user is serving the dir: one that locked it with the
+ * abstract socket named after its device and inode. That name is looked up in /proc/net/unix,
+ * and its socket among this user's processes; a socket of that name that another user holds
+ * is a squatter (or serves no dir of ours) and is ignored. Linux only, as that lock was.
+ */
+function olderLiteServes(dataDir: string): boolean {
+  if (process.platform !== "linux") return false;
+  const st = statSync(dataDir, { bigint: true });
+  const name = `@svc-lite-lock:${st.dev.toString(16)}:${st.ino.toString(16)}`;
+  let table: string;
+  try { table = readFileSync("/proc/net/unix", "utf8"); } catch { return false; }
+  const sockets = new Set<string>();
+  for (const line of table.split("\n")) {
+    const [, , , , , , inode, path] = line.trim().split(/\s+/);
+    if (path?.replace(/@+$/, "") === name) sockets.add(`socket:[${inode}]`); // the name's trailing NULs show as @
+  }
+  if (sockets.size === 0) return false;
+  const me = process.getuid?.();
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (statSync(`/proc/${pid}`).uid !== me) continue;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) if (sockets.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return true;
+    } catch { /* gone meanwhile */ }
+  }
+  return false;
+}
+
 export async function acquireLock(dataDir: string): Promise<{ release: () => Promise<void> }> {
+  if (olderLiteServes(dataDir)) throw new DataDirLocked(dataDir);
   const dir: Dir = { path: dataDir };
   const mine = `${PREFIX}${randomBytes(8).toString("hex")}`;
   const temp = `${mine}.${process.pid}${TEMP}`;
@@ -134,7 +165,10 @@ export async function acquireLock(dataDir: string): Promise<{ release: () => Pro
     if (dir.fd !== undefined) closeSync(dir.fd);
   };
   try {
-    await listen(server, address(dir, temp));
+    await listen(server, address(dir, temp)).catch((e: NodeJS.ErrnoException) => {
+      const hint = e.code === "EACCES" ? "" : " (a file system without them? use a dir on a local one)";
+      throw Object.assign(new Error(`cannot lock the data dir ${dataDir}: cannot make a unix socket in it: ${e.code ?? e.message}${hint}`), { code: e.code });
+    });
     chmodSync(join(dataDir, temp), 0o600);
     renameSync(join(dataDir, temp), join(dataDir, mine));
     await contend(dir, mine);

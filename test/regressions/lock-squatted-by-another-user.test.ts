@@ -6,17 +6,19 @@
  * path, and the name to anyone reading /proc/net/unix) made lite refuse with "another svc lite
  * server is already using the data dir", for as long as they liked.
  *
- * Now the lock is socket files inside the data dir, which only its owner can create: the old
- * name means nothing, and another user can neither take the lock nor block it. (The lock's
- * own guarantees, one server through symlinks, other TMPDIRs, simultaneous starts and after a
- * kill -9, are issue-10-lock-identity.test.ts.) The squatter runs as `nobody` when the test
- * runs as root, as this user otherwise (abstract names are the same for every user).
+ * Now the lock is socket files inside the data dir, which only its owner can create: another
+ * user can neither take the lock nor block it, and another user's socket under the old name
+ * is ignored. One of this user's own processes holding the old name is taken for an older
+ * svc lite still serving the dir, and refused as before (an upgrade must not start a second
+ * server beside it). (The lock's own guarantees, one server through symlinks, other TMPDIRs,
+ * simultaneous starts and after a kill -9, are issue-10-lock-identity.test.ts.) The other
+ * user is `nobody`: those cases need root and are skipped otherwise.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { liteClient, startLite } from "../helpers/lite.js";
+import { liteClient, spawnLite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -34,6 +36,13 @@ function child(code: string, asNobody: boolean): { line: Promise<string>; proc: 
   return { line, proc };
 }
 
+/** Code that binds the abstract socket an older svc lite locked `dir` with. */
+function oldLock(dir: string): string {
+  const st = statSync(dir, { bigint: true });
+  const name = `\0svc-lite-lock:${st.dev.toString(16)}:${st.ino.toString(16)}`;
+  return `require("node:net").createServer((s) => s.end()).listen(${JSON.stringify(name)}, () => console.log("bound"))`;
+}
+
 async function stop(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   const gone = new Promise((res) => proc.once("exit", res));
@@ -42,12 +51,10 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 describe("the data dir's lock cannot be taken or blocked by another user", () => {
-  it("starts although another user holds the old abstract socket name of the data dir", async () => {
+  it.skipIf(!isRoot)("starts although another user (nobody) holds the old abstract socket name of the data dir", async () => {
     const dir = join(scratchDir("svc-squat-"), "data");
     mkdirSync(dir, { mode: 0o700 });
-    const st = statSync(dir, { bigint: true });
-    const name = `\0svc-lite-lock:${st.dev.toString(16)}:${st.ino.toString(16)}`;
-    const squatter = child(`require("node:net").createServer().listen(${JSON.stringify(name)}, () => console.log("bound"))`, isRoot);
+    const squatter = child(oldLock(dir), true);
     try {
       expect(await squatter.line).toBe("bound");
       const lite = await startLite({ dataDir: dir });
@@ -79,5 +86,20 @@ describe("the data dir's lock cannot be taken or blocked by another user", () =>
     } finally {
       await stop(other.proc);
     }
+  });
+
+  it("refuses to start beside an older svc lite of this user that still serves the dir", async () => {
+    const dir = join(scratchDir("svc-squat-"), "data");
+    mkdirSync(dir, { mode: 0o700 });
+    const older = child(oldLock(dir), false);
+    try {
+      expect(await older.line).toBe("bound");
+      const err = await spawnLite(["--port", "0", "--data-dir", dir]).then(async (s) => { s.child.kill("SIGKILL"); await s.exited; return "started"; }, (e: Error) => e.message);
+      expect(err).toMatch(/another svc lite server is already using the data dir/);
+    } finally {
+      await stop(older.proc);
+    }
+    const lite = await startLite({ dataDir: dir });
+    await lite.stop();
   });
 });
