@@ -2,3 +2,58 @@
 export function log(message: string): void {
   process.stderr.write(`svc lite: ${message}\n`);
 }
+
+export interface RepeatLimitedLog {
+  (message: string): void;
+  /** Writes the counts still held back (at shutdown). */
+  flush(): void;
+}
+
+interface Window {
+  timer: NodeJS.Timeout;
+  /** Lines like the first held back in this window, and the last of them. */
+  count: number;
+  last: string;
+}
+
+/**
+ * A log for lines that can come at the rate of requests: a disk that fills and frees refuses
+ * thousands of appends a second, each with the same error. A line is written at once unless
+ * one like it was written less than `windowMs` ago; those are held back and counted, and at
+ * the end of the window the last of them is written with the count, so each kind of line
+ * appears at most once per window while it repeats. Lines are alike when they differ only in
+ * their digits: sizes, offsets and stream numbers vary between otherwise identical errors.
+ */
+export function repeatLimited(write: (message: string) => void = log, windowMs = 1000): RepeatLimitedLog {
+  const windows = new Map<string, Window>();
+  const open = (key: string): void => {
+    const w: Window = { timer: setTimeout(() => close(key, w), windowMs).unref(), count: 0, last: "" };
+    windows.set(key, w);
+  };
+  const summary = (w: Window): string => (w.count === 1 ? w.last : `${w.last} (${w.count} times like this in the last ${windowMs / 1000} s)`);
+  const close = (key: string, w: Window): void => {
+    windows.delete(key);
+    if (w.count === 0) return;
+    write(summary(w));
+    open(key); // still repeating: the next window starts now
+  };
+  const limited = (message: string): void => {
+    const key = message.replace(/\d+/g, "#");
+    const w = windows.get(key);
+    if (w === undefined) {
+      write(message);
+      open(key);
+      return;
+    }
+    w.count++;
+    w.last = message;
+  };
+  limited.flush = (): void => {
+    for (const w of windows.values()) {
+      clearTimeout(w.timer);
+      if (w.count > 0) write(summary(w));
+    }
+    windows.clear();
+  };
+  return limited;
+}

@@ -30,8 +30,9 @@ import { TEST_FAULT } from "./test-fault.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
 import { MetricsRecorder } from "./metrics/recorder.js";
-import { fromFiles, selfSigned, type TlsMaterial } from "./tls-cert.js";
-import { log } from "./log.js";
+import { describeTls, fromFiles, selfSigned, selfSignedIn, type TlsInfo, type TlsMaterial } from "./tls-cert.js";
+import { log, repeatLimited } from "./log.js";
+import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
 import { makeDirs } from "../dirs.js";
 
@@ -47,8 +48,8 @@ function urlHost(host: string): string {
 
 export interface RunningLite {
   url: string;
-  /** With TLS: the certificate's SHA-256 fingerprint and whether it was made at start. */
-  tls: Pick<TlsMaterial, "fingerprint" | "selfSigned"> | undefined;
+  /** With TLS: the certificate's SHA-256 fingerprint, whether it was made at start, where it is kept. */
+  tls: TlsInfo | undefined;
   port: number;
   rootToken: string;
   /** Graceful stop: listener, in-flight requests, background work, storage flush, lock. */
@@ -81,7 +82,10 @@ function prepareDataDir(dir: string): void {
 
 /** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
 export async function openLite(opts: LiteOptions): Promise<RunningLite> {
-  const tls = opts.tls === undefined ? undefined : "self" in opts.tls ? selfSigned(opts.host) : fromFiles(opts.tls.certFile, opts.tls.keyFile);
+  // A self-signed certificate is kept in the data dir, so it is read or made once the dir is locked.
+  let tls: TlsMaterial | undefined = opts.tls === undefined ? undefined
+    : "self" in opts.tls ? (opts.dataDir === undefined ? selfSigned(opts.host) : undefined)
+    : fromFiles(opts.tls.certFile, opts.tls.keyFile);
   let storage: Storage;
   let rootToken: string;
   let lock: { release: () => Promise<void> } | undefined;
@@ -96,9 +100,11 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     rootToken = chosen ?? newToken();
   } else {
     prepareDataDir(opts.dataDir);
+    checkDataDir(opts.dataDir);
     lock = await acquireLock(opts.dataDir);
-    rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
     try {
+      rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
+      if (opts.tls !== undefined && "self" in opts.tls) tls = selfSignedIn(opts.dataDir, opts.host);
       storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
     } catch (e) {
       await lock.release();
@@ -122,9 +128,12 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     const stats = metrics.stats;
     storage.onSync = (seconds) => stats.synced(seconds);
   }
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log, timeouts, metrics, location: opts.location, tls });
+  // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
+  const requestLog = repeatLimited(log);
+  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log: requestLog, timeouts, metrics, location: opts.location, tls });
   const close = async (): Promise<void> => {
     await server.close();
+    requestLog.flush();
     await janitor.stop();
     await store.drain();
     await metrics?.recorder.close();
@@ -140,7 +149,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
       throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);
     });
     const scheme = tls ? "https" : "http";
-    const tlsInfo = tls && { fingerprint: tls.fingerprint, selfSigned: tls.selfSigned };
+    const tlsInfo = tls && { fingerprint: tls.fingerprint, selfSigned: tls.selfSigned, certFile: tls.certFile, made: tls.made };
     return { url: `${scheme}://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, tls: tlsInfo, close };
   } catch (e) {
     await close();
@@ -158,7 +167,7 @@ export async function serve(opts: LiteOptions, signal: Promise<NodeJS.Signals>):
   const lite = await openLite(opts);
   process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
   if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
-  if (lite.tls) log(`TLS with ${lite.tls.selfSigned ? "a self-signed certificate made now (clients need --insecure, or to trust it)" : "the certificate given"}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
+  if (lite.tls) log(`TLS with ${describeTls(lite.tls)}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
   log(`listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);

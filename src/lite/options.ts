@@ -34,7 +34,7 @@ export interface LiteOptions {
   metrics: boolean;
   /** How often metrics are written at most; SVC_LITE_METRICS_FLUSH_MS overrides. */
   metricsFlushMs: number;
-  /** TLS (issue 15): a self-signed certificate made at start, or one from files. */
+  /** TLS: a self-signed certificate (kept in the data dir, if any: tls-cert.ts), or one from files. */
   tls: { self: true } | { certFile: string; keyFile: string } | undefined;
   /** PostgreSQL instead of lmdb (--storage, SVC_LITE_STORAGE): many nodes, one database. */
   postgres: PgConfig | undefined;
@@ -57,7 +57,8 @@ Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
   --init-file FILE     apply an \`svc apply\` spec at start (also SVC_LITE_INIT_FILE)
   --location NAME      the name of this server's one location (default local)
   --no-metrics         do not count metrics (GET /v1/metrics and /metrics answer 501)
-  --tls-self           serve HTTPS with a self-signed certificate made at start (its fingerprint is printed)
+  --tls-self           serve HTTPS with a self-signed certificate, kept in the data dir (tls-self-cert.pem)
+                       and reused while valid; its path and fingerprint are printed
   --tls-cert FILE      serve HTTPS with this PEM certificate (with --tls-key)
   --tls-key FILE       the PEM private key of --tls-cert
   --storage URL        postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any

@@ -4,24 +4,21 @@
  */
 import { randomBytes } from "node:crypto";
 import { clientError } from "../errors.js";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readSecret, writeSecret } from "./data-dir.js";
 
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
+/** The data dir's root token, made on first start; one that is not the owner's alone is refused (data-dir.ts). */
 export function loadOrCreateRootToken(dataDir: string): string {
   const path = join(dataDir, "root-token");
-  try {
-    const existing = readFileSync(path, "utf8").trim();
-    if (existing.length > 0) return existing;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
+  const existing = readSecret(path, "the root token file")?.trim();
+  if (existing) return existing;
   const token = newToken();
-  writeFileSync(path, `${token}\n`, { mode: 0o600, flag: "w" });
-  chmodSync(path, 0o600);
+  writeSecret(path, `${token}\n`);
   return token;
 }
 

@@ -1,7 +1,11 @@
 /**
- * TLS for svc lite (issue 15): `--tls-cert FILE --tls-key FILE`, or `--tls-self`, a
- * self-signed certificate made at start (ECDSA P-256, valid 30 days, for localhost,
- * 127.0.0.1, ::1 and the listen host) whose SHA-256 fingerprint is printed.
+ * TLS for svc lite: `--tls-cert FILE --tls-key FILE`, or `--tls-self`, a self-signed
+ * certificate (ECDSA P-256, valid a year, for localhost, 127.0.0.1, ::1 and the listen host)
+ * whose SHA-256 fingerprint is printed. With a data dir it is kept there (`tls-self-cert.pem`,
+ * and `tls-self-key.pem` as a secret: data-dir.ts) and used again at every start while it is
+ * valid for 30 more days and for the listen host, so that clients can trust it
+ * (NODE_EXTRA_CA_CERTS) or pin its fingerprint across restarts; without one (--in-memory,
+ * PostgreSQL) a new one is made at every start and kept nowhere.
  *
  * The certificate is DER written here (X.509 v3, RFC 5280 §4.1) and signed with node:crypto:
  *
@@ -9,10 +13,17 @@
  *   tbs          = SEQUENCE { [0] v3, serial, alg, issuer, validity, subject, spki, [3] exts }
  *   exts         = subjectAltName (dNSName [2], iPAddress [7]), basicConstraints cA=false
  */
-import { generateKeyPairSync, randomBytes, sign, X509Certificate } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
+import { join } from "node:path";
 import { clientError } from "../errors.js";
+import { readSecret, writeSecret } from "./data-dir.js";
+
+const DAY_MS = 86_400_000;
+/** How long a self-signed certificate is valid, and how long before its end a new one is made. */
+const SELF_VALID_MS = 365 * DAY_MS;
+const RENEW_MS = 30 * DAY_MS;
 
 export interface TlsMaterial {
   cert: string;
@@ -20,7 +31,14 @@ export interface TlsMaterial {
   /** SHA-256 fingerprint, colon-separated hex (as browsers and openssl print it). */
   fingerprint: string;
   selfSigned: boolean;
+  /** --tls-self: the file it is kept in (undefined: kept nowhere, there is no data dir). */
+  certFile?: string;
+  /** Made at this start (not given, not kept from an earlier one). */
+  made: boolean;
 }
+
+/** What the log says of a server's certificate. */
+export type TlsInfo = Omit<TlsMaterial, "cert" | "key">;
 
 function len(n: number): Buffer {
   if (n < 0x80) return Buffer.of(n);
@@ -71,8 +89,7 @@ export function selfSigned(host: string): TlsMaterial {
   const ecdsaSha256 = seq(oid("1.2.840.10045.4.3.2"));
   const name = seq(tlv(0x31, seq(oid("2.5.4.3"), tlv(0x0c, Buffer.from("svc lite", "utf8")))));
   const now = Date.now();
-  const hosts = new Set(["localhost", "127.0.0.1", "::1", host]);
-  const san = [...hosts].filter((h) => h !== "" && h !== "0.0.0.0" && h !== "::").map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, "ascii"))));
+  const san = sanHosts(host).map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, "ascii"))));
   const extensions = tlv(0xa3, seq(
     seq(oid("2.5.29.17"), tlv(0x04, seq(...san))),
     seq(oid("2.5.29.19"), tlv(0x01, Buffer.of(0xff)), tlv(0x04, seq())),
@@ -84,7 +101,7 @@ export function selfSigned(host: string): TlsMaterial {
     tlv(0x02, serial),
     ecdsaSha256,
     name,
-    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + 30 * 86_400_000))),
+    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + SELF_VALID_MS))),
     name,
     publicKey.export({ type: "spki", format: "der" }),
     extensions,
@@ -93,7 +110,49 @@ export function selfSigned(host: string): TlsMaterial {
   const der = seq(tbs, ecdsaSha256, tlv(0x03, Buffer.of(0), signature));
   const cert = `-----BEGIN CERTIFICATE-----\n${der.toString("base64").replace(/.{64}/g, "$&\n").replace(/\n$/, "")}\n-----END CERTIFICATE-----\n`;
   const key = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-  return { cert, key, fingerprint: fingerprintOf(cert), selfSigned: true };
+  return { cert, key, fingerprint: fingerprintOf(cert), selfSigned: true, made: true };
+}
+
+/**
+ * --tls-self with a data dir: the certificate kept there while it is good (see the top), else a
+ * new one, written there first (the key as a secret, 0600). Call while holding the data dir's lock.
+ */
+export function selfSignedIn(dataDir: string, host: string): TlsMaterial {
+  const certFile = join(dataDir, "tls-self-cert.pem");
+  const keyFile = join(dataDir, "tls-self-key.pem");
+  const key = readSecret(keyFile, "the TLS key file");
+  const kept = key === undefined ? undefined : keptCertificate(certFile, key, host);
+  if (kept) return { ...kept, certFile };
+  const made = selfSigned(host);
+  writeSecret(keyFile, made.key);
+  writeSecret(certFile, made.cert);
+  return { ...made, certFile };
+}
+
+/** The kept certificate, if it is the key's, valid now and for 30 more days, and for `host`. */
+function keptCertificate(certFile: string, key: string, host: string): TlsMaterial | undefined {
+  try {
+    const cert = readFileSync(certFile, "utf8");
+    const x = new X509Certificate(cert);
+    const now = Date.now();
+    if (!x.checkPrivateKey(createPrivateKey(key))) return undefined;
+    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) - now < RENEW_MS) return undefined;
+    if (sanHosts(host).some((h) => (isIP(h) ? x.checkIP(h) : x.checkHost(h)) === undefined)) return undefined;
+    return { cert, key, fingerprint: x.fingerprint256, selfSigned: true, made: false };
+  } catch {
+    return undefined; // missing, unreadable or not a certificate: a new one replaces it
+  }
+}
+
+/** The names a self-signed certificate is made for: the listen host (unless a wildcard address) and loopback. */
+function sanHosts(host: string): string[] {
+  return [...new Set(["localhost", "127.0.0.1", "::1", host])].filter((h) => h !== "" && h !== "0.0.0.0" && h !== "::");
+}
+
+export function describeTls(t: TlsInfo): string {
+  if (!t.selfSigned) return "the certificate given";
+  if (t.certFile === undefined) return "a self-signed certificate made now and kept nowhere (no data dir: a new one, with a new fingerprint, at every start; clients need --insecure)";
+  return `${t.made ? "a self-signed certificate made now and" : "the self-signed certificate"} kept in ${t.certFile} (clients trust it with NODE_EXTRA_CA_CERTS=${t.certFile}, or use --insecure)`;
 }
 
 /** A certificate and key from PEM files; a clear usage error when they cannot be read. */
@@ -113,5 +172,5 @@ export function fromFiles(certFile: string, keyFile: string): TlsMaterial {
   } catch (e) {
     throw clientError("usage", `svc lite: ${certFile} is not a PEM certificate: ${(e as Error).message}`);
   }
-  return { cert, key, fingerprint, selfSigned: false };
+  return { cert, key, fingerprint, selfSigned: false, made: false };
 }

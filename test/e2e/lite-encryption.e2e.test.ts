@@ -20,7 +20,8 @@ const b64 = (s: string): string => Buffer.from(s).toString("base64");
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
     const p = join(dir, n);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+    const st = statSync(p);
+    return st.isDirectory() ? filesUnder(p) : st.isFile() ? [p] : []; // not the lock's sockets
   });
 }
 

@@ -3,7 +3,7 @@
  * test-artifacts/<suite>-<seed>/ in the repo (git-ignored), and the path is printed with the
  * replay command.
  */
-import { closeSync, cpSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, cpSync, lstatSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -33,7 +33,9 @@ export function keepArtifacts(suite: string, seed: number, files: Record<string,
     }
   }
   for (const [name, from] of Object.entries(dirs)) {
-    try { cpSync(from, join(dir, name), { recursive: true }); } catch { /* best effort */ }
+    // Sockets (lite's lock) cannot be copied, and would end the copy.
+    const notSocket = (src: string): boolean => { try { return !lstatSync(src).isSocket(); } catch { return false; } };
+    try { cpSync(from, join(dir, name), { recursive: true, filter: notSocket }); } catch { /* best effort */ }
   }
   process.stderr.write(`[${suite}] artifacts kept in ${dir}\n`);
   return dir;

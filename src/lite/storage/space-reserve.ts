@@ -15,8 +15,10 @@
  * past its current end, where no admitted write can be (issue 13: waiting for that stalled
  * every append pipeline once per 16 MiB). Only when the headroom runs out does the caller
  * wait for every issued write to settle (lmdb's writer is then idle and no page past the mark
- * is being written), re-measure and extend the file. If the disk cannot give the space, that write is refused with 507 `storage_full`
- * before lmdb sees it: a clean, retryable failure that loses and changes nothing.
+ * is being written), re-measure and extend the file: by a whole extension, or, when the disk
+ * no longer has that much, by what the write needs. If the disk cannot give even that, that
+ * write is refused with 507 `storage_full` before lmdb sees it: a clean, retryable failure
+ * that loses and changes nothing.
  *
  * Extension allocates blocks with `fallocate(1)` (util-linux) where it exists: no data is
  * written, so the next fsync does not carry megabytes of zeros. Elsewhere it writes zeros.
@@ -41,6 +43,9 @@ export const WRITE_OVERHEAD = 64 * 1024;
 /** Headroom never admitted, against estimates that fall short. */
 const SLACK = MiB;
 
+/** After a background extension failed (a nearly full disk), the next waits this long. */
+const GROW_RETRY_MS = 1000;
+
 export interface SpaceReserveOptions {
   /** The smallest extension (default 16 MiB; tests use less). */
   minChunk?: number;
@@ -61,8 +66,9 @@ export class SpaceReserve {
   private admitted = 0;
   private readonly minChunk: number;
   private readonly maxChunk: number;
-  /** A background extension in progress. */
+  /** A background extension in progress, and when the last one failed. */
   private growing: Promise<void> | undefined;
+  private grewInVainAt = 0;
   private readonly fallocate: Fallocate;
 
   constructor(
@@ -89,12 +95,12 @@ export class SpaceReserve {
    * keep writing meanwhile. A failure is left to the slow path, which meets it again.
    */
   maybeGrow(): void {
-    if (this.growing) return;
+    if (this.growing || Date.now() - this.grewInVainAt < GROW_RETRY_MS) return;
     const chunk = this.chunk();
     if (this.fileSize - this.used - this.admitted - SLACK >= chunk / 2) return;
     const end = this.fileSize;
     this.growing = this.extend(end, chunk)
-      .then(() => { this.fileSize = Math.max(this.fileSize, this.sizeOnDisk()); }, () => undefined)
+      .then(() => { this.fileSize = Math.max(this.fileSize, this.sizeOnDisk()); }, () => { this.grewInVainAt = Date.now(); })
       .finally(() => { this.growing = undefined; });
   }
 
@@ -132,9 +138,20 @@ export class SpaceReserve {
     this.measure();
     const want = this.used + need + SLACK;
     if (want <= this.fileSize) return;
-    const chunk = this.chunk();
+    // A whole extension if the disk has it, else just what this write needs: a nearly full
+    // disk still takes the writes that fit (asking for the extension alone refused them all).
+    if (Date.now() - this.grewInVainAt >= GROW_RETRY_MS) {
+      try {
+        await this.extend(this.fileSize, want + this.chunk() - this.fileSize);
+      } catch {
+        this.grewInVainAt = Date.now(); // not that much space: try for less, and for a while only for less
+      } finally {
+        this.measure();
+      }
+      if (want <= this.fileSize) return;
+    }
     try {
-      await this.extend(this.fileSize, want + chunk - this.fileSize);
+      await this.extend(this.fileSize, want - this.fileSize);
     } finally {
       this.measure();
     }
