@@ -23,7 +23,7 @@ export interface CommandEntry {
 
 export const COMMANDS: CommandEntry[] = [
   { name: "basin", summary: "Manage basins: create, list, get, reconfigure, delete", load: async () => (await import("./basin/index.js")).basinCommand() },
-  { name: "stream", summary: "Manage streams: create, list, get, reconfigure, delete", load: async () => (await import("./stream/index.js")).streamCommand() },
+  { name: "stream", summary: "Manage streams: create, list, get, info, reconfigure, delete", load: async () => (await import("./stream/index.js")).streamCommand() },
   { name: "append", summary: "Append records from stdin or files", args: "<uri>", load: async () => (await import("./append.js")).appendCommand() },
   { name: "read", summary: "Read records from a stream", args: "<uri>", load: async () => (await import("./read.js")).readCommand() },
   { name: "tail", summary: "Print the last records of a stream, optionally following", args: "<uri>", load: async () => (await import("./tail.js")).tailCommand() },
