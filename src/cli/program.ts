@@ -39,13 +39,14 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .exitOverride();
   examples(program, [
     "svc lite                                   # start a local server (another terminal)",
+    "svc ping                                   # who answers, is the token accepted, latency",
     "svc basin create my-basin-01",
     "svc stream create svc://my-basin-01/events",
     "svc basin list --json",
     "svc check-tail svc://my-basin-01/events",
     "svc apply -f spec.json --dry-run",
   ]);
-  program.addHelpText("after", "\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n");
+  program.addHelpText("after", "\nThe options above go with any command: `svc help globals` lists them alone.\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n");
   await registerCommands(program, wantedCommand(argv, VALUE_OPTIONS));
   inheritSettings(program);
   return program;
