@@ -73,7 +73,7 @@ class MultiTail {
   private readonly positions: Map<string, number>;
   private readonly printer: RecordPrinter;
   private readonly oneBasin: boolean;
-  private readonly colours = new Map<string, string>();
+  private readonly colours = new Map<string, (typeof PALETTE)[number]>();
   private failure: unknown;
   private starting = true;
 
@@ -127,6 +127,8 @@ class MultiTail {
   }
 
   private start(ref: StreamRef, from: Start): void {
+    // Colours in the order streams are first followed (arguments, then names): stable per run.
+    if (!this.colours.has(ref.uri)) this.colours.set(ref.uri, PALETTE[this.colours.size % PALETTE.length]!);
     const ac = new AbortController();
     const stop = (): void => ac.abort();
     this.interrupt.signal.addEventListener("abort", stop);
@@ -228,12 +230,7 @@ class MultiTail {
   private label(ref: StreamRef): { text: string; bytes: Buffer } {
     const text = streamLabel(ref.basin, ref.stream, this.oneBasin);
     if (!this.chalk) return { text, bytes: Buffer.from(text) };
-    let colour = this.colours.get(ref.uri);
-    if (colour === undefined) {
-      colour = PALETTE[this.colours.size % PALETTE.length]!;
-      this.colours.set(ref.uri, colour);
-    }
-    const paint = this.chalk[colour as (typeof PALETTE)[number]];
+    const paint = this.chalk[this.colours.get(ref.uri) ?? PALETTE[0]];
     return { text, bytes: Buffer.from(`${paint(text.trimEnd())} `) };
   }
 }
