@@ -18,7 +18,7 @@ export function isPassThrough(cmd: Command): boolean {
 }
 
 /** The one line a subcommand's help shows in place of the global options. */
-export const GLOBALS_LINE = "Global options (--json, -q, -v, --timeout, --access-token, … before or after the command): see `svc help globals`";
+export const GLOBALS_LINE = "Global options (--json, -q, -v, --timeout, …): `svc help globals`";
 
 /** Commander's help, with the globals line under a subcommand's own options. */
 export function formatHelpWithGlobalsLine(cmd: Command, helper: Help): string {

@@ -28,7 +28,7 @@ interface Flags extends OutputFlags {
 }
 
 export function tailCommand(): Command {
-  const cmd = new Command("tail").description("Print the last records of a stream, then follow with -f")
+  const cmd = new Command("tail").description("Print the last records of a stream (or of several), then follow with -f")
     .argument("<uri...>", "svc://basin/stream; several, or svc://basin/prefix* (a trailing *), to follow several streams")
     .addOption(new Option("-n, --lines <n>", "how many records (of each stream)").default("10"))
     .addOption(new Option("-f, --follow", "then keep printing new records"))
