@@ -63,6 +63,7 @@ export class Context {
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
       compression: s.compression.value,
       encryptionKey: resolveEncryptionKey(this.flags, this.env),
+      ...(s.liteTokenFile !== undefined ? { liteProof: { tokenFile: s.liteTokenFile } } : {}),
     });
     return this.svc;
   }

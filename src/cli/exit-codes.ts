@@ -37,6 +37,7 @@ export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {})
     case "bad_input": return EXIT.badInput;
     case "interrupted": return EXIT.interrupted;
     case "connect_failed": return EXIT.unavailable;
+    case "unverified_server": return EXIT.auth;
   }
   const status = error.status;
   if (CONFLICT_CODES.has(error.code) || status === 409 || status === 412 || status === 416) return EXIT.conflict;

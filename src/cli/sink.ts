@@ -65,6 +65,7 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "usage": return `run \`${ctx.commandPath ?? "svc"} --help\` for usage`;
     case "connect_failed": return connectHint(err, ctx);
     case "timeout": return "the server did not answer in time; raise --timeout or check the server";
+    case "unverified_server": return "if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export SVC_ACCESS_TOKEN=…); otherwise another program holds the port";
     case "basin_not_found": return "list basins with `svc basin list`";
     case "stream_not_found": return "list streams with `svc stream list <basin>`";
     case "resource_already_exists": return "use --if-not-exists to succeed when it exists, or --ensure to create or reconfigure";

@@ -4,13 +4,14 @@
  * For long-lived processes. A one-shot CLI run pays ~150 ms to import undici and more to tear
  * down its WASM parser, so the CLI defaults to node-http.ts; both implement `Transport`.
  */
-import { Agent, type Dispatcher } from "undici";
+import { Agent, type buildConnector, type Dispatcher } from "undici";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
+import { provenConnection } from "./peer-check.js";
 import { responseError } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
-import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
+import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
 
 export interface HttpTransportOptions extends TransportOptions {
   /** A ready dispatcher (tests pass undici's MockAgent); an Agent with keep-alive otherwise. */
@@ -25,9 +26,10 @@ export class HttpTransport implements Transport {
   constructor(private readonly opts: HttpTransportOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.retries = opts.retries ?? DEFAULT_RETRIES;
+    const check = opts.peerCheck;
     this.agent = opts.dispatcher ?? new Agent({
       keepAliveTimeout: 10_000,
-      connect: { timeout: Math.min(this.timeoutMs, 10_000), rejectUnauthorized: !opts.insecure },
+      connect: check ? provenConnector(check, Math.min(this.timeoutMs, 10_000)) : { timeout: Math.min(this.timeoutMs, 10_000), rejectUnauthorized: !opts.insecure },
     });
   }
 
@@ -67,4 +69,15 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** undici's connector for a server that must pass `check` on every new connection (http: only). */
+function provenConnector(check: PeerCheck, timeoutMs: number): buildConnector.connector {
+  return (opts, done) => {
+    if (opts.protocol !== "http:") {
+      done(clientError("usage", `a server check is made over http: only, not ${opts.protocol}//${opts.hostname}`), null);
+      return;
+    }
+    provenConnection(opts.hostname, Number(opts.port || 80), check, timeoutMs).then((s) => done(null, s), (e: Error) => done(e, null));
+  };
 }

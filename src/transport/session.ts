@@ -17,7 +17,7 @@ import { SvcError, clientError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
 import { responseError } from "./response-error.js";
-import { MAX_TIMER_MS, DEFAULT_TIMEOUT_MS } from "./types.js";
+import { MAX_TIMER_MS, DEFAULT_TIMEOUT_MS, type PeerCheck } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
@@ -27,6 +27,8 @@ export interface SessionPoolOptions {
   insecure?: boolean;
   /** Verbose log sink: one line per opened exchange (never headers, so never a token). */
   log?: (line: string) => void;
+  /** Every new connection's server must pass this before a session opens on it (peer-check.ts). */
+  peerCheck?: PeerCheck;
 }
 
 export interface SessionRequest {
@@ -114,12 +116,21 @@ export class SessionPool {
       };
       session.once("error", fail);
       session.once("connect", () => {
-        clearTimeout(timer);
-        session.off("error", fail);
-        session.on("error", forget);
-        session.setLocalWindowSize(CONNECTION_WINDOW);
-        session.unref();
-        resolve(session);
+        const ready = (): void => {
+          clearTimeout(timer);
+          session.off("error", fail);
+          session.on("error", forget);
+          session.setLocalWindowSize(CONNECTION_WINDOW);
+          session.unref();
+          resolve(session);
+        };
+        if (!this.opts.peerCheck) return ready();
+        checkPeer(session, origin, this.opts.peerCheck).then(ready, (e: Error) => {
+          clearTimeout(timer);
+          forget();
+          session.destroy();
+          reject(e);
+        });
       });
       session.once("close", forget);
       session.once("goaway", forget);
@@ -165,6 +176,27 @@ export class SessionPool {
     }
     return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
   }
+}
+
+/** Asks the server of a new connection to prove itself on one stream (peer-check.ts). */
+function checkPeer(session: http2.ClientHttp2Session, origin: string, check: PeerCheck): Promise<void> {
+  if (!origin.startsWith("http:")) return Promise.reject(clientError("usage", `a server check is made over http: only, not ${origin}`));
+  const socket = session.socket;
+  const url = new URL(origin);
+  const challenge = check.challenge(socket.remoteAddress ?? url.hostname, socket.remotePort ?? Number(url.port || 80));
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ...challenge.headers, ":method": "GET", ":path": check.path });
+    stream.once("response", (headers) => {
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (typeof v === "string") flat[k] = v;
+      if (Number(headers[":status"]) === 200 && challenge.accept(flat)) resolve();
+      else reject(check.refused(origin, `its answer to the challenge is wrong or missing (status ${headers[":status"]})`));
+    });
+    stream.once("error", (e) => reject(check.refused(origin, `the challenge failed (${e.message})`)));
+    stream.once("close", () => reject(check.refused(origin, "the server did not answer the challenge")));
+    stream.resume();
+  });
 }
 
 function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: number, timeoutMs: number): Promise<http2.IncomingHttpHeaders> {

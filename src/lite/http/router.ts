@@ -16,6 +16,7 @@ import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import type { ByteBudget } from "../session/byte-budget.js";
 import * as basins from "./basins.js";
+import { answerHealth } from "./health.js";
 import type { Handler, RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import * as records from "./records.js";
@@ -124,10 +125,7 @@ export interface RouterDeps {
 
 export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
   try {
-    if (ex.path === "/health" || ex.path === "/ping") {
-      if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
-      return ex.sendText(200, "OK");
-    }
+    if (ex.path === "/health" || ex.path === "/ping") return await answerHealth(ex, deps.auth);
     if (!deps.auth.enabled && !hostAllowed(ex.host, deps.cors.hosts)) {
       await ex.body().catch(() => undefined);
       throw serverError("permission_denied", `requests for host ${JSON.stringify(ex.host)} are refused: svc lite runs with --no-auth and answers only localhost names, IP addresses and --allow-host names`);
