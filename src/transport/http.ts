@@ -8,10 +8,10 @@ import { Agent, type buildConnector, type Dispatcher } from "undici";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { provenConnection } from "./peer-check.js";
-import { responseError } from "./response-error.js";
+import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
-import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
+import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
 
 export interface HttpTransportOptions extends TransportOptions {
   /** A ready dispatcher (tests pass undici's MockAgent); an Agent with keep-alive otherwise. */
@@ -52,8 +52,7 @@ export class HttpTransport implements Transport {
     try {
       const url = new URL(req.url);
       const r = await this.agent.request({ origin: url.origin, path: url.pathname + url.search, method: req.method, headers, body: req.body, signal: controller.signal });
-      const body = new Uint8Array(await r.body.arrayBuffer());
-      res = { status: r.statusCode, headers: flatHeaders(r.headers), body };
+      res = { status: r.statusCode, headers: flatHeaders(r.headers), body: await readCapped(r.body, r.headers, req.url) };
     } catch (e) {
       const err = e instanceof TypeError && /Invalid URL/.test(e.message) ? clientError("usage", `invalid URL ${req.url}`) : networkError(e, req.url, timedOut, this.timeoutMs);
       logAttempt(this.opts.log, req, attempt, started, err.code);
@@ -69,6 +68,25 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** The whole body, or `too_large` (and the connection dropped) past MAX_RESPONSE_BYTES. */
+async function readCapped(body: Dispatcher.ResponseData["body"], headers: Record<string, string | string[] | undefined>, url: string): Promise<Uint8Array> {
+  if (announcesTooMuch(headers)) {
+    body.destroy();
+    throw responseTooLarge(url);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw responseTooLarge(url);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return new Uint8Array(Buffer.concat(chunks, size));
 }
 
 /** undici's connector for a server that must pass `check` on every new connection (http: only). */

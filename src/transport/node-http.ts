@@ -11,11 +11,11 @@ import * as http from "node:http";
 import type { Socket } from "node:net";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
-import { responseError } from "./response-error.js";
+import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { provenConnection } from "./peer-check.js";
 import { withRetries } from "./retry.js";
-import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
+import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
 
 type Requester = (opts: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;
 
@@ -86,7 +86,18 @@ export class NodeHttpTransport implements Transport {
       };
       const r = request({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: req.method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        let size = 0;
+        const tooLarge = (): void => {
+          res.removeAllListeners("data");
+          r.destroy();
+          fail(responseTooLarge(req.url));
+        };
+        if (announcesTooMuch(res.headers)) return tooLarge();
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) return tooLarge();
+          chunks.push(c);
+        });
         res.on("error", fail);
         res.on("end", () => {
           clearTimeout(timer);

@@ -16,8 +16,8 @@ import http2 from "node:http2";
 import { SvcError, clientError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
-import { responseError } from "./response-error.js";
-import { MAX_TIMER_MS, DEFAULT_TIMEOUT_MS, type PeerCheck } from "./types.js";
+import { responseError, responseTooLarge } from "./response-error.js";
+import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_TIMEOUT_MS, type PeerCheck } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
@@ -171,7 +171,13 @@ export class SessionPool {
     }
     const status = Number(headers[":status"] ?? 0);
     if (status < 200 || status > 299) {
-      const body = await readAll(stream).catch(() => new Uint8Array(0));
+      let body: Uint8Array;
+      try {
+        body = await readAll(stream, req.url);
+      } catch (e) {
+        if (e instanceof SvcError && e.code === "too_large") throw e;
+        body = new Uint8Array(0);
+      }
       throw responseError({ status, headers, body });
     }
     return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
@@ -220,9 +226,18 @@ function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: n
   });
 }
 
-async function readAll(stream: http2.ClientHttp2Stream): Promise<Uint8Array> {
+/** An error response's body; past MAX_RESPONSE_BYTES the stream is cancelled and `too_large` thrown. */
+async function readAll(stream: http2.ClientHttp2Stream, url: string): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(c as Buffer);
+  let size = 0;
+  for await (const c of stream) {
+    size += (c as Buffer).length;
+    if (size > MAX_RESPONSE_BYTES) {
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      throw responseTooLarge(url);
+    }
+    chunks.push(c as Buffer);
+  }
   return new Uint8Array(Buffer.concat(chunks));
 }
 

@@ -52,6 +52,12 @@ export interface PeerCheck {
   refused(origin: string, why: string): Error;
 }
 
+/**
+ * The most a non-streaming response body may hold: far above any legitimate answer (a unary
+ * read returns a few MiB at most), low enough that a server cannot fill svc's memory.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
 
