@@ -89,7 +89,7 @@ export function lossyUtf8(bytes: Uint8Array): string {
 }
 
 /** Length of the well-formed UTF-8 sequence at `i` (Unicode table 3-7), or 0. */
-function validSequenceLength(b: Uint8Array, i: number): number {
+export function validSequenceLength(b: Uint8Array, i: number): number {
   const c = b[i]!;
   if (c < 0x80) return 1;
   const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;

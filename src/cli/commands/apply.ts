@@ -96,7 +96,7 @@ export function applyCommand(): Command {
       if (opts.output && opts.output !== "-") {
         writeFileSync(opts.output, text);
         ctx.out.success(`spec written to ${opts.output}`);
-      } else await ctx.out.write(text);
+      } else await ctx.out.jsonText(text);
       return;
     }
     const files = [...(opts.file ?? []), ...(opts.input ?? [])];

@@ -194,7 +194,9 @@ async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: Append
 
 async function summarise(out: Output, plan: AppendPlan, tally: AppendTally, interrupted: boolean): Promise<void> {
   if (plan.json) await out.jsonLine(tally.toJson(plan.dryRun));
-  else out.info(plan.dryRun ? tally.dryRunSummary() : tally.summary(interrupted ? "■" : out.green("✓")));
+  else if (plan.dryRun) out.info(tally.dryRunSummary());
+  else if (interrupted) out.info(`■ ${tally.summary()}`);
+  else out.success(tally.summary());
 }
 
 function sleep(ms: number): Promise<void> {

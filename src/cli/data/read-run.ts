@@ -112,7 +112,7 @@ export class BatchEmitter {
   private readonly splitJson: JsonOptions;
 
   constructor(private readonly out: Output, private readonly writer: RecordWriter, private readonly sink: ReadSinkPlan, readonly progress: ReadProgress) {
-    this.printer = new RecordPrinter(sink.printer);
+    this.printer = new RecordPrinter({ ...sink.printer, terminal: !writer.isFile && out.dataOnTerminal });
     this.splitJson = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
   }
 

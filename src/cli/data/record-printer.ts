@@ -9,6 +9,7 @@ import type { RecordFilter } from "../../format/record-filter.js";
 import { renderJson, renderTextBody, type InvalidUtf8Output, type JsonOptions, type OutputFormat } from "../../format/record-output.js";
 import { compileTemplate } from "../../format/record-template.js";
 import { formatTime, type TimeFormat } from "../../format/record-time.js";
+import { escapeBody, escapeJson, escapeRecordText } from "../../format/terminal-text.js";
 
 export type CommandsMode = "show" | "skip" | "stderr";
 
@@ -22,6 +23,8 @@ export interface PrinterOptions {
   invalidUtf8: InvalidUtf8Output;
   /** How command lines on stderr show timestamps. */
   timeFormat: TimeFormat;
+  /** Output goes to a terminal: control characters (and bytes that are not UTF-8) shown escaped (terminal-text.ts). */
+  terminal?: boolean;
 }
 
 /** Output pieces in order: bytes for stdout, or a line for stderr. */
@@ -47,18 +50,20 @@ export class RecordPrinter {
   private readonly checkWhole: boolean;
 
   constructor(private readonly o: PrinterOptions) {
+    const terminal = o.terminal === true;
     if (o.template !== undefined) {
       const t = compileTemplate(o.template);
-      this.line = t;
+      this.line = terminal ? (r) => escapeRecordText(t(r)) : t;
     } else if (o.format === "binary") {
+      // Binary output reaches a terminal only with --force: exactly what was asked for.
       this.line = (r) => r.body;
     } else if (o.format === "text") {
-      this.line = (r) => renderTextBody(r.body, o.invalidUtf8, r.seqNum);
+      this.line = terminal ? (r) => escapeBody(r.body) : (r) => renderTextBody(r.body, o.invalidUtf8, r.seqNum);
     } else {
       const jo: JsonOptions = { ...o.json, base64: o.format === "json-base64", invalidUtf8: o.invalidUtf8 };
-      this.line = (r) => renderJson(r, jo);
+      this.line = terminal ? (r) => escapeJson(renderJson(r, jo)) : (r) => renderJson(r, jo);
     }
-    const plain = o.template === undefined && o.filter === undefined;
+    const plain = o.template === undefined && o.filter === undefined && !terminal;
     this.bodies = plain && (o.format === "text" || o.format === "binary") ? o.format : undefined;
     this.checkWhole = o.delimiter.length > 0 && isUtf8(o.delimiter);
   }

@@ -17,7 +17,7 @@ export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> 
       if (isDeleting(b) && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(b);
       else if (ctx.flags.json) items.push(b);
-      else await ctx.out.line(basinLine(ctx, b, flags.long));
+      else await ctx.out.paintedLine(basinLine(ctx, b, flags.long));
     }
   });
   if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
@@ -28,8 +28,9 @@ function isDeleting(b: BasinInfo): boolean {
 }
 
 function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): string {
-  if (long) return [b.name.padEnd(48), (b.state ?? "").padEnd(8), b.created_at ?? "-"].join("  ");
-  return isDeleting(b) ? `${b.name} ${ctx.out.red("[deleting]")}` : b.name;
+  const name = ctx.out.shown(b.name);
+  if (long) return [name.padEnd(48), ctx.out.shown(b.state ?? "").padEnd(8), ctx.out.shown(b.created_at ?? "-")].join("  ");
+  return isDeleting(b) ? `${name} ${ctx.out.red("[deleting]")}` : name;
 }
 
 export function basinListCommand(name = "list"): Command {

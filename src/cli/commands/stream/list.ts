@@ -20,16 +20,16 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
       if (deleting && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(s);
       else if (ctx.flags.json) items.push(s);
-      else await ctx.out.line(streamLine(ctx, uri.basin, s, deleting, flags.long));
+      else await ctx.out.paintedLine(streamLine(ctx, uri.basin, s, deleting, flags.long));
     }
   });
   if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
 }
 
 function streamLine(ctx: Context, basin: string, s: StreamInfo, deleting: boolean, long: boolean | undefined): string {
-  const uri = formatUri(basin, s.name);
+  const uri = ctx.out.shown(formatUri(basin, s.name));
   const mark = deleting ? ` ${ctx.out.red("[deleting]")}` : "";
-  return long ? `${uri}  ${s.created_at ?? "-"}${mark}` : `${uri}${mark}`;
+  return long ? `${uri}  ${ctx.out.shown(s.created_at ?? "-")}${mark}` : `${uri}${mark}`;
 }
 
 export function streamListCommand(name = "list"): Command {

@@ -46,7 +46,7 @@ export function tokenListCommand(): Command {
     });
     if (flags.ndjson) return;
     if (ctx.flags.json) return ctx.out.jsonDoc(items);
-    const rows = [["ID", "BASINS", "STREAMS", "TOKENS", "OP GROUPS", "OPS", "EXPIRES", "AUTO-PREFIX"], ...items.map(row)];
+    const rows = [["ID", "BASINS", "STREAMS", "TOKENS", "OP GROUPS", "OPS", "EXPIRES", "AUTO-PREFIX"], ...items.map((t) => row(t).map((c) => ctx.out.shown(c)))];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     for (const r of rows) await ctx.out.line(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  "));
   }));
