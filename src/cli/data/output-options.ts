@@ -24,7 +24,7 @@ export interface OutputFlags {
   commands?: CommandsMode;
   grep?: string;
   filter: string[];
-  invalidUtf8: InvalidUtf8Output;
+  invalidUtf8?: InvalidUtf8Output;
   output?: string;
   appendOutput?: boolean;
   splitDir?: string;
@@ -50,7 +50,7 @@ export function addOutputOptions(cmd: Command): Command {
     .addOption(new Option("--commands <mode>", "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)").choices(["show", "skip", "stderr"]))
     .addOption(new Option("--grep <regex>", "only records whose body matches"))
     .addOption(new Option("--filter <expr>", "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)").argParser(collect).default([]))
-    .addOption(new Option("--invalid-utf8 <mode>", "bytes that are not UTF-8 in text/json output: replace (U+FFFD), error, or base64").choices(["replace", "error", "base64"]).default("replace"))
+    .addOption(new Option("--invalid-utf8 <mode>", "bytes that are not UTF-8: replace (U+FFFD), error, or base64 (default: text writes them as they are; json writes U+FFFD and says so on stderr: use json-base64)").choices(["replace", "error", "base64"]))
     .addOption(new Option("-o, --output <file>", "write records to FILE (truncated) instead of stdout"))
     .addOption(new Option("--append-output", "with -o, append to FILE instead of truncating"))
     .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
@@ -101,7 +101,7 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
         drop: f.metaOnly ? "all" : f.headersOnly ? "body" : undefined,
       },
       delimiter,
-      invalidUtf8: f.invalidUtf8,
+      ...(f.invalidUtf8 !== undefined ? { invalidUtf8: f.invalidUtf8 } : {}),
       timeFormat: f.timeFormat ?? "ms",
     },
   };
