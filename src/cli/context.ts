@@ -74,6 +74,11 @@ export class Context {
     return e ? { url: e.value, source: e.source } : undefined;
   }
 
+  /** The profile in use, once settings were resolved (for hints). */
+  profileName(): string | undefined {
+    return this.resolved?.profile;
+  }
+
   /** Where the token came from, for auth hints; never the token itself. */
   tokenSource(): string | undefined {
     try {

@@ -69,6 +69,7 @@ function handle(e: unknown, argv: string[]): number {
     json,
     tokenSource: ctx?.tokenSource(),
     endpoint: ctx?.endpoint(),
+    profile: ctx?.profileName(),
     commandPath: commandPathOf(argv),
   });
   // A message may come from a server: on a terminal its control characters are shown escaped.
