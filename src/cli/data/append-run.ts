@@ -69,8 +69,9 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
 }
 
 /** What to do with malformed records and with command records found in the input. */
-export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "commands">, tally: AppendTally): Pick<InputOptions, "onBad" | "onCommand"> {
+export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "commands">, tally: AppendTally): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize"> {
   return {
+    skipOversize: plan.onError === "skip",
     onBad: (where, message) => {
       if (plan.onError === "fail") throw inputError(where, message);
       tally.skipped++;
