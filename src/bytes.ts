@@ -124,6 +124,22 @@ export function roundedIntegerLiteral(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The first number literal of valid JSON `text` whose value is an integer beyond 2^53 − 1 in
+ * magnitude, as written (`9007199254740993`, which JSON.parse turns into ...992): an error
+ * must echo the value given, not its rounding. Strings are skipped whole.
+ */
+export function unsafeIntegerLiteral(text: string): string | undefined {
+  JSON_TOKEN.lastIndex = 0;
+  while (JSON_TOKEN.lastIndex < text.length) {
+    const m = JSON_TOKEN.exec(text);
+    if (m === null) return undefined;
+    const lit = m[0];
+    if (lit[0] !== '"' && /\d/.test(lit) && Number.isInteger(Number(lit)) && !Number.isSafeInteger(Number(lit))) return lit;
+  }
+  return undefined;
+}
+
 /** Whether a number literal's exact decimal value is an integer. */
 function integerAsWritten(lit: string): boolean {
   const m = NUMBER_PARTS.exec(lit);
