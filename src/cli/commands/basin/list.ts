@@ -5,14 +5,20 @@ import { handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { addListOptions, listOptions, type ListFlags } from "../../list-options.js";
+import { addListOptions, finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 
 export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> {
   const { all, single } = listOptions(flags);
   const client = await ctx.client();
   const items: BasinInfo[] = [];
+  let end: PageEnd | undefined;
   await attempt("list basins", undefined, async () => {
-    const source = single ? (await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
+    let source: AsyncIterable<BasinInfo> | BasinInfo[];
+    if (single) {
+      const page = await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
+      end = pageEnd(page, (b) => b.name);
+      source = page.items;
+    } else source = client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
     for await (const b of source) {
       if (isDeleting(b) && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(b);
@@ -20,7 +26,8 @@ export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> 
       else await ctx.out.paintedLine(basinLine(ctx, b, flags.long));
     }
   });
-  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
+  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(end ? { basins: items, ...end } : items);
+  if (end) await finishPage(ctx, flags.ndjson, end, "basins");
 }
 
 function isDeleting(b: BasinInfo): boolean {

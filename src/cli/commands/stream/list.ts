@@ -5,7 +5,7 @@ import { handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { addListOptions, listOptions, type ListFlags } from "../../list-options.js";
+import { addListOptions, finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 import { formatUri, parseBasinOrPrefix } from "../../uri.js";
 
 export async function listStreams(ctx: Context, target: string, flags: ListFlags): Promise<void> {
@@ -13,8 +13,14 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
   const { all, single } = listOptions(flags, uri.stream);
   const basin = (await ctx.client()).basin(uri.basin);
   const items: StreamInfo[] = [];
+  let end: PageEnd | undefined;
   await attempt("list streams in", formatUri(uri.basin), async () => {
-    const source = single ? (await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
+    let source: AsyncIterable<StreamInfo> | StreamInfo[];
+    if (single) {
+      const page = await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
+      end = pageEnd(page, (s) => s.name);
+      source = page.items;
+    } else source = basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
     for await (const s of source) {
       const deleting = s.deleted_at !== undefined && s.deleted_at !== null;
       if (deleting && !flags.includeDeleted) continue;
@@ -23,7 +29,8 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
       else await ctx.out.paintedLine(streamLine(ctx, uri.basin, s, deleting, flags.long));
     }
   });
-  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
+  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(end ? { streams: items, ...end } : items);
+  if (end) await finishPage(ctx, flags.ndjson, end, "streams");
 }
 
 function streamLine(ctx: Context, basin: string, s: StreamInfo, deleting: boolean, long: boolean | undefined): string {
