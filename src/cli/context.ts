@@ -28,6 +28,7 @@ export class Context {
   private file: TomlTable | undefined;
   private resolved: Settings | undefined;
   private svc: SvcClient | undefined;
+  private keyGiven = false;
 
   constructor(readonly flags: GlobalFlags, readonly out: Output, readonly env: NodeJS.ProcessEnv = process.env) {
     this.configPath = configPath(env, flags.config);
@@ -47,6 +48,8 @@ export class Context {
     if (this.svc) return this.svc;
     const s = this.settings();
     const { SvcClient } = await import("../client/index.js");
+    const key = resolveEncryptionKey(this.flags, this.env);
+    this.keyGiven = key !== undefined;
     this.out.verbose(`account endpoint ${s.accountEndpoint.value} (${s.accountEndpoint.source})`);
     this.out.verbose(`basin endpoint ${s.basinEndpoint.value} (${s.basinEndpoint.source})`);
     this.out.verbose(s.accessToken ? `access token <redacted> (${s.accessToken.source})` : "no access token");
@@ -62,7 +65,7 @@ export class Context {
       notice: (line) => this.out.warn(line),
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
       compression: s.compression.value,
-      encryptionKey: resolveEncryptionKey(this.flags, this.env),
+      encryptionKey: key,
       ...(s.liteTokenFile !== undefined ? { liteProof: { tokenFile: s.liteTokenFile } } : {}),
     });
     return this.svc;
@@ -72,6 +75,11 @@ export class Context {
   endpoint(): { url: string; source: string } | undefined {
     const e = this.resolved?.accountEndpoint;
     return e ? { url: e.value, source: e.source } : undefined;
+  }
+
+  /** Whether an encryption key was given (for hints); never the key. */
+  encryptionKeyGiven(): boolean {
+    return this.keyGiven;
   }
 
   /** The profile in use, once settings were resolved (for hints). */

@@ -70,6 +70,7 @@ function handle(e: unknown, argv: string[]): number {
     tokenSource: ctx?.tokenSource(),
     endpoint: ctx?.endpoint(),
     profile: ctx?.profileName(),
+    encryptionKey: ctx?.encryptionKeyGiven() ?? false,
     commandPath: commandPathOf(argv),
   });
   // A message may come from a server: on a terminal its control characters are shown escaped.

@@ -15,6 +15,8 @@ export interface SinkContext {
   endpoint?: { url: string; source: string };
   /** The profile in use (`--profile`, SVC_PROFILE), for hints that name a config command. */
   profile?: string;
+  /** Whether an encryption key was given (-k, --encryption-key-file, SVC_ENCRYPTION_KEY). */
+  encryptionKey?: boolean;
 }
 
 export function describeError(e: unknown, ctx: SinkContext = {}): { lines: string[]; code: number; json: unknown } {
@@ -30,7 +32,7 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   if (op) head = `Failed to ${op.operation}${op.resource ? ` ${op.resource}` : ""}: ${message}${tag}`;
   else head = `${message}${tag}`;
   const lines = [`error: ${head}`];
-  const hint = op?.hint ?? hintOf(err) ?? hintFor(err, ctx);
+  const hint = op?.hint ?? hintOf(err) ?? keyHint(err, op, ctx) ?? hintFor(err, ctx);
   if (hint) lines.push(`hint: ${hint}`);
   const json = {
     error: {
@@ -59,6 +61,18 @@ function connectHint(err: SvcError, ctx: SinkContext): string {
     return "is the server running? With nothing configured svc talks to `svc lite` at http://127.0.0.1:4243: start it with `svc lite`, or set the endpoints (see `svc config --help`)";
   }
   return `is the server at ${e.url} (from ${e.source}) running and reachable? Check the endpoint (\`svc config list\` shows the config file's settings, -v the endpoint in use)`;
+}
+
+/**
+ * A header refused on a stream's records: svc sends no header a user typed there but the
+ * encryption key, so it is about the key (an encrypted stream read or written without one, or
+ * a key that is not 32 bytes), said in svc's terms rather than the protocol's.
+ */
+function keyHint(err: unknown, op: OperationError | undefined, ctx: SinkContext): string | undefined {
+  if (!(err instanceof SvcError) || err.code !== "bad_header" || !/^svc:\/\/[^/]+\/./.test(op?.resource ?? "")) return undefined;
+  return ctx.encryptionKey
+    ? "check the encryption key given with -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY: the base64 of 32 bytes"
+    : "an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY (the base64 of 32 bytes)";
 }
 
 /** An untrusted certificate: the server answered, so whether it runs is not the question. */
@@ -93,6 +107,7 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "basin_deletion_pending":
     case "stream_deletion_pending": return "deletion is in progress; try again once it completes";
     case "not_implemented": return "this server does not implement the operation";
+    case "decryption_failed": return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
   }
   if (status === 404 && err.code.startsWith("http_")) {
     const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";

@@ -14,6 +14,7 @@ import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
 import { plural } from "./append-tally.js";
 import { writeCheckpoint } from "./checkpoint.js";
+import { salvageDecryptable } from "./decrypt-salvage.js";
 import { Interrupt } from "./interrupt.js";
 import { progressMode, ReadProgress } from "./progress.js";
 import { readEvents, type SourceEvent, type SourcePlan } from "./read-source.js";
@@ -45,7 +46,7 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
   const emitter = new BatchEmitter(ctx.out, writer, sink, progress);
   const interrupt = new Interrupt();
   const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
-  const source = events ? events(interrupt.signal) : readEvents(stream, plan, interrupt.signal, (r) => ctx.out.verbose(`read session reconnecting: ${r}`));
+  const source = events ? events(interrupt.signal) : salvageDecryptable(readEvents(stream, plan, interrupt.signal, (r) => ctx.out.verbose(`read session reconnecting: ${r}`)), stream, plan);
   try {
     await attempt("read", uri, async () => {
       try {
