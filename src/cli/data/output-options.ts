@@ -45,8 +45,8 @@ export function addOutputOptions(cmd: Command): Command {
     .addOption(new Option("--pretty", "indented JSON, for people"))
     .addOption(new Option("-0, --null", "end each record with NUL instead of a newline"))
     .addOption(new Option("--delimiter <str>", "end each record with STR (escapes \\n \\t \\0 \\xHH)"))
-    .addOption(new Option("--headers-only", "drop bodies (JSON and templates)"))
-    .addOption(new Option("--meta-only", "drop bodies and headers: seq_num and timestamp only (JSON)"))
+    .addOption(new Option("--headers-only", "JSON: drop bodies"))
+    .addOption(new Option("--meta-only", "seq_num and timestamp only: JSON without headers and body; text prints SEQ<TAB>TIMESTAMP lines"))
     .addOption(new Option("--commands <mode>", "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)").choices(["show", "skip", "stderr"]))
     .addOption(new Option("--grep <regex>", "only records whose body matches"))
     .addOption(new Option("--filter <expr>", "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)").argParser(collect).default([]))
@@ -84,6 +84,13 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
   if (f.appendOutput && f.output === undefined) throw usageError("--append-output needs -o FILE");
   if (f.splitDir !== undefined && f.output !== undefined) throw usageError("use either -o or --split-dir");
   if (format === "binary" && f.template !== undefined) throw usageError("--template writes text lines; drop --format binary");
+  const dropFlag = f.metaOnly ? "--meta-only" : f.headersOnly ? "--headers-only" : undefined;
+  if (dropFlag !== undefined && f.template !== undefined) throw usageError(`${dropFlag} and --template: the template already chooses the fields`);
+  if (dropFlag !== undefined && (format === "binary" || (format === "text" && f.headersOnly))) {
+    throw usageError(`${dropFlag} shapes JSON output; use --format json${f.metaOnly ? " (text prints SEQ<TAB>TIMESTAMP lines with --meta-only)" : ""}`);
+  }
+  // Text with --meta-only: one `seq_num<TAB>timestamp` line per record.
+  if (f.metaOnly && format === "text") f.template = f.timeFormat === "iso" ? "{seq_num}\t{timestamp:iso}" : "{seq_num}\t{timestamp}";
   const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : Buffer.from(format === "binary" ? "" : "\n");
   const textual = format === "text" || format === "binary" || f.template !== undefined;
   const filter = allOf([...(f.grep !== undefined ? [grepFilter(f.grep)] : []), ...f.filter.map(parseFilter)]);
