@@ -42,7 +42,7 @@ describe("svc tail", () => {
     expect(t.stdout).toBe("b\nc\nd\n");
     expect(t.stderr).toMatch(/^new fencing token "w1" \/\/ 3 @ \d+\n$/);
     const j = await d.svc(["tail", uri, "-n", "2", "--format", "json"]);
-    expect(j.stdout.trim().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual([3, 4]);
+    expect(j.stdout.trim().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual([2, 3, 4]); // 2 data records, the fence between them inline
     const skip = await d.svc(["read", uri, "-s", "0", "-e", "--commands", "skip"]);
     expect(skip).toMatchObject({ stdout: "a\nb\nc\nd\n", stderr: "" });
   });
