@@ -89,7 +89,7 @@ export function lossyUtf8(bytes: Uint8Array): string {
 }
 
 /** Length of the well-formed UTF-8 sequence at `i` (Unicode table 3-7), or 0. */
-function validSequenceLength(b: Uint8Array, i: number): number {
+export function validSequenceLength(b: Uint8Array, i: number): number {
   const c = b[i]!;
   if (c < 0x80) return 1;
   const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
@@ -120,6 +120,22 @@ export function roundedIntegerLiteral(text: string): string | undefined {
     if (m === null) return undefined; // not JSON: JSON.parse has said so already
     const lit = m[0];
     if (lit.length > 1 && /[.eE]/.test(lit) && lit[0] !== '"' && Number.isInteger(Number(lit)) && !integerAsWritten(lit)) return lit;
+  }
+  return undefined;
+}
+
+/**
+ * The first number literal of valid JSON `text` whose value is an integer beyond 2^53 − 1 in
+ * magnitude, as written (`9007199254740993`, which JSON.parse turns into ...992): an error
+ * must echo the value given, not its rounding. Strings are skipped whole.
+ */
+export function unsafeIntegerLiteral(text: string): string | undefined {
+  JSON_TOKEN.lastIndex = 0;
+  while (JSON_TOKEN.lastIndex < text.length) {
+    const m = JSON_TOKEN.exec(text);
+    if (m === null) return undefined;
+    const lit = m[0];
+    if (lit[0] !== '"' && /\d/.test(lit) && Number.isInteger(Number(lit)) && !Number.isSafeInteger(Number(lit))) return lit;
   }
   return undefined;
 }

@@ -78,6 +78,10 @@ export const CLIENT_CODES = {
   usage: { status: 0, retryable: false, sideEffects: false },
   /** Bad input data (a malformed line, invalid base64, an oversized record). */
   bad_input: { status: 0, retryable: false, sideEffects: false },
+  /** A server at the default address could not prove it is the user's own svc lite; its token was not sent. */
+  unverified_server: { status: 0, retryable: false, sideEffects: false },
+  /** The server's TLS certificate is not trusted; nothing was sent (a retry meets the same certificate). */
+  tls_untrusted: { status: 0, retryable: false, sideEffects: false },
   /** The connection could not be made; nothing was sent. */
   connect_failed: { status: 0, retryable: true, sideEffects: false },
   /** The connection failed after the request was (maybe) sent. */

@@ -28,6 +28,7 @@ export class Context {
   private file: TomlTable | undefined;
   private resolved: Settings | undefined;
   private svc: SvcClient | undefined;
+  private keyGiven = false;
 
   constructor(readonly flags: GlobalFlags, readonly out: Output, readonly env: NodeJS.ProcessEnv = process.env) {
     this.configPath = configPath(env, flags.config);
@@ -64,6 +65,8 @@ export class Context {
   private async newClient(withToken: boolean): Promise<SvcClient> {
     const s = this.settings();
     const { SvcClient } = await import("../client/index.js");
+    const key = resolveEncryptionKey(this.flags, this.env);
+    this.keyGiven = key !== undefined;
     return new SvcClient({
       accountEndpoint: s.accountEndpoint.value,
       basinEndpoint: s.basinEndpoint.value,
@@ -76,7 +79,8 @@ export class Context {
       notice: (line) => this.out.warn(line),
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
       compression: s.compression.value,
-      encryptionKey: resolveEncryptionKey(this.flags, this.env),
+      encryptionKey: key,
+      ...(s.liteTokenFile !== undefined ? { liteProof: { tokenFile: s.liteTokenFile } } : {}),
     });
   }
 
@@ -84,6 +88,16 @@ export class Context {
   endpoint(): { url: string; source: string } | undefined {
     const e = this.resolved?.accountEndpoint;
     return e ? { url: e.value, source: e.source } : undefined;
+  }
+
+  /** Whether an encryption key was given (for hints); never the key. */
+  encryptionKeyGiven(): boolean {
+    return this.keyGiven;
+  }
+
+  /** The profile in use, once settings were resolved (for hints). */
+  profileName(): string | undefined {
+    return this.resolved?.profile;
   }
 
   /** Where the token came from, for auth hints; never the token itself. */

@@ -36,7 +36,9 @@ export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {})
     case "usage": return EXIT.usage;
     case "bad_input": return EXIT.badInput;
     case "interrupted": return EXIT.interrupted;
-    case "connect_failed": return EXIT.unavailable;
+    case "connect_failed":
+    case "tls_untrusted": return EXIT.unavailable;
+    case "unverified_server": return EXIT.auth;
   }
   const status = error.status;
   if (CONFLICT_CODES.has(error.code) || status === 409 || status === 412 || status === 416) return EXIT.conflict;

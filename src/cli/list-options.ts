@@ -1,6 +1,14 @@
-/** Flags shared by the list commands (basins, streams) and their parsing. */
+/**
+ * Flags shared by the list commands (basins, streams, tokens) and their parsing, and how a
+ * single page (`--no-auto-paginate`) tells a script whether more exist and where to go on:
+ * `--json` prints `{"<items>": [...], "has_more": bool, "next_start_after": name|null}`,
+ * `--ndjson` ends with one `{"has_more": …, "next_start_after": …}` line, and text says it on
+ * stderr. Auto-paginated output (the default) lists everything and stays a bare array.
+ */
 import { Option, type Command } from "commander";
 import type { ListAllOptions } from "../client/index.js";
+import type { Page } from "../types.js";
+import type { Context } from "./context.js";
 import { usageError } from "./failure.js";
 
 export interface ListFlags {
@@ -18,7 +26,7 @@ export function addListOptions(cmd: Command): Command {
     .addOption(new Option("--prefix <prefix>", "only names starting with this"))
     .addOption(new Option("--start-after <name>", "only names after this one"))
     .addOption(new Option("--limit <n>", "list at most N items (one page of N with --no-auto-paginate)"))
-    .addOption(new Option("--no-auto-paginate", "fetch a single page"))
+    .addOption(new Option("--no-auto-paginate", "fetch a single page (--json/--ndjson then say has_more and next_start_after)"))
     .addOption(new Option("--include-deleted", "include resources that are being deleted"))
     .addOption(new Option("--ndjson", "one JSON object per line, streamed while paginating"))
     .addOption(new Option("-l, --long", "a header and more columns: creation time, state (names that are not one word are quoted)"));
@@ -37,4 +45,22 @@ export function listOptions(f: ListFlags, prefix?: string): { all: ListAllOption
   const single = f.autoPaginate === false;
   if (single && limit !== undefined && limit > 1000) throw usageError("--limit must be at most 1000 with --no-auto-paginate");
   return { all: { prefix: prefix ?? f.prefix, startAfter: f.startAfter, max: limit, limit: single ? limit : undefined }, single };
+}
+
+/** Where a single page ends. */
+export interface PageEnd {
+  has_more: boolean;
+  /** The last name of the page, to pass as `--start-after` for the next one (null when none is left). */
+  next_start_after: string | null;
+}
+
+export function pageEnd<T>(page: Page<T>, keyOf: (item: T) => string): PageEnd {
+  const last = page.items.at(-1);
+  return { has_more: page.hasMore, next_start_after: page.hasMore && last !== undefined ? keyOf(last) : null };
+}
+
+/** After a single page's items: `--ndjson`'s last line, or (text) a note on stderr; `--json` wraps the page itself. */
+export async function finishPage(ctx: Context, ndjson: boolean | undefined, end: PageEnd, what: string): Promise<void> {
+  if (ndjson) return ctx.out.jsonLine(end);
+  if (!ctx.flags.json && end.next_start_after !== null) ctx.out.info(`more ${what}: continue with --start-after '${end.next_start_after.replaceAll("'", "'\\''")}'`);
 }

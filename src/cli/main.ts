@@ -4,6 +4,7 @@
  * A closed stdout pipe (EPIPE, e.g. `svc basin list | head -1`) ends quietly with exit 0.
  */
 import { CommanderError, type Command } from "commander";
+import { escapeJson, escapeLine } from "../format/terminal-text.js";
 import { setInvocationArgv } from "./action.js";
 import { commanderErrorLines, commandPath } from "./command-path.js";
 import { currentContext } from "./context.js";
@@ -73,10 +74,14 @@ function handle(e: unknown, argv: string[], program?: Command): number {
     json,
     tokenSource: ctx?.tokenSource(),
     endpoint: ctx?.endpoint(),
+    profile: ctx?.profileName(),
+    encryptionKey: ctx?.encryptionKeyGiven() ?? false,
     commandPath: path,
   });
-  for (const l of lines) process.stderr.write(`${l}\n`);
-  if (json) process.stderr.write(`${JSON.stringify(doc)}\n`);
+  // A message may come from a server: on a terminal its control characters are shown escaped.
+  const tty = process.stderr.isTTY === true;
+  for (const l of lines) process.stderr.write(`${tty ? escapeLine(l) : l}\n`);
+  if (json) process.stderr.write(`${tty ? escapeJson(JSON.stringify(doc)) : JSON.stringify(doc)}\n`);
   if (process.env.SVC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   return code;
 }

@@ -5,8 +5,15 @@
  * reaches a terminal stdout, so the two never share a line. Colours (chalk) and spinners (ora) are loaded lazily and only
  * when stderr is a TTY, and never under `CI`, `NO_COLOR`, `--no-color`, `--quiet` or `--json`
  * (`FORCE_COLOR` forces colours on or, as `0`, off).
+ *
+ * Text may come from a server (names, messages, records): on a terminal, its control
+ * characters are shown escaped (format/terminal-text.ts), on stdout and stderr alike; piped,
+ * it passes as it is. `line`, `jsonLine`, `jsonDoc` and the stderr methods do this by
+ * themselves; a line painted here (colours) is built from `shown()` parts and goes out with
+ * `paintedLine`.
  */
 import type { ChalkInstance } from "chalk";
+import { escapeJson, escapeLine } from "../format/terminal-text.js";
 import { stdout } from "./stdout.js";
 
 export interface OutputOptions {
@@ -91,21 +98,37 @@ export class Output {
     return new Chalk({ level: 1 });
   }
 
+  /** `text` as a terminal stdout shows it: control characters escaped (newline too); as it is otherwise. */
+  shown(text: string): string {
+    return this.dataOnTerminal ? escapeLine(text) : text;
+  }
+
   /** One line of data on stdout; resolves once the stream can take more. */
   line(text: string): Promise<void> {
+    return this.write(`${this.shown(text)}\n`);
+  }
+
+  /** A line whose colours svc added itself; any text from elsewhere in it went through `shown()`. */
+  paintedLine(text: string): Promise<void> {
     return this.write(`${text}\n`);
   }
 
   /** One JSON document (compact, one line) on stdout. */
   jsonLine(value: unknown): Promise<void> {
-    return this.write(`${JSON.stringify(value)}\n`);
+    return this.jsonText(`${JSON.stringify(value)}\n`);
   }
 
   /** Indented JSON for a single document on stdout. */
   jsonDoc(value: unknown): Promise<void> {
-    return this.write(`${JSON.stringify(value, null, 2)}\n`);
+    return this.jsonText(`${JSON.stringify(value, null, 2)}\n`);
   }
 
+  /** JSON text on stdout; on a terminal with DEL and C1 controls as `\u00hh` (the same JSON value). */
+  jsonText(text: string): Promise<void> {
+    return this.write(this.dataOnTerminal ? escapeJson(text) : text);
+  }
+
+  /** Text written as it is (svc's own: reports, scripts); text from a server goes through the methods above. */
   write(text: string): Promise<void> {
     this.beforeData();
     return new Promise((resolve) => {
@@ -114,27 +137,32 @@ export class Output {
     });
   }
 
-  /** Status for humans (stderr); silent under --quiet. */
-  info(msg: string): void {
-    if (!this.quiet) this.errLine(msg);
+  /** `msg` as a terminal stderr shows it: control characters escaped (newline too); as it is otherwise. */
+  shownErr(msg: string): string {
+    return this.stderr.isTTY === true ? escapeLine(msg) : msg;
+  }
+
+  /** Status for humans (stderr); silent under --quiet. `dim` for a tip. */
+  info(msg: string, style?: "dim"): void {
+    if (!this.quiet) this.errLine(style === "dim" ? this.dim(this.shownErr(msg)) : this.shownErr(msg));
   }
 
   success(msg: string): void {
-    if (!this.quiet) this.errLine(`${this.green("✓")} ${msg}`);
+    if (!this.quiet) this.errLine(`${this.green("✓")} ${this.shownErr(msg)}`);
   }
 
   /** Warnings always print. */
   warn(msg: string): void {
-    this.errLine(`${this.yellow("!")} ${msg}`);
+    this.errLine(`${this.yellow("!")} ${this.shownErr(msg)}`);
   }
 
   /** A line that prints even under --quiet (what an interrupt left behind, for example). */
   notice(msg: string): void {
-    this.errLine(msg);
+    this.errLine(this.shownErr(msg));
   }
 
   verbose(msg: string): void {
-    if (this.verboseOn) this.errLine(this.dim(`· ${msg}`));
+    if (this.verboseOn) this.errLine(this.dim(`· ${this.shownErr(msg)}`));
   }
 
   /** Whether a live status line can be shown: stderr is a terminal, not CI, not --quiet/--json. */
@@ -146,6 +174,7 @@ export class Output {
   live(text: string): void {
     if (!this.liveWanted) return;
     const width = this.stderr.columns || 80;
+    text = escapeLine(text);
     const fitted = text.length >= width ? `${text.slice(0, Math.max(0, width - 2))}…` : text;
     this.stderr.write(`\r\x1b[2K${fitted}`);
     this.liveDrawn = true;

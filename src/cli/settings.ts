@@ -41,6 +41,8 @@ export interface Settings {
   insecure: Sourced<boolean>;
   timeoutMs: Sourced<number>;
   retries: Sourced<number>;
+  /** Set when the token is the one svc found in the default lite data dir: the server must prove it knows it. */
+  liteTokenFile?: string;
 }
 
 const FLAG_OF: Record<string, keyof FlagValues> = {
@@ -112,13 +114,20 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
   if (token) settings.accessToken = token;
   else if (account === undefined) {
     const liteToken = readLiteRootToken(env);
-    if (liteToken) settings.accessToken = liteToken;
+    if (liteToken) {
+      settings.accessToken = liteToken;
+      settings.liteTokenFile = liteTokenPath(env);
+    }
   }
   return settings;
 }
 
+export function liteTokenPath(env: NodeJS.ProcessEnv): string {
+  return join(liteDataDir(env), LITE_ROOT_TOKEN_FILE);
+}
+
 function readLiteRootToken(env: NodeJS.ProcessEnv): Sourced<string> | undefined {
-  const file = join(liteDataDir(env), LITE_ROOT_TOKEN_FILE);
+  const file = liteTokenPath(env);
   try {
     const token = readFileSync(file, "utf8").trim();
     return token === "" ? undefined : { value: token, source: `svc lite root token (${file})` };

@@ -13,6 +13,10 @@ export interface SinkContext {
   commandPath?: string;
   /** The endpoint in use and where it came from (`env SVC_ACCOUNT_ENDPOINT`, `default (local svc lite)`…). */
   endpoint?: { url: string; source: string };
+  /** The profile in use (`--profile`, SVC_PROFILE), for hints that name a config command. */
+  profile?: string;
+  /** Whether an encryption key was given (-k, --encryption-key-file, SVC_ENCRYPTION_KEY). */
+  encryptionKey?: boolean;
 }
 
 export function describeError(e: unknown, ctx: SinkContext = {}): { lines: string[]; code: number; json: unknown } {
@@ -28,7 +32,7 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   if (op) head = `Failed to ${op.operation}${op.resource ? ` ${op.resource}` : ""}: ${message}${tag}`;
   else head = `${message}${tag}`;
   const lines = [`error: ${head}`];
-  const hint = op?.hint ?? hintOf(err) ?? hintFor(err, ctx);
+  const hint = op?.hint ?? hintOf(err) ?? keyHint(err, op, ctx) ?? hintFor(err, ctx);
   if (hint) lines.push(`hint: ${hint}`);
   const json = {
     error: {
@@ -43,6 +47,7 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   return { lines, code, json };
 }
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 const DNS_CODES = /\b(ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b/;
 
 /** Why a connection failed, in terms of the endpoint actually in use and where it came from. */
@@ -55,7 +60,36 @@ function connectHint(err: SvcError, ctx: SinkContext): string {
   if (!e || e.source.startsWith("default")) {
     return "is the server running? With nothing configured svc talks to `svc lite` at http://127.0.0.1:4243: start it with `svc lite`, or set the endpoints (see `svc config --help`)";
   }
-  return `is the server at ${e.url} (from ${e.source}) running and reachable? Check the endpoint, or \`svc config check\``;
+  return `is the server at ${e.url} (from ${e.source}) running and reachable? Check the endpoint (\`svc config list\` shows the config file's settings, -v the endpoint in use)`;
+}
+
+/**
+ * A header refused on a stream's records: svc sends no header a user typed there but the
+ * encryption key, so it is about the key (an encrypted stream read or written without one, or
+ * a key that is not 32 bytes), said in svc's terms rather than the protocol's.
+ */
+function keyHint(err: unknown, op: OperationError | undefined, ctx: SinkContext): string | undefined {
+  if (!(err instanceof SvcError) || err.code !== "bad_header" || !/^svc:\/\/[^/]+\/./.test(op?.resource ?? "")) return undefined;
+  return ctx.encryptionKey
+    ? "check the encryption key given with -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY: the base64 of 32 bytes"
+    : "an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY (the base64 of 32 bytes)";
+}
+
+/** An untrusted certificate: the server answered, so whether it runs is not the question. */
+function tlsHint(ctx: SinkContext): string {
+  const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
+  return `the certificate of ${where} is not signed by a CA this machine trusts: add that CA with NODE_EXTRA_CA_CERTS=FILE, or pass --insecure for a server you trust (svc lite --tls-self makes such a certificate)`;
+}
+
+/** 401 and 403, in terms of where the token came from, or of its absence. */
+function authHint(status: number, ctx: SinkContext): string {
+  if (ctx.tokenSource === undefined) {
+    const set = ["svc", ...(ctx.profile !== undefined ? ["--profile", ctx.profile] : []), "config set access_token -"].join(" ");
+    const lite = ctx.endpoint && LOOPBACK.test(new URL(ctx.endpoint.url).hostname) ? " (svc lite prints its root token in its `export SVC_ACCESS_TOKEN=…` line)" : "";
+    return `${status === 401 ? "authentication failed" : "permission denied"}: no access token was configured; set SVC_ACCESS_TOKEN, --access-token or \`${set}\`${lite}`;
+  }
+  const from = `the access token from ${ctx.tokenSource}`;
+  return status === 401 ? `authentication failed: check ${from}` : `permission denied: check that ${from} allows this operation and resource`;
 }
 
 function hintFor(err: unknown, ctx: SinkContext): string | undefined {
@@ -64,21 +98,21 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
   switch (err.code) {
     case "usage": return `run \`${ctx.commandPath ?? "svc"} --help\` for usage`;
     case "connect_failed": return connectHint(err, ctx);
+    case "tls_untrusted": return tlsHint(ctx);
     case "timeout": return "the server did not answer in time; raise --timeout or check the server";
+    case "unverified_server": return "if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export SVC_ACCESS_TOKEN=…); otherwise another program holds the port";
     case "basin_not_found": return "list basins with `svc basin list`";
     case "stream_not_found": return "list streams with `svc stream list <basin>`";
     case "resource_already_exists": return "use --if-not-exists to succeed when it exists, or --ensure to create or reconfigure";
     case "basin_deletion_pending":
     case "stream_deletion_pending": return "deletion is in progress; try again once it completes";
     case "not_implemented": return "this server does not implement the operation";
+    case "decryption_failed": return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
   }
   if (status === 404 && err.code.startsWith("http_")) {
     const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
     return `the server answered 404 with no service error code: is ${where} a Stream Storage Service endpoint (svc lite, or the service's URL)?`;
   }
-  if (status === 401 || status === 403) {
-    const from = ctx.tokenSource ? `the access token from ${ctx.tokenSource}` : "no access token was configured; set SVC_ACCESS_TOKEN, --access-token or `svc config set access_token -`";
-    return status === 401 ? `authentication failed: check ${from}` : `permission denied: check that ${from} allows this operation and resource`;
-  }
+  if (status === 401 || status === 403) return authHint(status, ctx);
   return undefined;
 }

@@ -10,7 +10,7 @@
  * start-up time, and `svc --help` must not pay it).
  */
 import { clientError } from "../errors.js";
-import type { HttpRequest, HttpResponse, Transport } from "../transport/index.js";
+import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/index.js";
 import type { SessionExchange, SessionPool } from "../transport/session.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
 import { parseJsonText } from "../wire/json.js";
@@ -40,6 +40,8 @@ export interface CallerOptions {
   compression?: SessionCompression;
   /** A ready transport (tests); otherwise one is created on first use. */
   transport?: Transport;
+  /** Every new connection's server must pass this before a request goes over it (the default lite's root token). */
+  peerCheck?: PeerCheck;
 }
 
 export interface JsonRequest {
@@ -99,6 +101,7 @@ export class Caller {
         insecure: this.opts.insecure,
         log: this.opts.log,
         headers: () => this.baseHeaders(),
+        ...(this.opts.peerCheck ? { peerCheck: this.opts.peerCheck } : {}),
       }))
       .then((t) => (this.transport = t));
     return this.loading;
@@ -136,7 +139,7 @@ export class Caller {
    * they have sent) with `policy.retries` and transport/retry.ts.
    */
   async session(call: SessionCall): Promise<SessionExchange> {
-    this.pool ??= import("../transport/session.js").then(({ SessionPool }) => new SessionPool({ insecure: this.opts.insecure, log: this.opts.log }));
+    this.pool ??= import("../transport/session.js").then(({ SessionPool }) => new SessionPool({ insecure: this.opts.insecure, log: this.opts.log, ...(this.opts.peerCheck ? { peerCheck: this.opts.peerCheck } : {}) }));
     const pool = await this.pool;
     const compression = this.policy.compression;
     return pool.open({

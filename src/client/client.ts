@@ -7,6 +7,7 @@ import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
 import { Caller, type CallerOptions } from "./caller.js";
 import { basinRoute, normalizeEndpoint, type BasinRoute } from "./endpoints.js";
+import { liteProofCheck, type LiteProofOptions } from "./lite-proof.js";
 import { LocationsApi } from "./locations.js";
 import { MetricsApi } from "./metrics.js";
 import { PingApi } from "./ping.js";
@@ -24,6 +25,11 @@ export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
   accessToken?: string | Redacted;
   /** §8.8: sent as `svc-encryption-key` on every basin-level request. */
   encryptionKey?: string | Redacted | undefined;
+  /**
+   * The token is the root token svc found in the default lite data dir: every connection's
+   * server must prove it knows that token before the token goes over it (lite-proof.ts).
+   */
+  liteProof?: LiteProofOptions;
 }
 
 export class SvcClient {
@@ -40,9 +46,11 @@ export class SvcClient {
   constructor(opts: SvcClientOptions) {
     this.accountBase = normalizeEndpoint(opts.accountEndpoint, "account endpoint");
     this.basinEndpoint = normalizeEndpoint(opts.basinEndpoint, "basin endpoint");
-    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, ...callerOptions } = opts;
+    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, liteProof, ...callerOptions } = opts;
     this.encryptionKey = encryptionKey === undefined ? undefined : Redacted.from(encryptionKey);
-    this.caller = new Caller({ ...callerOptions, accessToken: Redacted.from(accessToken) });
+    const token = Redacted.from(accessToken);
+    const peerCheck = token && liteProof ? liteProofCheck(token, liteProof) : undefined;
+    this.caller = new Caller({ ...callerOptions, accessToken: token, ...(peerCheck ? { peerCheck } : {}) });
     this.basins = new BasinsApi(this.caller, this.accountBase);
     this.accessTokens = new AccessTokensApi(this.caller, this.accountBase);
     this.metrics = new MetricsApi(this.caller, this.accountBase);

@@ -159,8 +159,8 @@ export function readSession(open: OpenExchange, opts: ReadSessionOptions = {}): 
   return resumingRead(async function* (p, hooks) {
     const exchange = await open({ method: "GET", query: readQuery(start, limits, p), duplex: false });
     hooks.opened();
-    return yield* watched(exchange, silenceMs, opts.signal, async function* (messages): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
-      for await (const msg of messages(serverMessages(exchange))) {
+    return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
+      for await (const msg of watch.messages(serverMessages({ body: watch.chunks(exchange.body) }))) {
         if (msg.kind === "terminal") throw msg.error;
         const ev = takeBatch(p, decodeReadBatch(msg.payload));
         if (ev.type === "batch") hooks.progressed();
@@ -172,34 +172,57 @@ export function readSession(open: OpenExchange, opts: ReadSessionOptions = {}): 
   }, opts);
 }
 
+/** Wraps a source: `messages` re-arms the watchdog per message, `chunks` checks it per byte chunk. */
+export interface Watch {
+  messages<M>(source: AsyncIterable<M>): AsyncGenerator<M>;
+  chunks(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array>;
+}
+
 /**
  * Runs `body` over one exchange under a silence watchdog: each message re-arms it; silence
- * abandons the connection and fails the attempt. The exchange is closed however it ends.
+ * abandons the connection and fails the attempt. Bytes that make no message (an endless
+ * line, comments) are not a sign of life: the deadline is also checked at every chunk, as a
+ * timer cannot fire while chunks already received are being worked through. The exchange is
+ * closed however it ends.
  */
 export async function* watched<T>(
   exchange: { close(): void; abandon(): void }, silenceMs: number, signal: AbortSignal | undefined,
-  body: (messages: <M>(source: AsyncIterable<M>) => AsyncGenerator<M>) => AsyncGenerator<ReadEvent, T>,
+  body: (watch: Watch) => AsyncGenerator<ReadEvent, T>,
 ): AsyncGenerator<ReadEvent, T> {
   let silent = false;
   let timer: NodeJS.Timeout | undefined;
+  let deadline = 0;
   const arm = (): void => {
     clearTimeout(timer);
+    deadline = Date.now() + silenceMs;
     timer = setTimeout(() => { silent = true; exchange.abandon(); }, Math.min(MAX_TIMER_MS, silenceMs));
     timer.unref();
   };
-  async function* messages<M>(source: AsyncIterable<M>): AsyncGenerator<M> {
-    for await (const m of source) {
-      arm();
-      yield m;
-    }
-  }
+  const watch: Watch = {
+    async *messages(source) {
+      for await (const m of source) {
+        arm();
+        yield m;
+      }
+    },
+    async *chunks(source) {
+      for await (const c of source) {
+        if (Date.now() > deadline) {
+          silent = true;
+          exchange.abandon();
+          throw silence();
+        }
+        yield c;
+      }
+    },
+  };
   const onAbort = (): void => exchange.close();
   signal?.addEventListener("abort", onAbort);
   if (signal?.aborted) onAbort(); // aborted while the exchange was opening: no event will come
   const silence = (): SvcError => clientError("network", `no message from the server for ${silenceMs / 1000} s`);
   try {
     arm();
-    const outcome = yield* body(messages);
+    const outcome = yield* body(watch);
     if (silent) throw silence();
     return outcome;
   } catch (e) {

@@ -13,7 +13,7 @@ export type ServerMessage =
   | { kind: "terminal"; error: SvcError };
 
 /** Yields the server's messages until the response ends. A cut-off frame is a network error. */
-export async function* serverMessages(exchange: SessionExchange): AsyncGenerator<ServerMessage> {
+export async function* serverMessages(exchange: Pick<SessionExchange, "body">): AsyncGenerator<ServerMessage> {
   const parser = new FrameParser();
   for await (const chunk of exchange.body) {
     parser.push(chunk);

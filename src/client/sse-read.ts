@@ -22,24 +22,32 @@ export interface SseEvent {
   id: string | undefined;
 }
 
-/** Splits an event stream into events (the WHATWG grammar: fields per line, a blank line ends an event). */
-export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+/**
+ * The longest line (and the most data of one event) accepted: a batch event of the largest
+ * read batch is under 3 MiB of JSON (2 MiB of records as base64), so more is not a server
+ * speaking this protocol, and buffering it would only grow memory.
+ */
+export const MAX_SSE_LINE = 8 * 1024 * 1024;
+
+/**
+ * Splits an event stream into events (the WHATWG grammar: fields per line, a blank line ends
+ * an event). Each chunk is scanned once, whatever the length of a line; a line or an event's
+ * data longer than `maxLine` characters fails the read with `protocol`.
+ */
+export async function* sseEvents(body: AsyncIterable<Uint8Array>, maxLine = MAX_SSE_LINE): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
-  let buffer = "";
+  const lines = new LineSplitter(maxLine);
   let event = "message";
   let data: string[] = [];
+  let dataLength = 0;
   let id: string | undefined;
   for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let nl = buffer.search(/\r\n|\r|\n/); nl >= 0; nl = buffer.search(/\r\n|\r|\n/)) {
-      // A lone \r at the end may be the first half of \r\n: wait for more.
-      if (buffer[nl] === "\r" && nl === buffer.length - 1) break;
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + (buffer.startsWith("\r\n", nl) ? 2 : 1));
+    for (const line of lines.push(decoder.decode(chunk, { stream: true }))) {
       if (line === "") {
         if (data.length > 0) yield { event, data: data.join("\n"), id };
         event = "message";
         data = [];
+        dataLength = 0;
         id = undefined;
         continue;
       }
@@ -48,9 +56,64 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerato
       const field = colon < 0 ? line : line.slice(0, colon);
       const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
       if (field === "event") event = value;
-      else if (field === "data") data.push(value);
-      else if (field === "id") id = value;
+      else if (field === "data") {
+        dataLength += value.length + 1;
+        if (dataLength > maxLine) throw tooLong(maxLine);
+        data.push(value);
+      } else if (field === "id") id = value;
     }
+  }
+}
+
+function tooLong(maxLine: number): Error {
+  return clientError("protocol", `the server sent an event-stream line or event longer than ${maxLine / 1024 / 1024} MiB`);
+}
+
+/** Text in, complete lines out (ended by CRLF, LF or CR); what is left of a line is kept, bounded. */
+export class LineSplitter {
+  private partial: string[] = [];
+  private partialLength = 0;
+  /** The last chunk ended with CR: a LF opening the next one belongs to it. */
+  private afterCR = false;
+
+  constructor(private readonly maxLine: number) {}
+
+  push(text: string): string[] {
+    const out: string[] = [];
+    let pos = this.afterCR && text.startsWith("\n") ? 1 : 0;
+    if (text.length > 0) this.afterCR = false;
+    let lf = text.indexOf("\n", pos);
+    let cr = text.indexOf("\r", pos);
+    for (;;) {
+      if (lf >= 0 && lf < pos) lf = text.indexOf("\n", pos);
+      if (cr >= 0 && cr < pos) cr = text.indexOf("\r", pos);
+      const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      if (end < 0) break;
+      out.push(this.take(text.slice(pos, end)));
+      pos = end + 1;
+      if (end === cr) {
+        if (pos === text.length) this.afterCR = true;
+        else if (text.charCodeAt(pos) === 10) pos++;
+      }
+    }
+    if (pos < text.length) {
+      this.partialLength += text.length - pos;
+      if (this.partialLength > this.maxLine) throw tooLong(this.maxLine);
+      this.partial.push(text.slice(pos));
+    }
+    return out;
+  }
+
+  private take(tail: string): string {
+    if (this.partial.length === 0) {
+      if (tail.length > this.maxLine) throw tooLong(this.maxLine);
+      return tail;
+    }
+    const line = this.partial.join("") + tail;
+    this.partial = [];
+    this.partialLength = 0;
+    if (line.length > this.maxLine) throw tooLong(this.maxLine);
+    return line;
   }
 }
 
@@ -64,8 +127,8 @@ export function sseReadSession(open: OpenExchange, opts: ReadSessionOptions = {}
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
     const exchange = await open({ method: "GET", query, duplex: false, headers });
     hooks.opened();
-    return yield* watched(exchange, silenceMs, opts.signal, async function* (messages): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
-      for await (const ev of messages(sseEvents(exchange.body))) {
+    return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
+      for await (const ev of watch.messages(sseEvents(watch.chunks(exchange.body)))) {
         if (ev.event === "message" && ev.data === "[DONE]") return "done";
         const json = parseData(ev);
         if (ev.event === "error") {

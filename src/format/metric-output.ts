@@ -6,6 +6,7 @@
  */
 import type { Metric, MetricInterval, MetricUnit } from "../types.js";
 import { renderChart, type ChartPaint } from "./chart.js";
+import { escapeLine } from "./terminal-text.js";
 
 export type MetricKind = "scalar" | "accumulation" | "gauge" | "label";
 
@@ -73,7 +74,7 @@ function describe(m: FlatMetric): string {
  */
 export function metricsTable(values: Metric[]): string[] {
   const out: string[] = [];
-  for (const m of values.map(flattenMetric)) {
+  for (const m of values.map((v) => shownMetric(flattenMetric(v)))) {
     if (out.length > 0) out.push("");
     if (m.kind === "scalar") {
       out.push(`${m.name}: ${num(m.value!)} ${m.unit}`);
@@ -93,6 +94,15 @@ export interface MetricsChartOptions {
   width: number;
   height: number;
   paint?: Partial<ChartPaint>;
+}
+
+/** A chart is for eyes: the server's names, units and labels with their control characters escaped (terminal-text.ts). */
+function shownMetric(m: FlatMetric): FlatMetric {
+  const out: FlatMetric = { ...m, name: escapeLine(m.name) };
+  if (m.unit !== undefined) out.unit = escapeLine(m.unit) as MetricUnit;
+  if (m.interval !== undefined) out.interval = escapeLine(m.interval) as MetricInterval;
+  if (m.labels !== undefined) out.labels = m.labels.map(escapeLine);
+  return out;
 }
 
 /** For a terminal: one chart per series, `name: value unit` per scalar, labels as a list. */

@@ -12,7 +12,7 @@
  */
 import { clientError } from "../errors.js";
 import type { AppendRecord } from "../types.js";
-import { RecordInputError } from "./record-input.js";
+import { RecordInputError, TOO_LARGE } from "./record-input.js";
 
 type Slot = { kind: "body" } | { kind: "timestamp" } | { kind: "header"; name: Buffer };
 
@@ -62,7 +62,7 @@ export function compileInputTemplate(template: string): (line: string) => Append
       else if (s.kind === "header") record.headers.push({ name: s.name, value: Buffer.from(v, "utf8") });
       else {
         const t = Number(v);
-        if (!Number.isSafeInteger(t)) throw new RecordInputError(`timestamp ${v} is too large`);
+        if (!Number.isSafeInteger(t)) throw new RecordInputError(`timestamp ${v} is above ${TOO_LARGE}`);
         record.timestamp = t;
       }
     });

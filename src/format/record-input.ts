@@ -10,7 +10,7 @@
  * can be fed back. Errors are `RecordInputError`s without a location; the caller adds file:line.
  */
 import { isUtf8 } from "node:buffer";
-import { decodeBase64Strict, lossyUtf8, roundedIntegerLiteral } from "../bytes.js";
+import { decodeBase64Strict, lossyUtf8, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 import { clientError } from "../errors.js";
 import { LIMITS, type AppendRecord, type Header } from "../types.js";
 
@@ -69,6 +69,14 @@ function field(bytes: string, base64: boolean, what: string): Uint8Array {
   }
 }
 
+/** What a number past the exact range is compared with, in errors. */
+export const TOO_LARGE = "9007199254740991 (2^53 − 1), the largest integer svc carries exactly";
+
+/** The literal of a top-level number field as written in `line` (JSON.parse may have rounded it). */
+function numberLiteral(line: string, key: string): string | undefined {
+  return new RegExp(`"${key}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`).exec(line)?.[1];
+}
+
 /** One JSON line → one record. */
 export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
   let value: unknown;
@@ -84,8 +92,11 @@ export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
   const record: AppendRecord = { headers: [], body: new Uint8Array(0) };
   if (obj.timestamp !== undefined && obj.timestamp !== null) {
     const t = obj.timestamp;
+    if (typeof t === "number" && Number.isInteger(t) && t > Number.MAX_SAFE_INTEGER) {
+      throw new RecordInputError(`"timestamp" is ${unsafeIntegerLiteral(line) ?? t}, above ${TOO_LARGE}`);
+    }
     if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0) {
-      throw new RecordInputError(`"timestamp" must be a non-negative integer (epoch ms), got ${JSON.stringify(t)}`);
+      throw new RecordInputError(`"timestamp" must be a non-negative integer (epoch ms), got ${typeof t === "number" ? (numberLiteral(line, "timestamp") ?? t) : JSON.stringify(t)}`);
     }
     const rounded = roundedIntegerLiteral(line);
     if (rounded !== undefined) throw new RecordInputError(`"timestamp" must be an integer (epoch ms): ${rounded} would be rounded to ${t}`);

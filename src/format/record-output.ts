@@ -1,13 +1,17 @@
 /**
  * Read output: one record → one line (cli.md §1.5, §4.7).
  *
- *   text         the body, decoded lossily exactly like the server's raw format (bytes.ts)
- *   json         {"seq_num","timestamp",["time"],"headers":[[n,v]],"body"} with UTF-8 strings
- *   json-base64  the same with names, values and body in padded base64
+ *   text         the body's own bytes, whatever they are
+ *   json         {"seq_num","timestamp",["time"],"headers":[[n,v]],"body"} with UTF-8 strings:
+ *                bytes that are not UTF-8 cannot be carried and become U+FFFD (the reader
+ *                counts such records and says so on stderr: `lossyFields`)
+ *   json-base64  the same with names, values and body in padded base64: exact for any bytes
  *   binary       the body's exact bytes, nothing else (no delimiter unless one is asked for)
  *
+ * `--invalid-utf8` changes what text and json do with bytes that are not UTF-8: `replace`
+ * (U+FFFD, asked for), `error`, or `base64` (that record's fields in base64, marked).
  * JSON always carries `headers` and `body` (svc default); `omitEmpty` drops them when empty,
- * as the anchor does. Text bodies that are valid UTF-8 are written as their own bytes.
+ * as the anchor does.
  */
 import { isUtf8 } from "node:buffer";
 import { encodeBytes, lossyUtf8 } from "../bytes.js";
@@ -46,6 +50,13 @@ function hasInvalidUtf8(r: SequencedRecord): boolean {
   return r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
 }
 
+/** Whether the JSON text form of `r` (without what `drop` drops) changes bytes: some field is not UTF-8. */
+export function lossyFields(r: SequencedRecord, drop?: JsonOptions["drop"]): boolean {
+  if (drop === "all") return false;
+  if (drop === undefined && !isUtf8(r.body)) return true;
+  return r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
+}
+
 export function notUtf8Error(r: SequencedRecord): Error {
   return clientError("bad_input", `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
 }
@@ -72,9 +83,9 @@ export function renderJson(r: SequencedRecord, o: JsonOptions): string {
   return JSON.stringify(recordToJson(r, o), null, o.pretty ? 2 : undefined);
 }
 
-/** The text form of a body: its own bytes when valid UTF-8, else the lossy decoding. */
-export function renderTextBody(body: Uint8Array, invalidUtf8: InvalidUtf8Output = "replace", seqNum = 0): Uint8Array {
-  if (isUtf8(body)) return body;
+/** The text form of a body: its own bytes, unless `--invalid-utf8` says what to do with bytes that are not UTF-8. */
+export function renderTextBody(body: Uint8Array, invalidUtf8?: InvalidUtf8Output, seqNum = 0): Uint8Array {
+  if (invalidUtf8 === undefined || isUtf8(body)) return body;
   if (invalidUtf8 === "error") throw clientError("bad_input", `record ${seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
   if (invalidUtf8 === "base64") return Buffer.from(Buffer.from(body).toString("base64"));
   return Buffer.from(lossyUtf8(body), "utf8");

@@ -3,7 +3,9 @@
  * any size streams through in bounded memory. With the `\n` delimiter a trailing `\r` is
  * stripped (CRLF input). A final segment without a delimiter is a record; an input that ends
  * with the delimiter has no extra empty record. A segment longer than `maxSegment` fails early,
- * naming its line, instead of buffering without bound.
+ * naming its line, instead of buffering without bound; with `skipOversize` its bytes are
+ * dropped as they come instead and, once the line ends, it takes its place in the output as an
+ * `Oversize` (so the lines after it keep their numbers and the input goes on).
  */
 import { RecordInputError } from "./record-input.js";
 
@@ -12,14 +14,26 @@ export interface SplitOptions {
   /** Strip one trailing `\r` (default: when the delimiter is `\n`). */
   stripCr?: boolean;
   maxSegment?: number;
+  /** Drop an overlong line (reporting it as an `Oversize`) instead of failing. */
+  skipOversize?: boolean;
 }
+
+/** A line longer than `maxSegment`, skipped: how long it was. */
+export interface Oversize {
+  oversize: number;
+}
+
+export type Segment = Buffer | Oversize;
 
 export class RecordSplitter {
   private readonly delim: Buffer;
   private readonly stripCr: boolean;
   private readonly max: number;
+  private readonly skipOversize: boolean;
   private pending: Buffer[] = [];
   private pendingLength = 0;
+  /** Bytes of the current line already dropped (skipOversize). */
+  private dropped = 0;
   /** Number of segments emitted so far; the next segment's line is `count + 1`. */
   count = 0;
 
@@ -28,10 +42,11 @@ export class RecordSplitter {
     if (this.delim.length === 0) throw new RecordInputError("the delimiter must not be empty");
     this.stripCr = opts.stripCr ?? (this.delim.length === 1 && this.delim[0] === 0x0a);
     this.max = opts.maxSegment ?? Number.MAX_SAFE_INTEGER;
+    this.skipOversize = opts.skipOversize === true;
   }
 
   /** The complete segments in `chunk` (plus what was pending before it). */
-  push(chunk: Uint8Array): Buffer[] {
+  push(chunk: Uint8Array): Segment[] {
     let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let search = 0;
     let head: Buffer[] = [];
@@ -44,7 +59,7 @@ export class RecordSplitter {
       this.pending = [];
       this.pendingLength = 0;
     }
-    const out: Buffer[] = [];
+    const out: Segment[] = [];
     let from = 0;
     for (;;) {
       const at = buf.indexOf(this.delim, search);
@@ -58,23 +73,33 @@ export class RecordSplitter {
     this.pending = rest.length > 0 ? [...head, rest] : head;
     this.pendingLength = this.pending.reduce((n, b) => n + b.length, 0);
     if (this.pendingLength > this.max + this.delim.length) {
-      throw new RecordInputError(`the line is longer than ${this.max} bytes with no delimiter yet; no record can be that large`, this.count + 1);
+      if (!this.skipOversize) throw new RecordInputError(`the line is longer than ${this.max} bytes with no delimiter yet; no record can be that large`, this.count + 1);
+      // Keep only what may be the start of a delimiter; the rest of this line is dropped.
+      const keep = this.delim.length - 1;
+      const all = Buffer.concat(this.pending);
+      this.dropped += all.length - keep;
+      this.pending = keep > 0 ? [Buffer.from(all.subarray(all.length - keep))] : [];
+      this.pendingLength = keep;
     }
     return out;
   }
 
   /** The last segment when the input did not end with a delimiter. */
-  end(): Buffer | undefined {
-    if (this.pendingLength === 0) return undefined;
+  end(): Segment | undefined {
+    if (this.pendingLength === 0 && this.dropped === 0) return undefined;
     const seg = Buffer.concat(this.pending);
     this.pending = [];
     this.pendingLength = 0;
     return this.finish(seg);
   }
 
-  private finish(seg: Buffer): Buffer {
-    if (seg.length > this.max + 1) {
-      throw new RecordInputError(`the line is ${seg.length} bytes; no record can be that large`, this.count + 1);
+  private finish(seg: Buffer): Segment {
+    if (this.dropped > 0 || seg.length > this.max + 1) {
+      if (!this.skipOversize) throw new RecordInputError(`the line is ${seg.length} bytes; no record can be that large`, this.count + 1);
+      const oversize = this.dropped + seg.length;
+      this.dropped = 0;
+      this.count++;
+      return { oversize };
     }
     this.count++;
     if (this.stripCr && seg.length > 0 && seg[seg.length - 1] === 0x0d) return seg.subarray(0, seg.length - 1);

@@ -2,21 +2,30 @@
  * `--template` lines (cli.md §4.7), e.g. `{seq_num}\t{timestamp:iso}\t{header:content-type}\t{body}`.
  *
  *   {seq_num}  {timestamp} {timestamp:ms|iso|relative}  {body} {body:base64|hex}
- *   {headers}  all headers as a JSON array of [name, value] (lossy UTF-8)
+ *   {headers}  all headers as a JSON array of [name, value] (UTF-8 text: lossy)
  *   {header:NAME}  the first value of header NAME ("" when absent)
  *   {size}     the record's metered size
  *   \t \n \r \0 \\ escapes; {{ and }} for literal braces
  *
- * Text from bytes is decoded lossily, like the text format. The record delimiter is added by
- * the caller, not by the template. Unknown placeholders are usage errors, found at compile time.
+ * `{body}` and `{header:NAME}` are the bytes as they are, like the text format; `{headers}`
+ * is JSON, which cannot carry bytes that are not UTF-8: `changes(r)` tells the reader that it
+ * wrote U+FFFD for such a record. The record delimiter is added by the caller, not by the
+ * template. Unknown placeholders are usage errors, found at compile time.
  */
+import { isUtf8 } from "node:buffer";
 import { lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { SequencedRecord } from "../types.js";
 import { meteredSize } from "./record-input.js";
 import { formatIso, formatRelative } from "./record-time.js";
 
-type Part = (r: SequencedRecord) => string;
+type Part = (r: SequencedRecord) => string | Uint8Array;
+
+/** A compiled template: the line of a record, and whether it wrote U+FFFD for bytes that are not UTF-8. */
+export interface RecordTemplate {
+  (r: SequencedRecord): Buffer;
+  changes(r: SequencedRecord): boolean;
+}
 
 const ESCAPES: Record<string, string> = { t: "\t", n: "\n", r: "\r", "0": "\0", "\\": "\\" };
 
@@ -31,7 +40,7 @@ function placeholder(spec: string, template: string): Part {
       if (arg === "relative") return (r) => formatRelative(r.timestamp);
       break;
     case "body":
-      if (arg === "" || arg === "text") return (r) => lossyUtf8(r.body);
+      if (arg === "" || arg === "text") return (r) => r.body;
       if (arg === "base64") return (r) => Buffer.from(r.body).toString("base64");
       if (arg === "hex") return (r) => Buffer.from(r.body).toString("hex");
       break;
@@ -41,7 +50,7 @@ function placeholder(spec: string, template: string): Part {
         const want = Buffer.from(arg, "utf8");
         return (r) => {
           const h = r.headers.find((x) => Buffer.from(x.name).equals(want));
-          return h ? lossyUtf8(h.value) : "";
+          return h ? h.value : "";
         };
       }
       break;
@@ -50,8 +59,9 @@ function placeholder(spec: string, template: string): Part {
   throw clientError("usage", `--template ${JSON.stringify(template)}: unknown placeholder {${spec}}; known: {seq_num} {timestamp[:ms|iso|relative]} {body[:base64|hex]} {headers} {header:NAME} {size}`);
 }
 
-export function compileTemplate(template: string): (r: SequencedRecord) => string {
+export function compileTemplate(template: string): RecordTemplate {
   const parts: Part[] = [];
+  let lossyHeaders = false;
   let lit = "";
   const flush = (): void => {
     if (lit === "") return;
@@ -72,16 +82,19 @@ export function compileTemplate(template: string): (r: SequencedRecord) => strin
       const close = template.indexOf("}", i);
       if (close < 0) throw clientError("usage", `--template ${JSON.stringify(template)}: unclosed {`);
       flush();
-      parts.push(placeholder(template.slice(i + 1, close).trim(), template));
+      const spec = template.slice(i + 1, close).trim();
+      if (spec === "headers") lossyHeaders = true;
+      parts.push(placeholder(spec, template));
       i = close;
     } else if (c === "}") {
       throw clientError("usage", `--template ${JSON.stringify(template)}: unmatched } (write }} for a literal brace)`);
     } else lit += c;
   }
   flush();
-  return (r) => {
-    let s = "";
-    for (const p of parts) s += p(r);
-    return s;
-  };
+  const render = (r: SequencedRecord): Buffer => Buffer.concat(parts.map((p) => {
+    const v = p(r);
+    return typeof v === "string" ? Buffer.from(v, "utf8") : v;
+  }));
+  const changes = (r: SequencedRecord): boolean => lossyHeaders && r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
+  return Object.assign(render, { changes });
 }

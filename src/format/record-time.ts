@@ -28,7 +28,7 @@ export function parseTimePoint(text: string, flag: string, opts: TimeParseOption
   const now = opts.now ?? Date.now();
   if (/^\d+$/.test(s)) {
     const n = Number(s);
-    if (!Number.isSafeInteger(n)) throw clientError("usage", `${flag}: ${s} is too large`);
+    if (!Number.isSafeInteger(n)) throw clientError("usage", `${flag}: ${s} is above 9007199254740991 (2^53 − 1), the largest integer svc carries exactly`);
     return n;
   }
   if (s === "now") return now;

@@ -5,7 +5,7 @@
  */
 import type { Transport, TransportOptions } from "./types.js";
 
-export type { HttpRequest, HttpResponse, Transport, TransportOptions } from "./types.js";
+export type { HttpRequest, HttpResponse, PeerChallenge, PeerCheck, Transport, TransportOptions } from "./types.js";
 export { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./types.js";
 export { backoffDelay, shouldRetry, withRetries, BACKOFF_BASE_MS, BACKOFF_MAX_MS } from "./retry.js";
 export type { RetryOptions } from "./retry.js";

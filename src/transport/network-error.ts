@@ -1,7 +1,7 @@
 /**
  * The one map from a failure thrown by the HTTP stack (node:http, node:http2, undici,
  * node:net, node:tls) to an SvcError, for unary requests and sessions alike:
- * - the server's TLS certificate is not trusted → `connect_failed`, not retryable (a retry
+ * - the server's TLS certificate is not trusted → `tls_untrusted`, not retryable (a retry
  *   meets the same certificate), saying how to proceed;
  * - nothing reached the server (refused, DNS, connect timeout) → `connect_failed` (safe to retry);
  * - our own deadline fired after sending → `timeout` (outcome unknown);
@@ -35,7 +35,7 @@ export function networkError(e: unknown, url: string, timedOut: boolean, timeout
   const detail = e instanceof Error ? e.message : String(e);
   if (code !== undefined && CERT_CODES.has(code)) {
     return new SvcError({
-      code: "connect_failed", origin: "client", retryable: false, sideEffects: false, cause: e,
+      code: "tls_untrusted", origin: "client", retryable: false, sideEffects: false, cause: e,
       message: `cannot connect to ${origin}: its TLS certificate is not trusted (${detail}, ${code}); use --insecure only for a server you trust, or add its CA with NODE_EXTRA_CA_CERTS`,
     });
   }

@@ -8,12 +8,14 @@
  */
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import * as http from "node:http";
+import type { Socket } from "node:net";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
-import { responseError } from "./response-error.js";
+import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
 import { networkError } from "./network-error.js";
+import { provenConnection } from "./peer-check.js";
 import { withRetries } from "./retry.js";
-import { MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type Transport, type TransportOptions } from "./types.js";
+import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
 
 type Requester = (opts: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;
 
@@ -38,10 +40,11 @@ export class NodeHttpTransport implements Transport {
 
   private async client(url: URL): Promise<{ request: Requester; agent: HttpAgent }> {
     if (url.protocol === "http:") {
-      this.httpAgent ??= new http.Agent({ keepAlive: true, maxSockets: 16 });
+      this.httpAgent ??= this.opts.peerCheck ? provenAgent(this.opts.peerCheck, this.timeoutMs) : new http.Agent({ keepAlive: true, maxSockets: 16 });
       return { request: http.request, agent: this.httpAgent };
     }
     if (url.protocol !== "https:") throw clientError("usage", `unsupported URL scheme ${url.protocol} in ${url.href}`);
+    if (this.opts.peerCheck) throw clientError("usage", `a server check is made over http: only, not ${url.href}`);
     // node:https pulls in TLS; load it only for https endpoints.
     this.https ??= import("node:https").then((https) => ({
       request: https.request,
@@ -83,7 +86,18 @@ export class NodeHttpTransport implements Transport {
       };
       const r = request({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: req.method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        let size = 0;
+        const tooLarge = (): void => {
+          res.removeAllListeners("data");
+          r.destroy();
+          fail(responseTooLarge(req.url));
+        };
+        if (announcesTooMuch(res.headers)) return tooLarge();
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) return tooLarge();
+          chunks.push(c);
+        });
         res.on("error", fail);
         res.on("end", () => {
           clearTimeout(timer);
@@ -107,4 +121,15 @@ export class NodeHttpTransport implements Transport {
     this.httpAgent?.destroy();
     if (this.https) (await this.https).agent.destroy();
   }
+}
+
+/** A keep-alive agent whose every new connection first passed `check` (peer-check.ts). */
+function provenAgent(check: PeerCheck, timeoutMs: number): HttpAgent {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const make = (opts: { host?: string | null; port?: number | string | null }, done: (err: Error | null, socket?: Socket) => void): undefined => {
+    provenConnection(opts.host ?? "localhost", Number(opts.port ?? 80), check, timeoutMs).then((s) => done(null, s), (e: Error) => done(e));
+    return undefined;
+  };
+  (agent as unknown as { createConnection: typeof make }).createConnection = make;
+  return agent;
 }

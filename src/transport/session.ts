@@ -16,8 +16,8 @@ import http2 from "node:http2";
 import { SvcError, clientError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
-import { responseError } from "./response-error.js";
-import { MAX_TIMER_MS, DEFAULT_TIMEOUT_MS } from "./types.js";
+import { responseError, responseTooLarge } from "./response-error.js";
+import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_TIMEOUT_MS, type PeerCheck } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
@@ -27,6 +27,8 @@ export interface SessionPoolOptions {
   insecure?: boolean;
   /** Verbose log sink: one line per opened exchange (never headers, so never a token). */
   log?: (line: string) => void;
+  /** Every new connection's server must pass this before a session opens on it (peer-check.ts). */
+  peerCheck?: PeerCheck;
 }
 
 export interface SessionRequest {
@@ -114,12 +116,21 @@ export class SessionPool {
       };
       session.once("error", fail);
       session.once("connect", () => {
-        clearTimeout(timer);
-        session.off("error", fail);
-        session.on("error", forget);
-        session.setLocalWindowSize(CONNECTION_WINDOW);
-        session.unref();
-        resolve(session);
+        const ready = (): void => {
+          clearTimeout(timer);
+          session.off("error", fail);
+          session.on("error", forget);
+          session.setLocalWindowSize(CONNECTION_WINDOW);
+          session.unref();
+          resolve(session);
+        };
+        if (!this.opts.peerCheck) return ready();
+        checkPeer(session, origin, this.opts.peerCheck).then(ready, (e: Error) => {
+          clearTimeout(timer);
+          forget();
+          session.destroy();
+          reject(e);
+        });
       });
       session.once("close", forget);
       session.once("goaway", forget);
@@ -160,11 +171,38 @@ export class SessionPool {
     }
     const status = Number(headers[":status"] ?? 0);
     if (status < 200 || status > 299) {
-      const body = await readAll(stream).catch(() => new Uint8Array(0));
+      let body: Uint8Array;
+      try {
+        body = await readAll(stream, req.url);
+      } catch (e) {
+        if (e instanceof SvcError && e.code === "too_large") throw e;
+        body = new Uint8Array(0);
+      }
       throw responseError({ status, headers, body });
     }
     return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
   }
+}
+
+/** Asks the server of a new connection to prove itself on one stream (peer-check.ts). */
+function checkPeer(session: http2.ClientHttp2Session, origin: string, check: PeerCheck): Promise<void> {
+  if (!origin.startsWith("http:")) return Promise.reject(clientError("usage", `a server check is made over http: only, not ${origin}`));
+  const socket = session.socket;
+  const url = new URL(origin);
+  const challenge = check.challenge(socket.remoteAddress ?? url.hostname, socket.remotePort ?? Number(url.port || 80));
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ...challenge.headers, ":method": "GET", ":path": check.path });
+    stream.once("response", (headers) => {
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (typeof v === "string") flat[k] = v;
+      if (Number(headers[":status"]) === 200 && challenge.accept(flat)) resolve();
+      else reject(check.refused(origin, `its answer to the challenge is wrong or missing (status ${headers[":status"]})`));
+    });
+    stream.once("error", (e) => reject(check.refused(origin, `the challenge failed (${e.message})`)));
+    stream.once("close", () => reject(check.refused(origin, "the server did not answer the challenge")));
+    stream.resume();
+  });
 }
 
 function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: number, timeoutMs: number): Promise<http2.IncomingHttpHeaders> {
@@ -188,9 +226,18 @@ function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: n
   });
 }
 
-async function readAll(stream: http2.ClientHttp2Stream): Promise<Uint8Array> {
+/** An error response's body; past MAX_RESPONSE_BYTES the stream is cancelled and `too_large` thrown. */
+async function readAll(stream: http2.ClientHttp2Stream, url: string): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(c as Buffer);
+  let size = 0;
+  for await (const c of stream) {
+    size += (c as Buffer).length;
+    if (size > MAX_RESPONSE_BYTES) {
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      throw responseTooLarge(url);
+    }
+    chunks.push(c as Buffer);
+  }
   return new Uint8Array(Buffer.concat(chunks));
 }
 

@@ -33,7 +33,30 @@ export interface TransportOptions {
   log?: (line: string) => void;
   /** Headers sent with every request (Authorization, User-Agent). Values are never logged. */
   headers?: () => Record<string, string>;
+  /** Every new connection's server must pass this before a request goes over it (peer-check.ts). */
+  peerCheck?: PeerCheck;
 }
+
+export interface PeerChallenge {
+  headers: Record<string, string>;
+  /** Whether the response headers (lower-case names) prove the server. */
+  accept(headers: Record<string, string>): boolean;
+}
+
+export interface PeerCheck {
+  /** Path of the challenge request (GET). */
+  path: string;
+  /** A fresh challenge for a connection whose server side is `address:port`. */
+  challenge(address: string, port: number): PeerChallenge;
+  /** The error for a server that did not prove itself (`origin`: scheme, host and port). */
+  refused(origin: string, why: string): Error;
+}
+
+/**
+ * The most a non-streaming response body may hold: far above any legitimate answer (a unary
+ * read returns a few MiB at most), low enough that a server cannot fill svc's memory.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;

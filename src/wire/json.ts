@@ -15,7 +15,7 @@
 import { SvcError } from "../errors.js";
 import type { AppendAck, AppendInput, AppendRecord, Header, ReadBatch, RecordFormat, SequencedRecord, StreamPosition } from "../types.js";
 import { LIMITS } from "../types.js";
-import { decodeBase64Strict, encodeBytes, decodeBytes, roundedIntegerLiteral } from "../bytes.js";
+import { decodeBase64Strict, encodeBytes, decodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 
 export { decodeBase64Strict, encodeBytes, decodeBytes, lossyUtf8 } from "../bytes.js";
 
@@ -27,7 +27,7 @@ type Json = Record<string, unknown>;
  * answers as 422 `invalid`.
  */
 function tooLargeInteger(what: string): SvcError {
-  return new SvcError({ code: "out_of_range", message: `${what} is beyond 2^53 - 1 in magnitude, the largest value svc handles exactly`, origin: "client", retryable: false, sideEffects: false });
+  return new SvcError({ code: "out_of_range", message: `${what} is beyond 2^53 - 1 (9007199254740991) in magnitude, the largest value svc handles exactly`, origin: "client", retryable: false, sideEffects: false });
 }
 
 function badJson(message: string): SvcError {
@@ -58,7 +58,7 @@ export function parseJsonText(text: string): unknown {
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === "number") {
-      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw tooLargeInteger(`the integer ${v}`);
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw tooLargeInteger(`the integer ${unsafeIntegerLiteral(text) ?? v}`);
       numbers = true;
     } else if (Array.isArray(v)) {
       for (const item of v) stack.push(item);

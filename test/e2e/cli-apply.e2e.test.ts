@@ -124,7 +124,7 @@ describe("svc apply (CI script)", () => {
     expect(plan.stderr).toContain(`basins starting with "apply-a-${tag}"`);
     const refused = await svc(["apply", "-f", file, "--prune"]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("add --yes");
+    expect(refused.stderr).toContain("refusing without --yes");
     expect((await svc(["stream", "get", `svc://${B2}/extra`])).code).toBe(0);
     // Prune only what this test created: the lite is shared with no one else, but stay scoped.
     const scoped = write(only);

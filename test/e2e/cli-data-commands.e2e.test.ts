@@ -42,7 +42,7 @@ describe("svc tail", () => {
     expect(t.stdout).toBe("b\nc\nd\n");
     expect(t.stderr).toMatch(/^new fencing token "w1" \/\/ 3 @ \d+\n$/);
     const j = await d.svc(["tail", uri, "-n", "2", "--format", "json"]);
-    expect(j.stdout.trim().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual([3, 4]);
+    expect(j.stdout.trim().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual([2, 3, 4]); // 2 data records, the fence between them inline
     const skip = await d.svc(["read", uri, "-s", "0", "-e", "--commands", "skip"]);
     expect(skip).toMatchObject({ stdout: "a\nb\nc\nd\n", stderr: "" });
   });
@@ -74,7 +74,7 @@ describe("svc fence / trim", () => {
     const f = await d.svc(["fence", uri, "writer-2"]);
     expect(f.code, f.stderr).toBe(0);
     expect(f.stderr).toMatch(/^✓ fence set to "writer-2" \(record 3 @ \d{4}-[\d-]+T[\d:.]+Z\) tail 4\n$/);
-    const t = await d.svc(["trim", uri, "2", "-F", "writer-2", "--json"]);
+    const t = await d.svc(["trim", uri, "2", "-F", "writer-2", "--json", "--yes"]);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stderr).toMatch(/^✓ trim to 2 \(record 4 @ .*\) tail 5\n$/);
     expect(JSON.parse(t.stdout)).toMatchObject({ start: { seq_num: 4 }, end: { seq_num: 5 }, tail: { seq_num: 5 } });
@@ -104,7 +104,7 @@ describe("svc fence / trim", () => {
     const bad = await d.svc(["fence", uri, "thief", "-F", "nope"]);
     expect(bad.code).toBe(5);
     expect(bad.stderr).toContain('"owner"');
-    const seq = await d.svc(["trim", uri, "0", "-m", "7"]);
+    const seq = await d.svc(["trim", uri, "1", "-m", "7", "--yes"]);
     expect(seq.code).toBe(5);
     expect(seq.stderr).toMatch(/next position is 1/);
   });

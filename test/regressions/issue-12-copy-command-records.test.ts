@@ -19,7 +19,7 @@ beforeAll(async () => {
   src = await d.newStream("src");
   const steps: string[][] = [
     ["append", src, "-q"], // stdin below
-    ["trim", src, "2"],
+    ["trim", src, "2", "--yes"],
     ["fence", src, "writer-1"],
     ["append", src, "-q", "-F", "writer-1"],
   ];

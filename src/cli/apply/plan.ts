@@ -2,6 +2,11 @@
  * Desired spec + current state → a plan: for each basin then each of its streams, create
  * (`+`), update (`~`, with field changes), or nothing (`=`); with prune, delete (`-`) what the
  * spec does not name. Reads only; execute.ts carries the plan out.
+ *
+ * What exists is found by listing (which also shows what is being deleted). A token that may
+ * not list (no `list-basins` / `list-streams`) but may read configs still gets a plan for what
+ * the spec names: each basin and stream is then looked up by its config (404: missing). Only
+ * `--prune` needs the lists, to find what the spec does not name.
  */
 import type { SvcClient } from "../../client/index.js";
 import { SvcError } from "../../errors.js";
@@ -28,9 +33,38 @@ export interface Plan {
   actions: Action[];
 }
 
-function isNotFound(e: unknown): boolean {
+function statusOf(e: unknown): number | undefined {
   const err = (e as { error?: unknown }).error ?? e;
-  return err instanceof SvcError && err.status === 404;
+  return err instanceof SvcError ? err.status : undefined;
+}
+
+function isNotFound(e: unknown): boolean {
+  return statusOf(e) === 404;
+}
+
+/** Names → items of a listing; undefined when the token may not list and `needed` is false. */
+async function listing<T>(operation: string, uri: string | undefined, items: () => AsyncIterable<T>, key: (t: T) => string, needed: boolean): Promise<Map<string, T> | undefined> {
+  const out = new Map<string, T>();
+  try {
+    await attempt(operation, uri, async () => {
+      for await (const item of items()) out.set(key(item), item);
+    });
+  } catch (e) {
+    if (statusOf(e) === 403 && !needed) return undefined;
+    throw e;
+  }
+  return out;
+}
+
+/** Whether `get()` finds it (a config read: 404 is no). */
+async function exists(operation: string, uri: string, get: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await attempt(operation, uri, get);
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
 }
 
 async function planBasin(client: SvcClient, b: BasinSpec, info: BasinInfo | undefined, prune: boolean): Promise<Action[]> {
@@ -49,10 +83,12 @@ async function planBasin(client: SvcClient, b: BasinSpec, info: BasinInfo | unde
   const changes = diff(currentBasinFlat(current), desired);
   const actions: Action[] = [changes.length > 0 ? { kind: "update", resource: "basin", basin: b.name, changes } : { kind: "noop", resource: "basin", basin: b.name }];
   const streams = client.basin(b.name).streams;
+  const listed = await listing("list streams in", uri, () => streams.listAll(), (s) => s.name, prune);
   const existing = new Map<string, boolean>();
-  await attempt("list streams in", uri, async () => {
-    for await (const s of streams.listAll()) existing.set(s.name, s.deleted_at != null);
-  });
+  for (const [name, s] of listed ?? []) existing.set(name, s.deleted_at != null);
+  if (!listed) {
+    for (const s of b.streams) if (await exists("get stream", formatUri(b.name, s.name), () => streams.getConfig(s.name))) existing.set(s.name, false);
+  }
   for (const s of b.streams) {
     const suri = formatUri(b.name, s.name);
     if (existing.get(s.name) === true) {
@@ -81,10 +117,13 @@ async function planBasin(client: SvcClient, b: BasinSpec, info: BasinInfo | unde
 }
 
 export async function makePlan(client: SvcClient, spec: Spec, prune: boolean): Promise<Plan> {
-  const infos = new Map<string, BasinInfo>();
-  await attempt("list basins", undefined, async () => {
-    for await (const b of client.basins.listAll()) infos.set(b.name, b);
-  });
+  const listed = await listing("list basins", undefined, () => client.basins.listAll(), (b) => b.name, prune && (spec.prune?.basinPrefixes.length ?? 0) > 0);
+  const infos = listed ?? new Map<string, BasinInfo>();
+  if (!listed) {
+    for (const b of spec.basins) {
+      if (await exists("get basin", formatUri(b.name), () => client.basins.getConfig(b.name))) infos.set(b.name, { name: b.name, state: "active", scope: null });
+    }
+  }
   const actions: Action[] = [];
   for (const b of spec.basins) actions.push(...(await planBasin(client, b, infos.get(b.name), prune)));
   if (prune) {

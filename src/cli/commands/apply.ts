@@ -18,6 +18,7 @@ import { mergeSpecs, parseSpec, type Spec } from "../apply/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { ExitRequest, usageError } from "../failure.js";
 import { examples } from "../help.js";
+import { confirmOrStop } from "../prompt.js";
 import { parseBasinArg } from "../uri.js";
 
 interface Flags {
@@ -82,7 +83,7 @@ export function applyCommand(): Command {
     .addOption(new Option("-i, --input <file>").argParser(collect).hideHelp())
     .addOption(new Option("--dry-run", "print the plan on stdout and change nothing"))
     .addOption(new Option("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"))
-    .addOption(new Option("--prune", "also delete the streams of the named basins that the spec does not name, and basins in the spec's \"prune\" scope (needs --yes)"))
+    .addOption(new Option("--prune", "also delete the streams of the named basins that the spec does not name, and basins in the spec's \"prune\" scope (asks first; needs --yes without a terminal)"))
     .addOption(new Option("-y, --yes", "confirm destructive changes (--prune)"))
     .addOption(new Option("--export [basins...]", "print the current state as a spec (all basins, or the ones named)"))
     .addOption(new Option("-o, --output <file>", "with --export: write the spec to this file"))
@@ -96,7 +97,7 @@ export function applyCommand(): Command {
       if (opts.output && opts.output !== "-") {
         writeFileSync(opts.output, text);
         ctx.out.success(`spec written to ${opts.output}`);
-      } else await ctx.out.write(text);
+      } else await ctx.out.jsonText(text);
       return;
     }
     const files = [...(opts.file ?? []), ...(opts.input ?? [])];
@@ -111,9 +112,10 @@ export function applyCommand(): Command {
       else for (const l of planLines(plan)) await ctx.out.line(l);
       ctx.out.info(`Plan: ${planSummary(plan)}`);
     } else {
-      if (plan.actions.some((a) => a.kind === "delete") && !opts.yes) {
-        for (const l of planLines({ actions: plan.actions.filter((a) => a.kind === "delete") })) ctx.out.info(l);
-        throw usageError("--prune would delete the resources above; add --yes to confirm (or run with --dry-run first)");
+      const deletes = plan.actions.filter((a) => a.kind === "delete");
+      if (deletes.length > 0 && !opts.yes) {
+        for (const l of planLines({ actions: deletes })) ctx.out.info(l);
+        await confirmOrStop(ctx.out, "Delete the resources above (--prune)?", false, "changed");
       }
       await executePlan(client, plan, ctx.out);
       if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, false));

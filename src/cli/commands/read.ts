@@ -75,7 +75,7 @@ export function readCommand(): Command {
       }
     }
     if (Object.keys(plan.start).length === 0 && process.stderr.isTTY && !ctx.out.quiet) {
-      ctx.out.info(ctx.out.dim("reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones"));
+      ctx.out.info("reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones", "dim");
     }
     const client = await ctx.client();
     await runRead(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), plan, sink);

@@ -1,8 +1,10 @@
 /**
- * `svc tail <uri>… [-n N] [-f]` (cli.md §1.8, §4.8): the last N records (10 by default; fewer
- * when fewer exist), then live with `-f`. When command records go to stderr or are skipped,
- * N counts data records. `--since DUR` takes the records newer than DUR instead. Several URIs,
- * or a `svc://basin/prefix*` pattern, follow several streams at once (data/multi-tail.ts).
+ * `svc tail <uri>… [-n N] [-f]` (cli.md §1.8, §4.8): the last N data records (10 by default;
+ * fewer when fewer exist), then live with `-f`. N counts data records whatever the format:
+ * command records among them are shown as the format shows them (stderr in text, inline in
+ * JSON) but never take a data record's place. `--since DUR` takes the records newer than DUR
+ * instead. Several URIs, or a `svc://basin/prefix*` pattern, follow several streams at once
+ * (data/multi-tail.ts).
  */
 import { Command, Option } from "commander";
 import { parseTimePoint } from "../../format/record-time.js";
@@ -30,7 +32,7 @@ interface Flags extends OutputFlags {
 export function tailCommand(): Command {
   const cmd = new Command("tail").description("Print the last records of a stream (or of several), then follow with -f")
     .argument("<uri...>", "svc://basin/stream; several, or svc://basin/prefix* (a trailing *), to follow several streams")
-    .addOption(new Option("-n, --lines <n>", "how many records (of each stream)").default("10"))
+    .addOption(new Option("-n, --lines <n>", "how many data records, of each stream (fence and trim records among them do not count)").default("10"))
     .addOption(new Option("-f, --follow", "then keep printing new records"))
     .addOption(new Option("--since <dur>", "the records newer than DUR (e.g. 10m) instead of the last N"))
     .addOption(new Option("--discover-interval <dur>", "several streams, -f: how often a svc://basin/prefix* pattern is listed again for new streams").default("5s"))
@@ -53,7 +55,7 @@ export function tailCommand(): Command {
       const plan: ReadRunPlan = { start: { timestamp: from }, limits: { clamp: true, ...(f.follow ? {} : { wait: 0 }) }, follow: f.follow === true, transport: "session" };
       return runRead(ctx, sc, uri, plan, sink);
     }
-    if (sink.printer.commands !== "show" && n > 0) {
+    if (n > 0) {
       const plan: ReadRunPlan = { start: {}, limits: {}, follow: f.follow === true, transport: "session" };
       return runRead(ctx, sc, uri, plan, sink, (signal) => tailEvents(sc, n, f.follow === true, signal));
     }

@@ -2,7 +2,9 @@
  * `svc trim <uri> <seq-num>` (cli.md §1.9, §4.9): appends a trim command record; records
  * before the trim point go (eventually; trim points only advance). The point may instead come
  * from `--keep-last N` (tail − N), `--before TIME` or `--older-than DUR` (the first record at or
- * after that time). `--dry-run` shows the effect; on a terminal it asks first unless `--yes`.
+ * after that time). `--dry-run` shows the effect. Like every destructive command it asks on a
+ * terminal and, without one, refuses unless `--yes` (prompt.ts). A trim that would remove
+ * nothing (the point is at or before the first record left) appends nothing and says so.
  */
 import { Command, Option } from "commander";
 import type { StreamClient } from "../../client/index.js";
@@ -34,7 +36,7 @@ export function trimCommand(): Command {
     .addOption(new Option("--before <time>", "remove records older than TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
     .addOption(new Option("--older-than <dur>", "remove records older than DUR (e.g. 7d)"))
     .addOption(new Option("--dry-run", "show the trim point and how many records would go; change nothing"))
-    .addOption(new Option("-y, --yes", "do not ask on a terminal"));
+    .addOption(new Option("-y, --yes", "do not ask for confirmation (needed without a terminal)"));
   addConditionOptions(cmd);
   cmd.action(handler<Flags>(async (ctx, [arg, seq], f) => {
     const { basin, stream } = parseStreamUri(arg!);
@@ -49,14 +51,15 @@ export function trimCommand(): Command {
     const client = await ctx.client();
     const sc = client.basin(basin).stream(stream);
     const point = fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, keep, time)));
-    if (f.dryRun) {
-      const first = await attempt("read", uri, () => firstSeq(sc));
-      const going = Math.max(0, point - first);
-      ctx.out.info(`would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${going > 0 ? ` (${first}..${point - 1})` : ""} would go`);
+    const first = await attempt("read", uri, () => firstSeq(sc));
+    const going = Math.max(0, point - first);
+    if (f.dryRun || going === 0) {
+      const range = going > 0 ? ` (${first}..${point - 1})` : "";
+      ctx.out.info(f.dryRun ? `would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${range} would go` : `nothing to trim: no record of ${uri} is before ${point} (the first is ${first}); nothing was appended`);
       if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
       return;
     }
-    if (!f.yes && process.stdin.isTTY && process.stderr.isTTY) await confirmOrStop(ctx.out, `Trim ${uri}: remove every record before ${point}?`, false, "trimmed");
+    await confirmOrStop(ctx.out, `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${first}..${point - 1})?`, f.yes, "trimmed");
     await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conds, `trim to ${point}`);
   }));
   return examples(cmd, [

@@ -69,8 +69,9 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
 }
 
 /** What to do with malformed records and with command records found in the input. */
-export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "commands">, tally: AppendTally): Pick<InputOptions, "onBad" | "onCommand"> {
+export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "commands">, tally: AppendTally): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize"> {
   return {
+    skipOversize: plan.onError === "skip",
     onBad: (where, message) => {
       if (plan.onError === "fail") throw inputError(where, message);
       tally.skipped++;
@@ -194,7 +195,9 @@ async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: Append
 
 async function summarise(out: Output, plan: AppendPlan, tally: AppendTally, interrupted: boolean): Promise<void> {
   if (plan.json) await out.jsonLine(tally.toJson(plan.dryRun));
-  else out.info(plan.dryRun ? tally.dryRunSummary() : tally.summary(interrupted ? "■" : out.green("✓")));
+  else if (plan.dryRun) out.info(tally.dryRunSummary());
+  else if (interrupted) out.info(`■ ${tally.summary()}`);
+  else out.success(tally.summary());
 }
 
 function sleep(ms: number): Promise<void> {

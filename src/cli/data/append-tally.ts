@@ -78,11 +78,11 @@ export class AppendTally {
     return `${acked}${doubt}`;
   }
 
-  summary(tick: string): string {
+  summary(): string {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
     const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
-    return `${tick} appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanByteRate(this.bytes / secs)}, ${humanRate(this.records / secs)} records/s)${skipped}`;
+    return `appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanByteRate(this.bytes / secs)}, ${humanRate(this.records / secs)} records/s)${skipped}`;
   }
 
   /** The live progress line: records, bytes, rate, last acked position. */

@@ -11,7 +11,7 @@ import {
   checkRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
   type InputFormat, type InvalidUtf8,
 } from "../../format/record-input.js";
-import { RecordSplitter } from "../../format/record-split.js";
+import { RecordSplitter, type Segment } from "../../format/record-split.js";
 import { LIMITS, type AppendRecord, type Header } from "../../types.js";
 
 export interface Parsed {
@@ -32,6 +32,8 @@ export interface InputOptions {
   maxRecords?: number;
   /** Called for a malformed record; throw to stop, return to skip it. */
   onBad: (where: string, message: string) => void;
+  /** A line too long to be a record is skipped (reported through `onBad`) rather than fatal. */
+  skipOversize?: boolean;
   /**
    * Called for a command record (fence, trim) in the input, e.g. from `svc read --format json`
    * of another stream; true appends it, false drops it. Without it, command records are kept.
@@ -156,14 +158,21 @@ async function* wholeInput(stream: Input, name: string, make: Make, o: InputOpti
 /** Delimited input (text, json, templates): the records of each chunk, numbered by line. */
 async function* splitInput(stream: Input, name: string, make: Make, o: InputOptions, signal: AbortSignal, budget: Budget): AsyncGenerator<Parsed[]> {
   const json = o.format === "json" || o.format === "json-base64";
+  const maxSegment = json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes;
   const splitter = new RecordSplitter({
     ...(o.delimiter ? { delimiter: o.delimiter } : {}),
-    maxSegment: json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes,
+    maxSegment,
+    skipOversize: o.skipOversize === true,
   });
-  const take = (segments: Buffer[], firstLine: number): Parsed[] => {
+  const take = (segments: Segment[], firstLine: number): Parsed[] => {
     const out: Parsed[] = [];
     segments.forEach((seg, k) => {
-      if (budget.left <= 0 || (json && isBlank(seg))) return;
+      if (budget.left <= 0) return;
+      if (!Buffer.isBuffer(seg)) {
+        o.onBad(`${name}:${firstLine + k}`, `the line is ${seg.oversize} bytes; no record can be that large (at most ${maxSegment})`);
+        return;
+      }
+      if (json && isBlank(seg)) return;
       const p = make(seg, firstLine + k);
       if (p) {
         out.push(p);

@@ -24,7 +24,7 @@ export interface OutputFlags {
   commands?: CommandsMode;
   grep?: string;
   filter: string[];
-  invalidUtf8: InvalidUtf8Output;
+  invalidUtf8?: InvalidUtf8Output;
   output?: string;
   appendOutput?: boolean;
   splitDir?: string;
@@ -45,12 +45,12 @@ export function addOutputOptions(cmd: Command): Command {
     .addOption(new Option("--pretty", "indented JSON, for people"))
     .addOption(new Option("-0, --null", "end each record with NUL instead of a newline"))
     .addOption(new Option("--delimiter <str>", "end each record with STR (escapes \\n \\t \\0 \\xHH)"))
-    .addOption(new Option("--headers-only", "drop bodies (JSON and templates)"))
-    .addOption(new Option("--meta-only", "drop bodies and headers: seq_num and timestamp only (JSON)"))
+    .addOption(new Option("--headers-only", "JSON: drop bodies"))
+    .addOption(new Option("--meta-only", "seq_num and timestamp only: JSON without headers and body; text prints SEQ<TAB>TIMESTAMP lines"))
     .addOption(new Option("--commands <mode>", "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)").choices(["show", "skip", "stderr"]))
     .addOption(new Option("--grep <regex>", "only records whose body matches"))
     .addOption(new Option("--filter <expr>", "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)").argParser(collect).default([]))
-    .addOption(new Option("--invalid-utf8 <mode>", "bytes that are not UTF-8 in text/json output: replace (U+FFFD), error, or base64").choices(["replace", "error", "base64"]).default("replace"))
+    .addOption(new Option("--invalid-utf8 <mode>", "bytes that are not UTF-8: replace (U+FFFD), error, or base64 (default: text writes them as they are; json writes U+FFFD and says so on stderr: use json-base64)").choices(["replace", "error", "base64"]))
     .addOption(new Option("-o, --output <file>", "write records to FILE (truncated) instead of stdout"))
     .addOption(new Option("--append-output", "with -o, append to FILE instead of truncating"))
     .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
@@ -84,6 +84,13 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
   if (f.appendOutput && f.output === undefined) throw usageError("--append-output needs -o FILE");
   if (f.splitDir !== undefined && f.output !== undefined) throw usageError("use either -o or --split-dir");
   if (format === "binary" && f.template !== undefined) throw usageError("--template writes text lines; drop --format binary");
+  const dropFlag = f.metaOnly ? "--meta-only" : f.headersOnly ? "--headers-only" : undefined;
+  if (dropFlag !== undefined && f.template !== undefined) throw usageError(`${dropFlag} and --template: the template already chooses the fields`);
+  if (dropFlag !== undefined && (format === "binary" || (format === "text" && f.headersOnly))) {
+    throw usageError(`${dropFlag} shapes JSON output; use --format json${f.metaOnly ? " (text prints SEQ<TAB>TIMESTAMP lines with --meta-only)" : ""}`);
+  }
+  // Text with --meta-only: one `seq_num<TAB>timestamp` line per record.
+  if (f.metaOnly && format === "text") f.template = f.timeFormat === "iso" ? "{seq_num}\t{timestamp:iso}" : "{seq_num}\t{timestamp}";
   const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : Buffer.from(format === "binary" ? "" : "\n");
   const textual = format === "text" || format === "binary" || f.template !== undefined;
   const filter = allOf([...(f.grep !== undefined ? [grepFilter(f.grep)] : []), ...f.filter.map(parseFilter)]);
@@ -101,7 +108,7 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
         drop: f.metaOnly ? "all" : f.headersOnly ? "body" : undefined,
       },
       delimiter,
-      invalidUtf8: f.invalidUtf8,
+      ...(f.invalidUtf8 !== undefined ? { invalidUtf8: f.invalidUtf8 } : {}),
       timeFormat: f.timeFormat ?? "ms",
     },
   };

@@ -14,6 +14,7 @@ import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
 import { plural } from "./append-tally.js";
 import { writeCheckpoint } from "./checkpoint.js";
+import { salvageDecryptable } from "./decrypt-salvage.js";
 import { Interrupt } from "./interrupt.js";
 import { progressMode, ReadProgress } from "./progress.js";
 import { readEvents, type SourceEvent, type SourcePlan } from "./read-source.js";
@@ -45,7 +46,7 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
   const emitter = new BatchEmitter(ctx.out, writer, sink, progress);
   const interrupt = new Interrupt();
   const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
-  const source = events ? events(interrupt.signal) : readEvents(stream, plan, interrupt.signal, (r) => ctx.out.verbose(`read session reconnecting: ${r}`));
+  const source = events ? events(interrupt.signal) : salvageDecryptable(readEvents(stream, plan, interrupt.signal, (r) => ctx.out.verbose(`read session reconnecting: ${r}`)), stream, plan);
   try {
     await attempt("read", uri, async () => {
       try {
@@ -56,12 +57,16 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
         throw e;
       }
     });
+  } catch (e) {
+    emitter.reportChanges();
+    throw e;
   } finally {
     idle.stop();
     interrupt.dispose();
     progress.stop();
   }
   await writer.close();
+  emitter.reportChanges();
   if (sink.stats) ctx.out.info(progress.summary());
   if (interrupt.which) throw new ExitRequest(interrupt.exitCode);
 }
@@ -110,10 +115,23 @@ export class IdleTimer {
 export class BatchEmitter {
   private readonly printer: RecordPrinter;
   private readonly splitJson: JsonOptions;
+  private reported = false;
 
   constructor(private readonly out: Output, private readonly writer: RecordWriter, private readonly sink: ReadSinkPlan, readonly progress: ReadProgress) {
-    this.printer = new RecordPrinter(sink.printer);
+    this.printer = new RecordPrinter({ ...sink.printer, terminal: !writer.isFile && out.dataOnTerminal });
     this.splitJson = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
+  }
+
+  /**
+   * Says once, on stderr, how many records were written with U+FFFD in place of bytes that are
+   * not UTF-8 (json, a template's {headers}): a record's bytes never change silently.
+   */
+  reportChanges(): void {
+    const n = this.printer.changed;
+    if (n === 0 || this.reported) return;
+    this.reported = true;
+    const what = this.sink.printer.format === "json" && this.sink.printer.template === undefined ? "--format json" : "the template's {headers}";
+    this.out.warn(`${plural(n, "record")} held bytes that are not UTF-8, which ${what} cannot carry: ${n === 1 ? "it was" : "they were"} written with U+FFFD in their place. --format json-base64 carries any bytes exactly (--invalid-utf8 error refuses, replace accepts the change)`);
   }
 
   async emit(records: SequencedRecord[]): Promise<void> {
@@ -124,7 +142,9 @@ export class BatchEmitter {
       for (const r of records) {
         const choice = this.printer.choose(r);
         if (choice.err !== undefined) this.out.info(choice.err);
-        if (choice.keep) writeSplit(this.sink.splitDir, r, this.splitJson);
+        if (!choice.keep) continue;
+        this.printer.noteChanges(r, "body");
+        writeSplit(this.sink.splitDir, r, this.splitJson);
       }
     } else {
       for (const p of this.printer.render(records).pieces) {

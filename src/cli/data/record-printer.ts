@@ -6,9 +6,10 @@ import { isUtf8 } from "node:buffer";
 import type { SequencedRecord } from "../../types.js";
 import { describeCommand, isCommandRecord, parseCommandRecord } from "../../format/record-command.js";
 import type { RecordFilter } from "../../format/record-filter.js";
-import { renderJson, renderTextBody, type InvalidUtf8Output, type JsonOptions, type OutputFormat } from "../../format/record-output.js";
+import { lossyFields, renderJson, renderTextBody, type InvalidUtf8Output, type JsonOptions, type OutputFormat } from "../../format/record-output.js";
 import { compileTemplate } from "../../format/record-template.js";
 import { formatTime, type TimeFormat } from "../../format/record-time.js";
+import { escapeBody, escapeJson } from "../../format/terminal-text.js";
 
 export type CommandsMode = "show" | "skip" | "stderr";
 
@@ -19,9 +20,12 @@ export interface PrinterOptions {
   json: Omit<JsonOptions, "base64">;
   delimiter: Buffer;
   filter?: RecordFilter;
-  invalidUtf8: InvalidUtf8Output;
+  /** `--invalid-utf8`; unset: text writes bytes as they are, json writes U+FFFD and counts the record (`changed`). */
+  invalidUtf8?: InvalidUtf8Output | undefined;
   /** How command lines on stderr show timestamps. */
   timeFormat: TimeFormat;
+  /** Output goes to a terminal: control characters (and bytes that are not UTF-8) shown escaped (terminal-text.ts). */
+  terminal?: boolean;
 }
 
 /** Output pieces in order: bytes for stdout, or a line for stderr. */
@@ -45,20 +49,31 @@ export class RecordPrinter {
    */
   private readonly bodies: "text" | "binary" | undefined;
   private readonly checkWhole: boolean;
+  /** Whether a record's line lost bytes that are not UTF-8 (U+FFFD) without the user asking. */
+  private readonly loses: (r: SequencedRecord) => boolean;
+  /** Records printed with U+FFFD in place of bytes that are not UTF-8 (json, {headers}) without `--invalid-utf8`. */
+  changed = 0;
 
   constructor(private readonly o: PrinterOptions) {
+    const terminal = o.terminal === true;
+    this.loses = () => false;
     if (o.template !== undefined) {
       const t = compileTemplate(o.template);
-      this.line = t;
+      this.line = terminal ? (r) => escapeBody(t(r)) : t;
+      if (!terminal) this.loses = (r) => t.changes(r);
     } else if (o.format === "binary") {
+      // Binary output reaches a terminal only with --force: exactly what was asked for.
       this.line = (r) => r.body;
     } else if (o.format === "text") {
-      this.line = (r) => renderTextBody(r.body, o.invalidUtf8, r.seqNum);
+      this.line = terminal
+        ? (r) => escapeBody(o.invalidUtf8 === "error" ? renderTextBody(r.body, "error", r.seqNum) : r.body)
+        : (r) => renderTextBody(r.body, o.invalidUtf8, r.seqNum);
     } else {
-      const jo: JsonOptions = { ...o.json, base64: o.format === "json-base64", invalidUtf8: o.invalidUtf8 };
-      this.line = (r) => renderJson(r, jo);
+      const jo: JsonOptions = { ...o.json, base64: o.format === "json-base64", ...(o.invalidUtf8 !== undefined ? { invalidUtf8: o.invalidUtf8 } : {}) };
+      this.line = terminal ? (r) => escapeJson(renderJson(r, jo)) : (r) => renderJson(r, jo);
+      if (o.format === "json" && o.invalidUtf8 === undefined) this.loses = (r) => lossyFields(r, o.json.drop);
     }
-    const plain = o.template === undefined && o.filter === undefined;
+    const plain = o.template === undefined && o.filter === undefined && !terminal;
     this.bodies = plain && (o.format === "text" || o.format === "binary") ? o.format : undefined;
     this.checkWhole = o.delimiter.length > 0 && isUtf8(o.delimiter);
   }
@@ -90,7 +105,7 @@ export class RecordPrinter {
         at += delim.length;
       }
     }
-    if (this.bodies === "text") {
+    if (this.bodies === "text" && this.o.invalidUtf8 !== undefined) {
       if (this.checkWhole ? !isUtf8(out) : records.some((r) => !isUtf8(r.body))) return undefined;
     }
     return out;
@@ -114,11 +129,20 @@ export class RecordPrinter {
         pieces.push({ err: choice.err });
       }
       if (!choice.keep) continue;
+      this.noteChanges(r);
       parts.push(this.line(r), this.o.delimiter);
       printed++;
     }
     flush();
     return { pieces, printed, data };
+  }
+
+  /** Counts `r` in `changed` when its line loses bytes (--split-dir metadata: with `drop` "body"). */
+  noteChanges(r: SequencedRecord, drop?: "body"): void {
+    const lost = drop === "body"
+      ? this.o.format === "json" && this.o.invalidUtf8 === undefined && lossyFields(r, this.o.json.drop === "all" ? "all" : "body")
+      : this.loses(r);
+    if (lost) this.changed++;
   }
 
   /**

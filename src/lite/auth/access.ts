@@ -12,7 +12,7 @@ import type { Storage } from "../storage/storage.js";
 import { isCommandRecord } from "../../wire/command.js";
 import type { AppendInput } from "../../types.js";
 import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";
-import { mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
+import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest, StoredToken } from "./token-info.js";
 
 export type { Operation } from "./scope.js";
@@ -46,6 +46,11 @@ export class Auth {
 
   get enabled(): boolean {
     return this.opts.enabled;
+  }
+
+  /** HMAC-SHA256 of `message` keyed with the root token, hex: proves the server knows it (http/health.ts). */
+  rootProof(message: string): string {
+    return hmacHex(this.opts.rootToken, message);
   }
 
   /** The principal of an `Authorization` header; 401 `authn` unless it names a live token. */

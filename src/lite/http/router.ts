@@ -16,6 +16,7 @@ import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import type { ByteBudget } from "../session/byte-budget.js";
 import * as basins from "./basins.js";
+import { answerHealth } from "./health.js";
 import type { Handler, RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import * as records from "./records.js";
@@ -23,7 +24,6 @@ import * as streams from "./streams.js";
 import * as locations from "./locations.js";
 import * as metrics from "./metrics.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
-import { LITE_VERSION } from "../version.js";
 
 interface Route {
   /** Literal segments, or "*" for one parameter, or "**" for any rest (501 stubs). */
@@ -125,10 +125,7 @@ export interface RouterDeps {
 
 export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
   try {
-    if (ex.path === "/health" || ex.path === "/ping") {
-      if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
-      return ex.send(200, Buffer.from("OK"), "text/plain; charset=utf-8", { "svc-lite-version": LITE_VERSION }, false);
-    }
+    if (ex.path === "/health" || ex.path === "/ping") return await answerHealth(ex, deps.auth);
     // Refusals before authentication never wait for the body: the answer closes the
     // connection (HTTP/1.1) or resets the stream (HTTP/2), see Exchange.writeHead.
     if (!deps.auth.enabled && !hostAllowed(ex.host, deps.cors.hosts)) {

@@ -35,7 +35,7 @@ describe("RecordPrinter", () => {
       fc.array(record, { maxLength: 8 }),
       fc.constantFrom("text", "binary"),
       fc.constantFrom(Uint8Array.of(0x0a), Uint8Array.of(), Uint8Array.of(0x2c, 0x20), Uint8Array.of(0xe2, 0x82, 0xac), Uint8Array.of(0xc3), Uint8Array.of(0xa9)),
-      fc.constantFrom("replace", "error", "base64"),
+      fc.constantFrom(undefined, "replace", "error", "base64"),
       fc.constantFrom("show", "skip", "stderr"),
       (recs, format, delimiter, invalidUtf8, commands) => {
         const records: SequencedRecord[] = recs.map((r, i) => ({

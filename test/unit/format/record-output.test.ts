@@ -31,9 +31,10 @@ describe("format > record-output", () => {
     expect(() => renderJson(bad, { base64: false, invalidUtf8: "error" })).toThrow(/not valid UTF-8/);
   });
 
-  it("renders text bodies exactly like the server's lossy raw format", () => {
+  it("renders text bodies as their own bytes, or (--invalid-utf8 replace) like the server's lossy raw format", () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (b) => {
-      expect(Buffer.from(renderTextBody(b)).toString("utf8")).toBe(lossyUtf8(b));
+      expect(Buffer.from(renderTextBody(b)).equals(Buffer.from(b))).toBe(true);
+      expect(Buffer.from(renderTextBody(b, "replace")).toString("utf8")).toBe(lossyUtf8(b));
     }), { numRuns: 2000 });
   });
 
@@ -48,8 +49,8 @@ describe("format > record-output", () => {
 describe("format > record-template", () => {
   it("fills placeholders and escapes", () => {
     const t = compileTemplate("{seq_num}\\t{timestamp:iso}\\t{header:content-type}\\t{body}|{body:base64}|{body:hex}|{headers}|{size}|{{x}}");
-    expect(t(rec("hi", [["content-type", "text/plain"]]))).toBe('3\t2026-02-18T04:56:46.217Z\ttext/plain\thi|aGk=|6869|[["content-type","text/plain"]]|34|{x}');
-    expect(compileTemplate("{header:missing}.{timestamp:ms}")(rec("x"))).toBe(".1771390606217");
+    expect(t(rec("hi", [["content-type", "text/plain"]])).toString()).toBe('3\t2026-02-18T04:56:46.217Z\ttext/plain\thi|aGk=|6869|[["content-type","text/plain"]]|34|{x}');
+    expect(compileTemplate("{header:missing}.{timestamp:ms}")(rec("x")).toString()).toBe(".1771390606217");
   });
 
   it("rejects unknown placeholders and stray braces", () => {

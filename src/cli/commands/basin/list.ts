@@ -6,15 +6,21 @@ import { handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { addListOptions, listOptions, type ListFlags } from "../../list-options.js";
+import { addListOptions, finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 
 export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> {
   const { all, single } = listOptions(flags);
   const client = await ctx.client();
   const items: BasinInfo[] = [];
   let header = flags.long === true && !flags.ndjson && !ctx.flags.json;
+  let end: PageEnd | undefined;
   await attempt("list basins", undefined, async () => {
-    const source = single ? (await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
+    let source: AsyncIterable<BasinInfo> | BasinInfo[];
+    if (single) {
+      const page = await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
+      end = pageEnd(page, (b) => b.name);
+      source = page.items;
+    } else source = client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
     for await (const b of source) {
       if (isDeleting(b) && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(b);
@@ -22,11 +28,12 @@ export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> 
       else {
         if (header) await ctx.out.line(longHeader("NAME"));
         header = false;
-        await ctx.out.line(basinLine(ctx, b, flags.long));
+        await ctx.out.paintedLine(basinLine(ctx, b, flags.long));
       }
     }
   });
-  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
+  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(end ? { basins: items, ...end } : items);
+  if (end) await finishPage(ctx, flags.ndjson, end, "basins");
 }
 
 function isDeleting(b: BasinInfo): boolean {
@@ -34,8 +41,9 @@ function isDeleting(b: BasinInfo): boolean {
 }
 
 function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): string {
-  if (long) return longRow(b.created_at, isDeleting(b) ? "deleting" : b.state ?? "-", b.name);
-  return isDeleting(b) ? `${b.name} ${ctx.out.red("[deleting]")}` : b.name;
+  if (long) return ctx.out.shown(longRow(b.created_at, isDeleting(b) ? "deleting" : b.state ?? "-", b.name));
+  const name = ctx.out.shown(b.name);
+  return isDeleting(b) ? `${name} ${ctx.out.red("[deleting]")}` : name;
 }
 
 export function basinListCommand(name = "list"): Command {

@@ -5,7 +5,8 @@ import { updateConfigFile } from "../../config-file.js";
 import { keySpec } from "../../config-keys.js";
 import { usageError } from "../../failure.js";
 import { examples } from "../../help.js";
-import { targetTable, where } from "./shared.js";
+import { REDACTED } from "../../../client/redacted.js";
+import { changed, targetTable, where } from "./shared.js";
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) throw usageError("`-` reads the value from stdin, but stdin is a terminal; pipe the value in");
@@ -24,6 +25,7 @@ export function configSetCommand(): Command {
       targetTable(ctx, file, true)![key!] = value;
     });
     ctx.out.success(`${key} set in ${where(ctx)}`);
+    if (ctx.flags.json) await ctx.out.jsonLine({ ...changed(ctx, key!), value: spec.secret ? REDACTED : value });
   }));
   return examples(cmd, [
     "svc config set account_endpoint https://a.example.com",

@@ -24,3 +24,8 @@ export function where(ctx: Context): string {
   const profile = selectedProfile(ctx.flags, ctx.env)?.value;
   return profile === undefined ? ctx.configPath : `${ctx.configPath} [profiles.${profile}]`;
 }
+
+/** The `--json` head of `config set` / `unset`: which key, in which file and profile. */
+export function changed(ctx: Context, key: string): { key: string; file: string; profile: string | null } {
+  return { key, file: ctx.configPath, profile: selectedProfile(ctx.flags, ctx.env)?.value ?? null };
+}

@@ -4,7 +4,7 @@ import { handler } from "../../action.js";
 import { updateConfigFile } from "../../config-file.js";
 import { keySpec } from "../../config-keys.js";
 import { examples } from "../../help.js";
-import { targetTable, where } from "./shared.js";
+import { changed, targetTable, where } from "./shared.js";
 
 export function configUnsetCommand(): Command {
   const cmd = new Command("unset").description("Remove a setting from the config file").argument("<key>", "setting name");
@@ -19,6 +19,7 @@ export function configUnsetCommand(): Command {
       }
     });
     ctx.out.success(removed ? `${key} unset in ${where(ctx)}` : `${key} was not set in ${where(ctx)}`);
+    if (ctx.flags.json) await ctx.out.jsonLine({ ...changed(ctx, key!), removed });
   }));
   return examples(cmd, ["svc config unset compression"]);
 }

@@ -73,13 +73,12 @@ export function metricsFormat(ctx: Context, flags: MetricFlags): MetricsFormat {
 
 export async function printMetrics(ctx: Context, format: MetricsFormat, res: MetricSetResponse): Promise<void> {
   if (format === "json") return ctx.out.jsonDoc(res);
-  let lines: string[];
-  if (format === "csv") lines = metricsCsv(res.values);
-  else if (format === "table") lines = metricsTable(res.values);
-  else {
-    const c = await ctx.out.dataChalk();
-    const paint = c ? { title: c.bold, axis: c.dim, bar: c.cyan, zero: c.dim } : undefined;
-    lines = metricsText(res.values, { width: ctx.out.dataColumns, height: CHART_HEIGHT, paint });
+  if (format === "csv" || format === "table") {
+    for (const l of format === "csv" ? metricsCsv(res.values) : metricsTable(res.values)) await ctx.out.line(l);
+    return;
   }
-  for (const l of lines) await ctx.out.line(l);
+  // A chart escapes the server's text itself (it may be coloured): its lines go out as they are.
+  const c = await ctx.out.dataChalk();
+  const paint = c ? { title: c.bold, axis: c.dim, bar: c.cyan, zero: c.dim } : undefined;
+  for (const l of metricsText(res.values, { width: ctx.out.dataColumns, height: CHART_HEIGHT, paint })) await ctx.out.paintedLine(l);
 }

@@ -6,7 +6,7 @@ import { handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { addListOptions, listOptions, type ListFlags } from "../../list-options.js";
+import { addListOptions, finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 import { formatUri, parseBasinOrPrefix } from "../../uri.js";
 
 export async function listStreams(ctx: Context, target: string, flags: ListFlags): Promise<void> {
@@ -15,8 +15,14 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
   const basin = (await ctx.client()).basin(uri.basin);
   const items: StreamInfo[] = [];
   let header = flags.long === true && !flags.ndjson && !ctx.flags.json;
+  let end: PageEnd | undefined;
   await attempt("list streams in", formatUri(uri.basin), async () => {
-    const source = single ? (await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
+    let source: AsyncIterable<StreamInfo> | StreamInfo[];
+    if (single) {
+      const page = await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
+      end = pageEnd(page, (s) => s.name);
+      source = page.items;
+    } else source = basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
     for await (const s of source) {
       const deleting = s.deleted_at !== undefined && s.deleted_at !== null;
       if (deleting && !flags.includeDeleted) continue;
@@ -25,17 +31,19 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
       else {
         if (header) await ctx.out.line(longHeader("URI"));
         header = false;
-        await ctx.out.line(streamLine(ctx, uri.basin, s, deleting, flags.long));
+        await ctx.out.paintedLine(streamLine(ctx, uri.basin, s, deleting, flags.long));
       }
     }
   });
-  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
+  if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(end ? { streams: items, ...end } : items);
+  if (end) await finishPage(ctx, flags.ndjson, end, "streams");
 }
 
 function streamLine(ctx: Context, basin: string, s: StreamInfo, deleting: boolean, long: boolean | undefined): string {
   const uri = formatUri(basin, s.name);
-  if (long) return longRow(s.created_at, deleting ? "deleting" : "active", uri);
-  return deleting ? `${uri} ${ctx.out.red("[deleting]")}` : uri;
+  if (long) return ctx.out.shown(longRow(s.created_at, deleting ? "deleting" : "active", uri));
+  const shown = ctx.out.shown(uri);
+  return deleting ? `${shown} ${ctx.out.red("[deleting]")}` : shown;
 }
 
 export function streamListCommand(name = "list"): Command {

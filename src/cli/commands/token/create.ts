@@ -3,7 +3,14 @@ import { Command, Option } from "commander";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
+import { OP_GROUPS, reachesNothing } from "./token-reach.js";
 import { tokenRequest, type TokenFlags } from "./token-spec.js";
+
+function groupsHelp(): string {
+  return (["account", "basin", "stream"] as const)
+    .flatMap((level) => (["read", "write"] as const).map((rw) => `  ${`${level}=${rw[0]}`.padEnd(10)} ${OP_GROUPS[level][rw].join(", ")}`))
+    .join("\n");
+}
 
 type Flags = TokenFlags & { env?: boolean };
 
@@ -17,13 +24,16 @@ export function tokenCreateCommand(): Command {
     .addOption(new Option("--streams-exact <name>", "only this stream"))
     .addOption(new Option("--tokens-prefix <prefix>", "token ids starting with this (for token management)").conflicts("tokensExact"))
     .addOption(new Option("--tokens-exact <id>", "only this token id"))
-    .addOption(new Option("--op-groups <groups>", "groups of operations, e.g. account=r,basin=rw,stream=w"))
+    .addOption(new Option("--op-groups <groups>", "groups of operations, e.g. account=r,basin=rw,stream=w (what each grants: below)"))
     .addOption(new Option("--ops <ops>", "operations, comma-separated (list-basins,append,…; snake_case works too)"))
     .addOption(new Option("--auto-prefix-streams", "prefix stream names with --streams-prefix on the way in, strip it on the way out"))
     .addOption(new Option("--from-file <file>", "the request body as JSON (flags given too override it); - for stdin"))
     .addOption(new Option("--env", "print `export SVC_ACCESS_TOKEN=…` instead of the bare token"));
+  cmd.addHelpText("after", `\nOperation groups (--op-groups LEVEL=r|w|rw):\n${groupsHelp()}`);
   cmd.action(handler<Flags>(async (ctx, [id], opts) => {
     const info = tokenRequest(id!, opts);
+    const nothing = reachesNothing(info.scope);
+    if (nothing !== undefined) ctx.out.warn(`access token ${JSON.stringify(id)} can reach nothing: ${nothing}`);
     const client = await ctx.client();
     const secret = await attempt("create access token", id, () => client.accessTokens.issue(info));
     if (ctx.flags.json) await ctx.out.jsonDoc({ access_token: secret.reveal() });

@@ -4,7 +4,7 @@ import type { AccessTokenInfo, AccessTokenScope, ResourceSet } from "../../../ty
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { listOptions, type ListFlags } from "../../list-options.js";
+import { finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 
 function set(s: ResourceSet | null | undefined): string {
   if (!s) return "-";
@@ -21,9 +21,11 @@ function groups(scope: AccessTokenScope): string {
   return parts.join(",") || "-";
 }
 
-function row(t: AccessTokenInfo): string[] {
+function row(t: AccessTokenInfo, now: number): string[] {
   const ops = t.scope.ops?.length ? t.scope.ops.join(",") : "-";
-  return [t.id, set(t.scope.basins), set(t.scope.streams), set(t.scope.access_tokens), groups(t.scope), ops, t.expires_at ?? "never", t.auto_prefix_streams ? "yes" : "no"];
+  const expired = t.expires_at !== undefined && t.expires_at !== null && Date.parse(t.expires_at) <= now;
+  const expires = t.expires_at ? `${t.expires_at}${expired ? " (expired)" : ""}` : "never";
+  return [t.id, set(t.scope.basins), set(t.scope.streams), set(t.scope.access_tokens), groups(t.scope), ops, expires, t.auto_prefix_streams ? "yes" : "no"];
 }
 
 export function tokenListCommand(): Command {
@@ -37,18 +39,27 @@ export function tokenListCommand(): Command {
     const { all, single } = listOptions(flags);
     const client = await ctx.client();
     const items: AccessTokenInfo[] = [];
+    let end: PageEnd | undefined;
     await attempt("list access tokens", undefined, async () => {
-      const source = single ? (await client.accessTokens.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.accessTokens.listAll(all);
+      let source: AsyncIterable<AccessTokenInfo> | AccessTokenInfo[];
+      if (single) {
+        const page = await client.accessTokens.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
+        end = pageEnd(page, (t) => t.id);
+        source = page.items;
+      } else source = client.accessTokens.listAll(all);
       for await (const t of source) {
         if (flags.ndjson) await ctx.out.jsonLine(t);
         else items.push(t);
       }
     });
-    if (flags.ndjson) return;
-    if (ctx.flags.json) return ctx.out.jsonDoc(items);
-    const rows = [["ID", "BASINS", "STREAMS", "TOKENS", "OP GROUPS", "OPS", "EXPIRES", "AUTO-PREFIX"], ...items.map(row)];
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) await ctx.out.line(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  "));
+    if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(end ? { access_tokens: items, ...end } : items);
+    else if (!flags.ndjson) {
+      const now = Date.now();
+      const rows = [["ID", "BASINS", "STREAMS", "TOKENS", "OP GROUPS", "OPS", "EXPIRES", "AUTO-PREFIX"], ...items.map((t) => row(t, now).map((c) => ctx.out.shown(c)))];
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+      for (const r of rows) await ctx.out.line(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  "));
+    }
+    if (end) await finishPage(ctx, flags.ndjson, end, "tokens");
   }));
   return examples(cmd, ["svc token list", "svc token list --prefix ci/ --json"]);
 }

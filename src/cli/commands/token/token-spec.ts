@@ -3,10 +3,10 @@
  * request: one of each ⊕ pair, op names against the enum (kebab or snake case, with a
  * did-you-mean), `--op-groups` syntax, and an expiry in the future.
  */
-import { readFileSync } from "node:fs";
 import { OPERATIONS, type AccessTokenInfo, type AccessTokenScope, type ReadWritePermissions, type ResourceSet } from "../../../types.js";
 import { parseDuration } from "../../../format/duration.js";
 import { usageError } from "../../failure.js";
+import { readTokenFile } from "./token-file.js";
 
 const TOKEN_OPERATIONS: readonly string[] = OPERATIONS;
 
@@ -91,15 +91,7 @@ function expiry(flags: TokenFlags, now: number): string | undefined {
 
 /** The issue request for token `id` from the flags (or `--from-file`, which flags extend). */
 export function tokenRequest(id: string, flags: TokenFlags, now = Date.now()): AccessTokenInfo {
-  let base: Partial<AccessTokenInfo> = {};
-  if (flags.fromFile !== undefined) {
-    try {
-      base = JSON.parse(readFileSync(flags.fromFile === "-" ? 0 : flags.fromFile, "utf8")) as Partial<AccessTokenInfo>;
-    } catch (e) {
-      throw usageError(`--from-file ${flags.fromFile}: ${(e as Error).message}`);
-    }
-    if (typeof base !== "object" || base === null || Array.isArray(base)) throw usageError(`--from-file ${flags.fromFile}: expected a JSON object (an access-token request)`);
-  }
+  const base: Partial<AccessTokenInfo> = flags.fromFile !== undefined ? readTokenFile(flags.fromFile) : {};
   const scope: AccessTokenScope = { ...(base.scope ?? {}) };
   const sets = [["basins", flags.basinsPrefix, flags.basinsExact], ["streams", flags.streamsPrefix, flags.streamsExact], ["access_tokens", flags.tokensPrefix, flags.tokensExact]] as const;
   for (const [key, prefix, exact] of sets) {

@@ -1,0 +1,79 @@
+/**
+ * Reading an encrypted stream whose records were written with different keys (the key travels
+ * with each request, §8.8): the server fails a whole batch when one record in it cannot be
+ * decrypted with the reader's key, so the records before that one were never printed and the
+ * error named no record. When a read fails with `decryption_failed`, this reads on from where it
+ * stood with unary reads of fewer and fewer records (halving down to one), so every record
+ * before the first it cannot decrypt is printed, and then fails naming that record.
+ */
+import type { StreamClient } from "../../client/index.js";
+import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
+import { meteredSize } from "../../format/record-input.js";
+import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../../types.js";
+import type { SourceEvent, SourcePlan } from "./read-source.js";
+
+const isDecryptionFailure = (e: unknown): e is SvcError => e instanceof SvcError && e.code === "decryption_failed";
+
+interface Position {
+  next: number | undefined;
+  count: number;
+  bytes: number;
+}
+
+export async function* salvageDecryptable(source: AsyncGenerator<SourceEvent>, stream: StreamClient, plan: SourcePlan): AsyncGenerator<SourceEvent> {
+  const at: Position = { next: undefined, count: 0, bytes: 0 };
+  try {
+    for await (const ev of source) {
+      if (ev.type === "batch") advance(at, ev);
+      yield ev;
+    }
+    return;
+  } catch (e) {
+    if (!isDecryptionFailure(e)) throw e;
+  }
+  let k = Math.floor(LIMITS.maxUnaryReadRecords / 2);
+  for (;;) {
+    const limits = remaining(plan.limits, at, k);
+    if (limits === undefined) return;
+    const start: ReadStart = at.next !== undefined ? { seqNum: at.next } : plan.start;
+    let batch: ReadBatch;
+    try {
+      batch = await stream.read(start, { ...limits, ...(at.next === undefined && plan.limits.clamp ? { clamp: true } : {}) });
+    } catch (e) {
+      if (e instanceof RangeNotSatisfiableError) return;
+      if (!isDecryptionFailure(e)) throw e;
+      if (k > 1) {
+        k = Math.floor(k / 2);
+        continue;
+      }
+      throw undecryptable(at.next);
+    }
+    if (batch.records.length === 0) return;
+    const ev: SourceEvent = { type: "batch", records: batch.records, ...(batch.tail ? { tail: batch.tail } : {}) };
+    advance(at, ev);
+    yield ev;
+  }
+}
+
+function advance(at: Position, ev: Extract<SourceEvent, { type: "batch" }>): void {
+  if (ev.records.length === 0) return;
+  at.next = ev.records[ev.records.length - 1]!.seqNum + 1;
+  at.count += ev.records.length;
+  at.bytes += ev.records.reduce((n, r) => n + meteredSize(r), 0);
+}
+
+/** The next salvage read's limits (at most `k` records, never waiting), or undefined once the read's own limits are met. */
+function remaining(limits: ReadLimits, at: Position, k: number): ReadLimits | undefined {
+  const count = limits.count === undefined ? k : Math.min(k, limits.count - at.count);
+  const bytes = limits.bytes === undefined ? undefined : limits.bytes - at.bytes;
+  if (count <= 0 || (bytes !== undefined && bytes <= 0)) return undefined;
+  return { count, wait: 0, ...(bytes !== undefined ? { bytes } : {}), ...(limits.until !== undefined ? { until: limits.until } : {}) };
+}
+
+function undecryptable(seqNum: number | undefined): SvcError {
+  const which = seqNum === undefined ? "the first record of the read" : `record ${seqNum}`;
+  return new SvcError({
+    code: "decryption_failed", status: 400, origin: "server", retryable: false, sideEffects: false,
+    message: `${which} cannot be decrypted with the encryption key given: it was written with another key${seqNum === undefined ? "" : " (every record before it was printed)"}`,
+  });
+}
