@@ -9,6 +9,8 @@ import { serverError } from "../../errors.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
 import { ACCOUNT_SETS, accountMetrics, BASIN_SETS, basinMetrics, MAX_POINTS, points, STREAM_SETS, streamMetrics, type Interval, type Range } from "../metrics/query.js";
 import type { RequestContext } from "./context.js";
+import { getBasin } from "../store/basins.js";
+import { checkStreamExists } from "../store/streams.js";
 import type { Exchange } from "./exchange.js";
 import { checkBasinName, checkStreamName, u64Query } from "./params.js";
 
@@ -59,7 +61,7 @@ export async function basinMetricsHandler(ex: Exchange, ctx: RequestContext): Pr
   const set = metricSet(ex.query, BASIN_SETS);
   const now = Math.floor(Date.now() / 1000);
   const r = metricRange(ex.query, now);
-  if (!ctx.store.storage.getBasin(basin)) throw serverError("basin_not_found", `basin ${basin} does not exist`);
+  await getBasin(ctx.store, basin);
   const buckets = m.recorder.buckets(r.start, r.end);
   await ex.sendJson(200, { values: basinMetrics(set, basin, r, buckets, now, m.recorder.basinStorage(basin)) });
 }
@@ -71,10 +73,7 @@ export async function streamMetricsHandler(ex: Exchange, ctx: RequestContext): P
   metricSet(ex.query, STREAM_SETS);
   const now = Math.floor(Date.now() / 1000);
   const r = metricRange(ex.query, now);
-  if (!ctx.store.storage.getStream(basin, stream)) {
-    if (!ctx.store.storage.getBasin(basin)) throw serverError("basin_not_found", `basin ${basin} does not exist`);
-    throw serverError("stream_not_found", `stream ${stream} does not exist`);
-  }
+  await checkStreamExists(ctx.store, basin, stream);
   const buckets = m.recorder.buckets(r.start, r.end);
   await ex.sendJson(200, { values: streamMetrics(basin, stream, r, buckets, now, m.recorder.streamStorage(basin, stream)) });
 }

@@ -10,7 +10,7 @@
  *   counted since the last write: never more than the current minute.
  * - Minute buckets older than `keepDays` are deleted as new ones are written.
  */
-import type { Storage } from "../storage/storage.js";
+import type { LocalMetricsStore } from "../storage/seams.js";
 import { basinBucket, bucketKey, emptyBucket, minuteOf, STORAGE_KEY, type Bucket } from "./buckets.js";
 import { newMeter, type Meters, type StreamMeter } from "./meter.js";
 
@@ -44,7 +44,7 @@ export class MetricsRecorder implements Meters {
   /** Since start, for Prometheus. Records are counted at fold time from the meters. */
   readonly totals: Totals = { appendedRecords: 0, appendedBytes: 0, readRecords: 0, readBytes: 0 };
 
-  constructor(private readonly storage: Storage, private readonly flushMs = 10_000, private readonly log: (m: string) => void = () => {}) {
+  constructor(private readonly storage: LocalMetricsStore, private readonly flushMs = 10_000, private readonly log: (m: string) => void = () => {}) {
     for (const [, value] of storage.readMetrics(STORAGE_KEY, `${STORAGE_KEY}\u0000`)) {
       for (const [basin, stream, bytes] of value as StorageRow[]) this.stored.set(`${basin}\u0000${stream}`, bytes);
     }

@@ -8,17 +8,21 @@
  * no `tail`, live ones do), "following" (the moment a session sends its first heartbeat),
  * "timeout" (deadline passed while following) or "end" (a limit or `until` was reached, or
  * a read that cannot follow caught up).
+ *
+ * Records below the stream's known tail (LiveStream.known) are served without asking who else
+ * appended; where the answer depends on the tail now (the start's 416 rules, a tail offset,
+ * whether a read has caught up), the stream's `tailNow` is asked, which on a shared backend
+ * reflects every append acknowledged through any node.
  */
 import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadBatch, SequencedRecord, StreamPosition } from "../../types.js";
 import { LIMITS } from "../../types.js";
 import { MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize, readSizeBound } from "../../wire/batch.js";
 import { decodeReadBatchBytes } from "../../wire/record-codec.js";
-import type { Storage, StoredBatch } from "../storage/storage.js";
+import { storedCount, type StoredBatch } from "../storage/types.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
-import type { StreamState } from "./stream-state.js";
-import { TEST_FAULT } from "../test-fault.js";
+import type { LiveStream } from "./live-stream.js";
 
 export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number };
 
@@ -58,15 +62,24 @@ export class ReadCursor {
   private follower: Follower | undefined;
   /**
    * The stored batch the last catch-up batch ended inside: the next one starts in it, and
-   * reading it again would copy its value out of storage a second time (issue 13).
+   * reading it again would copy its value out of storage a second time.
    */
   private carry: StoredBatch | undefined;
+  /** The position up to which `tailNow` said the stream was caught up (-1: not asked yet here). */
+  private confirmed = -1;
 
   /**
+   * Resolves the start (the 416 rules, against the tail now where they depend on it).
    * @param open the reader's view of a stored record (decryption, §8.8); it may throw
    *   `decryption_failed`. Limits count what the reader gets.
    */
-  constructor(private readonly stream: StreamState, private readonly storage: Storage, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
+  static async open(stream: LiveStream, params: ReadParams, unary: boolean, open?: (r: SequencedRecord) => SequencedRecord): Promise<ReadCursor> {
+    const cursor = new ReadCursor(stream, params, unary, open);
+    cursor.position = await cursor.resolveStart(params);
+    return cursor;
+  }
+
+  private constructor(private readonly stream: LiveStream, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
     validateReadParams(params);
     const bounded = params.count !== undefined || params.bytes !== undefined || params.until !== undefined;
     if (unary) {
@@ -83,15 +96,18 @@ export class ReadCursor {
       this.canFollow = !bounded || (wait ?? 0) > 0;
     }
     this.until = params.until;
-    this.position = this.resolveStart(params);
+    this.position = 0;
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
   }
 
-  /** §7.2 and §7.3. Throws 416 with the durable tail. */
-  private resolveStart(p: ReadParams): number {
-    const tail = this.stream.tail;
-    const n = tail.seqNum;
+  /** §7.2 and §7.3. Throws 416 with the tail now. */
+  private async resolveStart(p: ReadParams): Promise<number> {
     const start = p.start ?? { tailOffset: 0 };
+    // A start below the known tail holds records: no need to ask for the tail now.
+    if ("seqNum" in start && start.seqNum < this.stream.known.nextSeq) return start.seqNum;
+    const tail = await this.stream.tailNow();
+    const n = tail.seqNum;
+    this.confirmed = n;
     let pos: number;
     if ("seqNum" in start) {
       if (start.seqNum > n && !p.clamp) throw new RangeNotSatisfiableError(tail);
@@ -104,17 +120,17 @@ export class ReadCursor {
         pos = n;
       } else {
         // A timestamp start that lands on the tail because records were trimmed is no 416.
-        return this.seekTimestamp(start.timestamp, n);
+        return await this.seekTimestamp(start.timestamp, n);
       }
     }
     if (pos === n && !this.canFollow) throw new RangeNotSatisfiableError(tail);
     return pos;
   }
 
-  private seekTimestamp(t: number, n: number): number {
-    const first = this.storage.findTimestamp(this.stream.id, t);
+  private async seekTimestamp(t: number, n: number): Promise<number> {
+    const first = await this.stream.findTimestamp(t);
     if (first === undefined || first >= n) return n;
-    for (const b of this.storage.readBatches(this.stream.id, first, 2)) {
+    for (const b of await this.stream.readBatches(first, 2)) {
       for (const r of b.records) if (r.timestamp >= t && r.seqNum < n) return r.seqNum;
     }
     return n;
@@ -128,23 +144,29 @@ export class ReadCursor {
     for (;;) {
       if (this.ended) return { kind: "end" };
       if (!this.follower) {
-        const batch = this.catchUp();
+        const batch = await this.catchUp();
         if (batch) {
           this.stream.meter.readOps++;
           return { kind: "batch", batch };
         }
         if (this.ended) return { kind: "end" };
+        // Caught up with what is known here: is that the tail now (another node may have appended)?
+        if (this.confirmed < this.position) {
+          this.confirmed = (await this.stream.tailNow()).seqNum;
+          if (this.confirmed > this.position) continue;
+        }
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
         this.follower = this.stream.follow(this.position);
         if (!this.follower) continue; // the tail moved meanwhile: catch up again
-        return { kind: "following", tail: this.stream.tail };
+        const known = this.stream.known;
+        return { kind: "following", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
       }
       const f = this.follower;
       if (f.closed) { this.close(); throw f.closed; }
       if (f.lagged) { this.close(); continue; } // fell behind: back to storage
       const live = f.queue.shift();
       if (live) {
-        const { records, full } = this.take(TEST_FAULT === "read-skip" && live.records.length > 1 && live.records[0]!.seqNum % 2 === 1 ? live.records.slice(1) : live.records, live.trimPoint);
+        const { records, full } = this.take(live.records, live.trimPoint);
         // The rest of a live batch that filled an output batch is read back from storage.
         if (full) this.close();
         if (records.length > 0) {
@@ -170,11 +192,12 @@ export class ReadCursor {
    * Records of stored batches that carry their wire bytes (and need no decryption) are taken
    * by their index and sent as runs of those bytes; the rest as decoded records.
    */
-  private catchUp(): ReadBatch | undefined {
-    const tailSeq = this.stream.durable.nextSeq;
+  private async catchUp(): Promise<ReadBatch | undefined> {
+    const known = this.stream.known;
+    const tailSeq = Math.max(known.nextSeq, this.confirmed);
     const ageMs = retentionMs(this.stream.meta.config);
     const now = Date.now();
-    if (this.position < this.stream.durable.trimPoint) this.position = Math.min(this.stream.durable.trimPoint, tailSeq);
+    if (this.position < known.trimPoint) this.position = Math.min(known.trimPoint, tailSeq);
     const out = new CatchUpBatch();
     // Stored batches are read as many at a time as the output batch still has room for, judged
     // by the last one's size: every value read is a copy (up to a MiB each), and reading ahead
@@ -182,7 +205,7 @@ export class ReadCursor {
     // next one (issue 13); streams of small batches still need only a handful of reads.
     let want = 1;
     while (this.position < tailSeq && !this.ended) {
-      const batches = this.takeCarry() ?? this.storage.readBatches(this.stream.id, this.position, want);
+      const batches = this.takeCarry() ?? await this.stream.readBatches(this.position, want);
       if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
@@ -281,11 +304,6 @@ export class ReadCursor {
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
     return "ok";
   }
-}
-
-/** Records in a stored batch, without decoding them. */
-function storedCount(b: StoredBatch): number {
-  return b.wire ? b.wire.count : b.records.length;
 }
 
 /**
