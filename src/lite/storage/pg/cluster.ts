@@ -20,14 +20,17 @@ import { clientOptions, type PgConfig } from "./config.js";
 import type { Db } from "./db.js";
 
 const CHANNEL = "svc_lite";
+/** The shortest time between two notifications of moved tails from one node. */
+const ANNOUNCE_MS = 5;
 /** The session-level advisory lock of the node that runs the periodic sweep ("svc_sw"). */
 const SWEEP_LOCK = 0x7376_635f_7377;
 
 /** A notification's payload as a hint; undefined when it is not one of ours. */
 export function parseHint(payload: string): ClusterHint | undefined {
   if (payload === "k") return { kind: "tokens" };
+  if (payload === "t*") return { kind: "tails" };
   if (payload.startsWith("t")) {
-    const ids = payload.slice(1).split(/[,:]/)[0]!.split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+    const ids = payload.slice(1).split(":")[0]!.split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
     return ids.length > 0 ? { kind: "tails", ids } : undefined;
   }
   if (payload.startsWith("m")) {
@@ -78,10 +81,15 @@ export class PgCluster implements Cluster {
     this.announcing = true;
     void (async () => {
       while (this.moved.size > 0 && !this.closed) {
-        const payload = `t${[...this.moved].join(",")}`.slice(0, 7900);
+        const ids = [...this.moved];
         this.moved.clear();
-        await this.db.writes.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [CHANNEL, payload])
+        const payload = `t${ids.join(",")}`;
+        // A payload is at most 8000 bytes: a longer list says "every stream" (the receivers poll all they serve).
+        await this.db.writes.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [CHANNEL, payload.length < 7900 ? payload : "t*"])
           .catch((e: unknown) => this.log(`notification failed (other nodes will poll): ${(e as Error).message}`));
+        // At most one notification per ANNOUNCE_MS: a stream appended to a thousand times a
+        // second costs the other nodes one re-read per period, not one per append.
+        await new Promise((r) => setTimeout(r, ANNOUNCE_MS));
       }
       this.announcing = false;
     })();
