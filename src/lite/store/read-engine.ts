@@ -150,11 +150,6 @@ export class ReadCursor {
           return { kind: "batch", batch };
         }
         if (this.ended) return { kind: "end" };
-        // Caught up with what is known here: is that the tail now (another node may have appended)?
-        if (this.confirmed < this.position) {
-          this.confirmed = (await this.stream.tailNow()).seqNum;
-          if (this.confirmed > this.position) continue;
-        }
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
         this.follower = this.stream.follow(this.position);
         if (!this.follower) continue; // the tail moved meanwhile: catch up again
@@ -194,7 +189,7 @@ export class ReadCursor {
    */
   private async catchUp(): Promise<ReadBatch | undefined> {
     const known = this.stream.known;
-    const tailSeq = Math.max(known.nextSeq, this.confirmed);
+    let tailSeq = Math.max(known.nextSeq, this.confirmed);
     const ageMs = retentionMs(this.stream.meta.config);
     const now = Date.now();
     if (this.position < known.trimPoint) this.position = Math.min(known.trimPoint, tailSeq);
@@ -204,7 +199,16 @@ export class ReadCursor {
     // blindly copied several stored batches per output batch only to read them again for the
     // next one (issue 13); streams of small batches still need only a handful of reads.
     let want = 1;
-    while (this.position < tailSeq && !this.ended) {
+    for (;;) {
+      if (this.ended) break;
+      if (this.position >= tailSeq) {
+        // At the tail known here: a batch ends there only if it is the tail now (another node
+        // may have appended more), else a short read would look like the end of the stream.
+        if (this.confirmed >= this.position) break;
+        this.confirmed = (await this.stream.tailNow()).seqNum;
+        tailSeq = Math.max(this.stream.known.nextSeq, this.confirmed);
+        if (this.position >= tailSeq) break;
+      }
       const batches = this.takeCarry() ?? await this.stream.readBatches(this.position, want);
       if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
       for (const b of batches) {
