@@ -4,11 +4,11 @@
  * looked up, so a rejected request never auto-creates a stream (§10.3).
  */
 import { serverError } from "../../errors.js";
-import type { AppendInput, ReadBatch } from "../../types.js";
+import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
 import { validateAppendInput } from "../../wire/batch.js";
 import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
-import { ReadCursor, validateReadParams, type ReadParams, type ReadStart } from "../store/read-engine.js";
+import { ReadCursor, validateReadParams, type ReadParams } from "../store/read-engine.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";

@@ -31,26 +31,58 @@ export function unavailable(e: unknown): SvcError {
 
 export type Tx = pg.PoolClient;
 
+/** How long a read may wait for the database before it fails (and opens the circuit). */
+export const READ_TIMEOUT_MS = 5_000;
+
 export class Db {
   readonly writes: pg.Pool;
   readonly reads: pg.Pool;
+  /**
+   * Open while the database does not answer reads: since when. A database that stops answering
+   * without closing its connections (a frozen host, a partition) would otherwise hold every
+   * request for a read timeout, one after another; with the circuit open reads fail at once
+   * with 503, and a probe every second closes it once the database answers again.
+   */
+  private stuckSince: number | undefined;
+  private closed = false;
 
-  constructor(readonly config: PgConfig, log: (m: string) => void) {
+  constructor(readonly config: PgConfig, private readonly log: (m: string) => void) {
     // Every statement is bounded: a database that stops answering (a partition, a frozen host:
     // no reset, no FIN) fails the statement instead of holding the stream's writes forever.
     const bounded = { statement_timeout: config.writeTimeoutMs, query_timeout: config.writeTimeoutMs + 1_000 };
     this.writes = new pg.Pool({ ...clientOptions(config), ...bounded, max: config.poolSize });
-    this.reads = new pg.Pool({ ...clientOptions(config), ...bounded, max: config.poolSize, application_name: "svc lite reads" });
+    this.reads = new pg.Pool({ ...clientOptions(config), statement_timeout: READ_TIMEOUT_MS, query_timeout: READ_TIMEOUT_MS, max: config.poolSize, application_name: "svc lite reads" });
     for (const p of [this.writes, this.reads]) p.on("error", (e) => log(`database connection lost: ${e.message}`));
   }
 
   /** A read through the read pool; failures are 503 `unavailable`. */
   async read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    if (this.stuckSince !== undefined) {
+      throw unavailable(new Error(`the database has not answered for ${Math.round((Date.now() - this.stuckSince) / 1000)} s`));
+    }
     try {
       return (await this.reads.query<R>(sql, params)).rows;
     } catch (e) {
+      if (/timeout/i.test((e as Error).message ?? "") && (e as { code?: string }).code === undefined) this.openCircuit();
       throw unavailable(e);
     }
+  }
+
+  private openCircuit(): void {
+    if (this.stuckSince !== undefined) return;
+    this.stuckSince = Date.now() - READ_TIMEOUT_MS;
+    this.log(`the database did not answer a read within ${READ_TIMEOUT_MS} ms: reads fail at once until it answers again`);
+    const probe = (): void => {
+      if (this.closed) return;
+      const t = setTimeout(() => {
+        this.reads.query("SELECT 1").then(() => {
+          this.stuckSince = undefined;
+          this.log("the database answers reads again");
+        }, probe);
+      }, 1_000);
+      t.unref();
+    };
+    probe();
   }
 
   /** One statement through the write pool; failures are 500 `storage` (outcome unknown). */
@@ -86,6 +118,7 @@ export class Db {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([this.writes.end().catch(() => {}), this.reads.end().catch(() => {})]);
   }
 }
