@@ -29,7 +29,6 @@ import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
-import { MetricsRecorder } from "./metrics/recorder.js";
 import { describeTls, fromFiles, selfSigned, selfSignedIn, type TlsInfo, type TlsMaterial } from "./tls-cert.js";
 import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
@@ -120,12 +119,9 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
   };
   let metrics: LiteMetrics | undefined;
-  // Metrics are counted per node and kept in its own storage; on a database shared by many
-  // nodes they would overwrite each other, so lite on PostgreSQL answers them with 501 for now.
-  if (opts.metrics && opts.postgres) log("metrics are off: they are not yet kept on PostgreSQL storage (GET /v1/metrics and /metrics answer 501)");
-  if (opts.metrics && backend.kind === "local") {
-    metrics = { recorder: new MetricsRecorder(backend.metrics, opts.metricsFlushMs, log), stats: new ServerStats() };
-    store.meters = metrics.recorder;
+  if (opts.metrics) {
+    // Counted by this node, summed in storage with every node's (one process on lmdb, the database on PostgreSQL).
+    metrics = { recorder: store.countMetrics(opts.metricsFlushMs), stats: new ServerStats() };
     const stats = metrics.stats;
     backend.onSync = (seconds) => stats.synced(seconds);
   }
@@ -137,7 +133,6 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     requestLog.flush();
     await janitor.stop();
     await store.drain();
-    await metrics?.recorder.close();
     await store.close();
     await lock?.release();
   };

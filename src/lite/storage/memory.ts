@@ -3,7 +3,8 @@
  * durability. Writes "complete" on the next microtask, in order.
  */
 import type { StoredToken } from "../auth/token-info.js";
-import type { Catalog, CatalogChange, LocalBackend, LocalLog, LocalMetricsStore } from "./seams.js";
+import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore } from "./seams.js";
+import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
 import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
 
 function byteCompare(a: string, b: string): number {
@@ -203,16 +204,21 @@ class MemoryLog implements LocalLog {
   }
 }
 
-class MemoryMetrics implements LocalMetricsStore {
-  private metrics = new Map<string, unknown>();
+/** Metric sums in a map; a write applies at once, atomically (nothing else runs meanwhile). */
+class MemoryKv implements MetricsKv {
+  private readonly map = new Map<string, number>();
+  private readonly writer: KvWriter = { get: (k) => this.map.get(k), put: (k, v) => void this.map.set(k, v), remove: (k) => void this.map.delete(k) };
 
-  readMetrics(start: string, end: string): [string, unknown][] {
-    return [...this.metrics].filter(([k]) => k >= start && k < end).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, structuredClone(v)]);
+  get(key: string): number | undefined {
+    return this.map.get(key);
   }
 
-  async writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void> {
-    for (const k of [...this.metrics.keys()]) if (k.startsWith("b:") && k < deleteBelow) this.metrics.delete(k);
-    for (const [k, v] of puts) this.metrics.set(k, structuredClone(v));
+  range(start: string, end: string): [string, number][] {
+    return [...this.map].filter(([k]) => byteCompare(k, start) >= 0 && byteCompare(k, end) < 0).sort(([a], [b]) => byteCompare(a, b));
+  }
+
+  async write(_size: number, body: (w: KvWriter) => void): Promise<void> {
+    body(this.writer);
   }
 }
 
@@ -221,7 +227,7 @@ export class MemoryBackend implements LocalBackend {
   readonly durable = false;
   readonly log = new MemoryLog();
   readonly catalog: Catalog = new MemoryCatalog(this.log);
-  readonly metrics: LocalMetricsStore = new MemoryMetrics();
+  readonly metrics: MetricsStore = new LocalMetrics(new MemoryKv());
   onSync?: (seconds: number) => void;
 
   async close(): Promise<void> {}

@@ -143,12 +143,69 @@ export interface SharedLog extends RecordLog {
   states(ids: number[]): Promise<Map<number, StoredState>>;
 }
 
-/** Metric values: small JSON values under ordered string keys, kept apart from the data. */
+/**
+ * Metrics as plain numbers that every node adds to; what they mean is the recorder's
+ * (metrics/recorder.ts, buckets.ts). Minutes are epoch seconds (multiples of 60).
+ *
+ *   counts   (minute, scope, name) → n    scope "" is the account, else a basin name
+ *   totals   name → n                     kept since metrics were first kept
+ *   stored   (basin, stream) → bytes      a gauge every node changes by deltas; stream ""
+ *                                         is the basin's own row, changed by the sum of its
+ *                                         streams' deltas
+ *   samples  (basin, stream, minute) → bytes   the stored row's value after its last change
+ *                                         in that minute
+ *
+ * Sums are the storage's: a local backend adds within its one process, a shared one in the
+ * database, so every node's counts land in one sum. Values are raw sums (a stored row may go
+ * below zero when counts were lost); the recorder clamps what it reports.
+ */
+export interface MetricCount {
+  t: number;
+  scope: string;
+  name: string;
+  n: number;
+}
+
+/** A change of one stream's stored bytes, sampled at minute `t` (with its basin's) once added. */
+export interface StoredChange {
+  t: number;
+  basin: string;
+  stream: string;
+  /** The stream's id: a shared backend drops the change when no stream of this id exists any more. */
+  id: number;
+  n: number;
+}
+
+/** What a node counted since it last added; each key appears at most once. */
+export interface MetricsDelta {
+  counts: MetricCount[];
+  totals: [name: string, n: number][];
+  stored: StoredChange[];
+  /** When set, counts and samples of minutes before it are deleted. */
+  pruneBefore?: number;
+}
+
+export interface StoredSample {
+  t: number;
+  bytes: number;
+}
+
 export interface MetricsStore {
-  /** Metric values with start ≤ key < end (byte-wise), ascending by key. */
-  readMetrics(start: string, end: string): Maybe<[string, unknown][]>;
-  /** Writes metric values and deletes the bucket keys ("b:…") below `deleteBelow`; resolves when durable. */
-  writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void>;
+  /** Adds `delta` to what is stored (in one transaction); resolves when durable. */
+  add(delta: MetricsDelta): Promise<void>;
+  /**
+   * Stream `id`'s records are gone: its stored bytes leave it and its basin, both sampled at
+   * minute `t` (a stream without stored bytes is not sampled); resolves when durable. A shared
+   * backend then ignores changes for that id still on their way from other nodes.
+   */
+  drop(t: number, basin: string, stream: string, id: number): Promise<void>;
+  /** Counts of minutes in [from, to], of one scope or (undefined) of all. */
+  counts(from: number, to: number, scope?: string): Maybe<MetricCount[]>;
+  /** Samples of a stream's stored bytes (stream "": its basin's) at minutes in [from, to], by time. */
+  samples(basin: string, stream: string, from: number, to: number): Maybe<StoredSample[]>;
+  /** Stored bytes now of a stream, of a basin (stream ""), or (basin undefined) of every basin. */
+  stored(basin?: string, stream?: string): Maybe<number>;
+  totals(): Maybe<[name: string, n: number][]>;
 }
 
 /** What another node changed, as a hint to read again (never trusted for its content). */
@@ -177,15 +234,9 @@ interface BackendBase {
   close(): Promise<void>;
 }
 
-/** Metrics of a local backend: reads answer at once. */
-export interface LocalMetricsStore extends MetricsStore {
-  readMetrics(start: string, end: string): [string, unknown][];
-}
-
 export interface LocalBackend extends BackendBase {
   readonly kind: "local";
   readonly log: LocalLog;
-  readonly metrics: LocalMetricsStore;
 }
 
 export interface SharedBackend extends BackendBase {

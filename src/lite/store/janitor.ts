@@ -172,7 +172,7 @@ export class Janitor {
     if (oldest && oldest.firstSeq + oldest.count <= cut) {
       const removed = await this.bytesBelow(meta.id, cut);
       while ((await log.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
-      if (removed > 0) this.store.meters.meter(meta.basin, meta.name).storage -= removed;
+      if (removed > 0) this.store.meters.meter(meta.basin, meta.name, meta.id).storage -= removed;
     }
     const minAge = meta.config.delete_on_empty.min_age_secs;
     if (minAge > 0 && (await log.batchHeads(meta.id, cut, 1)).length === 0 && state.lastArrival + minAge * 1000 <= now) {
@@ -225,7 +225,7 @@ export class Janitor {
     await this.store.meta.run(async () => {
       if (!(await this.store.catalog.change({ op: "removeStream", basin: meta.basin, name: meta.name, id: meta.id }))) return;
       if (live) this.store.forget(live);
-      this.store.meters.dropped(meta.basin, meta.name);
+      this.store.meters.dropped(meta.basin, meta.name, meta.id);
     });
   }
 }

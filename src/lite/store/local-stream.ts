@@ -42,7 +42,7 @@ export class LocalStream implements LiveStream {
   broken: SvcError | undefined;
   /** Settles once every storage write issued so far has settled (they settle in order). */
   private lastWrite: Promise<void> = Promise.resolve();
-  meter: StreamMeter = NO_METERS.meter("", "");
+  meter: StreamMeter = NO_METERS.meter("", "", 0);
 
   constructor(
     public meta: StreamMeta, state: StreamStateRecord, private readonly log: LocalLog,

@@ -48,7 +48,7 @@ const deleting = (): SvcError => serverError("stream_deletion_pending", "the str
 
 export class SharedStream implements LiveStream {
   deleting = false;
-  meter: StreamMeter = NO_METERS.meter("", "");
+  meter: StreamMeter = NO_METERS.meter("", "", 0);
   known: StreamStateRecord;
   private queue: Entry[] = [];
   private busy = false;

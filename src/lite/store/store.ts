@@ -13,6 +13,7 @@ import { tokenBook } from "./tokens.js";
 import type { TokenBook } from "../auth/access.js";
 import { resolveStreamConfig } from "./stream-config.js";
 import { NO_METERS, type Meters } from "../metrics/meter.js";
+import { MetricsRecorder } from "../metrics/recorder.js";
 import { initialState, nowIso, type LiveStream, type StreamKind } from "./live-stream.js";
 import { LocalStreams } from "./local-streams.js";
 import { SharedStreams } from "./shared-streams.js";
@@ -36,6 +37,7 @@ export class Store {
   onWork: () => void = () => {};
   /** Where streams count their appends, reads and stored bytes. */
   meters: Meters = NO_METERS;
+  private recorder: MetricsRecorder | undefined;
 
   constructor(readonly backend: Backend, private readonly logLine: (msg: string) => void = () => {}) {
     this.catalog = backend.catalog;
@@ -43,6 +45,16 @@ export class Store {
     this.tokens = tokenBook(this.catalog);
     const hooks = { onTrim: () => this.onWork(), loaded: () => this.states.values(), forget: (s: LiveStream) => this.forget(s), log: logLine };
     this.kind = backend.kind === "local" ? new LocalStreams(backend.log, hooks) : new SharedStreams(backend, hooks);
+  }
+
+  /**
+   * Counts metrics from now on, kept in this store's storage (summed there with every other
+   * node's); the recorder is the store's, closed with it.
+   */
+  countMetrics(flushMs: number): MetricsRecorder {
+    this.recorder = new MetricsRecorder(this.backend.metrics, flushMs, this.logLine);
+    this.meters = this.recorder;
+    return this.recorder;
   }
 
   /** True when other nodes write the same data (PostgreSQL). */
@@ -88,7 +100,7 @@ export class Store {
       const again = this.states.get(streamKey(basin, name));
       if (again && again !== hit && again.id === meta.id) return again;
       const s = await this.kind.load(meta);
-      s.meter = this.meters.meter(meta.basin, meta.name);
+      s.meter = this.meters.meter(meta.basin, meta.name, meta.id);
       this.states.set(streamKey(basin, name), s);
       return s;
     });
@@ -134,8 +146,9 @@ export class Store {
     await Promise.all([...this.states.values()].map((s) => s.whenIdle()));
   }
 
-  /** Stops background work of the streams (polls, hints) and closes the backend. */
+  /** Writes what metrics counted, stops background work of the streams (polls, hints) and closes the backend. */
   async close(): Promise<void> {
+    await this.recorder?.close();
     await this.kind.close();
     await this.backend.close();
   }

@@ -11,7 +11,7 @@
  *            "dataFormat"                    → number (DATA_FORMAT)
  *   tokens   token id (utf8)                 → StoredToken (json: a hash, never the secret)
  *   tokenkeys key id (utf8)                  → token id
- *   metrics  string key                      → metric bucket / stored bytes (json)
+ *   metrics  string key                      → metric sums (json numbers; local-metrics.ts)
  *
  * Durability: lmdb's put() resolves at commit, BEFORE the commit is flushed (overlapping
  * sync); every write here therefore also awaits `env.flushed`, which covers all commits made

@@ -1,7 +1,8 @@
 /**
  * Storage on PostgreSQL: any number of svc lite nodes on one database (schema.ts). The
  * database sequences every append (sequencer-sql.ts, log.ts), keeps the catalog with
- * conditional changes (catalog.ts) and carries the nodes' hints to each other (cluster.ts).
+ * conditional changes (catalog.ts), sums every node's metrics (metrics.ts) and carries the
+ * nodes' hints to each other (cluster.ts).
  * Commits are durable when answered (synchronous_commit=on): an ack follows its commit.
  */
 import pg from "pg";
@@ -13,6 +14,7 @@ import { Db } from "./db.js";
 import { PgCatalog } from "./catalog.js";
 import { PgLog } from "./log.js";
 import { PgCluster } from "./cluster.js";
+import { PgMetrics } from "./metrics.js";
 
 export interface PgTimings {
   /** How often the tails of the streams a node serves are polled (a missed hint). */
@@ -21,23 +23,14 @@ export interface PgTimings {
   cacheMs: number;
 }
 
-/** Metrics are not kept on PostgreSQL yet (main.ts turns them off). */
-class NoMetrics implements MetricsStore {
-  readMetrics(): [string, unknown][] {
-    return [];
-  }
-
-  writeMetrics(): Promise<void> {
-    return Promise.reject(new SvcError({ code: "not_implemented", origin: "server", status: 501, message: "metrics are not kept on PostgreSQL storage" }));
-  }
-}
-
 export class PgBackend implements SharedBackend {
   readonly kind = "shared";
   readonly durable = true;
-  readonly metrics: MetricsStore = new NoMetrics();
+  readonly metrics: MetricsStore;
 
-  private constructor(readonly config: PgConfig, private readonly db: Db, readonly catalog: PgCatalog, readonly log: PgLog, readonly cluster: PgCluster) {}
+  private constructor(readonly config: PgConfig, private readonly db: Db, readonly catalog: PgCatalog, readonly log: PgLog, readonly cluster: PgCluster) {
+    this.metrics = new PgMetrics(db);
+  }
 
   /** Connects, applies migrations under the advisory lock, and opens the pools. */
   static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {

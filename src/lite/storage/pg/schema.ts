@@ -12,10 +12,12 @@
  *                 batch (batch-codec.ts; seq nums as planned, timestamps before the floor)
  *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)
  *   svc_stream_ids  ids of streams and basins
+ *   svc_metric_*  metric counts, totals, stored bytes and their samples (metrics.ts)
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
 import { MIGRATION_2 } from "./sequencer-sql.js";
+import { MIGRATION_3 } from "./metrics.js";
 
 export const MIGRATIONS: readonly string[] = [
   // 1
@@ -33,6 +35,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE svc_tokens (id text COLLATE "C" PRIMARY KEY, key_id text NOT NULL UNIQUE, token text NOT NULL);`,
   // 2: the database as sequencer (sequencer-sql.ts)
   MIGRATION_2,
+  // 3: metrics, summed by the database (metrics.ts)
+  MIGRATION_3,
 ];
 
 /** Any fixed 64-bit key: the lock all svc lite nodes take while migrating. */
