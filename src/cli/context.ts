@@ -46,14 +46,28 @@ export class Context {
   async client(): Promise<SvcClient> {
     if (this.svc) return this.svc;
     const s = this.settings();
-    const { SvcClient } = await import("../client/index.js");
     this.out.verbose(`account endpoint ${s.accountEndpoint.value} (${s.accountEndpoint.source})`);
     this.out.verbose(`basin endpoint ${s.basinEndpoint.value} (${s.basinEndpoint.source})`);
     this.out.verbose(s.accessToken ? `access token <redacted> (${s.accessToken.source})` : "no access token");
-    this.svc = new SvcClient({
+    this.svc = await this.newClient(true);
+    return this.svc;
+  }
+
+  /**
+   * A second client on the same endpoints and settings that sends no token (`svc ping` asks
+   * whether the server requires one); the caller closes it.
+   */
+  anonymousClient(): Promise<SvcClient> {
+    return this.newClient(false);
+  }
+
+  private async newClient(withToken: boolean): Promise<SvcClient> {
+    const s = this.settings();
+    const { SvcClient } = await import("../client/index.js");
+    return new SvcClient({
       accountEndpoint: s.accountEndpoint.value,
       basinEndpoint: s.basinEndpoint.value,
-      accessToken: s.accessToken?.value,
+      accessToken: withToken ? s.accessToken?.value : undefined,
       timeoutMs: s.timeoutMs.value,
       retries: s.retries.value,
       insecure: s.insecure.value,
@@ -64,7 +78,6 @@ export class Context {
       compression: s.compression.value,
       encryptionKey: resolveEncryptionKey(this.flags, this.env),
     });
-    return this.svc;
   }
 
   /** The account endpoint and its source, once settings were resolved (for connection hints). */

@@ -1,5 +1,5 @@
 /** Help text helpers: every command ends its help with examples. */
-import type { Command } from "commander";
+import { Help, type Command } from "commander";
 
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join("\n")}\n`);
@@ -15,4 +15,31 @@ export function markPassThrough(cmd: Command): Command {
 
 export function isPassThrough(cmd: Command): boolean {
   return passThrough.has(cmd);
+}
+
+/** The one line a subcommand's help shows in place of the global options. */
+export const GLOBALS_LINE = "Global options (--json, -q, -v, --timeout, …): `svc help globals`";
+
+/** Commander's help, with the globals line under a subcommand's own options. */
+export function formatHelpWithGlobalsLine(cmd: Command, helper: Help): string {
+  const text = Help.prototype.formatHelp.call(helper, cmd, helper);
+  return cmd.parent ? `${text}\n${GLOBALS_LINE}\n` : text;
+}
+
+/** `svc help globals`: the options every command takes, formatted as commander formats options. */
+export function globalsHelp(program: Command): string {
+  const helper = program.createHelp();
+  helper.prepareContext({ helpWidth: program.configureOutput().getOutHelpWidth?.() ?? 80 });
+  const options = helper.visibleOptions(program);
+  const width = Math.max(...options.map((o) => helper.optionTerm(o).length));
+  const items = options.map((o) => helper.formatItem(helper.optionTerm(o), width, helper.optionDescription(o), helper));
+  return [
+    "Global options: every command takes them, before or after its own arguments",
+    "(svc --json basin list and svc basin list --json are the same).",
+    "",
+    ...items,
+    "",
+    "Settings: flag, then environment (SVC_*), then the config file's profile and top level, then the default.",
+    "",
+  ].join("\n");
 }

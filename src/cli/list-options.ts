@@ -21,7 +21,7 @@ export function addListOptions(cmd: Command): Command {
     .addOption(new Option("--no-auto-paginate", "fetch a single page"))
     .addOption(new Option("--include-deleted", "include resources that are being deleted"))
     .addOption(new Option("--ndjson", "one JSON object per line, streamed while paginating"))
-    .addOption(new Option("-l, --long", "more columns: state, creation time"));
+    .addOption(new Option("-l, --long", "a header and more columns: creation time, state (names that are not one word are quoted)"));
 }
 
 export function parseCount(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {

@@ -3,11 +3,13 @@
  * only file that calls process.exit. Errors from anywhere arrive at the one sink (sink.ts).
  * A closed stdout pipe (EPIPE, e.g. `svc basin list | head -1`) ends quietly with exit 0.
  */
-import { CommanderError } from "commander";
+import { CommanderError, type Command } from "commander";
 import { setInvocationArgv } from "./action.js";
+import { commanderErrorLines, commandPath } from "./command-path.js";
 import { currentContext } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
+import { globalsHelp } from "./help.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
@@ -24,11 +26,13 @@ export async function main(argv: string[]): Promise<void> {
   const program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
   if (argv.length === 0) {
     program.outputHelp();
+  } else if (argv.length === 2 && argv[0] === "help" && argv[1] === "globals") {
+    writeStdoutText(globalsHelp(program));
   } else {
     try {
       await program.parseAsync(argv, { from: "user" });
     } catch (e) {
-      code = handle(e, argv);
+      code = handle(e, argv, program);
     }
   }
   const ctx = currentContext();
@@ -49,14 +53,15 @@ export function exitWithError(e: unknown, argv: string[]): never {
   process.exit(handle(e, argv));
 }
 
-function handle(e: unknown, argv: string[]): number {
+function handle(e: unknown, argv: string[], program?: Command): number {
+  const path = program ? commandPath(program, argv) : "svc lite";
   if (e instanceof CommanderError) {
-    // Commander already printed its message (and suggestions) through writeErr.
     if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT.ok;
     if (e.code === "commander.executeSubCommandAsync") return EXIT.runtime;
-    // Commander printed its text; --json adds the documented one-line JSON error.
+    // Commander prints nothing (program.ts): its parse errors take the sink's style here.
+    const { message, lines } = commanderErrorLines(e, path);
+    for (const l of lines) process.stderr.write(`${l}\n`);
     if (argv.includes("--json")) {
-      const message = e.message.replace(/^error: /, "");
       process.stderr.write(`${JSON.stringify({ error: { status: null, code: "usage", message, exit_code: EXIT.usage } })}\n`);
     }
     return EXIT.usage;
@@ -68,7 +73,7 @@ function handle(e: unknown, argv: string[]): number {
     json,
     tokenSource: ctx?.tokenSource(),
     endpoint: ctx?.endpoint(),
-    commandPath: commandPathOf(argv),
+    commandPath: path,
   });
   for (const l of lines) process.stderr.write(`${l}\n`);
   if (json) process.stderr.write(`${JSON.stringify(doc)}\n`);
@@ -79,13 +84,4 @@ function handle(e: unknown, argv: string[]): number {
 /** `svc help lite` is `svc lite --help`: lite owns its flags, so it owns its help too. */
 function helpThroughLite(argv: string[]): string[] {
   return argv.length === 2 && argv[0] === "help" && argv[1] === "lite" ? ["lite", "--help"] : argv;
-}
-
-function commandPathOf(argv: string[]): string {
-  const words = ["svc"];
-  for (const a of argv) {
-    if (a.startsWith("-") || a.includes("://") || words.length >= 3) break;
-    words.push(a);
-  }
-  return words.join(" ");
 }

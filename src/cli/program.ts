@@ -2,7 +2,7 @@
 import { Command, Option } from "commander";
 import { registerCommands, wantedCommand } from "./commands/index.js";
 import { VERSION } from "./context.js";
-import { examples, isPassThrough } from "./help.js";
+import { examples, formatHelpWithGlobalsLine, isPassThrough } from "./help.js";
 import { stdoutColumns } from "./stdout.js";
 
 /** Options of the root program that take a value (to find the command word in argv). */
@@ -27,24 +27,26 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--retries <n>", "retries after the first attempt (default 2)"))
     .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))
     .addOption(new Option("--insecure", "skip TLS certificate verification (env SVC_INSECURE)"))
-    .configureHelp({ showGlobalOptions: true })
+    // A subcommand's help names the global options in one line (`svc help globals` lists them).
+    .configureHelp({ formatHelp: formatHelpWithGlobalsLine })
     .addOption(new Option("-k, --encryption-key <key>", "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY)"))
     .addOption(new Option("--encryption-key-file <file>", "read the encryption key from a file"))
     .showSuggestionAfterError(true)
-    .showHelpAfterError("(run with --help for usage)")
     // Help is plain text (no colours to keep or strip); its width is a terminal's, found without
-    // opening stdout when it cannot be one (stdout.ts), else commander's 80.
-    .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: (s, w) => w(s), getOutHelpWidth: () => stdoutColumns() ?? 80, getOutHasColors: () => false })
+    // opening stdout when it cannot be one (stdout.ts), else commander's 80. Parse errors are
+    // printed by main.ts in the sink's style (command-path.ts), so commander prints none.
+    .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: () => undefined, getOutHelpWidth: () => stdoutColumns() ?? 80, getOutHasColors: () => false })
     .exitOverride();
   examples(program, [
     "svc lite                                   # start a local server (another terminal)",
+    "svc ping                                   # who answers, is the token accepted, latency",
     "svc basin create my-basin-01",
     "svc stream create svc://my-basin-01/events",
     "svc basin list --json",
     "svc check-tail svc://my-basin-01/events",
     "svc apply -f spec.json --dry-run",
   ]);
-  program.addHelpText("after", "\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n");
+  program.addHelpText("after", "\nThe options above go with any command: `svc help globals` lists them alone.\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n");
   await registerCommands(program, wantedCommand(argv, VALUE_OPTIONS));
   inheritSettings(program);
   return program;

@@ -1,6 +1,6 @@
 /**
  * SvcClient: the typed API. Its tree mirrors the URL tree: account-level `basins`,
- * `accessTokens`, `metrics` and `locations`; `basin(name)` for basin-level `streams`;
+ * `accessTokens`, `metrics` and `locations`; `server` for `GET /ping`; `basin(name)` for basin-level `streams`;
  * `basin(name).stream(name)` for one stream's data plane. Creating a client does no I/O and loads no network library.
  */
 import { AccessTokensApi } from "./access-tokens.js";
@@ -9,6 +9,7 @@ import { Caller, type CallerOptions } from "./caller.js";
 import { basinRoute, normalizeEndpoint, type BasinRoute } from "./endpoints.js";
 import { LocationsApi } from "./locations.js";
 import { MetricsApi } from "./metrics.js";
+import { PingApi } from "./ping.js";
 import { assertBasinName } from "./names.js";
 import { Redacted } from "./redacted.js";
 import { StreamClient } from "./stream.js";
@@ -30,6 +31,7 @@ export class SvcClient {
   readonly accessTokens: AccessTokensApi;
   readonly metrics: MetricsApi;
   readonly locations: LocationsApi;
+  readonly server: PingApi;
   readonly accountBase: string;
   readonly basinEndpoint: string;
   private readonly caller: Caller;
@@ -45,6 +47,7 @@ export class SvcClient {
     this.accessTokens = new AccessTokensApi(this.caller, this.accountBase);
     this.metrics = new MetricsApi(this.caller, this.accountBase);
     this.locations = new LocationsApi(this.caller, this.accountBase);
+    this.server = new PingApi(this.caller, this.accountBase);
   }
 
   basin(name: string): BasinClient {

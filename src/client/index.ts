@@ -8,6 +8,8 @@ export type { UnaryEncoding, UnaryOptions } from "./stream.js";
 export { AccessTokensApi } from "./access-tokens.js";
 export { MetricsApi } from "./metrics.js";
 export { LocationsApi } from "./locations.js";
+export { PingApi } from "./ping.js";
+export type { PingReply } from "./ping.js";
 export { Redacted, REDACTED } from "./redacted.js";
 export { basinNameProblem, streamNameProblem, tokenIdProblem, assertBasinName, assertStreamName, assertTokenId } from "./names.js";
 export { basinRoute, isHostRouted, normalizeEndpoint } from "./endpoints.js";

@@ -16,3 +16,20 @@ export function humanBytes(n: number): string {
 export function humanCount(n: number): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: 2 });
 }
+
+/**
+ * A rate for humans that never rounds a real rate to 0: two significant digits below 10
+ * (`0.33`, `4.5`), one decimal below 100 (`45.2`), whole numbers above.
+ */
+export function humanRate(perSecond: number): string {
+  if (!Number.isFinite(perSecond) || perSecond <= 0) return "0";
+  if (perSecond >= 100) return String(Math.round(perSecond));
+  if (perSecond >= 10) return perSecond.toFixed(1);
+  if (perSecond < 0.001) return "<0.001";
+  return String(Number(perSecond.toPrecision(2)));
+}
+
+/** Bytes per second: `humanBytes` from 1 KiB/s up, `humanRate` below (`0.9 B/s`, never `0 B/s`). */
+export function humanByteRate(perSecond: number): string {
+  return perSecond >= 1024 ? `${humanBytes(perSecond)}/s` : `${humanRate(perSecond)} B/s`;
+}

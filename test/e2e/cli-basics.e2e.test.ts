@@ -41,13 +41,13 @@ describe("svc cli > help, version, usage", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("error: unknown command 'lsit'");
-    expect(r.stderr).toContain("Did you mean list?");
+    expect(r.stderr).toContain("hint: did you mean `svc basin list`?");
   });
 
   it("suggests an option for a typo, exit 2", async () => {
     const r = await runSvc(["basin", "list", "--prefx", "a"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Did you mean --prefix?");
+    expect(r.stderr).toContain("hint: did you mean --prefix?");
   });
 
   it("validates names and URIs locally, exit 2", async () => {

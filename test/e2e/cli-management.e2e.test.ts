@@ -93,7 +93,7 @@ describe("svc basin", () => {
     expect((await svc(["basin", "list", "--prefix", prefix, "--limit", "2"])).stdout).toBe(`${names[0]}\n${names[1]}\n`);
     expect((await svc(["basin", "list", "--prefix", prefix, "--limit", "1", "--no-auto-paginate"])).stdout).toBe(`${names[0]}\n`);
     expect((await svc(["basin", "list", "--prefix", prefix, "--start-after", names[0]!])).stdout).toBe(`${names[1]}\n${names[2]}\n`);
-    expect((await svc(["basin", "list", "--prefix", prefix, "--long"])).stdout).toMatch(new RegExp(`^${names[0]}\\s+active\\s+\\d{4}-`, "m"));
+    expect((await svc(["basin", "list", "--prefix", prefix, "--long"])).stdout).toMatch(new RegExp(`^\\d{4}-\\S+\\s+active\\s+${names[0]}$`, "m"));
     expect((await svc(["ls", "--prefix", prefix])).stdout).toBe(plain.stdout);
     expect((await svc(["list-basins", "--prefix", prefix])).stdout).toBe(plain.stdout);
   });
@@ -160,7 +160,7 @@ describe("svc stream and check-tail", () => {
     const both = await svc(["stream", "list", `svc://${b}/pfx/`, "--prefix", "x"]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("multiple prefixes");
-    expect((await svc(["stream", "list", `svc://${b}/pfx/`, "--long"])).stdout).toMatch(new RegExp(`^svc://${b}/pfx/a\\s+\\d{4}-`, "m"));
+    expect((await svc(["stream", "list", `svc://${b}/pfx/`, "--long"])).stdout).toMatch(new RegExp(`^\\d{4}-\\S+\\s+active\\s+svc://${b}/pfx/a$`, "m"));
     const json = JSON.parse((await svc(["stream", "list", `svc://${b}/pfx/`, "--json"])).stdout);
     expect(json.map((s: { name: string }) => s.name)).toEqual(["pfx/a", "pfx/b"]);
   });

@@ -17,8 +17,16 @@ export interface PtyResult {
 
 const quote = (a: string): string => `'${a.replaceAll("'", "'\\''")}'`;
 
-/** `svc args…` on a terminal; `before` is a shell prefix such as `timeout -s INT 3`. */
-export function runSvcInPty(args: string[], env: Record<string, string>, opts: { before?: string; timeoutMs?: number; columns?: number; input?: { afterMs: number; text: string } } = {}): Promise<PtyResult> {
+export interface PtyInput {
+  afterMs: number;
+  text: string;
+}
+
+/**
+ * `svc args…` on a terminal; `before` is a shell prefix such as `timeout -s INT 3`; `input` is
+ * typed at the terminal after the given times (`\x03` is Ctrl-C).
+ */
+export function runSvcInPty(args: string[], env: Record<string, string>, opts: { before?: string; timeoutMs?: number; columns?: number; input?: PtyInput | PtyInput[] } = {}): Promise<PtyResult> {
   const home = tempHome();
   const cmd = `stty cols ${opts.columns ?? 100} rows 40; ${opts.before ?? ""} ${quote(process.execPath)} ${quote(SVC_BIN)} ${args.map(quote).join(" ")}`;
   return new Promise((resolve, reject) => {
@@ -27,10 +35,7 @@ export function runSvcInPty(args: string[], env: Record<string, string>, opts: {
       stdio: ["pipe", "pipe", "pipe"],
     });
     let raw = "";
-    if (opts.input) {
-      const { afterMs, text } = opts.input;
-      setTimeout(() => child.stdin.write(text), afterMs);
-    }
+    for (const { afterMs, text } of [opts.input ?? []].flat()) setTimeout(() => child.stdin.write(text), afterMs);
     child.stdout.setEncoding("utf8").on("data", (s: string) => (raw += s));
     child.stderr.setEncoding("utf8").on("data", (s: string) => (raw += s));
     const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`pty run timed out: ${raw}`)); }, opts.timeoutMs ?? 30_000);

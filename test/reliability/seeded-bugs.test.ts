@@ -42,14 +42,25 @@ async function withFault<T>(fault: TestFault | undefined, run: (lite: Lite, clie
 }
 
 /** One ordering history (no injected faults) of `workflow`. */
-function ordering(fault: TestFault | undefined, workflow: Workflow, ops = 400): Promise<Verdict> {
+function ordering(fault: TestFault | undefined, workflow: Workflow, ops = 400, seed = SEED): Promise<Verdict> {
   return withFault(fault, async (_lite, client) => {
     const stream = client.basin("seeded-bugs").stream(workflow);
     await client.basin("seeded-bugs").streams.create(workflow);
-    const rec = new Recorder({ seed: SEED, fault, workflow });
-    await runWorkload({ stream, name: workflow, recorder: rec, workflow, clients: 5, ops, random: rng(SEED) });
+    const rec = new Recorder({ seed, fault, workflow });
+    await runWorkload({ stream, name: workflow, recorder: rec, workflow, clients: 5, ops, random: rng(seed) });
     return verify(rec.history({ [workflow]: await readFinal(stream, recordKey) }));
   });
+}
+
+/**
+ * A bug that only some histories expose (trim-past-own shows only when a trim asked beyond the
+ * tail lands before the records after it are read): up to `tries` histories, from SEED on,
+ * until one catches it. (SEED=1674438712 ran one history that did not.)
+ */
+async function orderingTries(fault: TestFault, workflow: Workflow, tries = 3): Promise<Verdict> {
+  let v = await ordering(fault, workflow);
+  for (let i = 1; i < tries && v.ok; i++) v = await ordering(fault, workflow, 400, SEED + i);
+  return v;
 }
 
 /** A few kill -9 cycles with unary and session writers and a following reader. */
@@ -162,7 +173,7 @@ describe("checking the checkers: each seeded bug is caught", () => {
     ["skip-seq", "ordering regular (C1 acked range holds other records)", () => ordering("skip-seq", "regular"), /C1/],
     ["drop-last", "ordering regular (C1 acked record lost)", () => ordering("drop-last", "regular"), /C1/],
     ["reorder", "ordering regular (C1 acked range holds other records)", () => ordering("reorder", "regular"), /C1/],
-    ["trim-past-own", "ordering trim (C8 / search)", () => ordering("trim-past-own", "trim"), /C8|C1|search/],
+    ["trim-past-own", "ordering trim (C8 / search)", () => orderingTries("trim-past-own", "trim"), /C8|C1|search/],
     ["tail-short", "crash: the append after restart (check 6)", () => crash("tail-short", 2), /probe/],
     ["read-skip", "a following read session in the crash miniature (C7)", () => crash("read-skip", 2), /C7/],
   ];

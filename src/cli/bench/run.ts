@@ -55,6 +55,8 @@ export interface BenchResult {
 export interface BenchLive {
   phase: "write" | "drain" | "catchup-wait" | "catchup";
   elapsedMs: number;
+  /** In `catchup-wait`: the time left before the catch-up read starts. */
+  catchupInMs?: number;
   acked: number;
   ackedBytes: number;
   read: number;
@@ -128,7 +130,14 @@ export async function runBench(client: SvcClient, plan: BenchPlan, startSeq: num
     }
   })();
 
-  const ticker = setInterval(() => onLive({ phase, elapsedMs: performance.now() - started, acked, ackedBytes, read: live.count }), 250);
+  let catchupAt = 0;
+  const liveFigures = (read: number): BenchLive => {
+    const now = performance.now();
+    const l: BenchLive = { phase, elapsedMs: now - started, acked, ackedBytes, read };
+    if (phase === "catchup-wait") l.catchupInMs = Math.max(0, catchupAt - now);
+    return l;
+  };
+  const ticker = setInterval(() => { if (phase !== "catchup") onLive(liveFigures(live.count)); }, 250);
   ticker.unref();
   const timer = setTimeout(() => stop.abort(), Math.min(MAX_TIMER_MS, plan.durationMs));
   try {
@@ -146,19 +155,28 @@ export async function runBench(client: SvcClient, plan: BenchPlan, startSeq: num
     }
     await reader;
     if (failure === null && !signal.aborted && live.count !== acked) failWith(new ChainError(`the live reader saw ${live.count} records, ${acked} were acknowledged`));
+  } catch (e) {
+    clearInterval(ticker);
+    throw e;
   } finally {
     clearTimeout(timer);
-    clearInterval(ticker);
   }
 
+  // The wait before the catch-up read is announced (phase `catchup-wait`, with the time left).
   let catchup: Throughput | null = null;
-  if (plan.catchup && failure === null && !signal.aborted) {
-    phase = "catchup-wait";
-    await sleep(plan.catchupDelayMs, signal);
-    if (!signal.aborted) {
-      phase = "catchup";
-      catchup = await catchupRead().catch((e: unknown) => { failWith(e); return null; });
+  try {
+    if (plan.catchup && failure === null && !signal.aborted) {
+      phase = "catchup-wait";
+      catchupAt = performance.now() + plan.catchupDelayMs;
+      onLive(liveFigures(live.count));
+      await sleep(plan.catchupDelayMs, signal);
+      if (!signal.aborted) {
+        phase = "catchup";
+        catchup = await catchupRead().catch((e: unknown) => { failWith(e); return null; });
+      }
     }
+  } finally {
+    clearInterval(ticker);
   }
   signal.removeEventListener("abort", onAbort);
   return {
@@ -221,7 +239,7 @@ export async function runBench(client: SvcClient, plan: BenchPlan, startSeq: num
         verifier.check(r.body, r.seqNum);
         bytes += r.body.length;
       }
-      onLive({ phase, elapsedMs: performance.now() - started, acked, ackedBytes, read: verifier.count });
+      onLive(liveFigures(verifier.count));
     }
     const ms = performance.now() - t0;
     if (!signal.aborted && verifier.count !== acked) throw new ChainError(`the catch-up read saw ${verifier.count} records, ${acked} were acknowledged`);

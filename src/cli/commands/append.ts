@@ -68,14 +68,16 @@ export function appendCommand(): Command {
     .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
     .addOption(new Option("--max-records <n>", "stop after N input records"))
     .addOption(new Option("--atomic", "the whole input is one batch, appended atomically (≤ 1000 records, ≤ 1 MiB)"))
-    .addOption(new Option("--acks <mode>", "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v)").choices(["text", "ndjson", "none"]))
+    .addOption(new Option("--acks <mode>", "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v or when the input is typed at a terminal)").choices(["text", "ndjson", "none"]))
     .addOption(new Option("--dry-run", "parse and validate the input; send nothing"))
     .addOption(new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)").choices(["fail", "skip"]).default("fail"))
     .addOption(new Option("--commands <mode>", "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)").choices(["skip", "replay"]).default("skip"));
   addConditionOptions(cmd);
   cmd.action(handler<Flags>(async (ctx, [arg], f) => {
     const { basin, stream } = parseStreamUri(arg!);
-    const plan = appendPlan(f, ctx.settings().compression.value, { verbose: ctx.out.verboseOn, json: ctx.out.json });
+    // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
+    const typed = (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
+    const plan = appendPlan(f, ctx.settings().compression.value, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
     const client = await ctx.client();
     await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
       ...plan,
@@ -98,7 +100,8 @@ function perSecond(text: string, flag: string, size: boolean): number {
   return n;
 }
 
-export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean; json?: boolean } = {}): AppendPlan {
+/** `g.typed`: the input is typed at a terminal, so each acked batch gets a line instead of a live line. */
+export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
   let format = parseInputFormat(f.format);
   if (f.whole) {
     if (f.format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
@@ -138,7 +141,7 @@ export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean
       onReconnect: () => undefined,
       ...(compression === "gzip" || compression === "zstd" ? { compression } : {}),
     },
-    acks: f.acks ?? (g.json ? "none" : g.verbose ? "text" : "progress"),
+    acks: f.acks ?? (g.json ? "none" : g.verbose || g.typed ? "text" : "progress"),
     json: g.json === true,
     commands: f.commands,
     dryRun: f.dryRun === true,

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import { handler } from "../action.js";
 import { runBench, defaultBatchRecords, type BenchLive, type BenchPlan, type BenchResult } from "../bench/run.js";
+import type { Output } from "../output.js";
 import { CHAIN_HEADER_BYTES } from "../bench/chain.js";
 import type { LatencySummary } from "../bench/latency.js";
 import { Interrupt } from "../data/interrupt.js";
@@ -19,7 +20,6 @@ import { humanBytes } from "../data/progress.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
 import { examples } from "../help.js";
-import { spinnerWanted } from "../output.js";
 import { formatUri, parseBasinArg, parseStreamUri } from "../uri.js";
 
 interface Flags {
@@ -46,7 +46,7 @@ export function benchCommand(): Command {
     .addOption(new Option("--record-size <size>", `record body size, ${CHAIN_HEADER_BYTES} B to 1 MiB`).default("8KiB"))
     .addOption(new Option("--batch-records <n>", "records per append input (default: up to 1000 / 1 MiB)"))
     .addOption(new Option("--duration <dur>", "how long to write").default("60s"))
-    .addOption(new Option("--catchup-delay <dur>", "wait before the catch-up read").default("20s"))
+    .addOption(new Option("--catchup-delay <dur>", "wait between writing and the catch-up read (announced, and counted down on a terminal)").default("20s"))
     .addOption(new Option("--no-catchup", "skip the catch-up read"))
     .addOption(new Option("--keep-stream", "keep the temporary stream"))
     .addOption(new Option("--stream <uri>", "use this existing stream (never deleted)"));
@@ -59,13 +59,13 @@ export function benchCommand(): Command {
     if (!given) await attempt("create stream", formatUri(basin, plan.stream), () => streams.create(plan.stream));
     const uri = formatUri(basin, plan.stream);
     const interrupt = new Interrupt();
-    const liveLine = spinnerWanted({ json: ctx.flags.json, quiet: ctx.flags.quiet });
     let result: BenchResult;
     try {
       const tail = await attempt("check tail of", uri, () => client.basin(basin).stream(plan.stream).checkTail());
       ctx.out.info(`bench ${uri}: ${plan.writers} writer(s), ${plan.targetMiBps === undefined ? "max rate" : `${plan.targetMiBps} MiB/s`}, ${humanBytes(plan.recordSize)} records, ${plan.durationMs / 1000} s`);
-      result = await runBench(client, plan, tail.seqNum, interrupt.signal, liveLine ? drawLive : () => undefined);
-      if (liveLine) process.stderr.write("\r\x1b[K");
+      if (plan.catchup) ctx.out.info(catchupPlan(plan));
+      result = await runBench(client, plan, tail.seqNum, interrupt.signal, liveReporter(ctx.out, plan));
+      ctx.out.clearLive();
     } finally {
       interrupt.dispose();
       if (!given && !f.keepStream) {
@@ -113,10 +113,34 @@ function planOf(basin: string, f: Flags): BenchPlan {
   };
 }
 
-function drawLive(l: BenchLive): void {
+/**
+ * Live figures: a line redrawn on a terminal, counting down the wait before the catch-up read;
+ * in logs, one line when that wait starts (so a silent pause is never unexplained).
+ */
+function liveReporter(out: Output, plan: BenchPlan): (l: BenchLive) => void {
+  let waitAnnounced = false;
+  return (l) => {
+    if (l.phase === "catchup-wait" && !waitAnnounced) {
+      waitAnnounced = true;
+      if (!out.liveWanted) out.info(`writing done; waiting ${plan.catchupDelayMs / 1000} s before the catch-up read (--catchup-delay)`);
+    }
+    if (out.liveWanted) out.live(liveText(l));
+  };
+}
+
+function liveText(l: BenchLive): string {
+  if (l.phase === "catchup-wait") {
+    return `waiting for the catch-up read: ${Math.ceil((l.catchupInMs ?? 0) / 1000)} s left (--catchup-delay) · acked ${l.acked} · read live ${l.read}`;
+  }
   const secs = l.elapsedMs / 1000;
   const rate = secs > 0 ? l.ackedBytes / secs : 0;
-  process.stderr.write(`\r\x1b[K${l.phase} ${secs.toFixed(1)} s · acked ${l.acked} (${humanBytes(rate)}/s) · read ${l.read}`);
+  return `${l.phase} ${secs.toFixed(1)} s · acked ${l.acked} (${humanBytes(rate)}/s) · read ${l.read}`;
+}
+
+function catchupPlan(plan: BenchPlan): string {
+  const read = "reads everything back from the start (the catch-up read; --no-catchup skips it)";
+  if (plan.catchupDelayMs === 0) return `then ${read}`;
+  return `then waits ${plan.catchupDelayMs / 1000} s (--catchup-delay) and ${read}: at least ${(plan.durationMs + plan.catchupDelayMs) / 1000} s in all`;
 }
 
 function latencyLine(name: string, s: LatencySummary): string {

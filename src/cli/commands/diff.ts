@@ -16,7 +16,7 @@ import type { Flat } from "../apply/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
 import { examples } from "../help.js";
-import { formatUri, parseBasinOrPrefix, type SvcUri } from "../uri.js";
+import { formatUri, parseBasinArg, parseBasinOrPrefix, type SvcUri } from "../uri.js";
 import { loadSpec } from "./apply.js";
 
 interface Flags {
@@ -34,9 +34,11 @@ async function side(client: SvcClient, u: SvcUri, asStream: boolean): Promise<Fl
   return asStream ? desiredStreamFlat({}, basin) : basin;
 }
 
+/** A side: `svc://basin`, `svc://basin/stream`, or a bare basin name (as everywhere a basin is expected). */
 function parseSide(text: string): SvcUri {
-  if (!text.startsWith("svc://")) throw usageError(`${JSON.stringify(text)} is not a svc:// URI; diff compares two URIs, or the server with one spec file`);
-  return parseBasinOrPrefix(text);
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return parseBasinOrPrefix(text);
+  if (text.includes("/")) throw usageError(`${JSON.stringify(text)} is not a basin name; write a stream as svc://basin/stream`);
+  return { basin: parseBasinArg(text) };
 }
 
 export function diffLines(left: string, right: string, changes: FieldChange[]): string[] {
@@ -45,34 +47,35 @@ export function diffLines(left: string, right: string, changes: FieldChange[]): 
 
 export function diffCommand(): Command {
   const cmd = new Command("diff").description("Compare the configs of two basins or streams, or the server with a spec file")
-    .argument("<left>", "svc://basin, svc://basin/stream, or a spec file (compared with the server)")
-    .argument("[right]", "svc://basin or svc://basin/stream")
+    .argument("<left>", "basin (name or svc://basin), svc://basin/stream, or a spec file (compared with the server)")
+    .argument("[right]", "basin (name or svc://basin) or svc://basin/stream")
     .addOption(new Option("--exit-code", "exit 10 when there are differences"));
   cmd.action(handler<Flags>(async (ctx, [left, right], f) => {
     const client = await ctx.client();
     let count: number;
     if (right === undefined) {
-      if (left!.startsWith("svc://") || !existsSync(left!)) throw usageError("give two svc:// URIs, or one spec file to compare with the server");
+      if (!existsSync(left!)) throw usageError(`nothing to compare ${JSON.stringify(left)} with: give two basins or streams, or one spec file (compared with the server)`);
       const plan = await makePlan(client, await loadSpec([left!]), false);
       count = pending(plan);
       if (ctx.flags.json) await ctx.out.jsonDoc({ resource: "spec", left: "server", right: left, ...planJson(plan, true) });
       else if (count > 0) for (const l of planLines(plan).filter((l) => !/^\s*= /.test(l))) await ctx.out.line(l);
     } else {
       const [l, r] = [parseSide(left!), parseSide(right)];
+      const [lName, rName] = [formatUri(l.basin, l.stream), formatUri(r.basin, r.stream)];
       const streams = l.stream !== undefined || r.stream !== undefined;
       const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
       const changes = diff(a, b);
       count = changes.length;
       const resource = l.stream !== undefined && r.stream !== undefined ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
       if (ctx.flags.json) {
-        await ctx.out.jsonDoc({ resource, left, right, differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })) });
-      } else if (count > 0) for (const line of diffLines(left!, right, changes)) await ctx.out.line(line);
+        await ctx.out.jsonDoc({ resource, left: lName, right: rName, differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })) });
+      } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
     }
     if (count === 0) ctx.out.success("no differences");
     if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
   }));
   return examples(cmd, [
-    "svc diff svc://my-basin-01 svc://my-basin-02",
+    "svc diff my-basin-01 my-basin-02",
     "svc diff svc://my-basin-01/events svc://my-basin-01/audit --json",
     "svc diff svc://my-basin-01/events svc://my-basin-01      # a stream against its basin's defaults",
     "svc diff spec.json --exit-code || echo drift               # the server against a spec",

@@ -23,12 +23,13 @@ export interface CommandEntry {
 
 export const COMMANDS: CommandEntry[] = [
   { name: "basin", summary: "Manage basins: create, list, get, reconfigure, delete", load: async () => (await import("./basin/index.js")).basinCommand() },
-  { name: "stream", summary: "Manage streams: create, list, get, reconfigure, delete", load: async () => (await import("./stream/index.js")).streamCommand() },
+  { name: "stream", summary: "Manage streams: create, list, get, info, reconfigure, delete", load: async () => (await import("./stream/index.js")).streamCommand() },
   { name: "append", summary: "Append records from stdin or files", args: "<uri>", load: async () => (await import("./append.js")).appendCommand() },
   { name: "read", summary: "Read records from a stream", args: "<uri>", load: async () => (await import("./read.js")).readCommand() },
-  { name: "tail", summary: "Print the last records of a stream, optionally following", args: "<uri>", load: async () => (await import("./tail.js")).tailCommand() },
+  { name: "tail", summary: "Print the last records of a stream (or several), optionally following", args: "<uri...>", load: async () => (await import("./tail.js")).tailCommand() },
   { name: "fence", summary: "Set or clear a stream's fencing token", args: "<uri> <token>", load: async () => (await import("./fence.js")).fenceCommand() },
   { name: "trim", summary: "Trim a stream: drop records before a sequence number", args: "<uri> <seq>", load: async () => (await import("./trim.js")).trimCommand() },
+  { name: "ping", summary: "Check the endpoint: who answers, whether the token is accepted and what it may read, latency", args: "[uri]", load: async () => (await import("./ping.js")).pingCommand() },
   { name: "check-tail", summary: "Print the tail of a stream: next sequence number @ last timestamp", args: "<uri>", load: async () => (await import("./check-tail.js")).checkTailCommand() },
   { name: "token", summary: "Manage access tokens: create, list, revoke", load: async () => (await import("./token/index.js")).tokenCommand() },
   { name: "metrics", summary: "Show metrics of the account, a basin or a stream (a chart on a terminal)", load: async () => (await import("./metrics/index.js")).metricsCommand() },

@@ -1,15 +1,19 @@
 /**
- * `svc tail <uri> [-n N] [-f]` (cli.md §1.8, §4.8): the last N records (10 by default; fewer
+ * `svc tail <uri>… [-n N] [-f]` (cli.md §1.8, §4.8): the last N records (10 by default; fewer
  * when fewer exist), then live with `-f`. When command records go to stderr or are skipped,
- * N counts data records. `--since DUR` takes the records newer than DUR instead.
+ * N counts data records. `--since DUR` takes the records newer than DUR instead. Several URIs,
+ * or a `svc://basin/prefix*` pattern, follow several streams at once (data/multi-tail.ts).
  */
 import { Command, Option } from "commander";
 import { parseTimePoint } from "../../format/record-time.js";
 import { handler } from "../action.js";
 import { stdout } from "../stdout.js";
-import { parseCount } from "../data/numbers.js";
+import type { Context } from "../context.js";
+import { runMultiTail, type MultiTailPlan } from "../data/multi-tail.js";
+import { parseCount, parseMillis } from "../data/numbers.js";
 import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../data/output-options.js";
-import { runRead, type ReadRunPlan } from "../data/read-run.js";
+import { runRead, type ReadRunPlan, type ReadSinkPlan } from "../data/read-run.js";
+import { isMultiTail, parseTailTarget } from "../data/stream-set.js";
 import { tailEvents } from "../data/tail-window.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
@@ -19,23 +23,28 @@ interface Flags extends OutputFlags {
   lines: string;
   follow?: boolean;
   since?: string;
+  discoverInterval: string;
+  prefix: boolean;
 }
 
 export function tailCommand(): Command {
-  const cmd = new Command("tail").description("Print the last records of a stream, then follow with -f")
-    .argument("<uri>", "svc://basin/stream")
-    .addOption(new Option("-n, --lines <n>", "how many records").default("10"))
+  const cmd = new Command("tail").description("Print the last records of a stream (or of several), then follow with -f")
+    .argument("<uri...>", "svc://basin/stream; several, or svc://basin/prefix* (a trailing *), to follow several streams")
+    .addOption(new Option("-n, --lines <n>", "how many records (of each stream)").default("10"))
     .addOption(new Option("-f, --follow", "then keep printing new records"))
-    .addOption(new Option("--since <dur>", "the records newer than DUR (e.g. 10m) instead of the last N"));
+    .addOption(new Option("--since <dur>", "the records newer than DUR (e.g. 10m) instead of the last N"))
+    .addOption(new Option("--discover-interval <dur>", "several streams, -f: how often a svc://basin/prefix* pattern is listed again for new streams").default("5s"))
+    .addOption(new Option("--no-prefix", "several streams: no [stream] label on text lines, no basin/stream fields in JSON"));
   addOutputOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, [arg], f, c) => {
-    const { basin, stream } = parseStreamUri(arg!);
+  cmd.action(handler<Flags>(async (ctx, args, f, c) => {
     applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
     checkBinaryTarget(sink, f.force, stdout().isTTY === true);
     const n = parseCount(f.lines, "--lines");
     const linesGiven = c.getOptionValueSource("lines") === "cli";
     if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");
+    if (isMultiTail(args)) return tailSeveral(ctx, args, f, sink, n);
+    const { basin, stream } = parseStreamUri(args[0]!);
     const client = await ctx.client();
     const sc = client.basin(basin).stream(stream);
     const uri = formatUri(basin, stream);
@@ -58,5 +67,23 @@ export function tailCommand(): Command {
     "svc tail svc://my-basin-01/events -n 100 --format json",
     "svc tail svc://my-basin-01/events -f",
     "svc tail svc://my-basin-01/events --since 10m",
+    "svc tail -f svc://my-basin-01/app-1 svc://my-basin-01/app-2",
+    "svc tail -f 'svc://my-basin-01/app-*' --checkpoint tail.json --format json",
   ]);
+}
+
+/** Several streams: one plan for all, each stream read on its own (data/multi-tail.ts). */
+async function tailSeveral(ctx: Context, args: string[], f: Flags, sink: ReadSinkPlan, lines: number): Promise<void> {
+  if (sink.printer.format === "binary") throw usageError("--format binary has no record boundaries to tell several streams apart; use --format json-base64");
+  if (sink.splitDir !== undefined) throw usageError("--split-dir takes one stream; tail the streams one by one");
+  if (sink.stats) throw usageError("--stats takes one stream");
+  const plan: MultiTailPlan = {
+    targets: args.map(parseTailTarget),
+    lines,
+    follow: f.follow === true,
+    discoverMs: Math.max(100, parseMillis(f.discoverInterval)),
+    labels: f.prefix,
+  };
+  if (f.since !== undefined) plan.since = parseTimePoint(f.since, "--since", { duration: "ago" });
+  await runMultiTail(ctx, await ctx.client(), plan, sink);
 }

@@ -6,7 +6,9 @@ export function bashScript(root: CmdNode): string {
   const trans = transitions(root).map(([from, to]) => `      "${from}") cmdpath="${to}";;`).join("\n");
   const choices: string[] = [];
   const paths: string[] = [];
+  const streamPaths: string[] = [];
   walk(root, (n) => {
+    if (n.streamArg) streamPaths.push(`"${n.path}"`);
     for (const o of [...n.options, ...root.options]) {
       if (o.choices) for (const f of flagWords(o)) choices.push(`    "${n.path}:${f}") COMPREPLY=( $(compgen -W "${o.choices.join(" ")}" -- "$cur") ); return;;`);
     }
@@ -33,13 +35,18 @@ ${paths.join("\n")}
   if [[ -z "$cmds" && "$cur" != -* && "$cmdpath" != "svc" ]]; then
     # Basin and stream names from the server, bounded by a short timeout. bash splits words at
     # ':' (svc://…), so match on the whole word before the cursor and trim what bash already has.
-    local line="\${COMP_LINE:0:COMP_POINT}" full pre c
+    # Where a stream is expected a basin completes as svc://basin/, with no space after it.
+    local line="\${COMP_LINE:0:COMP_POINT}" full pre c kind=basin slashes=1
     full="\${line##*[[:space:]]}"
     pre="\${full%"$cur"}"
+    case "$cmdpath" in ${streamPaths.join("|") || '""'}) kind=stream;; esac
     COMPREPLY=()
     while IFS= read -r c; do
-      [[ "$c" == "$full"* ]] && COMPREPLY+=( "\${c#"$pre"}" )
-    done < <(timeout 2 "\${COMP_WORDS[0]}" __complete names "$full" 2>/dev/null)
+      [[ "$c" == "$full"* ]] || continue
+      COMPREPLY+=( "\${c#"$pre"}" )
+      [[ "$c" == */ ]] || slashes=0
+    done < <(timeout 2 "\${COMP_WORDS[0]}" __complete names "$full" "$kind" 2>/dev/null)
+    (( \${#COMPREPLY[@]} && slashes )) && compopt -o nospace 2>/dev/null
     return
   fi
   if [[ "$cur" == -* ]]; then

@@ -8,8 +8,12 @@ import type { SvcClient } from "../../client/index.js";
 const SCHEME = "svc://";
 export const NAMES_LIMIT = 100;
 
-/** Candidates for `word`: `svc://basin/stream…` lists streams, otherwise basins (as URIs or bare names). */
-export async function completeNames(client: SvcClient, word: string): Promise<string[]> {
+/**
+ * Candidates for `word`: `svc://basin/stream…` lists streams, otherwise basins (as URIs or bare
+ * names). Where a stream is expected (`kind` "stream") a basin URI ends in `/`: the user goes on
+ * to type the stream's name.
+ */
+export async function completeNames(client: SvcClient, word: string, kind: "basin" | "stream" = "basin"): Promise<string[]> {
   const uri = word.startsWith(SCHEME);
   const rest = uri ? word.slice(SCHEME.length) : word;
   const slash = rest.indexOf("/");
@@ -21,5 +25,6 @@ export async function completeNames(client: SvcClient, word: string): Promise<st
   // A partly typed scheme ("s", "svc:") still means URIs.
   const asUri = uri || (word.length > 0 && SCHEME.startsWith(word)) || word === "";
   const page = await client.basins.list({ prefix: asUri && !uri ? "" : rest, limit: NAMES_LIMIT });
-  return page.items.map((b) => (asUri ? `${SCHEME}${b.name}` : b.name));
+  const end = kind === "stream" ? "/" : "";
+  return page.items.map((b) => (asUri ? `${SCHEME}${b.name}${end}` : b.name));
 }

@@ -17,6 +17,8 @@ export interface CmdNode {
   description: string;
   options: OptNode[];
   children: CmdNode[];
+  /** Its first argument is a stream URI (`<uri>`): a basin completes as `svc://basin/`, not as a word. */
+  streamArg: boolean;
 }
 
 /** Values to offer for flags that accept more spellings than these (aliases), so have no `choices`. */
@@ -46,6 +48,7 @@ export function commandTree(cmd: Command, parent = ""): CmdNode {
     names: [cmd.name(), ...cmd.aliases()],
     description: cmd.description(),
     options: optionsOf(cmd),
+    streamArg: /^uris?$/.test(cmd.registeredArguments[0]?.name() ?? ""),
     children: cmd.commands.filter((c) => !hidden(c)).map((c) => commandTree(c, path)),
   };
 }

@@ -1,6 +1,7 @@
 /** What an append run has done so far: sent, acked, in doubt; and how to say it. */
 import { SvcError } from "../../errors.js";
 import { positionToJson } from "../../format/record-ack.js";
+import { humanByteRate, humanRate } from "../../format/units.js";
 import type { AppendAck } from "../../types.js";
 import type { Batch } from "./batcher.js";
 import { humanBytes } from "./progress.js";
@@ -81,14 +82,14 @@ export class AppendTally {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
     const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
-    return `${tick} appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanBytes(Math.round(this.bytes / secs))}/s, ${Math.round(this.records / secs)} records/s)${skipped}`;
+    return `${tick} appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanByteRate(this.bytes / secs)}, ${humanRate(this.records / secs)} records/s)${skipped}`;
   }
 
   /** The live progress line: records, bytes, rate, last acked position. */
   progressLine(): string {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.nextSeq === undefined ? "" : ` · last acked ${this.nextSeq - 1}`;
-    return `⦿ appending: ${plural(this.records, "record")} · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s${pos}`;
+    return `⦿ appending: ${plural(this.records, "record")} · ${humanBytes(this.bytes)} · ${humanByteRate(this.bytes / secs)}${pos}`;
   }
 
   /** `append --json`: what was acked, the tail, counts, bytes, duration. */

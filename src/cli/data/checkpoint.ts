@@ -24,3 +24,38 @@ export function writeCheckpoint(path: string, next: number): void {
   writeFileSync(tmp, `${next}\n`);
   renameSync(tmp, path);
 }
+
+/**
+ * The checkpoint of a tail of several streams: a JSON object from stream URI to the next
+ * sequence number, `{"svc://logs/app-1": 42, …}`, replaced whole after each written batch (a
+ * temp file, then rename). Undefined when FILE does not exist.
+ */
+export function readPositions(path: string): Map<string, number> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw clientError("usage", `cannot read checkpoint ${path}: ${(e as Error).message}`);
+  }
+  if (/^\s*\d+\s*$/.test(text)) throw clientError("usage", `checkpoint ${path} holds one stream's position (svc read/tail of one stream); use another file for several streams`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    doc = undefined;
+  }
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw clientError("usage", `checkpoint ${path} is not a JSON object of stream positions`);
+  const out = new Map<string, number>();
+  for (const [uri, n] of Object.entries(doc)) {
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw clientError("usage", `checkpoint ${path}: the position of ${uri} is not a sequence number`);
+    out.set(uri, n);
+  }
+  return out;
+}
+
+export function writePositions(path: string, positions: Map<string, number>): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(Object.fromEntries([...positions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}\n`);
+  renameSync(tmp, path);
+}

@@ -8,7 +8,7 @@
  *
  * The final summary is separate and printed by the command.
  */
-import { humanBytes } from "../../format/units.js";
+import { humanByteRate, humanBytes } from "../../format/units.js";
 import type { StreamPosition } from "../../types.js";
 import type { Output } from "../output.js";
 
@@ -79,13 +79,13 @@ export class ReadProgress {
   summary(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
     const range = this.first === undefined ? "" : ` ${this.first}..=${this.last}`;
-    return `read ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${range} in ${secs.toFixed(1)}s (${humanBytes(Math.round(this.bytes / secs))}/s)`;
+    return `read ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${range} in ${secs.toFixed(1)}s (${humanByteRate(this.bytes / secs)})`;
   }
 
   line(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
     const lag = this.tail !== undefined && this.last !== undefined ? ` · lag ${Math.max(0, this.tail - this.last - 1)}` : "";
-    const what = this.records === 0 ? "waiting for records" : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanBytes(Math.round(this.bytes / secs))}/s`;
+    const what = this.records === 0 ? "waiting for records" : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanByteRate(this.bytes / secs)}`;
     return `⦿ ${what}${lag}`;
   }
 }

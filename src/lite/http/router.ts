@@ -24,6 +24,7 @@ import * as streams from "./streams.js";
 import * as locations from "./locations.js";
 import * as metrics from "./metrics.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
+import { LITE_VERSION } from "../version.js";
 
 interface Route {
   /** Literal segments, or "*" for one parameter, or "**" for any rest (501 stubs). */
@@ -127,7 +128,7 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
   try {
     if (ex.path === "/health" || ex.path === "/ping") {
       if (ex.method !== "GET" && ex.method !== "HEAD") return ex.sendEmpty(405, { allow: "GET, HEAD" });
-      return ex.sendText(200, "OK");
+      return ex.send(200, Buffer.from("OK"), "text/plain; charset=utf-8", { "svc-lite-version": LITE_VERSION }, false);
     }
     // Refusals before authentication never wait for the body: the answer closes the
     // connection (HTTP/1.1) or resets the stream (HTTP/2), see Exchange.writeHead.

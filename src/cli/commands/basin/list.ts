@@ -1,5 +1,6 @@
-/** `svc basin list`: basins, one per line (`--long`: state and creation time; `--json`, `--ndjson`). */
+/** `svc basin list`: basins, one per line (`--long`: a header, creation time, state, name; `--json`, `--ndjson`). */
 import { Command } from "commander";
+import { longHeader, longRow } from "../../../format/list-long.js";
 import type { BasinInfo } from "../../../types.js";
 import { handler } from "../../action.js";
 import type { Context } from "../../context.js";
@@ -11,13 +12,18 @@ export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> 
   const { all, single } = listOptions(flags);
   const client = await ctx.client();
   const items: BasinInfo[] = [];
+  let header = flags.long === true && !flags.ndjson && !ctx.flags.json;
   await attempt("list basins", undefined, async () => {
     const source = single ? (await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
     for await (const b of source) {
       if (isDeleting(b) && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(b);
       else if (ctx.flags.json) items.push(b);
-      else await ctx.out.line(basinLine(ctx, b, flags.long));
+      else {
+        if (header) await ctx.out.line(longHeader("NAME"));
+        header = false;
+        await ctx.out.line(basinLine(ctx, b, flags.long));
+      }
     }
   });
   if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
@@ -28,7 +34,7 @@ function isDeleting(b: BasinInfo): boolean {
 }
 
 function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): string {
-  if (long) return [b.name.padEnd(48), (b.state ?? "").padEnd(8), b.created_at ?? "-"].join("  ");
+  if (long) return longRow(b.created_at, isDeleting(b) ? "deleting" : b.state ?? "-", b.name);
   return isDeleting(b) ? `${b.name} ${ctx.out.red("[deleting]")}` : b.name;
 }
 

@@ -1,5 +1,6 @@
-/** `svc stream list <basin|svc://basin/prefix>`: stream URIs, one per line (`--json`, `--ndjson`, `--long`). */
+/** `svc stream list <basin|svc://basin/prefix>`: stream URIs, one per line (`--json`, `--ndjson`, `--long`: a header, creation time, state, URI). */
 import { Command } from "commander";
+import { longHeader, longRow } from "../../../format/list-long.js";
 import type { StreamInfo } from "../../../types.js";
 import { handler } from "../../action.js";
 import type { Context } from "../../context.js";
@@ -13,6 +14,7 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
   const { all, single } = listOptions(flags, uri.stream);
   const basin = (await ctx.client()).basin(uri.basin);
   const items: StreamInfo[] = [];
+  let header = flags.long === true && !flags.ndjson && !ctx.flags.json;
   await attempt("list streams in", formatUri(uri.basin), async () => {
     const source = single ? (await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit })).items : basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
     for await (const s of source) {
@@ -20,7 +22,11 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
       if (deleting && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(s);
       else if (ctx.flags.json) items.push(s);
-      else await ctx.out.line(streamLine(ctx, uri.basin, s, deleting, flags.long));
+      else {
+        if (header) await ctx.out.line(longHeader("URI"));
+        header = false;
+        await ctx.out.line(streamLine(ctx, uri.basin, s, deleting, flags.long));
+      }
     }
   });
   if (ctx.flags.json && !flags.ndjson) await ctx.out.jsonDoc(items);
@@ -28,8 +34,8 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
 
 function streamLine(ctx: Context, basin: string, s: StreamInfo, deleting: boolean, long: boolean | undefined): string {
   const uri = formatUri(basin, s.name);
-  const mark = deleting ? ` ${ctx.out.red("[deleting]")}` : "";
-  return long ? `${uri}  ${s.created_at ?? "-"}${mark}` : `${uri}${mark}`;
+  if (long) return longRow(s.created_at, deleting ? "deleting" : "active", uri);
+  return deleting ? `${uri} ${ctx.out.red("[deleting]")}` : uri;
 }
 
 export function streamListCommand(name = "list"): Command {
