@@ -18,7 +18,7 @@ import { append, base64Record, codeOf, PgCluster, show, sleep, trimRecord, type 
 /** A revocation through one node is refused on every node within this. */
 const REVOKE_SEEN_MS = 1_000;
 /** A trim, reconfiguration or deletion through one node is observed on every node within this. */
-const CHANGE_SEEN_MS = 2_000;
+const CHANGE_SEEN_MS = 1_000;
 /** How long answers keep being checked after the change was first seen. */
 const STAYS_MS = 500;
 const POLL_MS = 25;

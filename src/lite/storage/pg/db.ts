@@ -41,9 +41,11 @@ export class Db {
    * Open while the database does not answer reads: since when. A database that stops answering
    * without closing its connections (a frozen host, a partition) would otherwise hold every
    * request for a read timeout, one after another; with the circuit open reads fail at once
-   * with 503, and a probe every second closes it once the database answers again.
+   * with 503, and a probe every 500 ms (or any write answered) closes it once the database answers again.
    */
   private stuckSince: number | undefined;
+  /** When the database last answered anything (performance.now()). */
+  private lastAnswer = 0;
   private closed = false;
 
   constructor(readonly config: PgConfig, private readonly log: (m: string) => void) {
@@ -60,12 +62,24 @@ export class Db {
     if (this.stuckSince !== undefined) {
       throw unavailable(new Error(`the database has not answered for ${Math.round((Date.now() - this.stuckSince) / 1000)} s`));
     }
+    const started = performance.now();
     try {
-      return (await this.reads.query<R>(sql, params)).rows;
+      const rows = (await this.reads.query<R>(sql, params)).rows;
+      this.lastAnswer = performance.now();
+      return rows;
     } catch (e) {
-      if (/timeout/i.test((e as Error).message ?? "") && (e as { code?: string }).code === undefined) this.openCircuit();
+      // A timeout opens the circuit, unless the database answered something since this read began.
+      if (/timeout/i.test((e as Error).message ?? "") && (e as { code?: string }).code === undefined && this.lastAnswer < started) this.openCircuit();
       throw unavailable(e);
     }
+  }
+
+  /** The database answered (a write, or a probe): reads go through again. */
+  private answered(): void {
+    this.lastAnswer = performance.now();
+    if (this.stuckSince === undefined) return;
+    this.stuckSince = undefined;
+    this.log("the database answers again");
   }
 
   private openCircuit(): void {
@@ -75,11 +89,8 @@ export class Db {
     const probe = (): void => {
       if (this.closed) return;
       const t = setTimeout(() => {
-        this.reads.query("SELECT 1").then(() => {
-          this.stuckSince = undefined;
-          this.log("the database answers reads again");
-        }, probe);
-      }, 1_000);
+        this.reads.query("SELECT 1").then(() => this.answered(), () => { if (this.stuckSince !== undefined) probe(); });
+      }, 500);
       t.unref();
     };
     probe();
@@ -88,7 +99,9 @@ export class Db {
   /** One statement through the write pool; failures are 500 `storage` (outcome unknown). */
   async write<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
-      return await this.writes.query<R>(sql, params);
+      const r = await this.writes.query<R>(sql, params);
+      this.answered();
+      return r;
     } catch (e) {
       throw storageError(e);
     }
@@ -106,6 +119,7 @@ export class Db {
       await c.query("BEGIN");
       const ok = await body(c);
       await c.query(ok ? "COMMIT" : "ROLLBACK");
+      this.answered();
       return ok;
     } catch (e) {
       failure = e;
