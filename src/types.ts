@@ -186,7 +186,16 @@ export type StreamMetricSet = (typeof STREAM_METRIC_SETS)[number];
 export type MetricInterval = "minute" | "hour" | "day";
 export type MetricUnit = "bytes" | "operations";
 
-/** `start` and `end` are Unix epoch seconds; the server picks what is left out. */
+/**
+ * The rules of a metrics request, as the service checks them: `start` and `end` (Unix epoch
+ * seconds) are required, start ≤ end, the period at most 30 days, `end` at most a few minutes
+ * ahead of the server's clock (clocks differ), and each `storage` set by its one interval.
+ */
+export const METRICS_MAX_PERIOD_SECS = 30 * 86_400;
+export const METRICS_END_LEEWAY_SECS = 300;
+export const METRICS_STORAGE_INTERVAL = { basin: "hour", stream: "minute" } as const;
+
+/** `start` and `end` are Unix epoch seconds (required by the service); the server picks `interval` when left out. */
 export interface MetricsQuery<S extends string = string> {
   set: S;
   start?: number;

@@ -15,7 +15,7 @@
  *   back-off capped at 1 s (plus jitter), and reports the outage once through `onOutage`;
  * - the read ends when the server ends it cleanly, or with the first non-retryable error.
  */
-import { SvcError, clientError } from "../errors.js";
+import { RangeNotSatisfiableError, SvcError, clientError } from "../errors.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
 import { MAX_TIMER_MS, type ReadBatch, type ReadLimits, type ReadStart, type SequencedRecord, type StreamPosition } from "../types.js";
 import { meteredBatchSize } from "../wire/batch.js";
@@ -133,8 +133,12 @@ export async function* resumingRead(attempt: ReadAttempt, opts: ReadSessionOptio
     } catch (e) {
       if (opts.signal?.aborted) return;
       reason = e instanceof SvcError ? e : clientError("network", String(e), e);
-      // Resuming exactly at the tail of a bounded read: the server already said all it had.
-      if (reason.status === 416 && resumed) return;
+      if (reason instanceof RangeNotSatisfiableError && resumed) {
+        // Resuming a bounded read exactly at the tail: the server already said all it had.
+        if (!follow && reason.tail.seqNum === p.nextSeq) return;
+        // Behind what this read already received: not an end, the stream is not what it was.
+        if (p.nextSeq !== undefined && reason.tail.seqNum < p.nextSeq) throw behindTail(reason, p.nextSeq);
+      }
       if (!reason.retryable || reason.status === 416) throw reason;
     }
     failures++;
@@ -149,6 +153,14 @@ export async function* resumingRead(attempt: ReadAttempt, opts: ReadSessionOptio
     // A first cut or the server's advice reconnects at once; then back-off, capped at 1 s base.
     await sleep(failures === 1 && reason.retryAfterMs === undefined ? 0 : backoffDelay(failures - 2, undefined, reason.retryAfterMs), opts.signal);
   }
+}
+
+/** A resumed read found the stream's tail below records it had already received. */
+function behindTail(e: RangeNotSatisfiableError, nextSeq: number): SvcError {
+  return new SvcError({
+    code: e.code, status: 416, origin: "server", retryable: false, sideEffects: false, cause: e,
+    message: `the stream's tail is now ${e.tail.seqNum}, below record ${nextSeq - 1} this read already received: was the stream deleted and created again?`,
+  });
 }
 
 /** A framed (svc/proto) read session over `open`. */

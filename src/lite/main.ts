@@ -20,16 +20,15 @@ import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
 import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
-import { LmdbStorage } from "./storage/lmdb.js";
-import { MemoryStorage } from "./storage/memory.js";
-import type { Storage } from "./storage/storage.js";
+import { LmdbBackend } from "./storage/lmdb/backend.js";
+import { MemoryBackend } from "./storage/memory.js";
+import type { Backend } from "./storage/seams.js";
 import { redactedUrl } from "./storage/pg/config.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
-import { MetricsRecorder } from "./metrics/recorder.js";
 import { describeTls, fromFiles, selfSigned, selfSignedIn, type TlsInfo, type TlsMaterial } from "./tls-cert.js";
 import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
@@ -86,17 +85,18 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   let tls: TlsMaterial | undefined = opts.tls === undefined ? undefined
     : "self" in opts.tls ? (opts.dataDir === undefined ? selfSigned(opts.host) : undefined)
     : fromFiles(opts.tls.certFile, opts.tls.keyFile);
-  let storage: Storage;
+  let backend: Backend;
   let rootToken: string;
   let lock: { release: () => Promise<void> } | undefined;
   const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
   if (opts.postgres) {
-    const { PgStorage } = await import("./storage/pg/postgres.js");
-    const pg = await PgStorage.open(opts.postgres, log, envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000);
-    storage = pg;
+    const { PgBackend } = await import("./storage/pg/backend.js");
+    const timings = { pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000, cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000 };
+    const pg = await PgBackend.open(opts.postgres, log, timings);
+    backend = pg;
     rootToken = chosen ?? await pg.sharedRootToken(newToken());
   } else if (opts.dataDir === undefined) {
-    storage = new MemoryStorage();
+    backend = new MemoryBackend();
     rootToken = chosen ?? newToken();
   } else {
     prepareDataDir(opts.dataDir);
@@ -105,28 +105,25 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     try {
       rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
       if (opts.tls !== undefined && "self" in opts.tls) tls = selfSignedIn(opts.dataDir, opts.host);
-      storage = new LmdbStorage(join(opts.dataDir, "data.mdb"));
+      backend = new LmdbBackend(join(opts.dataDir, "data.mdb"));
     } catch (e) {
       await lock.release();
       throw e;
     }
   }
-  const store = new Store(storage, log);
+  const store = new Store(backend, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
-  const auth = new Auth({ rootToken, enabled: opts.auth }, storage);
+  const auth = new Auth({ rootToken, enabled: opts.auth }, store.tokens);
   const timeouts = {
     headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
   };
   let metrics: LiteMetrics | undefined;
-  // Metrics are counted per node and kept in its own storage; on a database shared by many
-  // nodes they would overwrite each other, so lite on PostgreSQL answers them with 501 for now.
-  if (opts.metrics && opts.postgres) log("metrics are off: they are not yet kept on PostgreSQL storage (GET /v1/metrics and /metrics answer 501)");
-  if (opts.metrics && !opts.postgres) {
-    metrics = { recorder: new MetricsRecorder(storage, opts.metricsFlushMs, log), stats: new ServerStats() };
-    store.meters = metrics.recorder;
+  if (opts.metrics) {
+    // Counted by this node, summed in storage with every node's (one process on lmdb, the database on PostgreSQL).
+    metrics = { recorder: store.countMetrics(opts.metricsFlushMs), stats: new ServerStats() };
     const stats = metrics.stats;
-    storage.onSync = (seconds) => stats.synced(seconds);
+    backend.onSync = (seconds) => stats.synced(seconds);
   }
   // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
   const requestLog = repeatLimited(log);
@@ -136,8 +133,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     requestLog.flush();
     await janitor.stop();
     await store.drain();
-    await metrics?.recorder.close();
-    await storage.close();
+    await store.close();
     await lock?.release();
   };
   try {

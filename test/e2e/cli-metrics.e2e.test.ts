@@ -2,7 +2,9 @@
  * `svc metrics` and `svc locations` (issue 15, item 7) as a child process against a real svc
  * lite: after known traffic (two appends of known metered bytes, one read), `--json` and
  * `--format csv` report exactly those operations and bytes; stream storage and account
- * active-basins; bad `--metric` is a one-line usage error (exit 2); the locations round trip.
+ * active-basins; bad `--metric` and every rule of the service (range, future end, a storage
+ * set's interval) are one-line usage errors (exit 2) before any request, and the help says
+ * the rules; the locations round trip.
  * Under a pseudo-terminal the default output is a coloured chart with one bar per point; piped,
  * it is a plain table and never carries escape codes.
  */
@@ -110,6 +112,10 @@ describe("svc metrics", () => {
     [["metrics", "basin", "BASIN"], /^error: --metric is required: one of storage, /],
     [["metrics", "basin", "BASIN", "--metric", "storage", "--start", "2000", "--end", "1000"], /^error: --start must not be after --end$/],
     [["metrics", "basin", "BASIN", "--metric", "storage", "--ago", "soon"], /^error: invalid duration "soon"/],
+    [["metrics", "basin", "BASIN", "--metric", "append-ops", "--ago", "31d"], /^error: the range must be at most 30d: from --start to --end is 31d$/],
+    [["metrics", "account", "--metric", "account-ops", "--end", String(Math.floor(Date.now() / 1000) + 3600)], /^error: --end must not be in the future: it is .+ from now \(at most 5m ahead, for clock differences\)$/],
+    [["metrics", "basin", "BASIN", "--metric", "storage", "--interval", "minute"], /^error: --metric storage of a basin is by hour only: --interval hour, or leave --interval out$/],
+    [["metrics", "stream", "URI", "--metric", "storage", "--interval", "hour"], /^error: --metric storage of a stream is by minute only: --interval minute, or leave --interval out$/],
   ])("usage errors exit 2 with one error line and make no request: %j", async (args, message) => {
     const r = await svc(args.map((a) => (a === "BASIN" ? basin : a === "URI" ? uri : a)));
     expect(r.code).toBe(2);
@@ -117,6 +123,17 @@ describe("svc metrics", () => {
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines[0]).toMatch(message);
     expect(lines.filter((l) => l.startsWith("error:"))).toHaveLength(1);
+  });
+
+  it("--help states the service's rules", async () => {
+    const help = await ok(["metrics", "basin", "--help"]);
+    expect(help).toContain("Rules (as the service checks them; svc checks them before sending):");
+    expect(help).toContain("--start must not be after --end");
+    expect(help).toContain("the range is at most 30d");
+    expect(help).toContain("--end is not in the future (at most 5m ahead, for clock differences)");
+    expect(help).toContain("--metric storage is by hour only");
+    expect(await ok(["metrics", "stream", "--help"])).toContain("--metric storage is by minute only");
+    expect(await ok(["metrics", "account", "--help"])).not.toContain("--metric storage");
   });
 
   it("a basin that does not exist is 404 (exit 4)", async () => {

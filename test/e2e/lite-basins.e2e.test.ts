@@ -217,11 +217,9 @@ describe("server surface", () => {
     const cors = await c.call("GET", "/v1/basins", { headers: { origin: "http://app.test" } });
     expect(cors.headers["access-control-allow-origin"]).toBe("*");
     expect((await c.call("GET", "/v1/access-tokens")).json()).toEqual({ access_tokens: [], has_more: false });
-    // Issue 15: metrics and locations are served (test/e2e/lite-metrics.e2e.test.ts).
-    // (On PostgreSQL storage metrics are not kept yet: 501, said at start.)
+    // Metrics and locations are served on every storage (test/e2e/lite-metrics.e2e.test.ts).
     const noSet = await c.call("GET", "/v1/metrics");
-    const expected = process.env.LITE_E2E_STORAGE === "postgres" ? [501, "not_implemented"] : [400, "bad_query"];
-    expect([noSet.status, noSet.json().code]).toEqual(expected);
+    expect([noSet.status, noSet.json().code]).toEqual([400, "bad_query"]);
     expect((await c.call("GET", "/v1/locations")).status).toBe(200);
   });
 });

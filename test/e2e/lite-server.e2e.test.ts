@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open, type Database } from "lmdb";
 import { afterAll, describe, expect, it } from "vitest";
-import { DATA_FORMAT } from "../../src/lite/storage/lmdb.js";
+import { DATA_FORMAT } from "../../src/lite/storage/lmdb/env.js";
 import { runSvc } from "../helpers/cli.js";
 import { eventually, liteClient, spawnLite, startLite, uniqueBasin } from "../helpers/lite.js";
 

@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 const activeBasins = async (token: string): Promise<string[]> => {
-  const r = await liteClient({ url: lite.url, token }).call("GET", "/v1/metrics", { query: { set: "active-basins" } });
+  const r = await liteClient({ url: lite.url, token }).call("GET", "/v1/metrics", { query: { set: "active-basins", start: Math.floor(Date.now() / 1000) - 3600, end: Math.floor(Date.now() / 1000) } });
   expect(r.status).toBe(200);
   return r.json().values[0].label.values;
 };

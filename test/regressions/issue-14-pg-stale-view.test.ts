@@ -11,8 +11,12 @@
  *
  * Made deterministic here: node B's view is made stale (its notification connection is
  * killed while node A appends), an append on B's open session is held in flight by a lock
- * on the tails table, and meanwhile B answers a conditional unary append and a
- * check-tail. Both must report the stored tail (3), not B's view (4, or 2).
+ * on the tails table, and meanwhile B answers a check-tail and a conditional unary append.
+ * The check-tail must report the stored tail (3), not B's view (2). Since the database became
+ * the sequencer, B's in-flight append no longer loses the race: it lands at the stored tail
+ * (3..5) once the lock is gone, and the conditional append queued behind it on B is judged by
+ * the database right after it, so its 412 reports the stored tail at that moment (5): a tail
+ * the stream really had, never B's own view.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -89,10 +93,10 @@ describe("a node with appends in flight on shared storage", () => {
       expect(tail.seqNum, "check-tail on B while its append is in flight").toBe(3);
       const refused = await conditional;
       expect(refused).toBeInstanceOf(SeqNumMismatchError);
-      expect((refused as SeqNumMismatchError).expected, "the 412 reports the stored tail").toBe(3);
-      expect((await inflight)?.code, "B's in-flight append lost the race").toBe("transaction_conflict");
+      expect((refused as SeqNumMismatchError).expected, "the 412 reports the stored tail when it was judged").toBe(5);
+      expect(await inflight, "B's in-flight append landed (the database sequences it)").toBeUndefined();
       session.abort();
-      expect((await stream(a).checkTail()).seqNum).toBe(3);
+      expect((await stream(a).checkTail()).seqNum).toBe(5);
     } finally {
       await admin.query("ROLLBACK").catch(() => undefined);
       await admin.end();

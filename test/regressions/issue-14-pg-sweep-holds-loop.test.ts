@@ -13,7 +13,7 @@
  * same for every storage).
  */
 import { describe, expect, it } from "vitest";
-import { MemoryStorage } from "../../src/lite/storage/memory.js";
+import { MemoryBackend } from "../../src/lite/storage/memory.js";
 import { createBasin } from "../../src/lite/store/basins.js";
 import { Janitor } from "../../src/lite/store/janitor.js";
 import { Store } from "../../src/lite/store/store.js";
@@ -21,19 +21,22 @@ import { createStream } from "../../src/lite/store/streams.js";
 
 const STREAMS = 40;
 
-/** Counts the synchronous reads of `storage`, in total and per event-loop turn. */
-function counted(storage: MemoryStorage): { total: Map<string, number>; maxPerTurn: () => number; stop: () => void } {
+/** Counts the synchronous reads of `backend`, in total and per event-loop turn. */
+function counted(backend: MemoryBackend): { total: Map<string, number>; maxPerTurn: () => number; stop: () => void } {
   const total = new Map<string, number>();
   let inTurn = 0;
   let max = 0;
-  for (const name of ["getBasin", "listBasins", "getStream", "listStreams", "getState", "readBatches", "findTimestamp", "lastBatch"] as const) {
-    const real = (storage[name] as (...a: unknown[]) => unknown).bind(storage);
-    (storage as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+  const wrap = (target: object, name: string): void => {
+    const t = target as Record<string, (...a: unknown[]) => unknown>;
+    const real = t[name]!.bind(target);
+    t[name] = (...args: unknown[]) => {
       total.set(name, (total.get(name) ?? 0) + 1);
       max = Math.max(max, ++inTurn);
       return real(...args);
     };
-  }
+  };
+  for (const name of ["getBasin", "listBasins", "getStream", "listStreams"]) wrap(backend.catalog, name);
+  for (const name of ["getState", "readBatches", "findTimestamp", "lastBatch"]) wrap(backend.log, name);
   let on = true;
   const turn = (): void => { inTurn = 0; if (on) setImmediate(turn); };
   setImmediate(turn);
@@ -42,7 +45,7 @@ function counted(storage: MemoryStorage): { total: Map<string, number>; maxPerTu
 
 describe("issue 14: the background sweep does not hold the event loop", () => {
   it("reads no records when nothing is to be removed, and yields between streams", async () => {
-    const storage = new MemoryStorage();
+    const storage = new MemoryBackend();
     const store = new Store(storage);
     await createBasin(store, "sweep-basin", { create_stream_on_append: false, create_stream_on_read: false, default_stream_config: {} } as never, undefined);
     for (let i = 0; i < STREAMS; i++) {
@@ -68,6 +71,6 @@ describe("issue 14: the background sweep does not hold the event loop", () => {
     const again = new Janitor(store, 3_600_000, () => {}, 0);
     await again.trigger();
     await again.stop();
-    expect(storage.readBatches(s0.id, 0, 10)[0]!.firstSeq, "the trimmed batch is gone").toBe(1);
+    expect(storage.log.readBatches(s0.id, 0, 10)[0]!.firstSeq, "the trimmed batch is gone").toBe(1);
   });
 });

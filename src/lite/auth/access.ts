@@ -8,7 +8,7 @@
  * everything, never expires), `token` (an issued token and its scope).
  */
 import { serverError, type SvcError } from "../../errors.js";
-import type { Storage } from "../storage/storage.js";
+import type { Maybe } from "../storage/seams.js";
 import { isCommandRecord } from "../../wire/command.js";
 import type { AppendInput } from "../../types.js";
 import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";
@@ -32,7 +32,16 @@ export interface AuthOptions {
   enabled: boolean;
 }
 
-type TokenStorage = Pick<Storage, "getToken" | "getTokenByKey" | "listTokens" | "writeMeta">;
+/** What auth needs of stored tokens: reads (at once where the backend can) and conditional changes. */
+export interface TokenBook {
+  byKey(keyId: string): Maybe<StoredToken | undefined>;
+  byId(id: string): Maybe<StoredToken | undefined>;
+  list(prefix: string, after: string, limit: number): Maybe<StoredToken[]>;
+  /** False when a token with that id exists. */
+  add(token: StoredToken): Promise<boolean>;
+  /** False when no token `id` with key `keyId` is stored. */
+  remove(id: string, keyId: string): Promise<boolean>;
+}
 
 const authn = (message: string): SvcError => serverError("authn", message);
 const denied = (message: string): SvcError => serverError("permission_denied", message);
@@ -40,7 +49,7 @@ const denied = (message: string): SvcError => serverError("permission_denied", m
 export class Auth {
   private readonly rootHash: string;
 
-  constructor(private readonly opts: AuthOptions, private readonly storage: TokenStorage) {
+  constructor(private readonly opts: AuthOptions, private readonly tokens: TokenBook) {
     this.rootHash = sha256Hex(opts.rootToken);
   }
 
@@ -53,8 +62,11 @@ export class Auth {
     return hmacHex(this.opts.rootToken, message);
   }
 
-  /** The principal of an `Authorization` header; 401 `authn` unless it names a live token. */
-  authenticate(authorization: string | undefined): Principal {
+  /**
+   * The principal of an `Authorization` header; 401 `authn` unless it names a live token.
+   * A value at once when the token is known here (always on a local backend).
+   */
+  authenticate(authorization: string | undefined): Maybe<Principal> {
     if (!this.opts.enabled) return { kind: "open" };
     if (authorization === undefined) throw authn("missing bearer token: send `Authorization: Bearer <token>`");
     const m = /^Bearer +(\S+) *$/i.exec(authorization);
@@ -62,18 +74,21 @@ export class Auth {
     const presented = m[1]!;
     if (sameDigest(sha256Hex(presented), this.rootHash)) return { kind: "root" };
     const parts = splitToken(presented);
-    const token = parts && this.storage.getTokenByKey(parts.keyId);
-    if (!parts || !token || !sameDigest(sha256Hex(parts.secret), token.hash)) throw authn("unknown or revoked access token");
-    if (expired(token)) throw authn(`access token ${JSON.stringify(token.id)} expired at ${token.expiresAt}`);
-    return { kind: "token", token };
+    if (!parts) throw authn("unknown or revoked access token");
+    return then(this.tokens.byKey(parts.keyId), (token): Principal => {
+      if (!token || !sameDigest(sha256Hex(parts.secret), token.hash)) throw authn("unknown or revoked access token");
+      if (expired(token)) throw authn(`access token ${JSON.stringify(token.id)} expired at ${token.expiresAt}`);
+      return { kind: "token", token };
+    });
   }
 
   /** Throws 401 once the principal's token is revoked or expired (sessions call it per message). */
-  recheck(p: Principal): void {
+  recheck(p: Principal): Maybe<void> {
     if (p.kind !== "token") return;
-    const now = this.storage.getTokenByKey(p.token.keyId);
-    if (!now || now.id !== p.token.id || now.hash !== p.token.hash) throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
-    if (expired(now)) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
+    return then(this.tokens.byKey(p.token.keyId), (now) => {
+      if (!now || now.id !== p.token.id || now.hash !== p.token.hash) throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
+      if (expired(now)) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
+    });
   }
 
   /** 403 unless `op` is granted and every named resource is inside its set. */
@@ -134,35 +149,38 @@ export class Auth {
     if (effectiveOps(req.scope).size === 0) throw serverError("invalid", "the scope grants no operation");
     const expiresAt = req.expiresAt === undefined ? requestorExpiry(p) : req.expiresAt;
     if (p.kind === "token") checkNoEscalation(p.token, req.scope, expiresAt);
-    if (this.storage.getToken(req.id)) throw serverError("resource_already_exists", `access token ${JSON.stringify(req.id)} already exists`);
     const minted = mintSecret();
     const token: StoredToken = {
       id: req.id, keyId: minted.keyId, hash: minted.hash, scope: req.scope,
       expiresAt, autoPrefixStreams: req.autoPrefixStreams, createdAt: new Date().toISOString(),
     };
-    await this.storage.writeMeta([{ op: "putToken", token }]);
+    if (!(await this.tokens.add(token))) throw serverError("resource_already_exists", `access token ${JSON.stringify(req.id)} already exists`);
     return minted.token;
   }
 
   /** A9: 404 when unknown or already revoked. */
   async revoke(p: Principal, id: string): Promise<void> {
     this.authorize(p, "revoke-access-token", { tokenId: id });
-    const token = this.storage.getToken(id);
-    if (!token) throw serverError("access_token_not_found", `access token ${JSON.stringify(id)} does not exist or was revoked`);
-    await this.storage.writeMeta([{ op: "deleteToken", id, keyId: token.keyId }]);
+    const token = await this.tokens.byId(id);
+    if (!token || !(await this.tokens.remove(id, token.keyId))) throw serverError("access_token_not_found", `access token ${JSON.stringify(id)} does not exist or was revoked`);
   }
 
   /** A7: tokens inside the principal's access-token set only. */
-  list(p: Principal, prefix: string, after: string, limit: number): { tokens: StoredToken[]; hasMore: boolean } {
+  async list(p: Principal, prefix: string, after: string, limit: number): Promise<{ tokens: StoredToken[]; hasMore: boolean }> {
     const view = this.listing(p, "accessTokens", prefix);
     if (!view) return { tokens: [], hasMore: false };
     if ("exact" in view) {
-      const t = view.exact > after ? this.storage.getToken(view.exact) : undefined;
+      const t = view.exact > after ? await this.tokens.byId(view.exact) : undefined;
       return { tokens: t ? [t] : [], hasMore: false };
     }
-    const tokens = this.storage.listTokens(view.prefix, after, limit + 1);
+    const tokens = await this.tokens.list(view.prefix, after, limit + 1);
     return { tokens: tokens.slice(0, limit), hasMore: tokens.length > limit };
   }
+}
+
+/** `f` of a value now, or of a promised one later: a local backend's answers stay synchronous. */
+function then<T, R>(v: Maybe<T>, f: (t: T) => R): Maybe<R> {
+  return v instanceof Promise ? v.then(f) : f(v);
 }
 
 function expired(t: StoredToken, now = Date.now()): boolean {

@@ -21,7 +21,7 @@ export async function listTokensHandler(ex: Exchange, ctx: RequestContext): Prom
   const startAfter = idQuery(ex.query, "start_after");
   const raw = u64Query(ex.query, "limit");
   const limit = raw === undefined || raw === 0 || raw > LIST_LIMIT ? LIST_LIMIT : raw;
-  const page = ctx.auth.list(ctx.principal, prefix, startAfter, limit);
+  const page = await ctx.auth.list(ctx.principal, prefix, startAfter, limit);
   await ex.sendJson(200, { access_tokens: page.tokens.map(tokenInfoJson), has_more: page.hasMore });
 }
 

@@ -5,7 +5,7 @@ import type { RequestContext } from "./context.js";
 import { basinConfigJson, basinInfoJson, ConfigParse, isObject, parseBasinConfig, parseBasinReconfig } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
-import type { BasinMeta } from "../storage/storage.js";
+import type { BasinMeta } from "../storage/types.js";
 import { checkLocation } from "./locations.js";
 import { basinNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 

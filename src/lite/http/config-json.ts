@@ -5,7 +5,7 @@
  */
 import { serverError, type SvcError } from "../../errors.js";
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
-import type { BasinMeta, StreamMeta } from "../storage/storage.js";
+import type { BasinMeta, StreamMeta } from "../storage/types.js";
 import { STREAM_CIPHERS } from "../crypto/record-cipher.js";
 import { resolveStreamConfig, type BasinReconfig, type PartialStreamConfig, type ResolvedStreamConfig, type StoredBasinConfig, type StreamReconfig } from "../store/stream-config.js";
 

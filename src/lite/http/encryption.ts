@@ -5,8 +5,8 @@
  */
 import type { AppendInput, SequencedRecord } from "../../types.js";
 import { cipherReady, recordOpener, requestKey, sealRecords, streamAad } from "../crypto/record-cipher.js";
-import type { StreamMeta } from "../storage/storage.js";
-import type { StreamState } from "../store/stream-state.js";
+import type { StreamMeta } from "../storage/types.js";
+import type { LiveStream } from "../store/live-stream.js";
 import type { Exchange } from "./exchange.js";
 
 export interface StreamCrypto {
@@ -25,7 +25,7 @@ export function keyAdmits(ex: Exchange): (meta: StreamMeta) => void {
 }
 
 /** Throws 400 bad_header for a missing or malformed key on an encrypted stream. */
-export async function streamCrypto(ex: Exchange, state: StreamState): Promise<StreamCrypto> {
+export async function streamCrypto(ex: Exchange, state: LiveStream): Promise<StreamCrypto> {
   const cipher = state.meta.cipher;
   const key = requestKey(ex.header("svc-encryption-key"), cipher);
   if (!cipher || !key) return PLAIN;

@@ -4,11 +4,11 @@
  * looked up, so a rejected request never auto-creates a stream (§10.3).
  */
 import { serverError } from "../../errors.js";
-import type { AppendInput, ReadBatch } from "../../types.js";
+import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
 import { validateAppendInput } from "../../wire/batch.js";
 import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
-import { ReadCursor, validateReadParams, type ReadParams, type ReadStart } from "../store/read-engine.js";
+import { ReadCursor, validateReadParams, type ReadParams } from "../store/read-engine.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
@@ -85,7 +85,7 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
   const params = readParams(ex.query);
   validateReadParams(params);
   const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
-  const cursor = new ReadCursor(state, ctx.store.storage, params, true, (await streamCrypto(ex, state)).open);
+  const cursor = await ReadCursor.open(state, params, true, (await streamCrypto(ex, state)).open);
   let batch: ReadBatch = { records: [] };
   try {
     let step = await cursor.next();
@@ -95,14 +95,14 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
       // after; the wait ends within RECHECK_MS of it.
       const revoked = new AbortController();
       const timer = setInterval(() => {
-        try { ctx.auth.recheck(ctx.principal); } catch { revoked.abort(); }
+        Promise.resolve().then(() => ctx.auth.recheck(ctx.principal)).catch(() => revoked.abort());
       }, RECHECK_MS);
       try {
         step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), AbortSignal.any([ex.signal, ctx.shutdown, revoked.signal]));
       } finally {
         clearInterval(timer);
       }
-      ctx.auth.recheck(ctx.principal);
+      await ctx.auth.recheck(ctx.principal);
     }
     if (step.kind === "batch") batch = step.batch;
   } finally {
@@ -115,5 +115,5 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
 export async function checkTailHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
   const state = await ctx.store.stream(basin, stream, "read");
-  await ex.sendJson(200, { tail: positionToJson(state.latestTail) });
+  await ex.sendJson(200, { tail: positionToJson(await state.tailNow()) });
 }

@@ -14,6 +14,7 @@ import type { Auth, Operation, Resources } from "../auth/access.js";
 import * as accessTokens from "./access-tokens.js";
 import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
+import { basinExists } from "../store/basins.js";
 import type { ByteBudget } from "../session/byte-budget.js";
 import * as basins from "./basins.js";
 import { answerHealth } from "./health.js";
@@ -174,7 +175,7 @@ async function counted(ex: Exchange, deps: RouterDeps, m: LiteMetrics, r: Route,
   if (ex.status === 401 || ex.status === 403) return;
   // A basin's own counts only for basins that exist: a typo must not make one "active".
   const basin = r.pattern[1] === "streams" ? basinOfHost(ex) : undefined;
-  m.recorder.request(op, basin !== undefined && deps.store.storage.getBasin(basin) ? basin : undefined);
+  m.recorder.request(op, basin !== undefined && (await basinExists(deps.store, basin).catch(() => false)) ? basin : undefined);
 }
 
 /** The basin a basin-level request names, if its name is valid. */
@@ -188,7 +189,7 @@ function basinOfHost(ex: Exchange): string | undefined {
 
 /** Authenticates, authorizes by the path, and runs the handler. */
 async function handle(ex: Exchange, deps: RouterDeps, r: Route, entry: [Operation | undefined, Handler], raw: string[]): Promise<void> {
-  const principal = deps.auth.authenticate(ex.header("authorization"));
+  const principal = await deps.auth.authenticate(ex.header("authorization"));
   // A body may take long to arrive: the principal is checked again once it has, before the
   // request acts (a token revoked meanwhile gets 401, whatever the request).
   ex.bodyGate = () => deps.auth.recheck(principal);

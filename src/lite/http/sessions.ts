@@ -11,7 +11,8 @@
  */
 import type { ReadParams } from "../store/read-engine.js";
 import { ReadCursor } from "../store/read-engine.js";
-import type { StreamState } from "../store/stream-state.js";
+import type { Chain, LiveStream, Submitted } from "../store/live-stream.js";
+import type { AppendInput } from "../../types.js";
 import { negotiateCompression } from "../../wire/compression.js";
 import { parseFormat } from "../../wire/json.js";
 import { runAppendSession, type AppendPort } from "../session/append-session.js";
@@ -30,15 +31,29 @@ export async function appendSession(ex: Exchange, ctx: RequestContext, basin: st
   const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
   const crypto = await streamCrypto(ex, state);
   if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
+  // The session's appends form one chain: after one is refused, none after it is applied.
+  const chain: Chain = { failed: false };
+  const refuse = (e: unknown): Submitted => {
+    chain.failed = true;
+    return { accepted: false, ack: state.whenIdle().then(() => { throw e; }) };
+  };
+  const submit = (input: AppendInput): Submitted => {
+    try {
+      ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
+    } catch (e) {
+      return refuse(e);
+    }
+    return state.submit(crypto.seal(input), chain);
+  };
   const port: AppendPort = {
     submit(input) {
+      let checked;
       try {
-        ctx.auth.recheck(ctx.principal);
-        ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
+        checked = ctx.auth.recheck(ctx.principal);
       } catch (e) {
-        return { accepted: false, ack: state.whenIdle().then(() => { throw e; }) };
+        return refuse(e);
       }
-      return state.submit(crypto.seal(input));
+      return checked instanceof Promise ? checked.then(() => submit(input), refuse) : submit(input);
     },
   };
   ctx.metrics?.stats.session("append", 1);
@@ -66,7 +81,7 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
   }
   const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
   const open = (await streamCrypto(ex, state)).open;
-  const cursor = new ReadCursor(state, ctx.store.storage, params, false, open); // 416 happens here, before the 200
+  const cursor = await ReadCursor.open(state, params, false, open); // 416 happens here, before the 200
   const feed = guardedFeed(cursorFeed(cursor, state), () => ctx.auth.recheck(ctx.principal));
   const contentType = kind === "sse" ? "text/event-stream" : SESSION_TYPE;
   if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
@@ -92,19 +107,19 @@ export const RECHECK_MS = 1000;
  * A feed that checks `guard` before every event and every RECHECK_MS while it waits; once
  * the guard throws, the feed fails with that error (a terminal frame or SSE error event).
  */
-function guardedFeed(feed: ReadFeed, guard: () => void): ReadFeed {
+function guardedFeed(feed: ReadFeed, guard: () => unknown): ReadFeed {
   let failure: unknown;
   let wake: (() => void) | undefined;
   const failed = new Promise<never>((_, reject) => { wake = () => reject(failure); });
   failed.catch(() => undefined);
   const timer = setInterval(() => {
-    try { guard(); } catch (e) { failure = e; clearInterval(timer); wake?.(); }
+    Promise.resolve().then(guard).catch((e: unknown) => { failure ??= e; clearInterval(timer); wake?.(); });
   }, RECHECK_MS);
   timer.unref();
   return {
     events: {
       next: async () => {
-        if (failure === undefined) try { guard(); } catch (e) { failure = e; }
+        if (failure === undefined) try { await guard(); } catch (e) { failure = e; }
         if (failure !== undefined) throw failure;
         return Promise.race([feed.events.next(), failed]);
       },
@@ -122,7 +137,7 @@ function guardedFeed(feed: ReadFeed, guard: () => void): ReadFeed {
  * session first follows the tail and reset by every delivered live batch; `wait=0` with no
  * limits reads to the tail and stops, without a heartbeat.
  */
-function cursorFeed(cursor: ReadCursor, state: StreamState): ReadFeed {
+function cursorFeed(cursor: ReadCursor, state: LiveStream): ReadFeed {
   const abort = new AbortController();
   let idleSince: number | undefined;
   const deadline = (): number | undefined =>
@@ -144,7 +159,7 @@ function cursorFeed(cursor: ReadCursor, state: StreamState): ReadFeed {
   };
   return {
     events: { next },
-    tail: () => state.tail,
+    tail: () => state.tailNow(),
     close() {
       abort.abort();
       cursor.close();

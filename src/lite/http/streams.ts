@@ -4,7 +4,7 @@ import type { RequestContext } from "./context.js";
 import { ConfigParse, isObject, parseStreamReconfig, streamConfigJson, streamInfoJson, toPartial } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
-import type { StreamMeta } from "../storage/storage.js";
+import type { StreamMeta } from "../storage/types.js";
 import { checkStreamName, listParams, requestBasin, requestToken, streamNameProblem } from "./params.js";
 
 function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {

@@ -1,8 +1,13 @@
 /**
- * Minute buckets: what lite keeps of its metrics (issue 15). One bucket per minute that saw
- * any activity, stored under `b:<minute epoch secs>`; the stored bytes of every stream under
- * `storage`. A bucket is cumulative for its minute, so writing it again replaces it.
+ * Minute buckets: what lite counts of its metrics, per minute. A node fills buckets with what
+ * it counted (recorder.ts) and adds them to storage as counts; reading the counts back gives
+ * buckets holding every node's sum.
+ *
+ * Counts (storage/seams.ts `MetricCount`): scope "" is the account, else a basin; names are
+ * `op:<operation>` for requests, and `append-ops`, `append-bytes`, `read-ops`, `read-bytes`
+ * for a basin's appends and reads.
  */
+import type { MetricCount } from "../storage/seams.js";
 
 export interface BasinBucket {
   /** Requests on this basin (its streams and records) by operation. */
@@ -11,10 +16,6 @@ export interface BasinBucket {
   appendBytes: number;
   readOps: number;
   readBytes: number;
-  /** Stored metered bytes of the basin at the end of the minute, when it changed. */
-  storage?: number;
-  /** Stored metered bytes per stream at the end of the minute, for streams that changed. */
-  streams?: Record<string, number>;
 }
 
 export interface Bucket {
@@ -25,16 +26,9 @@ export interface Bucket {
   basins: Record<string, BasinBucket>;
 }
 
-export const STORAGE_KEY = "storage";
-const BUCKET_PREFIX = "b:";
-
-export function bucketKey(t: number): string {
-  return `${BUCKET_PREFIX}${String(t).padStart(11, "0")}`;
-}
-
-export function isBucketKey(key: string): boolean {
-  return key.startsWith(BUCKET_PREFIX);
-}
+const OP = "op:";
+const FIELDS = { "append-ops": "appendOps", "append-bytes": "appendBytes", "read-ops": "readOps", "read-bytes": "readBytes" } as const;
+type Field = (typeof FIELDS)[keyof typeof FIELDS];
 
 export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000) * 60;
@@ -50,11 +44,46 @@ export function basinBucket(b: Bucket, basin: string): BasinBucket {
   return e;
 }
 
-export function bump(counts: Record<string, number>, key: string, n = 1): void {
-  counts[key] = (counts[key] ?? 0) + n;
-}
-
 /** True when the basin did anything in the bucket (the `active-basins` rule). */
 export function basinActive(e: BasinBucket): boolean {
   return e.appendOps > 0 || e.readOps > 0 || Object.keys(e.ops).length > 0;
+}
+
+/** The counts of a bucket (zeros left out). */
+export function countsOf(b: Bucket): MetricCount[] {
+  const out: MetricCount[] = [];
+  const push = (scope: string, name: string, n: number): void => {
+    if (n !== 0) out.push({ t: b.t, scope, name, n });
+  };
+  for (const [op, n] of Object.entries(b.ops)) push("", OP + op, n);
+  for (const [basin, e] of Object.entries(b.basins)) {
+    for (const [op, n] of Object.entries(e.ops)) push(basin, OP + op, n);
+    for (const [name, field] of Object.entries(FIELDS)) push(basin, name, e[field]);
+  }
+  return out;
+}
+
+/** Adds one count into the bucket of its minute (made when missing). */
+export function addCount(into: Map<number, Bucket>, c: MetricCount): void {
+  let b = into.get(c.t);
+  if (!b) into.set(c.t, (b = emptyBucket(c.t)));
+  const field = (FIELDS as Record<string, Field>)[c.name];
+  if (c.scope === "") {
+    if (c.name.startsWith(OP)) bump(b.ops, c.name.slice(OP.length), c.n);
+    return;
+  }
+  const e = basinBucket(b, c.scope);
+  if (c.name.startsWith(OP)) bump(e.ops, c.name.slice(OP.length), c.n);
+  else if (field !== undefined) e[field] += c.n;
+}
+
+/** Buckets holding `counts`, in time order. */
+export function bucketsOf(counts: Iterable<MetricCount>): Bucket[] {
+  const byT = new Map<number, Bucket>();
+  for (const c of counts) addCount(byT, c);
+  return [...byT.values()].sort((a, b) => a.t - b.t);
+}
+
+function bump(counts: Record<string, number>, key: string, n: number): void {
+  counts[key] = (counts[key] ?? 0) + n;
 }

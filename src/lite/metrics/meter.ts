@@ -1,5 +1,5 @@
 /**
- * The hot-path half of lite's metrics (issue 15): one plain counter object per stream that
+ * The hot-path half of lite's metrics: one plain counter object per stream that
  * appends and reads bump with a few integer additions. The recorder (recorder.ts) folds the
  * counters into minute buckets when a minute ends, when metrics are queried, and on close.
  */
@@ -21,10 +21,10 @@ export function newMeter(): StreamMeter {
 
 /** What the store and the janitor need from metrics; `NO_METERS` when metrics are off. */
 export interface Meters {
-  /** The counter object of a stream (the same object for the same stream). */
-  meter(basin: string, stream: string): StreamMeter;
-  /** A stream's records and data are gone (deleted): its stored bytes drop to zero. */
-  dropped(basin: string, stream: string): void;
+  /** The counter object of stream `id` (the same object for the same stream). */
+  meter(basin: string, stream: string, id: number): StreamMeter;
+  /** Stream `id`'s records and data are gone (deleted): its stored bytes drop to zero. */
+  dropped(basin: string, stream: string, id: number): void;
 }
 
 const SCRATCH = newMeter();

@@ -1,7 +1,9 @@
 /**
- * Prometheus `GET /metrics` of svc lite (issue 15): the text exposition format (version
- * 0.0.4). Request counts and latencies by operation and status, appended and read records
- * and bytes, open sessions, stored bytes and sync-to-disk latency; counters since start.
+ * Prometheus `GET /metrics` of svc lite: the text exposition format (version 0.0.4).
+ * - Of every node, summed by the storage (the same on any node): appended and read records
+ *   and bytes since metrics were first kept, and the stored bytes now.
+ * - Of this node's process, since it started: requests and their latencies by operation and
+ *   status, open sessions, and how long writes waited for their sync to disk.
  */
 import type { Totals } from "./recorder.js";
 
@@ -56,12 +58,12 @@ export class ServerStats {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...body);
     };
     const reqs = [...this.requests.values()].sort((a, b) => (a.operation + a.status < b.operation + b.status ? -1 : 1));
-    family("svc_lite_requests_total", "counter", "API requests by operation and status.", reqs.map((e) => `svc_lite_requests_total${labels({ operation: e.operation, status: e.status })} ${e.h.count}`));
+    family("svc_lite_requests_total", "counter", "API requests this node served since it started, by operation and status.", reqs.map((e) => `svc_lite_requests_total${labels({ operation: e.operation, status: e.status })} ${e.h.count}`));
     family("svc_lite_request_duration_seconds", "histogram", "API request latency by operation and status (to the end of the handler).", reqs.flatMap((e) => histogramLines("svc_lite_request_duration_seconds", { operation: e.operation, status: e.status }, e.h)));
-    family("svc_lite_appended_records_total", "counter", "Records appended (durable).", [`svc_lite_appended_records_total ${totals.appendedRecords}`]);
-    family("svc_lite_appended_bytes_total", "counter", "Metered bytes appended (durable).", [`svc_lite_appended_bytes_total ${totals.appendedBytes}`]);
-    family("svc_lite_read_records_total", "counter", "Records served to readers.", [`svc_lite_read_records_total ${totals.readRecords}`]);
-    family("svc_lite_read_bytes_total", "counter", "Metered bytes served to readers.", [`svc_lite_read_bytes_total ${totals.readBytes}`]);
+    family("svc_lite_appended_records_total", "counter", "Records appended (durable), by every node since metrics were first kept.", [`svc_lite_appended_records_total ${totals.appendedRecords}`]);
+    family("svc_lite_appended_bytes_total", "counter", "Metered bytes appended (durable), by every node since metrics were first kept.", [`svc_lite_appended_bytes_total ${totals.appendedBytes}`]);
+    family("svc_lite_read_records_total", "counter", "Records served to readers, by every node since metrics were first kept.", [`svc_lite_read_records_total ${totals.readRecords}`]);
+    family("svc_lite_read_bytes_total", "counter", "Metered bytes served to readers, by every node since metrics were first kept.", [`svc_lite_read_bytes_total ${totals.readBytes}`]);
     family("svc_lite_open_sessions", "gauge", "Open append, read and SSE sessions.", ["append", "read", "sse"].map((k) => `svc_lite_open_sessions${labels({ kind: k })} ${this.sessions.get(k) ?? 0}`));
     family("svc_lite_storage_bytes", "gauge", "Metered bytes of all stored records.", [`svc_lite_storage_bytes ${storedBytes}`]);
     family("svc_lite_sync_duration_seconds", "histogram", "Time each durable write waited for its sync to disk.", histogramLines("svc_lite_sync_duration_seconds", {}, this.sync));

@@ -1,6 +1,7 @@
 /**
- * Metric sets from minute buckets (protocol.md §2.2 A10–A12). Pure: the HTTP handler parses
- * the query, the recorder supplies the buckets and the live stored bytes.
+ * Metric sets from minute buckets and samples of stored bytes (protocol.md §2.2 A10–A12).
+ * Pure: the HTTP handler checks the query (http/metrics.ts), the recorder supplies the
+ * buckets, the samples and the stored bytes now, summed over every node.
  *
  *   account: active-basins (label), account-ops (an accumulation per operation)
  *   basin:   storage (gauge), append-ops, read-ops (operations), append-throughput,
@@ -12,6 +13,7 @@
  * sample (the last one in it), carried forward to the interval of `now`, which shows the
  * live value.
  */
+import type { StoredSample } from "../storage/seams.js";
 import { basinActive, type BasinBucket, type Bucket } from "./buckets.js";
 
 export type Interval = "minute" | "hour" | "day";
@@ -27,19 +29,11 @@ export const BASIN_SETS = ["storage", "append-ops", "read-ops", "read-throughput
 export const STREAM_SETS = ["storage"] as const;
 
 export const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
-/** A longer answer is refused (422): pick a coarser interval. */
-export const MAX_POINTS = 10_080;
 
 export interface Range {
   start: number;
   end: number;
   interval: Interval;
-}
-
-/** How many intervals cover [start, end]. */
-export function points(r: Range): number {
-  const step = STEP[r.interval];
-  return Math.floor(r.end / step) - Math.floor(r.start / step) + 1;
 }
 
 /** Interval starts covering [start, end]. */
@@ -69,22 +63,22 @@ function perOperation(r: Range, buckets: Bucket[], ops: (b: Bucket) => Record<st
   return [...names].sort().map((op) => accumulate(op, "operations", r, buckets, (b) => ops(b)?.[op] ?? 0));
 }
 
-function gauge(name: string, r: Range, buckets: Bucket[], sample: (b: Bucket) => number | undefined, now: number, live: number): Metric {
+/**
+ * Stored bytes: a point for each interval with a sample (the last one in it), carried
+ * forward; the interval of `now` shows `live`, the value now.
+ */
+export function storageGauge(r: Range, samples: StoredSample[], now: number, live: number): Metric {
   const points: [number, number][] = [];
-  const cells = grid(r);
   const step = STEP[r.interval];
   let last: number | undefined;
   let j = 0;
-  for (const t of cells) {
+  for (const t of grid(r)) {
     if (t > now) break;
-    for (; j < buckets.length && buckets[j]!.t < t + step; j++) {
-      const v = sample(buckets[j]!);
-      if (v !== undefined) last = v;
-    }
+    for (; j < samples.length && samples[j]!.t < t + step; j++) last = samples[j]!.bytes;
     if (now < t + step) last = live;
     if (last !== undefined) points.push([t, last]);
   }
-  return { gauge: { name, unit: "bytes", values: points } };
+  return { gauge: { name: "storage", unit: "bytes", values: points } };
 }
 
 /** `visible`: the basins the caller may see named (active-basins lists only those). */
@@ -97,18 +91,14 @@ export function accountMetrics(set: string, r: Range, buckets: Bucket[], visible
   return perOperation(r, buckets, (b) => b.ops);
 }
 
-export function basinMetrics(set: string, basin: string, r: Range, buckets: Bucket[], now: number, liveStorage: number): Metric[] {
+/** The basin sets counted in buckets (`storage` is `storageGauge`). */
+export function basinMetrics(set: string, basin: string, r: Range, buckets: Bucket[]): Metric[] {
   const of = (b: Bucket): BasinBucket | undefined => b.basins[basin];
   switch (set) {
-    case "storage": return [gauge("storage", r, buckets, (b) => of(b)?.storage, now, liveStorage)];
     case "append-ops": return [accumulate("append-ops", "operations", r, buckets, (b) => of(b)?.appendOps ?? 0)];
     case "read-ops": return [accumulate("read-ops", "operations", r, buckets, (b) => of(b)?.readOps ?? 0)];
     case "append-throughput": return [accumulate("append-throughput", "bytes", r, buckets, (b) => of(b)?.appendBytes ?? 0)];
     case "read-throughput": return [accumulate("read-throughput", "bytes", r, buckets, (b) => of(b)?.readBytes ?? 0)];
     default: return perOperation(r, buckets, (b) => of(b)?.ops);
   }
-}
-
-export function streamMetrics(basin: string, stream: string, r: Range, buckets: Bucket[], now: number, liveStorage: number): Metric[] {
-  return [gauge("storage", r, buckets, (b) => b.basins[basin]?.streams?.[stream], now, liveStorage)];
 }

@@ -1,27 +1,40 @@
 /**
- * The metrics recorder of svc lite (issue 15): owns the per-stream meters, the current
- * minute's bucket and the stored bytes of every stream, and makes them durable.
+ * The metrics recorder of svc lite: owns the per-stream meters and what this node counted
+ * since it last wrote (pending.ts), and adds it to storage, where every node's counts are
+ * summed (storage/seams.ts `MetricsStore`: in this process for lmdb and memory, in the
+ * database for PostgreSQL).
  *
  * - Hot path: appends and reads bump their stream's meter (meter.ts); requests bump the
- *   bucket's operation counts once each.
- * - `fold()` moves the meters into the bucket of the current minute. It runs on a timer that
- *   fires at each minute boundary (and at least every `flushMs`), before every query, and on
- *   close; each run then writes the buckets that changed. A crash loses at most what was
- *   counted since the last write: never more than the current minute.
- * - Minute buckets older than `keepDays` are deleted as new ones are written.
+ *   pending bucket of their minute once each. No storage call.
+ * - `fold()` moves the meters into the pending bucket of the current minute. `flush()` folds
+ *   and adds what is pending; it runs on a timer that fires at each minute boundary (and at
+ *   least every `flushMs`), before every query (so a node answers with all it counted) and on
+ *   close. A crash loses at most what was counted since the last flush; a failed add is kept
+ *   and goes with the next one.
+ * - Counts and samples older than `KEEP_DAYS` are deleted once a minute, with a flush.
+ * - Stored bytes are a gauge changed by deltas: appends add, the sweep subtracts, a deleted
+ *   stream is dropped. Reads clamp it at zero (counts lost in a crash may leave it below).
  */
-import type { Storage } from "../storage/storage.js";
-import { basinBucket, bucketKey, emptyBucket, minuteOf, STORAGE_KEY, type Bucket } from "./buckets.js";
+import type { MetricsStore, StoredSample } from "../storage/seams.js";
+import { basinBucket, bucketsOf, minuteOf, type Bucket } from "./buckets.js";
 import { newMeter, type Meters, type StreamMeter } from "./meter.js";
-
-type StorageRow = [basin: string, stream: string, bytes: number];
+import { emptyDelta, Pending } from "./pending.js";
 
 interface Entry {
   basin: string;
   stream: string;
+  id: number;
   meter: StreamMeter;
 }
 
+interface Drop {
+  t: number;
+  basin: string;
+  stream: string;
+  id: number;
+}
+
+/** Since metrics were first kept, summed over every node. */
 export interface Totals {
   appendedRecords: number;
   appendedBytes: number;
@@ -29,34 +42,19 @@ export interface Totals {
   readBytes: number;
 }
 
+const TOTAL_NAMES: Record<keyof Totals, string> = { appendedRecords: "appended-records", appendedBytes: "appended-bytes", readRecords: "read-records", readBytes: "read-bytes" };
 const KEEP_DAYS = 30;
 
 export class MetricsRecorder implements Meters {
   private readonly entries = new Map<string, Entry>();
-  /** Stored metered bytes by basin\0stream; the durable copy is under STORAGE_KEY. */
-  private readonly stored = new Map<string, number>();
-  private current: Bucket;
-  /** Buckets changed since the last write (the current one, and a finished one). */
-  private readonly dirty = new Map<number, Bucket>();
-  private storageDirty = false;
+  private readonly pending = new Pending();
+  private drops: Drop[] = [];
+  /** The minute of the last prune. */
+  private pruned = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
-  /** Since start, for Prometheus. Records are counted at fold time from the meters. */
-  readonly totals: Totals = { appendedRecords: 0, appendedBytes: 0, readRecords: 0, readBytes: 0 };
 
-  constructor(private readonly storage: Storage, private readonly flushMs = 10_000, private readonly log: (m: string) => void = () => {}) {
-    for (const [, value] of storage.readMetrics(STORAGE_KEY, `${STORAGE_KEY}\u0000`)) {
-      for (const [basin, stream, bytes] of value as StorageRow[]) this.stored.set(`${basin}\u0000${stream}`, bytes);
-    }
-    const t = minuteOf(Date.now());
-    this.current = this.load(t);
-  }
-
-  private load(t: number): Bucket {
-    const key = bucketKey(t);
-    const row = this.storage.readMetrics(key, `${key}\u0000`)[0];
-    return row ? (row[1] as Bucket) : emptyBucket(t);
-  }
+  constructor(private readonly storage: MetricsStore, private readonly flushMs = 10_000, private readonly log: (m: string) => void = () => {}) {}
 
   start(): void {
     this.schedule();
@@ -69,24 +67,24 @@ export class MetricsRecorder implements Meters {
     this.timer.unref();
   }
 
-  meter(basin: string, stream: string): StreamMeter {
-    const key = `${basin}\u0000${stream}`;
+  meter(basin: string, stream: string, id: number): StreamMeter {
+    const key = `${basin}\u0000${stream}\u0000${id}`;
     let e = this.entries.get(key);
-    if (!e) this.entries.set(key, (e = { basin, stream, meter: newMeter() }));
+    if (!e) this.entries.set(key, (e = { basin, stream, id, meter: newMeter() }));
     return e.meter;
   }
 
-  dropped(basin: string, stream: string): void {
-    const key = `${basin}\u0000${stream}`;
+  /** Stream `id`'s records are gone: after what it counted is added, its stored bytes drop. */
+  dropped(basin: string, stream: string, id: number): void {
     this.fold();
-    if (!this.stored.has(key)) return;
-    this.stored.delete(key);
-    this.sample(basin, stream, 0);
+    this.entries.delete(`${basin}\u0000${stream}\u0000${id}`);
+    this.drops.push({ t: minuteOf(Date.now()), basin, stream, id });
+    void this.flush();
   }
 
   /** One request, by operation; `basin` for requests on a basin's streams and records. */
   request(op: string, basin: string | undefined): void {
-    const b = this.bucket();
+    const b = this.pending.bucket(minuteOf(Date.now()));
     b.ops[op] = (b.ops[op] ?? 0) + 1;
     if (basin !== undefined) {
       const e = basinBucket(b, basin);
@@ -94,81 +92,78 @@ export class MetricsRecorder implements Meters {
     }
   }
 
-  /** The bucket of the current minute (rolling over when the minute changed). */
-  private bucket(): Bucket {
-    const t = minuteOf(Date.now());
-    if (t !== this.current.t) this.current = emptyBucket(t);
-    this.dirty.set(t, this.current);
-    return this.current;
-  }
-
-  /** Moves every meter's counts into the current bucket. */
+  /** Moves every meter's counts into the pending bucket of the current minute. */
   fold(): void {
+    const t = minuteOf(Date.now());
     for (const e of this.entries.values()) {
       const m = e.meter;
       if (m.appendOps === 0 && m.readOps === 0 && m.readRecords === 0 && m.storage === 0) continue;
-      const b = basinBucket(this.bucket(), e.basin);
-      b.appendOps += m.appendOps;
-      b.appendBytes += m.appendBytes;
-      b.readOps += m.readOps;
-      b.readBytes += m.readBytes;
-      const t = this.totals;
-      t.appendedRecords += m.appendRecords;
-      t.appendedBytes += m.appendBytes;
-      t.readRecords += m.readRecords;
-      t.readBytes += m.readBytes;
-      if (m.storage !== 0) {
-        const key = `${e.basin}\u0000${e.stream}`;
-        const bytes = Math.max(0, (this.stored.get(key) ?? 0) + m.storage);
-        this.stored.set(key, bytes);
-        this.sample(e.basin, e.stream, bytes);
+      if (m.appendOps !== 0 || m.appendBytes !== 0 || m.readOps !== 0 || m.readBytes !== 0) {
+        const b = basinBucket(this.pending.bucket(t), e.basin);
+        b.appendOps += m.appendOps;
+        b.appendBytes += m.appendBytes;
+        b.readOps += m.readOps;
+        b.readBytes += m.readBytes;
       }
+      const p = this.pending;
+      p.total(TOTAL_NAMES.appendedRecords, m.appendRecords);
+      p.total(TOTAL_NAMES.appendedBytes, m.appendBytes);
+      p.total(TOTAL_NAMES.readRecords, m.readRecords);
+      p.total(TOTAL_NAMES.readBytes, m.readBytes);
+      if (m.storage !== 0) p.store(t, e.basin, e.stream, e.id, m.storage);
       m.appendOps = m.appendRecords = m.appendBytes = m.readOps = m.readRecords = m.readBytes = m.storage = 0;
     }
   }
 
-  private sample(basin: string, stream: string, bytes: number): void {
-    const b = basinBucket(this.bucket(), basin);
-    (b.streams ??= {})[stream] = bytes;
-    b.storage = this.basinStorage(basin);
-    this.storageDirty = true;
-  }
-
-  /** Stored metered bytes of one stream, of a basin, or (no basin) of everything. */
-  streamStorage(basin: string, stream: string): number {
-    return this.stored.get(`${basin}\u0000${stream}`) ?? 0;
-  }
-
-  basinStorage(basin?: string): number {
-    let n = 0;
-    const prefix = `${basin}\u0000`;
-    for (const [k, v] of this.stored) if (basin === undefined || k.startsWith(prefix)) n += v;
-    return n;
-  }
-
-  /** Buckets of minutes in [fromSec, toSec], folded up to now, in time order. */
-  buckets(fromSec: number, toSec: number): Bucket[] {
-    this.fold();
-    const byT = new Map<number, Bucket>();
-    for (const [, v] of this.storage.readMetrics(bucketKey(minuteOf(fromSec * 1000)), bucketKey(toSec + 1))) byT.set((v as Bucket).t, v as Bucket);
-    const from = minuteOf(fromSec * 1000);
-    for (const b of [...this.dirty.values(), this.current]) if (b.t >= from && b.t <= toSec) byT.set(b.t, b);
-    return [...byT.values()].sort((a, b) => a.t - b.t);
-  }
-
-  /** Folds and writes what changed; writes run one at a time. */
+  /** Folds and adds what is pending, then the drops; writes run one at a time, in order. */
   flush(): Promise<void> {
     this.fold();
-    this.bucket();
-    const puts: [string, unknown][] = [...this.dirty.values()].filter((b) => Object.keys(b.ops).length > 0 || Object.keys(b.basins).length > 0).map((b) => [bucketKey(b.t), b]);
-    for (const t of [...this.dirty.keys()]) if (t !== this.current.t) this.dirty.delete(t);
-    if (this.storageDirty) {
-      puts.push([STORAGE_KEY, [...this.stored].map(([k, v]) => [...k.split("\u0000"), v])]);
-      this.storageDirty = false;
-    }
-    const below = bucketKey(this.current.t - KEEP_DAYS * 86_400);
-    this.writing = this.writing.then(() => this.storage.writeMetrics(puts, below)).catch((e: unknown) => this.log(`metrics not saved: ${(e as Error).message}`));
+    const now = minuteOf(Date.now());
+    const prune = now > this.pruned ? now - KEEP_DAYS * 86_400 : undefined;
+    if (prune !== undefined) this.pruned = now;
+    const delta = this.pending.take(prune);
+    const drops = this.drops.splice(0);
+    this.writing = this.writing.then(async () => {
+      try {
+        if (!emptyDelta(delta)) await this.storage.add(delta);
+      } catch (e) {
+        this.pending.absorb(delta);
+        this.drops.unshift(...drops);
+        return this.log(`metrics not saved yet (kept for the next write): ${(e as Error).message}`);
+      }
+      for (const [i, d] of drops.entries()) {
+        try {
+          await this.storage.drop(d.t, d.basin, d.stream, d.id);
+        } catch (e) {
+          this.drops.unshift(...drops.slice(i));
+          return this.log(`metrics: a deleted stream's stored bytes not dropped yet (kept for the next write): ${(e as Error).message}`);
+        }
+      }
+    });
     return this.writing;
+  }
+
+  /** Buckets of minutes in [fromSec, toSec] summed over every node: of one scope ("" the account, or a basin) or of all. */
+  async buckets(fromSec: number, toSec: number, scope?: string): Promise<Bucket[]> {
+    await this.flush();
+    return bucketsOf(await this.storage.counts(minuteOf(fromSec * 1000), toSec, scope));
+  }
+
+  /** A stream's (stream "": a basin's) stored bytes: samples in [fromSec, toSec], and now. */
+  async stored(basin: string, stream: string, fromSec: number, toSec: number): Promise<{ samples: StoredSample[]; now: number }> {
+    await this.flush();
+    const [samples, now] = await Promise.all([this.storage.samples(basin, stream, minuteOf(fromSec * 1000), toSec), this.storage.stored(basin, stream)]);
+    return { samples: samples.map((s) => ({ t: s.t, bytes: Math.max(0, s.bytes) })), now: Math.max(0, now) };
+  }
+
+  /** The totals and every basin's stored bytes, summed over every node. */
+  async totals(): Promise<{ totals: Totals; stored: number }> {
+    await this.flush();
+    const [rows, stored] = await Promise.all([this.storage.totals(), this.storage.stored()]);
+    const byName = new Map(rows);
+    const of = (k: keyof Totals): number => byName.get(TOTAL_NAMES[k]) ?? 0;
+    const totals = { appendedRecords: of("appendedRecords"), appendedBytes: of("appendedBytes"), readRecords: of("readRecords"), readBytes: of("readBytes") };
+    return { totals, stored: Math.max(0, stored) };
   }
 
   async close(): Promise<void> {

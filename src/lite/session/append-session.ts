@@ -21,8 +21,17 @@ import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
 
 export interface AppendPort {
-  /** Sequences `input` now; `ack` settles once it (and everything before it) is durable. */
-  submit(input: AppendInput): { accepted: boolean; ack: Promise<AppendAck> };
+  /**
+   * Hands `input` to the stream, in order: the next input is handed over only once this call
+   * has returned (or its promise settled). `ack` settles once it (and everything before it) is
+   * durable; `accepted` false means it was refused at once, and nothing after it is read.
+   */
+  submit(input: AppendInput): Submitted | Promise<Submitted>;
+}
+
+interface Submitted {
+  accepted: boolean;
+  ack: Promise<AppendAck>;
 }
 
 export interface AppendSessionOptions {
@@ -128,7 +137,8 @@ async function readInputs(
           release();
           return;
         }
-        const { accepted, ack } = port.submit(input);
+        const submitted = port.submit(input);
+        const { accepted, ack } = submitted instanceof Promise ? await submitted : submitted;
         push({ ack, release });
         if (!accepted) return;
       }

@@ -17,8 +17,8 @@ export type FeedEvent =
 export interface ReadFeed {
   /** Ends when the read ends cleanly; throws an SvcError when it fails. */
   events: AsyncIterator<FeedEvent>;
-  /** The stream's current durable tail, for heartbeats. */
-  tail(): StreamPosition;
+  /** The stream's tail now, for heartbeats (it may have to ask the database). */
+  tail(): StreamPosition | Promise<StreamPosition>;
   /** Stops the feed (the client went away, or the server drains). */
   close(): void;
 }
@@ -52,7 +52,7 @@ export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, op
   const offClose = io.onClose(() => stop("closed"));
   const offDrain = opts.drain.onDrain(() => {
     // Tell the client now (the frame carries the reconnect flag), then end after a grace period.
-    void sink.heartbeat(feed.tail()).catch(() => undefined);
+    void Promise.resolve(feed.tail()).then((t) => sink.heartbeat(t)).catch(() => undefined);
     setTimeout(() => stop("draining"), opts.drainGraceMs ?? 1_000).unref();
   });
   let following = false;
@@ -71,7 +71,7 @@ export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, op
       clearTimeout(timer);
       if (raced === STOP) {
         if (stopper.stopped) return result;
-        await sink.heartbeat(feed.tail());
+        await sink.heartbeat(await feed.tail());
         continue;
       }
       if (raced.done) return "done";

@@ -26,7 +26,7 @@
 import type { Header, SequencedRecord } from "../../types.js";
 import { meteredSize } from "../../wire/batch.js";
 import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-codec.js";
-import type { StoredBatch, StoredWire } from "./storage.js";
+import type { StoredBatch, StoredWire } from "./types.js";
 
 const V1 = 1;
 const V2 = 2;
@@ -167,6 +167,21 @@ export function decodeBatch(firstSeq: number, value: Uint8Array): StoredBatch {
   }
   if (at !== buf.length) throw new Error(`stored batch at seq ${firstSeq} is corrupt (${buf.length - at} stray bytes)`);
   return { firstSeq, arrival, lastTimestamp, records };
+}
+
+/**
+ * A value stored by the PostgreSQL sequencer (storage/pg/sequencer-sql.ts): encoded with the
+ * seq nums its node planned (`planned`), it landed at `first`, and none of its timestamps may
+ * be below `floor` (the stream's last timestamp when it landed). When the plan held, which is
+ * the rule with one writer per stream, the value is served as it is; otherwise its records are
+ * given their seq nums and timestamps and encoded again.
+ */
+export function decodeLanded(first: number, planned: number, floor: number, value: Uint8Array): StoredBatch {
+  const b = decodeBatch(planned, value);
+  const lowest = b.wire ? (b.wire.count > 0 ? b.wire.timestamp(0) : 0) : (b.records[0]?.timestamp ?? 0);
+  if (planned === first && floor <= lowest) return b;
+  const records = b.records.map((r, i) => ({ ...r, seqNum: first + i, timestamp: Math.max(floor, r.timestamp) }));
+  return decodeBatch(first, encodeBatch({ firstSeq: first, arrival: b.arrival, lastTimestamp: Math.max(floor, b.lastTimestamp), records }));
 }
 
 function asBuffer(b: Uint8Array): Buffer {

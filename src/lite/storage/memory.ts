@@ -1,24 +1,47 @@
 /**
- * In-memory Storage for `--in-memory` and fast tests. Same contract as lmdb, minus durability:
- * writes "complete" on the next microtask, in order.
+ * The in-memory backend for `--in-memory` and fast tests: the lmdb backend's contract minus
+ * durability. Writes "complete" on the next microtask, in order.
  */
 import type { StoredToken } from "../auth/token-info.js";
-import type { BasinMeta, BatchHead, MetaOp, Storage, StoredBatch, StreamMeta, StreamStateRecord } from "./storage.js";
+import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore } from "./seams.js";
+import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
+import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
 
 function byteCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
-export class MemoryStorage implements Storage {
-  readonly durable = false;
+function page<T>(items: Iterable<T>, name: (t: T) => string, prefix: string, after: string, limit: number): T[] {
+  return [...items]
+    .filter((t) => name(t).startsWith(prefix) && byteCompare(name(t), after) > 0)
+    .sort((a, b) => byteCompare(name(a), name(b)))
+    .slice(0, limit);
+}
+
+class MemoryCatalog implements Catalog {
   private basins = new Map<string, BasinMeta>();
   private streams = new Map<string, Map<string, StreamMeta>>();
-  private states = new Map<number, StreamStateRecord>();
-  private batches = new Map<number, StoredBatch[]>();
-  private nextId = 1;
   private tokens = new Map<string, StoredToken>();
   private tokenKeys = new Map<string, string>();
-  private metrics = new Map<string, unknown>();
+  private nextId = 1;
+
+  constructor(private readonly log: MemoryLog) {}
+
+  getBasin(name: string): BasinMeta | undefined {
+    return this.basins.get(name);
+  }
+
+  listBasins(prefix: string, after: string, limit: number): BasinMeta[] {
+    return page(this.basins.values(), (b) => b.name, prefix, after, limit);
+  }
+
+  getStream(basin: string, name: string): StreamMeta | undefined {
+    return this.streams.get(basin)?.get(name);
+  }
+
+  listStreams(basin: string, prefix: string, after: string, limit: number): StreamMeta[] {
+    return page(this.streams.get(basin)?.values() ?? [], (s) => s.name, prefix, after, limit);
+  }
 
   getToken(id: string): StoredToken | undefined {
     return this.tokens.get(id);
@@ -30,52 +53,103 @@ export class MemoryStorage implements Storage {
   }
 
   listTokens(prefix: string, after: string, limit: number): StoredToken[] {
-    return page([...this.tokens.values()], (t) => t.id, prefix, after, limit);
+    return page(this.tokens.values(), (t) => t.id, prefix, after, limit);
   }
 
-  getBasin(name: string): BasinMeta | undefined {
-    return this.basins.get(name);
+  newId(): number {
+    return this.nextId++;
   }
 
-  listBasins(prefix: string, after: string, limit: number): BasinMeta[] {
-    return page([...this.basins.values()], (b) => b.name, prefix, after, limit);
+  async change(c: CatalogChange): Promise<boolean> {
+    return this.apply(c);
   }
 
-  getStream(basin: string, name: string): StreamMeta | undefined {
-    return this.streams.get(basin)?.get(name);
+  private putStream(meta: StreamMeta): void {
+    let m = this.streams.get(meta.basin);
+    if (!m) this.streams.set(meta.basin, (m = new Map()));
+    m.set(meta.name, meta);
   }
 
-  listStreams(basin: string, prefix: string, after: string, limit: number): StreamMeta[] {
-    return page([...(this.streams.get(basin)?.values() ?? [])], (s) => s.name, prefix, after, limit);
+  private apply(c: CatalogChange): boolean {
+    switch (c.op) {
+      case "createBasin":
+        if (this.basins.has(c.meta.name)) return false;
+        this.basins.set(c.meta.name, { ...c.meta, rev: 0 });
+        return true;
+      case "updateBasin": {
+        const cur = this.basins.get(c.meta.name);
+        if (!cur || (cur.id ?? 0) !== (c.meta.id ?? 0) || (cur.rev ?? 0) !== c.rev || cur.deletedAt !== null) return false;
+        this.basins.set(c.meta.name, { ...c.meta, rev: c.rev + 1 });
+        return true;
+      }
+      case "deleteBasin": {
+        const cur = this.basins.get(c.name);
+        if (!cur || (cur.id ?? 0) !== c.id || cur.deletedAt !== null) return false;
+        this.basins.set(c.name, { ...cur, deletedAt: c.at, rev: (cur.rev ?? 0) + 1 });
+        for (const s of this.streams.get(c.name)?.values() ?? []) {
+          if (s.deletedAt === null) this.putStream({ ...s, deletedAt: c.at, rev: (s.rev ?? 0) + 1 });
+        }
+        return true;
+      }
+      case "removeBasin": {
+        const cur = this.basins.get(c.name);
+        if (!cur || (cur.id ?? 0) !== c.id || cur.deletedAt === null || (this.streams.get(c.name)?.size ?? 0) > 0) return false;
+        this.basins.delete(c.name);
+        this.streams.delete(c.name);
+        return true;
+      }
+      case "createStream": {
+        const b = this.basins.get(c.meta.basin);
+        if (!b || b.deletedAt !== null || this.getStream(c.meta.basin, c.meta.name)) return false;
+        this.putStream({ ...c.meta, rev: 0 });
+        this.log.states.set(c.meta.id, { ...c.state });
+        return true;
+      }
+      case "updateStream": {
+        const cur = this.getStream(c.meta.basin, c.meta.name);
+        if (!cur || cur.id !== c.meta.id || (cur.rev ?? 0) !== c.rev || cur.deletedAt !== null) return false;
+        this.putStream({ ...c.meta, rev: c.rev + 1 });
+        return true;
+      }
+      case "deleteStream": {
+        const cur = this.getStream(c.basin, c.name);
+        if (!cur || cur.id !== c.id || cur.deletedAt !== null) return false;
+        const state = this.log.states.get(c.id);
+        if (c.ifTail && (!state || state.nextSeq !== c.ifTail.nextSeq || state.lastArrival !== c.ifTail.lastArrival)) return false;
+        this.putStream({ ...cur, deletedAt: c.at, rev: (cur.rev ?? 0) + 1 });
+        return true;
+      }
+      case "removeStream": {
+        const cur = this.getStream(c.basin, c.name);
+        if (!cur || cur.id !== c.id) return false;
+        this.streams.get(c.basin)?.delete(c.name);
+        this.log.states.delete(c.id);
+        this.log.batches.delete(c.id);
+        return true;
+      }
+      case "putToken":
+        if (this.tokens.has(c.token.id)) return false;
+        this.tokens.set(c.token.id, c.token);
+        this.tokenKeys.set(c.token.keyId, c.token.id);
+        return true;
+      case "deleteToken": {
+        const cur = this.tokens.get(c.id);
+        if (!cur || cur.keyId !== c.keyId) return false;
+        this.tokens.delete(c.id);
+        this.tokenKeys.delete(c.keyId);
+        return true;
+      }
+    }
   }
+}
+
+class MemoryLog implements LocalLog {
+  readonly states = new Map<number, StreamStateRecord>();
+  readonly batches = new Map<number, StoredBatch[]>();
 
   getState(id: number): StreamStateRecord | undefined {
     const s = this.states.get(id);
     return s && { ...s };
-  }
-
-  allocateStreamId(): number {
-    return this.nextId++;
-  }
-
-  async writeMeta(ops: MetaOp[]): Promise<void> {
-    for (const o of ops) {
-      switch (o.op) {
-        case "putBasin": this.basins.set(o.meta.name, o.meta); break;
-        case "deleteBasin": this.basins.delete(o.name); break;
-        case "putStream": {
-          let m = this.streams.get(o.meta.basin);
-          if (!m) this.streams.set(o.meta.basin, (m = new Map()));
-          m.set(o.meta.name, o.meta);
-          break;
-        }
-        case "deleteStream": this.streams.get(o.basin)?.delete(o.name); break;
-        case "putState": this.states.set(o.id, { ...o.state }); break;
-        case "deleteState": this.states.delete(o.id); this.batches.delete(o.id); break;
-        case "putToken": this.tokens.set(o.token.id, o.token); this.tokenKeys.set(o.token.keyId, o.token.id); break;
-        case "deleteToken": this.tokens.delete(o.id); this.tokenKeys.delete(o.keyId); break;
-      }
-    }
   }
 
   async appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
@@ -128,22 +202,33 @@ export class MemoryStorage implements Storage {
     list.splice(0, n);
     return n;
   }
-
-  readMetrics(start: string, end: string): [string, unknown][] {
-    return [...this.metrics].filter(([k]) => k >= start && k < end).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, structuredClone(v)]);
-  }
-
-  async writeMetrics(puts: [string, unknown][], deleteBelow: string): Promise<void> {
-    for (const k of [...this.metrics.keys()]) if (k.startsWith("b:") && k < deleteBelow) this.metrics.delete(k);
-    for (const [k, v] of puts) this.metrics.set(k, structuredClone(v));
-  }
-
-  async close(): Promise<void> {}
 }
 
-function page<T>(items: T[], name: (t: T) => string, prefix: string, after: string, limit: number): T[] {
-  return items
-    .filter((t) => name(t).startsWith(prefix) && byteCompare(name(t), after) > 0)
-    .sort((a, b) => byteCompare(name(a), name(b)))
-    .slice(0, limit);
+/** Metric sums in a map; a write applies at once, atomically (nothing else runs meanwhile). */
+class MemoryKv implements MetricsKv {
+  private readonly map = new Map<string, number>();
+  private readonly writer: KvWriter = { get: (k) => this.map.get(k), put: (k, v) => void this.map.set(k, v), remove: (k) => void this.map.delete(k) };
+
+  get(key: string): number | undefined {
+    return this.map.get(key);
+  }
+
+  range(start: string, end: string): [string, number][] {
+    return [...this.map].filter(([k]) => byteCompare(k, start) >= 0 && byteCompare(k, end) < 0).sort(([a], [b]) => byteCompare(a, b));
+  }
+
+  async write(_size: number, body: (w: KvWriter) => void): Promise<void> {
+    body(this.writer);
+  }
+}
+
+export class MemoryBackend implements LocalBackend {
+  readonly kind = "local";
+  readonly durable = false;
+  readonly log = new MemoryLog();
+  readonly catalog: Catalog = new MemoryCatalog(this.log);
+  readonly metrics: MetricsStore = new LocalMetrics(new MemoryKv());
+  onSync?: (seconds: number) => void;
+
+  async close(): Promise<void> {}
 }

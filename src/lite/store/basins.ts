@@ -1,50 +1,78 @@
 /**
- * Basin operations (protocol.md §2.2 A1–A6, §10.4, §10.5). Each runs under the metadata
- * mutex and answers only after its write is durable.
+ * Basin operations (protocol.md §2.2 A1–A6, §10.4, §10.5). Each runs under this node's
+ * metadata mutex and answers only after its write is durable. Every change is conditional
+ * on what is stored (storage/seams.ts): when another node changed the basin meanwhile, the
+ * operation is judged again against what it finds.
  */
 import { createHash } from "node:crypto";
 import { serverError } from "../../errors.js";
-import type { BasinMeta, MetaOp } from "../storage/storage.js";
+import type { CatalogChange } from "../storage/seams.js";
+import type { BasinMeta } from "../storage/types.js";
 import { canonicalJson, DEFAULT_BASIN_CONFIG, reconfigureBasin, type BasinReconfig, type StoredBasinConfig } from "./stream-config.js";
-import { nowIso, type Store } from "./store.js";
+import { nowIso } from "./live-stream.js";
+import type { Store } from "./store.js";
 
 export type ProvisionResult = "created" | "updated" | "noop";
+
+/** How often an operation is judged again after another node changed what it read. */
+export const ATTEMPTS = 8;
+
+export function conflict(what: string): Error {
+  return serverError("transaction_conflict", `${what} kept changing through other nodes; nothing was changed: retry`);
+}
 
 /** §10.5: the key binds the request token to the requested (normalised, unmerged) config. */
 export function requestKey(token: string, requested: unknown): string {
   return createHash("sha256").update(token).update("\u0000").update(canonicalJson(requested)).digest("base64url");
 }
 
+/** Runs `attempt` until it returns a result (not undefined: its change found things changed). */
+export async function judged<T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const r = await attempt();
+    if (r !== undefined) return r;
+  }
+  throw conflict(what);
+}
+
 /** A1. Under the mutex, like every metadata read, so a create is visible only once durable. */
 export function listBasins(store: Store, prefix: string, startAfter: string, limit: number): Promise<{ basins: BasinMeta[]; hasMore: boolean }> {
-  return store.meta.run(() => {
-    const page = store.storage.listBasins(prefix, startAfter, limit + 1);
+  return store.meta.run(async () => {
+    const page = await store.catalog.listBasins(prefix, startAfter, limit + 1);
     return { basins: page.slice(0, limit), hasMore: page.length > limit };
   });
 }
 
 export function getBasin(store: Store, name: string): Promise<BasinMeta> {
-  return store.meta.run(() => {
-    const b = store.storage.getBasin(name);
+  return store.meta.run(async () => {
+    const b = await store.catalog.getBasin(name);
     if (!b) throw serverError("basin_not_found", `basin ${name} does not exist`);
     return b;
   });
 }
 
+/** Whether a basin of that name exists (metrics count its requests only then). */
+export async function basinExists(store: Store, name: string): Promise<boolean> {
+  return (await store.catalog.getBasin(name)) !== undefined;
+}
+
+async function newBasin(store: Store, name: string, config: StoredBasinConfig, key: string | null): Promise<BasinMeta> {
+  return { name, config, createdAt: nowIso(), deletedAt: null, requestKey: key, id: await store.catalog.newId(), rev: 0 };
+}
+
 /** A2: POST create, idempotent with the same svc-request-token and config. */
 export function createBasin(store: Store, name: string, config: StoredBasinConfig, token: string | undefined): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
-  return store.meta.run(async () => {
-    const key = token === undefined ? null : requestKey(token, config);
-    const existing = store.storage.getBasin(name);
+  const key = token === undefined ? null : requestKey(token, config);
+  return store.meta.run(() => judged(`basin ${name}`, async () => {
+    const existing = await store.catalog.getBasin(name);
     if (existing) {
       if (existing.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
-      if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" };
+      if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" as const };
       throw serverError("resource_already_exists", `basin ${name} already exists`);
     }
-    const meta: BasinMeta = { name, config, createdAt: nowIso(), deletedAt: null, requestKey: key };
-    await store.storage.writeMeta([{ op: "putBasin", meta }]);
-    return { meta, result: "created" };
-  });
+    const meta = await newBasin(store, name, config, key);
+    return (await store.catalog.change({ op: "createBasin", meta })) ? { meta, result: "created" as const } : undefined;
+  }));
 }
 
 /**
@@ -52,54 +80,46 @@ export function createBasin(store: Store, name: string, config: StoredBasinConfi
  * `authorize` is told which of the two it is (§9.2) from the read the change is made on.
  */
 export function ensureBasin(store: Store, name: string, reconfig: BasinReconfig, authorize: (op: "create-basin" | "reconfigure-basin") => void): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
-  return store.meta.run(async () => {
-    const existing = store.storage.getBasin(name);
+  return store.meta.run(() => judged(`basin ${name}`, async () => {
+    const existing = await store.catalog.getBasin(name);
     authorize(existing ? "reconfigure-basin" : "create-basin");
     if (existing?.deletedAt) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
     const config = reconfigureBasin(existing?.config ?? DEFAULT_BASIN_CONFIG, reconfig);
-    if (existing && canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" };
-    const meta: BasinMeta = existing ? { ...existing, config } : { name, config, createdAt: nowIso(), deletedAt: null, requestKey: null };
-    await store.storage.writeMeta([{ op: "putBasin", meta }]);
-    return { meta, result: existing ? "updated" : "created" };
-  });
+    if (existing && canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" as const };
+    const meta: BasinMeta = existing ? { ...existing, config } : await newBasin(store, name, config, null);
+    const change: CatalogChange = existing ? { op: "updateBasin", meta, rev: existing.rev ?? 0 } : { op: "createBasin", meta };
+    if (!(await store.catalog.change(change))) return undefined;
+    return { meta: { ...meta, rev: existing ? (existing.rev ?? 0) + 1 : 0 }, result: existing ? "updated" as const : "created" as const };
+  }));
 }
 
 /** A5: PATCH. */
 export function reconfigureBasinOp(store: Store, name: string, reconfig: BasinReconfig): Promise<BasinMeta> {
-  return store.meta.run(async () => {
-    const existing = store.storage.getBasin(name);
+  return store.meta.run(() => judged(`basin ${name}`, async () => {
+    const existing = await store.catalog.getBasin(name);
     if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
     if (existing.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
     const config = reconfigureBasin(existing.config, reconfig);
     if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
     const meta = { ...existing, config };
-    await store.storage.writeMeta([{ op: "putBasin", meta }]);
-    return meta;
-  });
+    return (await store.catalog.change({ op: "updateBasin", meta, rev: existing.rev ?? 0 })) ? { ...meta, rev: (existing.rev ?? 0) + 1 } : undefined;
+  }));
 }
 
 /**
- * A6: DELETE. The basin and all its streams are marked deleting in one write (so no stream
- * accepts appends afterwards); the janitor then removes the data and finally the basin.
+ * A6: DELETE. The basin and every stream of it are sealed in one change (no stream accepts
+ * appends afterwards, whatever node it is appended through); the janitor then removes the
+ * data and finally the basin.
  */
 export function deleteBasin(store: Store, name: string): Promise<void> {
-  return store.meta.run(async () => {
-    const existing = store.storage.getBasin(name);
+  return store.meta.run(() => judged(`basin ${name}`, async () => {
+    const existing = await store.catalog.getBasin(name);
     if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
-    if (existing.deletedAt !== null) return;
-    const now = nowIso();
-    const ops: MetaOp[] = [{ op: "putBasin", meta: { ...existing, deletedAt: now } }];
-    let after = "";
-    for (;;) {
-      const page = store.storage.listStreams(name, "", after, 1000);
-      for (const s of page) {
-        if (s.deletedAt === null) ops.push({ op: "putStream", meta: { ...s, deletedAt: now } });
-        store.loaded(name, s.name)?.markDeleting();
-      }
-      if (page.length < 1000) break;
-      after = page[page.length - 1]!.name;
-    }
-    await store.storage.writeMeta(ops);
+    if (existing.deletedAt !== null) return true;
+    if (!store.shared) for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
+    if (!(await store.catalog.change({ op: "deleteBasin", name, id: existing.id ?? 0, at: nowIso() }))) return undefined;
+    for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
     store.onWork();
-  });
+    return true;
+  })).then(() => undefined);
 }

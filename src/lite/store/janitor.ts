@@ -5,14 +5,19 @@
  * never depend on it: they filter trimmed and expired records themselves.
  *
  * On shared storage (several nodes on one PostgreSQL) the periodic sweep runs on one node at a
- * time (`Storage.leadsSweep`): a sweep reads every stream's first batch head, and every node
+ * time (`Cluster.leadsSweep`): a sweep reads every stream's first batch head, and every node
  * doing so every period multiplied that load by the number of nodes. A node still sweeps at
- * once after a trim or delete made through it, and once at start.
+ * once after a trim or delete made through it, and once at start. What the sweep decides it
+ * does only by conditional changes (storage/seams.ts): a stream deleted when empty is deleted
+ * only if nothing was appended since the sweep looked, through any node; a basin is removed
+ * only if it is still the one the sweep saw being deleted.
  */
-import type { BatchHead, StreamMeta } from "../storage/storage.js";
+import type { BatchHead, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { retentionMs } from "./stream-config.js";
 import { meteredBatchSize } from "../../wire/batch.js";
-import { nowIso, type Store } from "./store.js";
+import { nowIso } from "./live-stream.js";
+import type { LocalStream } from "./local-stream.js";
+import type { Store } from "./store.js";
 
 const PAGE = 1000;
 const DELETE_CHUNK = 1000;
@@ -78,12 +83,12 @@ export class Janitor {
   }
 
   private async periodic(): Promise<void> {
-    const storage = this.store.storage;
-    if (storage.leadsSweep) {
+    const backend = this.store.backend;
+    if (backend.kind === "shared") {
       if (this.asking) return; // the last question has no answer yet (a database that hangs)
       this.asking = true;
       try {
-        if (!(await storage.leadsSweep())) return;
+        if (!(await backend.cluster.leadsSweep())) return;
       } finally {
         this.asking = false;
       }
@@ -95,10 +100,10 @@ export class Janitor {
     try {
       let after = "";
       for (;;) {
-        const basins = this.store.storage.listBasins("", after, PAGE);
+        const basins = await this.store.catalog.listBasins("", after, PAGE);
         for (const b of basins) {
           if (this.stopped) return;
-          await this.sweepBasin(b.name, b.deletedAt !== null && this.graceOver(b.deletedAt));
+          await this.sweepBasin(b.name, b.deletedAt !== null && this.graceOver(b.deletedAt) ? b.id ?? 0 : undefined);
         }
         if (basins.length < PAGE) break;
         after = basins[basins.length - 1]!.name;
@@ -108,15 +113,15 @@ export class Janitor {
     }
   }
 
-  private async sweepBasin(basin: string, deleting: boolean): Promise<void> {
+  /** `removeId`: the basin is being deleted, its grace is over: removed once empty (if still that basin). */
+  private async sweepBasin(basin: string, removeId: number | undefined): Promise<void> {
     let after = "";
     for (;;) {
-      const streams = this.store.storage.listStreams(basin, "", after, PAGE);
+      const streams = await this.store.catalog.listStreams(basin, "", after, PAGE);
       for (const s of streams) {
         if (this.stopped) return;
-        // One stream at a time, then other work: on PostgreSQL the storage's synchronous reads
-        // hold the event loop for a round trip each, and a sweep over hundreds of streams in one
-        // go would hold every request of the node for all of them.
+        // One stream at a time, then other work: a sweep over hundreds of streams in one go
+        // would hold every request of the node (lmdb reads are synchronous).
         await new Promise<void>((r) => setImmediate(r));
         if (s.deletedAt === null) await this.sweepStream(s);
         else if (this.graceOver(s.deletedAt)) await this.removeStream(s);
@@ -125,20 +130,20 @@ export class Janitor {
       if (streams.length < PAGE) break;
       after = streams[streams.length - 1]!.name;
     }
-    if (deleting) {
-      await this.store.meta.run(async () => {
-        if (this.store.storage.listStreams(basin, "", "", 1).length === 0) {
-          await this.store.storage.writeMeta([{ op: "deleteBasin", name: basin }]);
-        }
-      });
-    }
+    if (removeId !== undefined) await this.store.meta.run(() => this.store.catalog.change({ op: "removeBasin", name: basin, id: removeId }));
+  }
+
+  /** The stream's state: its live one on this node, or what is stored. */
+  private async stateOf(meta: StreamMeta): Promise<StreamStateRecord | undefined> {
+    const live = this.store.loaded(meta.basin, meta.name);
+    if (live && live.id === meta.id && !this.store.shared) return live.known;
+    return this.store.storedState(meta.id);
   }
 
   /** Removes trimmed and expired batches; deletes the stream when empty long enough. */
   private async sweepStream(meta: StreamMeta): Promise<void> {
-    const storage = this.store.storage;
-    const live = this.store.loaded(meta.basin, meta.name);
-    const state = live && live.id === meta.id ? live.durable : storage.getState(meta.id);
+    const log = this.store.log;
+    const state = await this.stateOf(meta);
     if (!state) return;
     let cut = state.trimPoint;
     const ageMs = retentionMs(meta.config);
@@ -154,7 +159,7 @@ export class Janitor {
       // a row had expired, removing live records after them).
       const live = (b: BatchHead): boolean => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq;
       for (let want = 1; ; want = 64) {
-        const heads = await storage.batchHeads(meta.id, cut, want);
+        const heads = await log.batchHeads(meta.id, cut, want);
         const first = heads.find(live);
         if (first) { cut = Math.max(cut, first.firstSeq); break; }
         if (heads.length === 0) break;
@@ -163,24 +168,24 @@ export class Janitor {
         if (heads.length < want) break;
       }
     }
-    const oldest = cut > 0 ? (await storage.batchHeads(meta.id, 0, 1))[0] : undefined;
+    const oldest = cut > 0 ? (await log.batchHeads(meta.id, 0, 1))[0] : undefined;
     if (oldest && oldest.firstSeq + oldest.count <= cut) {
-      const removed = this.bytesBelow(meta.id, cut);
-      while ((await storage.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
-      if (removed > 0) this.store.meters.meter(meta.basin, meta.name).storage -= removed;
+      const removed = await this.bytesBelow(meta.id, cut);
+      while ((await log.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
+      if (removed > 0) this.store.meters.meter(meta.basin, meta.name, meta.id).storage -= removed;
     }
     const minAge = meta.config.delete_on_empty.min_age_secs;
-    if (minAge > 0 && (await storage.batchHeads(meta.id, cut, 1)).length === 0 && state.lastArrival + minAge * 1000 <= now) {
-      await this.deleteIfStillEmpty(meta, minAge);
+    if (minAge > 0 && (await log.batchHeads(meta.id, cut, 1)).length === 0 && state.lastArrival + minAge * 1000 <= now) {
+      await this.deleteIfStillEmpty(meta, state, minAge);
     }
   }
 
   /** Metered bytes of the whole batches below `seq`: what deleteBatchesBelow will remove. */
-  private bytesBelow(id: number, seq: number): number {
+  private async bytesBelow(id: number, seq: number): Promise<number> {
     let total = 0;
     let from = 0;
     for (;;) {
-      const page = this.store.storage.readBatches(id, from, from === 0 ? 1 : 64);
+      const page = await this.store.log.readBatches(id, from, from === 0 ? 1 : 64);
       if (page.length === 0) return total;
       for (const b of page) {
         from = b.firstSeq + b.records.length;
@@ -190,16 +195,20 @@ export class Janitor {
     }
   }
 
-  private deleteIfStillEmpty(meta: StreamMeta, minAge: number): Promise<void> {
+  /**
+   * Deletes a stream found empty, only if nothing was appended since `seen` was read: the
+   * change is conditional on the stored tail and last arrival (through any node), and on this
+   * node no append may be in flight.
+   */
+  private deleteIfStillEmpty(meta: StreamMeta, seen: StreamStateRecord, minAge: number): Promise<void> {
     return this.store.meta.run(async () => {
-      const cur = this.store.storage.getStream(meta.basin, meta.name);
-      if (!cur || cur.id !== meta.id || cur.deletedAt !== null) return;
       const live = this.store.loaded(meta.basin, meta.name);
-      const state = live && live.id === meta.id ? live.durable : this.store.storage.getState(meta.id);
-      if (live && (!live.idle || live.id !== meta.id)) return;
-      if (!state || state.lastArrival + minAge * 1000 > Date.now()) return;
-      live?.markDeleting();
-      await this.store.storage.writeMeta([{ op: "putStream", meta: { ...cur, deletedAt: nowIso() } }]);
+      if (live && live.id === meta.id && !this.store.shared && !(live as LocalStream).idle) return;
+      if (seen.lastArrival + minAge * 1000 > Date.now()) return;
+      const ifTail = { nextSeq: seen.nextSeq, lastArrival: seen.lastArrival };
+      if (!this.store.shared) live?.markDeleting();
+      if (!(await this.store.catalog.change({ op: "deleteStream", basin: meta.basin, name: meta.name, id: meta.id, at: nowIso(), ifTail }))) return;
+      if (live && live.id === meta.id) live.markDeleting();
       this.log(`delete-on-empty: stream ${meta.basin}/${meta.name} deleted`);
       this.store.onWork();
     });
@@ -212,13 +221,11 @@ export class Janitor {
       live.markDeleting();
       await live.whenIdle();
     }
-    while ((await this.store.storage.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)) === DELETE_CHUNK);
+    while ((await this.store.log.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)) === DELETE_CHUNK);
     await this.store.meta.run(async () => {
-      const cur = this.store.storage.getStream(meta.basin, meta.name);
-      if (!cur || cur.id !== meta.id) return;
-      await this.store.storage.writeMeta([{ op: "deleteState", id: meta.id }, { op: "deleteStream", basin: meta.basin, name: meta.name }]);
+      if (!(await this.store.catalog.change({ op: "removeStream", basin: meta.basin, name: meta.name, id: meta.id }))) return;
       if (live) this.store.forget(live);
-      this.store.meters.dropped(meta.basin, meta.name);
+      this.store.meters.dropped(meta.basin, meta.name, meta.id);
     });
   }
 }

@@ -1,26 +1,28 @@
 /**
- * The read engine (protocol.md §7), shared by unary reads now and by read sessions and SSE
- * later: resolve the start (with the 416 rules of §7.3 parameterised by unary vs session),
- * catch up from storage in batches of ≤ 1000 records / ≤ 1 MiB, then follow live durable
- * appends through a bounded Follower, accounting for count, bytes, until and trims.
+ * The read engine (protocol.md §7) of unary reads, read sessions and SSE: resolve the start
+ * (the 416 rules of §7.3, unary or session), catch up from storage in batches of ≤ 1000
+ * records / ≤ 1 MiB, then follow live durable appends through a bounded Follower, accounting
+ * for count, bytes, until and trims.
  *
  * The caller drives it with next(deadline): it returns a data batch (catch-up batches have
  * no `tail`, live ones do), "following" (the moment a session sends its first heartbeat),
  * "timeout" (deadline passed while following) or "end" (a limit or `until` was reached, or
  * a read that cannot follow caught up).
+ *
+ * Records below the stream's known tail (LiveStream.known) are served without asking who else
+ * appended; where the answer depends on the tail now (the start's 416 rules, a tail offset,
+ * whether a read has caught up), the stream's `tailNow` is asked, which on a shared backend
+ * reflects every append acknowledged through any node.
  */
-import { RangeNotSatisfiableError, serverError } from "../../errors.js";
-import type { ReadBatch, SequencedRecord, StreamPosition } from "../../types.js";
-import { LIMITS } from "../../types.js";
-import { MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize, readSizeBound } from "../../wire/batch.js";
-import { decodeReadBatchBytes } from "../../wire/record-codec.js";
-import type { Storage, StoredBatch } from "../storage/storage.js";
+import { serverError } from "../../errors.js";
+import { LIMITS, type ReadBatch, type ReadStart, type SequencedRecord, type StreamPosition } from "../../types.js";
+import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../wire/batch.js";
+import { storedCount, type StoredBatch } from "../storage/types.js";
+import { CatchUpBatch, storedBatchesToRead } from "./catch-up.js";
+import { resolveStart } from "./read-start.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
-import type { StreamState } from "./stream-state.js";
-import { TEST_FAULT } from "../test-fault.js";
-
-export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number };
+import type { LiveStream } from "./live-stream.js";
 
 export interface ReadParams {
   start?: ReadStart;
@@ -58,15 +60,26 @@ export class ReadCursor {
   private follower: Follower | undefined;
   /**
    * The stored batch the last catch-up batch ended inside: the next one starts in it, and
-   * reading it again would copy its value out of storage a second time (issue 13).
+   * reading it again would copy its value out of storage a second time.
    */
   private carry: StoredBatch | undefined;
+  /** The position up to which `tailNow` said the stream was caught up (-1: not asked yet here). */
+  private confirmed = -1;
 
   /**
+   * Resolves the start (the 416 rules, against the tail now where they depend on it).
    * @param open the reader's view of a stored record (decryption, §8.8); it may throw
    *   `decryption_failed`. Limits count what the reader gets.
    */
-  constructor(private readonly stream: StreamState, private readonly storage: Storage, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
+  static async open(stream: LiveStream, params: ReadParams, unary: boolean, open?: (r: SequencedRecord) => SequencedRecord): Promise<ReadCursor> {
+    const cursor = new ReadCursor(stream, params, unary, open);
+    const start = await resolveStart(stream, params, cursor.canFollow);
+    cursor.position = start.position;
+    cursor.confirmed = start.confirmed;
+    return cursor;
+  }
+
+  private constructor(private readonly stream: LiveStream, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
     validateReadParams(params);
     const bounded = params.count !== undefined || params.bytes !== undefined || params.until !== undefined;
     if (unary) {
@@ -83,41 +96,8 @@ export class ReadCursor {
       this.canFollow = !bounded || (wait ?? 0) > 0;
     }
     this.until = params.until;
-    this.position = this.resolveStart(params);
+    this.position = 0;
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
-  }
-
-  /** §7.2 and §7.3. Throws 416 with the durable tail. */
-  private resolveStart(p: ReadParams): number {
-    const tail = this.stream.tail;
-    const n = tail.seqNum;
-    const start = p.start ?? { tailOffset: 0 };
-    let pos: number;
-    if ("seqNum" in start) {
-      if (start.seqNum > n && !p.clamp) throw new RangeNotSatisfiableError(tail);
-      pos = Math.min(start.seqNum, n);
-    } else if ("tailOffset" in start) {
-      pos = Math.max(0, n - start.tailOffset);
-    } else {
-      if (start.timestamp > tail.timestamp) {
-        if (!p.clamp) throw new RangeNotSatisfiableError(tail);
-        pos = n;
-      } else {
-        // A timestamp start that lands on the tail because records were trimmed is no 416.
-        return this.seekTimestamp(start.timestamp, n);
-      }
-    }
-    if (pos === n && !this.canFollow) throw new RangeNotSatisfiableError(tail);
-    return pos;
-  }
-
-  private seekTimestamp(t: number, n: number): number {
-    const first = this.storage.findTimestamp(this.stream.id, t);
-    if (first === undefined || first >= n) return n;
-    for (const b of this.storage.readBatches(this.stream.id, first, 2)) {
-      for (const r of b.records) if (r.timestamp >= t && r.seqNum < n) return r.seqNum;
-    }
-    return n;
   }
 
   get done(): boolean {
@@ -128,7 +108,7 @@ export class ReadCursor {
     for (;;) {
       if (this.ended) return { kind: "end" };
       if (!this.follower) {
-        const batch = this.catchUp();
+        const batch = await this.catchUp();
         if (batch) {
           this.stream.meter.readOps++;
           return { kind: "batch", batch };
@@ -137,14 +117,15 @@ export class ReadCursor {
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
         this.follower = this.stream.follow(this.position);
         if (!this.follower) continue; // the tail moved meanwhile: catch up again
-        return { kind: "following", tail: this.stream.tail };
+        const known = this.stream.known;
+        return { kind: "following", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
       }
       const f = this.follower;
       if (f.closed) { this.close(); throw f.closed; }
       if (f.lagged) { this.close(); continue; } // fell behind: back to storage
       const live = f.queue.shift();
       if (live) {
-        const { records, full } = this.take(TEST_FAULT === "read-skip" && live.records.length > 1 && live.records[0]!.seqNum % 2 === 1 ? live.records.slice(1) : live.records, live.trimPoint);
+        const { records, full } = this.take(live.records, live.trimPoint);
         // The rest of a live batch that filled an output batch is read back from storage.
         if (full) this.close();
         if (records.length > 0) {
@@ -170,62 +151,79 @@ export class ReadCursor {
    * Records of stored batches that carry their wire bytes (and need no decryption) are taken
    * by their index and sent as runs of those bytes; the rest as decoded records.
    */
-  private catchUp(): ReadBatch | undefined {
-    const tailSeq = this.stream.durable.nextSeq;
+  private async catchUp(): Promise<ReadBatch | undefined> {
+    const known = this.stream.known;
+    let tailSeq = Math.max(known.nextSeq, this.confirmed);
     const ageMs = retentionMs(this.stream.meta.config);
     const now = Date.now();
-    if (this.position < this.stream.durable.trimPoint) this.position = Math.min(this.stream.durable.trimPoint, tailSeq);
+    if (this.position < known.trimPoint) this.position = Math.min(known.trimPoint, tailSeq);
     const out = new CatchUpBatch();
     // Stored batches are read as many at a time as the output batch still has room for, judged
     // by the last one's size: every value read is a copy (up to a MiB each), and reading ahead
     // blindly copied several stored batches per output batch only to read them again for the
     // next one (issue 13); streams of small batches still need only a handful of reads.
     let want = 1;
-    while (this.position < tailSeq && !this.ended) {
-      const batches = this.takeCarry() ?? this.storage.readBatches(this.stream.id, this.position, want);
+    for (;;) {
+      if (this.ended) break;
+      if (this.position >= tailSeq) {
+        // At the tail known here: a batch ends there only if it is the tail now (another node
+        // may have appended more), else a short read would look like the end of the stream.
+        if (this.confirmed >= this.position) break;
+        this.confirmed = (await this.stream.tailNow()).seqNum;
+        tailSeq = Math.max(this.stream.known.nextSeq, this.confirmed);
+        if (this.position >= tailSeq) break;
+      }
+      const batches = this.takeCarry() ?? await this.stream.readBatches(this.position, want);
       if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
-        const wire = this.open ? undefined : b.wire;
         const count = storedCount(b);
         const end = b.firstSeq + count;
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) this.position = b.firstSeq; // a removed gap
-        const from = this.position - b.firstSeq;
-        const to = Math.min(count, tailSeq - b.firstSeq);
-        if (wire) {
-          let i = from;
-          let full = false;
-          for (; i < to && !full; i++) {
-            const size = wire.metered(i);
-            const encoded = wire.encoded(i);
-            const verdict = this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count, encoded, out.encoded);
-            if (verdict !== "ok") break;
-            out.count++;
-            out.bytes += size;
-            out.encoded += encoded;
-            full = this.ended || out.count >= LIMITS.maxBatchRecords;
-          }
-          if (i > from) out.pieces.push(wire.slice(from, i));
-          if (i < to || full) return this.finish(out, b);
-          continue;
-        }
-        for (let i = from; i < to; i++) {
-          const r = this.open ? this.open(b.records[i]!) : b.records[i]!;
-          const size = meteredSize(r);
-          const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
-          if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count, encoded, out.encoded) !== "ok") return this.finish(out, b);
-          out.pieces.push(r);
-          out.count++;
-          out.bytes += size;
-          out.encoded += encoded;
-          if (this.ended || out.count >= LIMITS.maxBatchRecords) return this.finish(out, b);
-        }
+        if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);
       }
       want = storedBatchesToRead(batches[batches.length - 1]!, LIMITS.maxBatchRecords - out.count, LIMITS.maxBatchBytes - out.bytes);
     }
     return out.finish();
+  }
+
+  /**
+   * Takes records of stored batch `b` from the position up to index `to` into `out`: runs of
+   * its wire bytes when it has them (and needs no decryption), else decoded records. True when
+   * `out` is full or the read ended inside `b`.
+   */
+  private takeFrom(b: StoredBatch, to: number, out: CatchUpBatch): boolean {
+    const from = this.position - b.firstSeq;
+    const wire = this.open ? undefined : b.wire;
+    if (wire) {
+      let i = from;
+      let full = false;
+      for (; i < to && !full; i++) {
+        const size = wire.metered(i);
+        const encoded = wire.encoded(i);
+        if (this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count, encoded, out.encoded) !== "ok") break;
+        out.count++;
+        out.bytes += size;
+        out.encoded += encoded;
+        full = this.ended || out.count >= LIMITS.maxBatchRecords;
+      }
+      if (i > from) out.pieces.push(wire.slice(from, i));
+      return i < to || full;
+    }
+    for (let i = from; i < to; i++) {
+      const r = this.open ? this.open(b.records[i]!) : b.records[i]!;
+      const size = meteredSize(r);
+      const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
+      if (this.admit(r.seqNum, r.timestamp, size, out.bytes, out.count, encoded, out.encoded) !== "ok") return true;
+      out.pieces.push(r);
+      out.count++;
+      out.bytes += size;
+      out.encoded += encoded;
+      if (this.ended || out.count >= LIMITS.maxBatchRecords) return true;
+    }
+    return false;
   }
 
   /** The carried stored batch, when the read goes on inside it. */
@@ -281,62 +279,4 @@ export class ReadCursor {
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
     return "ok";
   }
-}
-
-/** Records in a stored batch, without decoding them. */
-function storedCount(b: StoredBatch): number {
-  return b.wire ? b.wire.count : b.records.length;
-}
-
-/**
- * How many stored batches like `last` the rest of an output batch (`records`, `bytes` metered)
- * may take: 1 to 64, so a stream of big batches reads one at a time and one of tiny batches
- * few times.
- */
-function storedBatchesToRead(last: StoredBatch, records: number, bytes: number): number {
-  const count = storedCount(last);
-  const size = last.wire ? last.wire.slice(0, count).length : meteredBatchSize(last.records);
-  const byCount = Math.ceil(records / Math.max(1, count));
-  const bySize = Math.ceil(bytes / Math.max(1, size));
-  return Math.min(64, Math.max(1, Math.min(byCount, bySize)));
-}
-
-/**
- * A catch-up batch being gathered: runs of encoded records (Uint8Array) and decoded records,
- * in seq order. All runs: sent as they are, records decoded only if someone asks (SSE, JSON).
- */
-class CatchUpBatch {
-  readonly pieces: Array<Uint8Array | SequencedRecord> = [];
-  count = 0;
-  bytes = 0;
-  /** Bytes of the records' encoded fields (a session frame holds MAX_READ_RECORD_BYTES). */
-  encoded = 0;
-
-  finish(): ReadBatch | undefined {
-    if (this.count === 0) return undefined;
-    const pieces = this.pieces;
-    if (pieces.every((p) => p instanceof Uint8Array)) return encodedBatch(pieces as Uint8Array[]);
-    return { records: recordsOf(pieces) };
-  }
-}
-
-/** The records of runs of encoded records and of decoded ones, in order. */
-function recordsOf(pieces: ReadonlyArray<Uint8Array | SequencedRecord>): SequencedRecord[] {
-  const records: SequencedRecord[] = [];
-  for (const p of pieces) {
-    if (p instanceof Uint8Array) for (const r of decodeReadBatchBytes(p).records) records.push(r);
-    else records.push(p);
-  }
-  return records;
-}
-
-/** A batch of encoded records whose `records` are decoded on first use. */
-function encodedBatch(encoded: Uint8Array[]): ReadBatch {
-  let records: SequencedRecord[] | undefined;
-  return {
-    encoded,
-    get records(): SequencedRecord[] {
-      return (records ??= recordsOf(encoded));
-    },
-  };
 }

@@ -1,25 +1,29 @@
 /**
  * Pure sequencing of one append (protocol.md §8.3–§8.5): condition checks, seq nums,
- * timestamps, and the effect of command records. No I/O; StreamState calls it synchronously.
+ * timestamps, and the effect of command records. No I/O. A local stream applies it to its own
+ * state; a shared stream plans with it and the database applies the same rules to what is
+ * stored (storage/pg/sequencer.ts).
  */
 import { FencingTokenMismatchError, SeqNumMismatchError, serverError, type SvcError } from "../../errors.js";
 import type { AppendInput, SequencedRecord } from "../../types.js";
 import { isCommandRecord, parseCommand } from "../../wire/command.js";
-import type { StreamStateRecord } from "../storage/storage.js";
+import type { StreamStateRecord } from "../storage/types.js";
 import type { ResolvedStreamConfig } from "./stream-config.js";
-import { TEST_FAULT } from "../test-fault.js";
+
+/** The rules as one object, so the test faults (store/faults.ts) can stand in for them. */
+export interface Sequencing {
+  checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined;
+  checkTimestamps(config: ResolvedStreamConfig, input: AppendInput): SvcError | undefined;
+  sequence(state: StreamStateRecord, config: ResolvedStreamConfig, input: AppendInput, now: number): { records: SequencedRecord[]; state: StreamStateRecord };
+}
 
 /**
  * §8.3: the fencing token is checked first (only when the input carries one), then
  * match_seq_num against the next ASSIGNABLE position (in-flight appends included).
  */
 export function checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined {
-  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken && TEST_FAULT !== "ignore-fence") {
-    return new FencingTokenMismatchError(state.fencingToken);
-  }
-  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq && TEST_FAULT !== "ignore-match") {
-    return new SeqNumMismatchError(state.nextSeq);
-  }
+  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken) return new FencingTokenMismatchError(state.fencingToken);
+  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq) return new SeqNumMismatchError(state.nextSeq);
   return undefined;
 }
 
@@ -54,7 +58,7 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
       if (cmd.op === "fence") token = cmd.token;
       else {
         const own = BigInt(seqNum + 1);
-        const point = Number(cmd.trimPoint < own || TEST_FAULT === "trim-past-own" ? cmd.trimPoint : own);
+        const point = Number(cmd.trimPoint < own ? cmd.trimPoint : own);
         if (point > trimPoint) trimPoint = point;
       }
     }
@@ -70,3 +74,17 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
     },
   };
 }
+
+/** The command records of an input, by index: what the database applies to the stored state. */
+export function commandsOf(input: AppendInput): { index: number; fence?: string; trim?: number }[] {
+  const out: { index: number; fence?: string; trim?: number }[] = [];
+  input.records.forEach((r, index) => {
+    if (!isCommandRecord(r)) return;
+    const cmd = parseCommand(r);
+    if (cmd.op === "fence") out.push({ index, fence: cmd.token });
+    else out.push({ index, trim: cmd.trimPoint > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(cmd.trimPoint) });
+  });
+  return out;
+}
+
+export const SEQUENCING: Sequencing = { checkConditions, checkTimestamps, sequence };

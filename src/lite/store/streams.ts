@@ -1,23 +1,25 @@
 /**
- * Stream management (protocol.md §2.3 B1–B6, §10.3–§10.5), under the metadata mutex.
+ * Stream management (protocol.md §2.3 B1–B6, §10.3–§10.5), under the metadata mutex, each
+ * change conditional on what is stored (basins.ts says how a changed read is judged again).
  */
 import { serverError } from "../../errors.js";
-import type { BasinMeta, StreamMeta } from "../storage/storage.js";
-import { requestKey, type ProvisionResult } from "./basins.js";
+import type { BasinMeta, StreamMeta } from "../storage/types.js";
+import { judged, requestKey, type ProvisionResult } from "./basins.js";
 import { canonicalJson, reconfigureStream, resolveStreamConfig, type PartialStreamConfig, type StreamReconfig } from "./stream-config.js";
-import { initialState, nowIso, type Store } from "./store.js";
+import { initialState, nowIso } from "./live-stream.js";
+import type { Store } from "./store.js";
 
-function activeBasin(store: Store, basin: string): BasinMeta {
-  const b = store.storage.getBasin(basin);
+async function activeBasin(store: Store, basin: string): Promise<BasinMeta> {
+  const b = await store.catalog.getBasin(basin);
   if (!b) throw serverError("basin_not_found", `basin ${basin} does not exist`);
   if (b.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${basin} is being deleted`);
   return b;
 }
 
-function liveStream(store: Store, basin: string, name: string): StreamMeta {
-  const s = store.storage.getStream(basin, name);
+async function liveStream(store: Store, basin: string, name: string): Promise<StreamMeta> {
+  const s = await store.catalog.getStream(basin, name);
   if (!s) {
-    if (!store.storage.getBasin(basin)) throw serverError("basin_not_found", `basin ${basin} does not exist`);
+    if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
     throw serverError("stream_not_found", `stream ${name} does not exist`);
   }
   if (s.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
@@ -26,9 +28,9 @@ function liveStream(store: Store, basin: string, name: string): StreamMeta {
 
 /** B1. Cloud's 404 for a missing basin is the recommended behaviour (§2.3). */
 export function listStreams(store: Store, basin: string, prefix: string, startAfter: string, limit: number): Promise<{ streams: StreamMeta[]; hasMore: boolean }> {
-  return store.meta.run(() => {
-    if (!store.storage.getBasin(basin)) throw serverError("basin_not_found", `basin ${basin} does not exist`);
-    const page = store.storage.listStreams(basin, prefix, startAfter, limit + 1);
+  return store.meta.run(async () => {
+    if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
+    const page = await store.catalog.listStreams(basin, prefix, startAfter, limit + 1);
     return { streams: page.slice(0, limit), hasMore: page.length > limit };
   });
 }
@@ -37,27 +39,35 @@ export function getStream(store: Store, basin: string, name: string): Promise<St
   return store.meta.run(() => liveStream(store, basin, name));
 }
 
-async function create(store: Store, basin: BasinMeta, name: string, requested: PartialStreamConfig, key: string | null, config = resolveStreamConfig(requested, basin.config.default_stream_config)): Promise<StreamMeta> {
+/** Whether the stream exists (its basin's 404 first, as every stream request answers). */
+export async function checkStreamExists(store: Store, basin: string, name: string): Promise<void> {
+  if (await store.catalog.getStream(basin, name)) return;
+  if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
+  throw serverError("stream_not_found", `stream ${name} does not exist`);
+}
+
+/** Creates the stream when its basin is live and the name free; undefined when either changed. */
+async function create(store: Store, basin: BasinMeta, name: string, key: string | null, config: StreamMeta["config"]): Promise<StreamMeta | undefined> {
   const createdMs = Date.now();
-  const meta: StreamMeta = { basin: basin.name, name, id: store.storage.allocateStreamId(), config, createdAt: nowIso(createdMs), deletedAt: null, requestKey: key };
+  const meta: StreamMeta = { basin: basin.name, name, id: await store.catalog.newId(), config, createdAt: nowIso(createdMs), deletedAt: null, requestKey: key, rev: 0 };
   if (basin.config.stream_cipher) meta.cipher = basin.config.stream_cipher;
-  await store.storage.writeMeta([{ op: "putStream", meta }, { op: "putState", id: meta.id, state: initialState(createdMs) }]);
-  return meta;
+  return (await store.catalog.change({ op: "createStream", meta, state: initialState(createdMs) })) ? meta : undefined;
 }
 
 /** B2: POST create, idempotent with the same svc-request-token and requested config. */
 export function createStream(store: Store, basin: string, name: string, requested: PartialStreamConfig, token: string | undefined): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
-  return store.meta.run(async () => {
-    const b = activeBasin(store, basin);
-    const key = token === undefined ? null : requestKey(token, requested);
-    const existing = store.storage.getStream(basin, name);
+  const key = token === undefined ? null : requestKey(token, requested);
+  return store.meta.run(() => judged(`stream ${name}`, async () => {
+    const b = await activeBasin(store, basin);
+    const existing = await store.catalog.getStream(basin, name);
     if (existing) {
       if (existing.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
-      if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" };
+      if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" as const };
       throw serverError("resource_already_exists", `stream ${name} already exists`);
     }
-    return { meta: await create(store, b, name, requested, key), result: "created" };
-  });
+    const meta = await create(store, b, name, key, resolveStreamConfig(requested, b.config.default_stream_config));
+    return meta && { meta, result: "created" as const };
+  }));
 }
 
 /**
@@ -66,27 +76,30 @@ export function createStream(store: Store, basin: string, name: string, requeste
  * change is made on: a create-only token cannot reconfigure a stream created meanwhile.
  */
 export function ensureStream(store: Store, basin: string, name: string, reconfig: StreamReconfig, authorize: (op: "create-stream" | "reconfigure-stream") => void): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
-  return store.meta.run(async () => {
-    const b = activeBasin(store, basin);
-    const existing = store.storage.getStream(basin, name);
+  return store.meta.run(() => judged(`stream ${name}`, async () => {
+    const b = await activeBasin(store, basin);
+    const existing = await store.catalog.getStream(basin, name);
     authorize(existing ? "reconfigure-stream" : "create-stream");
     if (existing?.deletedAt) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
     const defaults = b.config.default_stream_config;
     if (!existing) {
-      const config = reconfigureStream(resolveStreamConfig({}, defaults), reconfig, defaults);
-      return { meta: await create(store, b, name, {}, null, config), result: "created" };
+      const meta = await create(store, b, name, null, reconfigureStream(resolveStreamConfig({}, defaults), reconfig, defaults));
+      return meta && { meta, result: "created" as const };
     }
     const config = reconfigureStream(existing.config, reconfig, defaults);
-    const unchanged = canonicalJson(existing.config) === canonicalJson(config);
-    return { meta: await applyConfig(store, existing, config), result: unchanged ? "noop" : "updated" };
-  });
+    if (canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" as const };
+    const meta = await applyConfig(store, existing, config);
+    return meta && { meta, result: "updated" as const };
+  }));
 }
 
-async function applyConfig(store: Store, existing: StreamMeta, config: StreamMeta["config"]): Promise<StreamMeta> {
+/** Stores a new config made from `existing`; undefined when the stream changed meanwhile. */
+async function applyConfig(store: Store, existing: StreamMeta, config: StreamMeta["config"]): Promise<StreamMeta | undefined> {
   if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
-  const meta = { ...existing, config };
-  await store.storage.writeMeta([{ op: "putStream", meta }]);
-  // A reconfiguration applies at once to the live state (§2.3 B5).
+  const rev = existing.rev ?? 0;
+  if (!(await store.catalog.change({ op: "updateStream", meta: { ...existing, config }, rev }))) return undefined;
+  const meta = { ...existing, config, rev: rev + 1 };
+  // A reconfiguration applies at once to the live state on this node (§2.3 B5).
   const live = store.loaded(meta.basin, meta.name);
   if (live && live.id === meta.id) live.meta = meta;
   return meta;
@@ -94,24 +107,28 @@ async function applyConfig(store: Store, existing: StreamMeta, config: StreamMet
 
 /** B5: PATCH. */
 export function reconfigureStreamOp(store: Store, basin: string, name: string, reconfig: StreamReconfig): Promise<StreamMeta> {
-  return store.meta.run(async () => {
-    const existing = liveStream(store, basin, name);
-    const b = store.storage.getBasin(basin);
+  return store.meta.run(() => judged(`stream ${name}`, async () => {
+    const existing = await liveStream(store, basin, name);
+    const b = await store.catalog.getBasin(basin);
     return applyConfig(store, existing, reconfigureStream(existing.config, reconfig, b?.config.default_stream_config ?? null));
-  });
+  }));
 }
 
 /** B6: DELETE seals the stream at once; the janitor removes the records, then the name. */
 export function deleteStream(store: Store, basin: string, name: string): Promise<void> {
-  return store.meta.run(async () => {
-    const s = store.storage.getStream(basin, name);
+  return store.meta.run(() => judged(`stream ${name}`, async () => {
+    const s = await store.catalog.getStream(basin, name);
     if (!s) {
-      if (!store.storage.getBasin(basin)) throw serverError("basin_not_found", `basin ${basin} does not exist`);
+      if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
       throw serverError("stream_not_found", `stream ${name} does not exist`);
     }
-    if (s.deletedAt !== null) return;
-    store.loaded(basin, name)?.markDeleting();
-    await store.storage.writeMeta([{ op: "putStream", meta: { ...s, deletedAt: nowIso() } }]);
+    if (s.deletedAt !== null) return true;
+    const live = store.loaded(basin, name);
+    // This node alone appends to a local stream: it stops taking appends before the write.
+    if (!store.shared && live?.id === s.id) live.markDeleting();
+    if (!(await store.catalog.change({ op: "deleteStream", basin, name, id: s.id, at: nowIso() }))) return undefined;
+    if (live?.id === s.id) live.markDeleting();
     store.onWork();
-  });
+    return true;
+  })).then(() => undefined);
 }

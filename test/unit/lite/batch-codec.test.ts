@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeBatch, encodeBatch } from "../../../src/lite/storage/batch-codec.js";
-import type { StoredBatch } from "../../../src/lite/storage/storage.js";
+import type { StoredBatch } from "../../../src/lite/storage/types.js";
 import type { SequencedRecord } from "../../../src/types.js";
 import { meteredSize } from "../../../src/wire/batch.js";
 import { decodeReadBatch, encodeReadBatch } from "../../../src/wire/proto.js";

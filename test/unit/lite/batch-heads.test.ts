@@ -8,17 +8,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LmdbStorage } from "../../../src/lite/storage/lmdb.js";
-import { MemoryStorage } from "../../../src/lite/storage/memory.js";
-import type { Storage } from "../../../src/lite/storage/storage.js";
+import { LmdbBackend } from "../../../src/lite/storage/lmdb/backend.js";
+import { MemoryBackend } from "../../../src/lite/storage/memory.js";
+import type { LocalBackend } from "../../../src/lite/storage/seams.js";
 import { createBasin } from "../../../src/lite/store/basins.js";
 import { Store } from "../../../src/lite/store/store.js";
 import { createStream } from "../../../src/lite/store/streams.js";
 
 const SIZES = [3, 1, 5, 2, 7];
 
-async function check(storage: Storage): Promise<void> {
-  const store = new Store(storage);
+async function check(backend: LocalBackend): Promise<void> {
+  const store = new Store(backend);
+  const storage = backend.log;
   await createBasin(store, "heads-basin", { create_stream_on_append: false, create_stream_on_read: false, default_stream_config: {} } as never, undefined);
   await createStream(store, "heads-basin", "s", {}, undefined);
   const s = await store.stream("heads-basin", "s", "none");
@@ -37,12 +38,12 @@ async function check(storage: Storage): Promise<void> {
 
 describe("batchHeads", () => {
   it("memory", async () => {
-    await check(new MemoryStorage());
+    await check(new MemoryBackend());
   });
 
   it("lmdb", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-heads-"));
-    const storage = new LmdbStorage(dir);
+    const storage = new LmdbBackend(dir);
     try {
       await check(storage);
     } finally {

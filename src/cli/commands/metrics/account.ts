@@ -7,7 +7,7 @@ import { examples } from "../../help.js";
 import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
 
 export function metricsAccountCommand(): Command {
-  const cmd = metricOptions(new Command("account").description("Account metrics: active-basins, account-ops"), ACCOUNT_METRIC_SETS);
+  const cmd = metricOptions(new Command("account").description("Account metrics: active-basins, account-ops"), "account", ACCOUNT_METRIC_SETS);
   cmd.action(handler<MetricFlags>(async (ctx, _args, flags) => {
     const q = metricsQuery(flags, "account", ACCOUNT_METRIC_SETS);
     const format = metricsFormat(ctx, flags);

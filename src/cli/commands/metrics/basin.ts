@@ -9,7 +9,7 @@ import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFl
 
 export function metricsBasinCommand(): Command {
   const cmd = metricOptions(new Command("basin").description("Basin metrics: storage, append-ops, read-ops, append-throughput, read-throughput, basin-ops")
-    .argument("<basin>", "basin name or svc://basin"), BASIN_METRIC_SETS);
+    .argument("<basin>", "basin name or svc://basin"), "basin", BASIN_METRIC_SETS);
   cmd.action(handler<MetricFlags>(async (ctx, [arg], flags) => {
     const basin = parseBasinArg(arg!);
     const q = metricsQuery(flags, "basin", BASIN_METRIC_SETS);

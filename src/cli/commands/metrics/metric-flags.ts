@@ -1,14 +1,16 @@
 /**
  * What `svc metrics account|basin|stream` share: the flags, their checks (usage errors, exit
- * 2) and the printing of a metric set. Output: `--json` the response document; `--format csv`
- * `metric,unit,kind,time,value` rows (RFC 3339 UTC times, exact values); a chart per series
- * when stdout is a terminal, else a plain `time<TAB>value` table.
+ * 2, before any request: the service's rules, see RULES) and the printing of a metric set.
+ * Every request carries `start` and `end` (the service requires them): from the flags, or
+ * their defaults (the last hour, ending now). Output: `--json` the response document;
+ * `--format csv` `metric,unit,kind,time,value` rows (RFC 3339 UTC times, exact values); a
+ * chart per series when stdout is a terminal, else a plain `time<TAB>value` table.
  */
 import { Command, Option } from "commander";
-import { parseDuration } from "../../../format/duration.js";
+import { formatSeconds, parseDuration } from "../../../format/duration.js";
 import { metricsCsv, metricsTable, metricsText } from "../../../format/metric-output.js";
 import { parseTimePoint } from "../../../format/record-time.js";
-import type { MetricInterval, MetricSetResponse, MetricsQuery } from "../../../types.js";
+import { METRICS_END_LEEWAY_SECS, METRICS_MAX_PERIOD_SECS, METRICS_STORAGE_INTERVAL, type MetricInterval, type MetricSetResponse, type MetricsQuery } from "../../../types.js";
 import type { Context } from "../../context.js";
 import { usageError } from "../../failure.js";
 
@@ -23,21 +25,36 @@ export interface MetricFlags {
   format?: MetricsFormat;
 }
 
+export type MetricLevel = "account" | "basin" | "stream";
+
 const U32_MAX = 2 ** 32 - 1;
 /** Rows of bars in a terminal chart. */
 const CHART_HEIGHT = 4;
 
-/** Adds the shared flags; `sets` are offered in help and shell completion. */
-export function metricOptions(cmd: Command, sets: readonly string[]): Command {
+/** The service's rules of a metrics request, as the help says them. */
+function rules(level: MetricLevel): string {
+  const storage = level === "account" ? [] : [`  - --metric storage is by ${METRICS_STORAGE_INTERVAL[level]} only (--interval ${METRICS_STORAGE_INTERVAL[level]}, the default for it)`];
+  return ["", "Rules (as the service checks them; svc checks them before sending):",
+    "  - the range is --start (or --ago before --end) to --end; --start must not be after --end",
+    `  - the range is at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}`,
+    `  - --end is not in the future (at most ${formatSeconds(METRICS_END_LEEWAY_SECS)} ahead, for clock differences)`,
+    ...storage].join("\n");
+}
+
+/** Adds the shared flags and the rules; `sets` are offered in help and shell completion. */
+export function metricOptions(cmd: Command, level: MetricLevel, sets: readonly string[]): Command {
   const metric = new Option("--metric <set>", "the metric set (required)");
   // Listed for help and completion; checked by metricsQuery, which names the level in its error.
   metric.argChoices = [...sets];
+  const interval = level === "account" ? "points per minute, hour or day (default: the server picks by range)"
+    : `points per minute, hour or day (default: the server picks by range; storage: ${METRICS_STORAGE_INTERVAL[level]})`;
   return cmd.addOption(metric)
     .addOption(new Option("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)").conflicts("ago"))
     .addOption(new Option("--end <time>", "until TIME (default now): RFC 3339, unix seconds, YYYY-MM-DD"))
-    .addOption(new Option("--ago <duration>", "from this long before --end (default 1h): e.g. 30m, 1h, 7d"))
-    .addOption(new Option("--interval <interval>", "points per minute, hour or day (default: the server picks by range)").choices(["minute", "hour", "day"]))
-    .addOption(new Option("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json").choices(["chart", "table", "csv", "json"]));
+    .addOption(new Option("--ago <duration>", `from this long before --end (default 1h, at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}): e.g. 30m, 1h, 7d`))
+    .addOption(new Option("--interval <interval>", interval).choices(["minute", "hour", "day"]))
+    .addOption(new Option("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json").choices(["chart", "table", "csv", "json"]))
+    .addHelpText("after", rules(level));
 }
 
 /** Unix seconds of `--start`/`--end`: bare digits are seconds, otherwise a time (or a duration ago). */
@@ -48,12 +65,10 @@ export function parseMetricTime(text: string, flag: string, nowMs: number): numb
   return secs;
 }
 
-/** The query for `sets` at `level` from the flags; every problem is a usage error. */
-export function metricsQuery<S extends string>(flags: MetricFlags, level: string, sets: readonly S[], nowMs = Date.now()): MetricsQuery<S> {
-  const allowed = sets.join(", ");
-  if (flags.metric === undefined) throw usageError(`--metric is required: one of ${allowed}`);
-  if (!sets.includes(flags.metric as S)) throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);
-  const end = flags.end === undefined ? Math.floor(nowMs / 1000) : parseMetricTime(flags.end, "--end", nowMs);
+/** `start` and `end` from the flags and their defaults; every problem is a usage error. */
+function metricsRange(flags: MetricFlags, nowMs: number): { start: number; end: number } {
+  const nowSec = Math.floor(nowMs / 1000);
+  const end = flags.end === undefined ? nowSec : parseMetricTime(flags.end, "--end", nowMs);
   let start: number;
   if (flags.start !== undefined) start = parseMetricTime(flags.start, "--start", nowMs);
   else {
@@ -62,7 +77,28 @@ export function metricsQuery<S extends string>(flags: MetricFlags, level: string
     start = Math.max(0, end - Math.floor(ago / 1000));
   }
   if (start > end) throw usageError("--start must not be after --end");
-  return { set: flags.metric as S, start, end, interval: flags.interval };
+  if (end - start > METRICS_MAX_PERIOD_SECS) {
+    throw usageError(`the range must be at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}: from --start to --end is ${formatSeconds(end - start)}`);
+  }
+  if (end > nowSec + METRICS_END_LEEWAY_SECS) {
+    throw usageError(`--end must not be in the future: it is ${formatSeconds(end - nowSec)} from now (at most ${formatSeconds(METRICS_END_LEEWAY_SECS)} ahead, for clock differences)`);
+  }
+  return { start, end };
+}
+
+/** The query for `sets` at `level` from the flags; every problem is a usage error. */
+export function metricsQuery<S extends string>(flags: MetricFlags, level: MetricLevel, sets: readonly S[], nowMs = Date.now()): MetricsQuery<S> {
+  const allowed = sets.join(", ");
+  if (flags.metric === undefined) throw usageError(`--metric is required: one of ${allowed}`);
+  if (!sets.includes(flags.metric as S)) throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);
+  const { start, end } = metricsRange(flags, nowMs);
+  let interval = flags.interval;
+  if (flags.metric === "storage" && level !== "account") {
+    const only = METRICS_STORAGE_INTERVAL[level];
+    if (interval !== undefined && interval !== only) throw usageError(`--metric storage of a ${level} is by ${only} only: --interval ${only}, or leave --interval out`);
+    interval = only;
+  }
+  return { set: flags.metric as S, start, end, interval };
 }
 
 /** Checks the output flags before any request is made. */

@@ -8,7 +8,7 @@ import { formatUri, parseStreamUri } from "../../uri.js";
 import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
 
 export function metricsStreamCommand(): Command {
-  const cmd = metricOptions(new Command("stream").description("Stream metrics: storage").argument("<uri>", "svc://basin/stream"), STREAM_METRIC_SETS);
+  const cmd = metricOptions(new Command("stream").description("Stream metrics: storage").argument("<uri>", "svc://basin/stream"), "stream", STREAM_METRIC_SETS);
   cmd.action(handler<MetricFlags>(async (ctx, [arg], flags) => {
     const { basin, stream } = parseStreamUri(arg!);
     const q = metricsQuery(flags, "stream", STREAM_METRIC_SETS);

@@ -5,14 +5,19 @@
  *
  * Names use COLLATE "C": byte-wise order of UTF-8, the order listings promise (§2.0).
  *   svc_settings  key → value (the shared root token)
- *   svc_basins    name → BasinMeta (json text)
- *   svc_streams   (basin, name) → id, deleted, StreamMeta (json text)
- *   svc_tails     stream id → next_seq, StreamStateRecord (json text)
- *   svc_batches   (stream id, first_seq) → end_seq, last_ts, encoded batch (batch-codec.ts)
+ *   svc_basins    name → id, rev, deleted, BasinMeta (json text)
+ *   svc_streams   (basin, name) → id, rev, deleted, StreamMeta (json text)
+ *   svc_tails     stream id → next_seq, last_ts, fencing_token, trim_point, last_arrival
+ *   svc_batches   (stream id, first_seq) → end_seq, last_ts, ts_floor, planned_seq, encoded
+ *                 batch (batch-codec.ts; seq nums as planned, timestamps before the floor)
  *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)
+ *   svc_stream_ids  ids of streams and basins
+ *   svc_metric_*  metric counts, totals, stored bytes and their samples (metrics.ts)
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
+import { MIGRATION_2 } from "./sequencer-sql.js";
+import { MIGRATION_3 } from "./metrics.js";
 
 export const MIGRATIONS: readonly string[] = [
   // 1
@@ -28,6 +33,10 @@ export const MIGRATIONS: readonly string[] = [
      data bytea NOT NULL, PRIMARY KEY (id, first_seq));
    CREATE INDEX svc_batches_ts ON svc_batches (id, last_ts, first_seq);
    CREATE TABLE svc_tokens (id text COLLATE "C" PRIMARY KEY, key_id text NOT NULL UNIQUE, token text NOT NULL);`,
+  // 2: the database as sequencer (sequencer-sql.ts)
+  MIGRATION_2,
+  // 3: metrics, summed by the database (metrics.ts)
+  MIGRATION_3,
 ];
 
 /** Any fixed 64-bit key: the lock all svc lite nodes take while migrating. */

@@ -1,23 +1,24 @@
 /**
- * One in-memory state per active stream; it serialises every write to that stream
- * (protocol.md §8.3, §8.6; lite-anchor.md §1.3).
+ * A stream on a local backend (lmdb, memory): this process is its only writer, so it
+ * sequences every append in memory and serialises every write to it (protocol.md §8.3, §8.6;
+ * lite-anchor.md §1.3).
  *
- * append() runs synchronously up to the storage write: deletion check, timestamp rule,
+ * submit() runs synchronously up to the storage write: deletion check, timestamp rule,
  * fencing token, match_seq_num against the NEXT ASSIGNABLE seq (accepted but not yet
  * durable appends count, so sessions can pipeline), seq/timestamp assignment and fence/trim.
  * Acks resolve only once the covering write is durable, strictly in order. A condition
  * failure (412) is delivered only after every earlier in-flight append is durable, so the
- * value it reports can be trusted; on shared storage it is judged again against the stored
- * state at that point (refuseShared). Followers see only durable batches.
+ * value it reports can be trusted. Followers see only durable batches.
  */
 import { serverError, SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
-import type { Storage, StoredBatch, StreamMeta, StreamStateRecord } from "../storage/storage.js";
-import { checkConditions, checkTimestamps, sequence } from "./sequencing.js";
+import type { LocalLog } from "../storage/seams.js";
+import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
+import { SEQUENCING, type Sequencing } from "./sequencing.js";
 import { Follower } from "./follower.js";
-import { TEST_FAULT } from "../test-fault.js";
 import { meteredBatchSize } from "../../wire/batch.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
+import type { Chain, LiveStream, Submitted } from "./live-stream.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -29,7 +30,7 @@ interface Inflight {
   markSettled: () => void;
 }
 
-export class StreamState {
+export class LocalStream implements LiveStream {
   /** Everything durable: what reads, check-tail and followers may see. */
   durable: StreamStateRecord;
   /** The next assignable position and the state including in-flight appends. */
@@ -37,18 +38,16 @@ export class StreamState {
   private inflight: Inflight[] = [];
   private followers = new Set<Follower>();
   deleting = false;
-  /** Shared storage: the most advanced stored state seen (observe), applied or not. */
-  private lastStored: StreamStateRecord | undefined;
   /** Set after a storage failure: the state must be reloaded from storage. */
   broken: SvcError | undefined;
   /** Settles once every storage write issued so far has settled (they settle in order). */
   private lastWrite: Promise<void> = Promise.resolve();
-  /** test-fault "reorder": an ack held back to be swapped with the next one. */
-  private heldAck: { e: Inflight; ack: AppendAck; timer: NodeJS.Timeout } | undefined;
-  /** Metrics counters of this stream (the store sets them; a scratch object when off). */
-  meter: StreamMeter = NO_METERS.meter("", "");
+  meter: StreamMeter = NO_METERS.meter("", "", 0);
 
-  constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly storage: Storage, private readonly onTrim: () => void = () => {}) {
+  constructor(
+    public meta: StreamMeta, state: StreamStateRecord, private readonly log: LocalLog,
+    private readonly onTrim: () => void = () => {}, private readonly rules: Sequencing = SEQUENCING,
+  ) {
     this.durable = { ...state };
     this.next = { ...state };
     this.deleting = meta.deletedAt !== null;
@@ -58,13 +57,29 @@ export class StreamState {
     return this.meta.id;
   }
 
+  get known(): StreamStateRecord {
+    return this.durable;
+  }
+
   /** The durable tail (§7.1): next seq num and the last record's timestamp. */
   get tail(): StreamPosition {
     return { seqNum: this.durable.nextSeq, timestamp: this.durable.lastTimestamp };
   }
 
+  tailNow(): StreamPosition {
+    return this.tail;
+  }
+
   get idle(): boolean {
     return this.inflight.length === 0;
+  }
+
+  readBatches(fromSeq: number, maxBatches: number): StoredBatch[] {
+    return this.log.readBatches(this.id, fromSeq, maxBatches);
+  }
+
+  findTimestamp(timestamp: number): number | undefined {
+    return this.log.findTimestamp(this.id, timestamp);
   }
 
   append(input: AppendInput): Promise<AppendAck> {
@@ -76,16 +91,20 @@ export class StreamState {
    * stop reading at the first refusal, so nothing after it is applied); `ack` settles once it
    * is durable, or with the refusal once everything accepted before it is durable.
    */
-  submit(input: AppendInput): { accepted: boolean; ack: Promise<AppendAck> } {
-    const refuse = (e: unknown): { accepted: false; ack: Promise<AppendAck> } => ({ accepted: false, ack: this.whenIdle().then(() => { throw e; }) });
+  submit(input: AppendInput, chain?: Chain): Submitted {
+    const refuse = (e: unknown): Submitted => {
+      if (chain) chain.failed = true;
+      return { accepted: false, ack: this.whenIdle().then(() => { throw e; }) };
+    };
+    if (chain?.failed) return refuse(serverError("invalid", "not applied: an earlier append of this session was refused"));
     if (this.broken) return refuse(this.broken);
     if (this.deleting) return refuse(serverError("stream_deletion_pending", "the stream is being deleted"));
-    const tsError = checkTimestamps(this.meta.config, input);
+    const tsError = this.rules.checkTimestamps(this.meta.config, input);
     if (tsError) return refuse(tsError);
-    const condition = checkConditions(this.next, input);
-    if (condition) return this.storage.shared ? { accepted: false, ack: this.refuseShared(input) } : refuse(condition);
+    const condition = this.rules.checkConditions(this.next, input);
+    if (condition) return refuse(condition);
 
-    const { records, state } = sequence(this.next, this.meta.config, input, Date.now());
+    const { records, state } = this.rules.sequence(this.next, this.meta.config, input, Date.now());
     this.next = state;
     const batch: StoredBatch = { firstSeq: records[0]!.seqNum, arrival: state.lastArrival, lastTimestamp: state.lastTimestamp, records };
     let resolve!: (ack: AppendAck) => void;
@@ -95,30 +114,11 @@ export class StreamState {
     const settled = new Promise<void>((res) => { markSettled = res; });
     const entry: Inflight = { batch, state, done: false, settled, resolve, reject, markSettled };
     this.inflight.push(entry);
-    if (TEST_FAULT === "ack-before-sync") queueMicrotask(() => { entry.done = true; this.release(); });
-    const stored = TEST_FAULT === "drop-last" && records.length > 1 ? { ...batch, records: records.slice(0, -1) } : batch;
-    this.lastWrite = this.storage.appendBatch(this.id, stored, state).then(
+    this.lastWrite = this.log.appendBatch(this.id, batch, state).then(
       () => { entry.done = true; this.release(); },
       (e: unknown) => this.fail(e, entry),
     );
     return { accepted: true, ack: promise };
-  }
-
-  /**
-   * Shared storage: this node's view may be wrong in both directions. Appends in flight here
-   * count in it, and they fail when another node appended first; and another node may have
-   * moved the tail since this node last heard. Either way a 412 would report a tail (or
-   * token) that the stream never had at any moment of the request. So once this node's
-   * earlier appends have settled, the condition is judged again against the stored state:
-   * still failing, the 412 reports what is stored; met after all, nothing was written and
-   * the answer is the retryable 409 transaction_conflict.
-   */
-  private async refuseShared(input: AppendInput): Promise<AppendAck> {
-    await this.whenIdle();
-    const stored = this.storage.getState(this.id);
-    if (!stored) throw serverError("stream_not_found", "the stream is gone");
-    this.observe(stored);
-    throw checkConditions(stored, input) ?? serverError("transaction_conflict", "the stream was appended through another node at the same moment; nothing was written: retry");
   }
 
   /** Resolves once every append accepted so far is durable (or has failed). */
@@ -151,13 +151,11 @@ export class StreamState {
     for (const e of released) {
       const first = e.batch.records[0]!;
       const last = e.batch.records[e.batch.records.length - 1]!;
-      const ack = {
+      e.resolve({
         start: { seqNum: first.seqNum, timestamp: first.timestamp },
         end: { seqNum: last.seqNum + 1, timestamp: last.timestamp },
         tail,
-      };
-      if (TEST_FAULT && this.testFault(e, ack)) continue;
-      e.resolve(ack);
+      });
       e.markSettled();
       const bytes = meteredBatchSize(e.batch.records);
       const m = this.meter;
@@ -168,32 +166,9 @@ export class StreamState {
     }
   }
 
-  /** Seeded bugs in acks (test-fault.ts); true when the ack was taken care of. */
-  private testFault(e: Inflight, ack: AppendAck): boolean {
-    if (TEST_FAULT === "skip-seq" && ack.start.seqNum % 50 >= 45) {
-      ack.start.seqNum += 1;
-      ack.end.seqNum += 1;
-    }
-    if (TEST_FAULT !== "reorder") return false;
-    const held = this.heldAck;
-    if (!held && ack.start.seqNum % 10 === 3) {
-      this.heldAck = { e, ack, timer: setTimeout(() => { this.heldAck = undefined; e.resolve(ack); e.markSettled(); }, 100) };
-      return true;
-    }
-    if (!held) return false;
-    this.heldAck = undefined;
-    clearTimeout(held.timer);
-    held.e.resolve(ack);
-    held.e.markSettled();
-    e.resolve(held.ack);
-    e.markSettled();
-    return true;
-  }
-
   /** A failed write leaves the in-memory state ahead of storage: fail everything pending. */
   private fail(cause: unknown, entry: Inflight): void {
     if (!this.inflight.includes(entry)) return; // already failed with an earlier entry
-    if (cause instanceof SvcError && cause.code === "transaction_conflict" && this.resync(cause)) return;
     // A write refused before it reached the disk (507 storage_full) keeps its own answer.
     const error = cause instanceof SvcError && cause.code === "storage_full" ? cause
       : new SvcError({ code: "storage", message: `storage write failed: ${(cause as Error)?.message ?? cause}`, origin: "server", status: 500, cause });
@@ -204,56 +179,6 @@ export class StreamState {
     }
     for (const f of this.followers) f.close(error);
     this.followers.clear();
-  }
-
-  /**
-   * Shared storage: another node appended first, so nothing pending was written. Everything
-   * pending fails with the retryable conflict and the state restarts from the stored tail.
-   */
-  private resync(error: SvcError): boolean {
-    let stored: StreamStateRecord | undefined;
-    try {
-      stored = this.storage.getState(this.id);
-    } catch {
-      return false;
-    }
-    if (!stored) return false;
-    for (const e of this.inflight.splice(0)) {
-      e.reject(error);
-      e.markSettled();
-    }
-    this.advance(stored);
-    return true;
-  }
-
-  /**
-   * Shared storage: the stored state as another node left it. Applied only when nothing of
-   * this node is in flight (otherwise those writes settle it) and it is ahead; followers go
-   * back to storage for the records they did not see.
-   */
-  observe(stored: StreamStateRecord): void {
-    if (stored.nextSeq > (this.lastStored?.nextSeq ?? -1)) this.lastStored = { ...stored };
-    if (this.inflight.length > 0 || this.deleting || stored.nextSeq <= this.durable.nextSeq) return;
-    this.advance(stored);
-  }
-
-  /**
-   * Check-tail: the durable tail, or, on shared storage, the stored tail last read when it is
-   * ahead (observe could not apply it while appends of this node were in flight). The store
-   * reads the stored state at the start of every request, so this is never behind the
-   * database at that moment: without it a node busy appending reported a tail that other
-   * nodes had already moved past.
-   */
-  get latestTail(): StreamPosition {
-    const s = this.lastStored && this.lastStored.nextSeq > this.durable.nextSeq ? this.lastStored : this.durable;
-    return { seqNum: s.nextSeq, timestamp: s.lastTimestamp };
-  }
-
-  private advance(stored: StreamStateRecord): void {
-    if (stored.trimPoint > this.durable.trimPoint) this.onTrim();
-    this.durable = { ...stored };
-    this.next = { ...stored };
-    for (const f of this.followers) f.lag();
   }
 
   /** Registers a follower at `fromSeq`; undefined when the durable tail has moved past it. */
@@ -270,7 +195,6 @@ export class StreamState {
     this.followers.delete(f);
   }
 
-  /** Seals the stream: no more appends; followers end with 409. */
   markDeleting(): void {
     this.deleting = true;
     const error = serverError("stream_deletion_pending", "the stream is being deleted");
@@ -278,7 +202,6 @@ export class StreamState {
     this.followers.clear();
   }
 
-  /** Ends every follower (server shutdown). */
   closeFollowers(error: SvcError): void {
     for (const f of this.followers) f.close(error);
     this.followers.clear();

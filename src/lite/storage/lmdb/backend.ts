@@ -1,0 +1,35 @@
+/** lite's durable local backend: one lmdb environment in the data dir (env.ts), cut by concern. */
+import type { Catalog, LocalBackend, LocalLog, MetricsStore } from "../seams.js";
+import type { SpaceReserveOptions } from "../space-reserve.js";
+import { LmdbCatalog } from "./catalog.js";
+import { LmdbEnv } from "./env.js";
+import { LmdbLog } from "./log.js";
+import { LmdbMetrics } from "./metrics.js";
+
+export class LmdbBackend implements LocalBackend {
+  readonly kind = "local";
+  readonly durable = true;
+  readonly catalog: Catalog;
+  readonly log: LocalLog;
+  readonly metrics: MetricsStore;
+  private readonly env: LmdbEnv;
+
+  constructor(dir: string, reserve: SpaceReserveOptions = {}) {
+    this.env = new LmdbEnv(dir, reserve);
+    this.catalog = new LmdbCatalog(this.env);
+    this.log = new LmdbLog(this.env);
+    this.metrics = new LmdbMetrics(this.env);
+  }
+
+  set onSync(f: ((seconds: number) => void) | undefined) {
+    this.env.onSync = f;
+  }
+
+  get onSync(): ((seconds: number) => void) | undefined {
+    return this.env.onSync;
+  }
+
+  close(): Promise<void> {
+    return this.env.close();
+  }
+}

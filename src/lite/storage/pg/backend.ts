@@ -1,0 +1,84 @@
+/**
+ * Storage on PostgreSQL: any number of svc lite nodes on one database (schema.ts). The
+ * database sequences every append (sequencer-sql.ts, log.ts), keeps the catalog with
+ * conditional changes (catalog.ts), sums every node's metrics (metrics.ts) and carries the
+ * nodes' hints to each other (cluster.ts).
+ * Commits are durable when answered (synchronous_commit=on): an ack follows its commit.
+ */
+import pg from "pg";
+import { SvcError } from "../../../errors.js";
+import type { MetricsStore, SharedBackend } from "../seams.js";
+import { clientOptions, redactedUrl, type PgConfig } from "./config.js";
+import { migrate } from "./schema.js";
+import { Db } from "./db.js";
+import { PgCatalog } from "./catalog.js";
+import { PgLog } from "./log.js";
+import { PgCluster } from "./cluster.js";
+import { PgMetrics } from "./metrics.js";
+
+export interface PgTimings {
+  /** How often the tails of the streams a node serves are polled (a missed hint). */
+  pollMs: number;
+  /** How long a node serves a basin, stream or token from its cache at most. */
+  cacheMs: number;
+}
+
+export class PgBackend implements SharedBackend {
+  readonly kind = "shared";
+  readonly durable = true;
+  readonly metrics: MetricsStore;
+
+  private constructor(readonly config: PgConfig, private readonly db: Db, readonly catalog: PgCatalog, readonly log: PgLog, readonly cluster: PgCluster) {
+    this.metrics = new PgMetrics(db);
+  }
+
+  /** Connects, applies migrations under the advisory lock, and opens the pools. */
+  static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
+    const where = redactedUrl(config);
+    const client = new pg.Client(clientOptions(config));
+    try {
+      await client.connect();
+      await migrate(client, where);
+      await warnIfNotDurable(client, where, log);
+    } catch (e) {
+      if (e instanceof SvcError) throw e;
+      throw new SvcError({ code: "unavailable", origin: "server", status: 503, message: `cannot use PostgreSQL at ${where}: ${(e as Error).message}` });
+    } finally {
+      await client.end().catch(() => {});
+    }
+    const db = new Db(config, log);
+    const catalog = new PgCatalog(db, timings.cacheMs);
+    const records = new PgLog(db);
+    const cluster = new PgCluster(config, db, log, timings.pollMs, (h) => catalog.forget(h));
+    records.onAppended = (id) => cluster.announce({ kind: "tails", ids: [id] });
+    return new PgBackend(config, db, catalog, records, cluster);
+  }
+
+  get where(): string {
+    return redactedUrl(this.config);
+  }
+
+  /** The root token every node shares: the first node's candidate wins. */
+  async sharedRootToken(candidate: string): Promise<string> {
+    await this.db.write("INSERT INTO svc_settings (key, value) VALUES ('root_token', $1) ON CONFLICT (key) DO NOTHING", [candidate]);
+    const rows = await this.db.read<{ value: string }>("SELECT value FROM svc_settings WHERE key = 'root_token'");
+    return rows[0]!.value;
+  }
+
+  async close(): Promise<void> {
+    await this.cluster.close();
+    await this.db.close();
+  }
+}
+
+/**
+ * A node acknowledges an append once its commit returns; on a server with fsync (or
+ * full_page_writes) off, that commit survives a crash of the process but not of its host. Both
+ * are the server's settings, not ours to change: the node says so at start, once.
+ */
+async function warnIfNotDurable(client: pg.Client, where: string, log: (m: string) => void): Promise<void> {
+  const { rows } = await client.query<{ name: string }>("SELECT name FROM pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name");
+  if (rows.length === 0) return;
+  const off = rows.map((r) => `${r.name}=off`).join(" and ");
+  log(`warning: PostgreSQL at ${where} runs with ${off}: a crash of its host can lose or corrupt records this node has acknowledged`);
+}

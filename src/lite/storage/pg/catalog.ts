@@ -1,0 +1,186 @@
+/**
+ * The catalog on PostgreSQL: basins, streams and access tokens, shared by every node.
+ *
+ * Reads of one basin, stream or token go through a bounded cache (cache.ts): a change made
+ * through another node is seen here within `ttlMs`, usually at once (its notification drops
+ * the entry); a change made through this node, at once. Listings always ask the database.
+ *
+ * Every change is one transaction whose condition is checked against what is stored, never a
+ * record read earlier written back whole (seams.ts lists them). Deleting a stream or a basin
+ * locks the tails of the streams it seals, as every append does (sequencer-sql.ts): an
+ * append either commits before the deletion or is refused after it.
+ */
+import type { StoredToken } from "../../auth/token-info.js";
+import type { Catalog, CatalogChange, ClusterHint } from "../seams.js";
+import type { BasinMeta, StreamMeta } from "../types.js";
+import { TtlCache } from "./cache.js";
+import { num, type Db, type Tx } from "./db.js";
+
+const CHANNEL = "svc_lite";
+
+interface MetaRow { id: string; rev: string; meta: string }
+
+function basinOf(r: MetaRow): BasinMeta {
+  return { ...(JSON.parse(r.meta) as BasinMeta), id: num(r.id), rev: num(r.rev) };
+}
+
+function streamOf(r: MetaRow): StreamMeta {
+  return { ...(JSON.parse(r.meta) as StreamMeta), id: num(r.id), rev: num(r.rev) };
+}
+
+/** The JSON of a meta without the columns kept beside it. */
+function json(meta: BasinMeta | StreamMeta): string {
+  const { rev: _rev, ...rest } = meta;
+  return JSON.stringify(rest);
+}
+
+/** The SET of sealing a basin or stream at `$at` (a parameter's placeholder). */
+const seal = (at: string): string => `deleted = true, rev = rev + 1, meta = jsonb_set(meta::jsonb, '{deletedAt}', to_jsonb(${at}::text))::text`;
+
+export class PgCatalog implements Catalog {
+  private readonly basins: TtlCache<BasinMeta>;
+  private readonly streams: TtlCache<StreamMeta>;
+  private readonly tokens: TtlCache<StoredToken>;
+
+  constructor(private readonly db: Db, ttlMs: number) {
+    this.basins = new TtlCache(ttlMs);
+    this.streams = new TtlCache(ttlMs);
+    this.tokens = new TtlCache(ttlMs);
+  }
+
+  /** Drops what a hint names (a notification, or a change of this node). */
+  forget(h: ClusterHint): void {
+    if (h.kind === "tokens") return this.tokens.invalidate();
+    if (h.kind !== "meta") return;
+    if (h.basin === undefined) {
+      this.basins.invalidate();
+      this.streams.invalidate();
+    } else if (h.name === undefined) {
+      this.basins.invalidate(h.basin);
+      this.streams.invalidatePrefix(`${h.basin}\u0000`);
+    } else {
+      this.streams.invalidate(`${h.basin}\u0000${h.name}`);
+    }
+  }
+
+  getBasin(name: string) {
+    return this.basins.get(name, async () => {
+      const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_basins WHERE name = $1", [name]);
+      return rows[0] && basinOf(rows[0]);
+    });
+  }
+
+  async listBasins(prefix: string, after: string, limit: number): Promise<BasinMeta[]> {
+    const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_basins WHERE starts_with(name, $1) AND name > $2 ORDER BY name LIMIT $3", [prefix, after, limit]);
+    return rows.map(basinOf);
+  }
+
+  getStream(basin: string, name: string) {
+    return this.streams.get(`${basin}\u0000${name}`, async () => {
+      const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND name = $2", [basin, name]);
+      return rows[0] && streamOf(rows[0]);
+    });
+  }
+
+  async listStreams(basin: string, prefix: string, after: string, limit: number): Promise<StreamMeta[]> {
+    const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND starts_with(name, $2) AND name > $3 ORDER BY name LIMIT $4", [basin, prefix, after, limit]);
+    return rows.map(streamOf);
+  }
+
+  async getToken(id: string): Promise<StoredToken | undefined> {
+    const rows = await this.db.read<{ token: string }>("SELECT token FROM svc_tokens WHERE id = $1", [id]);
+    return rows[0] && (JSON.parse(rows[0].token) as StoredToken);
+  }
+
+  getTokenByKey(keyId: string) {
+    return this.tokens.get(keyId, async () => {
+      const rows = await this.db.read<{ token: string }>("SELECT token FROM svc_tokens WHERE key_id = $1", [keyId]);
+      return rows[0] && (JSON.parse(rows[0].token) as StoredToken);
+    });
+  }
+
+  async listTokens(prefix: string, after: string, limit: number): Promise<StoredToken[]> {
+    const rows = await this.db.read<{ token: string }>("SELECT token FROM svc_tokens WHERE starts_with(id, $1) AND id > $2 ORDER BY id LIMIT $3", [prefix, after, limit]);
+    return rows.map((r) => JSON.parse(r.token) as StoredToken);
+  }
+
+  async newId(): Promise<number> {
+    const rows = await this.db.read<{ id: string }>("SELECT nextval('svc_stream_ids') AS id");
+    return num(rows[0]!.id);
+  }
+
+  async change(c: CatalogChange): Promise<boolean> {
+    const hint = hintOf(c);
+    const ok = await this.db.tx(async (tx) => {
+      if (!(await apply(tx, c))) return false;
+      await tx.query("SELECT pg_notify($1, $2)", [CHANNEL, payloadOf(hint)]);
+      return true;
+    });
+    // Whatever the outcome, what this node holds of it may be stale now.
+    this.forget(hint);
+    return ok;
+  }
+}
+
+function hintOf(c: CatalogChange): ClusterHint {
+  switch (c.op) {
+    case "putToken": case "deleteToken": return { kind: "tokens" };
+    case "createBasin": case "updateBasin": return { kind: "meta", basin: c.meta.name };
+    case "deleteBasin": case "removeBasin": return { kind: "meta", basin: c.name };
+    case "createStream": case "updateStream": return { kind: "meta", basin: c.meta.basin, name: c.meta.name };
+    case "deleteStream": case "removeStream": return { kind: "meta", basin: c.basin, name: c.name };
+  }
+}
+
+/** The notification of a hint (cluster.ts reads it back): `m[basin, name?]` or `k`. */
+export function payloadOf(h: ClusterHint): string {
+  if (h.kind === "tokens") return "k";
+  if (h.kind === "meta") return `m${JSON.stringify(h.name === undefined ? [h.basin] : [h.basin, h.name])}`;
+  return `t${(h.ids ?? []).join(",")}`;
+}
+
+async function one(tx: Tx, sql: string, params: unknown[]): Promise<boolean> {
+  return (await tx.query(sql, params)).rowCount === 1;
+}
+
+async function apply(tx: Tx, c: CatalogChange): Promise<boolean> {
+  switch (c.op) {
+    case "createBasin":
+      return one(tx, "INSERT INTO svc_basins (name, id, rev, deleted, meta) VALUES ($1, $2, 0, false, $3) ON CONFLICT (name) DO NOTHING", [c.meta.name, c.meta.id ?? 0, json(c.meta)]);
+    case "updateBasin":
+      return one(tx, "UPDATE svc_basins SET meta = $3, rev = rev + 1 WHERE name = $1 AND id = $2 AND rev = $4 AND NOT deleted", [c.meta.name, c.meta.id ?? 0, json(c.meta), c.rev]);
+    case "deleteBasin": {
+      if (!(await one(tx, `UPDATE svc_basins SET ${seal("$3")} WHERE name = $1 AND id = $2 AND NOT deleted`, [c.name, c.id, c.at]))) return false;
+      await tx.query("SELECT 1 FROM svc_tails WHERE id IN (SELECT id FROM svc_streams WHERE basin = $1 AND NOT deleted) ORDER BY id FOR UPDATE", [c.name]);
+      await tx.query(`UPDATE svc_streams SET ${seal("$2")} WHERE basin = $1 AND NOT deleted`, [c.name, c.at]);
+      return true;
+    }
+    case "removeBasin":
+      return one(tx, "DELETE FROM svc_basins WHERE name = $1 AND id = $2 AND deleted AND NOT EXISTS (SELECT 1 FROM svc_streams WHERE basin = $1)", [c.name, c.id]);
+    case "createStream": {
+      const s = c.state;
+      if ((await tx.query("SELECT 1 FROM svc_basins WHERE name = $1 AND NOT deleted FOR SHARE", [c.meta.basin])).rowCount !== 1) return false;
+      if (!(await one(tx, "INSERT INTO svc_streams (basin, name, id, deleted, rev, meta) VALUES ($1, $2, $3, false, 0, $4) ON CONFLICT (basin, name) DO NOTHING", [c.meta.basin, c.meta.name, c.meta.id, json(c.meta)]))) return false;
+      await tx.query("INSERT INTO svc_tails (id, next_seq, last_ts, fencing_token, trim_point, last_arrival) VALUES ($1, $2, $3, $4, $5, $6)", [c.meta.id, s.nextSeq, s.lastTimestamp, s.fencingToken, s.trimPoint, s.lastArrival]);
+      return true;
+    }
+    case "updateStream":
+      return one(tx, "UPDATE svc_streams SET meta = $4, rev = rev + 1 WHERE basin = $1 AND name = $2 AND id = $3 AND rev = $5 AND NOT deleted", [c.meta.basin, c.meta.name, c.meta.id, json(c.meta), c.rev]);
+    case "deleteStream": {
+      // The tail's lock orders this against every append (sequencer-sql.ts).
+      const tail = c.ifTail
+        ? await tx.query("SELECT 1 FROM svc_tails WHERE id = $1 AND next_seq = $2 AND last_arrival = $3 FOR UPDATE", [c.id, c.ifTail.nextSeq, c.ifTail.lastArrival])
+        : await tx.query("SELECT 1 FROM svc_tails WHERE id = $1 FOR UPDATE", [c.id]);
+      if (c.ifTail && tail.rowCount !== 1) return false;
+      return one(tx, `UPDATE svc_streams SET ${seal("$4")} WHERE basin = $1 AND name = $2 AND id = $3 AND NOT deleted`, [c.basin, c.name, c.id, c.at]);
+    }
+    case "removeStream":
+      await tx.query("DELETE FROM svc_batches WHERE id = $1", [c.id]);
+      await tx.query("DELETE FROM svc_tails WHERE id = $1", [c.id]);
+      return one(tx, "DELETE FROM svc_streams WHERE basin = $1 AND name = $2 AND id = $3", [c.basin, c.name, c.id]);
+    case "putToken":
+      return one(tx, "INSERT INTO svc_tokens (id, key_id, token) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [c.token.id, c.token.keyId, JSON.stringify(c.token)]);
+    case "deleteToken":
+      return one(tx, "DELETE FROM svc_tokens WHERE id = $1 AND key_id = $2", [c.id, c.keyId]);
+  }
+}

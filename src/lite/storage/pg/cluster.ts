@@ -1,0 +1,160 @@
+/**
+ * Several lite nodes on one database: what each tells the others, and who runs the sweep.
+ *
+ * Hints travel by NOTIFY on channel `svc_lite`: `t<ids>` (tails moved; sent after the
+ * commit, several streams per statement), `m<json>` (a basin's or stream's metadata changed;
+ * sent in the changing transaction), `k` (tokens changed). Any role that may connect can
+ * NOTIFY, so a hint's content is never trusted: it only says what to read again from the
+ * tables. When the listening connection drops it reconnects every second, and a poll every
+ * `pollMs` (tails of the streams this node serves) bounds what a missed hint can delay; the
+ * catalog's cache bounds the rest (catalog.ts).
+ *
+ * The periodic sweep runs on one node at a time: the node whose listening connection holds
+ * SWEEP_LOCK, a session-level advisory lock that PostgreSQL releases when that connection ends
+ * (the node stopped, died, or lost the connection). Every node asks each period; the first to
+ * ask after the holder is gone takes over.
+ */
+import pg from "pg";
+import type { Cluster, ClusterHint } from "../seams.js";
+import { clientOptions, type PgConfig } from "./config.js";
+import type { Db } from "./db.js";
+
+const CHANNEL = "svc_lite";
+/** The shortest time between two notifications of moved tails from one node. */
+const ANNOUNCE_MS = 5;
+/** The session-level advisory lock of the node that runs the periodic sweep ("svc_sw"). */
+const SWEEP_LOCK = 0x7376_635f_7377;
+
+/** A notification's payload as a hint; undefined when it is not one of ours. */
+export function parseHint(payload: string): ClusterHint | undefined {
+  if (payload === "k") return { kind: "tokens" };
+  if (payload === "t*") return { kind: "tails" };
+  if (payload.startsWith("t")) {
+    const ids = payload.slice(1).split(":")[0]!.split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+    return ids.length > 0 ? { kind: "tails", ids } : undefined;
+  }
+  if (payload.startsWith("m")) {
+    const v = JSON.parse(payload.slice(1)) as unknown;
+    if (!Array.isArray(v) || typeof v[0] !== "string" || (v[1] !== undefined && typeof v[1] !== "string")) return undefined;
+    return { kind: "meta", basin: v[0], ...(v[1] === undefined ? {} : { name: v[1] as string }) };
+  }
+  return undefined;
+}
+
+export class PgCluster implements Cluster {
+  private onHint: ((h: ClusterHint) => void) | undefined;
+  private listenClient: pg.Client | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** The listening connection is lost and not yet back (said once per outage in the log). */
+  private listenLost = false;
+  private sweepHolder: pg.Client | undefined;
+  private readonly moved = new Set<number>();
+  private announcing = false;
+
+  /** `forget`: told every hint first (the catalog drops what it names). */
+  constructor(private readonly config: PgConfig, private readonly db: Db, private readonly log: (m: string) => void, private readonly pollMs: number, private readonly forget: (h: ClusterHint) => void) {}
+
+  watch(onHint: (h: ClusterHint) => void): void {
+    this.onHint = onHint;
+    void this.listen();
+    this.pollTimer = setInterval(() => this.hint({ kind: "tails" }), this.pollMs);
+    this.pollTimer.unref();
+  }
+
+  private hint(h: ClusterHint): void {
+    this.forget(h);
+    this.onHint?.(h);
+  }
+
+  /**
+   * Tails moved by this node, told after the commit and outside it: PostgreSQL serialises the
+   * commits of notifying transactions (a lock held through the WAL flush), which in the append
+   * statement allowed one append commit per fsync. One statement at a time carries every
+   * stream moved meanwhile, committed without waiting for the flush (a lost hint is covered by
+   * the poll). Metadata and token hints go in their own transactions (catalog.ts).
+   */
+  announce(h: ClusterHint): void {
+    if (h.kind !== "tails" || !h.ids || this.closed) return;
+    for (const id of h.ids) this.moved.add(id);
+    if (this.announcing) return;
+    this.announcing = true;
+    void (async () => {
+      while (this.moved.size > 0 && !this.closed) {
+        const ids = [...this.moved];
+        this.moved.clear();
+        const payload = `t${ids.join(",")}`;
+        // A payload is at most 8000 bytes: a longer list says "every stream" (the receivers poll all they serve).
+        await this.db.writes.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [CHANNEL, payload.length < 7900 ? payload : "t*"])
+          .catch((e: unknown) => this.log(`notification failed (other nodes will poll): ${(e as Error).message}`));
+        // At most one notification per ANNOUNCE_MS: a stream appended to a thousand times a
+        // second costs the other nodes one re-read per period, not one per append.
+        await new Promise((r) => setTimeout(r, ANNOUNCE_MS));
+      }
+      this.announcing = false;
+    })();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const c = new pg.Client({ ...clientOptions(this.config), application_name: "svc lite listener" });
+    let dropped = false;
+    const drop = (why: string): void => {
+      if (dropped) return;
+      dropped = true;
+      if (this.listenClient === c) this.listenClient = undefined;
+      void c.end().catch(() => {});
+      if (this.closed) return;
+      if (!this.listenLost) this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every second`);
+      this.listenLost = true;
+      setTimeout(() => void this.listen(), 1000).unref();
+    };
+    c.on("notification", (n) => this.onNotify(n.payload ?? ""));
+    c.on("error", (e) => drop(e.message));
+    c.on("end", () => drop("connection closed"));
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANNEL}`);
+      if (this.closed) { await c.end(); return; }
+      this.listenClient = c;
+      if (this.listenLost) this.log("database notifications back");
+      this.listenLost = false;
+      // whatever moved while not listening
+      this.hint({ kind: "tails" });
+      this.hint({ kind: "meta" });
+      this.hint({ kind: "tokens" });
+    } catch (e) {
+      drop((e as Error).message);
+    }
+  }
+
+  private onNotify(payload: string): void {
+    try {
+      const h = parseHint(payload);
+      if (h) this.hint(h);
+    } catch (e) {
+      this.log(`ignored a malformed notification: ${(e as Error).message}`);
+    }
+  }
+
+  async leadsSweep(): Promise<boolean> {
+    const c = this.listenClient;
+    if (!c || this.closed) return false;
+    if (this.sweepHolder === c) return true;
+    try {
+      const { rows } = await c.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [SWEEP_LOCK]);
+      if (rows[0]?.got !== true || this.listenClient !== c) return false;
+    } catch {
+      return false; // the connection is failing: its own handlers reconnect
+    }
+    this.sweepHolder = c;
+    this.log("this node now runs the periodic sweep (one node at a time: trims, retention, deletions)");
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.listenClient?.end().catch(() => {});
+  }
+}

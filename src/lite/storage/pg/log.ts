@@ -1,0 +1,102 @@
+/**
+ * The record log on PostgreSQL: appends sequenced by the database (one `svc_append` call per
+ * group, sequencer-sql.ts), and reads of batches and stream states through the read pool.
+ */
+import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../seams.js";
+import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
+import { BATCH_HEAD_BYTES, batchHeader, decodeLanded } from "../batch-codec.js";
+import { bytes, num, type Db } from "./db.js";
+
+interface AppendRow {
+  o_refused: "gone" | "deleting" | null;
+  o_firsts: (string | null)[] | null;
+  o_floors: (string | null)[] | null;
+  o_errs: (string | null)[] | null;
+  o_next_seq: string; o_last_ts: string; o_fencing_token: string; o_trim_point: string; o_last_arrival: string;
+}
+
+interface StateRow { id: string; next_seq: string; last_ts: string; fencing_token: string; trim_point: string; last_arrival: string; deleted: boolean | null }
+
+/** The SQL of a group of `n` appends: buffers travel as binary parameters, one each. */
+function appendSql(n: number): string {
+  const data = Array.from({ length: n }, (_, i) => `$${13 + i}::bytea`).join(", ");
+  return `SELECT * FROM svc_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ARRAY[${data}]::bytea[])`;
+}
+
+function outcome(first: string | null, floor: string | null, err: string | null): AppendOutcome {
+  if (err === null) return { ok: true, firstSeq: num(first), timestampFloor: num(floor) };
+  if (err.startsWith("f")) return { ok: false, fencingToken: err.slice(1) };
+  if (err.startsWith("s")) return { ok: false, nextSeq: num(err.slice(1)) };
+  return { ok: false, skipped: true };
+}
+
+export class PgLog implements SharedLog {
+  /** Told after every group that landed something (cluster.ts announces it to the other nodes). */
+  onAppended: (id: number) => void = () => {};
+
+  constructor(private readonly db: Db) {}
+
+  async append(id: number, group: PlannedAppend[], arrival: number): Promise<GroupResult> {
+    const cmd = { batch: [] as number[], index: [] as number[], fence: [] as (string | null)[], trim: [] as (number | null)[] };
+    group.forEach((g, k) => {
+      for (const c of g.commands) {
+        cmd.batch.push(k + 1);
+        cmd.index.push(c.index);
+        cmd.fence.push(c.fence ?? null);
+        cmd.trim.push(c.trim ?? null);
+      }
+    });
+    const res = await this.db.write<AppendRow>(appendSql(group.length), [
+      id, arrival, group.map((g) => g.count), group.map((g) => g.chain), group.map((g) => g.matchSeqNum ?? null),
+      group.map((g) => g.fencingToken ?? null), group.map((g) => g.lastTimestamp), group.map((g) => g.plannedFirst),
+      cmd.batch, cmd.index, cmd.fence, cmd.trim, ...group.map((g) => g.data),
+    ]);
+    const r = res.rows[0]!;
+    const state: StreamStateRecord = { nextSeq: num(r.o_next_seq), lastTimestamp: num(r.o_last_ts), fencingToken: r.o_fencing_token, trimPoint: num(r.o_trim_point), lastArrival: num(r.o_last_arrival) };
+    if (r.o_refused) return { refused: r.o_refused, outcomes: [], state };
+    const outcomes = group.map((_, k) => outcome(r.o_firsts![k]!, r.o_floors![k]!, r.o_errs![k]!));
+    if (outcomes.some((o) => o.ok)) this.onAppended(id);
+    return { outcomes, state };
+  }
+
+  async states(ids: number[]): Promise<Map<number, StoredState>> {
+    const rows = await this.db.read<StateRow>(
+      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, t.trim_point, t.last_arrival, s.deleted
+       FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id WHERE t.id = ANY($1::bigint[])`, [ids]);
+    return new Map(rows.map((r) => [num(r.id), {
+      nextSeq: num(r.next_seq), lastTimestamp: num(r.last_ts), fencingToken: r.fencing_token,
+      trimPoint: num(r.trim_point), lastArrival: num(r.last_arrival), live: r.deleted === false,
+    }]));
+  }
+
+  async readBatches(id: number, fromSeq: number, maxBatches: number): Promise<StoredBatch[]> {
+    const rows = await this.db.read<{ first_seq: string; planned_seq: string | null; ts_floor: string; data: Buffer }>(
+      `SELECT first_seq, planned_seq, ts_floor, data FROM svc_batches WHERE id = $1 AND end_seq > $2
+       AND first_seq >= coalesce((SELECT max(first_seq) FROM svc_batches WHERE id = $1 AND first_seq <= $2), 0)
+       ORDER BY first_seq LIMIT $3`, [id, fromSeq, maxBatches]);
+    return rows.map((r) => {
+      const first = num(r.first_seq);
+      return decodeLanded(first, r.planned_seq === null ? first : num(r.planned_seq), num(r.ts_floor), bytes(r.data));
+    });
+  }
+
+  async findTimestamp(id: number, timestamp: number): Promise<number | undefined> {
+    const rows = await this.db.read<{ first_seq: string }>("SELECT first_seq FROM svc_batches WHERE id = $1 AND last_ts >= $2 ORDER BY last_ts, first_seq LIMIT 1", [id, timestamp]);
+    return rows[0] && num(rows[0].first_seq);
+  }
+
+  /** Only each value's header is read. */
+  async batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
+    const rows = await this.db.read<{ first_seq: string; end_seq: string; head: Buffer }>(
+      `SELECT first_seq, end_seq, substring(data from 1 for ${BATCH_HEAD_BYTES}) AS head FROM svc_batches
+       WHERE id = $1 AND end_seq > $2 ORDER BY first_seq LIMIT $3`, [id, fromSeq, maxBatches]);
+    return rows.map((r) => ({ firstSeq: num(r.first_seq), count: num(r.end_seq) - num(r.first_seq), arrival: batchHeader(r.head).arrival }));
+  }
+
+  async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
+    const res = await this.db.write(
+      "DELETE FROM svc_batches WHERE id = $1 AND first_seq IN (SELECT first_seq FROM svc_batches WHERE id = $1 AND end_seq <= $2 ORDER BY first_seq LIMIT $3)",
+      [id, Math.min(seq, Number.MAX_SAFE_INTEGER), max]);
+    return res.rowCount ?? 0;
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The storage seams of svc lite, one per concern: the catalog (basins, streams, access
+ * tokens), the record log, metrics, and, when several nodes share one database, the
+ * cluster. A backend bundles them; only the store (store/store.ts) holds one.
+ *
+ * Two kinds of backend:
+ * - local (lmdb, memory): this process is the only writer. The store sequences appends in
+ *   memory and the log stores each batch with the stream state it produced. Reads return
+ *   values at once (`Maybe`: no promise), so lmdb keeps its synchronous speed.
+ * - shared (PostgreSQL): any number of nodes write the same data. The database sequences
+ *   appends (`SharedLog.append`), every change of metadata is conditional on what is stored,
+ *   reads may wait for the database, and the cluster carries hints of other nodes' changes.
+ *
+ * Every write resolves only once it is durable (synced to disk, or committed).
+ */
+import type { StoredToken } from "../auth/token-info.js";
+import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
+
+/** A value now, or (when the backend must ask a database) later. */
+export type Maybe<T> = T | Promise<T>;
+
+export interface CatalogReads {
+  getBasin(name: string): Maybe<BasinMeta | undefined>;
+  /** Basins with name > `after` (exclusive) starting with `prefix`, byte-wise ascending, at most `limit`. */
+  listBasins(prefix: string, after: string, limit: number): Maybe<BasinMeta[]>;
+  getStream(basin: string, name: string): Maybe<StreamMeta | undefined>;
+  /** Streams of a basin, like listBasins. */
+  listStreams(basin: string, prefix: string, after: string, limit: number): Maybe<StreamMeta[]>;
+  getToken(id: string): Maybe<StoredToken | undefined>;
+  getTokenByKey(keyId: string): Maybe<StoredToken | undefined>;
+  /** Issued tokens with id > `after` starting with `prefix`, byte-wise ascending, at most `limit`. */
+  listTokens(prefix: string, after: string, limit: number): Maybe<StoredToken[]>;
+}
+
+/**
+ * One change of the catalog, applied only if its condition holds against what is stored
+ * (no change writes back a whole record read earlier):
+ *
+ *   createBasin    the name is free
+ *   updateBasin    the stored basin is `meta.id` at revision `rev`, and not being deleted
+ *   deleteBasin    the stored basin is `id` and not being deleted; it and every stream of it
+ *                  not yet being deleted are marked deleting, whatever streams exist then
+ *   removeBasin    the stored basin is `id`, being deleted, and has no stream left
+ *   createStream   the basin is there and not being deleted, and the name is free
+ *   updateStream   the stored stream is `meta.id` at revision `rev`, and not being deleted
+ *   deleteStream   the stored stream is `id` and not being deleted (and, with `ifTail`, its
+ *                  state still has that tail and last arrival: nothing was appended since)
+ *   removeStream   the stored stream is `id`; it, its state and its records are removed
+ *   putToken       no token has the id
+ *   deleteToken    the token `id` is stored with key `keyId`
+ */
+export type CatalogChange =
+  | { op: "createBasin"; meta: BasinMeta }
+  | { op: "updateBasin"; meta: BasinMeta; rev: number }
+  | { op: "deleteBasin"; name: string; id: number; at: string }
+  | { op: "removeBasin"; name: string; id: number }
+  | { op: "createStream"; meta: StreamMeta; state: StreamStateRecord }
+  | { op: "updateStream"; meta: StreamMeta; rev: number }
+  | { op: "deleteStream"; basin: string; name: string; id: number; at: string; ifTail?: { nextSeq: number; lastArrival: number } }
+  | { op: "removeStream"; basin: string; name: string; id: number }
+  | { op: "putToken"; token: StoredToken }
+  | { op: "deleteToken"; id: string; keyId: string };
+
+export interface Catalog extends CatalogReads {
+  /** A new id for a basin or a stream, never handed out before. */
+  newId(): Maybe<number>;
+  /** Applies `change` when its condition holds (true) or does nothing (false); durable when resolved. */
+  change(change: CatalogChange): Promise<boolean>;
+}
+
+/** What every log offers to reads and to the background sweep. */
+export interface RecordLog {
+  /**
+   * Up to `maxBatches` batches in seq order, starting with the batch that contains `fromSeq`
+   * (or the first one after it).
+   */
+  readBatches(id: number, fromSeq: number, maxBatches: number): Maybe<StoredBatch[]>;
+  /** First seq num of the first batch whose last timestamp is ≥ `timestamp`, if any. */
+  findTimestamp(id: number, timestamp: number): Maybe<number | undefined>;
+  /** Where each batch starts, how many records, when it arrived: no records are read. */
+  batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]>;
+  /** Removes up to `max` whole batches that lie entirely below `seq`; returns how many. */
+  deleteBatchesBelow(id: number, seq: number, max: number): Promise<number>;
+}
+
+/** The log of a local backend: the store sequences, the log stores batch and state together. Reads answer at once. */
+export interface LocalLog extends RecordLog {
+  readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[];
+  findTimestamp(id: number, timestamp: number): number | undefined;
+  getState(id: number): StreamStateRecord | undefined;
+  /** The last stored batch of a stream (recovery check), if any. */
+  lastBatch(id: number): StoredBatch | undefined;
+  /**
+   * Stores one batch and the new stream state atomically, only if the stored tail's nextSeq
+   * is the batch's first seq num (else it rejects: batches sequenced behind a failed write
+   * never land beyond the hole). Writes resolve in the order they were issued.
+   */
+  appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void>;
+}
+
+/** One append of a group, as the database sequences it (store/shared-stream.ts plans it). */
+export interface PlannedAppend {
+  count: number;
+  /** Appends of one chain (an append session) after a refused one are skipped. */
+  chain: number;
+  matchSeqNum: number | undefined;
+  fencingToken: string | undefined;
+  /** The batch's last record's timestamp before the stored floor applies (see sequencing.ts). */
+  lastTimestamp: number;
+  /** Command records, in order: index in the batch, and a fence token or a trim point. */
+  commands: { index: number; fence?: string; trim?: number }[];
+  /** The seq num the node expects it to land at (its view of the tail): what `data` is encoded with. */
+  plannedFirst: number;
+  /** The encoded batch (batch-codec.ts) as planned. */
+  data: Uint8Array;
+}
+
+/** The outcome of one planned append: where it landed, or why it did not. */
+export type AppendOutcome =
+  | { ok: true; firstSeq: number; timestampFloor: number }
+  | { ok: false; fencingToken: string }
+  | { ok: false; nextSeq: number }
+  | { ok: false; skipped: true };
+
+export interface GroupResult {
+  /** "gone": no such stream; "deleting": the stream is being deleted; nothing was written. */
+  refused?: "gone" | "deleting";
+  outcomes: AppendOutcome[];
+  /** The stored state after the group (before it, when refused). */
+  state: StreamStateRecord;
+}
+
+/** A stream's state as stored, with whether the stream is still live. */
+export interface StoredState extends StreamStateRecord {
+  live: boolean;
+}
+
+/** The log of a shared backend: the database sequences every append against its stored tail. */
+export interface SharedLog extends RecordLog {
+  /** Sequences and stores `group` (in order) in one statement; durable when resolved. */
+  append(id: number, group: PlannedAppend[], arrival: number): Promise<GroupResult>;
+  /** The stored states of streams `ids` (absent: no such stream), in one read. */
+  states(ids: number[]): Promise<Map<number, StoredState>>;
+}
+
+/**
+ * Metrics as plain numbers that every node adds to; what they mean is the recorder's
+ * (metrics/recorder.ts, buckets.ts). Minutes are epoch seconds (multiples of 60).
+ *
+ *   counts   (minute, scope, name) → n    scope "" is the account, else a basin name
+ *   totals   name → n                     kept since metrics were first kept
+ *   stored   (basin, stream) → bytes      a gauge every node changes by deltas; stream ""
+ *                                         is the basin's own row, changed by the sum of its
+ *                                         streams' deltas
+ *   samples  (basin, stream, minute) → bytes   the stored row's value after its last change
+ *                                         in that minute
+ *
+ * Sums are the storage's: a local backend adds within its one process, a shared one in the
+ * database, so every node's counts land in one sum. Values are raw sums (a stored row may go
+ * below zero when counts were lost); the recorder clamps what it reports.
+ */
+export interface MetricCount {
+  t: number;
+  scope: string;
+  name: string;
+  n: number;
+}
+
+/** A change of one stream's stored bytes, sampled at minute `t` (with its basin's) once added. */
+export interface StoredChange {
+  t: number;
+  basin: string;
+  stream: string;
+  /** The stream's id: a shared backend drops the change when no stream of this id exists any more. */
+  id: number;
+  n: number;
+}
+
+/** What a node counted since it last added; each key appears at most once. */
+export interface MetricsDelta {
+  counts: MetricCount[];
+  totals: [name: string, n: number][];
+  stored: StoredChange[];
+  /** When set, counts and samples of minutes before it are deleted. */
+  pruneBefore?: number;
+}
+
+export interface StoredSample {
+  t: number;
+  bytes: number;
+}
+
+export interface MetricsStore {
+  /** Adds `delta` to what is stored (in one transaction); resolves when durable. */
+  add(delta: MetricsDelta): Promise<void>;
+  /**
+   * Stream `id`'s records are gone: its stored bytes leave it and its basin, both sampled at
+   * minute `t` (a stream without stored bytes is not sampled); resolves when durable. A shared
+   * backend then ignores changes for that id still on their way from other nodes.
+   */
+  drop(t: number, basin: string, stream: string, id: number): Promise<void>;
+  /** Counts of minutes in [from, to], of one scope or (undefined) of all. */
+  counts(from: number, to: number, scope?: string): Maybe<MetricCount[]>;
+  /** Samples of a stream's stored bytes (stream "": its basin's) at minutes in [from, to], by time. */
+  samples(basin: string, stream: string, from: number, to: number): Maybe<StoredSample[]>;
+  /** Stored bytes now of a stream, of a basin (stream ""), or (basin undefined) of every basin. */
+  stored(basin?: string, stream?: string): Maybe<number>;
+  totals(): Maybe<[name: string, n: number][]>;
+}
+
+/** What another node changed, as a hint to read again (never trusted for its content). */
+export type ClusterHint =
+  | { kind: "tails"; ids?: number[] }
+  | { kind: "meta"; basin?: string; name?: string }
+  | { kind: "tokens" };
+
+/** Several nodes on one database: hints of each other's changes, and who runs the sweep. */
+export interface Cluster {
+  /** Starts delivering hints (notifications, and a periodic poll for the ones missed). */
+  watch(onHint: (hint: ClusterHint) => void): void;
+  /** Tells the other nodes about a change this node made (after it is durable). */
+  announce(hint: ClusterHint): void;
+  /** Whether this node runs the periodic sweep now (one node at a time does). */
+  leadsSweep(): Promise<boolean>;
+}
+
+interface BackendBase {
+  /** True when writes survive a crash (lmdb, PostgreSQL); false for memory. */
+  readonly durable: boolean;
+  readonly catalog: Catalog;
+  readonly metrics: MetricsStore;
+  /** Set by the metrics: told how long each wait for a sync to disk took, in seconds. */
+  onSync?: (seconds: number) => void;
+  close(): Promise<void>;
+}
+
+export interface LocalBackend extends BackendBase {
+  readonly kind: "local";
+  readonly log: LocalLog;
+}
+
+export interface SharedBackend extends BackendBase {
+  readonly kind: "shared";
+  readonly log: SharedLog;
+  readonly cluster: Cluster;
+}
+
+export type Backend = LocalBackend | SharedBackend;

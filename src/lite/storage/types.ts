@@ -1,0 +1,87 @@
+/**
+ * What lite stores: basins, streams, their per-stream state, access tokens and record
+ * batches. The seams that store them (seams.ts) and everything above them share these shapes.
+ */
+import type { SequencedRecord } from "../../types.js";
+import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";
+import type { StoredToken } from "../auth/token-info.js";
+import type { StreamCipher } from "../crypto/record-cipher.js";
+
+export type { StoredToken };
+
+export interface BasinMeta {
+  name: string;
+  config: StoredBasinConfig;
+  createdAt: string;
+  deletedAt: string | null;
+  /** Idempotency key of the POST that created it (protocol.md §10.5), or null. */
+  requestKey: string | null;
+  /** Which basin of this name: a basin deleted and created again is another one (absent in older data: 0). */
+  id?: number;
+  /** Counts the changes stored; a conditional change names the revision it was made on (absent: 0). */
+  rev?: number;
+}
+
+export interface StreamMeta {
+  basin: string;
+  name: string;
+  /** Internal id; record keys use it, so a name can be reused after deletion. */
+  id: number;
+  config: ResolvedStreamConfig;
+  createdAt: string;
+  deletedAt: string | null;
+  requestKey: string | null;
+  /** §8.8: set at creation from the basin's stream_cipher; absent or null = plaintext. */
+  cipher?: StreamCipher | null;
+  /** Counts the changes stored (absent in older data: 0). */
+  rev?: number;
+}
+
+/** Per-stream state, written in the same transaction as every batch that changes it. */
+export interface StreamStateRecord {
+  /** The tail: next seq num and the last record's timestamp (0 when empty). */
+  nextSeq: number;
+  lastTimestamp: number;
+  fencingToken: string;
+  /** Records below this seq num are trimmed (0: nothing trimmed). */
+  trimPoint: number;
+  /** Arrival time (ms) of the last append, kept monotonic; retention and delete-on-empty use it. */
+  lastArrival: number;
+}
+
+/** One appended batch as stored: consecutive records from `firstSeq`, all arrived at `arrival`. */
+export interface StoredBatch {
+  firstSeq: number;
+  arrival: number;
+  lastTimestamp: number;
+  records: SequencedRecord[];
+  /**
+   * Batches read back from an encoded value (batch-codec.ts version 2) also offer their
+   * records as the bytes a read sends; `records` is then decoded only when asked for.
+   */
+  readonly wire?: StoredWire;
+}
+
+/** A stored batch's records by index, and as encoded `ReadBatch.records` fields. */
+export interface StoredWire {
+  readonly count: number;
+  timestamp(i: number): number;
+  /** Metered size (wire/batch.ts) of record i. */
+  metered(i: number): number;
+  /** Bytes of record i's encoded field (what it takes in a ReadBatch). */
+  encoded(i: number): number;
+  /** The encoded fields of records [from, to): a view, valid as long as the batch. */
+  slice(from: number, to: number): Uint8Array;
+}
+
+/** A stored batch without its records. */
+export interface BatchHead {
+  firstSeq: number;
+  count: number;
+  arrival: number;
+}
+
+/** Records in a stored batch, without decoding them. */
+export function storedCount(b: StoredBatch): number {
+  return b.wire ? b.wire.count : b.records.length;
+}

@@ -1,0 +1,87 @@
+/**
+ * What the rest of lite sees of one stream it serves: a local stream (local-stream.ts, on a
+ * backend this process alone writes) or a shared one (shared-stream.ts, on a database that
+ * several nodes write and that sequences every append). Both keep the same promises:
+ *
+ * - acks are sent only once the append is durable, in the order the appends were submitted;
+ * - after an append of a chain (one append session) is refused, nothing later of that chain
+ *   is applied;
+ * - `tailNow` reflects every append acknowledged before it was called, through any node;
+ * - reads may serve any record below `known.nextSeq` without asking anyone again;
+ * - followers see only durable records, in order, without gaps.
+ */
+import type { SvcError } from "../../errors.js";
+import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
+import type { StreamMeter } from "../metrics/meter.js";
+import type { Maybe } from "../storage/seams.js";
+import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
+import type { Follower } from "./follower.js";
+
+/** The appends of one append session: after one is refused, the rest are not applied. */
+export interface Chain {
+  failed: boolean;
+}
+
+export interface Submitted {
+  /** False when the append was refused at once (nothing after it should be submitted). */
+  accepted: boolean;
+  /** Settles once the append is durable, or with its refusal (after everything before it). */
+  ack: Promise<AppendAck>;
+}
+
+export interface LiveStream {
+  meta: StreamMeta;
+  readonly id: number;
+  readonly deleting: boolean;
+  /** Metrics counters of this stream (a scratch object when metrics are off). */
+  meter: StreamMeter;
+  /** A state whose every record below `nextSeq` is stored, and its trim point as known here. */
+  readonly known: StreamStateRecord;
+  submit(input: AppendInput, chain?: Chain): Submitted;
+  append(input: AppendInput): Promise<AppendAck>;
+  /** Resolves once every append submitted so far has settled. */
+  whenIdle(): Promise<void>;
+  /** The tail now: every append acknowledged before this call, through any node (§7.1). */
+  tailNow(): Maybe<StreamPosition>;
+  readBatches(fromSeq: number, maxBatches: number): Maybe<StoredBatch[]>;
+  findTimestamp(timestamp: number): Maybe<number | undefined>;
+  /** Registers a follower at `fromSeq`; undefined when the known tail is elsewhere. */
+  follow(fromSeq: number): Follower | undefined;
+  unfollow(f: Follower): void;
+  /** Seals the stream: no more appends; followers end with 409. */
+  markDeleting(): void;
+  /** Ends every follower (server shutdown). */
+  closeFollowers(error: SvcError): void;
+}
+
+/** A stream's state before its first append. */
+export function initialState(createdMs: number): StreamStateRecord {
+  return { nextSeq: 0, lastTimestamp: 0, fencingToken: "", trimPoint: 0, lastArrival: createdMs };
+}
+
+export function nowIso(ms = Date.now()): string {
+  return new Date(ms).toISOString();
+}
+
+/** What the store tells the kind of its streams (local-streams.ts, shared-streams.ts). */
+export interface StreamHooks {
+  /** A trim became durable: background work may be pending. */
+  onTrim: () => void;
+  loaded: () => Iterable<LiveStream>;
+  forget: (s: LiveStream) => void;
+  log: (msg: string) => void;
+}
+
+/** How live streams are made and kept fresh, by kind of backend. */
+export interface StreamKind {
+  /** A live stream for `meta` (read from storage under the metadata lock). */
+  load(meta: StreamMeta): LiveStream | Promise<LiveStream>;
+  /**
+   * Whether a loaded stream may serve this request: "ok"; "reload" (it must be loaded again,
+   * under the lock); "gone" (its name now names nothing, or another stream).
+   */
+  check(s: LiveStream): "ok" | "reload" | "gone" | Promise<"ok" | "reload" | "gone">;
+  /** Waits before a reload (a local stream broken by a failed write: until its writes settle). */
+  beforeReload(s: LiveStream): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,247 @@
+/**
+ * A stream on a shared backend (PostgreSQL): the database sequences every append against
+ * its stored tail, so appends through any number of nodes never conflict. This node plans
+ * each group (seq nums as it expects them, timestamps before the stored floor; sequencing.ts)
+ * and sends one group at a time per stream, carrying everything queued meanwhile (group
+ * commit); acks follow the commit, in order.
+ *
+ * What this node knows of the stream (`known`) is a lower bound of what is stored: records
+ * below it are served from here or from the batch cache; anything that must reflect every
+ * append acknowledged through any node (check-tail, a 416, a heartbeat, a read at the tail)
+ * asks the database (`tailNow`, shared through the tail reader).
+ */
+import { FencingTokenMismatchError, SeqNumMismatchError, serverError, SvcError } from "../../errors.js";
+import type { AppendAck, AppendInput, SequencedRecord, StreamPosition } from "../../types.js";
+import { meteredBatchSize } from "../../wire/batch.js";
+import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
+import { decodeLanded, encodeBatch } from "../storage/batch-codec.js";
+import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../storage/seams.js";
+import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
+import type { BatchCache } from "./batch-cache.js";
+import { Follower } from "./follower.js";
+import type { Chain, LiveStream, Submitted } from "./live-stream.js";
+import { checkTimestamps, commandsOf, sequence } from "./sequencing.js";
+
+/** Appends per statement (group commit), and their input bytes. */
+const MAX_GROUP = 512;
+const MAX_GROUP_BYTES = 8 << 20;
+
+export interface SharedDeps {
+  log: SharedLog;
+  cache: BatchCache;
+  /** The stored state of a stream, read by a query that starts after the call. */
+  readState(id: number): Promise<StoredState | undefined>;
+  onTrim: () => void;
+}
+
+interface Entry {
+  input: AppendInput;
+  chain: Chain | undefined;
+  bytes: number;
+  resolve: (ack: AppendAck) => void;
+  reject: (e: unknown) => void;
+  settled: Promise<void>;
+  markSettled: () => void;
+}
+
+const deleting = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
+
+export class SharedStream implements LiveStream {
+  deleting = false;
+  meter: StreamMeter = NO_METERS.meter("", "", 0);
+  known: StreamStateRecord;
+  private queue: Entry[] = [];
+  private busy = false;
+  private last: Promise<void> = Promise.resolve();
+  private readonly followers = new Set<Follower>();
+
+  constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly deps: SharedDeps) {
+    this.known = { ...state };
+    this.deleting = meta.deletedAt !== null;
+  }
+
+  get id(): number {
+    return this.meta.id;
+  }
+
+  append(input: AppendInput): Promise<AppendAck> {
+    return this.submit(input).ack;
+  }
+
+  submit(input: AppendInput, chain?: Chain): Submitted {
+    const refuse = (e: unknown): Submitted => {
+      if (chain) chain.failed = true;
+      return { accepted: false, ack: this.whenIdle().then(() => { throw e; }) };
+    };
+    if (chain?.failed) return refuse(serverError("invalid", "not applied: an earlier append of this session was refused"));
+    if (this.deleting) return refuse(deleting());
+    const tsError = checkTimestamps(this.meta.config, input);
+    if (tsError) return refuse(tsError);
+    let resolve!: (ack: AppendAck) => void;
+    let reject!: (e: unknown) => void;
+    let markSettled!: () => void;
+    const ack = new Promise<AppendAck>((res, rej) => { resolve = res; reject = rej; });
+    const settled = new Promise<void>((res) => { markSettled = res; });
+    const bytes = input.records.reduce((n, r) => n + r.body.length + 16, 0);
+    this.queue.push({ input, chain, bytes, resolve, reject, settled, markSettled });
+    this.last = settled;
+    if (!this.busy) void this.drain();
+    return { accepted: true, ack };
+  }
+
+  whenIdle(): Promise<void> {
+    return this.last;
+  }
+
+  /** One statement in flight; whatever queued meanwhile forms the next group. */
+  private async drain(): Promise<void> {
+    this.busy = true;
+    try {
+      while (this.queue.length > 0) {
+        let n = 0;
+        let size = 0;
+        while (n < this.queue.length && n < MAX_GROUP && (n === 0 || size + this.queue[n]!.bytes <= MAX_GROUP_BYTES)) size += this.queue[n++]!.bytes;
+        const group = this.queue.splice(0, n).filter((e) => {
+          if (!e.chain?.failed && !this.deleting) return true;
+          settle(e, e.chain?.failed ? serverError("invalid", "not applied: an earlier append of this session was refused") : deleting());
+          return false;
+        });
+        if (group.length > 0) await this.commit(group);
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async commit(group: Entry[]): Promise<void> {
+    const now = Date.now();
+    const chains = new Map<Chain, number>();
+    let next = this.known.nextSeq;
+    const planned: { plan: PlannedAppend; records: SequencedRecord[] }[] = group.map((e, k) => {
+      // Timestamps planned from 0: the database raises them to the stored floor (sequencing.ts).
+      const { records, state } = sequence({ ...this.known, nextSeq: next, lastTimestamp: 0 }, this.meta.config, e.input, now);
+      const chain = e.chain ? (chains.get(e.chain) ?? chains.set(e.chain, chains.size + 1).get(e.chain)!) : MAX_GROUP + k + 1;
+      const plan: PlannedAppend = {
+        count: records.length, chain, matchSeqNum: e.input.matchSeqNum, fencingToken: e.input.fencingToken,
+        lastTimestamp: state.lastTimestamp, commands: commandsOf(e.input), plannedFirst: next,
+        data: encodeBatch({ firstSeq: next, arrival: now, lastTimestamp: state.lastTimestamp, records }),
+      };
+      next += records.length;
+      return { plan, records };
+    });
+    let result: GroupResult;
+    try {
+      result = await this.deps.log.append(this.id, planned.map((p) => p.plan), now);
+    } catch (e) {
+      for (const entry of group) settle(entry, e);
+      return;
+    }
+    if (result.refused) {
+      this.markDeleting();
+      const e = result.refused === "gone" ? serverError("stream_not_found", `stream ${this.meta.name} does not exist`) : deleting();
+      for (const entry of group) settle(entry, e);
+      return;
+    }
+    this.landed(group, planned, result);
+  }
+
+  /** Acks in order, live batches to followers, landed batches to the cache. */
+  private landed(group: Entry[], planned: { plan: PlannedAppend; records: SequencedRecord[] }[], result: GroupResult): void {
+    const tail = { seqNum: result.state.nextSeq, timestamp: result.state.lastTimestamp };
+    let delivered = this.known.nextSeq;
+    const cached: StoredBatch[] = [];
+    group.forEach((e, k) => {
+      const o = result.outcomes[k]!;
+      if (!o.ok) return settle(e, refusal(o));
+      const { plan, records: planRecords } = planned[k]!;
+      const records = planRecords.map((r, i) => ({ ...r, seqNum: o.firstSeq + i, timestamp: Math.max(o.timestampFloor, r.timestamp) }));
+      const end = o.firstSeq + records.length;
+      cached.push(decodeLanded(o.firstSeq, plan.plannedFirst, o.timestampFloor, plan.data));
+      if (o.firstSeq === delivered) {
+        for (const f of this.followers) f.push({ records, tail: { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, trimPoint: result.state.trimPoint });
+        delivered = end;
+      }
+      const bytes = meteredBatchSize(records);
+      const m = this.meter;
+      m.appendOps++;
+      m.appendRecords += records.length;
+      m.appendBytes += bytes;
+      m.storage += bytes;
+      e.resolve({ start: { seqNum: o.firstSeq, timestamp: records[0]!.timestamp }, end: { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, tail });
+      e.markSettled();
+    });
+    this.deps.cache.put(this.id, cached);
+    if (delivered >= result.state.nextSeq) this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
+    else this.observe(result.state);
+  }
+
+  /**
+   * What is stored, as read (or as another node's hint led to): taken when it is ahead; the
+   * followers go back to storage for records they did not see.
+   */
+  observe(stored: StreamStateRecord): void {
+    if (stored.nextSeq < this.known.nextSeq) return;
+    if (stored.trimPoint > this.known.trimPoint) this.deps.onTrim();
+    const moved = stored.nextSeq > this.known.nextSeq;
+    this.known = { nextSeq: stored.nextSeq, lastTimestamp: stored.lastTimestamp, fencingToken: stored.fencingToken, trimPoint: Math.max(stored.trimPoint, this.known.trimPoint), lastArrival: stored.lastArrival };
+    if (moved) for (const f of this.followers) f.lag();
+  }
+
+  async tailNow(): Promise<StreamPosition> {
+    const s = await this.deps.readState(this.id);
+    if (!s || !s.live) {
+      this.markDeleting();
+      throw s ? deleting() : serverError("stream_not_found", `stream ${this.meta.name} does not exist`);
+    }
+    this.observe(s);
+    return { seqNum: this.known.nextSeq, timestamp: this.known.lastTimestamp };
+  }
+
+  async readBatches(fromSeq: number, maxBatches: number): Promise<StoredBatch[]> {
+    const hit = this.deps.cache.get(this.id, fromSeq, maxBatches);
+    if (hit.length > 0) return hit;
+    const read = await this.deps.log.readBatches(this.id, fromSeq, maxBatches);
+    this.deps.cache.put(this.id, read);
+    return read;
+  }
+
+  findTimestamp(timestamp: number): Promise<number | undefined> {
+    return Promise.resolve(this.deps.log.findTimestamp(this.id, timestamp));
+  }
+
+  follow(fromSeq: number): Follower | undefined {
+    if (this.known.nextSeq !== fromSeq) return undefined;
+    const f = new Follower();
+    if (this.deleting) f.close(deleting());
+    else this.followers.add(f);
+    return f;
+  }
+
+  unfollow(f: Follower): void {
+    this.followers.delete(f);
+  }
+
+  markDeleting(): void {
+    if (this.deleting) return;
+    this.deleting = true;
+    this.deps.cache.drop(this.id);
+    this.closeFollowers(deleting());
+  }
+
+  closeFollowers(error: SvcError): void {
+    for (const f of this.followers) f.close(error);
+    this.followers.clear();
+  }
+}
+
+function settle(e: Entry, error: unknown): void {
+  if (e.chain) e.chain.failed = true;
+  e.reject(error);
+  e.markSettled();
+}
+
+function refusal(o: AppendOutcome): SvcError {
+  if ("fencingToken" in o) return new FencingTokenMismatchError(o.fencingToken);
+  if ("nextSeq" in o) return new SeqNumMismatchError(o.nextSeq);
+  return serverError("invalid", "not applied: an earlier append of this session was refused");
+}
