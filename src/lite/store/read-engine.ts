@@ -116,7 +116,11 @@ export class ReadCursor {
         if (this.ended) return { kind: "end" };
         if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
         this.follower = this.stream.follow(this.position);
-        if (!this.follower) continue; // the tail moved meanwhile: catch up again
+        if (!this.follower) {
+          // The tail moved meanwhile: catch up again, from the tail as it is now.
+          this.confirmed = -1;
+          continue;
+        }
         const known = this.stream.known;
         return { kind: "following", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
       }

@@ -171,6 +171,9 @@ export class SharedStream implements LiveStream {
       e.markSettled();
     });
     this.deps.cache.put(this.id, cached);
+    // What this node knows only moves forward: a read of the stored state may have told it of
+    // later appends (through other nodes) before this group's answer came.
+    if (result.state.nextSeq <= this.known.nextSeq) return;
     if (delivered >= result.state.nextSeq) this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
     else this.observe(result.state);
   }
