@@ -128,7 +128,15 @@ describe("ordering checker", () => {
     const rest = [{ seq: 2, key: "a2" }, { seq: 3, key: "trim:3" }];
     expect(verify(session([[a0], rest])).summary).toBe("");
     expect(verify(at(session([[a0], rest]), false)).ok).toBe(false);
-    expect(checks(session([[a0, ...rest]]))).toContain("C7");
+    expect(checks(session([[a0, ...rest]]))).toContain("C7");    // A short read may end where everything up to the tail was trimmed (a0 then nothing: a1,
+    // a2 and the trim record removed, b not yet appended); not where records were left.
+    const shortRead = (): Op => ({ kind: "read", client: 1, stream: "s", id: id++, invoke: 12, complete: 13, outcome: "ok", from: 0, limit: 10, records: seqs(0, ["a0"]), tail: 1 });
+    const upTo4 = app({ records: ["a0", "a1", "a2", "trim:4"], invoke: 0, complete: 10, start: 0, end: 4 });
+    const emptied = { s: { first: 4, tail: 4, records: [] } };
+    expect(verify({ meta: { trims: "async" }, ops: [upTo4, shortRead()], final: emptied }).summary).toBe("");
+    expect(verify({ meta: {}, ops: [upTo4, shortRead()], final: emptied }).ok).toBe(false);
+    // Trimmed to 3 only: the trim record itself was left after a0.
+    expect(verify({ meta: { trims: "async" }, ops: [ops[0]!, shortRead()], final: { s: { first: 3, tail: 4, records: seqs(3, ["trim:3"]) } } }).ok).toBe(false);
   });
 
   it("C6 and search: a fence set by an indefinite append that a later trim removed", () => {

@@ -15,7 +15,8 @@
  * A search that exceeds its time budget reports "timeout": a failure to investigate.
  *
  * A read takes effect where its first record is max(start, trim point); with asynchronous
- * trims (History.meta) anywhere from its start up to that point.
+ * trims (History.meta) anywhere from its start up to that point, and a short read may end
+ * below the tail when everything up to the tail is trimmed.
  */
 import { isDataKey } from "./check.js";
 import { asyncTrims, type AppendOp, type FinalStream, type History, type Op } from "./types.js";
@@ -96,7 +97,10 @@ function step(s: State, it: Item, starts: Map<number, number | undefined>, holes
     const first = op.records[0]?.seq;
     const at = Math.max(op.from, s.trim);
     if (first !== undefined && (lateTrims ? first < op.from || first > at : first !== at)) return undefined;
-    if (op.tail !== undefined && op.tail !== s.tail) return undefined;
+    // A short read's tail (records, fewer than asked) with asynchronous trims: or everything
+    // from it up to the tail trimmed.
+    const trimmedAfter = lateTrims && op.records.length > 0 && op.tail !== undefined && op.tail < s.tail && s.trim >= s.tail;
+    if (op.tail !== undefined && op.tail !== s.tail && !trimmedAfter) return undefined;
     return s;
   }
   if (op.kind !== "append") return undefined;

@@ -82,7 +82,8 @@ export interface History {
    * (several servers, each with its own view of the trim point) holds reads to the protocol's
    * §7.7 "trims are asynchronous": records below an acknowledged trim point may still be
    * returned for a while, so a read may start anywhere from its start position up to the trim
-   * point, and each batch of a read session may begin past trimmed records the same way.
+   * point, and each batch of a read session may begin past trimmed records the same way; a
+   * short read (fewer records than asked) may end where the rest up to the tail was trimmed.
    * Without it a read starts exactly at max(start, trim point), as one server does. Inside
    * one response (a unary read's records, one batch of a session) records skip only to a
    * trim point either way.
