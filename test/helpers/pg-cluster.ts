@@ -15,6 +15,8 @@ import { liteClient, startLite, type Call, type Lite, type LiteClient, type Repl
 import { freshDatabase } from "./postgres.js";
 
 type Proxy = Awaited<ReturnType<typeof startDelayProxy>>;
+/** A database's URL (no password) and how to drop it after the test. */
+export type Database = Awaited<ReturnType<typeof freshDatabase>>;
 
 export interface PgNode {
   lite: Lite;
@@ -33,10 +35,11 @@ export class PgCluster {
   readonly nodes: PgNode[] = [];
   private readonly proxies: Proxy[] = [];
 
-  private constructor(private readonly db: Awaited<ReturnType<typeof freshDatabase>>) {}
+  private constructor(private readonly db: Database) {}
 
-  static async create(): Promise<PgCluster> {
-    return new PgCluster(await freshDatabase());
+  /** On `db` (a database of a private PostgreSQL, say), else on a fresh one of the run's. */
+  static async create(db?: Database): Promise<PgCluster> {
+    return new PgCluster(db ?? await freshDatabase());
   }
 
   /** The database's URL (no password; PGPASSWORD is passed to the nodes). */

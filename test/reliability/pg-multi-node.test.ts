@@ -1,9 +1,11 @@
 /**
- * Issue 14: three svc lite nodes on one PostgreSQL database. Six writers spread over the
- * nodes append to ONE stream (two append sessions, two unconditioned unary writers, two
- * unary writers with match_seq_num); three readers follow it through different nodes; in the
- * middle of every cycle one node is killed with SIGKILL, its writers move to a survivor, and
- * it is restarted after the cycle. The final stream is checked against what clients saw:
+ * Issue 14: three svc lite nodes on one PostgreSQL database, node 0 next to it and nodes 1
+ * and 2 behind delaying proxies (2 ms and 5 ms each way: a database on another host). Six
+ * writers spread over the nodes append to ONE stream (two append sessions, two unconditioned
+ * unary writers, two unary writers with match_seq_num); three readers follow it through
+ * different nodes; in the middle of every cycle one node is killed with SIGKILL, its writers
+ * move to a survivor, and it is restarted after the cycle. The final stream is checked
+ * against what clients saw:
  *
  *   - seq nums contiguous from 0, no gap; no record twice; no record nobody sent;
  *   - every acknowledged batch at exactly its acked range, in order; unacknowledged batches
@@ -23,8 +25,8 @@ import { SvcClient, type StreamClient } from "../../src/client/index.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { Recorder, historyLines, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
-import { startLite, type Lite } from "../helpers/lite.js";
-import { freshDatabase } from "../helpers/postgres.js";
+import type { Lite } from "../helpers/lite.js";
+import { PgCluster } from "../helpers/pg-cluster.js";
 import { suiteSeed, tierCount } from "../helpers/tier.js";
 
 const CYCLES = tierCount(2, 10, "PG_MULTI_CYCLES");
@@ -34,10 +36,12 @@ const BASIN = `multi-${process.pid}`;
 const STREAM = "s";
 const enc = new TextEncoder();
 
-let db: Awaited<ReturnType<typeof freshDatabase>>;
+/** Each node's delay to the database, ms each way (none for node 0). */
+const DELAYS = [undefined, 2, 5];
+let cluster: PgCluster;
 const nodes: Lite[] = [];
 const alive = [true, true, true];
-const rec = new Recorder({ suite: "pg-multi-node", seed: SEED, cycles: CYCLES, nodes: 3, writers: 6, readers: 3 });
+const rec = new Recorder({ suite: "pg-multi-node", seed: SEED, cycles: CYCLES, nodes: 3, delays: DELAYS, writers: 6, readers: 3 });
 let batches = 0;
 
 const clients: SvcClient[] = [];
@@ -98,10 +102,10 @@ function reader(client: number, node: number, from: number, signal: AbortSignal)
 }
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  nodes.push(await startLite({ postgres: db.url }));
+  cluster = await PgCluster.create();
+  nodes.push((await cluster.node({ delayMs: DELAYS[0] })).lite);
   // Started together: the migrations run once, under the advisory lock.
-  nodes.push(...await Promise.all([startLite({ postgres: db.url }), startLite({ postgres: db.url })]));
+  nodes.push(...(await Promise.all([cluster.node({ delayMs: DELAYS[1] }), cluster.node({ delayMs: DELAYS[2] })])).map((n) => n.lite));
   await stream(0).checkTail().catch(() => undefined);
   const c = new SvcClient({ accountEndpoint: nodes[0]!.url, basinEndpoint: nodes[0]!.url, accessToken: nodes[0]!.token });
   await c.basins.create(BASIN);
@@ -111,8 +115,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  for (const n of nodes) await n.kill9().catch(() => {});
-  await db?.drop();
+  await cluster?.close();
 });
 
 describe("three lite nodes on one PostgreSQL", () => {
@@ -181,14 +184,18 @@ describe("three lite nodes on one PostgreSQL", () => {
         if (a.outcome === "fail") expect(landed, `failed batch ${a.records[0]} must not land`).toBe(0);
       }
     }
+    const acksOf = [0, 1, 2, 3, 4, 5].map((w) => acked.filter((a) => a.client === w).length);
     for (let w = 0; w < 6; w++) {
       // In the order the acks arrived (a session's acks come in submission order: id breaks ties).
       const mine = acked.filter((a) => a.client === w).sort((x, y) => x.complete! - y.complete! || x.id - y.id);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.start!).toBeGreaterThan(mine[i - 1]!.start!);
-      // Writers 4 and 5 race the four others with match_seq_num: with the database as sequencer the
-      // unconditional ones never fail, so a conditional one may lose every race (its 412s are
-      // checked by C5); the others must all get through.
-      if (w < 4) expect(mine.length, `writer ${w} got acks`).toBeGreaterThan(0);
+      // A match_seq_num writer may lose every race: the session writers move the tail between
+      // its check-tail and its append nearly always (at most a few acks in a run, from quiet
+      // moments around a kill; often none). Its 412s are answers too, each reported tail held
+      // to what was stored (C5); pg-multi-node-workflows has conditional appends succeed
+      // through every node.
+      const answered = appends.filter((a) => a.client === w && (a.outcome === "ok" || a.error === "seq_num_mismatch")).length;
+      expect(w < 4 ? mine.length : answered, `writer ${w} got ${w < 4 ? "acks" : "answers"}`).toBeGreaterThan(0);
     }
     const seenBy = views.map((v) => ({ node: v.client - 100, from: v.from, seen: v.events.flatMap((e) => ("records" in e ? e.records : [])) }));
     for (const v of seenBy) {
@@ -207,7 +214,7 @@ describe("three lite nodes on one PostgreSQL", () => {
     const unknown = appends.filter((a) => a.outcome === "info").length;
     console.log(`pg multi-node: ${CYCLES} cycles, ${kills} kills (kill -9), workload ${(workloadMs / 1000).toFixed(1)} s; final stream ${final.length} records; ` +
       `${st.acked} acked batches (${st.ackedRecords} acked records) of ${st.appends} appends, ${refused} refused (conflict/412), ${unknown} indefinite; ` +
-      `${st.ops} ops recorded, ${st.sessions} read sessions seeing ${seenBy.map((v) => v.seen.length).join(",")} records; ` +
+      `acks per writer ${acksOf.join("/")}; ${st.ops} ops recorded, ${st.sessions} read sessions seeing ${seenBy.map((v) => v.seen.length).join(",")} records; ` +
       `checker: C1-C8 ${verdict.direct.ok ? "ok" : `${verdict.direct.violations.length} violations`}, search ${verdict.search.result} (${verdict.search.steps} steps), ${(checkMs / 1000).toFixed(1)} s`);
     expect(verdict.summary, `the ordering checker failed (SEED=${SEED}); history kept under test-artifacts/`).toBe("");
     expect(verdict.ok).toBe(true);

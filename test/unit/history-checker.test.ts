@@ -4,7 +4,7 @@
  * suites (test/reliability/ordering, crash) rely on these checks.
  */
 import { describe, expect, it } from "vitest";
-import { checkHistory, searchCheck, verify, type AppendOp, type History, type Op } from "../helpers/history/index.js";
+import { checkHistory, searchCheck, verify, type AppendOp, type History, type Observed, type Op } from "../helpers/history/index.js";
 
 let id = 0;
 const app = (p: Partial<AppendOp> & { records: string[] }): AppendOp => ({ kind: "append", via: "unary", client: 0, stream: "s", id: id++, invoke: 0, complete: 1, outcome: "ok", ...p });
@@ -96,6 +96,47 @@ describe("ordering checker", () => {
     expect(verify({ meta: {}, ops: [...ops, jump], final: { s: { first: 4, tail: 5, records: seqs(4, ["b0"]) } } }).summary).toBe("");
     const skip: Op = { kind: "read-session", client: 3, stream: "s", id: id++, invoke: 0, complete: 50, outcome: "ok", from: 0, events: [{ records: seqs(0, ["a0"]) }, { records: seqs(2, ["a2"]) }] };
     expect(checks({ meta: {}, ops: [...ops, skip], final: { s: { first: 4, tail: 5, records: seqs(4, ["b0"]) } } })).toContain("C7");
+  });
+
+  it("trims: one server holds reads to an acked trim at once; with asynchronous trims (several servers) records below it may still be read, a gap inside a read may not", () => {
+    // a [0,4) trims to 3 (acked at 10); b [4,5). Reads after the trim was acked:
+    const ops: Op[] = [
+      app({ records: ["a0", "a1", "a2", "trim:3"], invoke: 0, complete: 10, start: 0, end: 4 }),
+      app({ records: ["b0"], invoke: 20, complete: 30, start: 4, end: 5 }),
+    ];
+    const read = (from: number, keys: string[], first: number, invoke: number): Op => ({ kind: "read", client: 1, stream: "s", id: id++, invoke, complete: invoke + 1, outcome: "ok", from, limit: 10, records: seqs(first, keys), tail: 5 });
+    const final = { s: { first: 3, tail: 5, records: seqs(3, ["trim:3", "b0"]) } };
+    const at = (h: History, async: boolean): History => ({ ...h, meta: async ? { trims: "async" } : {} });
+    // The trimmed a1, a2 still returned (a read served below the trim point it had not seen yet),
+    // then, from another server, a read that had seen the trim, then one that had not again.
+    const late = { meta: {}, ops: [...ops, read(3, ["trim:3", "b0"], 3, 40), read(1, ["a1", "a2", "trim:3", "b0"], 1, 50)], final };
+    expect(verify(at(late, false)).ok).toBe(false);
+    expect(verify(at(late, true)).summary).toBe("");
+    // Skipping to a trimmed record that is not the trim point: a1 gone, a2 still there.
+    const partly = { meta: {}, ops: [...ops, read(0, ["a2", "trim:3", "b0"], 2, 40)], final };
+    expect(verify(at(partly, false)).ok).toBe(false);
+    expect(verify(at(partly, true)).summary).toBe("");
+    // Still wrong with asynchronous trims: a read starting before its start, or past the trim
+    // point, and a read with a hole after records it returned (a0, then a2: a1 skipped).
+    for (const bad of [read(2, ["a1", "a2"], 1, 40), read(0, ["b0"], 4, 40)]) expect(verify(at({ meta: {}, ops: [...ops, bad], final }, true)).ok).toBe(false);
+    const hole: Op = { kind: "read", client: 1, stream: "s", id: id++, invoke: 40, complete: 41, outcome: "ok", from: 0, limit: 10, records: [{ seq: 0, key: "a0" }, { seq: 2, key: "a2" }, { seq: 3, key: "trim:3" }], tail: 5 };
+    expect(checks(at({ meta: {}, ops: [...ops, hole], final }, true))).toContain("C7");
+    // A read session's next batch may begin past trimmed records (a1) like a read; inside one
+    // batch it may not.
+    const session = (events: Observed[][]): History => ({ meta: { trims: "async" }, ops: [...ops, { kind: "read-session", client: 2, stream: "s", id: id++, invoke: 40, complete: 50, outcome: "ok", from: 0, events: events.map((records) => ({ records })) }], final });
+    const a0 = { seq: 0, key: "a0" };
+    const rest = [{ seq: 2, key: "a2" }, { seq: 3, key: "trim:3" }];
+    expect(verify(session([[a0], rest])).summary).toBe("");
+    expect(verify(at(session([[a0], rest]), false)).ok).toBe(false);
+    expect(checks(session([[a0, ...rest]]))).toContain("C7");    // A short read may end where everything up to the tail was trimmed (a0 then nothing: a1,
+    // a2 and the trim record removed, b not yet appended); not where records were left.
+    const shortRead = (): Op => ({ kind: "read", client: 1, stream: "s", id: id++, invoke: 12, complete: 13, outcome: "ok", from: 0, limit: 10, records: seqs(0, ["a0"]), tail: 1 });
+    const upTo4 = app({ records: ["a0", "a1", "a2", "trim:4"], invoke: 0, complete: 10, start: 0, end: 4 });
+    const emptied = { s: { first: 4, tail: 4, records: [] } };
+    expect(verify({ meta: { trims: "async" }, ops: [upTo4, shortRead()], final: emptied }).summary).toBe("");
+    expect(verify({ meta: {}, ops: [upTo4, shortRead()], final: emptied }).ok).toBe(false);
+    // Trimmed to 3 only: the trim record itself was left after a0.
+    expect(verify({ meta: { trims: "async" }, ops: [ops[0]!, shortRead()], final: { s: { first: 3, tail: 4, records: seqs(3, ["trim:3"]) } } }).ok).toBe(false);
   });
 
   it("C6 and search: a fence set by an indefinite append that a later trim removed", () => {

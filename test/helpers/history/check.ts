@@ -13,9 +13,10 @@
  *   C7 reads and read sessions: seq nums +1 from the start, contents = the stream's, tails
  *      reported never below what was delivered
  *   C8 trim: first seq = max over applied trims of min(point, own + 1) (an indefinite trim
- *            whose position is unknown may be among them); never moves back
+ *            whose position is unknown may be among them); never moves back for reads
+ *            (unless trims are asynchronous: History.meta)
  */
-import type { AppendOp, FinalStream, History, Observed, Op, Violation } from "./types.js";
+import { asyncTrims, type AppendOp, type FinalStream, type History, type Observed, type Op, type Violation } from "./types.js";
 
 export interface CheckStats {
   ops: number;
@@ -78,8 +79,8 @@ export function checkHistory(h: History): CheckResult {
     const view = buildView(s, h.ops.filter((o) => o.stream === s), final, report);
     checkFinal(view, report);
     checkAppends(view, report);
-    checkRealTime(view, report);
-    checkReads(view, report);
+    checkRealTime(view, report, asyncTrims(h));
+    checkReads(view, report, asyncTrims(h));
     checkTrim(view, report);
   }
   for (const [check, n] of count) if (n > MAX_PER_CHECK) violations.push({ check, message: `… and ${n - MAX_PER_CHECK} more` });
@@ -200,7 +201,8 @@ function lastSeq(records: Observed[]): number | undefined {
   return records.length ? records[records.length - 1]!.seq : undefined;
 }
 
-function checkRealTime(v: StreamView, report: Report): void {
+/** `lateTrims`: trims are asynchronous (History.meta), so a read after one that saw a trim may still return records below it. */
+function checkRealTime(v: StreamView, report: Report, lateTrims: boolean): void {
   const { stream } = v;
   const done = v.ops.filter((o) => o.outcome === "ok" && o.complete !== undefined).sort((a, b) => a.complete! - b.complete!);
   const byInvoke = [...v.ops].sort((a, b) => a.invoke - b.invoke);
@@ -225,6 +227,7 @@ function checkRealTime(v: StreamView, report: Report): void {
     while (lo < hi) { const mid = (lo + hi) >> 1; if (okAppends[mid]!.invoke <= t) lo = mid + 1; else hi = mid; }
     return sufMin[lo]!;
   };
+  const lateTrimPoints = lateTrims ? placedTrims(v) : [];
   let known = 0; // the tail is at least this much at the current instant
   let knownBy = -1;
   let trimSeen = 0;
@@ -260,8 +263,11 @@ function checkRealTime(v: StreamView, report: Report): void {
       continue;
     }
     const t = tailReported(x);
-    if (t !== undefined && t < known) report("C4", `${stream}: op ${x.id} (${x.kind}) saw tail ${t} after op ${knownBy} saw ${known} (stale read)`, [knownBy, x.id]);
-    if (x.kind === "read" && x.records.length > 0 && x.from < trimSeen && x.records[0]!.seq < trimSeen) {
+    // A short read (records, fewer than asked) ends where it found no more: with asynchronous
+    // trims the positions from there up to the tail may all have been trimmed and removed.
+    const trimmedTo = (p: number): boolean => lateTrims && x.kind === "read" && x.records.length > 0 && lateTrimPoints.some((tr) => tr.invoke < (x.complete ?? Infinity) && tr.point >= p);
+    if (t !== undefined && t < known && !trimmedTo(known)) report("C4", `${stream}: op ${x.id} (${x.kind}) saw tail ${t} after op ${knownBy} saw ${known} (stale read)`, [knownBy, x.id]);
+    if (!lateTrims && x.kind === "read" && x.records.length > 0 && x.from < trimSeen && x.records[0]!.seq < trimSeen) {
       report("C8", `${stream}: op ${x.id} read from ${x.records[0]!.seq} after op ${trimBy} saw the trim point at ${trimSeen} (trim moved back)`, [trimBy, x.id]);
     }
     const seen = x.kind === "read" ? x.records : x.kind === "read-session" ? x.events.flatMap((e) => ("records" in e ? e.records : [])) : [];
@@ -313,7 +319,7 @@ function trimObserved(o: Op): number | undefined {
   return o.records[0]!.seq > o.from ? o.records[0]!.seq : undefined;
 }
 
-function checkReads(v: StreamView, report: Report): void {
+function checkReads(v: StreamView, report: Report, lateTrims: boolean): void {
   const { stream, truth, final } = v;
   const failed = new Set(v.appends.filter((a) => a.outcome === "fail").map((a) => a.id));
   // A reader may jump forward to a trim point: the records it skips were trimmed meanwhile.
@@ -329,11 +335,16 @@ function checkReads(v: StreamView, report: Report): void {
     for (let s = from; s < to; s++) if (truth.has(s)) return false;
     return true;
   };
-  const checkRun = (o: Op, records: Observed[], from: number, what: string): void => {
+  // With asynchronous trims a response (a unary read, a session's batch) may also begin past
+  // records that a trim invoked before the read completed has removed: up to its point.
+  const trims = lateTrims ? placedTrims(v) : [];
+  const lateSkipOk = (o: Op, from: number, to: number): boolean => to > from && trims.some((t) => t.invoke < (o.complete ?? Infinity) && t.point >= to);
+  /** `starts`: indices of `records` where a response begins (a session's batches). */
+  const checkRun = (o: Op, records: Observed[], from: number, what: string, starts = new Set<number>()): void => {
     let expect = records[0]?.seq;
     if (expect !== undefined && expect < from) report("C7", `${stream}: ${what} op ${o.id} from ${from} started at ${expect}`, [o.id]);
-    for (const r of records) {
-      if (r.seq !== expect && !skipOk(expect!, r.seq)) report("C7", `${stream}: ${what} op ${o.id} delivered ${r.seq} after ${expect! - 1} (skip, duplicate or going back)`, [o.id]);
+    for (const [i, r] of records.entries()) {
+      if (r.seq !== expect && !skipOk(expect!, r.seq) && !(starts.has(i) && lateSkipOk(o, expect!, r.seq))) report("C7", `${stream}: ${what} op ${o.id} delivered ${r.seq} after ${expect! - 1} (skip, duplicate or going back)`, [o.id]);
       expect = r.seq + 1;
       const known = truth.get(r.seq);
       if (known !== undefined ? known !== r.key : r.seq >= final.first) report("C7", `${stream}: ${what} op ${o.id} saw ${JSON.stringify(r.key).slice(0, 60)} at ${r.seq}; the stream holds ${JSON.stringify(known).slice(0, 60)}`, [o.id]);
@@ -347,8 +358,10 @@ function checkReads(v: StreamView, report: Report): void {
       checkRun(o, o.records, o.from, "read");
       if (o.records.length > o.limit) report("C7", `${stream}: read op ${o.id} returned ${o.records.length} records for a limit of ${o.limit}`, [o.id]);
     } else if (o.kind === "read-session") {
-      const all = o.events.flatMap((e) => ("records" in e ? e.records : []));
-      checkRun(o, all, o.from, "read session");
+      const batches = o.events.flatMap((e) => ("records" in e ? [e.records] : []));
+      const starts = new Set<number>();
+      batches.reduce((n, b) => (starts.add(n), n + b.length), 0);
+      checkRun(o, batches.flat(), o.from, "read session", starts);
       let delivered = -1;
       for (const e of o.events) {
         if ("records" in e) delivered = lastSeq(e.records) ?? delivered;
@@ -357,6 +370,11 @@ function checkReads(v: StreamView, report: Report): void {
       }
     }
   }
+}
+
+/** Each placed trim command's point, min(requested, own seq + 1), and when its append was invoked. */
+function placedTrims(v: StreamView): { point: number; invoke: number }[] {
+  return [...v.placed.values()].flatMap((p) => p.op.records.flatMap((k, i) => (k.startsWith("trim:") ? [{ point: Math.min(Number(k.slice(5)), p.start + i + 1), invoke: p.op.invoke }] : [])));
 }
 
 /** The trim point each known trim command sets: min(requested, own seq + 1). */

@@ -13,9 +13,13 @@
  *   - not found, but the stream was trimmed: they may have taken effect inside the trimmed
  *     prefix, or not at all (optional).
  * A search that exceeds its time budget reports "timeout": a failure to investigate.
+ *
+ * A read takes effect where its first record is max(start, trim point); with asynchronous
+ * trims (History.meta) anywhere from its start up to that point, and a short read may end
+ * below the tail when everything up to the tail is trimmed.
  */
 import { isDataKey } from "./check.js";
-import type { AppendOp, FinalStream, History, Op } from "./types.js";
+import { asyncTrims, type AppendOp, type FinalStream, type History, type Op } from "./types.js";
 
 export type SearchResult = { result: "ok" | "fail" | "timeout"; stream?: string; message?: string; steps: number };
 
@@ -29,7 +33,7 @@ export function searchCheck(h: History, budgetMs = 60_000): SearchResult {
   let steps = 0;
   const deadline = Date.now() + budgetMs;
   for (const stream of Object.keys(h.final)) {
-    const r = searchStream(h.ops.filter((o) => o.stream === stream), h.final[stream]!, deadline);
+    const r = searchStream(h.ops.filter((o) => o.stream === stream), h.final[stream]!, deadline, asyncTrims(h));
     steps += r.steps;
     if (r.result !== "ok") return { ...r, stream, steps };
   }
@@ -86,12 +90,17 @@ function applyAppend(s: State, op: AppendOp): State {
   return { tail: s.tail + op.records.length, token, trim };
 }
 
-function step(s: State, it: Item, starts: Map<number, number | undefined>, holes: [number, number][]): State | undefined {
+function step(s: State, it: Item, starts: Map<number, number | undefined>, holes: [number, number][], lateTrims: boolean): State | undefined {
   const op = it.op;
   if (op.kind === "check-tail") return op.tail === s.tail ? s : undefined;
   if (op.kind === "read") {
-    if (op.records.length > 0 && op.records[0]!.seq !== Math.max(op.from, s.trim)) return undefined;
-    if (op.tail !== undefined && op.tail !== s.tail) return undefined;
+    const first = op.records[0]?.seq;
+    const at = Math.max(op.from, s.trim);
+    if (first !== undefined && (lateTrims ? first < op.from || first > at : first !== at)) return undefined;
+    // A short read's tail (records, fewer than asked) with asynchronous trims: or everything
+    // from it up to the tail trimmed.
+    const trimmedAfter = lateTrims && op.records.length > 0 && op.tail !== undefined && op.tail < s.tail && s.trim >= s.tail;
+    if (op.tail !== undefined && op.tail !== s.tail && !trimmedAfter) return undefined;
     return s;
   }
   if (op.kind !== "append") return undefined;
@@ -126,7 +135,7 @@ function trimmedHoles(its: Item[], starts: Map<number, number | undefined>, firs
   return holes;
 }
 
-function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchResult {
+function searchStream(ops: Op[], final: FinalStream, deadline: number, lateTrims: boolean): SearchResult {
   const at = witnessed(ops, final);
   let its = items(ops, final, at);
   const starts = new Map<number, number | undefined>();
@@ -200,7 +209,7 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number): SearchRe
     if (!entry) return { result: "fail", message: "ran off the event list", steps };
     const it = its[entry.item]!;
     if (entry.kind === "call") {
-      const next = step(state, it, starts, holes);
+      const next = step(state, it, starts, holes, lateTrims);
       if (next) {
         toggle(entry.item);
         if (it.optional) optionalUsed++;

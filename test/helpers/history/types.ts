@@ -77,7 +77,17 @@ export interface FinalStream {
 }
 
 export interface History {
-  /** Free-form: seed, workflow, faults injected. */
+  /**
+   * Free-form: seed, workflow, faults injected. One key changes the checks: `trims: "async"`
+   * (several servers, each with its own view of the trim point) holds reads to the protocol's
+   * §7.7 "trims are asynchronous": records below an acknowledged trim point may still be
+   * returned for a while, so a read may start anywhere from its start position up to the trim
+   * point, and each batch of a read session may begin past trimmed records the same way; a
+   * short read (fewer records than asked) may end where the rest up to the tail was trimmed.
+   * Without it a read starts exactly at max(start, trim point), as one server does. Inside
+   * one response (a unary read's records, one batch of a session) records skip only to a
+   * trim point either way.
+   */
   meta: Record<string, unknown>;
   ops: Op[];
   /** Every stream read in full after the workload stopped and the server was quiet. */
@@ -88,4 +98,9 @@ export interface Violation {
   check: string;
   message: string;
   ops?: number[];
+}
+
+/** Whether the history holds reads to asynchronous trims (see History.meta). */
+export function asyncTrims(h: History): boolean {
+  return h.meta.trims === "async";
 }

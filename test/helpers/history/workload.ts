@@ -12,7 +12,9 @@
  *
  * An indefinite outcome retires the client id (its session is dropped) and a fresh id takes
  * over, as the S2 verification collector does. Faults are the caller's business: `beforeOp`
- * runs before every op and may kill, drain or cut connections.
+ * runs before every op and may kill, drain or cut connections. `streamFor` sends each op
+ * through a stream chosen by the op's client id (several servers on one store: each client
+ * keeps its server, the clients use them all).
  */
 import type { StreamClient } from "../../../src/client/stream.js";
 import type { AppendSession } from "../../../src/client/append-session.js";
@@ -25,6 +27,8 @@ export const WORKFLOWS: Workflow[] = ["regular", "match-seq-num", "fencing", "tr
 
 export interface WorkloadOptions {
   stream: StreamClient;
+  /** The stream this client id's ops go through (default: `stream` for every client). */
+  streamFor?: (client: number) => StreamClient;
   name: string;
   recorder: Recorder;
   workflow: Workflow;
@@ -62,6 +66,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
     let tail = 0;
     let token = "";
     let n = 0;
+    const via = (): StreamClient => o.streamFor?.(client) ?? stream;
     const retire = async (): Promise<void> => {
       const s = session;
       session = undefined;
@@ -104,7 +109,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       const roll = random();
       if (roll < 0.2) {
         const inp = input();
-        const ack = await rec.append(client, o.name, "unary", inp, () => stream.append(inp));
+        const ack = await rec.append(client, o.name, "unary", inp, () => via().append(inp));
         if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inp) ?? token; }
         const last = rec.ops[rec.ops.length - 1]!;
         learn();
@@ -113,7 +118,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       } else if (roll < 0.4) {
         // A session append: pipeline 1..3 inputs (with conditions only the first can match).
         try {
-          session ??= await stream.appendSession({ reconnectBudgetMs: 5_000, ackTimeoutMs: 10_000 });
+          session ??= await via().appendSession({ reconnectBudgetMs: 5_000, ackTimeoutMs: 10_000 });
         } catch {
           await pause();
           continue;
@@ -138,12 +143,12 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       } else if (roll < 0.65) {
         const from = Math.max(0, tail - int(0, 40));
         const limit = int(1, 60);
-        const batch = await rec.read(client, o.name, from, limit, () => stream.read({ seqNum: from }, { count: limit }));
+        const batch = await rec.read(client, o.name, from, limit, () => via().read({ seqNum: from }, { count: limit }));
         const last = rec.ops[rec.ops.length - 1]!;
         if (last.kind === "read" && last.tail !== undefined) tail = Math.max(tail, last.tail);
         if (!batch && last.outcome !== "ok") await pause();
       } else if (roll < 0.8) {
-        const t = await rec.checkTail(client, o.name, () => stream.checkTail());
+        const t = await rec.checkTail(client, o.name, () => via().checkTail());
         if (t !== undefined) tail = Math.max(tail, t); else await pause();
       } else {
         const from = Math.max(0, tail - int(0, 40));
@@ -152,7 +157,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const count = Math.max(1, Math.min(int(1, 40), tail - from + (random() < 0.2 ? 5 : 0)));
         const ac = new AbortController();
         const timer = setTimeout(() => ac.abort(), 1_500);
-        await rec.readSession(client, o.name, from, count, stream.readSession({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }));
+        await rec.readSession(client, o.name, from, count, via().readSession({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }));
         clearTimeout(timer);
       }
     }
