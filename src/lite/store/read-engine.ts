@@ -185,7 +185,12 @@ export class ReadCursor {
         const end = b.firstSeq + count;
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
-        if (b.firstSeq > this.position) this.position = b.firstSeq; // a removed gap
+        if (b.firstSeq > this.position) {
+          // Records removed (trimmed, expired) while this read went on: a batch never holds a
+          // hole, so one that has records ends here and the next starts past the removed ones.
+          if (out.count > 0) return out.finish();
+          this.position = b.firstSeq;
+        }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);
       }
       want = storedBatchesToRead(batches[batches.length - 1]!, LIMITS.maxBatchRecords - out.count, LIMITS.maxBatchBytes - out.bytes);
