@@ -24,3 +24,16 @@ export function terminalFor(e: unknown): Uint8Array {
   const err = wireError(e);
   return encodeTerminalFrame(err.status ?? 500, err.toBody());
 }
+
+/**
+ * A failure whose outcome nobody can tell for several appends at once (a group statement on
+ * PostgreSQL whose answer was lost, and the database would not say afterwards). An append
+ * session cannot say so in a terminal frame (the inputs after the one it names would count
+ * as never applied), so it ends the connection without one: the client then treats every
+ * input in flight as of unknown outcome, as after any lost connection.
+ */
+export class OutcomeUnknown extends SvcError {
+  constructor(message: string, cause?: unknown) {
+    super({ code: "storage", origin: "server", status: 500, retryable: true, sideEffects: true, message, cause });
+  }
+}

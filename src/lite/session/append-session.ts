@@ -13,7 +13,7 @@ import { SvcError, serverError } from "../../errors.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import { FrameParser, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
 import { frameMessage, messagePayload } from "../../wire/message-frame.js";
-import { terminalFor } from "../wire-error.js";
+import { OutcomeUnknown, terminalFor } from "../wire-error.js";
 import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
 import { validateAppendInput } from "../../wire/batch.js";
 import { acquireFair, ByteBudget } from "./byte-budget.js";
@@ -89,7 +89,8 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
         failed = true;
         stopReading();
         for (const p of pending.splice(0)) p.release();
-        await io.write(terminalFor(e));
+        if (e instanceof OutcomeUnknown) io.abort();
+        else await io.write(terminalFor(e));
         return;
       }
     }

@@ -15,6 +15,8 @@ export interface SessionIO {
   writev(pieces: readonly Uint8Array[]): Promise<void>;
   /** Ends the response. */
   end(): void;
+  /** Cuts the response off (no end: the client sees a lost connection). */
+  abort(): void;
   /** True once the client went away. */
   readonly closed: boolean;
   /** Calls `cb` once when the client goes away; returns an unsubscribe function. */
@@ -59,6 +61,12 @@ export function sessionIO(req: Req, res: Res): SessionIO {
     writev,
     end() {
       if (!closed && !res.writableEnded) res.end();
+    },
+    abort() {
+      if (closed) return;
+      const stream = (res as Http2ServerResponse).stream as { close?: (code: number) => void } | undefined;
+      if (stream?.close) stream.close(2); // NGHTTP2_INTERNAL_ERROR: this stream only
+      else (res as ServerResponse).destroy();
     },
     onClose(cb) {
       if (closed) { cb(); return () => undefined; }

@@ -20,6 +20,7 @@ import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/type
 import type { BatchCache } from "./batch-cache.js";
 import { Follower } from "./follower.js";
 import type { Chain, LiveStream, Submitted } from "./live-stream.js";
+import { OutcomeUnknown } from "../wire-error.js";
 import { checkTimestamps, commandsOf, sequence } from "./sequencing.js";
 
 /** Appends per statement (group commit), and their input bytes. */
@@ -133,7 +134,7 @@ export class SharedStream implements LiveStream {
     try {
       result = await this.deps.log.append(this.id, planned.map((p) => p.plan), now);
     } catch (e) {
-      for (const entry of group) settle(entry, e);
+      this.failGroup(group, e);
       return;
     }
     if (result.refused) {
@@ -143,6 +144,23 @@ export class SharedStream implements LiveStream {
       return;
     }
     this.landed(group, planned, result);
+  }
+
+  /**
+   * A group statement failed. When it may have committed (its answer lost), a session with
+   * several inputs in it cannot be answered with a terminal frame: the inputs after the one it
+   * names would count as never applied, yet they may be stored. Those sessions are cut off
+   * instead (OutcomeUnknown), so their clients treat everything in flight as unknown; every
+   * other append gets the failure itself.
+   */
+  private failGroup(group: Entry[], e: unknown): void {
+    const unknown = !(e instanceof SvcError) || e.sideEffects;
+    const count = new Map<Chain, number>();
+    for (const entry of group) if (entry.chain) count.set(entry.chain, (count.get(entry.chain) ?? 0) + 1);
+    for (const entry of group) {
+      const several = entry.chain !== undefined && count.get(entry.chain)! > 1;
+      settle(entry, unknown && several ? new OutcomeUnknown(`the database may have stored these appends, but its answer was lost: ${(e as Error)?.message ?? e}`, e) : e);
+    }
   }
 
   /** Acks in order, live batches to followers, landed batches to the cache. */

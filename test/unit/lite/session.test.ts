@@ -42,6 +42,8 @@ class MemoryIO implements SessionIO {
   async write(b: Uint8Array): Promise<void> { this.out.push(b); }
   async writev(pieces: readonly Uint8Array[]): Promise<void> { for (const p of pieces) this.out.push(p); }
   end(): void { this.ended = true; }
+  aborted = false;
+  abort(): void { this.aborted = true; }
   onClose(cb: () => void): () => void { this.closers.push(cb); return () => undefined; }
   frames() {
     const p = new FrameParser();

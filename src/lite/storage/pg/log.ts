@@ -5,6 +5,7 @@
 import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../seams.js";
 import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
 import { BATCH_HEAD_BYTES, batchHeader, decodeLanded } from "../batch-codec.js";
+import { SvcError } from "../../../errors.js";
 import { bytes, num, type Db } from "./db.js";
 
 interface AppendRow {
@@ -23,6 +24,22 @@ function appendSql(n: number): string {
   return `SELECT * FROM svc_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ARRAY[${data}]::bytea[])`;
 }
 
+/**
+ * Whether a failed statement surely changed nothing: the database answered with an error of
+ * the statement (its transaction rolled back), or no connection could be made. No answer, or
+ * the connection ended (SQLSTATE class 08, 57P0x), leaves the outcome open.
+ */
+function surelyRolledBack(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  if (code === "ECONNREFUSED") return true; // nothing was sent
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08") && !/^57P0/.test(code);
+}
+
+/** Nothing of the group was written: a definite failure, safe to retry. */
+function notWritten(cause: unknown): SvcError {
+  return new SvcError({ code: "storage", origin: "server", status: 500, retryable: true, sideEffects: false, cause, message: `the database did not store the append (${(cause as Error)?.message ?? cause}); nothing was written: retry` });
+}
+
 function outcome(first: string | null, floor: string | null, err: string | null): AppendOutcome {
   if (err === null) return { ok: true, firstSeq: num(first), timestampFloor: num(floor) };
   if (err.startsWith("f")) return { ok: false, fencingToken: err.slice(1) };
@@ -33,6 +50,7 @@ function outcome(first: string | null, floor: string | null, err: string | null)
 export class PgLog implements SharedLog {
   /** Told after every group that landed something (cluster.ts announces it to the other nodes). */
   onAppended: (id: number) => void = () => {};
+
 
   constructor(private readonly db: Db) {}
 
@@ -46,15 +64,27 @@ export class PgLog implements SharedLog {
         cmd.trim.push(c.trim ?? null);
       }
     });
-    const res = await this.db.write<AppendRow>(appendSql(group.length), [
-      id, arrival, group.map((g) => g.count), group.map((g) => g.chain), group.map((g) => g.matchSeqNum ?? null),
-      group.map((g) => g.fencingToken ?? null), group.map((g) => g.lastTimestamp), group.map((g) => g.plannedFirst),
-      cmd.batch, cmd.index, cmd.fence, cmd.trim, ...group.map((g) => g.data),
-    ]);
-    const r = res.rows[0]!;
+    let row: AppendRow;
+    try {
+      const res = await this.db.write<AppendRow>(appendSql(group.length), [
+        id, arrival, group.map((g) => g.count), group.map((g) => g.chain), group.map((g) => g.matchSeqNum ?? null),
+        group.map((g) => g.fencingToken ?? null), group.map((g) => g.lastTimestamp), group.map((g) => g.plannedFirst),
+        cmd.batch, cmd.index, cmd.fence, cmd.trim, ...group.map((g) => g.data),
+      ]);
+      row = res.rows[0]!;
+    } catch (e) {
+      // Surely rolled back: nothing was written. Else its outcome is unknown (it may have
+      // committed before its answer was lost): shared-stream.ts tells the clients so.
+      const cause = e instanceof SvcError ? e.cause : e;
+      throw surelyRolledBack(cause) ? notWritten(cause) : e;
+    }
+    return this.result(id, row);
+  }
+
+  private result(id: number, r: AppendRow): GroupResult {
     const state: StreamStateRecord = { nextSeq: num(r.o_next_seq), lastTimestamp: num(r.o_last_ts), fencingToken: r.o_fencing_token, trimPoint: num(r.o_trim_point), lastArrival: num(r.o_last_arrival) };
     if (r.o_refused) return { refused: r.o_refused, outcomes: [], state };
-    const outcomes = group.map((_, k) => outcome(r.o_firsts![k]!, r.o_floors![k]!, r.o_errs![k]!));
+    const outcomes = r.o_firsts!.map((first, k) => outcome(first, r.o_floors![k]!, r.o_errs![k]!));
     if (outcomes.some((o) => o.ok)) this.onAppended(id);
     return { outcomes, state };
   }
