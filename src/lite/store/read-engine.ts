@@ -161,7 +161,7 @@ export class ReadCursor {
     const ageMs = retentionMs(this.stream.meta.config);
     const now = Date.now();
     if (this.position < known.trimPoint) this.position = Math.min(known.trimPoint, tailSeq);
-    const out = new CatchUpBatch();
+    let out = new CatchUpBatch();
     // Stored batches are read as many at a time as the output batch still has room for, judged
     // by the last one's size: every value read is a copy (up to a MiB each), and reading ahead
     // blindly copied several stored batches per output batch only to read them again for the
@@ -186,9 +186,9 @@ export class ReadCursor {
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) {
-          // Records removed (trimmed, expired) while this read went on: a batch never holds a
-          // hole, so one that has records ends here and the next starts past the removed ones.
-          if (out.count > 0) return out.finish();
+          // A prefix of the stream was removed (trimmed, expired) while this read went on: what
+          // this batch holds lies in that prefix too. It starts again past it, never with a hole.
+          if (out.count > 0) out = this.discard(out);
           this.position = b.firstSeq;
         }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);
@@ -233,6 +233,15 @@ export class ReadCursor {
       if (this.ended || out.count >= LIMITS.maxBatchRecords) return true;
     }
     return false;
+  }
+
+  /** Gives back what `out` took (limits, metrics): an empty batch to start again. */
+  private discard(out: CatchUpBatch): CatchUpBatch {
+    this.remainingCount += out.count;
+    this.remainingBytes += out.bytes;
+    this.stream.meter.readRecords -= out.count;
+    this.stream.meter.readBytes -= out.bytes;
+    return new CatchUpBatch();
   }
 
   /** The carried stored batch, when the read goes on inside it. */
