@@ -37,6 +37,11 @@ export interface LiveStream {
   meter: StreamMeter;
   /** A state whose every record below `nextSeq` is stored, and its trim point as known here. */
   readonly known: StreamStateRecord;
+  /**
+   * True when `known` is the stream's state itself (this process is its only writer): a trim
+   * is known here the moment it is durable. False where other nodes trim too.
+   */
+  readonly exact: boolean;
   submit(input: AppendInput, chain?: Chain): Submitted;
   append(input: AppendInput): Promise<AppendAck>;
   /** Resolves once every append submitted so far has settled. */

@@ -43,6 +43,7 @@ export class LocalStream implements LiveStream {
   /** Settles once every storage write issued so far has settled (they settle in order). */
   private lastWrite: Promise<void> = Promise.resolve();
   meter: StreamMeter = NO_METERS.meter("", "", 0);
+  readonly exact = true;
 
   constructor(
     public meta: StreamMeta, state: StreamStateRecord, private readonly log: LocalLog,

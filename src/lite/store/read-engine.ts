@@ -186,9 +186,10 @@ export class ReadCursor {
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) {
-          // A prefix of the stream was removed (trimmed, expired) while this read went on: what
-          // this batch holds lies in that prefix too. It starts again past it, never with a hole.
-          if (out.count > 0) out = this.discard(out);
+          // Where another node may have trimmed, a gap is a prefix of the stream removed while
+          // this read went on: what this batch holds lies in that prefix too, so it starts again
+          // past it, never with a hole. (A stream known exactly here has no such gap.)
+          if (out.count > 0 && !this.stream.exact) out = this.discard(out);
           this.position = b.firstSeq;
         }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);

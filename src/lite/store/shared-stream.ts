@@ -51,6 +51,7 @@ export class SharedStream implements LiveStream {
   deleting = false;
   meter: StreamMeter = NO_METERS.meter("", "", 0);
   known: StreamStateRecord;
+  readonly exact = false;
   private queue: Entry[] = [];
   private busy = false;
   private last: Promise<void> = Promise.resolve();
