@@ -90,7 +90,9 @@ $fn$;
  * Migration 2: the stream state as columns (the sequencer reads and writes them), batches
  * with the floor of their timestamps and the seq num they were planned at, basins with an id
  * (a basin created again is another one), a revision and a deleted flag, streams with a
- * revision: every change of metadata is conditional on them.
+ * revision: every change of metadata is conditional on them. Batch values are kept out of line
+ * and uncompressed (EXTERNAL): compressing every batch as it is inserted cost the database CPU
+ * on the append path; an operator who wants them compressed may set EXTENDED.
  */
 export const MIGRATION_2 = `
 ALTER TABLE svc_tails ADD COLUMN last_ts bigint, ADD COLUMN fencing_token text, ADD COLUMN trim_point bigint, ADD COLUMN last_arrival bigint;
@@ -99,6 +101,7 @@ UPDATE svc_tails SET last_ts = (state::json->>'lastTimestamp')::bigint, fencing_
 ALTER TABLE svc_tails ALTER COLUMN last_ts SET NOT NULL, ALTER COLUMN fencing_token SET NOT NULL,
   ALTER COLUMN trim_point SET NOT NULL, ALTER COLUMN last_arrival SET NOT NULL, DROP COLUMN state;
 ALTER TABLE svc_batches ADD COLUMN ts_floor bigint NOT NULL DEFAULT 0, ADD COLUMN planned_seq bigint;
+ALTER TABLE svc_batches ALTER COLUMN data SET STORAGE EXTERNAL;
 ALTER TABLE svc_basins ADD COLUMN id bigint, ADD COLUMN rev bigint NOT NULL DEFAULT 0, ADD COLUMN deleted boolean NOT NULL DEFAULT false;
 UPDATE svc_basins SET id = nextval('svc_stream_ids'), deleted = (meta::json->>'deletedAt') IS NOT NULL;
 ALTER TABLE svc_basins ALTER COLUMN id SET NOT NULL;
