@@ -14,7 +14,8 @@ export interface StreamCrypto {
   open: ((r: SequencedRecord) => SequencedRecord) | undefined;
 }
 
-const PLAIN: StreamCrypto = { seal: (input) => input, open: undefined };
+/** A plaintext stream's (and a request that touches no record's): nothing to seal or open. */
+export const PLAIN: StreamCrypto = { seal: (input) => input, open: undefined };
 
 /**
  * For `store.stream`'s `admit`: refuses (400 bad_header) to auto-create an encrypted stream

@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { serverError, SvcError } from "../../errors.js";
+import type { SessionIO } from "../session/io.js";
 import { compress, decompress, negotiateCompression, parseContentEncoding, shouldCompress } from "../../wire/compression.js";
 
 export const MAX_UNARY_BODY = 16 * 1024 * 1024;
@@ -18,7 +19,7 @@ type Req = IncomingMessage | Http2ServerRequest;
 type Res = ServerResponse | Http2ServerResponse;
 export type Headers = Record<string, string>;
 
-export class Exchange {
+export class Exchange implements SessionIO {
   readonly method: string;
   readonly path: string;
   readonly query: URLSearchParams;
@@ -26,7 +27,7 @@ export class Exchange {
   readonly rawQuery: string;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
-  private readonly abort = new AbortController();
+  private readonly hangup = new AbortController();
   private sent = false;
   /** The status sent, 0 before any (metrics). */
   status = 0;
@@ -48,12 +49,13 @@ export class Exchange {
     this.path = q < 0 ? url : url.slice(0, q);
     this.rawQuery = q < 0 ? "" : url.slice(q + 1);
     this.query = new URLSearchParams(this.rawQuery);
-    this.signal = this.abort.signal;
+    this.signal = this.hangup.signal;
     // A reset stream or connection surfaces as the abort signal, never as a crash.
-    req.on("error", () => this.abort.abort());
-    res.on("error", () => this.abort.abort());
+    req.on("error", () => this.hangup.abort());
+    res.on("error", () => this.hangup.abort());
     res.on("close", () => {
-      if (!res.writableFinished) this.abort.abort();
+      if (!res.writableFinished) this.hangup.abort();
+      this.markClosed();
     });
   }
 
@@ -96,7 +98,7 @@ export class Exchange {
       if (e instanceof SvcError) throw e;
       // The client reset the stream or closed the connection mid-body (a premature close):
       // its mistake or its choice, not a server error, and there is nobody to answer.
-      this.abort.abort();
+      this.hangup.abort();
       throw serverError("client_hangup", "the client went away while sending the request body");
     }
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
@@ -147,6 +149,63 @@ export class Exchange {
     if (!this.writeHead(status, headers)) return false;
     (this.res as ServerResponse).flushHeaders?.();
     return true;
+  }
+
+  // ---- SessionIO: a streaming response (sessions, SSE), once startStream() sent the head ----
+
+  private ioClosed = false;
+  private readonly closeListeners = new Set<() => void>();
+
+  /** The request body as it arrives. */
+  get chunks(): AsyncIterable<Uint8Array> {
+    return this.req as AsyncIterable<Uint8Array>;
+  }
+
+  get closed(): boolean {
+    return this.ioClosed;
+  }
+
+  private markClosed(): void {
+    if (this.ioClosed) return;
+    this.ioClosed = true;
+    for (const cb of [...this.closeListeners]) cb();
+    this.closeListeners.clear();
+  }
+
+  onClose(cb: () => void): () => void {
+    if (this.ioClosed) { cb(); return () => undefined; }
+    this.closeListeners.add(cb);
+    return () => this.closeListeners.delete(cb);
+  }
+
+  write(bytes: Uint8Array): Promise<void> {
+    return this.writev([bytes]);
+  }
+
+  /** Writes pieces in order; resolves when the connection can take more. */
+  writev(pieces: readonly Uint8Array[]): Promise<void> {
+    if (this.ioClosed) return Promise.resolve();
+    const res = this.res as ServerResponse;
+    let ok = true;
+    for (const p of pieces) ok = res.write(p);
+    if (ok) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => { res.off("drain", done); res.off("close", done); resolve(); };
+      res.once("drain", done);
+      res.once("close", done);
+    });
+  }
+
+  end(): void {
+    if (!this.ioClosed && !this.res.writableEnded) this.res.end();
+  }
+
+  /** Cuts the response off (no end: the client sees a lost connection). */
+  abort(): void {
+    if (this.ioClosed) return;
+    const stream = (this.res as Http2ServerResponse).stream as { close?: (code: number) => void } | undefined;
+    if (stream?.close) stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
+    else (this.res as ServerResponse).destroy();
   }
 
   /** Whether a request body may still be arriving (none declared: false). */

@@ -8,22 +8,17 @@ import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
 import { validateAppendInput } from "../../wire/batch.js";
 import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
-import { ReadCursor, validateReadParams, type ReadParams } from "../store/read-engine.js";
+import { validateReadParams, type ReadParams } from "../store/read-engine.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
-import { appendSession, readSession, RECHECK_MS } from "./sessions.js";
-import { keyAdmits, streamCrypto } from "./encryption.js";
+import { appendSession, readSession } from "./sessions.js";
+import { StreamAccess } from "./stream-access.js";
 import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
-import { boolQuery, checkStreamName, requestBasin, u64Query } from "./params.js";
+import { boolQuery, u64Query } from "./params.js";
 
 const PROTOBUF = "application/protobuf";
 const U32_MAX = 0xffff_ffff;
-
-function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
-  const basin = requestBasin(ex);
-  return { basin, stream: checkStreamName(ctx.params[0]!, "bad_path") };
-}
 
 async function decodeInput(ex: Exchange): Promise<AppendInput> {
   const ct = contentType(ex);
@@ -34,14 +29,11 @@ async function decodeInput(ex: Exchange): Promise<AppendInput> {
 }
 
 export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  const { basin, stream } = target(ex, ctx);
-  if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx, basin, stream);
+  if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx);
   const input = await decodeInput(ex);
   validateAppendInput(input);
-  ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
-  const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
-  const crypto = await streamCrypto(ex, state);
-  const ack = await state.append(crypto.seal(input));
+  const access = await StreamAccess.open(ex, ctx, "append", { first: input });
+  const ack = await (await access.submit(input)).ack;
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);
   else await ex.sendJson(200, appendAckToJson(ack));
 }
@@ -72,37 +64,28 @@ export function readParams(q: URLSearchParams): ReadParams {
 }
 
 export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  const { basin, stream } = target(ex, ctx);
   const accept = acceptType(ex);
   const session = contentType(ex) === SESSION_TYPE ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
-  if (session) {
-    const params = readParams(ex.query);
-    validateReadParams(params);
-    return readSession(ex, ctx, basin, stream, params, session);
-  }
-  const protobuf = isProtobufType(accept);
-  const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
   const params = readParams(ex.query);
   validateReadParams(params);
-  const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
-  const cursor = await ReadCursor.open(state, params, true, (await streamCrypto(ex, state)).open);
+  if (session) return readSession(ex, ctx, params, session);
+  const protobuf = isProtobufType(accept);
+  const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
+  const access = await StreamAccess.open(ex, ctx, "read");
+  const cursor = await access.cursor(params, true);
   let batch: ReadBatch = { records: [] };
   try {
     let step = await cursor.next();
     if (step.kind === "following") {
       // §7.5 unary long-poll: wait for the first live batch, or answer empty at the deadline.
-      // §9.5: a token revoked or expired while the request waits gets 401, not what came
-      // after; the wait ends within RECHECK_MS of it.
-      const revoked = new AbortController();
-      const timer = setInterval(() => {
-        Promise.resolve().then(() => ctx.auth.recheck(ctx.principal)).catch(() => revoked.abort());
-      }, RECHECK_MS);
+      // §9.5: a token revoked or expired while the request waits gets 401, not what came after.
+      const watch = access.watchToken();
       try {
-        step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), AbortSignal.any([ex.signal, ctx.shutdown, revoked.signal]));
+        step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), AbortSignal.any([ex.signal, ctx.shutdown, watch.signal]));
       } finally {
-        clearInterval(timer);
+        watch.stop();
       }
-      await ctx.auth.recheck(ctx.principal);
+      await access.recheck();
     }
     if (step.kind === "batch") batch = step.batch;
   } finally {
@@ -113,7 +96,6 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
 }
 
 export async function checkTailHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  const { basin, stream } = target(ex, ctx);
-  const state = await ctx.store.stream(basin, stream, "read");
-  await ex.sendJson(200, { tail: positionToJson(await state.tailNow()) });
+  const access = await StreamAccess.open(ex, ctx, "read", { records: false });
+  await ex.sendJson(200, { tail: positionToJson(await access.stream.tailNow()) });
 }

@@ -117,7 +117,7 @@ async function readInputs(
   push: (p: Pending) => void, fail: (e: SvcError) => void, hasFailed: () => boolean,
 ): Promise<void> {
   const parser = new FrameParser();
-  const chunks = io.body[Symbol.asyncIterator]();
+  const chunks = io.chunks[Symbol.asyncIterator]();
   const own = new ByteBudget(sessionShare(opts.budget));
   for (;;) {
     const next = await stopper.race(chunks.next());

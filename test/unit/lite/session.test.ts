@@ -29,7 +29,7 @@ class MemoryIO implements SessionIO {
   private readonly queue: (Uint8Array | null)[] = [];
   private wake: (() => void) | undefined;
   private closers: (() => void)[] = [];
-  body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => this.iterator() };
+  chunks: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => this.iterator() };
   private async *iterator(): AsyncGenerator<Uint8Array> {
     for (;;) {
       while (this.queue.length === 0) await new Promise<void>((r) => (this.wake = r));

@@ -1,0 +1,103 @@
+/**
+ * One request on a stream's records (append, read, check-tail; unary or a session): who asks,
+ * which stream, with which key. Made once per request, it applies them the same way for every
+ * form: the stream is looked up (auto-created only for a request that would be served: the
+ * key its cipher needs is there, the commands it appends are allowed), an append is checked
+ * against the token again, authorized for its commands and sealed, a read gets its records
+ * opened, and a read that waits watches its token (§9.5: revoked or expired, it ends with 401
+ * within RECHECK_MS).
+ */
+import type { AppendInput } from "../../types.js";
+import type { Maybe } from "../storage/seams.js";
+import type { AutoCreate } from "../store/store.js";
+import type { Chain, LiveStream, Submitted } from "../store/live-stream.js";
+import { ReadCursor, type ReadParams } from "../store/read-engine.js";
+import { readFeed } from "../store/read-feed.js";
+import type { ReadFeed } from "../session/feed-pump.js";
+import type { RequestContext } from "./context.js";
+import type { Exchange } from "./exchange.js";
+import { keyAdmits, PLAIN, streamCrypto, type StreamCrypto } from "./encryption.js";
+import { checkStreamName, requestBasin } from "./params.js";
+
+/** How often a waiting read (a session, or a unary long-poll) checks its token again. */
+export const RECHECK_MS = 1000;
+
+/** The basin and stream a records request names (the stream with an auto-prefix token's prefix). */
+export function streamTarget(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
+  return { basin: requestBasin(ex), stream: checkStreamName(ctx.params[0]!, "bad_path") };
+}
+
+export class StreamAccess {
+  private constructor(
+    readonly stream: LiveStream, private readonly crypto: StreamCrypto,
+    private readonly ctx: RequestContext, private readonly names: { basin: string; stream: string },
+  ) {}
+
+  /**
+   * Looks the stream up for the request; `first` (a unary append's input) is authorized first.
+   * `records: false` (check-tail) touches no record, so it needs no key.
+   */
+  static async open(ex: Exchange, ctx: RequestContext, autoCreate: AutoCreate, opts: { first?: AppendInput; records?: boolean } = {}): Promise<StreamAccess> {
+    const names = streamTarget(ex, ctx);
+    if (opts.first) ctx.auth.authorizeCommands(ctx.principal, opts.first, names);
+    const records = opts.records ?? true;
+    const stream = await ctx.store.stream(names.basin, names.stream, autoCreate, records ? keyAdmits(ex) : undefined);
+    return new StreamAccess(stream, records ? await streamCrypto(ex, stream) : PLAIN, ctx, names);
+  }
+
+  /** The token, checked again (a value at once when it is known here). */
+  recheck(): Maybe<void> {
+    return this.ctx.auth.recheck(this.ctx.principal);
+  }
+
+  /**
+   * An append as the requester, one of `chain` (a session's) when given: the token checked
+   * again, its commands authorized, its records sealed, then handed to the stream.
+   */
+  submit(input: AppendInput, chain?: Chain): Submitted | Promise<Submitted> {
+    let checked: Maybe<void>;
+    try {
+      checked = this.recheck();
+    } catch (e) {
+      return this.refuse(e, chain);
+    }
+    return checked instanceof Promise ? checked.then(() => this.sealed(input, chain), (e: unknown) => this.refuse(e, chain)) : this.sealed(input, chain);
+  }
+
+  private sealed(input: AppendInput, chain: Chain | undefined): Submitted {
+    try {
+      this.ctx.auth.authorizeCommands(this.ctx.principal, input, this.names);
+    } catch (e) {
+      return this.refuse(e, chain);
+    }
+    return this.stream.submit(this.crypto.seal(input), chain);
+  }
+
+  /** Refused before the stream saw it: answered once everything before it has settled. */
+  private refuse(e: unknown, chain: Chain | undefined): Submitted {
+    if (chain) chain.failed = true;
+    return { accepted: false, ack: this.stream.whenIdle().then(() => { throw e; }) };
+  }
+
+  /** A cursor at the request's start (416 here, before any answer), its records opened. */
+  cursor(params: ReadParams, unary: boolean): Promise<ReadCursor> {
+    return ReadCursor.open(this.stream, params, unary, this.crypto.open);
+  }
+
+  /** The cursor as a session's feed: the token checked at every event and watched while it waits. */
+  feed(cursor: ReadCursor): ReadFeed {
+    const watch = this.watchToken();
+    const feed = readFeed(cursor, this.stream, { signal: watch.signal, check: () => this.recheck() });
+    return { ...feed, close: () => { watch.stop(); feed.close(); } };
+  }
+
+  /** Aborted, with the 401 as its reason, once the token is revoked or expires; `stop` when done. */
+  watchToken(): { signal: AbortSignal; stop: () => void } {
+    const revoked = new AbortController();
+    const timer = setInterval(() => {
+      Promise.resolve().then(() => this.recheck()).catch((e: unknown) => { clearInterval(timer); revoked.abort(e); });
+    }, RECHECK_MS);
+    timer.unref();
+    return { signal: revoked.signal, stop: () => clearInterval(timer) };
+  }
+}
