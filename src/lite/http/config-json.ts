@@ -149,7 +149,7 @@ export function streamConfigJson(c: ResolvedStreamConfig): Json {
 }
 
 /**
- * Defaults shown as in effect (issue 15): `default_stream_config` is always the full config a
+ * Defaults shown as in effect: `default_stream_config` is always the full config a
  * stream created now would get (the basin's defaults over the system's), as the newest
  * clients expect; never null.
  */

@@ -18,7 +18,7 @@ export interface RequestContext {
   log: (msg: string) => void;
   /** In-flight append bytes shared by every append session (protocol.md §6.5 item 7). */
   appendBudget: ByteBudget;
-  /** Metrics (issue 15); undefined with --no-metrics. */
+  /** Metrics; undefined with --no-metrics. */
   metrics?: LiteMetrics | undefined;
   /** The server's one location (A13–A15). */
   location: string;

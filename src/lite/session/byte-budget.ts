@@ -44,7 +44,7 @@ export class ByteBudget {
 /**
  * Takes `bytes` from a session's own budget, then from the shared one: one session that
  * never reads its acks can hold at most its own limit of the shared budget, so it cannot
- * stall every other session (issue 10, found 7).
+ * stall every other session.
  */
 export async function acquireFair(own: ByteBudget, shared: ByteBudget, bytes: number): Promise<() => void> {
   const releaseOwn = await own.acquire(bytes);
