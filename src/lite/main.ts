@@ -10,9 +10,10 @@
  * Once listening it writes exactly three `export` lines to stdout (endpoints and the root
  * token); every log line goes to stderr. SIGINT/SIGTERM shut it down cleanly: the listener
  * closes, in-flight requests finish, storage is flushed, and `serve` resolves. The command
- * (run.ts) runs `serve` in the server thread (thread.ts, worker.ts); the flags are options.ts.
+ * (run.ts) runs `serve` in the server thread (thread.ts, server-thread.ts); the flags are options.ts.
  */
 import { accessSync, constants, existsSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
@@ -79,38 +80,46 @@ function prepareDataDir(dir: string): void {
   }
 }
 
-/** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
-export async function openLite(opts: LiteOptions): Promise<RunningLite> {
-  // A self-signed certificate is kept in the data dir, so it is read or made once the dir is locked.
-  let tls: TlsMaterial | undefined = opts.tls === undefined ? undefined
+/** Where the data lives, the root token, the data dir's lock and the TLS material, ready to serve. */
+interface Opened {
+  backend: Backend;
+  rootToken: string;
+  lock: { release: () => Promise<void> } | undefined;
+  tls: TlsMaterial | undefined;
+}
+
+/**
+ * Opens the storage the options name: PostgreSQL, memory, or the data dir (made, checked and
+ * locked first; a self-signed certificate is kept there, so it is read or made once locked).
+ */
+async function openStorage(opts: LiteOptions): Promise<Opened> {
+  const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
+  const tls = opts.tls === undefined ? undefined
     : "self" in opts.tls ? (opts.dataDir === undefined ? selfSigned(opts.host) : undefined)
     : fromFiles(opts.tls.certFile, opts.tls.keyFile);
-  let backend: Backend;
-  let rootToken: string;
-  let lock: { release: () => Promise<void> } | undefined;
-  const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
   if (opts.postgres) {
     const { PgBackend } = await import("./storage/pg/backend.js");
     const timings = { pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000, cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000 };
     const pg = await PgBackend.open(opts.postgres, log, timings);
-    backend = pg;
-    rootToken = chosen ?? await pg.sharedRootToken(newToken());
-  } else if (opts.dataDir === undefined) {
-    backend = new MemoryBackend();
-    rootToken = chosen ?? newToken();
-  } else {
-    prepareDataDir(opts.dataDir);
-    checkDataDir(opts.dataDir);
-    lock = await acquireLock(opts.dataDir);
-    try {
-      rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
-      if (opts.tls !== undefined && "self" in opts.tls) tls = selfSignedIn(opts.dataDir, opts.host);
-      backend = new LmdbBackend(join(opts.dataDir, "data.mdb"));
-    } catch (e) {
-      await lock.release();
-      throw e;
-    }
+    return { backend: pg, rootToken: chosen ?? await pg.sharedRootToken(newToken()), lock: undefined, tls };
   }
+  if (opts.dataDir === undefined) return { backend: new MemoryBackend(), rootToken: chosen ?? newToken(), lock: undefined, tls };
+  prepareDataDir(opts.dataDir);
+  checkDataDir(opts.dataDir);
+  const lock = await acquireLock(opts.dataDir);
+  try {
+    const rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
+    const kept = opts.tls !== undefined && "self" in opts.tls ? selfSignedIn(opts.dataDir, opts.host) : tls;
+    return { backend: new LmdbBackend(join(opts.dataDir, "data.mdb")), rootToken, lock, tls: kept };
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+}
+
+/** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
+export async function openLite(opts: LiteOptions): Promise<RunningLite> {
+  const { backend, rootToken, lock, tls } = await openStorage(opts);
   const store = new Store(backend, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
   const auth = new Auth({ rootToken, enabled: opts.auth }, store.tokens);
@@ -140,22 +149,25 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     if (opts.initFile) for (const line of await applyInitFile(store, opts.initFile)) log(`init file: ${line}`);
     janitor.start();
     metrics?.recorder.start();
-    const addr = await server.listen(opts.host, opts.port).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== "EADDRINUSE") throw e;
-      throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);
-    });
-    const scheme = tls ? "https" : "http";
+    const addr = await listen(server, opts);
     const tlsInfo = tls && { fingerprint: tls.fingerprint, selfSigned: tls.selfSigned, certFile: tls.certFile, made: tls.made };
-    return { url: `${scheme}://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, tls: tlsInfo, close };
+    return { url: `${tls ? "https" : "http"}://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, tls: tlsInfo, close };
   } catch (e) {
     await close();
     throw e;
   }
 }
 
+function listen(server: LiteServer, opts: LiteOptions): Promise<AddressInfo> {
+  return server.listen(opts.host, opts.port).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== "EADDRINUSE") throw e;
+    throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);
+  });
+}
+
 /**
  * Serves until `signal` settles, then shuts down cleanly: on the main thread (SVC_LITE_THREAD=main)
- * or in the server thread (worker.ts), where the main thread relays the signal.
+ * or in the server thread (server-thread.ts), where the main thread relays the signal.
  */
 export async function serve(opts: LiteOptions, signal: Promise<NodeJS.Signals>): Promise<void> {
   // A server must not die of one request's stray rejection: log it loudly and keep serving.

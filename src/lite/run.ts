@@ -2,6 +2,7 @@
  * `svc lite` as a command: parse, then serve from the server thread (thread.ts), or on this
  * thread with SVC_LITE_THREAD=main (profiling, debugging). Loads no server module itself.
  */
+import { clientError } from "../errors.js";
 import { log } from "./log.js";
 import { parseLiteArgs, USAGE } from "./options.js";
 
@@ -12,32 +13,38 @@ export async function runLite(argv: string[]): Promise<void> {
     return;
   }
   // Handlers go in before the export lines: a parent may signal as soon as it reads them.
-  const signal = processSignal();
-  if (process.env.SVC_LITE_THREAD === "main") {
-    const { serve } = await import("./main.js");
-    await serve(opts, signal);
-    return;
-  }
-  const { serveInWorker } = await import("./thread.js");
-  await serveInWorker(opts, signal);
+  const { first, second } = processSignals();
+  const serving = (async () => {
+    if (process.env.SVC_LITE_THREAD === "main") {
+      const { serve } = await import("./main.js");
+      return serve(opts, first);
+    }
+    const { serveInWorker } = await import("./thread.js");
+    return serveInWorker(opts, first);
+  })();
+  // A second signal during shutdown means "now": the top (bin/svc.js) exits with 130.
+  const forced = second.then(() => { log("forced exit"); throw clientError("interrupted", "svc lite: forced exit (a second signal during shutdown)"); });
+  forced.catch(() => undefined); // a signal after the server stopped changes nothing
+  await Promise.race([serving, forced]);
 }
 
 /**
- * The first SIGINT/SIGTERM (a worker gets none: the main thread relays this one); a second one
- * exits at once with 130. Signal listeners do not keep the process alive.
+ * The first SIGINT/SIGTERM (a worker gets none: the main thread relays it), and a second one.
+ * Signal listeners do not keep the process alive.
  */
-function processSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolvePromise) => {
+function processSignals(): { first: Promise<NodeJS.Signals>; second: Promise<void> } {
+  let onSecond!: () => void;
+  const second = new Promise<void>((r) => { onSecond = r; });
+  const first = new Promise<NodeJS.Signals>((resolvePromise) => {
     const on = (sig: NodeJS.Signals): void => {
       process.removeListener("SIGINT", on);
       process.removeListener("SIGTERM", on);
-      // A second signal during shutdown means "now".
-      const force = (): never => { log("forced exit"); process.exit(130); };
-      process.once("SIGINT", force);
-      process.once("SIGTERM", force);
+      process.once("SIGINT", onSecond);
+      process.once("SIGTERM", onSecond);
       resolvePromise(sig);
     };
     process.on("SIGINT", on);
     process.on("SIGTERM", on);
   });
+  return { first, second };
 }

@@ -68,13 +68,16 @@ function heapSizeGiven(): boolean {
 export async function serveInWorker(opts: LiteOptions, signal: Promise<NodeJS.Signals>): Promise<void> {
   const heapFlagSet = !heapSizeGiven();
   if (heapFlagSet) setFlagsFromString(`--initial-heap-size=${SERVER_HEAP_MB}`);
-  // The thread's entry (worker.ts) puts the flag back first thing (0 is V8's default).
-  const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { opts, heapFlagSet } });
+  // The thread's entry (server-thread.ts) puts the flag back first thing (0 is V8's default).
+  const worker = new Worker(new URL("./server-thread.js", import.meta.url), { workerData: { opts, heapFlagSet } });
   void signal.then((sig) => worker.postMessage({ signal: sig } satisfies MainMessage));
   let failure: Error | undefined;
   await new Promise<void>((resolve, reject) => {
     worker.on("message", (m: WorkerReport) => {
-      if (m.failed) failure = reviveError(m.failed);
+      if (!m.failed) return;
+      failure = reviveError(m.failed);
+      // Whatever a failed start left open must not keep the thread (and the process) alive.
+      void worker.terminate();
     });
     // An exception nothing caught in the server thread ends it: its stack goes to the log.
     worker.on("error", (e) => {
