@@ -8,7 +8,7 @@
  * everything, never expires), `token` (an issued token and its scope).
  */
 import { serverError, type SvcError } from "../../errors.js";
-import type { Maybe } from "../storage/seams.js";
+import type { Maybe } from "../../types.js";
 import { isCommandRecord } from "../../wire/command.js";
 import type { AppendInput } from "../../types.js";
 import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";

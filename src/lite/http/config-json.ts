@@ -7,7 +7,8 @@ import { serverError, type SvcError } from "../../errors.js";
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
 import type { BasinMeta, StreamMeta } from "../storage/types.js";
 import { STREAM_CIPHERS } from "../crypto/record-cipher.js";
-import { resolveStreamConfig, type BasinReconfig, type PartialStreamConfig, type ResolvedStreamConfig, type StoredBasinConfig, type StreamReconfig } from "../store/stream-config.js";
+import { resolveStreamConfig, type BasinReconfig, type StreamReconfig } from "../store/stream-config.js";
+import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 
 type Json = Record<string, unknown>;
 

@@ -8,7 +8,7 @@
  * within RECHECK_MS).
  */
 import type { AppendInput } from "../../types.js";
-import type { Maybe } from "../storage/seams.js";
+import type { Maybe } from "../../types.js";
 import type { AutoCreate } from "../store/store.js";
 import type { Chain, LiveStream, Submitted } from "../store/live-stream.js";
 import { ReadCursor, type ReadParams } from "../store/read-engine.js";

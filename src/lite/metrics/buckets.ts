@@ -8,6 +8,7 @@
  * for a basin's appends and reads.
  */
 import type { MetricCount } from "../storage/seams.js";
+import { COUNT_FIELDS as FIELDS, COUNT_OP as OP } from "../storage/metric-counts.js";
 
 export interface BasinBucket {
   /** Requests on this basin (its streams and records) by operation. */
@@ -26,8 +27,6 @@ export interface Bucket {
   basins: Record<string, BasinBucket>;
 }
 
-const OP = "op:";
-const FIELDS = { "append-ops": "appendOps", "append-bytes": "appendBytes", "read-ops": "readOps", "read-bytes": "readBytes" } as const;
 type Field = (typeof FIELDS)[keyof typeof FIELDS];
 
 export function minuteOf(ms: number): number {
@@ -50,18 +49,6 @@ export function basinActive(e: BasinBucket): boolean {
 }
 
 /** The counts of a bucket (zeros left out). */
-export function countsOf(b: Bucket): MetricCount[] {
-  const out: MetricCount[] = [];
-  const push = (scope: string, name: string, n: number): void => {
-    if (n !== 0) out.push({ t: b.t, scope, name, n });
-  };
-  for (const [op, n] of Object.entries(b.ops)) push("", OP + op, n);
-  for (const [basin, e] of Object.entries(b.basins)) {
-    for (const [op, n] of Object.entries(e.ops)) push(basin, OP + op, n);
-    for (const [name, field] of Object.entries(FIELDS)) push(basin, name, e[field]);
-  }
-  return out;
-}
 
 /** Adds one count into the bucket of its minute (made when missing). */
 export function addCount(into: Map<number, Bucket>, c: MetricCount): void {

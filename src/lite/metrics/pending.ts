@@ -4,7 +4,8 @@
  * delta that could not be added is taken back with `absorb()` and goes with the next one.
  */
 import type { MetricsDelta, StoredChange } from "../storage/seams.js";
-import { addCount, countsOf, emptyBucket, type Bucket } from "./buckets.js";
+import { addCount, emptyBucket, type Bucket } from "./buckets.js";
+import { countsOf } from "../storage/metric-counts.js";
 
 export class Pending {
   private buckets = new Map<number, Bucket>();

@@ -16,8 +16,7 @@
 import type { StoredToken } from "../auth/token-info.js";
 import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
 
-/** A value now, or (when the backend must ask a database) later. */
-export type Maybe<T> = T | Promise<T>;
+import type { Maybe } from "../../types.js";
 
 export interface CatalogReads {
   getBasin(name: string): Maybe<BasinMeta | undefined>;

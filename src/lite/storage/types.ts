@@ -2,12 +2,34 @@
  * What lite stores: basins, streams, their per-stream state, access tokens and record
  * batches. The seams that store them (seams.ts) and everything above them share these shapes.
  */
-import type { SequencedRecord } from "../../types.js";
-import type { ResolvedStreamConfig, StoredBasinConfig } from "../store/stream-config.js";
+import type { RetentionPolicy, SequencedRecord, StorageClass, TimestampingMode } from "../../types.js";
 import type { StoredToken } from "../auth/token-info.js";
 import type { StreamCipher } from "../crypto/record-cipher.js";
 
 export type { StoredToken };
+
+export interface ResolvedStreamConfig {
+  storage_class: StorageClass;
+  retention_policy: RetentionPolicy;
+  timestamping: { mode: TimestampingMode; uncapped: boolean };
+  delete_on_empty: { min_age_secs: number };
+}
+
+/** A partial stream config: unset fields are absent (basin defaults, requested configs). */
+export interface PartialStreamConfig {
+  storage_class?: StorageClass;
+  retention_policy?: RetentionPolicy;
+  timestamping?: { mode?: TimestampingMode; uncapped?: boolean };
+  delete_on_empty?: { min_age_secs?: number };
+}
+
+export interface StoredBasinConfig {
+  default_stream_config: PartialStreamConfig | null;
+  create_stream_on_append: boolean;
+  create_stream_on_read: boolean;
+  /** §8.8: the cipher of streams created from now on (absent in older data: none). */
+  stream_cipher?: StreamCipher | null;
+}
 
 export interface BasinMeta {
   name: string;

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import { serverError } from "../../errors.js";
 import type { CatalogChange } from "../storage/seams.js";
 import type { BasinMeta } from "../storage/types.js";
-import { canonicalJson, DEFAULT_BASIN_CONFIG, reconfigureBasin, type BasinReconfig, type StoredBasinConfig } from "./stream-config.js";
+import { canonicalJson, DEFAULT_BASIN_CONFIG, reconfigureBasin, type BasinReconfig } from "./stream-config.js";
+import type { StoredBasinConfig } from "../storage/types.js";
 import { nowIso } from "./live-stream.js";
 import type { Store } from "./store.js";
 

@@ -13,7 +13,7 @@
 import type { SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
-import type { Maybe } from "../storage/seams.js";
+import type { Maybe } from "../../types.js";
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import type { Follower } from "./follower.js";
 

@@ -7,7 +7,7 @@
  */
 import type { StreamPosition } from "../../types.js";
 import type { FeedEvent, ReadFeed } from "../session/feed-pump.js";
-import type { Maybe } from "../storage/seams.js";
+import type { Maybe } from "../../types.js";
 import type { LiveStream } from "./live-stream.js";
 import type { ReadCursor } from "./read-engine.js";
 

@@ -7,8 +7,7 @@
 import { FencingTokenMismatchError, SeqNumMismatchError, serverError, type SvcError } from "../../errors.js";
 import type { AppendInput, SequencedRecord } from "../../types.js";
 import { isCommandRecord, parseCommand } from "../../wire/command.js";
-import type { StreamStateRecord } from "../storage/types.js";
-import type { ResolvedStreamConfig } from "./stream-config.js";
+import type { ResolvedStreamConfig, StreamStateRecord } from "../storage/types.js";
 
 /** The rules as one object, so the test faults (store/faults.ts) can stand in for them. */
 export interface Sequencing {

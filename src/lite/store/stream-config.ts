@@ -9,21 +9,9 @@
  */
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
 import type { StreamCipher } from "../crypto/record-cipher.js";
+import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 
-export interface ResolvedStreamConfig {
-  storage_class: StorageClass;
-  retention_policy: RetentionPolicy;
-  timestamping: { mode: TimestampingMode; uncapped: boolean };
-  delete_on_empty: { min_age_secs: number };
-}
 
-/** A partial stream config: unset fields are absent (basin defaults, requested configs). */
-export interface PartialStreamConfig {
-  storage_class?: StorageClass;
-  retention_policy?: RetentionPolicy;
-  timestamping?: { mode?: TimestampingMode; uncapped?: boolean };
-  delete_on_empty?: { min_age_secs?: number };
-}
 
 /** A reconfiguration: absent = keep, null = reset, value = set (per nested field too). */
 export interface StreamReconfig {
@@ -33,13 +21,6 @@ export interface StreamReconfig {
   delete_on_empty?: { min_age_secs?: number | null } | null;
 }
 
-export interface StoredBasinConfig {
-  default_stream_config: PartialStreamConfig | null;
-  create_stream_on_append: boolean;
-  create_stream_on_read: boolean;
-  /** §8.8: the cipher of streams created from now on (absent in older data: none). */
-  stream_cipher?: StreamCipher | null;
-}
 
 export interface BasinReconfig {
   default_stream_config?: StreamReconfig | null;

@@ -5,7 +5,8 @@
 import { serverError } from "../../errors.js";
 import type { BasinMeta, StreamMeta } from "../storage/types.js";
 import { judged, requestKey, type ProvisionResult } from "./basins.js";
-import { canonicalJson, reconfigureStream, resolveStreamConfig, type PartialStreamConfig, type StreamReconfig } from "./stream-config.js";
+import { canonicalJson, reconfigureStream, resolveStreamConfig, type StreamReconfig } from "./stream-config.js";
+import type { PartialStreamConfig } from "../storage/types.js";
 import { initialState, nowIso } from "./live-stream.js";
 import type { Store } from "./store.js";
 

@@ -7,13 +7,13 @@
  * once, when the dir is opened, and removed.
  */
 import type { Database } from "lmdb";
-import { countsOf, minuteOf, type Bucket } from "../../metrics/buckets.js";
+import { countsOf, type MinuteTally } from "../metric-counts.js";
 import { LocalMetrics, type KvWriter, type MetricsKv } from "../local-metrics.js";
 import { WRITE_OVERHEAD } from "../space-reserve.js";
 import type { LmdbEnv } from "./env.js";
 
-/** An old bucket: the counts of a minute, and samples of stored bytes per basin and stream. */
-type OldBucket = Bucket & { basins: Record<string, { storage?: number; streams?: Record<string, number> }> };
+/** An old bucket: the tallies of a minute, and samples of stored bytes per basin and stream. */
+type OldBucket = MinuteTally & { basins: Record<string, { storage?: number; streams?: Record<string, number> }> };
 
 class LmdbKv implements MetricsKv {
   readonly writer: KvWriter;
@@ -46,7 +46,7 @@ export class LmdbMetrics extends LocalMetrics {
   }
 
   private convert(w: KvWriter, old: OldBucket[], storage: [string, string, number][]): void {
-    const t = minuteOf(Date.now());
+    const t = Math.floor(Date.now() / 60_000) * 60;
     const stored = storage.map(([basin, stream, n]) => ({ t, basin, stream, id: 0, n }));
     this.apply(w, { counts: old.flatMap(countsOf), totals: [], stored });
     for (const b of old) {

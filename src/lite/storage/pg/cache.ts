@@ -5,7 +5,7 @@
  * Only found values are kept: what does not exist is asked for every time, so a basin,
  * stream or token created through any node is seen at once.
  */
-import type { Maybe } from "../seams.js";
+import type { Maybe } from "../../../types.js";
 
 interface Entry<V> {
   value: V;
