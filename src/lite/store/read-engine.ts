@@ -1,8 +1,7 @@
 /**
  * The read engine (protocol.md §7) of unary reads, read sessions and SSE: resolve the start
- * (the 416 rules of §7.3, unary or session), catch up from storage in batches of ≤ 1000
- * records / ≤ 1 MiB, then follow live durable appends through a bounded Follower, accounting
- * for count, bytes, until and trims.
+ * (read-start.ts), catch up from storage in batches of ≤ 1000 records / ≤ 1 MiB, then follow
+ * live durable appends through a bounded Follower, accounting for count, bytes, until, trims.
  *
  * The caller drives it with next(deadline): it returns a data batch (catch-up batches have
  * no `tail`, live ones do), "following" (the moment a session sends its first heartbeat),
