@@ -72,6 +72,14 @@ class MemoryCatalog implements Catalog {
 
   private apply(c: CatalogChange): boolean {
     switch (c.op) {
+      case "createBasin": case "updateBasin": case "deleteBasin": case "removeBasin": return this.basinChange(c);
+      case "createStream": case "updateStream": case "deleteStream": case "removeStream": return this.streamChange(c);
+      default: return this.tokenChange(c);
+    }
+  }
+
+  private basinChange(c: Extract<CatalogChange, { op: "createBasin" | "updateBasin" | "deleteBasin" | "removeBasin" }>): boolean {
+    switch (c.op) {
       case "createBasin":
         if (this.basins.has(c.meta.name)) return false;
         this.basins.set(c.meta.name, { ...c.meta, rev: 0 });
@@ -98,6 +106,11 @@ class MemoryCatalog implements Catalog {
         this.streams.delete(c.name);
         return true;
       }
+    }
+  }
+
+  private streamChange(c: Extract<CatalogChange, { op: "createStream" | "updateStream" | "deleteStream" | "removeStream" }>): boolean {
+    switch (c.op) {
       case "createStream": {
         const b = this.basins.get(c.meta.basin);
         if (!b || b.deletedAt !== null || this.getStream(c.meta.basin, c.meta.name)) return false;
@@ -127,6 +140,11 @@ class MemoryCatalog implements Catalog {
         this.log.batches.delete(c.id);
         return true;
       }
+    }
+  }
+
+  private tokenChange(c: Extract<CatalogChange, { op: "putToken" | "deleteToken" }>): boolean {
+    switch (c.op) {
       case "putToken":
         if (this.tokens.has(c.token.id)) return false;
         this.tokens.set(c.token.id, c.token);

@@ -64,6 +64,14 @@ export class LmdbCatalog implements Catalog {
 
   /** Runs inside the write transaction: reads see what is stored, including this transaction's writes. */
   private apply(c: CatalogChange): boolean {
+    switch (c.op) {
+      case "createBasin": case "updateBasin": case "deleteBasin": case "removeBasin": return this.basinChange(c);
+      case "createStream": case "updateStream": case "deleteStream": case "removeStream": return this.streamChange(c);
+      default: return this.tokenChange(c);
+    }
+  }
+
+  private basinChange(c: Extract<CatalogChange, { op: "createBasin" | "updateBasin" | "deleteBasin" | "removeBasin" }>): boolean {
     const e = this.e;
     switch (c.op) {
       case "createBasin":
@@ -92,6 +100,12 @@ export class LmdbCatalog implements Catalog {
         void e.basins.remove(nameKey(c.name));
         return true;
       }
+    }
+  }
+
+  private streamChange(c: Extract<CatalogChange, { op: "createStream" | "updateStream" | "deleteStream" | "removeStream" }>): boolean {
+    const e = this.e;
+    switch (c.op) {
       case "createStream": {
         const b = this.getBasin(c.meta.basin);
         if (!b || b.deletedAt !== null || this.getStream(c.meta.basin, c.meta.name)) return false;
@@ -123,6 +137,12 @@ export class LmdbCatalog implements Catalog {
         void e.tails.remove(c.id);
         return true;
       }
+    }
+  }
+
+  private tokenChange(c: Extract<CatalogChange, { op: "putToken" | "deleteToken" }>): boolean {
+    const e = this.e;
+    switch (c.op) {
       case "putToken":
         if (this.getToken(c.token.id)) return false;
         void e.tokens.put(nameKey(c.token.id), c.token);
