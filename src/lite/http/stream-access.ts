@@ -10,7 +10,7 @@
 import type { AppendInput } from "../../types.js";
 import type { Maybe } from "../../types.js";
 import type { AutoCreate } from "../store/store.js";
-import type { Chain, LiveStream, Submitted } from "../store/live-stream.js";
+import { refused, type Chain, type LiveStream, type Submitted } from "../store/live-stream.js";
 import { ReadCursor, type ReadParams } from "../store/read-engine.js";
 import { readFeed } from "../store/read-feed.js";
 import type { ReadFeed } from "../session/feed-pump.js";
@@ -75,8 +75,7 @@ export class StreamAccess {
 
   /** Refused before the stream saw it: answered once everything before it has settled. */
   private refuse(e: unknown, chain: Chain | undefined): Submitted {
-    if (chain) chain.failed = true;
-    return { accepted: false, ack: this.stream.whenIdle().then(() => { throw e; }) };
+    return refused(this.stream, e, chain);
   }
 
   /** A cursor at the request's start (416 here, before any answer), its records opened. */

@@ -10,7 +10,7 @@
  * - reads may serve any record below `known.nextSeq` without asking anyone again;
  * - followers see only durable records, in order, without gaps.
  */
-import type { SvcError } from "../../errors.js";
+import { serverError, type SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
 import type { Maybe } from "../../types.js";
@@ -57,6 +57,20 @@ export interface LiveStream {
   markDeleting(): void;
   /** Ends every follower (server shutdown). */
   closeFollowers(error: SvcError): void;
+}
+
+/**
+ * An append refused before it was sequenced: its chain stops there, and the refusal is
+ * answered once everything submitted before it has settled (acks and refusals keep order).
+ */
+export function refused(stream: Pick<LiveStream, "whenIdle">, error: unknown, chain?: Chain): Submitted {
+  if (chain) chain.failed = true;
+  return { accepted: false, ack: stream.whenIdle().then(() => { throw error; }) };
+}
+
+/** What an append of a chain gets once an earlier one of it was refused. */
+export function notApplied(): SvcError {
+  return serverError("invalid", "not applied: an earlier append of this session was refused");
 }
 
 /** A stream's state before its first append. */

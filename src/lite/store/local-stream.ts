@@ -18,7 +18,7 @@ import { SEQUENCING, type Sequencing } from "./sequencing.js";
 import { Follower } from "./follower.js";
 import { meteredBatchSize } from "../../wire/batch.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
-import type { Chain, LiveStream, Submitted } from "./live-stream.js";
+import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -93,11 +93,8 @@ export class LocalStream implements LiveStream {
    * is durable, or with the refusal once everything accepted before it is durable.
    */
   submit(input: AppendInput, chain?: Chain): Submitted {
-    const refuse = (e: unknown): Submitted => {
-      if (chain) chain.failed = true;
-      return { accepted: false, ack: this.whenIdle().then(() => { throw e; }) };
-    };
-    if (chain?.failed) return refuse(serverError("invalid", "not applied: an earlier append of this session was refused"));
+    const refuse = (e: unknown): Submitted => refused(this, e, chain);
+    if (chain?.failed) return refuse(notApplied());
     if (this.broken) return refuse(this.broken);
     if (this.deleting) return refuse(serverError("stream_deletion_pending", "the stream is being deleted"));
     const tsError = this.rules.checkTimestamps(this.meta.config, input);

@@ -19,7 +19,7 @@ import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState 
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
 import { Follower } from "./follower.js";
-import type { Chain, LiveStream, Submitted } from "./live-stream.js";
+import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 import { OutcomeUnknown } from "../wire-error.js";
 import { checkTimestamps, commandsOf, sequence } from "./sequencing.js";
 
@@ -71,11 +71,8 @@ export class SharedStream implements LiveStream {
   }
 
   submit(input: AppendInput, chain?: Chain): Submitted {
-    const refuse = (e: unknown): Submitted => {
-      if (chain) chain.failed = true;
-      return { accepted: false, ack: this.whenIdle().then(() => { throw e; }) };
-    };
-    if (chain?.failed) return refuse(serverError("invalid", "not applied: an earlier append of this session was refused"));
+    const refuse = (e: unknown): Submitted => refused(this, e, chain);
+    if (chain?.failed) return refuse(notApplied());
     if (this.deleting) return refuse(deleting());
     const tsError = checkTimestamps(this.meta.config, input);
     if (tsError) return refuse(tsError);
@@ -105,7 +102,7 @@ export class SharedStream implements LiveStream {
         while (n < this.queue.length && n < MAX_GROUP && (n === 0 || size + this.queue[n]!.bytes <= MAX_GROUP_BYTES)) size += this.queue[n++]!.bytes;
         const group = this.queue.splice(0, n).filter((e) => {
           if (!e.chain?.failed && !this.deleting) return true;
-          settle(e, e.chain?.failed ? serverError("invalid", "not applied: an earlier append of this session was refused") : deleting());
+          settle(e, e.chain?.failed ? notApplied() : deleting());
           return false;
         });
         if (group.length > 0) await this.commit(group);
@@ -265,5 +262,5 @@ function settle(e: Entry, error: unknown): void {
 function refusal(o: AppendOutcome): SvcError {
   if ("fencingToken" in o) return new FencingTokenMismatchError(o.fencingToken);
   if ("nextSeq" in o) return new SeqNumMismatchError(o.nextSeq);
-  return serverError("invalid", "not applied: an earlier append of this session was refused");
+  return notApplied();
 }
