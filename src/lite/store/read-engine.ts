@@ -161,10 +161,8 @@ export class ReadCursor {
     const now = Date.now();
     if (this.position < known.trimPoint) this.position = Math.min(known.trimPoint, tailSeq);
     let out = new CatchUpBatch();
-    // Stored batches are read as many at a time as the output batch still has room for, judged
-    // by the last one's size: every value read is a copy (up to a MiB each), and reading ahead
-    // blindly copied several stored batches per output batch only to read them again for the
-    // next one (issue 13); streams of small batches still need only a handful of reads.
+    // Stored batches are read as many at a time as the output batch (and the read) still has
+    // room for, judged by the last one's size: every value read is a copy (up to a MiB each).
     let want = 1;
     for (;;) {
       if (this.ended) break;
@@ -193,7 +191,7 @@ export class ReadCursor {
         }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);
       }
-      want = storedBatchesToRead(batches[batches.length - 1]!, LIMITS.maxBatchRecords - out.count, LIMITS.maxBatchBytes - out.bytes);
+      want = storedBatchesToRead(batches[batches.length - 1]!, Math.min(LIMITS.maxBatchRecords - out.count, this.remainingCount), Math.min(LIMITS.maxBatchBytes - out.bytes, this.remainingBytes));
     }
     return out.finish();
   }
