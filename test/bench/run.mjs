@@ -66,6 +66,29 @@ function pgRows(pg) {
   };
 }
 
+/**
+ * lite nodes on PostgreSQL at request level (pg-scale.mjs): "near" is the database on loopback,
+ * "far" 2 ms away each way through a delaying proxy; 32 keep-alive clients.
+ */
+function pgScaleRows(s) {
+  const per = (x) => x?.per_s;
+  const fig = (figure, target, unit) => (typeof figure === "number" ? { figure, target, unit } : { missing: true, unit });
+  const refused = (x) => (x ? { refused: x.refused, target: 0 } : { missing: true });
+  const a = (where, n) => s[`appends_one_stream_${where}`]?.[`nodes_${n}`];
+  const ss = s.session_1kib_records_per_s ?? {};
+  return {
+    check_tail_near_vs_lmdb: row(per(s.near?.check_tail), per(s.lmdb?.check_tail), ">= 0.25", { unit: "requests/s" }),
+    read_10_near_vs_lmdb: row(per(s.near?.read_10), per(s.lmdb?.read_10), ">= 0.25", { unit: "10-record unary reads/s" }),
+    check_tail_far: fig(per(s.far?.check_tail), ">= 1500", "requests/s"),
+    read_10_far: fig(per(s.far?.read_10), ">= 1500", "10-record unary reads/s"),
+    appends_one_stream_far_2_nodes: fig(per(a("far", 2)), ">= 1500", "1-record unary appends acked/s, one stream, 2 nodes"),
+    appends_refused: { near_2: refused(a("near", 2)), near_3: refused(a("near", 3)), far_2: refused(a("far", 2)), far_3: refused(a("far", 3)) },
+    session_near_vs_lmdb: row(ss.near, ss.lmdb, ">= 0.5", { unit: "records/s, one append session, 1 KiB records" }),
+    session_far_vs_lmdb: row(ss.far, ss.lmdb, "recorded", { unit: "records/s, one append session, 1 KiB records" }),
+    streams_30: s.streams_30_records_per_s ?? { missing: true },
+  };
+}
+
 /** One row: the figure, its same-run baseline, the ratio and the target it is held to. */
 function row(figure, baseline, target, extra = {}) {
   if (typeof figure !== "number" || typeof baseline !== "number") return { missing: true, ...extra };
@@ -133,5 +156,6 @@ function scenarios(f) {
     streams_100: sc.streams_100 ?? { missing: true },
     lite_peak_rss: sc.rss_session ?? { missing: true },
     postgres: pgRows(f["pg-nodes"] ?? {}),
+    postgres_scale: pgScaleRows(f["pg-scale"] ?? {}),
   };
 }
