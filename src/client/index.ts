@@ -11,7 +11,6 @@ export { LocationsApi } from "./locations.js";
 export { PingApi } from "./ping.js";
 export type { PingReply } from "./ping.js";
 export { Redacted, REDACTED } from "./redacted.js";
-export { basinNameProblem, streamNameProblem, tokenIdProblem, assertBasinName, assertStreamName, assertTokenId } from "./names.js";
 export { basinRoute, isHostRouted, normalizeEndpoint } from "./endpoints.js";
 export type { ListAllOptions } from "./paginate.js";
 export type {

@@ -17,22 +17,13 @@ import { isUtf8 } from "node:buffer";
 import { encodeBytes, lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { SequencedRecord } from "../types.js";
+import type { FormatName } from "./format-name.js";
 import { formatIso } from "./record-time.js";
 
-export type OutputFormat = "text" | "json" | "json-base64" | "binary";
+/** An output format: one of the names of format-name.ts. */
+export type OutputFormat = FormatName;
 /** What to do with bytes that are not UTF-8 in text or json output. */
 export type InvalidUtf8Output = "replace" | "error" | "base64";
-
-const OUTPUT_ALIASES: Record<string, OutputFormat> = {
-  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
-  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
-};
-
-export function parseOutputFormat(name: string): OutputFormat {
-  const f = OUTPUT_ALIASES[name.trim().toLowerCase()];
-  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
-  return f;
-}
 
 export interface JsonOptions {
   base64: boolean;

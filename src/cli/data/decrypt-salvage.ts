@@ -8,7 +8,7 @@
  */
 import type { StreamClient } from "../../client/index.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
-import { meteredSize } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../../types.js";
 import type { SourceEvent, SourcePlan } from "./read-source.js";
 

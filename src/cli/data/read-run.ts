@@ -6,7 +6,7 @@
  */
 import type { StreamClient } from "../../client/index.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { meteredSize } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import type { JsonOptions } from "../../format/record-output.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";

@@ -6,7 +6,7 @@
  */
 import type { StreamClient } from "../../client/index.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { meteredSize } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import type { ReadLimits, ReadStart, SequencedRecord, StreamPosition } from "../../types.js";
 
 export type ReadTransport = "session" | "unary" | "sse";

@@ -6,7 +6,7 @@
  */
 import type { StreamClient } from "../../client/index.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { isCommandRecord } from "../../format/record-command.js";
+import { isCommandRecord } from "../../rules/commands.js";
 import type { SequencedRecord } from "../../types.js";
 import type { SourceEvent } from "./read-source.js";
 

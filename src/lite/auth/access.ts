@@ -9,7 +9,7 @@
  */
 import { serverError, type SvcError } from "../../errors.js";
 import type { Maybe } from "../storage/seams.js";
-import { isCommandRecord } from "../../wire/command.js";
+import { isCommandRecord } from "../../rules/commands.js";
 import type { AppendInput } from "../../types.js";
 import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";
 import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";

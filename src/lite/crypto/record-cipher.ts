@@ -15,7 +15,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { serverError } from "../../errors.js";
 import type { AppendRecord, Header, SequencedRecord } from "../../types.js";
-import { isCommandRecord } from "../../wire/command.js";
+import { isCommandRecord } from "../../rules/commands.js";
 
 export type StreamCipher = "aes-256-gcm" | "aegis-256";
 export const STREAM_CIPHERS: readonly StreamCipher[] = ["aes-256-gcm", "aegis-256"];

@@ -3,9 +3,9 @@
  * forms here, sessions and SSE in sessions.ts. Validation always runs before the stream is
  * looked up, so a rejected request never auto-creates a stream (§10.3).
  */
-import { serverError } from "../../errors.js";
+import { serverError, serverFail } from "../../errors.js";
 import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
-import { validateAppendInput } from "../../wire/batch.js";
+import { checkAppendInput } from "../../rules/records.js";
 import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import { ReadCursor, validateReadParams, type ReadParams } from "../store/read-engine.js";
@@ -37,7 +37,7 @@ export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<
   const { basin, stream } = target(ex, ctx);
   if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx, basin, stream);
   const input = await decodeInput(ex);
-  validateAppendInput(input);
+  checkAppendInput(input, serverFail("invalid"));
   ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
   const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
   const crypto = await streamCrypto(ex, state);

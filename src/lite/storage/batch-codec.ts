@@ -24,7 +24,7 @@
  * per read), so decoding copies nothing.
  */
 import type { Header, SequencedRecord } from "../../types.js";
-import { meteredSize } from "../../wire/batch.js";
+import { meteredSize } from "../../rules/records.js";
 import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-codec.js";
 import type { StoredBatch, StoredWire } from "./types.js";
 

@@ -19,7 +19,7 @@ import { SvcError } from "../../../src/errors.js";
 import {
   compress, COMPRESSION_THRESHOLD, decompress, MAX_FRAME_PAYLOAD, negotiateCompression, shouldCompress,
   type Compression,
-} from "../../../src/wire/index.js";
+} from "../../../src/wire/compression.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);
 const CAP = 2 * 1024 * 1024 - 1; // §6.2: a regular payload, and its decompressed size, ≤ 2,097,151
