@@ -27,8 +27,6 @@ import { frameEncoded } from "../wire/message-frame.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
 import { clientTestFault } from "./test-fault.js";
 
-export type { OpenExchange } from "./session-frames.js";
-
 export interface AppendSessionOptions {
   /** Unacknowledged metered bytes allowed in flight (default 5 MiB, like the SDKs). */
   maxInflightBytes?: number;

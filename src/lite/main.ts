@@ -35,8 +35,6 @@ import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
 import { makeDirs } from "../dirs.js";
 
-export { DEFAULT_PORT, USAGE, defaultDataDir, parseLiteArgs, type LiteOptions } from "./options.js";
-
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);
 }

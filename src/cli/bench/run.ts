@@ -8,7 +8,7 @@
  * carried in the record to its delivery to the live reader). A broken chain stops the run
  * with `failure` set; an abort (Ctrl-C) stops it with `interrupted` and partial figures.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../../types.js";
 import { ChainError, ChainVerifier, ChainWriter, newRunId } from "./chain.js";
 import { LatencyHistogram, type LatencySummary } from "./latency.js";

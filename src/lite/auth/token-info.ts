@@ -3,7 +3,8 @@
  * form. Stored tokens keep a hash of the secret, never the secret (secret.ts).
  */
 import { serverError } from "../../errors.js";
-import { noGroups, NONE, OPERATIONS, type OpGroups, type Operation, type ResourceSet, type Scope } from "./scope.js";
+import { OPERATIONS, type Operation } from "../../types.js";
+import { noGroups, NONE, type OpGroups, type ResourceSet, type Scope } from "./scope.js";
 import { badName } from "../../rules/names.js";
 
 export interface StoredToken {

@@ -16,7 +16,7 @@ import { BatchEmitter, cutAtSeq, IdleTimer, type ReadSinkPlan } from "../../../s
 import { RecordWriter } from "../../../src/cli/data/record-writer.js";
 import { Output } from "../../../src/cli/output.js";
 import { SvcError } from "../../../src/errors.js";
-import type { StreamClient } from "../../../src/client/index.js";
+import type { StreamClient } from "../../../src/client/stream.js";
 import type { AppendAck, AppendInput, SequencedRecord } from "../../../src/types.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
