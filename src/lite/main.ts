@@ -1,5 +1,5 @@
 /**
- * `svc lite`: the durable local server (issue 3).
+ * `svc lite`: the durable local server.
  *
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
  *            [--cors-origin ORIGIN]... [--init-file SPEC.json] [--location NAME] [--no-metrics]

@@ -1,6 +1,6 @@
 /**
  * The record-carrying messages (AppendInput, ReadBatch) encoded and decoded by hand, in one
- * pass each (issue 13). They carry every byte users store, so they are the data path: the
+ * pass each. They carry every byte users store, so they are the data path: the
  * generated protobufjs code built an object per field, needed a second pass to check wire
  * types, and left the frame to be copied once more. The bytes are the same protobuf
  * (protocol.md §5; the field table is in proto.ts); test/unit/wire/proto.test.ts holds this

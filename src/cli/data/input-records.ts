@@ -56,7 +56,7 @@ type Input = AsyncIterable<Buffer | string> & { destroy(): void };
 
 /**
  * A file's bytes in chunks of up to 256 KiB, read with fs.read. Not fs.createReadStream: its
- * first use loads a dozen stream modules, 5-10 ms of a one-shot `svc append -i FILE` (issue 13).
+ * first use loads a dozen stream modules, 5-10 ms of a one-shot `svc append -i FILE`.
  * `destroy` closes the file once no read is in flight; reading then ends.
  */
 function fileChunks(path: string): Input {

@@ -1,5 +1,5 @@
 /**
- * Stream encryption with client-supplied keys (protocol.md §8.8, issue 15). A basin's
+ * Stream encryption with client-supplied keys (protocol.md §8.8). A basin's
  * `stream_cipher` is recorded on the streams created afterwards; appends and reads on them
  * carry `svc-encryption-key: <base64 of 32 bytes>`. The key lives only for the request: it is
  * never stored, logged or echoed.

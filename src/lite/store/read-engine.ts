@@ -165,7 +165,7 @@ export class ReadCursor {
     // Stored batches are read as many at a time as the output batch still has room for, judged
     // by the last one's size: every value read is a copy (up to a MiB each), and reading ahead
     // blindly copied several stored batches per output batch only to read them again for the
-    // next one (issue 13); streams of small batches still need only a handful of reads.
+    // next one; streams of small batches still need only a handful of reads.
     let want = 1;
     for (;;) {
       if (this.ended) break;
