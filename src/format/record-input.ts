@@ -10,7 +10,7 @@
  * can be fed back. Errors are `RecordInputError`s without a location; the caller adds file:line.
  */
 import { isUtf8 } from "node:buffer";
-import { decodeBase64Strict, lossyUtf8, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
+import { decodeBase64Strict, hasLoneSurrogate, lossyUtf8, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { FormatName } from "./format-name.js";
 import { checkRecord } from "../rules/records.js";
@@ -37,7 +37,7 @@ export function checkInputRecord(record: AppendRecord): number {
 function field(bytes: string, base64: boolean, what: string): Uint8Array {
   if (!base64) {
     // A lone UTF-16 surrogate has no UTF-8 form: encoding would store U+FFFD in its place.
-    if (/\p{Surrogate}/u.test(bytes)) throw new RecordInputError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`);
+    if (hasLoneSurrogate(bytes)) throw new RecordInputError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`);
     return Buffer.from(bytes, "utf8");
   }
   try {

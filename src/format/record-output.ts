@@ -48,7 +48,7 @@ export function lossyFields(r: SequencedRecord, drop?: JsonOptions["drop"]): boo
   return r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
 }
 
-export function notUtf8Error(r: SequencedRecord): Error {
+export function notUtf8Error(r: { seqNum: number }): Error {
   return clientError("bad_input", `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
 }
 
@@ -77,7 +77,7 @@ export function renderJson(r: SequencedRecord, o: JsonOptions): string {
 /** The text form of a body: its own bytes, unless `--invalid-utf8` says what to do with bytes that are not UTF-8. */
 export function renderTextBody(body: Uint8Array, invalidUtf8?: InvalidUtf8Output, seqNum = 0): Uint8Array {
   if (invalidUtf8 === undefined || isUtf8(body)) return body;
-  if (invalidUtf8 === "error") throw clientError("bad_input", `record ${seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
+  if (invalidUtf8 === "error") throw notUtf8Error({ seqNum });
   if (invalidUtf8 === "base64") return Buffer.from(Buffer.from(body).toString("base64"));
   return Buffer.from(lossyUtf8(body), "utf8");
 }
