@@ -52,11 +52,17 @@ const RULES: Record<NameKind, { title: string; problem: (name: string) => string
   token: { title: "access token id", problem: tokenIdProblem },
 };
 
+/** A name as a message shows it: quoted, escaped, and cut after 60 characters (it may be huge). */
+function shown(name: string): string {
+  const chars = [...name];
+  return JSON.stringify(chars.length > 64 ? `${chars.slice(0, 60).join("")}…` : name);
+}
+
 /** The message for a name that breaks its rule (`invalid basin name "x": …`), or undefined. */
 export function badName(kind: NameKind, name: string): string | undefined {
   const rule = RULES[kind];
   const problem = rule.problem(name);
-  return problem === undefined ? undefined : `invalid ${rule.title} ${JSON.stringify(name)}: ${problem}`;
+  return problem === undefined ? undefined : `invalid ${rule.title} ${shown(name)}: ${problem}`;
 }
 
 /** Returns `name` when it keeps its rule; throws `fail(message)` otherwise. */

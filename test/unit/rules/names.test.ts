@@ -66,6 +66,12 @@ describe("the message and whose error it is", () => {
     expect(badName("stream", "ok")).toBeUndefined();
   });
 
+  it("shows at most 60 characters of a long name, never half of a surrogate pair", () => {
+    expect(badName("stream", "x".repeat(600))).toBe(`invalid stream name "${"x".repeat(60)}…": must be at most 512 UTF-8 bytes (got 600)`);
+    expect(badName("stream", "😀".repeat(200))).toBe(`invalid stream name "${"😀".repeat(60)}…": must be at most 512 UTF-8 bytes (got 800)`);
+    expect(badName("basin", "a".repeat(64))).toBe(`invalid basin name "${"a".repeat(64)}": must be 8 to 48 characters long (got 64)`);
+  });
+
   it("checkName returns a good name and throws the caller's error for a bad one: the same message on both sides", () => {
     expect(checkName("basin", "my-basin-01", clientFail("usage"))).toBe("my-basin-01");
     const client = svcErrorOf(() => checkName("stream", "..", clientFail("usage")));
