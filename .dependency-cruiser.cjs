@@ -6,12 +6,13 @@
  * packages resolve into some `node_modules/` (here a symlink, so paths are not anchored).
  * Nothing is filtered out with `includeOnly`: it used to drop core modules and, through the
  * symlink, every package, so `node:fs` in wire/ or `lmdb` in client/ passed.
- * test/unit/boundaries.test.ts proves that each rule fails its fixture (test/fixtures/boundaries/).
+ * test/unit/lint/boundaries.test.ts proves that each rule fails its fixture (test/fixtures/boundaries/).
  */
 const layer = (name) => `^src/${name}(/|\\.ts$)`;
 const pkg = (names) => `(^|/)node_modules/(${names})/`;
 const core = (names) => `^(${names})$`;
 const SHARED = "^src/(types|errors|bytes)\\.ts$";
+const RULES = "^src/rules/";
 
 module.exports = {
   forbidden: [
@@ -37,6 +38,13 @@ module.exports = {
       to: { pathNot: core("fs|path") },
     },
     {
+      name: "rules-leaf",
+      comment: "rules/ (the protocol's rules: names, records, batches, commands) judges plain data: types, errors and bytes only",
+      severity: "error",
+      from: { path: layer("rules") },
+      to: { pathNot: [RULES, SHARED] },
+    },
+    {
       name: "wire-is-pure",
       comment: "wire/ is bytes in, values out: types, errors, bytes, protobufjs, zstd, node:zlib/util/buffer only",
       severity: "error",
@@ -52,31 +60,31 @@ module.exports = {
     },
     {
       name: "client-layer",
-      comment: "client/ may import transport, wire, types, errors and node:crypto (request tokens) only",
+      comment: "client/ may import transport, wire, rules, types, errors and node:crypto (request tokens) only",
       severity: "error",
       from: { path: layer("client") },
-      to: { pathNot: ["^src/(client|transport|wire)/", SHARED, core("crypto")] },
+      to: { pathNot: ["^src/(client|transport|wire|rules)/", SHARED, core("crypto")] },
     },
     {
       name: "format-is-pure",
-      comment: "format/ may import types, errors, bytes and node:buffer only",
+      comment: "format/ may import rules, types, errors, bytes and node:buffer only",
       severity: "error",
       from: { path: layer("format") },
-      to: { pathNot: ["^src/format/", SHARED, core("buffer")] },
+      to: { pathNot: ["^src/(format|rules)/", SHARED, core("buffer")] },
     },
     {
       name: "lite-is-self-contained",
-      comment: "lite/ may import wire, types, errors, bytes, dirs, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
+      comment: "lite/ may import wire, rules, types, errors, bytes, dirs, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
       severity: "error",
       from: { path: layer("lite") },
-      to: { pathNot: ["^src/(lite|wire)/", SHARED, "^src/dirs\\.ts$", pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/dirs\\.ts$", pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
     },
     {
       name: "cli-layer",
-      comment: "cli/ talks to the service only through client/: client, format, types, errors, dirs, commander, chalk, ora, node:*",
+      comment: "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, commander, chalk, ora, node:*",
       severity: "error",
       from: { path: layer("cli") },
-      to: { pathNot: ["^src/(cli|client|format|lite)/", SHARED, "^src/dirs\\.ts$", pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(cli|client|format|rules|lite)/", SHARED, "^src/dirs\\.ts$", pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
     },
     {
       name: "cli-lite-only-from-lite-command",

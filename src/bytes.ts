@@ -8,7 +8,8 @@
  *   bytes that is not valid UTF-8.
  *
  * Also the one check of JSON number literals that JSON.parse rounds to an integer (the
- * protocol's and svc's JSON alike): sequence numbers and timestamps are never silently rounded.
+ * protocol's and svc's JSON alike): sequence numbers and timestamps are never silently rounded;
+ * and the size of a protobuf varint (wire/record-codec.ts encodes, rules/records.ts bounds).
  */
 import { isUtf8 } from "node:buffer";
 import { SvcError } from "./errors.js";
@@ -150,3 +151,12 @@ function integerAsWritten(lit: string): boolean {
   return Number(m[3] ?? 0) - (m[2]?.length ?? 0) + zeros >= 0;
 }
 
+/** Bytes of `n` (a non-negative safe integer) as a protobuf varint: 7 bits a byte. */
+export function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}

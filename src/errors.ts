@@ -216,6 +216,16 @@ export function clientError(code: ClientCode, message: string, cause?: unknown):
 }
 
 /**
+ * How a rule (rules/) reports what it judged wrong: the caller turns the message into its own
+ * error, so the code and origin are the caller's (lite: a server error; the client: its own).
+ */
+export type Fail = (message: string) => Error;
+
+export const serverFail = (code: ServerCode): Fail => (message) => serverError(code, message);
+
+export const clientFail = (code: ClientCode): Fail => (message) => clientError(code, message);
+
+/**
  * Turns a non-2xx status and its JSON body (ErrorInfo, AppendConditionFailed or TailResponse)
  * into an SvcError. Decoding is separate from judging: callers parse the body, this judges it.
  */

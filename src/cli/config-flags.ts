@@ -4,7 +4,7 @@
  * flag never swallows the positional argument after it; an absent flag leaves a field unset.
  */
 import { Option, type Command } from "commander";
-import type { StreamCipher } from "../client/index.js";
+import type { StreamCipher } from "../client/config-types.js";
 import { parseDurationSecs } from "../format/duration.js";
 import type { BasinConfig, RetentionPolicy, StorageClass, StreamConfig, TimestampingMode } from "../types.js";
 import { usageError } from "./failure.js";

@@ -4,7 +4,7 @@
  * `svc --help` loads neither the client nor undici).
  */
 import type { Command } from "commander";
-import type { SvcClient } from "../client/index.js";
+import type { SvcClient } from "../client/client.js";
 import { configPath, readConfigFile } from "./config-file.js";
 import { Output } from "./output.js";
 import { resolveEncryptionKey, type KeyFlags } from "./encryption-key.js";
@@ -64,7 +64,7 @@ export class Context {
 
   private async newClient(withToken: boolean): Promise<SvcClient> {
     const s = this.settings();
-    const { SvcClient } = await import("../client/index.js");
+    const { SvcClient } = await import("../client/client.js");
     const key = resolveEncryptionKey(this.flags, this.env);
     this.keyGiven = key !== undefined;
     return new SvcClient({

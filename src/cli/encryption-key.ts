@@ -1,5 +1,5 @@
 /**
- * The stream encryption key (protocol.md §8.8, issue 15): `-k/--encryption-key KEY`, else
+ * The stream encryption key (protocol.md §8.8): `-k/--encryption-key KEY`, else
  * `--encryption-key-file FILE`, else env SVC_ENCRYPTION_KEY. The base64 of 32 bytes; it is
  * sent as `svc-encryption-key` on basin-level requests and never printed (errors name only
  * where it came from).

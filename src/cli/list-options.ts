@@ -6,7 +6,7 @@
  * stderr. Auto-paginated output (the default) lists everything and stays a bare array.
  */
 import { Option, type Command } from "commander";
-import type { ListAllOptions } from "../client/index.js";
+import type { ListAllOptions } from "../client/paginate.js";
 import type { Page } from "../types.js";
 import type { Context } from "./context.js";
 import { usageError } from "./failure.js";

@@ -10,7 +10,7 @@
  *   which have the form `svc.<key id>.<secret>`, so an accepted token of another form is root.
  * Writes are never probed: no write can be tried without an effect.
  */
-import type { SvcClient } from "../client/index.js";
+import type { SvcClient } from "../client/client.js";
 import { SvcError } from "../errors.js";
 import type { AccessProbe, PingReport } from "../format/ping-view.js";
 import { latencySummary } from "../format/ping-view.js";

@@ -1,7 +1,7 @@
 /**
  * stdout, opened on first use. Creating `process.stdout` loads Node's stream machinery (a file
  * or /dev/null gets a synchronous write stream, a pipe a socket): ~3 ms that a command printing
- * nothing on stdout (`svc append -q`) need not pay (issue 13, start-up). Short texts written
+ * nothing on stdout (`svc append -q`) need not pay at start-up. Short texts written
  * before then (commander's help and version) go straight to file descriptor 1.
  */
 import { fstatSync, statSync, writeSync } from "node:fs";

@@ -3,7 +3,7 @@
  * after the first `/`, so stream names may contain `/`. Where only a basin is expected a bare
  * name is accepted too; `svc://basin/` counts as basin-only. Names are validated locally.
  */
-import { basinNameProblem, streamNameProblem } from "../client/names.js";
+import { badName } from "../rules/names.js";
 import { clientError } from "../errors.js";
 
 export const SCHEME = "svc://";
@@ -22,8 +22,8 @@ function split(text: string): SvcUri {
   const slash = rest.indexOf("/");
   const basin = slash < 0 ? rest : rest.slice(0, slash);
   const stream = slash < 0 ? "" : rest.slice(slash + 1);
-  const problem = basinNameProblem(basin);
-  if (problem !== undefined) throw clientError("usage", `invalid basin name ${JSON.stringify(basin)}: ${problem}`);
+  const bad = badName("basin", basin);
+  if (bad !== undefined) throw clientError("usage", bad);
   return stream === "" ? { basin } : { basin, stream };
 }
 
@@ -43,8 +43,8 @@ export function parseStreamUri(text: string): Required<SvcUri> {
   }
   const uri = split(text);
   if (uri.stream === undefined) throw clientError("usage", `missing stream name in ${JSON.stringify(text)}; expected svc://basin/stream`);
-  const problem = streamNameProblem(uri.stream);
-  if (problem !== undefined) throw clientError("usage", `invalid stream name ${JSON.stringify(uri.stream)}: ${problem}`);
+  const bad = badName("stream", uri.stream);
+  if (bad !== undefined) throw clientError("usage", bad);
   return { basin: uri.basin, stream: uri.stream };
 }
 

@@ -1,9 +1,9 @@
 /** Access tokens: A7–A9 of protocol.md §2.2. The issued secret comes back wrapped. */
-import { clientError } from "../errors.js";
+import { clientError, clientFail } from "../errors.js";
 import type { AccessTokenInfo, ListOptions, Page } from "../types.js";
 import type { Caller } from "./caller.js";
 import { query, seg } from "./endpoints.js";
-import { assertTokenId } from "./names.js";
+import { checkName } from "../rules/names.js";
 import { paginate, type ListAllOptions } from "./paginate.js";
 import { Redacted } from "./redacted.js";
 
@@ -28,7 +28,7 @@ export class AccessTokensApi {
 
   /** Not retried after an ambiguous failure: a replay would fail with 409 and lose the secret. */
   async issue(info: AccessTokenInfo): Promise<Redacted> {
-    assertTokenId(info.id);
+    checkName("token", info.id, clientFail("usage"));
     const res = await this.caller.json<{ access_token?: unknown }>({ method: "POST", url: `${this.base}/access-tokens`, body: info, idempotent: false });
     const token = res.data?.access_token;
     if (typeof token !== "string") throw clientError("protocol", "issue-access-token response has no `access_token`");
@@ -36,7 +36,7 @@ export class AccessTokensApi {
   }
 
   async revoke(id: string): Promise<void> {
-    assertTokenId(id);
+    checkName("token", id, clientFail("usage"));
     await this.caller.json({ method: "DELETE", url: `${this.base}/access-tokens/${seg(id)}`, idempotent: true });
   }
 }

@@ -16,18 +16,16 @@
  * `retries` times, or for `reconnectBudgetMs` after the server itself asked us to reconnect.
  * A session that never started fails its inputs as "nothing was appended".
  */
-import { SvcError, clientError } from "../errors.js";
+import { SvcError, clientError, clientFail } from "../errors.js";
 import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../types.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
 import type { SessionExchange } from "../transport/session.js";
 import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
-import { validateAppendInput } from "../wire/batch.js";
+import { checkAppendInput } from "../rules/records.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
 import { clientTestFault } from "./test-fault.js";
-
-export type { OpenExchange } from "./session-frames.js";
 
 export interface AppendSessionOptions {
   /** Unacknowledged metered bytes allowed in flight (default 5 MiB, like the SDKs). */
@@ -101,7 +99,7 @@ export class AppendSession {
       if (this.closing) return reject(clientError("usage", "the append session is closed"));
       let bytes: number;
       try {
-        bytes = validateAppendInput(input);
+        bytes = checkAppendInput(input, clientFail("bad_input"));
       } catch (e) {
         return reject(e as SvcError);
       }

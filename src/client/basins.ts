@@ -1,10 +1,10 @@
 /** Account-level basin management: A1–A6 of protocol.md §2.2. */
-import { clientError } from "../errors.js";
+import { clientError, clientFail } from "../errors.js";
 import type { BasinConfig, BasinInfo, ListOptions, Page } from "../types.js";
 import type { Caller } from "./caller.js";
 import type { BasinConfigWithCipher, BasinReconfiguration, CreateBasinOptions, Provisioned, ProvisionResult } from "./config-types.js";
 import { query, seg } from "./endpoints.js";
-import { assertBasinName } from "./names.js";
+import { checkName } from "../rules/names.js";
 import { paginate, type ListAllOptions } from "./paginate.js";
 
 interface ListBasinsResponse {
@@ -28,13 +28,13 @@ export class BasinsApi {
 
   /** The list entry of one basin (its state), or undefined when it does not exist. */
   async info(name: string): Promise<BasinInfo | undefined> {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     const page = await this.list({ prefix: name, limit: 1 });
     return page.items.find((b) => b.name === name);
   }
 
   async create(name: string, opts: CreateBasinOptions = {}): Promise<Provisioned<BasinInfo>> {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     const body: Record<string, unknown> = { basin: name };
     if (opts.config !== undefined) body.config = opts.config;
     if (opts.scope !== undefined) body.scope = opts.scope;
@@ -46,7 +46,7 @@ export class BasinsApi {
 
   /** PUT: create or reconfigure. Absent fields are left unchanged. */
   async ensure(name: string, opts: { config?: BasinReconfiguration; scope?: CreateBasinOptions["scope"] } = {}): Promise<Provisioned<BasinInfo>> {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     const body: Record<string, unknown> = {};
     if (opts.config !== undefined) body.config = opts.config;
     if (opts.scope !== undefined) body.scope = opts.scope;
@@ -55,20 +55,20 @@ export class BasinsApi {
   }
 
   async getConfig(name: string): Promise<BasinConfigWithCipher> {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     const res = await this.caller.json<BasinConfig>({ method: "GET", url: `${this.base}/basins/${seg(name)}`, idempotent: true });
     return res.data ?? {};
   }
 
   async reconfigure(name: string, reconfiguration: BasinReconfiguration): Promise<BasinConfigWithCipher> {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     const res = await this.caller.json<BasinConfig>({ method: "PATCH", url: `${this.base}/basins/${seg(name)}`, body: reconfiguration, idempotent: true });
     return res.data ?? {};
   }
 
   /** Deletion is asynchronous: the basin turns `deleting`, then disappears. */
   async delete(name: string): Promise<void> {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     await this.caller.json({ method: "DELETE", url: `${this.base}/basins/${seg(name)}`, idempotent: true });
   }
 }

@@ -10,7 +10,7 @@
  * start-up time, and `svc --help` must not pay it).
  */
 import { clientError } from "../errors.js";
-import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/index.js";
+import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/types.js";
 import type { SessionExchange, SessionPool } from "../transport/session.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
 import { parseJsonText } from "../wire/json.js";
@@ -93,7 +93,7 @@ export class Caller {
 
   private async getTransport(): Promise<Transport> {
     if (this.transport) return this.transport;
-    this.loading ??= import("../transport/index.js")
+    this.loading ??= import("../transport/create.js")
       .then(({ createTransport }) => createTransport({
         client: this.opts.httpClient,
         timeoutMs: this.policy.timeoutMs,

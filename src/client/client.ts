@@ -3,6 +3,7 @@
  * `accessTokens`, `metrics` and `locations`; `server` for `GET /ping`; `basin(name)` for basin-level `streams`;
  * `basin(name).stream(name)` for one stream's data plane. Creating a client does no I/O and loads no network library.
  */
+import { clientFail } from "../errors.js";
 import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
 import { Caller, type CallerOptions } from "./caller.js";
@@ -11,7 +12,7 @@ import { liteProofCheck, type LiteProofOptions } from "./lite-proof.js";
 import { LocationsApi } from "./locations.js";
 import { MetricsApi } from "./metrics.js";
 import { PingApi } from "./ping.js";
-import { assertBasinName } from "./names.js";
+import { checkName } from "../rules/names.js";
 import { Redacted } from "./redacted.js";
 import { StreamClient } from "./stream.js";
 import { StreamsApi } from "./streams.js";
@@ -59,7 +60,7 @@ export class SvcClient {
   }
 
   basin(name: string): BasinClient {
-    assertBasinName(name);
+    checkName("basin", name, clientFail("usage"));
     const route = basinRoute(this.basinEndpoint, this.accountBase, name);
     if (this.encryptionKey) route.headers = { ...route.headers, "svc-encryption-key": this.encryptionKey.reveal() };
     return new BasinClient(this.caller, route, name);

@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { SvcError } from "../errors.js";
-import type { PeerCheck } from "../transport/index.js";
+import type { PeerCheck } from "../transport/types.js";
 import { LITE_CHALLENGE_HEADER, LITE_PROOF_HEADER, LITE_PROOF_PATH, liteProofMessage } from "../wire/lite-proof.js";
 import type { Redacted } from "./redacted.js";
 

@@ -1,9 +1,9 @@
 /** Metrics: A10–A12 of protocol.md §2.2 (account, basin and stream metric sets). */
-import { clientError } from "../errors.js";
+import { clientError, clientFail } from "../errors.js";
 import type { AccountMetricSet, BasinMetricSet, MetricSetResponse, MetricsQuery, StreamMetricSet } from "../types.js";
 import type { Caller } from "./caller.js";
 import { query, seg } from "./endpoints.js";
-import { assertBasinName, assertStreamName } from "./names.js";
+import { checkName } from "../rules/names.js";
 
 export class MetricsApi {
   constructor(private readonly caller: Caller, private readonly base: string) {}
@@ -13,13 +13,13 @@ export class MetricsApi {
   }
 
   async basinMetrics(basin: string, q: MetricsQuery<BasinMetricSet>): Promise<MetricSetResponse> {
-    assertBasinName(basin);
+    checkName("basin", basin, clientFail("usage"));
     return this.get(`/metrics/${seg(basin)}`, q, "basin-metrics");
   }
 
   async streamMetrics(basin: string, stream: string, q: MetricsQuery<StreamMetricSet>): Promise<MetricSetResponse> {
-    assertBasinName(basin);
-    assertStreamName(stream);
+    checkName("basin", basin, clientFail("usage"));
+    checkName("stream", stream, clientFail("usage"));
     return this.get(`/metrics/${seg(basin)}/${seg(stream)}`, q, "stream-metrics");
   }
 

@@ -18,7 +18,7 @@
 import { RangeNotSatisfiableError, SvcError, clientError } from "../errors.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
 import { MAX_TIMER_MS, type ReadBatch, type ReadLimits, type ReadStart, type SequencedRecord, type StreamPosition } from "../types.js";
-import { meteredBatchSize } from "../wire/batch.js";
+import { meteredBatchSize } from "../rules/records.js";
 import { decodeReadBatch } from "../wire/proto.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
 

@@ -3,12 +3,13 @@
  * JSON bodies use `svc-format: base64` so that arbitrary bytes survive; protobuf is optional
  * and loaded lazily (management commands never load protobufjs).
  */
-import { clientError } from "../errors.js";
+import { clientError, clientFail } from "../errors.js";
 import type { AppendAck, AppendInput, ReadBatch, ReadLimits, ReadStart, StreamPosition } from "../types.js";
 import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJson } from "../wire/json.js";
 import type { Caller } from "./caller.js";
 import { query, seg, type BasinRoute } from "./endpoints.js";
-import { assertStreamName } from "./names.js";
+import { checkName } from "../rules/names.js";
+import { checkAppendInput } from "../rules/records.js";
 import type { AppendSession, AppendSessionOptions } from "./append-session.js";
 import type { ReadEvent, ReadSessionOptions as FullReadOptions } from "./read-session.js";
 import type { OpenExchange } from "./session-frames.js";
@@ -24,7 +25,7 @@ export interface UnaryOptions {
 
 export class StreamClient {
   constructor(private readonly caller: Caller, private readonly route: BasinRoute, readonly name: string, readonly basin: string) {
-    assertStreamName(name);
+    checkName("stream", name, clientFail("usage"));
   }
 
   private url(suffix: string): string {
@@ -37,8 +38,9 @@ export class StreamClient {
     return positionFromJson(res.data.tail, "tail");
   }
 
-  /** Unary append. Not idempotent: only failures with no side effects are retried. */
+  /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
   async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
+    checkAppendInput(input, clientFail("bad_input"));
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({

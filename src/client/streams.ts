@@ -1,11 +1,11 @@
 /** Basin-level stream management: B1–B6 of protocol.md §2.3. */
-import { clientError } from "../errors.js";
+import { clientError, clientFail } from "../errors.js";
 import type { ListOptions, Page, StreamConfig, StreamInfo } from "../types.js";
 import { provisioned } from "./basins.js";
 import type { Caller } from "./caller.js";
 import type { CreateStreamOptions, Provisioned, StreamReconfiguration } from "./config-types.js";
 import { query, seg, type BasinRoute } from "./endpoints.js";
-import { assertStreamName } from "./names.js";
+import { checkName } from "../rules/names.js";
 import { paginate, type ListAllOptions } from "./paginate.js";
 
 interface ListStreamsResponse {
@@ -32,7 +32,7 @@ export class StreamsApi {
   }
 
   async create(name: string, opts: CreateStreamOptions = {}): Promise<Provisioned<StreamInfo>> {
-    assertStreamName(name);
+    checkName("stream", name, clientFail("usage"));
     const body: Record<string, unknown> = { stream: name };
     if (opts.config !== undefined) body.config = opts.config;
     const headers = { ...this.route.headers, "svc-request-token": opts.requestToken ?? globalThis.crypto.randomUUID() };
@@ -42,25 +42,25 @@ export class StreamsApi {
 
   /** PUT: create or reconfigure; given fields are applied on top of the current config. */
   async ensure(name: string, config: StreamReconfiguration = {}): Promise<Provisioned<StreamInfo>> {
-    assertStreamName(name);
+    checkName("stream", name, clientFail("usage"));
     const res = await this.caller.json<StreamInfo>({ method: "PUT", url: this.url(`/streams/${seg(name)}`), headers: this.route.headers, body: config, idempotent: true });
     return provisioned(res.status, res.headers, res.data ?? { name, created_at: "" });
   }
 
   async getConfig(name: string): Promise<StreamConfig> {
-    assertStreamName(name);
+    checkName("stream", name, clientFail("usage"));
     const res = await this.caller.json<StreamConfig>({ method: "GET", url: this.url(`/streams/${seg(name)}`), headers: this.route.headers, idempotent: true });
     return res.data ?? {};
   }
 
   async reconfigure(name: string, reconfiguration: StreamReconfiguration): Promise<StreamConfig> {
-    assertStreamName(name);
+    checkName("stream", name, clientFail("usage"));
     const res = await this.caller.json<StreamConfig>({ method: "PATCH", url: this.url(`/streams/${seg(name)}`), headers: this.route.headers, body: reconfiguration, idempotent: true });
     return res.data ?? {};
   }
 
   async delete(name: string): Promise<void> {
-    assertStreamName(name);
+    checkName("stream", name, clientFail("usage"));
     await this.caller.json({ method: "DELETE", url: this.url(`/streams/${seg(name)}`), headers: this.route.headers, idempotent: true });
   }
 }

@@ -10,23 +10,15 @@
  * can be fed back. Errors are `RecordInputError`s without a location; the caller adds file:line.
  */
 import { isUtf8 } from "node:buffer";
-import { decodeBase64Strict, lossyUtf8, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
+import { decodeBase64Strict, hasLoneSurrogate, lossyUtf8, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 import { clientError } from "../errors.js";
-import { LIMITS, type AppendRecord, type Header } from "../types.js";
+import type { FormatName } from "./format-name.js";
+import { checkRecord } from "../rules/records.js";
+import type { AppendRecord, Header } from "../types.js";
 
-export type InputFormat = "text" | "json" | "json-base64" | "binary";
+/** An input format: one of the names of format-name.ts. */
+export type InputFormat = FormatName;
 export type InvalidUtf8 = "bytes" | "replace" | "error";
-
-const INPUT_ALIASES: Record<string, InputFormat> = {
-  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
-  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
-};
-
-export function parseInputFormat(name: string): InputFormat {
-  const f = INPUT_ALIASES[name.trim().toLowerCase()];
-  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
-  return f;
-}
 
 /** A malformed input record; `where` is filled in by the reader (`file:line`). */
 export class RecordInputError extends Error {
@@ -37,28 +29,15 @@ export class RecordInputError extends Error {
   }
 }
 
-export function meteredSize(record: { headers: Header[]; body: Uint8Array }): number {
-  let size = 8 + 2 * record.headers.length + record.body.length;
-  for (const h of record.headers) size += h.name.length + h.value.length;
-  return size;
-}
-
-/** Throws when one record breaks a service limit (over 1 MiB metered, empty header name). */
-export function checkRecord(record: AppendRecord): number {
-  const size = meteredSize(record);
-  if (size > LIMITS.maxRecordBytes) {
-    throw new RecordInputError(`record is ${size} metered bytes; the limit is ${LIMITS.maxRecordBytes} (1 MiB)`);
-  }
-  if (record.headers.length > 1 && record.headers.some((h) => h.name.length === 0)) {
-    throw new RecordInputError("invalid header: empty name (only a command record has one header with an empty name)");
-  }
-  return size;
+/** A record's metered size, or a RecordInputError when it breaks a record rule (rules/records.ts). */
+export function checkInputRecord(record: AppendRecord): number {
+  return checkRecord(record, (message) => new RecordInputError(message));
 }
 
 function field(bytes: string, base64: boolean, what: string): Uint8Array {
   if (!base64) {
     // A lone UTF-16 surrogate has no UTF-8 form: encoding would store U+FFFD in its place.
-    if (/\p{Surrogate}/u.test(bytes)) throw new RecordInputError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`);
+    if (hasLoneSurrogate(bytes)) throw new RecordInputError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`);
     return Buffer.from(bytes, "utf8");
   }
   try {

@@ -17,22 +17,13 @@ import { isUtf8 } from "node:buffer";
 import { encodeBytes, lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { SequencedRecord } from "../types.js";
+import type { FormatName } from "./format-name.js";
 import { formatIso } from "./record-time.js";
 
-export type OutputFormat = "text" | "json" | "json-base64" | "binary";
+/** An output format: one of the names of format-name.ts. */
+export type OutputFormat = FormatName;
 /** What to do with bytes that are not UTF-8 in text or json output. */
 export type InvalidUtf8Output = "replace" | "error" | "base64";
-
-const OUTPUT_ALIASES: Record<string, OutputFormat> = {
-  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
-  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
-};
-
-export function parseOutputFormat(name: string): OutputFormat {
-  const f = OUTPUT_ALIASES[name.trim().toLowerCase()];
-  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
-  return f;
-}
 
 export interface JsonOptions {
   base64: boolean;
@@ -57,7 +48,7 @@ export function lossyFields(r: SequencedRecord, drop?: JsonOptions["drop"]): boo
   return r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
 }
 
-export function notUtf8Error(r: SequencedRecord): Error {
+export function notUtf8Error(r: { seqNum: number }): Error {
   return clientError("bad_input", `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
 }
 
@@ -86,7 +77,7 @@ export function renderJson(r: SequencedRecord, o: JsonOptions): string {
 /** The text form of a body: its own bytes, unless `--invalid-utf8` says what to do with bytes that are not UTF-8. */
 export function renderTextBody(body: Uint8Array, invalidUtf8?: InvalidUtf8Output, seqNum = 0): Uint8Array {
   if (invalidUtf8 === undefined || isUtf8(body)) return body;
-  if (invalidUtf8 === "error") throw clientError("bad_input", `record ${seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
+  if (invalidUtf8 === "error") throw notUtf8Error({ seqNum });
   if (invalidUtf8 === "base64") return Buffer.from(Buffer.from(body).toString("base64"));
   return Buffer.from(lossyUtf8(body), "utf8");
 }

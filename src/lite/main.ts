@@ -1,5 +1,5 @@
 /**
- * `svc lite`: the durable local server (issue 3).
+ * `svc lite`: the durable local server.
  *
  *   svc lite [--host ADDR] [--port N] [--data-dir DIR | --in-memory] [--no-auth] [--root-token-file F]
  *            [--cors-origin ORIGIN]... [--init-file SPEC.json] [--location NAME] [--no-metrics]
@@ -35,8 +35,6 @@ import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
 import { makeDirs } from "../dirs.js";
-
-export { DEFAULT_PORT, USAGE, defaultDataDir, parseLiteArgs, type LiteOptions } from "./options.js";
 
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);

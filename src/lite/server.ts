@@ -33,7 +33,7 @@ function appendBudgetBytes(): number {
 }
 
 /**
- * Slow and idle clients (issue 10, found 6): a connection must send its first bytes and then
+ * Slow and idle clients: a connection must send its first bytes and then
  * a whole HTTP/1.1 request head within `headersMs`, or it is dropped (slowloris); an HTTP/2
  * connection with no frames either way for `idleMs` is closed (heartbeats of open read
  * sessions count as activity). Bodies are not timed: append sessions stream for hours.
@@ -51,10 +51,10 @@ export interface ServerDeps {
   cors: CorsPolicy;
   log: (msg: string) => void;
   timeouts?: ServerTimeouts;
-  /** Issue 15: metrics (undefined with --no-metrics) and the server's one location. */
+  /** Metrics (undefined with --no-metrics) and the server's one location. */
   metrics?: LiteMetrics | undefined;
   location: string;
-  /** PEM certificate and key: TLS on the one port, HTTP/2 or HTTP/1.1 by ALPN (issue 15). */
+  /** PEM certificate and key: TLS on the one port, HTTP/2 or HTTP/1.1 by ALPN. */
   tls?: { cert: string; key: string } | undefined;
 }
 

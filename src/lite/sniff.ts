@@ -7,7 +7,7 @@
  * Both servers get the socket itself back with the sniffed bytes unshifted: node:http2 (since
  * Node 14.x, nodejs/node#35475) first reads what is buffered on the socket, then takes its
  * native handle. A JS Duplex relaying the socket (the former design) made every HTTP/2 byte
- * pass through JS and cut append-session throughput (issue 13).
+ * pass through JS and cut append-session throughput.
  */
 import type { Socket } from "node:net";
 

@@ -7,7 +7,7 @@
  * external memory against an allocation limit it derives from the small live heap, so it ran a
  * full collection every ~30 ms while a session streamed and every ~270 ms at 10 MiB/s, each a
  * 1–4 ms pause in the ack path. With the initial heap at SERVER_HEAP_MB the limit does not fall
- * below it: ack latency p99 at 10 MiB/s 8.5–12.4 → 4.3–5.7 ms (issue 13). 128 MB was a little
+ * below it: ack latency p99 at 10 MiB/s went from 8.5–12.4 to 4.3–5.7 ms. 128 MB was a little
  * faster still, but let garbage buffers pile up to a 1 GiB session's peak RSS of 196–252 MiB
  * (the target is 256; 64 MB: 195–209, the main thread's default heap: 178).
  *

@@ -18,7 +18,6 @@ import { SvcError } from "../errors.js";
 import { LIMITS } from "../types.js";
 import type { Compression } from "./framing.js";
 
-export type { Compression } from "./framing.js";
 
 export const COMPRESSION_THRESHOLD = LIMITS.compressionThreshold;
 /** Largest decompressed frame payload: the frame limit minus the flag byte. */

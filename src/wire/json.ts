@@ -17,8 +17,6 @@ import type { AppendAck, AppendInput, AppendRecord, Header, ReadBatch, RecordFor
 import { LIMITS } from "../types.js";
 import { decodeBase64Strict, encodeBytes, decodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 
-export { decodeBase64Strict, encodeBytes, decodeBytes, lossyUtf8 } from "../bytes.js";
-
 type Json = Record<string, unknown>;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The record-carrying messages (AppendInput, ReadBatch) encoded and decoded by hand, in one
- * pass each (issue 13). They carry every byte users store, so they are the data path: the
+ * pass each. They carry every byte users store, so they are the data path: the
  * generated protobufjs code built an object per field, needed a second pass to check wire
  * types, and left the frame to be copied once more. The bytes are the same protobuf
  * (protocol.md §5; the field table is in proto.ts); test/unit/wire/proto.test.ts holds this
@@ -14,6 +14,7 @@
  * Encoding writes straight into one buffer that can keep `reserve` bytes in front, so a
  * session frame's 4-byte head costs no copy of the message.
  */
+import { varintSize } from "../bytes.js";
 import type { AppendInput, AppendRecord, Header, ReadBatch, SequencedRecord, StreamPosition } from "../types.js";
 
 const EMPTY: Uint8Array = new Uint8Array(0);
@@ -269,15 +270,6 @@ export function decodeReadBatchBytes(bytes: Uint8Array): ReadBatch {
 // ---------------------------------------------------------------- encoding
 
 /** Bytes a varint of `n` (a safe non-negative integer) takes. */
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    size++;
-  }
-  return size;
-}
-
 function writeVarint(out: Uint8Array, at: number, n: number): number {
   while (n >= 128) {
     out[at++] = (n % 128) | 0x80;

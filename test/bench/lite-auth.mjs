@@ -9,7 +9,7 @@
  *   node test/bench/lite-auth.mjs      (BENCH_SECONDS=2, BENCH_AUTH_SESSION_MIB=64; build first)
  */
 import { Pool } from "undici";
-import { SvcClient } from "../../dist/client/index.js";
+import { SvcClient } from "../../dist/client/client.js";
 import { encodeAppendInput } from "../../dist/wire/proto.js";
 import { round, startBenchLite } from "./lib/lite.mjs";
 

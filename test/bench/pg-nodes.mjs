@@ -18,7 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { SvcClient } from "../../dist/client/index.js";
+import { SvcClient } from "../../dist/client/client.js";
 import { percentile, round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
 

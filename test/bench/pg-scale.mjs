@@ -16,7 +16,7 @@
  */
 import pg from "pg";
 import { Agent, request } from "undici";
-import { SvcClient } from "../../dist/client/index.js";
+import { SvcClient } from "../../dist/client/client.js";
 import { round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
 import { startDelayProxy } from "./lib/delay-proxy.mjs";

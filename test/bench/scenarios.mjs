@@ -18,7 +18,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { SvcClient } from "../../dist/client/index.js";
+import { SvcClient } from "../../dist/client/client.js";
 import { encodeFrame, FrameParser } from "../../dist/wire/framing.js";
 import { encodeAppendInput } from "../../dist/wire/proto.js";
 import { BIN, percentile, round, startBenchLite } from "./lib/lite.mjs";

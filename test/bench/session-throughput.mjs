@@ -12,7 +12,7 @@
  *
  *   node test/bench/session-throughput.mjs      (BENCH_SESSION_MIB=128 by default; build first)
  */
-import { SvcClient } from "../../dist/client/index.js";
+import { SvcClient } from "../../dist/client/client.js";
 import { rawHttp2 } from "./lib/raw-http2.mjs";
 import { startBenchLite, round, percentile } from "./lib/lite.mjs";
 

@@ -5,7 +5,7 @@
  * resumes with Last-Event-ID and delivers every record exactly once, in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { sseEvents } from "../../src/client/sse-read.js";
 import { runSvc } from "../helpers/cli.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";

@@ -7,10 +7,10 @@
  * 1 MiB metered, and nothing below a trim point.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import type { AppendRecord, ReadLimits, SequencedRecord } from "../../src/types.js";
-import { meteredBatchSize, meteredSize } from "../../src/wire/batch.js";
-import { trimRecord } from "../../src/wire/command.js";
+import { meteredBatchSize, meteredSize } from "../../src/rules/records.js";
+import { trimRecord } from "../../src/rules/commands.js";
 import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
 
 const enc = new TextEncoder();

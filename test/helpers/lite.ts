@@ -144,7 +144,8 @@ async function startOnPostgres(opts: LiteOptions, url: string, dropDb: (() => Pr
 }
 
 async function startInProcess(args: string[], dataDir: string | undefined, cleanup: () => void): Promise<Lite> {
-  const { openLite, parseLiteArgs } = await import("../../src/lite/main.js");
+  const { openLite } = await import("../../src/lite/main.js");
+  const { parseLiteArgs } = await import("../../src/lite/options.js");
   const options = parseLiteArgs(args);
   let running = await openLite(options);
   const lite: Lite = {

@@ -18,7 +18,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { SVC_BIN } from "../helpers/cli.js";
 import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { spawnLite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 

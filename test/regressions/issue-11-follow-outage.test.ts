@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
 import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";

@@ -14,7 +14,7 @@ import net from "node:net";
 import { join } from "node:path";
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { runSvc } from "../helpers/cli.js";
 import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";

@@ -10,7 +10,7 @@
  * and read batches are also cut at what a frame holds, on the catch-up and the live path.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import type { ReadEvent } from "../../src/client/read-session.js";
 import type { AppendRecord } from "../../src/types.js";
 import { encodeAppendInput } from "../../src/wire/proto.js";

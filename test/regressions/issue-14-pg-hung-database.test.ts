@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { liteClient, startLite, type Lite } from "../helpers/lite.js";
 import { startPostgres } from "../helpers/postgres.js";
 

@@ -11,7 +11,7 @@
  * again appends to the same stream succeed, with nothing duplicated or lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { isSvcError } from "../../src/errors.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { startLite, type Lite } from "../helpers/lite.js";

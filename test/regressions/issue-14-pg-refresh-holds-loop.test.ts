@@ -13,7 +13,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { freshDatabase, PG_PASSWORD } from "../helpers/postgres.js";
 

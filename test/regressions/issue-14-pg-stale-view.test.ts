@@ -20,7 +20,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { SeqNumMismatchError, type SvcError } from "../../src/errors.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { freshDatabase, testPostgresUrl } from "../helpers/postgres.js";

@@ -19,7 +19,8 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient, type StreamClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
+import type { StreamClient } from "../../src/client/stream.js";
 import { isSvcError } from "../../src/errors.js";
 import { PgCluster, sleep, type PgNode } from "../helpers/pg-cluster.js";
 import { PG_PASSWORD } from "../helpers/postgres.js";

@@ -11,7 +11,7 @@
 import { createServer, type Http2Server, type ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { LineSplitter, sseEvents } from "../../src/client/sse-read.js";
 import { runSvc } from "../helpers/cli.js";
 

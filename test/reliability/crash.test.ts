@@ -31,10 +31,10 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import type { AppendInput, AppendRecord } from "../../src/types.js";
-import { fenceRecord, trimRecord } from "../../src/wire/command.js";
+import { fenceRecord, trimRecord } from "../../src/rules/commands.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
 import { Recorder, historyLines, recordKey, verify, type FinalStream, type Verdict } from "../helpers/history/index.js";

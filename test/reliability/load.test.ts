@@ -18,7 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { FrameParser } from "../../src/wire/framing.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { tierCount } from "../helpers/tier.js";

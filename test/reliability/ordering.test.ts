@@ -9,7 +9,7 @@
  * `SEED=<seed> npx vitest run test/reliability/ordering.test.ts` replays the schedule.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";

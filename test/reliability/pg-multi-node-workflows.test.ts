@@ -22,7 +22,8 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient, type StreamClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
+import type { StreamClient } from "../../src/client/stream.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { Recorder, historyLines, isDataKey, now, recordKey, verify, type AppendOp, type History } from "../helpers/history/index.js";
 import { WORKFLOWS, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";

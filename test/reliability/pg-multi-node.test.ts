@@ -21,7 +21,8 @@
  * Cycles: 2 in the CI tier, 10 with RELIABILITY=extended (PG_MULTI_CYCLES overrides).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient, type StreamClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
+import type { StreamClient } from "../../src/client/stream.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { Recorder, historyLines, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";

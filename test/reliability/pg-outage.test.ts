@@ -19,7 +19,8 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient, type StreamClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
+import type { StreamClient } from "../../src/client/stream.js";
 import { isSvcError, type SvcError } from "../../src/errors.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { Recorder, historyLines, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";

@@ -7,7 +7,7 @@
  * `SEED=<seed> npx vitest run test/reliability/seeded-bugs.test.ts` replays.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import type { AppendInput } from "../../src/types.js";
 import type { TestFault } from "../../src/lite/test-fault.js";
 import { Recorder, recordKey, verify, type Verdict } from "../helpers/history/index.js";

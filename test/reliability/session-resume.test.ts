@@ -7,7 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient, type StreamClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
+import type { StreamClient } from "../../src/client/stream.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import { afterAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/index.js";
+import { SvcClient } from "../../src/client/client.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 
 const MIB = 1024 * 1024;

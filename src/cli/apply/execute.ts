@@ -3,7 +3,7 @@
  * then their streams, then deletions (streams before basins). Each step prints one status
  * line on stderr: `  basin b (created)`, `  stream b/s (config updated)`.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import type { BasinScope } from "../../types.js";
 import type { Output } from "../output.js";
 import { attempt } from "../failure.js";

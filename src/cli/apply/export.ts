@@ -3,7 +3,7 @@
  * to their defaults are left out (an omitted field means "default"); a stream field is left
  * out when it equals what the basin's defaults would give.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { formatSeconds } from "../../format/duration.js";
 import { attempt } from "../failure.js";
 import { formatUri } from "../uri.js";

@@ -3,7 +3,7 @@
  *
  * - Basin: `create_stream_on_append`, `create_stream_on_read`, `stream_cipher` and the
  *   `default_stream_config.*` fields; an omitted field means its default (false / unset;
- *   for the stream defaults, the system's: servers show defaults as in effect, issue 15).
+ *   for the stream defaults, the system's: servers show defaults as in effect).
  * - Stream: the five stream fields, always resolved: spec value, else the basin's default
  *   from the spec, else the system default (protocol.md §3.2).
  */

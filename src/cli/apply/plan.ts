@@ -8,7 +8,7 @@
  * the spec names: each basin and stream is then looked up by its config (404: missing). Only
  * `--prune` needs the lists, to find what the spec does not name.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { SvcError } from "../../errors.js";
 import type { BasinInfo } from "../../types.js";
 import { attempt } from "../failure.js";

@@ -4,7 +4,7 @@
  * are humantime strings (or seconds as numbers); `retention_policy` may be `"infinite"`.
  * Parsed into flat field maps (`default_stream_config.timestamping.mode` → value) for diffing.
  */
-import { basinNameProblem, streamNameProblem } from "../../client/names.js";
+import { badName } from "../../rules/names.js";
 import { clientError } from "../../errors.js";
 import { parseDurationSecs } from "../../format/duration.js";
 import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../config-flags.js";
@@ -115,7 +115,7 @@ export function parseSpec(doc: unknown, source: string): Spec {
     const where = `${source}: basins[${i}]`;
     const o = obj(b, where, ["name", "scope", "config", "streams"]);
     if (typeof o.name !== "string") fail(`${where}.name`, "must be a string");
-    const problem = basinNameProblem(o.name);
+    const problem = badName("basin", o.name);
     if (problem) fail(`${where}.name`, problem);
     if (seen.has(o.name)) fail(`${where}.name`, `basin ${o.name} appears twice`);
     seen.add(o.name);
@@ -127,7 +127,7 @@ export function parseSpec(doc: unknown, source: string): Spec {
       const sw = `${where}.streams[${j}]`;
       const so = obj(s, sw, ["name", "config"]);
       if (typeof so.name !== "string") fail(`${sw}.name`, "must be a string");
-      const p = streamNameProblem(so.name);
+      const p = badName("stream", so.name);
       if (p) fail(`${sw}.name`, p);
       if (names.has(so.name)) fail(`${sw}.name`, `stream ${so.name} appears twice`);
       names.add(so.name);

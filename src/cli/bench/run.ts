@@ -8,13 +8,13 @@
  * carried in the record to its delivery to the live reader). A broken chain stops the run
  * with `failure` set; an abort (Ctrl-C) stops it with `interrupted` and partial figures.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../../types.js";
 import { ChainError, ChainVerifier, ChainWriter, newRunId } from "./chain.js";
 import { LatencyHistogram, type LatencySummary } from "./latency.js";
 
 const MIB = 1024 * 1024;
-/** Unacknowledged bytes per writer (svc's append default keeps 8 MiB in flight too). */
+/** Unacknowledged bytes per writer: more than svc append keeps by default (5 MiB, `--max-inflight-bytes`). */
 const INFLIGHT_BYTES = 8 * MIB;
 /** A batch stays within 1000 records and 1 MiB metered (8 bytes of overhead per record). */
 const BATCH_BYTES = MIB;

@@ -4,7 +4,8 @@
  * batched by linger / count / bytes and pipelined over an append session (or unary appends).
  */
 import { Command, Option } from "commander";
-import { parseInputFormat, parseHeaderFlag, type InvalidUtf8 } from "../../format/record-input.js";
+import { parseFormatName } from "../../format/format-name.js";
+import { parseHeaderFlag, type InvalidUtf8 } from "../../format/record-input.js";
 import { compileInputTemplate } from "../../format/record-input-template.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { parseTimePoint } from "../../format/record-time.js";
@@ -102,7 +103,7 @@ function perSecond(text: string, flag: string, size: boolean): number {
 
 /** `g.typed`: the input is typed at a terminal, so each acked batch gets a line instead of a live line. */
 export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
-  let format = parseInputFormat(f.format);
+  let format = parseFormatName(f.format);
   if (f.whole) {
     if (f.format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
     format = "binary";

@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { handler } from "../action.js";
 import { currentBasinFlat, currentStreamFlat, desiredStreamFlat, diff, type FieldChange } from "../apply/flat.js";
 import { makePlan, pending } from "../apply/plan.js";

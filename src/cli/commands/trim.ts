@@ -7,7 +7,7 @@
  * nothing (the point is at or before the first record left) appends nothing and says so.
  */
 import { Command, Option } from "commander";
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { trimCommandRecord } from "../../format/record-command.js";
 import { parseTimePoint } from "../../format/record-time.js";

@@ -3,7 +3,7 @@
  * called by the bash script under `timeout`): one page, a short request timeout, no retries,
  * and silence on any failure, so a server that is away never stalls the prompt.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 
 const SCHEME = "svc://";
 export const NAMES_LIMIT = 100;

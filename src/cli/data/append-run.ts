@@ -10,7 +10,7 @@
  * - Ctrl-C: stop reading input, send what was already read, wait (≤ 5 s) for in-flight acks,
  *   report the last acked position, exit 130; a second Ctrl-C ends the process at once.
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { SvcError } from "../../errors.js";
 import { ackStatusLine, ackToJson } from "../../format/record-ack.js";
 import type { CommandRecord } from "../../format/record-command.js";

@@ -3,7 +3,7 @@
  * unacknowledged bytes) or unary appends one at a time (`--transport unary`). Either way a
  * batch after a failed one is never sent, and nothing is ever re-sent by this layer.
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import type { AppendSession } from "../../client/append-session.js";
 import { SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput } from "../../types.js";

@@ -2,7 +2,7 @@
  * Appends one command record (fence, trim) with optional conditions, and prints what happened:
  * the record's own position and the tail, labelled as such; `--json` prints the ack.
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { ackToJson, commandAckLine } from "../../format/record-ack.js";
 import type { AppendInput, AppendRecord } from "../../types.js";
 import type { Context } from "../context.js";

@@ -1,6 +1,6 @@
 /** `-F/--fencing-token` and `-m/--match-seq-num N|auto`, shared by append, fence and trim. */
 import { Option, type Command } from "commander";
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { FencingTokenMismatchError, SeqNumMismatchError } from "../../errors.js";
 import { fencingTokenBytes } from "../../format/record-command.js";
 import { usageError } from "../failure.js";

@@ -6,9 +6,9 @@
  * stood with unary reads of fewer and fewer records (halving down to one), so every record
  * before the first it cannot decrypt is printed, and then fails naming that record.
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
-import { meteredSize } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../../types.js";
 import type { SourceEvent, SourcePlan } from "./read-source.js";
 

@@ -8,7 +8,7 @@ import { close, open as openFile, read } from "node:fs";
 import { SvcError } from "../../errors.js";
 import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
 import {
-  checkRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
+  checkInputRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
   type InputFormat, type InvalidUtf8,
 } from "../../format/record-input.js";
 import { RecordSplitter, type Segment } from "../../format/record-split.js";
@@ -56,7 +56,7 @@ type Input = AsyncIterable<Buffer | string> & { destroy(): void };
 
 /**
  * A file's bytes in chunks of up to 256 KiB, read with fs.read. Not fs.createReadStream: its
- * first use loads a dozen stream modules, 5-10 ms of a one-shot `svc append -i FILE` (issue 13).
+ * first use loads a dozen stream modules, 5-10 ms of a one-shot `svc append -i FILE`.
  * `destroy` closes the file once no read is in flight; reading then ends.
  */
 function fileChunks(path: string): Input {
@@ -125,7 +125,7 @@ function recordMaker(o: InputOptions, name: string): Make {
       if (cmd && !o.onCommand!(where, cmd)) return undefined;
       // A command record travels as it is: no -H headers, no default timestamp.
       const record = cmd ? parsed : decorate(parsed, o.headers, o.timestamp);
-      return { record, size: checkRecord(record), where };
+      return { record, size: checkInputRecord(record), where };
     } catch (e) {
       if (!(e instanceof RecordInputError)) throw e;
       o.onBad(where, e.message);

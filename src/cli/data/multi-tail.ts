@@ -16,7 +16,7 @@
  *   ends when nothing is left to follow and no pattern could find more, or at Ctrl-C (130).
  */
 import type { ChalkInstance } from "chalk";
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";

@@ -4,7 +4,8 @@
  */
 import { Option, type Command } from "commander";
 import { allOf, grepFilter, parseFilter } from "../../format/record-filter.js";
-import { parseOutputFormat, type InvalidUtf8Output } from "../../format/record-output.js";
+import { parseFormatName } from "../../format/format-name.js";
+import type { InvalidUtf8Output } from "../../format/record-output.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { compileTemplate } from "../../format/record-template.js";
 import { usageError } from "../failure.js";
@@ -66,7 +67,7 @@ export function addOutputOptions(cmd: Command): Command {
  */
 export function applyJsonFlag(f: OutputFlags, json: boolean | undefined, formatGiven: boolean): void {
   if (!json) return;
-  if (formatGiven && parseOutputFormat(f.format) !== "json") throw usageError(`--json is --format json; drop --json or --format ${f.format}`);
+  if (formatGiven && parseFormatName(f.format) !== "json") throw usageError(`--json is --format json; drop --json or --format ${f.format}`);
   f.format = "json";
 }
 
@@ -77,7 +78,7 @@ export function checkBinaryTarget(sink: ReadSinkPlan, force: boolean | undefined
 }
 
 export function sinkPlan(f: OutputFlags): ReadSinkPlan {
-  const format = parseOutputFormat(f.format);
+  const format = parseFormatName(f.format);
   if (f.template !== undefined) compileTemplate(f.template);
   if (f.null && f.delimiter !== undefined) throw usageError("use either -0/--null or --delimiter");
   if (f.headersOnly && f.metaOnly) throw usageError("use either --headers-only or --meta-only");

@@ -4,9 +4,9 @@
  * being written (output ends at a record boundary) and exits 130; a 416 for a start at the
  * tail means "nothing to read" (exit 0); a start beyond the tail is an error (exit 5).
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { meteredSize } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import type { JsonOptions } from "../../format/record-output.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";

@@ -4,9 +4,9 @@
  * (`--transport sse`: JSON events, resumed with Last-Event-ID), or a loop of unary reads
  * (`--transport unary`: ≤ 1000 records per call, long-polls of 60 s when following).
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { meteredSize } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import type { ReadLimits, ReadStart, SequencedRecord, StreamPosition } from "../../types.js";
 
 export type ReadTransport = "session" | "unary" | "sse";

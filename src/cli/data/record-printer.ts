@@ -4,7 +4,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { SequencedRecord } from "../../types.js";
-import { describeCommand, isCommandRecord, parseCommandRecord } from "../../format/record-command.js";
+import { describeCommand, parseCommandRecord } from "../../format/record-command.js";
+import { isCommandRecord } from "../../rules/commands.js";
 import type { RecordFilter } from "../../format/record-filter.js";
 import { lossyFields, renderJson, renderTextBody, type InvalidUtf8Output, type JsonOptions, type OutputFormat } from "../../format/record-output.js";
 import { compileTemplate } from "../../format/record-template.js";

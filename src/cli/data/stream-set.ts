@@ -3,7 +3,7 @@
  * and prefix patterns (`svc://logs/app-*`: a trailing `*`, the only wildcard), which are
  * listed at the start and then again every `--discover-interval` when following.
  */
-import type { SvcClient } from "../../client/index.js";
+import type { SvcClient } from "../../client/client.js";
 import { usageError } from "../failure.js";
 import { formatUri, parseBasinOrPrefix, parseStreamUri } from "../uri.js";
 

@@ -4,9 +4,9 @@
  * exist, read the window before it, doubling. Then, with `-f`, follow from the tail seen at
  * the start, so nothing appended meanwhile is missed or repeated.
  */
-import type { StreamClient } from "../../client/index.js";
+import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { isCommandRecord } from "../../format/record-command.js";
+import { isCommandRecord } from "../../rules/commands.js";
 import type { SequencedRecord } from "../../types.js";
 import type { SourceEvent } from "./read-source.js";
 

@@ -8,14 +8,11 @@
  * everything, never expires), `token` (an issued token and its scope).
  */
 import { serverError, type SvcError } from "../../errors.js";
-import type { Maybe } from "../../types.js";
-import { isCommandRecord } from "../../wire/command.js";
-import type { AppendInput } from "../../types.js";
-import { effectiveOps, inSet, narrowListing, setWithin, type Operation, type ResourceSet, type Scope } from "./scope.js";
+import { isCommandRecord } from "../../rules/commands.js";
+import type { AppendInput, Maybe, Operation } from "../../types.js";
+import { effectiveOps, inSet, narrowListing, setWithin, type ResourceSet, type Scope } from "./scope.js";
 import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest, StoredToken } from "./token-info.js";
-
-export type { Operation } from "./scope.js";
 
 export type Principal = { kind: "open" } | { kind: "root" } | { kind: "token"; token: StoredToken };
 

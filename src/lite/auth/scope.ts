@@ -4,8 +4,6 @@
  */
 import type { Operation } from "../../types.js";
 
-export { OPERATIONS, type Operation } from "../../types.js";
-
 export type Level = "account" | "basin" | "stream";
 export type Access = "read" | "write";
 

@@ -3,8 +3,9 @@
  * form. Stored tokens keep a hash of the secret, never the secret (secret.ts).
  */
 import { serverError } from "../../errors.js";
-import { noGroups, NONE, OPERATIONS, type OpGroups, type Operation, type ResourceSet, type Scope } from "./scope.js";
-import { hasLoneSurrogate } from "../../bytes.js";
+import { OPERATIONS, type Operation } from "../../types.js";
+import { noGroups, NONE, type OpGroups, type ResourceSet, type Scope } from "./scope.js";
+import { badName } from "../../rules/names.js";
 
 export interface StoredToken {
   id: string;
@@ -30,13 +31,10 @@ export interface IssueRequest {
 const invalid = (message: string) => serverError("invalid", message);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** What is wrong with an access-token id from a request (a body field or a path), or undefined. */
 export function tokenIdProblem(id: unknown): string | undefined {
   if (typeof id !== "string") return "`id` must be a string";
-  const n = Buffer.byteLength(id, "utf8");
-  if (n < 1 || n > 96) return "`id` must be 1..96 bytes";
-  if (id === "." || id === "..") return "`id` may not be \".\" or \"..\"";
-  if (hasLoneSurrogate(id)) return "`id` must be valid Unicode text (it holds a lone UTF-16 surrogate)";
-  return undefined;
+  return badName("token", id);
 }
 
 function parseSet(v: unknown, field: string): ResourceSet {

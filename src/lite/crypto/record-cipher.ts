@@ -1,5 +1,5 @@
 /**
- * Stream encryption with client-supplied keys (protocol.md §8.8, issue 15). A basin's
+ * Stream encryption with client-supplied keys (protocol.md §8.8). A basin's
  * `stream_cipher` is recorded on the streams created afterwards; appends and reads on them
  * carry `svc-encryption-key: <base64 of 32 bytes>`. The key lives only for the request: it is
  * never stored, logged or echoed.
@@ -15,7 +15,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { serverError } from "../../errors.js";
 import type { AppendRecord, Header, SequencedRecord } from "../../types.js";
-import { isCommandRecord } from "../../wire/command.js";
+import { isCommandRecord } from "../../rules/commands.js";
 
 export type StreamCipher = "aes-256-gcm" | "aegis-256";
 export const STREAM_CIPHERS: readonly StreamCipher[] = ["aes-256-gcm", "aegis-256"];

@@ -3,39 +3,19 @@
  * the code of where it appeared: path → bad_path, query → bad_query, header → bad_header,
  * JSON body → bad_json.
  */
-import { serverError, type ServerCode } from "../../errors.js";
+import { serverError, serverFail, type ServerCode } from "../../errors.js";
+import { basinNameProblem, checkName } from "../../rules/names.js";
 import { LIMITS } from "../../types.js";
-import { hasLoneSurrogate } from "../../bytes.js";
 import type { Exchange } from "./exchange.js";
 
-const BASIN_NAME = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
 const BASIN_PREFIX = /^(?:[a-z0-9][a-z0-9-]*)?$/;
 
-export function basinNameProblem(name: string): string | undefined {
-  if (name.length < LIMITS.basinNameMin || name.length > LIMITS.basinNameMax) return `basin name must be ${LIMITS.basinNameMin} to ${LIMITS.basinNameMax} characters`;
-  if (!BASIN_NAME.test(name)) return "basin name may hold only lowercase letters, digits and hyphens, and must not begin or end with a hyphen";
-  return undefined;
-}
-
-export function streamNameProblem(name: string): string | undefined {
-  const bytes = Buffer.byteLength(name, "utf8");
-  if (bytes < 1 || bytes > LIMITS.streamNameMaxBytes) return `stream name must be 1 to ${LIMITS.streamNameMaxBytes} bytes`;
-  if (name === "." || name === "..") return "stream name must not be . or ..";
-  // UTF-8 cannot carry a lone surrogate: storing one would silently turn it into U+FFFD.
-  if (hasLoneSurrogate(name)) return "stream name must be valid Unicode text (it holds a lone UTF-16 surrogate)";
-  return undefined;
-}
-
 export function checkBasinName(name: string, code: ServerCode): string {
-  const problem = basinNameProblem(name);
-  if (problem) throw serverError(code, `${problem}: ${JSON.stringify(name)}`);
-  return name;
+  return checkName("basin", name, serverFail(code));
 }
 
 export function checkStreamName(name: string, code: ServerCode): string {
-  const problem = streamNameProblem(name);
-  if (problem) throw serverError(code, problem);
-  return name;
+  return checkName("stream", name, serverFail(code));
 }
 
 /**

@@ -3,9 +3,9 @@
  * forms here, sessions and SSE in sessions.ts. Validation always runs before the stream is
  * looked up, so a rejected request never auto-creates a stream (§10.3).
  */
-import { serverError } from "../../errors.js";
+import { serverError, serverFail } from "../../errors.js";
 import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
-import { validateAppendInput } from "../../wire/batch.js";
+import { checkAppendInput } from "../../rules/records.js";
 import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import { validateReadParams, type ReadParams } from "../store/read-engine.js";
@@ -31,7 +31,7 @@ async function decodeInput(ex: Exchange): Promise<AppendInput> {
 export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx);
   const input = await decodeInput(ex);
-  validateAppendInput(input);
+  checkAppendInput(input, serverFail("invalid"));
   const access = await StreamAccess.open(ex, ctx, "append", { first: input });
   const ack = await (await access.submit(input)).ack;
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);

@@ -10,7 +10,8 @@
 import { isIP } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
 import { wireError } from "../wire-error.js";
-import type { Auth, Operation, Resources } from "../auth/access.js";
+import type { Operation } from "../../types.js";
+import type { Auth, Resources } from "../auth/access.js";
 import * as accessTokens from "./access-tokens.js";
 import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";

@@ -5,7 +5,8 @@ import { ConfigParse, isObject, parseStreamReconfig, streamConfigJson, streamInf
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
 import type { StreamMeta } from "../storage/types.js";
-import { checkStreamName, listParams, requestBasin, requestToken, streamNameProblem } from "./params.js";
+import { badName } from "../../rules/names.js";
+import { checkStreamName, listParams, requestBasin, requestToken } from "./params.js";
 
 function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
   const basin = requestBasin(ex);
@@ -37,7 +38,7 @@ export async function createStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   const p: ConfigParse = new ConfigParse();
   if (!isObject(body)) p.fail("the request body must be a JSON object");
   if (typeof body.stream !== "string") p.fail("missing field `stream` (a string)");
-  const problem = streamNameProblem(body.stream);
+  const problem = badName("stream", body.stream);
   if (problem) p.fail(problem);
   const requested = toPartial(parseStreamReconfig(p, body.config));
   p.finish();

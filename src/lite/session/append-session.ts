@@ -9,13 +9,13 @@
  * acks carry the reconnect-advised flag, reading stops, and after the last ack for what was
  * accepted the session ends with terminal 503 `server_draining`.
  */
-import { SvcError, serverError } from "../../errors.js";
+import { SvcError, serverError, serverFail } from "../../errors.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import { FrameParser, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
 import { frameMessage, messagePayload } from "../../wire/message-frame.js";
 import { OutcomeUnknown, terminalFor } from "../wire-error.js";
 import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
-import { validateAppendInput } from "../../wire/batch.js";
+import { checkAppendInput } from "../../rules/records.js";
 import { acquireFair, ByteBudget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
@@ -129,7 +129,7 @@ async function readInputs(
         if (frame.terminal) throw badFrame("clients must not send terminal frames");
         const payload = await messagePayload(frame);
         const input = decodeInput(payload);
-        const bytes = validateAppendInput(input);
+        const bytes = checkAppendInput(input, serverFail("invalid"));
         const acquired = acquireFair(own, opts.budget, bytes);
         const release = await stopper.race(acquired);
         if (release === STOP) void acquired.then((r) => r()); // give back what arrives later

@@ -15,7 +15,7 @@ import type { ReadBatch, RecordFormat, StreamPosition } from "../../types.js";
 import { serverError, type SvcError } from "../../errors.js";
 import { wireError } from "../wire-error.js";
 import { readBatchToJson, positionToJson } from "../../wire/json.js";
-import { meteredBatchSize } from "../../wire/batch.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
 import type { SessionIO } from "./io.js";
 

@@ -1,9 +1,9 @@
 /**
  * Binary encoding of a stored batch (one lmdb or PostgreSQL value per appended batch).
  *
- * Version 2, written since issue 13: the records are kept as the bytes a read sends, so a
- * catch-up read copies runs of them into its frame instead of decoding and re-encoding every
- * record (what bounded catch-up reads before).
+ * Version 2, written now: the records are kept as the bytes a read sends, so a catch-up read
+ * copies runs of them into its frame instead of decoding and re-encoding every record (what
+ * bounded catch-up reads of version 1).
  *
  *   u8  version (2)
  *   f64 arrival ms · f64 last timestamp · u32 record count        (big-endian, as in version 1)
@@ -24,7 +24,7 @@
  * per read), so decoding copies nothing.
  */
 import type { Header, SequencedRecord } from "../../types.js";
-import { meteredSize } from "../../wire/batch.js";
+import { meteredSize } from "../../rules/records.js";
 import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-codec.js";
 import type { StoredBatch, StoredWire } from "./types.js";
 
@@ -141,7 +141,7 @@ export function decodeBatch(firstSeq: number, value: Uint8Array): StoredBatch {
   if (buf[0] === V2) return new WireBatch(firstSeq, arrival, lastTimestamp, new WireRecords(buf, count, firstSeq));
   const records: SequencedRecord[] = new Array(count);
   // Byte fields are plain Uint8Array views: half the cost of Buffer#subarray, which builds a
-  // Buffer subclass per call (a catch-up read makes one per record: issue 13).
+  // Buffer subclass per call (a catch-up read makes one per record).
   const ab = buf.buffer;
   const base = buf.byteOffset;
   let at = HEAD;

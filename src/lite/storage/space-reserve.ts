@@ -2,7 +2,7 @@
  * Disk space for lmdb, claimed before lmdb needs it.
  *
  * lmdb-js cannot survive its own write failing for lack of space: when ENOSPC comes and goes
- * its native writer corrupts its heap and the process aborts (issue 10, found 3), and a
+ * its native writer corrupts its heap and the process aborts, and a
  * process that kept writing after such a failure could not be trusted anyway. So lmdb must
  * never meet a full disk. The data file is kept longer than the pages lmdb has used (its
  * high-water mark, `(lastPageNumber + 1) * pageSize`) by a headroom that this module
@@ -12,8 +12,8 @@
  *
  * Every write is admitted against the headroom with an estimate of the pages it may dirty.
  * When the headroom falls under half an extension, the file is extended in the background,
- * past its current end, where no admitted write can be (issue 13: waiting for that stalled
- * every append pipeline once per 16 MiB). Only when the headroom runs out does the caller
+ * past its current end, where no admitted write can be (waiting for that stalled every
+ * append pipeline once per 16 MiB). Only when the headroom runs out does the caller
  * wait for every issued write to settle (lmdb's writer is then idle and no page past the mark
  * is being written), re-measure and extend the file: by a whole extension, or, when the disk
  * no longer has that much, by what the write needs. If the disk cannot give even that, that
@@ -25,7 +25,7 @@
  * fallocate runs from one small shell started at the first extension and kept for the
  * life of the data file: starting a process from lite forks lite, which blocked its event
  * loop for 5–8 ms per extension (6 % of lite's time in a 512 MiB append session, and a
- * latency spike for every ack in flight: issue 13); the shell forks cheaply.
+ * latency spike for every ack in flight); the shell forks cheaply.
  * On copy-on-write filesystems (btrfs, zfs) an overwrite needs new blocks anyway, so the
  * guarantee is only as good as the filesystem's; ext4, xfs and tmpfs keep it.
  */

@@ -88,7 +88,7 @@ export interface StoredBatch {
 export interface StoredWire {
   readonly count: number;
   timestamp(i: number): number;
-  /** Metered size (wire/batch.ts) of record i. */
+  /** Metered size (rules/records.ts) of record i. */
   metered(i: number): number;
   /** Bytes of record i's encoded field (what it takes in a ReadBatch). */
   encoded(i: number): number;

@@ -4,7 +4,7 @@
  * many stored batches to read at a time.
  */
 import type { ReadBatch, SequencedRecord } from "../../types.js";
-import { meteredBatchSize } from "../../wire/batch.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import { decodeReadBatchBytes } from "../../wire/record-codec.js";
 import { storedCount, type StoredBatch } from "../storage/types.js";
 

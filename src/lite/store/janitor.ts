@@ -14,7 +14,7 @@
  */
 import type { BatchHead, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { retentionMs } from "./stream-config.js";
-import { meteredBatchSize } from "../../wire/batch.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import { nowIso } from "./live-stream.js";
 import type { LocalStream } from "./local-stream.js";
 import type { Store } from "./store.js";

@@ -16,7 +16,7 @@ import type { LocalLog } from "../storage/seams.js";
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { SEQUENCING, type Sequencing } from "./sequencing.js";
 import { Follower } from "./follower.js";
-import { meteredBatchSize } from "../../wire/batch.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 

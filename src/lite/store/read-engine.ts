@@ -15,7 +15,7 @@
  */
 import { serverError } from "../../errors.js";
 import { LIMITS, type ReadBatch, type ReadStart, type SequencedRecord, type StreamPosition } from "../../types.js";
-import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../wire/batch.js";
+import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
 import { storedCount, type StoredBatch } from "../storage/types.js";
 import { CatchUpBatch, storedBatchesToRead } from "./catch-up.js";
 import { resolveStart } from "./read-start.js";

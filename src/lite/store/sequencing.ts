@@ -4,9 +4,9 @@
  * state; a shared stream plans with it and the database applies the same rules to what is
  * stored (storage/pg/sequencer.ts).
  */
-import { FencingTokenMismatchError, SeqNumMismatchError, serverError, type SvcError } from "../../errors.js";
+import { FencingTokenMismatchError, SeqNumMismatchError, serverError, serverFail, type SvcError } from "../../errors.js";
 import type { AppendInput, SequencedRecord } from "../../types.js";
-import { isCommandRecord, parseCommand } from "../../wire/command.js";
+import { checkCommand, isCommandRecord } from "../../rules/commands.js";
 import type { ResolvedStreamConfig, StreamStateRecord } from "../storage/types.js";
 
 /** The rules as one object, so the test faults (store/faults.ts) can stand in for them. */
@@ -53,7 +53,7 @@ export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig,
     prev = ts;
     records[i] = { seqNum, timestamp: ts, headers: r.headers, body: r.body };
     if (isCommandRecord(r)) {
-      const cmd = parseCommand(r);
+      const cmd = checkCommand(r, serverFail("invalid"));
       if (cmd.op === "fence") token = cmd.token;
       else {
         const own = BigInt(seqNum + 1);
@@ -79,7 +79,7 @@ export function commandsOf(input: AppendInput): { index: number; fence?: string;
   const out: { index: number; fence?: string; trim?: number }[] = [];
   input.records.forEach((r, index) => {
     if (!isCommandRecord(r)) return;
-    const cmd = parseCommand(r);
+    const cmd = checkCommand(r, serverFail("invalid"));
     if (cmd.op === "fence") out.push({ index, fence: cmd.token });
     else out.push({ index, trim: cmd.trimPoint > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(cmd.trimPoint) });
   });

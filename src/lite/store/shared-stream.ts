@@ -12,7 +12,7 @@
  */
 import { FencingTokenMismatchError, SeqNumMismatchError, serverError, SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, SequencedRecord, StreamPosition } from "../../types.js";
-import { meteredBatchSize } from "../../wire/batch.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { decodeLanded, encodeBatch } from "../storage/batch-codec.js";
 import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../storage/seams.js";

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { FencingTokenMismatchError, RangeNotSatisfiableError, SeqNumMismatchError, isSvcError } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, ReadBatch, SequencedRecord, StreamPosition } from "../../../src/types.js";
-import { isCommandRecord, parseCommand } from "../../../src/wire/command.js";
+import { isCommandRecord, readCommand } from "../../../src/rules/commands.js";
 import type { AppendOp, CheckTailOp, History, Observed, Op, ReadOp, SessionReadOp } from "./types.js";
 
 const dec = new TextDecoder();
@@ -24,12 +24,9 @@ export function now(): number {
 /** The canonical identity of a record: its body for data records, `fence:`/`trim:` for commands. */
 export function recordKey(r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }): string {
   if (isCommandRecord(r)) {
-    try {
-      const c = parseCommand(r);
-      return c.op === "fence" ? `fence:${c.token}` : `trim:${c.trimPoint}`;
-    } catch {
-      return `command:${Buffer.from(r.body).toString("hex")}`;
-    }
+    const c = readCommand(r);
+    if (c === undefined) return `command:${Buffer.from(r.body).toString("hex")}`;
+    return c.op === "fence" ? `fence:${c.token}` : `trim:${c.trimPoint}`;
   }
   if (r.body.length <= KEY_TEXT) return dec.decode(r.body);
   // A long body is named by its start, its length and a digest of all of it: any change is

@@ -19,7 +19,7 @@
 import type { StreamClient } from "../../../src/client/stream.js";
 import type { AppendSession } from "../../../src/client/append-session.js";
 import type { AppendInput, AppendRecord } from "../../../src/types.js";
-import { fenceRecord, trimRecord } from "../../../src/wire/command.js";
+import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import type { Recorder } from "./recorder.js";
 
 export type Workflow = "regular" | "match-seq-num" | "fencing" | "trim";

@@ -33,7 +33,7 @@ describe("cli > apply spec", () => {
 
   it.each([
     [{ basins: [{ name: "my-basin-01", extra: 1 }] }, /basins\[0\]: unknown field "extra"/],
-    [{ basins: [{ name: "bad" }] }, /basins\[0\]\.name: basin name must be 8 to 48/],
+    [{ basins: [{ name: "bad" }] }, /basins\[0\]\.name: invalid basin name "bad": must be 8 to 48 characters long \(got 3\)/],
     [{ basins: [{ name: "my-basin-01", config: { default_stream_config: { storage_class: "fast" } } }] }, /storage_class: must be one of standard, express/],
     [{ basins: [{ name: "my-basin-01", streams: [{ name: "s", config: { retention_policy: "0s" } }] }] }, /retention_policy: must be greater than zero/],
     [{ basins: [{ name: "my-basin-01", streams: [{ name: "s" }, { name: "s" }] }] }, /appears twice/],

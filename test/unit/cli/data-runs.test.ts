@@ -16,7 +16,7 @@ import { BatchEmitter, cutAtSeq, IdleTimer, type ReadSinkPlan } from "../../../s
 import { RecordWriter } from "../../../src/cli/data/record-writer.js";
 import { Output } from "../../../src/cli/output.js";
 import { SvcError } from "../../../src/errors.js";
-import type { StreamClient } from "../../../src/client/index.js";
+import type { StreamClient } from "../../../src/client/stream.js";
 import type { AppendAck, AppendInput, SequencedRecord } from "../../../src/types.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
@@ -108,7 +108,7 @@ describe("cli/data > append pipe", () => {
     expect(tally.skipped).toBe(1);
     expect(c.err()).toBe("! skipping f:3: bad\n");
     expect(skip.onCommand!("f:1", { op: "fence", token: "x" })).toBe(true);
-    expect(skip.onCommand!("f:2", { op: "trim", point: 3n })).toBe(false);
+    expect(skip.onCommand!("f:2", { op: "trim", trimPoint: 3n })).toBe(false);
     expect(tally.commandsNote(true)).toMatch(/^note: skipped 1 command record in the input \(1 trim\): a trim names a sequence number of the stream it came from/);
     expect(() => inputPolicy(c.output, { onError: "fail", commands: "skip" }, tally).onBad("f:4", "bad")).toThrow(/f:4: bad/);
   });

@@ -147,7 +147,7 @@ describe("AppendSession", () => {
   it("rejects invalid input before sending anything, and acks that do not match their input", async () => {
     const ex = new FakeExchange();
     const s = new AppendSession(opener(ex).open);
-    await expect(s.submit({ records: [] })).rejects.toMatchObject({ code: "invalid" });
+    await expect(s.submit({ records: [] })).rejects.toMatchObject({ code: "bad_input", origin: "client" });
     const a = s.submit(input(2));
     await ex.waitInputs(1);
     ex.ack({ start: pos(0), end: pos(3), tail: pos(3) });

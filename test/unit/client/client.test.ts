@@ -1,6 +1,6 @@
 import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
-import { SvcClient } from "../../../src/client/index.js";
+import { SvcClient } from "../../../src/client/client.js";
 import { basinRoute, isHostRouted, normalizeEndpoint } from "../../../src/client/endpoints.js";
 import { HttpTransport } from "../../../src/transport/http.js";
 

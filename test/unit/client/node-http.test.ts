@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeHttpTransport } from "../../../src/transport/node-http.js";
-import { createTransport } from "../../../src/transport/index.js";
+import { createTransport } from "../../../src/transport/create.js";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 let server: Server;

@@ -1,6 +1,6 @@
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { backoffDelay, shouldRetry } from "../../../src/transport/index.js";
+import { backoffDelay, shouldRetry } from "../../../src/transport/retry.js";
 import { HttpTransport } from "../../../src/transport/http.js";
 import { clientError, errorFromResponse, SvcError } from "../../../src/errors.js";
 

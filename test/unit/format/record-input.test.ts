@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkRecord, meteredSize, parseHeaderFlag, parseInputFormat, parseJsonRecord, RecordInputError, textRecord } from "../../../src/format/record-input.js";
+import { parseFormatName } from "../../../src/format/format-name.js";
+import { checkInputRecord, parseHeaderFlag, parseJsonRecord, RecordInputError, textRecord } from "../../../src/format/record-input.js";
 import { renderJson } from "../../../src/format/record-output.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
@@ -79,12 +80,13 @@ describe("format > record-input", () => {
     expect(() => parseJsonRecord('{"headers": [["???", ""]]}', true)).toThrow(/header 0 name/);
   });
 
-  it("meters like the service and refuses records over 1 MiB", () => {
-    expect(meteredSize({ headers: [], body: Buffer.from("hello") })).toBe(13);
-    expect(meteredSize({ headers: [{ name: Buffer.from("k"), value: Buffer.from("vv") }], body: new Uint8Array(0) })).toBe(13);
-    expect(checkRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 8) })).toBe(1024 * 1024);
-    expect(() => checkRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(/limit is 1048576/);
-    expect(() => checkRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("x") }, { name: Buffer.from("a"), value: new Uint8Array(0) }], body: new Uint8Array(0) })).toThrow(/empty name/);
+  it("judges each record by the service's rules, as a RecordInputError (the reader adds file:line)", () => {
+    expect(checkInputRecord({ headers: [{ name: Buffer.from("k"), value: Buffer.from("vv") }], body: new Uint8Array(0) })).toBe(13);
+    expect(checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 8) })).toBe(1024 * 1024);
+    expect(() => checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(RecordInputError);
+    expect(() => checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(/limit is 1048576/);
+    expect(() => checkInputRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("x") }, { name: Buffer.from("a"), value: new Uint8Array(0) }], body: new Uint8Array(0) })).toThrow(/empty name/);
+    expect(() => checkInputRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("zap") }], body: new Uint8Array(0) })).toThrow(/unknown command "zap"/);
   });
 
   it("text lines keep bytes, replace or refuse invalid UTF-8", () => {
@@ -100,9 +102,11 @@ describe("format > record-input", () => {
     expect(parseHeaderFlag("k=")).toEqual({ name: Buffer.from("k"), value: Buffer.from("") });
     expect(() => parseHeaderFlag("=v")).toThrow(/name must not be empty/);
     expect(() => parseHeaderFlag("novalue")).toThrow(/name=value/);
-    expect(parseInputFormat("base64")).toBe("json-base64");
-    expect(parseInputFormat("raw")).toBe("json");
-    expect(parseInputFormat("json-binsafe")).toBe("json-base64");
-    expect(() => parseInputFormat("xml")).toThrow(/unknown --format/);
+    expect(parseFormatName("base64")).toBe("json-base64");
+    expect(parseFormatName("raw")).toBe("json");
+    expect(parseFormatName("json-binsafe")).toBe("json-base64");
+    expect(parseFormatName(" JSON ")).toBe("json");
+    expect(parseFormatName("")).toBe("text");
+    expect(() => parseFormatName("xml")).toThrow(/unknown --format/);
   });
 });

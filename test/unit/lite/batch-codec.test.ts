@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { decodeBatch, encodeBatch } from "../../../src/lite/storage/batch-codec.js";
 import type { StoredBatch } from "../../../src/lite/storage/types.js";
 import type { SequencedRecord } from "../../../src/types.js";
-import { meteredSize } from "../../../src/wire/batch.js";
+import { meteredSize } from "../../../src/rules/records.js";
 import { decodeReadBatch, encodeReadBatch } from "../../../src/wire/proto.js";
 
 const bytes = fc.uint8Array({ maxLength: 64 });

@@ -18,8 +18,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import {
   compress, COMPRESSION_THRESHOLD, decompress, MAX_FRAME_PAYLOAD, negotiateCompression, shouldCompress,
-  type Compression,
-} from "../../../src/wire/index.js";
+} from "../../../src/wire/compression.js";
+import type { Compression } from "../../../src/wire/framing.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);
 const CAP = 2 * 1024 * 1024 - 1; // §6.2: a regular payload, and its decompressed size, ≤ 2,097,151

@@ -16,7 +16,7 @@ import { SvcError } from "../../../src/errors.js";
 import {
   decodeTerminal, encodeFrame, encodeFrameInPlace, encodeTerminalFrame, FrameError, FrameParser, MAX_FRAME_LENGTH,
   type Compression, type Frame,
-} from "../../../src/wire/index.js";
+} from "../../../src/wire/framing.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);
 const LIMIT = 2 * 1024 * 1024; // §6.2: the maximum value of `length`

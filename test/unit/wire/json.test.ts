@@ -16,11 +16,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import type { AppendInput, RecordFormat, SequencedRecord } from "../../../src/types.js";
+import { decodeBase64Strict, decodeBytes, encodeBytes, lossyUtf8 } from "../../../src/bytes.js";
+import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import {
-  appendAckFromJson, appendAckToJson, appendInputFromJson, appendInputToJson, decodeBase64Strict, decodeBytes,
-  encodeBytes, lossyUtf8, parseFormat, parseJsonText, readBatchFromJson, readBatchToJson, sequencedRecordToJson,
-  trimRecord, fenceRecord,
-} from "../../../src/wire/index.js";
+  appendAckFromJson, appendAckToJson, appendInputFromJson, appendInputToJson, parseFormat, parseJsonText,
+  readBatchFromJson, readBatchToJson, sequencedRecordToJson,
+} from "../../../src/wire/json.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);

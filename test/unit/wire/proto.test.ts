@@ -21,7 +21,7 @@ import { SvcError } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, ReadBatch, StreamPosition } from "../../../src/types.js";
 import {
   decodeAppendAck, decodeAppendInput, decodeReadBatch, encodeAppendAck, encodeAppendInput, encodeReadBatch,
-} from "../../../src/wire/index.js";
+} from "../../../src/wire/proto.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);

@@ -7,7 +7,7 @@
  * fails only when the stream does not exist or nothing at all could be had.
  */
 import { Command } from "commander";
-import type { SvcClient } from "../../../client/index.js";
+import type { SvcClient } from "../../../client/client.js";
 import { RangeNotSatisfiableError, SvcError } from "../../../errors.js";
 import { streamInfoLines, type StreamInfoReport } from "../../../format/stream-info-view.js";
 import type { Metric } from "../../../types.js";

@@ -9,7 +9,7 @@ import { initialState } from "../../../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
 import { ReadCursor, type ReadParams, type ReadStep } from "../../../../src/lite/store/read-engine.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
-import { trimRecord } from "../../../../src/wire/command.js";
+import { trimRecord } from "../../../../src/rules/commands.js";
 
 const enc = new TextEncoder();
 

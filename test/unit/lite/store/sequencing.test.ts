@@ -7,7 +7,7 @@ import { FencingTokenMismatchError, SeqNumMismatchError } from "../../../../src/
 import { checkConditions, checkTimestamps, commandsOf, sequence } from "../../../../src/lite/store/sequencing.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 import type { StreamStateRecord } from "../../../../src/lite/storage/types.js";
-import { fenceRecord, trimRecord } from "../../../../src/wire/command.js";
+import { fenceRecord, trimRecord } from "../../../../src/rules/commands.js";
 
 const enc = new TextEncoder();
 const rec = (body: string, timestamp?: number) => ({ headers: [], body: enc.encode(body), ...(timestamp === undefined ? {} : { timestamp }) });

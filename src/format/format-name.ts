@@ -1,0 +1,20 @@
+/**
+ * The names `--format` takes, the same for what svc append reads and what svc read writes
+ * (cli.md §1.5): `text`, `json`, `json-base64`, `binary`, and the aliases of the protocol's
+ * `svc-format` values and of the anchor (`raw` and `ndjson` are json; `base64` and
+ * `json-binsafe` are json-base64).
+ */
+import { clientError } from "../errors.js";
+
+export type FormatName = "text" | "json" | "json-base64" | "binary";
+
+const ALIASES: Record<string, FormatName> = {
+  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
+  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
+};
+
+export function parseFormatName(name: string): FormatName {
+  const f = ALIASES[name.trim().toLowerCase()];
+  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
+  return f;
+}

@@ -1,0 +1,36 @@
+/**
+ * Conventions of src/ that no compiler checks (docs/architecture.md, "Who may import whom"):
+ * - no barrels: no module re-exports another's names (`export … from`), and the only
+ *   `index.ts` files are the command groups under cli/commands/, which hold code of their own;
+ * - comments say what the code means: no "issue N" references (history belongs in git).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const SRC = join(ROOT, "src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === "gen" ? [] : sourceFiles(p);
+    return name.endsWith(".ts") ? [p] : [];
+  });
+}
+
+const files = sourceFiles(SRC).map((p) => ({ path: relative(ROOT, p), text: readFileSync(p, "utf8") }));
+
+describe("src/ conventions", () => {
+  it("has no barrels: no re-exports, and index.ts only for command groups", () => {
+    const reexports = files.flatMap((f) => [...f.text.matchAll(/^export (?:type )?(?:\{[^}]*\}|\*(?: as \w+)?) from .*$/gm)].map((m) => `${f.path}: ${m[0]}`));
+    expect(reexports).toEqual([]);
+    const indexes = files.map((f) => f.path).filter((p) => p.endsWith("/index.ts") && !p.startsWith("src/cli/commands/"));
+    expect(indexes).toEqual([]);
+  });
+
+  it("refers to no issue numbers", () => {
+    const refs = files.flatMap((f) => f.text.split("\n").flatMap((line, i) => (/\bissues? #?\d/i.test(line) ? [`${f.path}:${i + 1}`] : [])));
+    expect(refs).toEqual([]);
+  });
+});
