@@ -1,7 +1,8 @@
 /**
- * An append session (protocol.md §6.5, §6.7; reliability.md §2.f): inputs are pipelined over
- * one exchange within a budget of unacknowledged metered bytes, and acks are paired with
- * inputs first-in first-out.
+ * The append session lane of the appender (appender.ts; protocol.md §6.5, §6.7;
+ * reliability.md §2.f): inputs are pipelined over one exchange as the appender hands them
+ * over (already validated, within its budget of unacknowledged bytes), and acks are paired
+ * with inputs first-in first-out.
  *
  * Failure handling never re-sends what may have been applied:
  * - `server_draining` (terminal 503): the server acked everything it accepted, so the unacked
@@ -21,7 +22,6 @@ import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../types.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
 import type { SessionExchange } from "../transport/session.js";
 import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
-import { validateAppendInput } from "../wire/batch.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
@@ -30,8 +30,6 @@ import { clientTestFault } from "./test-fault.js";
 export type { OpenExchange } from "./session-frames.js";
 
 export interface AppendSessionOptions {
-  /** Unacknowledged metered bytes allowed in flight (default 5 MiB, like the SDKs). */
-  maxInflightBytes?: number;
   /** Compression for our frames; the server's is negotiated by the opener's Accept-Encoding. */
   compression?: Compression;
   /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long (default 30 s). */
@@ -46,7 +44,6 @@ export interface AppendSessionOptions {
 
 interface Entry {
   input: AppendInput;
-  bytes: number;
   resolve: (ack: AppendAck) => void;
   reject: (err: SvcError) => void;
 }
@@ -54,7 +51,6 @@ interface Entry {
 interface Connection {
   exchange: SessionExchange;
   inflight: Entry[];
-  inflightBytes: number;
   /** No more inputs may be written (reconnect advised, draining or closing). */
   draining: boolean;
   closed: boolean;
@@ -80,7 +76,6 @@ export class AppendSession {
 
   constructor(private readonly open: OpenExchange, opts: AppendSessionOptions = {}) {
     this.opts = {
-      maxInflightBytes: opts.maxInflightBytes ?? 5 * 1024 * 1024,
       compression: opts.compression ?? "none",
       ackTimeoutMs: opts.ackTimeoutMs ?? 30_000,
       retries: opts.retries ?? 2,
@@ -89,23 +84,15 @@ export class AppendSession {
     };
   }
 
-  /** Bytes submitted but not yet acknowledged (queued or in flight). */
-  get pendingBytes(): number {
-    return this.queue.reduce((n, e) => n + e.bytes, 0) + (this.conn?.inflightBytes ?? 0);
-  }
-
-  /** Queues one input; resolves with its ack. Validation errors reject before anything is sent. */
-  submit(input: AppendInput): Promise<AppendAck> {
+  /**
+   * Queues one input (the appender validated it and bounds what is unacknowledged); resolves
+   * with its ack. Inputs go out in the order they are sent, each as soon as a session can take it.
+   */
+  send(input: AppendInput): Promise<AppendAck> {
     return new Promise<AppendAck>((resolve, reject) => {
       if (this.failure) return reject(notApplied(this.failure));
       if (this.closing) return reject(clientError("usage", "the append session is closed"));
-      let bytes: number;
-      try {
-        bytes = validateAppendInput(input);
-      } catch (e) {
-        return reject(e as SvcError);
-      }
-      this.queue.push({ input, bytes, resolve, reject });
+      this.queue.push({ input, resolve, reject });
       this.poke();
       void this.pump();
     });
@@ -137,14 +124,8 @@ export class AppendSession {
       while (this.queue.length > 0 && !this.failure) {
         const conn = await this.usableConnection();
         if (!conn) break;
-        const entry = this.queue[0]!;
-        if (conn.inflight.length > 0 && conn.inflightBytes + entry.bytes > this.opts.maxInflightBytes) {
-          await this.changed();
-          continue;
-        }
-        this.queue.shift();
+        const entry = this.queue.shift()!;
         conn.inflight.push(entry);
-        conn.inflightBytes += entry.bytes;
         // An ack is now owed: bound the wait for it (acks re-arm the bound while more are owed).
         if (conn.inflight.length === 1) conn.armAckTimer();
         const frame = await frameEncoded((reserve) => encodeAppendInput(entry.input, reserve), this.opts.compression);
@@ -186,7 +167,7 @@ export class AppendSession {
   }
 
   private attach(exchange: SessionExchange): Connection {
-    const conn: Connection = { exchange, inflight: [], inflightBytes: 0, draining: false, closed: false, done: Promise.resolve(), armAckTimer: () => undefined };
+    const conn: Connection = { exchange, inflight: [], draining: false, closed: false, done: Promise.resolve(), armAckTimer: () => undefined };
     conn.done = this.read(conn).finally(() => {
       // The server ended its side: end ours, so the stream (and a draining server) can close.
       conn.exchange.end();
@@ -239,7 +220,6 @@ export class AppendSession {
   private onAck(conn: Connection, ack: AppendAck): void {
     const entry = conn.inflight.shift();
     if (!entry) throw clientError("protocol", "the server sent an ack with no input in flight");
-    conn.inflightBytes -= entry.bytes;
     const n = entry.input.records.length;
     const problem =
       ack.end.seqNum - ack.start.seqNum !== n ? `covers ${ack.end.seqNum - ack.start.seqNum} records, the input had ${n}`
@@ -273,7 +253,6 @@ export class AppendSession {
   /** Puts the inputs in flight on `conn` back at the head of the queue, for the next connection. */
   private resendOnNewConnection(conn: Connection): void {
     this.queue.unshift(...conn.inflight.splice(0));
-    conn.inflightBytes = 0;
     this.advised = true;
   }
 
@@ -283,7 +262,6 @@ export class AppendSession {
     if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
     const unknown = new SvcError({ code: err.code, message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`, origin: err.origin, status: err.status, retryable: false, sideEffects: true, cause: err });
     for (const e of conn.inflight.splice(0)) e.reject(unknown);
-    conn.inflightBytes = 0;
     this.fail(unknown, true, conn);
   }
 

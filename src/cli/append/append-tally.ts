@@ -4,7 +4,7 @@ import { positionToJson } from "../../format/record-ack.js";
 import { humanByteRate, humanRate } from "../../format/units.js";
 import type { AppendAck } from "../../types.js";
 import type { Batch } from "./batcher.js";
-import { humanBytes } from "./progress.js";
+import { humanBytes } from "../progress.js";
 
 export class AppendTally {
   readonly startedAt = Date.now();
