@@ -42,8 +42,15 @@ export interface AppendSessionOptions {
   onReconnect?: (reason: string) => void;
 }
 
+/**
+ * An input as the session keeps it: its frame, encoded when it was handed over (so its
+ * records are garbage at once, not while it waits for a write or an ack), and what its ack is
+ * checked against. A re-send after `server_draining` writes the same frame again.
+ */
 interface Entry {
-  input: AppendInput;
+  frame: Promise<Uint8Array>;
+  records: number;
+  matchSeqNum: number | undefined;
   resolve: (ack: AppendAck) => void;
   reject: (err: SvcError) => void;
 }
@@ -92,7 +99,9 @@ export class AppendSession {
     return new Promise<AppendAck>((resolve, reject) => {
       if (this.failure) return reject(notApplied(this.failure));
       if (this.closing) return reject(clientError("usage", "the append session is closed"));
-      this.queue.push({ input, resolve, reject });
+      const frame = frameEncoded((reserve) => encodeAppendInput(input, reserve), this.opts.compression);
+      frame.catch(() => undefined); // awaited by the pump, which fails the session with it
+      this.queue.push({ frame, records: input.records.length, matchSeqNum: input.matchSeqNum, resolve, reject });
       this.poke();
       void this.pump();
     });
@@ -124,11 +133,23 @@ export class AppendSession {
       while (this.queue.length > 0 && !this.failure) {
         const conn = await this.usableConnection();
         if (!conn) break;
-        const entry = this.queue.shift()!;
+        const entry = this.queue[0]!;
+        let frame: Uint8Array;
+        try {
+          frame = await entry.frame;
+        } catch (e) {
+          const err = e instanceof SvcError ? e : clientError("too_large", String(e), e);
+          this.queue.shift();
+          entry.reject(err);
+          this.fail(err);
+          break;
+        }
+        // Encoding may have taken a turn (compression): the connection or the queue may have moved on.
+        if (this.failure || conn.draining || conn.closed || this.queue[0] !== entry) continue;
+        this.queue.shift();
         conn.inflight.push(entry);
         // An ack is now owed: bound the wait for it (acks re-arm the bound while more are owed).
         if (conn.inflight.length === 1) conn.armAckTimer();
-        const frame = await frameEncoded((reserve) => encodeAppendInput(entry.input, reserve), this.opts.compression);
         await conn.exchange.write(frame).catch(() => undefined); // the reader reports the failure
       }
     } finally {
@@ -220,12 +241,12 @@ export class AppendSession {
   private onAck(conn: Connection, ack: AppendAck): void {
     const entry = conn.inflight.shift();
     if (!entry) throw clientError("protocol", "the server sent an ack with no input in flight");
-    const n = entry.input.records.length;
+    const n = entry.records;
     const problem =
       ack.end.seqNum - ack.start.seqNum !== n ? `covers ${ack.end.seqNum - ack.start.seqNum} records, the input had ${n}`
       : ack.end.seqNum <= this.lastEnd ? `end ${ack.end.seqNum} does not advance past ${this.lastEnd}`
       : ack.tail.seqNum < ack.end.seqNum ? `tail ${ack.tail.seqNum} is before end ${ack.end.seqNum}`
-      : entry.input.matchSeqNum !== undefined && ack.start.seqNum !== entry.input.matchSeqNum ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.input.matchSeqNum}`
+      : entry.matchSeqNum !== undefined && ack.start.seqNum !== entry.matchSeqNum ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.matchSeqNum}`
       : undefined;
     if (problem) {
       const err = clientError("protocol", `invalid ack from the server: ${problem}`);

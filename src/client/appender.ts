@@ -154,14 +154,15 @@ export class Appender {
   /** Takes waiting inputs, in order, while the budget allows (one always, when nothing is unacked). */
   private admit(): void {
     while (this.waiting.length > 0 && !this.failure) {
-      const next = this.waiting[0]!;
-      if (!this.fits(next.bytes)) return;
+      const { input, bytes, take } = this.waiting[0]!;
+      if (!this.fits(bytes)) return;
       this.waiting.shift();
-      this.unacked += next.bytes;
+      this.unacked += bytes;
       this.unsettled++;
-      const acked = this.send(next.input);
-      acked.catch((e: unknown) => this.onFailure(e)).finally(() => this.settled(next.bytes));
-      next.take({ bytes: next.bytes, records: next.input.records.length, ack: () => acked });
+      // Nothing here keeps `input` once it is sent: its records go as soon as the lane encoded them.
+      const acked = this.send(input);
+      void acked.catch((e: unknown) => this.onFailure(e)).finally(() => this.settled(bytes));
+      take({ bytes, records: input.records.length, ack: () => acked });
     }
   }
 

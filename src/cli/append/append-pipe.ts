@@ -11,7 +11,7 @@ import { SvcError } from "../../errors.js";
 import { checkRecord, RecordInputError } from "../../format/record-input.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import { resolveMatch, type Conditions } from "../flags/conditions.js";
-import type { AppendTally } from "./append-tally.js";
+import type { AppendTally, Sized } from "./append-tally.js";
 import type { Batch } from "./batcher.js";
 
 export interface AppenderPlan {
@@ -65,14 +65,15 @@ export class BatchPipe {
     }
     const taken = await this.offer(b);
     if (!taken) return;
-    const { batch, ticket } = taken;
-    if (!ticket) return this.tally.planned(batch);
-    this.tally.sent(batch);
-    if (this.match !== undefined) this.match += batch.records.length;
-    const done = ticket.ack().then((ack) => {
-      this.tally.acked(ack, batch);
+    // What the tally needs, not the batch: its records are garbage once the appender encoded them.
+    const size = sized(taken.batch);
+    if (!taken.ticket) return this.tally.planned(size);
+    this.tally.sent(size);
+    if (this.match !== undefined) this.match += size.count;
+    const done = taken.ticket.ack().then((ack) => {
+      this.tally.acked(ack, size);
       this.onAck(ack);
-    }, (e: unknown) => this.tally.failed(e, batch));
+    }, (e: unknown) => this.tally.failed(e, size));
     this.unsettled.add(done);
     void done.then(() => this.unsettled.delete(done));
   }
@@ -103,8 +104,8 @@ export class BatchPipe {
       } catch (e) {
         const rest = this.withoutBadRecord(e, b);
         if (rest === undefined) {
-          this.tally.sent(b);
-          this.tally.failed(e, b);
+          this.tally.sent(sized(b));
+          this.tally.failed(e, sized(b));
           return undefined;
         }
         if (rest.records.length === 0) return undefined;
@@ -132,6 +133,10 @@ export class BatchPipe {
     }
     return undefined;
   }
+}
+
+function sized(b: Batch): Sized {
+  return { count: b.records.length, bytes: b.bytes };
 }
 
 /** What is wrong with one record, in the words of an input error, or undefined. */

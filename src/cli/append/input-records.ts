@@ -6,7 +6,6 @@
  * record it refused). Aborting the signal stops reading at once (stdin is destroyed so a
  * pending read ends); records already parsed are still yielded.
  */
-import { close, open as openFile, read } from "node:fs";
 import { SvcError } from "../../errors.js";
 import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
 import {
@@ -15,6 +14,7 @@ import {
 } from "../../format/record-input.js";
 import { RecordSplitter, type Segment } from "../../format/record-split.js";
 import { LIMITS, type AppendRecord, type Header } from "../../types.js";
+import { fileChunks } from "./file-chunks.js";
 
 export interface Parsed {
   readonly record: AppendRecord;
@@ -67,42 +67,6 @@ function open(file: string): { stream: Input; name: string } {
 type Make = (bytes: Buffer, line: number) => Parsed | undefined;
 type Input = AsyncIterable<Buffer | string> & { destroy(): void };
 
-/**
- * A file's bytes in chunks of up to 256 KiB, read with fs.read. Not fs.createReadStream: its
- * first use loads a dozen stream modules, 5-10 ms of a one-shot `svc append -i FILE` (issue 13).
- * `destroy` closes the file once no read is in flight; reading then ends.
- */
-function fileChunks(path: string): Input {
-  let fd: number | undefined;
-  let reading = false;
-  let done = false;
-  const closeNow = (): void => {
-    if (fd !== undefined) close(fd, () => undefined);
-    fd = undefined;
-  };
-  return {
-    async *[Symbol.asyncIterator]() {
-      fd = await new Promise<number>((resolve, reject) => openFile(path, "r", (e, f) => (e ? reject(e) : resolve(f))));
-      try {
-        while (!done) {
-          const buf = Buffer.allocUnsafe(256 * 1024);
-          reading = true;
-          const n = await new Promise<number>((resolve, reject) => read(fd!, buf, 0, buf.length, null, (e, k) => (e ? reject(e) : resolve(k))))
-            .finally(() => { reading = false; });
-          if (n === 0 || done) return;
-          yield n === buf.length ? buf : buf.subarray(0, n);
-        }
-      } finally {
-        done = true;
-        closeNow();
-      }
-    },
-    destroy() {
-      done = true;
-      if (!reading) closeNow();
-    },
-  };
-}
 /** Records still allowed by `maxRecords`, shared across files. */
 interface Budget { left: number }
 

@@ -143,7 +143,7 @@ describe("cli/data > tally", () => {
   it("says 1 record, ranges end-exclusive, and gives a JSON summary", () => {
     const t = new AppendTally();
     expect(t.knownState("svc://b/s")).toBe("no batch was acknowledged");
-    t.acked({ start: pos(4), end: pos(5), tail: pos(5) }, batch(1, 12));
+    t.acked({ start: pos(4), end: pos(5), tail: pos(5) }, { count: 1, bytes: 12 });
     expect(t.knownState("svc://b/s")).toBe("Acknowledged: 1 record, seq 4..5, end exclusive; last acked position 5");
     expect(t.summary()).toMatch(/^appended 1 record \(12 B\) first 4 last 4 in /);
     expect(t.toJson(false)).toMatchObject({ records: 1, bytes: 12, start: 4, end: 5, tail: { seq_num: 5, timestamp: 1005 } });
