@@ -86,7 +86,7 @@ async function accessProbes(client: SvcClient, plan: PingPlan): Promise<AccessPr
   const stream = basin.stream(plan.stream);
   out.push(await probe("get-stream-config", uri, () => basin.streams.getConfig(plan.stream!)));
   out.push(await probe("check-tail", uri, () => stream.checkTail()));
-  out.push(await probe("read", uri, () => stream.read({ seqNum: 0 }, { count: 1, wait: 0, clamp: true })));
+  out.push(await probe("read", uri, () => stream.readBatch({ seqNum: 0 }, { count: 1, wait: 0, clamp: true })));
   return out;
 }
 

@@ -1,7 +1,8 @@
 /**
- * An append session (protocol.md §6.5, §6.7; reliability.md §2.f): inputs are pipelined over
- * one exchange within a budget of unacknowledged metered bytes, and acks are paired with
- * inputs first-in first-out.
+ * The append session lane of the appender (appender.ts; protocol.md §6.5, §6.7;
+ * reliability.md §2.f): inputs are pipelined over one exchange as the appender hands them
+ * over (already validated, within its budget of unacknowledged bytes), and acks are paired
+ * with inputs first-in first-out.
  *
  * Failure handling never re-sends what may have been applied:
  * - `server_draining` (terminal 503): the server acked everything it accepted, so the unacked
@@ -16,20 +17,17 @@
  * `retries` times, or for `reconnectBudgetMs` after the server itself asked us to reconnect.
  * A session that never started fails its inputs as "nothing was appended".
  */
-import { SvcError, clientError, clientFail } from "../errors.js";
+import { SvcError, clientError } from "../errors.js";
 import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../types.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
 import type { SessionExchange } from "../transport/session.js";
 import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
-import { checkAppendInput } from "../rules/records.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
 import { clientTestFault } from "./test-fault.js";
 
 export interface AppendSessionOptions {
-  /** Unacknowledged metered bytes allowed in flight (default 5 MiB, like the SDKs). */
-  maxInflightBytes?: number;
   /** Compression for our frames; the server's is negotiated by the opener's Accept-Encoding. */
   compression?: Compression;
   /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long (default 30 s). */
@@ -42,9 +40,15 @@ export interface AppendSessionOptions {
   onReconnect?: (reason: string) => void;
 }
 
+/**
+ * An input as the session keeps it: its frame, encoded when it was handed over (so its
+ * records are garbage at once, not while it waits for a write or an ack), and what its ack is
+ * checked against. A re-send after `server_draining` writes the same frame again.
+ */
 interface Entry {
-  input: AppendInput;
-  bytes: number;
+  frame: Promise<Uint8Array>;
+  records: number;
+  matchSeqNum: number | undefined;
   resolve: (ack: AppendAck) => void;
   reject: (err: SvcError) => void;
 }
@@ -52,7 +56,6 @@ interface Entry {
 interface Connection {
   exchange: SessionExchange;
   inflight: Entry[];
-  inflightBytes: number;
   /** No more inputs may be written (reconnect advised, draining or closing). */
   draining: boolean;
   closed: boolean;
@@ -78,7 +81,6 @@ export class AppendSession {
 
   constructor(private readonly open: OpenExchange, opts: AppendSessionOptions = {}) {
     this.opts = {
-      maxInflightBytes: opts.maxInflightBytes ?? 5 * 1024 * 1024,
       compression: opts.compression ?? "none",
       ackTimeoutMs: opts.ackTimeoutMs ?? 30_000,
       retries: opts.retries ?? 2,
@@ -87,23 +89,17 @@ export class AppendSession {
     };
   }
 
-  /** Bytes submitted but not yet acknowledged (queued or in flight). */
-  get pendingBytes(): number {
-    return this.queue.reduce((n, e) => n + e.bytes, 0) + (this.conn?.inflightBytes ?? 0);
-  }
-
-  /** Queues one input; resolves with its ack. Validation errors reject before anything is sent. */
-  submit(input: AppendInput): Promise<AppendAck> {
+  /**
+   * Queues one input (the appender validated it and bounds what is unacknowledged); resolves
+   * with its ack. Inputs go out in the order they are sent, each as soon as a session can take it.
+   */
+  send(input: AppendInput): Promise<AppendAck> {
     return new Promise<AppendAck>((resolve, reject) => {
       if (this.failure) return reject(notApplied(this.failure));
       if (this.closing) return reject(clientError("usage", "the append session is closed"));
-      let bytes: number;
-      try {
-        bytes = checkAppendInput(input, clientFail("bad_input"));
-      } catch (e) {
-        return reject(e as SvcError);
-      }
-      this.queue.push({ input, bytes, resolve, reject });
+      const frame = frameEncoded((reserve) => encodeAppendInput(input, reserve), this.opts.compression);
+      frame.catch(() => undefined); // awaited by the pump, which fails the session with it
+      this.queue.push({ frame, records: input.records.length, matchSeqNum: input.matchSeqNum, resolve, reject });
       this.poke();
       void this.pump();
     });
@@ -136,16 +132,22 @@ export class AppendSession {
         const conn = await this.usableConnection();
         if (!conn) break;
         const entry = this.queue[0]!;
-        if (conn.inflight.length > 0 && conn.inflightBytes + entry.bytes > this.opts.maxInflightBytes) {
-          await this.changed();
-          continue;
+        let frame: Uint8Array;
+        try {
+          frame = await entry.frame;
+        } catch (e) {
+          const err = e instanceof SvcError ? e : clientError("too_large", String(e), e);
+          this.queue.shift();
+          entry.reject(err);
+          this.fail(err);
+          break;
         }
+        // Encoding may have taken a turn (compression): the connection or the queue may have moved on.
+        if (this.failure || conn.draining || conn.closed || this.queue[0] !== entry) continue;
         this.queue.shift();
         conn.inflight.push(entry);
-        conn.inflightBytes += entry.bytes;
         // An ack is now owed: bound the wait for it (acks re-arm the bound while more are owed).
         if (conn.inflight.length === 1) conn.armAckTimer();
-        const frame = await frameEncoded((reserve) => encodeAppendInput(entry.input, reserve), this.opts.compression);
         await conn.exchange.write(frame).catch(() => undefined); // the reader reports the failure
       }
     } finally {
@@ -184,7 +186,7 @@ export class AppendSession {
   }
 
   private attach(exchange: SessionExchange): Connection {
-    const conn: Connection = { exchange, inflight: [], inflightBytes: 0, draining: false, closed: false, done: Promise.resolve(), armAckTimer: () => undefined };
+    const conn: Connection = { exchange, inflight: [], draining: false, closed: false, done: Promise.resolve(), armAckTimer: () => undefined };
     conn.done = this.read(conn).finally(() => {
       // The server ended its side: end ours, so the stream (and a draining server) can close.
       conn.exchange.end();
@@ -237,13 +239,12 @@ export class AppendSession {
   private onAck(conn: Connection, ack: AppendAck): void {
     const entry = conn.inflight.shift();
     if (!entry) throw clientError("protocol", "the server sent an ack with no input in flight");
-    conn.inflightBytes -= entry.bytes;
-    const n = entry.input.records.length;
+    const n = entry.records;
     const problem =
       ack.end.seqNum - ack.start.seqNum !== n ? `covers ${ack.end.seqNum - ack.start.seqNum} records, the input had ${n}`
       : ack.end.seqNum <= this.lastEnd ? `end ${ack.end.seqNum} does not advance past ${this.lastEnd}`
       : ack.tail.seqNum < ack.end.seqNum ? `tail ${ack.tail.seqNum} is before end ${ack.end.seqNum}`
-      : entry.input.matchSeqNum !== undefined && ack.start.seqNum !== entry.input.matchSeqNum ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.input.matchSeqNum}`
+      : entry.matchSeqNum !== undefined && ack.start.seqNum !== entry.matchSeqNum ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.matchSeqNum}`
       : undefined;
     if (problem) {
       const err = clientError("protocol", `invalid ack from the server: ${problem}`);
@@ -271,7 +272,6 @@ export class AppendSession {
   /** Puts the inputs in flight on `conn` back at the head of the queue, for the next connection. */
   private resendOnNewConnection(conn: Connection): void {
     this.queue.unshift(...conn.inflight.splice(0));
-    conn.inflightBytes = 0;
     this.advised = true;
   }
 
@@ -281,7 +281,6 @@ export class AppendSession {
     if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
     const unknown = new SvcError({ code: err.code, message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`, origin: err.origin, status: err.status, retryable: false, sideEffects: true, cause: err });
     for (const e of conn.inflight.splice(0)) e.reject(unknown);
-    conn.inflightBytes = 0;
     this.fail(unknown, true, conn);
   }
 

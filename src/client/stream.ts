@@ -1,7 +1,10 @@
 /**
- * One stream's data plane, unary calls only (B7–B9): check-tail, append, read.
- * JSON bodies use `svc-format: base64` so that arbitrary bytes survive; protobuf is optional
- * and loaded lazily (management commands never load protobufjs).
+ * One stream's data plane (B7–B9): check-tail; `append` and `readBatch`, one unary request
+ * each; `appender`, the one way to append many inputs (appender.ts: backpressure, order,
+ * session or unary); `read`, the one way to read (events over a session, SSE or unary reads,
+ * resumed inside the client, with nothing repeated or skipped). JSON bodies use
+ * `svc-format: base64` so that arbitrary bytes survive; protobuf and the session code load
+ * lazily (management commands never load them).
  */
 import { clientError, clientFail } from "../errors.js";
 import type { AppendAck, AppendInput, ReadBatch, ReadLimits, ReadStart, StreamPosition } from "../types.js";
@@ -10,12 +13,25 @@ import type { Caller } from "./caller.js";
 import { query, seg, type BasinRoute } from "./endpoints.js";
 import { checkName } from "../rules/names.js";
 import { checkAppendInput } from "../rules/records.js";
-import type { AppendSession, AppendSessionOptions } from "./append-session.js";
-import type { ReadEvent, ReadSessionOptions as FullReadOptions } from "./read-session.js";
+import type { AppendSessionOptions } from "./append-session.js";
+import type { Appender, AppenderOptions, AppendLane } from "./appender.js";
+import type { ReadEvent, ReadSessionOptions } from "./read-session.js";
 import type { OpenExchange } from "./session-frames.js";
+import type { ReadOnce } from "./unary-read.js";
+
+export type ReadTransport = "session" | "sse" | "unary";
 
 /** Per-read options; retries and the outage notices come from the client's settings. */
-export type ReadSessionOptions = Omit<FullReadOptions, "start" | "limits">;
+export interface ReadOptions extends Omit<ReadSessionOptions, "start" | "limits"> {
+  /** session (framed protobuf; default), sse, or unary (a loop of unary reads). */
+  transport?: ReadTransport;
+}
+
+/**
+ * Per-appender options; compression, the ack idle bound and connect retries come from the
+ * client's settings (caller.ts), and may be set here for this appender.
+ */
+export type StreamAppenderOptions = AppenderOptions & AppendSessionOptions;
 
 export type UnaryEncoding = "json" | "protobuf";
 
@@ -41,6 +57,11 @@ export class StreamClient {
   /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
   async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
     checkAppendInput(input, clientFail("bad_input"));
+    return this.sendAppend(input, opts);
+  }
+
+  /** A unary append of an input already judged (the appender's unary lane). */
+  private async sendAppend(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({
@@ -56,8 +77,8 @@ export class StreamClient {
     return appendAckFromJson(res.data);
   }
 
-  /** Unary read: at most 1000 records / 1 MiB per call. */
-  async read(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
+  /** One unary read: at most 1000 records / 1 MiB per call. */
+  async readBatch(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
     const s = start as { seqNum?: number; timestamp?: number; tailOffset?: number };
     const q = query({
       seq_num: s.seqNum, timestamp: s.timestamp, tail_offset: s.tailOffset,
@@ -78,29 +99,46 @@ export class StreamClient {
   }
 
   /**
-   * An append session over HTTP/2 (pipelined, acks in order; see append-session.ts), with the
-   * client's timeout as the ack idle bound and its retries for connecting.
-   * The session code and protobufjs load only here, never for management commands.
+   * The appender of this stream (appender.ts): `submit` checks each input, applies
+   * backpressure and sends it over the transport chosen (session by default). The session
+   * code and protobufjs load only when a session may be used.
    */
-  async appendSession(opts: AppendSessionOptions = {}): Promise<AppendSession> {
+  async appender(opts: StreamAppenderOptions = {}): Promise<Appender> {
+    const { Appender } = await import("./appender.js");
+    const { UnaryAppends } = await import("./unary-appends.js");
+    const { transport, maxInflightBytes, ...sessionOpts } = opts;
+    const own: AppenderOptions = { ...(transport ? { transport } : {}), ...(maxInflightBytes !== undefined ? { maxInflightBytes } : {}) };
+    const unary = (): AppendLane => new UnaryAppends((input) => this.sendAppend(input));
+    if (transport === "unary") return new Appender({ unary }, own);
     const { AppendSession } = await import("./append-session.js");
     const { compression, ackTimeoutMs, retries } = this.caller.policy;
-    return new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...opts });
+    const session = (): AppendLane => new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...sessionOpts });
+    return new Appender({ session, unary }, own);
   }
 
-  /** A read session that resumes across disconnects with no duplicate or gap (read-session.ts). */
-  async *readSession(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
-    const { readSession } = await import("./read-session.js");
-    yield* readSession(this.sessionOpener(true), this.readOptions(start, limits, opts));
+  /**
+   * Reads `start`..`limits` as one sequence of events, whatever the transport: a framed read
+   * session (default), SSE, or unary reads. Resumed inside the client after a cut, a retryable
+   * error or the server's advice, with no record repeated or skipped; a follow read waits for
+   * a server that went away. A batch that cannot be decrypted with the key given is read on
+   * record by record, so every record before it is delivered (read-salvage.ts).
+   */
+  async *read(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadOptions = {}): AsyncGenerator<ReadEvent> {
+    const { transport = "session", ...rest } = opts;
+    const once = (s: ReadStart, l: ReadLimits): Promise<ReadBatch> => this.readBatch(s, l);
+    const { salvageDecryptable } = await import("./read-salvage.js");
+    yield* salvageDecryptable(await this.events(transport, this.readOptions(start, limits, rest), once), once, start, limits);
   }
 
-  /** The same read over SSE (protocol.md §6.9), resumed with Last-Event-ID. */
-  async *sseReadSession(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
-    const { sseReadSession } = await import("./sse-read.js");
-    yield* sseReadSession(this.sessionOpener(false), this.readOptions(start, limits, opts));
+  private async events(transport: ReadTransport, opts: ReadSessionOptions, once: ReadOnce): Promise<AsyncGenerator<ReadEvent>> {
+    switch (transport) {
+      case "session": return (await import("./read-session.js")).readSession(this.sessionOpener(true), opts);
+      case "sse": return (await import("./sse-read.js")).sseReadSession(this.sessionOpener(false), opts);
+      case "unary": return (await import("./unary-read.js")).unaryRead(once, opts);
+    }
   }
 
-  private readOptions(start: ReadStart, limits: ReadLimits, opts: ReadSessionOptions): FullReadOptions {
+  private readOptions(start: ReadStart, limits: ReadLimits, opts: Omit<ReadOptions, "transport">): ReadSessionOptions {
     const uri = `svc://${this.basin}/${this.name}`;
     return {
       retries: this.caller.policy.retries,

@@ -57,12 +57,11 @@ async function session(lite, token) {
   const client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: token });
   const stream = client.basin(BASIN).stream(`s${++streamNo}`);
   const count = Math.ceil((SESSION_MIB * MIB) / (1000 * 1024));
-  const s = await stream.appendSession({ maxInflightBytes: 8 * MIB });
+  const s = await stream.appender({ maxInflightBytes: 8 * MIB });
   const t0 = performance.now();
   const acks = [];
   for (let i = 0; i < count; i++) {
-    acks.push(s.submit(input));
-    if (s.pendingBytes > 8 * MIB) await acks[acks.length - 1 - Math.floor(acks.length / 2)];
+    acks.push((await s.submit(input)).ack()); // submit waits while 8 MiB are unacknowledged
   }
   await Promise.all(acks);
   await s.close();

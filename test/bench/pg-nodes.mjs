@@ -47,11 +47,11 @@ const batch100 = { records: Array.from({ length: 100 }, () => record) };
 
 /** Keeps up to `depth` batches in flight on one session until `until`; returns records acked. */
 async function pump(stream, until, depth = 8) {
-  const session = await stream.appendSession({ maxInflightBytes: 8 * MIB });
+  const session = await stream.appender({ maxInflightBytes: 8 * MIB });
   let acked = 0;
   const inflight = new Set();
   while (performance.now() < until) {
-    const p = session.submit(batch100).then(() => { acked += 100; inflight.delete(p); });
+    const p = session.append(batch100).then(() => { acked += 100; inflight.delete(p); });
     inflight.add(p);
     if (inflight.size >= depth) await Promise.race(inflight);
   }
@@ -160,7 +160,7 @@ async function followLatency(url, admin) {
     const abort = new AbortController();
     const reading = (async () => {
       try {
-        for await (const ev of clientFor(b).basin("follow-latency").stream("f").readSession({ seqNum: 0 }, {}, { signal: abort.signal })) {
+        for await (const ev of clientFor(b).basin("follow-latency").stream("f").read({ seqNum: 0 }, {}, { signal: abort.signal })) {
           if (ev.type !== "batch") continue;
           const now = performance.now();
           for (const r of ev.records) if (r.seqNum % 64 === 0 && !delivered.has(r.seqNum)) delivered.set(r.seqNum, now);
@@ -169,14 +169,14 @@ async function followLatency(url, admin) {
     })();
     const input = { records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })) };
     const intervalMs = ((64 * 1024) / (10 * MIB)) * 1000;
-    const session = await clientFor(a).basin("follow-latency").stream("f").appendSession();
+    const session = await clientFor(a).basin("follow-latency").stream("f").appender();
     const start = performance.now();
     const pending = [];
     for (let i = 0; performance.now() - start < SECS * 1000; i++) {
       const wait = start + i * intervalMs - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       // Keyed by the first seq num of the batch: the time its ack arrived on A.
-      pending.push(session.submit(input).then((ack) => acked.set(ack.start.seqNum, performance.now())));
+      pending.push(session.append(input).then((ack) => acked.set(ack.start.seqNum, performance.now())));
     }
     await Promise.all(pending);
     await session.close();

@@ -123,11 +123,11 @@ const record = { headers: [], body: new Uint8Array(1024 - 8).fill(0x61) };
 const batch100 = { records: Array.from({ length: 100 }, () => record) };
 
 async function pump(stream, until, depth) {
-  const session = await stream.appendSession({ maxInflightBytes: 8 * MIB });
+  const session = await stream.appender({ maxInflightBytes: 8 * MIB });
   let acked = 0;
   const inflight = new Set();
   while (performance.now() < until) {
-    const p = session.submit(batch100).then(() => { acked += 100; inflight.delete(p); });
+    const p = session.append(batch100).then(() => { acked += 100; inflight.delete(p); });
     inflight.add(p);
     if (inflight.size >= depth) await Promise.race(inflight);
   }

@@ -103,6 +103,7 @@ function scenarios(f) {
   const la = f["lite-append"] ?? {};
   const lb = f["lite-lmdb-baseline"] ?? {};
   const ct = f["cli-throughput"] ?? {};
+  const caf = f["cli-append-file"] ?? {};
   const sc = f.scenarios ?? {};
   const startup = (env, k, base = "node_e_0") => row(env[k]?.median_ms, env[base]?.median_ms, "<= 1.5");
   return {
@@ -139,6 +140,10 @@ function scenarios(f) {
       fresh_process_floor: row(ct.bare_append_mib_s, se.append_session_1kib?.mib_s, "recorded", { unit: "MiB/s of a fresh process sending ready-made frames (lib/bare-session.mjs); baseline the append session" }),
       vs_fresh_process_floor: row(ct.append_mib_s, ct.bare_append_mib_s, "recorded"),
       steady_state: row(ct.steady_append_mib_s, se.append_session_1kib?.mib_s, "recorded", { unit: "MiB/s of svc append once running: the extra bytes of a 4x longer file over the extra time (fixed costs cancel); baseline the append session" }),
+    }),
+    cli_append_file_vs_unary_c4: row(caf.svc_append_mib_s, caf.unary_protobuf_c4_mib_s, ">= 0.8", {
+      unit: "MiB/s; a fresh `svc append -i FILE` process (256 MiB of 1 KiB lines) against 4 concurrent unary protobuf appends of the same records, each on a fresh lite (cli-append-file.mjs)",
+      round_ratios: caf.round_ratios,
     }),
     cli_read_devnull: row(ct.read_mib_s, se.read_session_catchup_1kib?.mib_s, ">= 0.8", {
       unit: "MiB/s; baseline the read session; no NODE_EXTRA_CA_CERTS",

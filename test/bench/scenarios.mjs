@@ -41,12 +41,11 @@ function jsonLogBody(i) {
 async function sessionRate(stream, mib, bodyOf, compression = "none") {
   const inputs = Array.from({ length: 8 }, (_, k) => ({ records: Array.from({ length: 1000 }, (_, i) => ({ headers: [], body: bodyOf(k * 1000 + i) })) }));
   const count = Math.ceil((mib * MIB) / (1024 * 1000));
-  const session = await stream.appendSession({ maxInflightBytes: 8 * MIB, compression });
+  const session = await stream.appender({ maxInflightBytes: 8 * MIB, compression });
   const t0 = performance.now();
   const acks = [];
   for (let i = 0; i < count; i++) {
-    acks.push(session.submit(inputs[i % inputs.length]));
-    if (session.pendingBytes > 8 * MIB) await acks[acks.length - 1 - Math.floor(acks.length / 2)];
+    acks.push((await session.submit(inputs[i % inputs.length])).ack()); // submit waits while 8 MiB are unacknowledged
   }
   await Promise.all(acks);
   await session.close();
@@ -60,10 +59,10 @@ async function smallAppends(basin, prefix, sessions, inflight) {
   let n = 0;
   await Promise.all(Array.from({ length: sessions }, async (_, s) => {
     await basin.streams.create(`${prefix}-${s}`);
-    const session = await basin.stream(`${prefix}-${s}`).appendSession();
+    const session = await basin.stream(`${prefix}-${s}`).appender();
     await Promise.all(Array.from({ length: inflight }, async () => {
       while (performance.now() < until) {
-        await session.submit({ records: [{ headers: [], body }] });
+        await session.append({ records: [{ headers: [], body }] });
         n++;
       }
     }));
@@ -143,7 +142,7 @@ async function followedStreams(basin, prefix, n) {
   await Promise.all(Array.from({ length: n }, (_, s) => basin.streams.create(`${prefix}-${s}`)));
   const readers = Array.from({ length: n }, async (_, s) => {
     try {
-      for await (const ev of basin.stream(`${prefix}-${s}`).readSession({ seqNum: 0 }, {}, { signal: stop.signal })) {
+      for await (const ev of basin.stream(`${prefix}-${s}`).read({ seqNum: 0 }, {}, { signal: stop.signal })) {
         if (ev.type !== "batch") continue;
         const now = performance.now();
         for (const r of ev.records) { lat.push(now - Buffer.from(r.body).readDoubleBE(0)); delivered++; }
@@ -154,12 +153,12 @@ async function followedStreams(basin, prefix, n) {
   });
   await sleep(200);
   await Promise.all(Array.from({ length: n }, async (_, s) => {
-    const session = await basin.stream(`${prefix}-${s}`).appendSession();
+    const session = await basin.stream(`${prefix}-${s}`).appender();
     await sleep(Math.random() * 50);
     while (performance.now() < until) {
       const body = Buffer.alloc(256);
       body.writeDoubleBE(performance.now(), 0);
-      await session.submit({ records: [{ headers: [], body }] });
+      await session.append({ records: [{ headers: [], body }] });
       written++;
       await sleep(50);
     }

@@ -33,12 +33,11 @@ function batches(recordBytes, totalBytes) {
 
 async function appendThroughput(stream, recordBytes, totalMiB = TOTAL_MIB) {
   const { input, count, perBatch } = batches(recordBytes, totalMiB * MIB);
-  const session = await stream.appendSession({ maxInflightBytes: 8 * MIB });
+  const session = await stream.appender({ maxInflightBytes: 8 * MIB });
   const t0 = performance.now();
   const acks = [];
   for (let i = 0; i < count; i++) {
-    acks.push(session.submit(input));
-    if (session.pendingBytes > 8 * MIB) await acks[acks.length - 1 - Math.floor(acks.length / 2)];
+    acks.push((await session.submit(input)).ack()); // submit waits while 8 MiB are unacknowledged
   }
   await Promise.all(acks);
   await session.close();
@@ -51,7 +50,7 @@ async function readThroughput(stream, expected) {
   const t0 = performance.now();
   let n = 0;
   let bytes = 0;
-  for await (const ev of stream.readSession({ seqNum: 0 }, { wait: 0 })) {
+  for await (const ev of stream.read({ seqNum: 0 }, { wait: 0 })) {
     if (ev.type !== "batch") continue;
     n += ev.records.length;
     for (const r of ev.records) bytes += r.body.length;
@@ -66,7 +65,7 @@ async function ackLatency(stream) {
   const batchBytes = 64 * 1024;
   const input = { records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })) };
   const intervalMs = (batchBytes / rate) * 1000;
-  const session = await stream.appendSession();
+  const session = await stream.appender();
   const latencies = [];
   const start = performance.now();
   const pending = [];
@@ -75,7 +74,7 @@ async function ackLatency(stream) {
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const t = performance.now();
-    pending.push(session.submit(input).then(() => latencies.push(performance.now() - t)));
+    pending.push(session.append(input).then(() => latencies.push(performance.now() - t)));
   }
   await Promise.all(pending);
   await session.close();

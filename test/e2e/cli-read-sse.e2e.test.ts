@@ -66,7 +66,7 @@ describe("svc read --transport sse", () => {
     const seen: number[] = [];
     let reconnects = 0;
     try {
-      for await (const ev of client.basin(basin).stream("s").sseReadSession({ seqNum: 0 }, { count: RECORDS }, { onReconnect: () => reconnects++ })) {
+      for await (const ev of client.basin(basin).stream("s").read({ seqNum: 0 }, { count: RECORDS }, { transport: "sse", onReconnect: () => reconnects++ })) {
         if (ev.type === "batch") seen.push(...ev.records.map((r) => r.seqNum));
       }
     } finally {

@@ -78,7 +78,7 @@ function check(records: SequencedRecord[], seqs: number[]): void {
 
 async function sessionRead(stream: string, start: number, limits: ReadLimits): Promise<SequencedRecord[][]> {
   const batches: SequencedRecord[][] = [];
-  for await (const ev of client.basin(basin).stream(stream).readSession({ seqNum: start }, { ...limits, wait: 0 })) {
+  for await (const ev of client.basin(basin).stream(stream).read({ seqNum: start }, { ...limits, wait: 0 })) {
     if (ev.type === "batch" && ev.records.length > 0) batches.push(ev.records);
   }
   return batches;
@@ -110,7 +110,7 @@ describe("catch-up from stored batches", () => {
     for (const [k, start] of STARTS.entries()) {
       const limits: ReadLimits = [{}, { count: 1 }, { count: 1500 }, { bytes: 70_000 }, { bytes: 1_500_000, count: 1200 }][k % 5]!;
       check((await sessionRead("s", start, limits)).flat(), want(start, limits));
-      const unary = await stream.read({ seqNum: start }, limits);
+      const unary = await stream.readBatch({ seqNum: start }, limits);
       const seqs = want(start, { count: Math.min(limits.count ?? 1000, 1000), bytes: Math.min(limits.bytes ?? 1024 * 1024, 1024 * 1024) });
       check(unary.records, seqs);
     }

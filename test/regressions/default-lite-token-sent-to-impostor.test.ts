@@ -86,7 +86,7 @@ describe("the root token found in lite's default data dir", () => {
     const url = await impostor(true, proof);
     const c = client(url, lite.token);
     const s = c.basin("impostor-basin").stream("s");
-    const e = await (async () => { for await (const _ of s.readSession({ seqNum: 0 }, { count: 1 })) break; })().catch((err: unknown) => err);
+    const e = await (async () => { for await (const _ of s.read({ seqNum: 0 }, { count: 1 })) break; })().catch((err: unknown) => err);
     await c.close();
     expectSvcError(e, "unverified_server");
     expect(captured).toEqual([]);
@@ -97,13 +97,13 @@ describe("the root token found in lite's default data dir", () => {
     const basin = uniqueBasin("proof");
     await c.basins.create(basin, { config: { create_stream_on_append: true } });
     const s = c.basin(basin).stream("s");
-    const session = await s.appendSession();
-    await session.submit({ records: [{ headers: [], body: Buffer.from("one") }] });
+    const session = await s.appender();
+    await session.append({ records: [{ headers: [], body: Buffer.from("one") }] });
     await session.close();
     await s.append({ records: [{ headers: [], body: Buffer.from("two") }] });
     const bodies: string[] = [];
-    for await (const ev of s.readSession({ seqNum: 0 }, { count: 2 })) if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
-    for await (const ev of s.sseReadSession({ seqNum: 0 }, { count: 2 })) if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
+    for await (const ev of s.read({ seqNum: 0 }, { count: 2 })) if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
+    for await (const ev of s.read({ seqNum: 0 }, { count: 2 }, { transport: "sse" })) if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
     await c.close();
     expect(bodies).toEqual(["one", "two", "one", "two"]);
   });

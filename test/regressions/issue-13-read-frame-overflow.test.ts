@@ -43,7 +43,7 @@ const appendRaw = (stream: string, records: AppendRecord[]) => liteClient(lite).
 /** Every record a read session delivers from `seqNum` until `count` records came. */
 async function sessionRead(stream: string, seqNum: number, count: number): Promise<{ seqNum: number; headers: number; body: string }[]> {
   const out: { seqNum: number; headers: number; body: string }[] = [];
-  for await (const ev of client.basin(basin).stream(stream).readSession({ seqNum }, { count, wait: 10 }) as AsyncGenerator<ReadEvent>) {
+  for await (const ev of client.basin(basin).stream(stream).read({ seqNum }, { count, wait: 10 }) as AsyncGenerator<ReadEvent>) {
     if (ev.type !== "batch") continue;
     for (const r of ev.records) out.push({ seqNum: r.seqNum, headers: r.headers.length, body: new TextDecoder().decode(r.body) });
   }

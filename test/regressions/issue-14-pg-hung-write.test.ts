@@ -50,8 +50,8 @@ describe("lite on PostgreSQL when the database stops answering", () => {
     // A session: its stream was looked up when it started, so what follows touches only the
     // write pool (a unary append would first re-read the stream through the read connection,
     // which has its own bound).
-    const session = await s.appendSession({ ackTimeoutMs: 60_000 });
-    expect((await session.submit(one("session"))).end.seqNum).toBe(2);
+    const session = await s.appender({ ackTimeoutMs: 60_000 });
+    expect((await session.append(one("session"))).end.seqNum).toBe(2);
     // Its announcement (a NOTIFY through the pool) done, the next statement goes out on an
     // established pool connection: the case with no bound at all before the fix.
     await new Promise((r) => setTimeout(r, 300));
@@ -59,7 +59,7 @@ describe("lite on PostgreSQL when the database stops answering", () => {
     proxy!.blackHole();
     const t0 = Date.now();
     const outcome = await Promise.race([
-      session.submit(one("in doubt")).then(() => "acked", (e: unknown) => e),
+      session.append(one("in doubt")).then(() => "acked", (e: unknown) => e),
       new Promise((r) => setTimeout(() => r("no answer in 20 s"), 20_000)),
     ]);
     const waited = Date.now() - t0;
@@ -79,7 +79,7 @@ describe("lite on PostgreSQL when the database stops answering", () => {
       acked = await s.append(one(text)).then((a) => ({ text, end: a.end.seqNum }), async () => { await new Promise((r) => setTimeout(r, 250)); return undefined; });
     }
     expect(acked, "an append succeeds once the database answers").toBeDefined();
-    const got = (await s.read({ seqNum: 0 }, { count: 100 })).records.map((r) => dec.decode(r.body));
+    const got = (await s.readBatch({ seqNum: 0 }, { count: 100 })).records.map((r) => dec.decode(r.body));
     expect(got.slice(0, 2)).toEqual(["before", "session"]);
     expect(got[got.length - 1]).toBe(acked!.text);
     expect(got.length).toBe(acked!.end);

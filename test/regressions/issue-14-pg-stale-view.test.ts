@@ -64,8 +64,8 @@ describe("a node with appends in flight on shared storage", () => {
     await admin.connect();
     try {
       await stream(a).append({ records: [rec("a0")] }); // tail 1
-      const session = await stream(b).appendSession({ ackTimeoutMs: 10_000 });
-      expect((await session.submit({ records: [rec("b0")] })).end.seqNum).toBe(2); // B's view: 2
+      const session = await stream(b).appender({ ackTimeoutMs: 10_000 });
+      expect((await session.append({ records: [rec("b0")] })).end.seqNum).toBe(2); // B's view: 2
 
       // B stops hearing about other nodes; A appends: the stored tail is 3, B still thinks 2.
       await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener' AND datname = current_database()");
@@ -78,7 +78,7 @@ describe("a node with appends in flight on shared storage", () => {
       await admin.query("LOCK TABLE svc_tails IN EXCLUSIVE MODE");
       let settledBeforeCommit = true;
       let committed = false;
-      const inflight = session.submit({ records: [rec("b1"), rec("b2")] }).then(() => undefined, (e: SvcError) => e) // B sequences it at 2..4
+      const inflight = session.append({ records: [rec("b1"), rec("b2")] }).then(() => undefined, (e: SvcError) => e) // B sequences it at 2..4
         .finally(() => { settledBeforeCommit = !committed; });
       await new Promise((r) => setTimeout(r, 300));
 

@@ -44,8 +44,8 @@ beforeAll(async () => {
   await svc.basin(BASIN).streams.create("s");
   stream = svc.basin(BASIN).stream("s");
   await stream.append({ records: [rec("warm-unary")] });
-  const warm = await stream.appendSession();
-  await warm.submit({ records: [rec("warm-session")] });
+  const warm = await stream.appender();
+  await warm.append({ records: [rec("warm-session")] });
   await warm.close();
   const url = new URL(cluster.url);
   url.password = PG_PASSWORD;
@@ -68,11 +68,11 @@ describe("an append session whose group statement committed but whose answer was
   it("never reports a stored input as not applied", async () => {
     const before = await storedTail();
     a.proxy!.setDelay(300);
-    const session = await stream.appendSession({ ackTimeoutMs: 30_000, reconnectBudgetMs: 0, retries: 0 });
+    const session = await stream.appender({ ackTimeoutMs: 30_000, reconnectBudgetMs: 0, retries: 0 });
     const busy = stream.append({ records: [rec("busy")] }).catch((e: unknown) => e);
     await sleep(50);
     const inputs = [2, 3, 4].map((n) => ({ records: Array.from({ length: n }, (_, i) => rec(`input${n}-${i}`)) }));
-    const outcomes = inputs.map((input) => session.submit(input).then((ack) => ({ ack, error: undefined }), (error: unknown) => ({ ack: undefined, error })));
+    const outcomes = inputs.map((input) => session.append(input).then((ack) => ({ ack, error: undefined }), (error: unknown) => ({ ack: undefined, error })));
     // Everything stored (1 + 2 + 3 + 4 records): cut every connection before A hears back.
     const deadline = Date.now() + 20_000;
     while ((await storedTail()) < before + 10 && Date.now() < deadline) await sleep(5);
@@ -84,7 +84,7 @@ describe("an append session whose group statement committed but whose answer was
     a.proxy!.setDelay(0);
 
     const stored = new Map<string, number>();
-    const batch = await stream.read({ seqNum: 0 }, { count: 1000 });
+    const batch = await stream.readBatch({ seqNum: 0 }, { count: 1000 });
     for (const r of batch.records) stored.set(new TextDecoder().decode(r.body), r.seqNum);
     const wrong: string[] = [];
     results.forEach(({ ack, error }, k) => {

@@ -53,7 +53,7 @@ describe("svc read --transport sse against a misbehaving server", () => {
     const c = new SvcClient({ accountEndpoint: url, basinEndpoint: url, accessToken: "t0k3n-for-tests", retries: 0 });
     const started = Date.now();
     const e = await (async () => {
-      for await (const _ of c.basin("some-basin").stream("s").sseReadSession({ seqNum: 0 }, { count: 5 }, { heartbeatTimeoutMs: 1_500 })) break;
+      for await (const _ of c.basin("some-basin").stream("s").read({ seqNum: 0 }, { count: 5 }, { transport: "sse", heartbeatTimeoutMs: 1_500 })) break;
     })().catch((err: unknown) => err);
     await c.close();
     expect((e as Error).message).toContain("no message from the server for 1.5 s");

@@ -85,14 +85,14 @@ async function w1(s: StreamClient, tag: string, stop: AbortSignal): Promise<void
 
 /** W2: an append session with up to 8 inputs in flight. */
 async function w2(s: StreamClient, tag: string, stop: AbortSignal): Promise<void> {
-  const session = await s.appendSession({ ackTimeoutMs: 5_000, reconnectBudgetMs: 0 }).catch(() => undefined);
+  const session = await s.appender({ ackTimeoutMs: 5_000, reconnectBudgetMs: 0 }).catch(() => undefined);
   if (!session) return;
   let n = 0;
   const inflight = new Set<Promise<unknown>>();
   let failed = false;
   while (!stop.aborted && !failed) {
     const input: AppendInput = { records: records(`${tag}w2`, n++) };
-    const p = rec.append(2, "a", "session", input, () => session.submit(input)).then((ack) => { if (!ack) failed = true; });
+    const p = rec.append(2, "a", "session", input, () => session.append(input)).then((ack) => { if (!ack) failed = true; });
     inflight.add(p);
     void p.finally(() => inflight.delete(p));
     if (inflight.size >= 8) await Promise.race(inflight);
@@ -139,7 +139,7 @@ async function w4(s: StreamClient, tag: string, st: CycleState, stop: AbortSigna
 
 /** R1/R2: follow a stream with a read session from `from` until the server dies. */
 async function follow(s: StreamClient, name: string, clientId: number, from: number, stop: AbortSignal): Promise<void> {
-  await rec.readSession(clientId, name, from, Infinity, s.readSession({ seqNum: from }, {}, { signal: stop, retries: 0, follow: false }));
+  await rec.readSession(clientId, name, from, Infinity, s.read({ seqNum: from }, {}, { signal: stop, retries: 0, follow: false }));
 }
 
 /**
@@ -345,16 +345,16 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
     })();
     const sessionWriter = (async () => {
       while (!stop.signal.aborted) {
-        const session = await s.appendSession({ ackTimeoutMs: 3_000, reconnectBudgetMs: 0 }).catch(() => undefined);
+        const session = await s.appender({ ackTimeoutMs: 3_000, reconnectBudgetMs: 0 }).catch(() => undefined);
         if (!session) { await new Promise((r) => setTimeout(r, 200)); continue; }
         while (!stop.signal.aborted) {
           const input: AppendInput = { records: records("fz-s", n++) };
-          if (!(await frozen.append(2, "frozen", "session", input, () => session.submit(input)))) break;
+          if (!(await frozen.append(2, "frozen", "session", input, () => session.append(input)))) break;
         }
         void session.close().catch(() => undefined);
       }
     })();
-    const reader = frozen.readSession(5, "frozen", 0, Infinity, s.readSession({ seqNum: 0 }, {}, { signal: stop.signal, heartbeatTimeoutMs: freezeMs - 2_000, retries: 100, follow: false }));
+    const reader = frozen.readSession(5, "frozen", 0, Infinity, s.read({ seqNum: 0 }, {}, { signal: stop.signal, heartbeatTimeoutMs: freezeMs - 2_000, retries: 100, follow: false }));
     await new Promise((r) => setTimeout(r, 1_000));
     process.kill(-lite.pid!, "SIGSTOP");
     await new Promise((r) => setTimeout(r, freezeMs));

@@ -58,7 +58,7 @@ describe("load", () => {
       let next = 0;
       let errors = 0;
       try {
-        for await (const ev of s.readSession({ seqNum: 0 }, {}, { signal: ac.signal })) {
+        for await (const ev of s.read({ seqNum: 0 }, {}, { signal: ac.signal })) {
           if (ev.type !== "batch") continue;
           for (const r of ev.records) { if (r.seqNum !== next) errors++; next = r.seqNum + 1; }
           progress[k] = next;
@@ -69,7 +69,7 @@ describe("load", () => {
       return { next, errors };
     });
     await new Promise((r) => setTimeout(r, 500));
-    const session = await s.appendSession();
+    const session = await s.appender();
     const body = enc.encode("x".repeat(1024));
     const end = Date.now() + FANOUT_SECONDS * 1000;
     let tail = 0;
@@ -79,7 +79,7 @@ describe("load", () => {
       // Pipelined, one 64 KiB batch every 100 ms (≈ 640 KiB/s in, 125 MiB/s out to 200
       // readers): all 200 readers live in this one test process, which is the bottleneck of
       // this machine long before lite is.
-      pending.push(session.submit({ records: Array.from({ length: 64 }, () => ({ headers: [], body })) }).then((ack) => {
+      pending.push(session.append({ records: Array.from({ length: 64 }, () => ({ headers: [], body })) }).then((ack) => {
         acked.set(ack.start.seqNum, Date.now());
         tail = Math.max(tail, ack.end.seqNum);
       }));

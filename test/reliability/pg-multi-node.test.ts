@@ -83,12 +83,12 @@ async function unaryWriter(w: number, withMatch: boolean, stop: () => boolean): 
 
 async function sessionWriter(w: number, stop: () => boolean): Promise<void> {
   while (!stop()) {
-    const session = await stream(nodeFor(w)).appendSession({ ackTimeoutMs: 5_000, reconnectBudgetMs: 0 });
+    const session = await stream(nodeFor(w)).appender({ ackTimeoutMs: 5_000, reconnectBudgetMs: 0 });
     const pending: Promise<boolean>[] = [];
     let failed = false;
     for (let i = 0; i < 200 && !stop() && !failed; i++) {
       const inp = input(w, "s");
-      pending.push(rec.append(w, STREAM, "session", inp, () => session.submit(inp)).then((ack) => { if (!ack) failed = true; return ack !== undefined; }));
+      pending.push(rec.append(w, STREAM, "session", inp, () => session.append(inp)).then((ack) => { if (!ack) failed = true; return ack !== undefined; }));
       if (pending.length % 8 === 0) await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 20))]);
     }
     await Promise.all(pending);
@@ -98,7 +98,7 @@ async function sessionWriter(w: number, stop: () => boolean): Promise<void> {
 
 /** A read session through `node` from `from`: recorded until the node dies or the cycle ends. */
 function reader(client: number, node: number, from: number, signal: AbortSignal): Promise<void> {
-  const events = stream(node).readSession({ seqNum: from }, {}, { signal, retries: 1, follow: false, heartbeatTimeoutMs: 5_000 });
+  const events = stream(node).read({ seqNum: from }, {}, { signal, retries: 1, follow: false, heartbeatTimeoutMs: 5_000 });
   return rec.readSession(client, STREAM, from, Number.MAX_SAFE_INTEGER, events);
 }
 

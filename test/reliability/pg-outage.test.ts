@@ -90,12 +90,12 @@ describe("lite on PostgreSQL when the database goes away", () => {
     const session = (async () => {
       const s = client().basin(BASIN).stream(STREAM);
       while (!stopped) {
-        const sess = await s.appendSession({ ackTimeoutMs: 10_000, reconnectBudgetMs: 0 });
+        const sess = await s.appender({ ackTimeoutMs: 10_000, reconnectBudgetMs: 0 });
         let failed = false;
         const pending: Promise<unknown>[] = [];
         while (!stopped && !failed) {
           const inp = input(1);
-          pending.push(rec.append(1, STREAM, "session", inp, () => noted("session", sess.submit(inp))).then((ack) => { if (!ack) failed = true; }));
+          pending.push(rec.append(1, STREAM, "session", inp, () => noted("session", sess.append(inp))).then((ack) => { if (!ack) failed = true; }));
           if (pending.length >= 4) await Promise.race([Promise.all(pending.splice(0, 2)), sleep(20)]);
           else await sleep(5);
         }
@@ -107,7 +107,7 @@ describe("lite on PostgreSQL when the database goes away", () => {
     const abort = new AbortController();
     let outages = 0;
     let recoveries = 0;
-    const reading = rec.readSession(100, STREAM, 0, Number.MAX_SAFE_INTEGER, client().basin(BASIN).stream(STREAM).readSession({ seqNum: 0 }, {}, {
+    const reading = rec.readSession(100, STREAM, 0, Number.MAX_SAFE_INTEGER, client().basin(BASIN).stream(STREAM).read({ seqNum: 0 }, {}, {
       signal: abort.signal, follow: true, heartbeatTimeoutMs: 20_000,
       onOutage: () => { outages++; }, onRecovered: () => { recoveries++; },
     }));

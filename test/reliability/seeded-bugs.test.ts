@@ -77,7 +77,7 @@ function crash(fault: TestFault | undefined, cycles = 3): Promise<Verdict> {
       const input = (): AppendInput => ({ records: Array.from({ length: 1 + Math.floor(random() * 10) }, (_, i) => ({ headers: [], body: enc.encode(`k|${n}|${i}|${"x".repeat(Math.floor(random() * 500))}`) })) });
       const unary = async (): Promise<void> => { while (!stop.signal.aborted) { n++; const inp = input(); if (!(await rec.append(1, "crash", "unary", inp, () => s.append(inp)))) return; } };
       const tail0 = (await s.checkTail()).seqNum;
-      const work = Promise.all([unary(), unary(), rec.readSession(3, "crash", tail0, Infinity, s.readSession({ seqNum: tail0 }, {}, { signal: stop.signal, retries: 0, follow: false }))]);
+      const work = Promise.all([unary(), unary(), rec.readSession(3, "crash", tail0, Infinity, s.read({ seqNum: tail0 }, {}, { signal: stop.signal, retries: 0, follow: false }))]);
       await new Promise((r) => setTimeout(r, 300 + random() * 700));
       await lite.kill9();
       stop.abort();
@@ -120,14 +120,14 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
       const cutter = setInterval(() => proxy.cutAll(), 150);
       let n = 0;
       while (!stop.aborted) {
-        const session = await s.appendSession({ ackTimeoutMs: 5_000, reconnectBudgetMs: 5_000 }).catch(() => undefined);
+        const session = await s.appender({ ackTimeoutMs: 5_000, reconnectBudgetMs: 5_000 }).catch(() => undefined);
         if (!session) continue;
         let failed = false;
         const inflight = new Set<Promise<unknown>>();
         while (!stop.aborted && !failed) {
           const input: AppendInput = { records: Array.from({ length: 5 }, (_, i) => ({ headers: [], body: enc.encode(`cuts|${n}|${i}|${"y".repeat(200)}`) })) };
           n++;
-          const p = rec.append(1, "cuts", "session", input, () => session.submit(input)).then((ack) => { if (!ack) failed = true; });
+          const p = rec.append(1, "cuts", "session", input, () => session.append(input)).then((ack) => { if (!ack) failed = true; });
           inflight.add(p);
           void p.finally(() => inflight.delete(p));
           if (inflight.size >= 8) await Promise.race(inflight);

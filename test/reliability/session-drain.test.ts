@@ -43,7 +43,7 @@ describe("append sessions across a server drain and restart", () => {
 
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const writers = await Promise.all(Array.from({ length: WRITERS }, () =>
-        stream.appendSession({ reconnectBudgetMs: 30_000, onReconnect: () => reconnects++ })));
+        stream.appender({ reconnectBudgetMs: 30_000, onReconnect: () => reconnects++ })));
       let acked = 0;
       let stopped: Promise<number | null> | undefined;
       let ackedAtSignal = 0;
@@ -52,7 +52,7 @@ describe("append sessions across a server drain and restart", () => {
       writers.forEach((session, w) => {
         for (let i = 0; i < INPUTS; i++) {
           const records = Array.from({ length: RECORDS_PER_INPUT }, (_, j) => ({ headers: [], body: enc.encode(`${cycle}:${w}:${i}:${j}`) }));
-          all.push(session.submit({ records }).then((a) => {
+          all.push(session.append({ records }).then((a) => {
             // SIGTERM from inside the ack callback, once some but far from all inputs are acked.
             if (++acked === WRITERS * 8 && !stopped) { ackedAtSignal = acked; stopped = server.stop(); }
             return a;
@@ -72,7 +72,7 @@ describe("append sessions across a server drain and restart", () => {
     const seen = new Map<string, number>();
     const perWriter = new Map<string, string[]>();
     let total = 0;
-    for await (const ev of stream.readSession({ seqNum: 0 }, { wait: 0 })) {
+    for await (const ev of stream.read({ seqNum: 0 }, { wait: 0 })) {
       if (ev.type !== "batch") continue;
       for (const r of ev.records) {
         const body = dec.decode(r.body);

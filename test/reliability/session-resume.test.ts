@@ -26,11 +26,11 @@ beforeAll(async () => {
   const basin = `resume-${process.pid}`;
   await direct.basins.create(basin);
   await direct.basin(basin).streams.create("s");
-  const session = await direct.basin(basin).stream("s").appendSession();
+  const session = await direct.basin(basin).stream("s").appender();
   const acks = [];
   for (let i = 0; i < RECORDS / PER_BATCH; i++) {
     // 24 random bytes per record: frames barely compress, so cuts land inside them.
-    acks.push(session.submit({ records: Array.from({ length: PER_BATCH }, () => ({ headers: [], body: randomBytes(24) })) }));
+    acks.push(session.append({ records: Array.from({ length: PER_BATCH }, () => ({ headers: [], body: randomBytes(24) })) }));
   }
   await Promise.all(acks);
   await session.close();
@@ -51,7 +51,7 @@ describe("read session through a faulty connection", () => {
   it("delivers every seq num exactly once over 100+ cuts and a black-hole", async () => {
     // Measure one catch-up frame (response headers included) through the proxy.
     const before = proxy.serverBytes;
-    for await (const ev of viaProxy.readSession({ seqNum: 0 }, { count: PER_BATCH })) void ev;
+    for await (const ev of viaProxy.read({ seqNum: 0 }, { count: PER_BATCH })) void ev;
     const frame = proxy.serverBytes - before;
     const budget = (): number => Math.floor(frame * (1.05 + Math.random() * 0.9));
     await proxyClient.close(); // its connections are closed: every one from here on gets a cut budget
@@ -61,7 +61,7 @@ describe("read session through a faulty connection", () => {
     let next = 0;
     let reconnects = 0;
     let holed = false;
-    for await (const ev of viaProxy.readSession({ seqNum: 0 }, { count }, { heartbeatTimeoutMs: 1_500, onReconnect: () => reconnects++ })) {
+    for await (const ev of viaProxy.read({ seqNum: 0 }, { count }, { heartbeatTimeoutMs: 1_500, onReconnect: () => reconnects++ })) {
       if (ev.type !== "batch") continue;
       for (const r of ev.records) {
         if (r.seqNum !== next) throw new Error(`expected seq ${next}, got ${r.seqNum}`);

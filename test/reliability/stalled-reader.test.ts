@@ -46,14 +46,14 @@ describe("a stalled reader", () => {
     const before = rssMiB(lite.pid!);
     let peak = before;
     const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(lite!.pid!)); }, 50);
-    const writer = await stream.appendSession();
+    const writer = await stream.appender();
     const body = new Uint8Array(1024).fill(0x73);
     const input = { records: Array.from({ length: 1000 }, () => ({ headers: [], body })) };
     const acks = [];
     const peaks: number[] = [];
     for (const mib of PHASES_MIB) {
       for (let i = 0; i < (mib * MIB) / (1000 * 1024); i++) {
-        acks.push(writer.submit(input));
+        acks.push(writer.append(input));
         if (acks.length >= 8) await acks[acks.length - 8];
       }
       await Promise.all(acks);

@@ -9,12 +9,12 @@ import { parseHeaderFlag, type InvalidUtf8 } from "../../format/record-input.js"
 import { compileInputTemplate } from "../../format/record-input-template.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { parseTimePoint } from "../../format/record-time.js";
+import type { AppendTransport } from "../../client/appender.js";
 import { LIMITS } from "../../types.js";
 import { handler } from "../action.js";
-import { runAppend, type AppendPlan } from "../data/append-run.js";
-import type { AppendTransport } from "../data/append-sender.js";
-import { addConditionOptions, parseConditions, type ConditionFlags } from "../data/conditions.js";
-import { parseCount, parseMillis, parseSize } from "../data/numbers.js";
+import { runAppend, type AppendPlan } from "../append/append-run.js";
+import { addConditionOptions, parseConditions, type ConditionFlags } from "../flags/conditions.js";
+import { parseCount, parseMillis, parseSize } from "../flags/numbers.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
@@ -78,11 +78,11 @@ export function appendCommand(): Command {
     const { basin, stream } = parseStreamUri(arg!);
     // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
     const typed = (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
-    const plan = appendPlan(f, ctx.settings().compression.value, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
+    const plan = appendPlan(f, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
     const client = await ctx.client();
     await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
       ...plan,
-      sender: { ...plan.sender, onReconnect: (r) => ctx.out.verbose(`append session: ${r}`) },
+      appender: { ...plan.appender, onReconnect: (r) => ctx.out.verbose(`append session: ${r}`) },
     });
   }));
   return examples(cmd, [
@@ -102,7 +102,7 @@ function perSecond(text: string, flag: string, size: boolean): number {
 }
 
 /** `g.typed`: the input is typed at a terminal, so each acked batch gets a line instead of a live line. */
-export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
+export function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
   let format = parseFormatName(f.format);
   if (f.whole) {
     if (f.format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
@@ -134,13 +134,13 @@ export function appendPlan(f: Flags, compression: string, g: { verbose?: boolean
     onError: f.onError,
     batch: { lingerMs: parseMillis(f.linger), maxRecords, maxBytes },
     conds: parseConditions(f),
-    sender: {
+    // Compression, --timeout and --retries reach the appender through the client.
+    appender: {
       transport: f.transport ?? "session",
       unaryForOneBatch: f.transport === undefined && f.ackTimeout === undefined,
       maxInflightBytes: inflight,
       ...(f.ackTimeout !== undefined ? { ackTimeoutMs: parseMillis(f.ackTimeout) } : {}),
       onReconnect: () => undefined,
-      ...(compression === "gzip" || compression === "zstd" ? { compression } : {}),
     },
     acks: f.acks ?? (g.json ? "none" : g.verbose || g.typed ? "text" : "progress"),
     json: g.json === true,

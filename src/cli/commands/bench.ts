@@ -10,13 +10,14 @@
 import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import { handler } from "../action.js";
-import { runBench, defaultBatchRecords, type BenchLive, type BenchPlan, type BenchResult } from "../bench/run.js";
+import { defaultBatchRecords, type BenchLive, type BenchPlan, type BenchResult } from "../bench/figures.js";
+import { runBench } from "../bench/run.js";
 import type { Output } from "../output.js";
 import { CHAIN_HEADER_BYTES } from "../bench/chain.js";
 import type { LatencySummary } from "../bench/latency.js";
-import { Interrupt } from "../data/interrupt.js";
-import { parseCount, parseMillis, parseSize } from "../data/numbers.js";
-import { humanBytes } from "../data/progress.js";
+import { Interrupt } from "../interrupt.js";
+import { parseCount, parseMillis, parseSize } from "../flags/numbers.js";
+import { humanBytes } from "../progress.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
 import { examples } from "../help.js";

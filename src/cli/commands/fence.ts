@@ -5,8 +5,8 @@
 import { Command, Option } from "commander";
 import { fenceCommandRecord } from "../../format/record-command.js";
 import { handler } from "../action.js";
-import { appendCommandRecord } from "../data/command-append.js";
-import { addConditionOptions, parseConditions, type ConditionFlags } from "../data/conditions.js";
+import { appendCommandRecord } from "../append/command-append.js";
+import { addConditionOptions, parseConditions, type ConditionFlags } from "../flags/conditions.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";

@@ -9,7 +9,7 @@
 import { Command, Option } from "commander";
 import { pingLines } from "../../format/ping-view.js";
 import { handler } from "../action.js";
-import { parseCount } from "../data/numbers.js";
+import { parseCount } from "../flags/numbers.js";
 import { attempt, OperationError } from "../failure.js";
 import { examples } from "../help.js";
 import { runPing, type PingPlan } from "../ping-probe.js";

@@ -12,9 +12,9 @@ import { RangeNotSatisfiableError } from "../../errors.js";
 import { trimCommandRecord } from "../../format/record-command.js";
 import { parseTimePoint } from "../../format/record-time.js";
 import { handler } from "../action.js";
-import { appendCommandRecord } from "../data/command-append.js";
-import { addConditionOptions, parseConditions, type ConditionFlags } from "../data/conditions.js";
-import { parseCount } from "../data/numbers.js";
+import { appendCommandRecord } from "../append/command-append.js";
+import { addConditionOptions, parseConditions, type ConditionFlags } from "../flags/conditions.js";
+import { parseCount } from "../flags/numbers.js";
 import { attempt, usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { confirmOrStop } from "../prompt.js";
@@ -73,7 +73,7 @@ async function trimPoint(sc: StreamClient, keep: number | undefined, time: numbe
   const tail = (await sc.checkTail()).seqNum;
   if (keep !== undefined) return Math.max(0, tail - keep);
   try {
-    const batch = await sc.read({ timestamp: time! }, { count: 1, clamp: true });
+    const batch = await sc.readBatch({ timestamp: time! }, { count: 1, clamp: true });
     return batch.records[0]?.seqNum ?? tail;
   } catch (e) {
     if (e instanceof RangeNotSatisfiableError) return e.tail.seqNum;
@@ -84,7 +84,7 @@ async function trimPoint(sc: StreamClient, keep: number | undefined, time: numbe
 /** The first record still present (the tail when none is). */
 async function firstSeq(sc: StreamClient): Promise<number> {
   try {
-    const batch = await sc.read({ seqNum: 0 }, { count: 1, clamp: true });
+    const batch = await sc.readBatch({ seqNum: 0 }, { count: 1, clamp: true });
     return batch.records[0]?.seqNum ?? (await sc.checkTail()).seqNum;
   } catch (e) {
     if (e instanceof RangeNotSatisfiableError) return e.tail.seqNum;

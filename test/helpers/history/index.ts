@@ -3,7 +3,7 @@
  *
  *   const rec = new Recorder({ seed });
  *   await rec.append(client, "s", "unary", input, () => stream.append(input));
- *   await rec.read(client, "s", from, limit, () => stream.read({ seqNum: from }, { count: limit }));
+ *   await rec.read(client, "s", from, limit, () => stream.readBatch({ seqNum: from }, { count: limit }));
  *   const h = rec.history({ s: await readFinal(stream) });
  *   const verdict = verify(h);   // direct checks C1-C8, then the search checker
  *

@@ -17,7 +17,7 @@
  * keeps its server, the clients use them all).
  */
 import type { StreamClient } from "../../../src/client/stream.js";
-import type { AppendSession } from "../../../src/client/append-session.js";
+import type { Appender } from "../../../src/client/appender.js";
 import type { AppendInput, AppendRecord } from "../../../src/types.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import type { Recorder } from "./recorder.js";
@@ -62,7 +62,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
 
   async function slot(): Promise<void> {
     let client = nextClient++;
-    let session: AppendSession | undefined;
+    let session: Appender | undefined;
     let tail = 0;
     let token = "";
     let n = 0;
@@ -118,7 +118,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       } else if (roll < 0.4) {
         // A session append: pipeline 1..3 inputs (with conditions only the first can match).
         try {
-          session ??= await via().appendSession({ reconnectBudgetMs: 5_000, ackTimeoutMs: 10_000 });
+          session ??= await via().appender({ reconnectBudgetMs: 5_000, ackTimeoutMs: 10_000 });
         } catch {
           await pause();
           continue;
@@ -126,7 +126,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const s = session;
         const k = workflow === "regular" || workflow === "trim" ? int(1, 3) : 1;
         const inputs = Array.from({ length: k }, input);
-        const results = await Promise.all(inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.submit(inp))));
+        const results = await Promise.all(inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.append(inp))));
         const mine = rec.ops.slice(-k);
         for (const [i, ack] of results.entries()) {
           if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inputs[i]!) ?? token; }
@@ -143,7 +143,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       } else if (roll < 0.65) {
         const from = Math.max(0, tail - int(0, 40));
         const limit = int(1, 60);
-        const batch = await rec.read(client, o.name, from, limit, () => via().read({ seqNum: from }, { count: limit }));
+        const batch = await rec.read(client, o.name, from, limit, () => via().readBatch({ seqNum: from }, { count: limit }));
         const last = rec.ops[rec.ops.length - 1]!;
         if (last.kind === "read" && last.tail !== undefined) tail = Math.max(tail, last.tail);
         if (!batch && last.outcome !== "ok") await pause();
@@ -157,7 +157,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const count = Math.max(1, Math.min(int(1, 40), tail - from + (random() < 0.2 ? 5 : 0)));
         const ac = new AbortController();
         const timer = setTimeout(() => ac.abort(), 1_500);
-        await rec.readSession(client, o.name, from, count, via().readSession({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }));
+        await rec.readSession(client, o.name, from, count, via().read({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }));
         clearTimeout(timer);
       }
     }
@@ -202,7 +202,7 @@ async function settledTail(stream: StreamClient, quietMs: number): Promise<numbe
 async function readInto(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, from: number, tail: number, records: { seq: number; key: string }[]): Promise<void> {
   let pos = from;
   while (pos < tail) {
-    const b = await stream.read({ seqNum: pos }, { count: Math.min(1000, tail - pos) });
+    const b = await stream.readBatch({ seqNum: pos }, { count: Math.min(1000, tail - pos) });
     if (b.records.length === 0) break;
     for (const r of b.records) records.push({ seq: r.seqNum, key: key(r) });
     pos = b.records[b.records.length - 1]!.seqNum + 1;

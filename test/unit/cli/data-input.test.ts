@@ -1,9 +1,9 @@
-/** cli/data input side: input-records (files in order, file:line, formats, commands, limits) and the batcher. */
+/** cli/append input side: input-records (files in order, file:line, formats, commands, limits) and the batcher. */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { batches, type BatchLimits } from "../../../src/cli/data/batcher.js";
-import { inputRecords, type InputOptions, type Parsed } from "../../../src/cli/data/input-records.js";
+import { batches, type BatchLimits } from "../../../src/cli/append/batcher.js";
+import { inputRecords, type InputOptions, type Parsed } from "../../../src/cli/append/input-records.js";
 import { fenceCommandRecord, trimCommandRecord } from "../../../src/format/record-command.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
@@ -23,7 +23,7 @@ async function all(o: InputOptions, signal = new AbortController().signal): Prom
 
 const body = (p: Parsed) => Buffer.from(p.record.body).toString();
 
-describe("cli/data > input-records", () => {
+describe("cli/append > input-records", () => {
   it("reads files in order, naming file:line, with and without a final newline, CRLF stripped", async () => {
     const a = file("a.txt", "one\r\ntwo\n");
     const b = file("b.txt", "three");
@@ -90,7 +90,7 @@ async function collect(chunks: (Parsed[] | number)[], limits: BatchLimits): Prom
   return out;
 }
 
-describe("cli/data > batcher", () => {
+describe("cli/append > batcher", () => {
   it("cuts at maxRecords and before maxBytes would be exceeded", async () => {
     expect(await collect([[rec(1), rec(2), rec(3), rec(4), rec(5)]], { lingerMs: 1000, maxRecords: 2, maxBytes: 1000 })).toEqual([[1, 2], [3, 4], [5]]);
     expect(await collect([[rec(1, 40), rec(2, 40), rec(3, 40)]], { lingerMs: 1000, maxRecords: 10, maxBytes: 100 })).toEqual([[1, 2], [3]]);

@@ -1,5 +1,5 @@
 /**
- * cli/data run pieces: the batch pipe (conditions per batch, dry run, a failure stops
+ * cli/append and cli/read run pieces: the batch pipe (conditions per batch, dry run, a failure stops
  * later batches), throttling, the tally's words and JSON, the read side's cut and emitter,
  * checkpoints, and progress through the one output module.
  */
@@ -7,16 +7,19 @@ import { PassThrough } from "node:stream";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BatchPipe, inputPolicy, throttleDue, type AppendPlan } from "../../../src/cli/data/append-run.js";
-import { AppendTally } from "../../../src/cli/data/append-tally.js";
-import type { Batch } from "../../../src/cli/data/batcher.js";
-import { readCheckpoint, writeCheckpoint } from "../../../src/cli/data/checkpoint.js";
-import { progressMode, ReadProgress, StatusTicker } from "../../../src/cli/data/progress.js";
-import { BatchEmitter, cutAtSeq, IdleTimer, type ReadSinkPlan } from "../../../src/cli/data/read-run.js";
-import { RecordWriter } from "../../../src/cli/data/record-writer.js";
+import { BatchPipe, throttleDue } from "../../../src/cli/append/append-pipe.js";
+import { inputPolicy, type AppendPlan } from "../../../src/cli/append/append-run.js";
+import { AppendTally } from "../../../src/cli/append/append-tally.js";
+import type { Batch } from "../../../src/cli/append/batcher.js";
+import { readCheckpoint, writeCheckpoint } from "../../../src/cli/read/checkpoint.js";
+import { progressMode, ReadProgress, StatusTicker } from "../../../src/cli/progress.js";
+import { BatchEmitter, cutAtSeq, IdleTimer, type ReadSinkPlan } from "../../../src/cli/read/read-run.js";
+import { RecordWriter } from "../../../src/cli/read/record-writer.js";
 import { Output } from "../../../src/cli/output.js";
 import { SvcError } from "../../../src/errors.js";
 import type { StreamClient } from "../../../src/client/stream.js";
+import { Appender } from "../../../src/client/appender.js";
+import { UnaryAppends } from "../../../src/client/unary-appends.js";
 import type { AppendAck, AppendInput, SequencedRecord } from "../../../src/types.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
@@ -35,6 +38,7 @@ function fakeStream(failAt?: number) {
       tail += input.records.length;
       return { start: pos(start), end: pos(tail), tail: pos(tail) };
     },
+    appender: async (o: { maxInflightBytes?: number }) => new Appender({ unary: () => new UnaryAppends((i) => stream.append(i)) }, { transport: "unary", ...o }),
   } as unknown as StreamClient;
   return { stream, inputs };
 }
@@ -43,10 +47,13 @@ function plan(over: Partial<AppendPlan> = {}): AppendPlan {
   return {
     input: { files: [], format: "text", invalidUtf8: "bytes", headers: [] }, onError: "fail",
     batch: { lingerMs: 5, maxRecords: 1000, maxBytes: 1 << 20 }, conds: {},
-    sender: { transport: "unary", maxInflightBytes: 100, onReconnect: () => undefined },
+    appender: { transport: "unary", maxInflightBytes: 100, onReconnect: () => undefined },
     acks: "none", commands: "skip", dryRun: false, atomic: false, ...over,
   };
 }
+
+/** `onBad` of --on-error fail: the record the client refused stops the run. */
+const fail = (where: string, message: string): never => { throw new Error(`${where}: ${message}`); };
 
 function capture(tty = false) {
   const err = Object.assign(new PassThrough(), { isTTY: tty, columns: 40 });
@@ -58,12 +65,12 @@ function capture(tty = false) {
   return { output: new Output({ stderr: err, stdout: out, env: {} }), err: () => e, out: () => o };
 }
 
-describe("cli/data > append pipe", () => {
+describe("cli/append > append pipe", () => {
   it("advances the match seq num batch by batch and sends the fencing token with each", async () => {
     const { stream, inputs } = fakeStream();
     const tally = new AppendTally();
     const acks: AppendAck[] = [];
-    const pipe = new BatchPipe(stream, plan({ conds: { matchSeqNum: 0, fencingToken: "w" } }), tally, (a) => acks.push(a));
+    const pipe = new BatchPipe(stream, plan({ conds: { matchSeqNum: 0, fencingToken: "w" } }), tally, (a) => acks.push(a), fail);
     for (const n of [2, 3, 1]) await pipe.send(batch(n));
     await pipe.drain(false);
     expect(inputs.map((i) => [i.matchSeqNum, i.fencingToken, i.records.length])).toEqual([[0, "w", 2], [2, "w", 3], [5, "w", 1]]);
@@ -74,7 +81,7 @@ describe("cli/data > append pipe", () => {
   it("after a failed batch, the later ones are not sent and the failure is recorded", async () => {
     const { stream, inputs } = fakeStream(2);
     const tally = new AppendTally();
-    const pipe = new BatchPipe(stream, plan(), tally, () => undefined);
+    const pipe = new BatchPipe(stream, plan(), tally, () => undefined, fail);
     for (const n of [1, 1, 1]) await pipe.send(batch(n, 60));
     await pipe.drain(false);
     expect(inputs).toHaveLength(2);
@@ -85,10 +92,28 @@ describe("cli/data > append pipe", () => {
   it("dry run counts and sends nothing", async () => {
     const { stream, inputs } = fakeStream();
     const tally = new AppendTally();
-    const pipe = new BatchPipe(stream, plan({ dryRun: true }), tally, () => undefined);
+    const pipe = new BatchPipe(stream, plan({ dryRun: true }), tally, () => undefined, fail);
     await pipe.send(batch(3, 30));
     expect(inputs).toHaveLength(0);
     expect(tally.dryRunSummary()).toBe("dry run: 3 valid records (30 B metered) in 1 batch; nothing was sent");
+  });
+
+  it("a record the client refuses is named by file:line, or left out of its batch when skipping", async () => {
+    const big: Batch = { records: [...batch(2).records, { record: { headers: [], body: new Uint8Array(1024 * 1024) }, size: 1024 * 1024 + 8, where: "in:7" }], bytes: 10 + 1024 * 1024 + 8 };
+    const failing = fakeStream();
+    const pipe = new BatchPipe(failing.stream, plan(), new AppendTally(), () => undefined, fail);
+    await expect(pipe.send(big)).rejects.toThrow(/^in:7: record is 1048584 metered bytes; the limit is 1048576/);
+    expect(failing.inputs).toHaveLength(0);
+
+    const skipping = fakeStream();
+    const tally = new AppendTally();
+    const skipped: string[] = [];
+    const pipe2 = new BatchPipe(skipping.stream, plan(), tally, () => undefined, (where) => { skipped.push(where); });
+    await pipe2.send(big);
+    await pipe2.drain(false);
+    expect(skipped).toEqual(["in:7"]);
+    expect(skipping.inputs.map((i) => i.records.length)).toEqual([2]);
+    expect([tally.records, tally.bytes]).toEqual([2, 10]);
   });
 
   it("throttle: a batch is due when the rate allows its records and bytes", () => {
@@ -114,11 +139,11 @@ describe("cli/data > append pipe", () => {
   });
 });
 
-describe("cli/data > tally", () => {
+describe("cli/append > tally", () => {
   it("says 1 record, ranges end-exclusive, and gives a JSON summary", () => {
     const t = new AppendTally();
     expect(t.knownState("svc://b/s")).toBe("no batch was acknowledged");
-    t.acked({ start: pos(4), end: pos(5), tail: pos(5) }, batch(1, 12));
+    t.acked({ start: pos(4), end: pos(5), tail: pos(5) }, { count: 1, bytes: 12 });
     expect(t.knownState("svc://b/s")).toBe("Acknowledged: 1 record, seq 4..5, end exclusive; last acked position 5");
     expect(t.summary()).toMatch(/^appended 1 record \(12 B\) first 4 last 4 in /);
     expect(t.toJson(false)).toMatchObject({ records: 1, bytes: 12, start: 4, end: 5, tail: { seq_num: 5, timestamp: 1005 } });
@@ -128,7 +153,7 @@ describe("cli/data > tally", () => {
 
 const sr = (n: number): SequencedRecord => ({ seqNum: n, timestamp: n, headers: [], body: Buffer.from(`b${n}`) });
 
-describe("cli/data > read run", () => {
+describe("cli/read > read run", () => {
   it("cutAtSeq keeps records before the end and says when it is reached", () => {
     expect(cutAtSeq([sr(1), sr(2)], undefined)).toEqual({ records: [sr(1), sr(2)], done: false });
     expect(cutAtSeq([sr(1), sr(2)], 3).done).toBe(false);
@@ -167,7 +192,7 @@ describe("cli/data > read run", () => {
   });
 });
 
-describe("cli/data > checkpoint", () => {
+describe("cli/read > checkpoint", () => {
   it("round-trips, is absent when missing, and refuses junk", () => {
     const p = join(scratchDir("svc-unit-ckpt-"), "c");
     expect(readCheckpoint(p)).toBeUndefined();
@@ -178,7 +203,7 @@ describe("cli/data > checkpoint", () => {
   });
 });
 
-describe("cli/data > progress through the output module", () => {
+describe("cli > progress through the output module", () => {
   it("live on a terminal, periodic in logs or off, never under --quiet", () => {
     expect(progressMode(capture(true).output, true, "periodic")).toBe("live");
     expect(progressMode(capture(false).output, true, "periodic")).toBe("periodic");

@@ -23,12 +23,12 @@ function opener(...exchanges: (FakeExchange | Error)[]) {
   return { open, calls };
 }
 
-describe("AppendSession", () => {
+describe("AppendSession (the appender's session lane)", () => {
   it("pipelines inputs and pairs acks in order", async () => {
     const ex = new FakeExchange();
     const { open } = opener(ex);
     const s = new AppendSession(open);
-    const acks = [s.submit(input(2)), s.submit(input(3)), s.submit(input(1))];
+    const acks = [s.send(input(2)), s.send(input(3)), s.send(input(1))];
     await ex.waitInputs(3); // all three were written before any ack: pipelined
     ex.ack({ start: pos(0), end: pos(2), tail: pos(2) });
     ex.ack({ start: pos(2), end: pos(5), tail: pos(5) });
@@ -41,27 +41,12 @@ describe("AppendSession", () => {
     await closing;
   });
 
-  it("bounds unacknowledged bytes in flight", async () => {
-    const ex = new FakeExchange();
-    const s = new AppendSession(opener(ex).open, { maxInflightBytes: 100 });
-    const big = (i: number) => ({ records: [{ headers: [], body: new Uint8Array(60).fill(i) }] });
-    const p1 = s.submit(big(1));
-    const p2 = s.submit(big(2));
-    await ex.waitInputs(1);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(ex.inputs.length).toBe(1); // 68 + 68 metered bytes would exceed 100
-    ex.ack({ start: pos(0), end: pos(1), tail: pos(1) });
-    await ex.waitInputs(2);
-    ex.ack({ start: pos(1), end: pos(2), tail: pos(2) });
-    await Promise.all([p1, p2]);
-  });
-
   it("fails the input that poisoned the session and never applies the later ones", async () => {
     const ex = new FakeExchange();
     const s = new AppendSession(opener(ex).open);
-    const a = s.submit(input(1));
-    const b = s.submit(input(1, "y", { matchSeqNum: 7 }));
-    const c = s.submit(input(1, "z"));
+    const a = s.send(input(1));
+    const b = s.send(input(1, "y", { matchSeqNum: 7 }));
+    const c = s.send(input(1, "z"));
     await ex.waitInputs(3);
     ex.ack({ start: pos(0), end: pos(1), tail: pos(1) });
     ex.terminal(412, { seq_num_mismatch: 1 });
@@ -77,7 +62,7 @@ describe("AppendSession", () => {
     const second = new FakeExchange();
     const { open, calls } = opener(first, second);
     const s = new AppendSession(open);
-    const ps = [s.submit(input(1, "a")), s.submit(input(1, "b")), s.submit(input(1, "c"))];
+    const ps = [s.send(input(1, "a")), s.send(input(1, "b")), s.send(input(1, "c"))];
     await first.waitInputs(3);
     first.ack({ start: pos(0), end: pos(1), tail: pos(1) }, true);
     first.terminal(503, { code: "server_draining", message: "draining" });
@@ -93,12 +78,12 @@ describe("AppendSession", () => {
     const first = new FakeExchange();
     const second = new FakeExchange();
     const s = new AppendSession(opener(first, second).open);
-    const a = s.submit(input(1, "a"));
-    const b = s.submit(input(1, "b"));
+    const a = s.send(input(1, "a"));
+    const b = s.send(input(1, "b"));
     await first.waitInputs(2);
     first.ack({ start: pos(0), end: pos(1), tail: pos(1) }, true);
     await new Promise((r) => setTimeout(r, 10)); // let the client see the advice
-    const c = s.submit(input(1, "c"));
+    const c = s.send(input(1, "c"));
     await new Promise((r) => setTimeout(r, 20));
     expect(first.ended).toBe(true);
     expect(second.inputs.length).toBe(0); // b is still in flight on the old session
@@ -114,19 +99,19 @@ describe("AppendSession", () => {
     const ex = new FakeExchange();
     const { open, calls } = opener(ex);
     const s = new AppendSession(open);
-    const a = s.submit(input(1));
+    const a = s.send(input(1));
     await ex.waitInputs(1);
     ex.cut();
     const err = await a.catch((e: SvcError) => e);
     expect(err).toMatchObject({ sideEffects: true });
     expect(calls.length).toBe(1);
-    await expect(s.submit(input(1))).rejects.toMatchObject({ code: "not_applied" });
+    await expect(s.send(input(1))).rejects.toMatchObject({ code: "not_applied" });
   });
 
   it("reports an unknown outcome when no ack arrives in time", async () => {
     const ex = new FakeExchange();
     const s = new AppendSession(opener(ex).open, { ackTimeoutMs: 50 });
-    const err = await s.submit(input(1)).catch((e: SvcError) => e);
+    const err = await s.send(input(1)).catch((e: SvcError) => e);
     expect(err).toMatchObject({ code: "timeout", sideEffects: true });
   });
 
@@ -134,21 +119,20 @@ describe("AppendSession", () => {
     const refused = new SvcError({ code: "connect_failed", message: "refused", origin: "client" });
     const ex = new FakeExchange();
     const s = new AppendSession(opener(refused, refused, ex).open);
-    const a = s.submit(input(1));
+    const a = s.send(input(1));
     await ex.waitInputs(1);
     ex.ack({ start: pos(0), end: pos(1), tail: pos(1) });
     await expect(a).resolves.toBeDefined();
 
     const missing = new FakeExchange(404, JSON.stringify({ code: "stream_not_found", message: "no such stream" }));
     const s2 = new AppendSession(opener(missing).open);
-    await expect(s2.submit(input(1))).rejects.toMatchObject({ code: "stream_not_found", status: 404, sideEffects: false });
+    await expect(s2.send(input(1))).rejects.toMatchObject({ code: "stream_not_found", status: 404, sideEffects: false });
   });
 
-  it("rejects invalid input before sending anything, and acks that do not match their input", async () => {
+  it("fails an input whose ack does not match it", async () => {
     const ex = new FakeExchange();
     const s = new AppendSession(opener(ex).open);
-    await expect(s.submit({ records: [] })).rejects.toMatchObject({ code: "bad_input", origin: "client" });
-    const a = s.submit(input(2));
+    const a = s.send(input(2));
     await ex.waitInputs(1);
     ex.ack({ start: pos(0), end: pos(3), tail: pos(3) });
     await expect(a).rejects.toMatchObject({ code: "protocol" });

@@ -147,7 +147,7 @@ describe("client > SvcClient", () => {
     expect(ack.end.seqNum).toBe(1);
     expect(format).toBe("base64");
     expect(body).toEqual({ records: [{ body: "/wA=" }] });
-    const batch = await s.read({ seqNum: 0 }, { count: 1 });
+    const batch = await s.readBatch({ seqNum: 0 }, { count: 1 });
     expect([...batch.records[0]!.body]).toEqual([0xff, 0]);
   });
 });

@@ -42,7 +42,7 @@ async function gather(client: SvcClient, basin: string, stream: string): Promise
     b.streams.getConfig(stream),
     b.streams.list({ prefix: stream, limit: 1 }).then((p) => p.items.find((s) => s.name === stream)),
     sc.checkTail(),
-    sc.read({ seqNum: 0 }, { count: 1, wait: 0, clamp: true }),
+    sc.readBatch({ seqNum: 0 }, { count: 1, wait: 0, clamp: true }),
     client.metrics.streamMetrics(basin, stream, { set: "storage", start: now - STORAGE_WINDOW_SECS, end: now }),
   ]);
   const parts = [config, entry, tail, first, metrics];

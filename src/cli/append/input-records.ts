@@ -1,23 +1,37 @@
 /**
  * Append input: stdin or `-i FILE`s in order, streamed chunk by chunk (never read whole,
  * except `--format binary`, whose record is at most 1 MiB anyway). Yields the records parsed
- * from each chunk, each with its `file:line`. Aborting the signal stops reading at once
- * (stdin is destroyed so a pending read ends); records already parsed are still yielded.
+ * from each chunk, each with its metered size and its `file:line`. Whether a record keeps the
+ * service's rules is checked once, by the client's appender (append-pipe.ts says which
+ * record it refused). Aborting the signal stops reading at once (stdin is destroyed so a
+ * pending read ends); records already parsed are still yielded.
  */
-import { close, open as openFile, read } from "node:fs";
 import { SvcError } from "../../errors.js";
 import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
 import {
-  checkInputRecord, decorate, parseJsonRecord, RecordInputError, textRecord,
+  decorate, parseJsonRecord, RecordInputError, textRecord,
   type InputFormat, type InvalidUtf8,
 } from "../../format/record-input.js";
+import { meteredSize } from "../../rules/records.js";
 import { RecordSplitter, type Segment } from "../../format/record-split.js";
 import { LIMITS, type AppendRecord, type Header } from "../../types.js";
+import { fileChunks } from "./file-chunks.js";
 
 export interface Parsed {
-  record: AppendRecord;
-  size: number;
-  where: string;
+  readonly record: AppendRecord;
+  /** Metered bytes. */
+  readonly size: number;
+  /** `file:line`, or the file alone for a whole input. */
+  readonly where: string;
+}
+
+/** A record and where it came from; `where` is made only when asked (an error names it). */
+class ParsedRecord implements Parsed {
+  constructor(readonly record: AppendRecord, readonly size: number, private readonly file: string, private readonly line: number) {}
+
+  get where(): string {
+    return where(this.file, this.line);
+  }
 }
 
 export interface InputOptions {
@@ -54,42 +68,6 @@ function open(file: string): { stream: Input; name: string } {
 type Make = (bytes: Buffer, line: number) => Parsed | undefined;
 type Input = AsyncIterable<Buffer | string> & { destroy(): void };
 
-/**
- * A file's bytes in chunks of up to 256 KiB, read with fs.read. Not fs.createReadStream: its
- * first use loads a dozen stream modules, 5-10 ms of a one-shot `svc append -i FILE`.
- * `destroy` closes the file once no read is in flight; reading then ends.
- */
-function fileChunks(path: string): Input {
-  let fd: number | undefined;
-  let reading = false;
-  let done = false;
-  const closeNow = (): void => {
-    if (fd !== undefined) close(fd, () => undefined);
-    fd = undefined;
-  };
-  return {
-    async *[Symbol.asyncIterator]() {
-      fd = await new Promise<number>((resolve, reject) => openFile(path, "r", (e, f) => (e ? reject(e) : resolve(f))));
-      try {
-        while (!done) {
-          const buf = Buffer.allocUnsafe(256 * 1024);
-          reading = true;
-          const n = await new Promise<number>((resolve, reject) => read(fd!, buf, 0, buf.length, null, (e, k) => (e ? reject(e) : resolve(k))))
-            .finally(() => { reading = false; });
-          if (n === 0 || done) return;
-          yield n === buf.length ? buf : buf.subarray(0, n);
-        }
-      } finally {
-        done = true;
-        closeNow();
-      }
-    },
-    destroy() {
-      done = true;
-      if (!reading) closeNow();
-    },
-  };
-}
 /** Records still allowed by `maxRecords`, shared across files. */
 interface Budget { left: number }
 
@@ -115,23 +93,29 @@ export async function* inputRecords(o: InputOptions, signal: AbortSignal): Async
   }
 }
 
-/** Bytes of one record → the record, or undefined when it is malformed (reported) or a dropped command record. */
+/**
+ * Bytes of one record (from `line`; 0 for a whole input) → the record, or undefined when it
+ * is malformed (reported) or a dropped command record.
+ */
 function recordMaker(o: InputOptions, name: string): Make {
   return (bytes, line) => {
-    const where = o.format === "binary" ? name : `${name}:${line}`;
     try {
       const parsed = parse(o, bytes);
       const cmd = o.onCommand ? parseCommandRecord(parsed) : undefined;
-      if (cmd && !o.onCommand!(where, cmd)) return undefined;
+      if (cmd && !o.onCommand!(where(name, line), cmd)) return undefined;
       // A command record travels as it is: no -H headers, no default timestamp.
       const record = cmd ? parsed : decorate(parsed, o.headers, o.timestamp);
-      return { record, size: checkInputRecord(record), where };
+      return new ParsedRecord(record, meteredSize(record), name, line);
     } catch (e) {
       if (!(e instanceof RecordInputError)) throw e;
-      o.onBad(where, e.message);
+      o.onBad(where(name, line), e.message);
       return undefined;
     }
   };
+}
+
+function where(name: string, line: number): string {
+  return line === 0 ? name : `${name}:${line}`;
 }
 
 /** `--format binary`: the whole input is one record (at most 1 MiB). */
@@ -148,7 +132,7 @@ async function* wholeInput(stream: Input, name: string, make: Make, o: InputOpti
     }
   }
   if (signal.aborted) return;
-  const p = make(Buffer.concat(parts), 1);
+  const p = make(Buffer.concat(parts), 0);
   if (p) {
     budget.left--;
     yield [p];

@@ -3,8 +3,14 @@ import { SvcError } from "../../errors.js";
 import { positionToJson } from "../../format/record-ack.js";
 import { humanByteRate, humanRate } from "../../format/units.js";
 import type { AppendAck } from "../../types.js";
-import type { Batch } from "./batcher.js";
-import { humanBytes } from "./progress.js";
+import { humanBytes } from "../progress.js";
+
+/** A batch as the tally counts it (it keeps no record). */
+export interface Sized {
+  readonly count: number;
+  /** Metered bytes. */
+  readonly bytes: number;
+}
 
 export class AppendTally {
   readonly startedAt = Date.now();
@@ -25,29 +31,29 @@ export class AppendTally {
   readonly commandsDropped = new Map<string, number>();
   failure: SvcError | undefined;
 
-  planned(b: Batch): void {
+  planned(b: Sized): void {
     this.batches++;
-    this.sentRecords += b.records.length;
+    this.sentRecords += b.count;
     this.sentBytes += b.bytes;
   }
 
-  sent(b: Batch): void {
+  sent(b: Sized): void {
     this.planned(b);
   }
 
-  acked(ack: AppendAck, b: Batch): void {
-    this.records += b.records.length;
+  acked(ack: AppendAck, b: Sized): void {
+    this.records += b.count;
     this.bytes += b.bytes;
     this.first ??= ack.start.seqNum;
     this.nextSeq = ack.end.seqNum;
     this.tail = ack.tail;
   }
 
-  failed(e: unknown, b: Batch): void {
+  failed(e: unknown, b: Sized): void {
     const err = e instanceof SvcError ? e : new SvcError({ code: "network", message: String(e), origin: "client", cause: e });
     if (err.code === "not_applied") return;
     if (err.sideEffects) {
-      this.inDoubtRecords += b.records.length;
+      this.inDoubtRecords += b.count;
       this.inDoubtBatches++;
     }
     this.failure ??= err;

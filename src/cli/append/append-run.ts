@@ -1,9 +1,11 @@
 /**
- * The append pipeline (cli.md §1.6, §4.6; reliability.md §2.f): input → batches → sender, with
+ * The append pipeline (cli.md §1.6, §4.6; reliability.md §2.f): input → batches → the
+ * stream's appender (append-pipe.ts), with
  * progress (a live line on a terminal, a line every few seconds in logs), per-batch acks on
  * request (`--acks text|ndjson`, or `-v`), a summary, and careful endings:
  *
- * - malformed input: the batch holding it is never sent; earlier acks are awaited; exit 7;
+ * - malformed input (unparsable, or a record the client refuses): the batch holding it is
+ *   never sent; earlier acks are awaited; exit 7;
  * - a condition failure (fencing token, match seq num): exit 5 with the expected value;
  * - an outcome unknown (connection lost, ack timeout): exit 75, saying what was acked and how
  *   many records are in doubt; nothing is ever re-sent;
@@ -14,46 +16,40 @@ import type { StreamClient } from "../../client/stream.js";
 import { SvcError } from "../../errors.js";
 import { ackStatusLine, ackToJson } from "../../format/record-ack.js";
 import type { CommandRecord } from "../../format/record-command.js";
-import type { AppendAck, AppendInput } from "../../types.js";
+import type { AppendAck } from "../../types.js";
 import type { Context } from "../context.js";
 import { ExitRequest, OperationError } from "../failure.js";
+import { conditionHint } from "../flags/conditions.js";
+import { Interrupt } from "../interrupt.js";
 import type { Output } from "../output.js";
-import { batches, type Batch, type BatchLimits } from "./batcher.js";
-import { conditionHint, resolveMatch, type Conditions } from "./conditions.js";
-import { inputError, inputRecords, type InputOptions, type Parsed } from "./input-records.js";
-import { Interrupt } from "./interrupt.js";
+import { progressMode, StatusTicker } from "../progress.js";
+import { BatchPipe, type PipePlan } from "./append-pipe.js";
 import { AppendTally, plural } from "./append-tally.js";
-import { openSender, type Sender, type SenderOptions } from "./append-sender.js";
-import { progressMode, StatusTicker } from "./progress.js";
+import { batches, type Batch, type BatchLimits } from "./batcher.js";
+import { inputError, inputRecords, type InputOptions, type Parsed } from "./input-records.js";
 
 /** Per-batch acks: lines on stderr, NDJSON on stdout, none; `progress` = live line / periodic lines. */
 export type AcksMode = "text" | "ndjson" | "none" | "progress";
 
-export interface AppendPlan {
+export interface AppendPlan extends PipePlan {
   input: Omit<InputOptions, "onBad">;
   onError: "fail" | "skip";
   batch: BatchLimits;
-  conds: Conditions;
-  sender: SenderOptions;
   acks: AcksMode;
   /** Command records in the input: dropped (default) or fences appended; trims never are. */
   commands: "skip" | "replay";
-  dryRun: boolean;
   atomic: boolean;
   /** `--json`: the summary as one JSON document on stdout. */
   json?: boolean;
-  rate?: number;
-  rateBytes?: number;
 }
-
-const DRAIN_MS = 5_000;
 
 export async function runAppend(ctx: Context, stream: StreamClient, uri: string, plan: AppendPlan): Promise<void> {
   const interrupt = new Interrupt(() => ctx.out.info("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)"));
   const tally = new AppendTally();
   const ticker = new StatusTicker(ctx.out, plan.acks === "progress" ? progressMode(ctx.out, true, "periodic") : "off", () => tally.progressLine());
-  const source = inputRecords({ ...plan.input, ...inputPolicy(ctx.out, plan, tally) }, interrupt.signal);
-  const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack));
+  const policy = inputPolicy(ctx.out, plan, tally);
+  const source = inputRecords({ ...plan.input, ...policy }, interrupt.signal);
+  const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack), policy.onBad);
   let inputFailure: unknown;
   try {
     await pump(source, plan, pipe, interrupt.signal);
@@ -106,66 +102,6 @@ function showAck(out: Output, mode: AcksMode, ack: AppendAck): void {
   else if (mode === "text") out.success(ackStatusLine(ack));
 }
 
-/**
- * Sends batches with their conditions (the match seq num advances batch by batch), at the
- * `--rate`, keeping at most `maxInflightBytes` unacknowledged; records every outcome in the tally.
- */
-export class BatchPipe {
-  private sender: Sender | undefined;
-  private match: number | undefined;
-  private readonly outstanding: { done: Promise<void>; bytes: number }[] = [];
-  private outstandingBytes = 0;
-
-  constructor(private readonly stream: StreamClient, private readonly plan: AppendPlan, private readonly tally: AppendTally, private readonly onAck: (ack: AppendAck) => void) {}
-
-  get failed(): boolean {
-    return this.tally.failure !== undefined;
-  }
-
-  async send(b: Batch): Promise<void> {
-    if (this.plan.dryRun) return this.tally.planned(b);
-    this.sender ??= await openSender(this.stream, this.plan.sender, b);
-    if (this.tally.batches === 0 && this.plan.conds.matchSeqNum !== undefined) this.match = await resolveMatch(this.plan.conds, this.stream);
-    const input: AppendInput = { records: b.records.map((p) => p.record) };
-    if (this.match !== undefined) {
-      input.matchSeqNum = this.match;
-      this.match += b.records.length;
-    }
-    if (this.plan.conds.fencingToken !== undefined) input.fencingToken = this.plan.conds.fencingToken;
-    await sleepUntil(throttleDue(this.plan, this.tally, b));
-    this.tally.sent(b);
-    const done = this.sender.submit(input).then((ack) => {
-      this.tally.acked(ack, b);
-      this.onAck(ack);
-    }, (e: unknown) => this.tally.failed(e, b));
-    this.outstanding.push({ done, bytes: b.bytes });
-    this.outstandingBytes += b.bytes;
-    while (this.outstanding.length > 0 && this.outstandingBytes > this.plan.sender.maxInflightBytes) {
-      const o = this.outstanding.shift()!;
-      await o.done;
-      this.outstandingBytes -= o.bytes;
-    }
-  }
-
-  /** Waits for the acks in flight (after an interrupt at most 5 s, then abandons them) and closes. */
-  async drain(interrupted: boolean): Promise<void> {
-    if (!this.sender) return;
-    const all = Promise.all(this.outstanding.map((o) => o.done));
-    const drained = interrupted ? await Promise.race([all.then(() => true), sleep(DRAIN_MS).then(() => false)]) : (await all, true);
-    if (!drained) this.sender.abort();
-    await all;
-    await this.sender.close().catch(() => undefined); // failures were recorded per batch
-  }
-}
-
-/** When batch `b` may go under `--rate` / `--rate-bytes` (epoch ms; 0 = now). */
-export function throttleDue(plan: Pick<AppendPlan, "rate" | "rateBytes">, tally: AppendTally, b: Batch): number {
-  return Math.max(
-    plan.rate ? tally.startedAt + ((tally.sentRecords + b.records.length) / plan.rate) * 1000 : 0,
-    plan.rateBytes ? tally.startedAt + ((tally.sentBytes + b.bytes) / plan.rateBytes) * 1000 : 0,
-  );
-}
-
 async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: AppendTally, inputFailure: unknown, interrupt: Interrupt): Promise<void> {
   const note = tally.commandsNote(plan.commands === "replay");
   if (note) ctx.out.info(note);
@@ -198,12 +134,4 @@ async function summarise(out: Output, plan: AppendPlan, tally: AppendTally, inte
   else if (plan.dryRun) out.info(tally.dryRunSummary());
   else if (interrupted) out.info(`■ ${tally.summary()}`);
   else out.success(tally.summary());
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
-}
-
-async function sleepUntil(due: number): Promise<void> {
-  if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
 }

@@ -17,6 +17,7 @@
  */
 import type { ChalkInstance } from "chalk";
 import type { SvcClient } from "../../client/client.js";
+import type { ReadEvent } from "../../client/read-session.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
@@ -24,8 +25,7 @@ import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import { Arrivals } from "./arrivals.js";
 import { readPositions, writePositions } from "./checkpoint.js";
-import { Interrupt } from "./interrupt.js";
-import type { SourceEvent } from "./read-source.js";
+import { Interrupt } from "../interrupt.js";
 import type { ReadSinkPlan } from "./read-run.js";
 import { RecordPrinter } from "./record-printer.js";
 import { RecordWriter } from "./record-writer.js";
@@ -160,13 +160,13 @@ class MultiTail {
     }
   }
 
-  private events(ref: StreamRef, from: Start, signal: AbortSignal): AsyncGenerator<SourceEvent> {
+  private events(ref: StreamRef, from: Start, signal: AbortSignal): AsyncGenerator<ReadEvent> {
     const sc = this.client.basin(ref.basin).stream(ref.stream);
     const stopAtTail = this.plan.follow ? {} : { wait: 0 };
     const at = this.positions.get(ref.uri) ?? (from === "beginning" ? 0 : undefined);
-    if (at !== undefined) return sc.readSession({ seqNum: at }, { clamp: true, ...stopAtTail }, { signal });
-    if (this.plan.since !== undefined) return sc.readSession({ timestamp: this.plan.since }, { clamp: true, ...stopAtTail }, { signal });
-    if (this.sink.printer.commands === "show") return sc.readSession({ tailOffset: this.plan.lines }, { clamp: true, ...stopAtTail }, { signal });
+    if (at !== undefined) return sc.read({ seqNum: at }, { clamp: true, ...stopAtTail }, { signal });
+    if (this.plan.since !== undefined) return sc.read({ timestamp: this.plan.since }, { clamp: true, ...stopAtTail }, { signal });
+    if (this.sink.printer.commands === "show") return sc.read({ tailOffset: this.plan.lines }, { clamp: true, ...stopAtTail }, { signal });
     return tailEvents(sc, this.plan.lines, this.plan.follow, signal);
   }
 

@@ -1,16 +1,17 @@
 /**
  * Reading an encrypted stream whose records were written with different keys (the key travels
  * with each request, §8.8): the server fails a whole batch when one record in it cannot be
- * decrypted with the reader's key, so the records before that one were never printed and the
- * error named no record. When a read fails with `decryption_failed`, this reads on from where it
- * stood with unary reads of fewer and fewer records (halving down to one), so every record
- * before the first it cannot decrypt is printed, and then fails naming that record.
+ * decrypted with the reader's key, so the records before that one would never be delivered and
+ * the error would name no record. When a read fails with `decryption_failed`, this reads on from
+ * where it stood with unary reads of fewer and fewer records (halving down to one), so every
+ * record before the first it cannot decrypt is delivered, and then fails naming that record.
+ * Every read of StreamClient.read goes through it, whatever its transport.
  */
-import type { StreamClient } from "../../client/stream.js";
-import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
-import { meteredSize } from "../../rules/records.js";
-import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../../types.js";
-import type { SourceEvent, SourcePlan } from "./read-source.js";
+import { RangeNotSatisfiableError, SvcError } from "../errors.js";
+import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
+import { meteredBatchSize } from "../rules/records.js";
+import type { ReadEvent } from "./read-session.js";
+import type { ReadOnce } from "./unary-read.js";
 
 const isDecryptionFailure = (e: unknown): e is SvcError => e instanceof SvcError && e.code === "decryption_failed";
 
@@ -20,7 +21,8 @@ interface Position {
   bytes: number;
 }
 
-export async function* salvageDecryptable(source: AsyncGenerator<SourceEvent>, stream: StreamClient, plan: SourcePlan): AsyncGenerator<SourceEvent> {
+/** `source` as it is, unless it fails with `decryption_failed`; then the salvage above, by unary reads (`get`). */
+export async function* salvageDecryptable(source: AsyncGenerator<ReadEvent>, get: ReadOnce, start: ReadStart, limits: ReadLimits): AsyncGenerator<ReadEvent> {
   const at: Position = { next: undefined, count: 0, bytes: 0 };
   try {
     for await (const ev of source) {
@@ -33,12 +35,12 @@ export async function* salvageDecryptable(source: AsyncGenerator<SourceEvent>, s
   }
   let k = Math.floor(LIMITS.maxUnaryReadRecords / 2);
   for (;;) {
-    const limits = remaining(plan.limits, at, k);
-    if (limits === undefined) return;
-    const start: ReadStart = at.next !== undefined ? { seqNum: at.next } : plan.start;
+    const next = remaining(limits, at, k);
+    if (next === undefined) return;
+    const from: ReadStart = at.next !== undefined ? { seqNum: at.next } : start;
     let batch: ReadBatch;
     try {
-      batch = await stream.read(start, { ...limits, ...(at.next === undefined && plan.limits.clamp ? { clamp: true } : {}) });
+      batch = await get(from, { ...next, ...(at.next === undefined && limits.clamp ? { clamp: true } : {}) });
     } catch (e) {
       if (e instanceof RangeNotSatisfiableError) return;
       if (!isDecryptionFailure(e)) throw e;
@@ -49,17 +51,17 @@ export async function* salvageDecryptable(source: AsyncGenerator<SourceEvent>, s
       throw undecryptable(at.next);
     }
     if (batch.records.length === 0) return;
-    const ev: SourceEvent = { type: "batch", records: batch.records, ...(batch.tail ? { tail: batch.tail } : {}) };
+    const ev: ReadEvent = { type: "batch", records: batch.records, ...(batch.tail ? { tail: batch.tail } : {}) };
     advance(at, ev);
     yield ev;
   }
 }
 
-function advance(at: Position, ev: Extract<SourceEvent, { type: "batch" }>): void {
+function advance(at: Position, ev: Extract<ReadEvent, { type: "batch" }>): void {
   if (ev.records.length === 0) return;
   at.next = ev.records[ev.records.length - 1]!.seqNum + 1;
   at.count += ev.records.length;
-  at.bytes += ev.records.reduce((n, r) => n + meteredSize(r), 0);
+  at.bytes += meteredBatchSize(ev.records);
 }
 
 /** The next salvage read's limits (at most `k` records, never waiting), or undefined once the read's own limits are met. */

@@ -4,16 +4,16 @@
  * exist, read the window before it, doubling. Then, with `-f`, follow from the tail seen at
  * the start, so nothing appended meanwhile is missed or repeated.
  */
+import type { ReadEvent } from "../../client/read-session.js";
 import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { isCommandRecord } from "../../rules/commands.js";
 import type { SequencedRecord } from "../../types.js";
-import type { SourceEvent } from "./read-source.js";
 
 async function readRange(stream: StreamClient, lo: number, hi: number, signal: AbortSignal): Promise<SequencedRecord[]> {
   const out: SequencedRecord[] = [];
   try {
-    for await (const ev of stream.readSession({ seqNum: lo }, { count: hi - lo, wait: 0 }, { signal })) {
+    for await (const ev of stream.read({ seqNum: lo }, { count: hi - lo, wait: 0 }, { signal })) {
       if (ev.type === "batch") out.push(...ev.records.filter((r) => r.seqNum < hi));
     }
   } catch (e) {
@@ -43,9 +43,9 @@ export async function lastDataRecords(stream: StreamClient, n: number, tail: num
   return got.slice(from);
 }
 
-export async function* tailEvents(stream: StreamClient, n: number, follow: boolean, signal: AbortSignal): AsyncGenerator<SourceEvent> {
+export async function* tailEvents(stream: StreamClient, n: number, follow: boolean, signal: AbortSignal): AsyncGenerator<ReadEvent> {
   const tail = (await stream.checkTail()).seqNum;
   const records = await lastDataRecords(stream, n, tail, signal);
   if (records.length > 0) yield { type: "batch", records };
-  if (follow && !signal.aborted) yield* stream.readSession({ seqNum: tail }, {}, { signal });
+  if (follow && !signal.aborted) yield* stream.read({ seqNum: tail }, {}, { signal });
 }

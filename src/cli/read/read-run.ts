@@ -4,20 +4,19 @@
  * being written (output ends at a record boundary) and exits 130; a 416 for a start at the
  * tail means "nothing to read" (exit 0); a start beyond the tail is an error (exit 5).
  */
-import type { StreamClient } from "../../client/stream.js";
+import type { ReadEvent } from "../../client/read-session.js";
+import type { ReadTransport, StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { meteredSize } from "../../rules/records.js";
 import type { JsonOptions } from "../../format/record-output.js";
-import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
+import { MAX_TIMER_MS, type ReadLimits, type ReadStart, type SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
-import { plural } from "./append-tally.js";
+import { plural } from "../append/append-tally.js";
 import { writeCheckpoint } from "./checkpoint.js";
-import { salvageDecryptable } from "./decrypt-salvage.js";
-import { Interrupt } from "./interrupt.js";
-import { progressMode, ReadProgress } from "./progress.js";
-import { readEvents, type SourceEvent, type SourcePlan } from "./read-source.js";
+import { Interrupt } from "../interrupt.js";
+import { progressMode, ReadProgress } from "../progress.js";
 import { RecordPrinter, type PrinterOptions } from "./record-printer.js";
 import { RecordWriter } from "./record-writer.js";
 import { prepareSplitDir, writeSplit } from "./split-dir.js";
@@ -32,21 +31,27 @@ export interface ReadSinkPlan {
   checkpoint?: string;
 }
 
-export interface ReadRunPlan extends SourcePlan {
+export interface ReadRunPlan {
+  start: ReadStart;
+  limits: ReadLimits;
+  /** Keep waiting at the tail (a unary read long-polls; a session follows per its limits and wait). */
+  follow: boolean;
+  transport: ReadTransport;
   /** Exclusive end sequence number, enforced here. */
   untilSeq?: number;
   idleTimeoutMs?: number;
 }
 
 /** Reads and prints; `events` overrides the source (tail uses a pre-read window). */
-export async function runRead(ctx: Context, stream: StreamClient, uri: string, plan: ReadRunPlan, sink: ReadSinkPlan, events?: (signal: AbortSignal) => AsyncGenerator<SourceEvent>): Promise<void> {
+export async function runRead(ctx: Context, stream: StreamClient, uri: string, plan: ReadRunPlan, sink: ReadSinkPlan, events?: (signal: AbortSignal) => AsyncGenerator<ReadEvent>): Promise<void> {
   const writer = await RecordWriter.open(sink.output, sink.appendOutput);
   if (sink.splitDir) prepareSplitDir(sink.splitDir);
   const progress = new ReadProgress(ctx.out, progressMode(ctx.out, sink.progress, "off"));
   const emitter = new BatchEmitter(ctx.out, writer, sink, progress);
   const interrupt = new Interrupt();
   const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
-  const source = events ? events(interrupt.signal) : salvageDecryptable(readEvents(stream, plan, interrupt.signal, (r) => ctx.out.verbose(`read session reconnecting: ${r}`)), stream, plan);
+  const onReconnect = (r: string): void => ctx.out.verbose(`read session reconnecting: ${r}`);
+  const source = events ? events(interrupt.signal) : stream.read(plan.start, plan.limits, { transport: plan.transport, follow: plan.follow, signal: interrupt.signal, onReconnect });
   try {
     await attempt("read", uri, async () => {
       try {
@@ -71,7 +76,7 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
   if (interrupt.which) throw new ExitRequest(interrupt.exitCode);
 }
 
-async function consume(source: AsyncGenerator<SourceEvent>, plan: ReadRunPlan, emitter: BatchEmitter, idle: IdleTimer, signal: AbortSignal): Promise<void> {
+async function consume(source: AsyncGenerator<ReadEvent>, plan: ReadRunPlan, emitter: BatchEmitter, idle: IdleTimer, signal: AbortSignal): Promise<void> {
   idle.arm();
   for await (const ev of source) {
     if (ev.type === "heartbeat") {
@@ -162,7 +167,7 @@ export class BatchEmitter {
 }
 
 /** A 416 is an error only when an explicit sequence number lies beyond the tail. */
-function beyondTail(plan: SourcePlan, e: RangeNotSatisfiableError): boolean {
+function beyondTail(plan: ReadRunPlan, e: RangeNotSatisfiableError): boolean {
   const s = plan.start as { seqNum?: number };
   return s.seqNum !== undefined && !plan.limits.clamp && s.seqNum > e.tail.seqNum;
 }

@@ -8,9 +8,9 @@
  *
  * The final summary is separate and printed by the command.
  */
-import { humanByteRate, humanBytes } from "../../format/units.js";
-import type { StreamPosition } from "../../types.js";
-import type { Output } from "../output.js";
+import { humanByteRate, humanBytes } from "../format/units.js";
+import type { StreamPosition } from "../types.js";
+import type { Output } from "./output.js";
 
 export type ProgressMode = "live" | "periodic" | "off";
 
