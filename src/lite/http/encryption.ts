@@ -20,14 +20,14 @@ const PLAIN: StreamCrypto = { seal: (input) => input, open: undefined };
  * For `store.stream`'s `admit`: refuses (400 bad_header) to auto-create an encrypted stream
  * for a request without a well-formed key, as it would refuse the request once created.
  */
-export function keyAdmits(ex: Exchange): (meta: StreamMeta) => void {
-  return (meta) => void requestKey(ex.header("svc-encryption-key"), meta.cipher);
+export function admitNew(ex: Exchange): (meta: StreamMeta) => void {
+  return (meta) => void requestKey(ex.dialectHeader("encryption-key"), meta.cipher, ex.dialectNames("encryption-key").join(" or "));
 }
 
 /** Throws 400 bad_header for a missing or malformed key on an encrypted stream. */
 export async function streamCrypto(ex: Exchange, state: LiveStream): Promise<StreamCrypto> {
   const cipher = state.meta.cipher;
-  const key = requestKey(ex.header("svc-encryption-key"), cipher);
+  const key = requestKey(ex.dialectHeader("encryption-key"), cipher, ex.dialectNames("encryption-key").join(" or "));
   if (!cipher || !key) return PLAIN;
   await cipherReady(cipher);
   const aad = streamAad(state.meta.basin, state.meta.name, state.meta.id);

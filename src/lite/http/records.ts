@@ -6,16 +6,16 @@
 import { serverError } from "../../errors.js";
 import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
 import { validateAppendInput } from "../../wire/batch.js";
-import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
+import { appendAckToJson, appendInputFromJson, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import { ReadCursor, validateReadParams, type ReadParams } from "../store/read-engine.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
 import { appendSession, readSession, RECHECK_MS } from "./sessions.js";
-import { keyAdmits, streamCrypto } from "./encryption.js";
-import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
-import { boolQuery, checkStreamName, requestBasin, u64Query } from "./params.js";
+import { admitNew, streamCrypto } from "./encryption.js";
+import { acceptType, contentType, isJsonType, isProtobufType, isSessionType } from "./media.js";
+import { boolQuery, checkStreamName, requestBasin, requestFormat, u64Query } from "./params.js";
 
 const PROTOBUF = "application/protobuf";
 const U32_MAX = 0xffff_ffff;
@@ -28,18 +28,18 @@ function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: str
 async function decodeInput(ex: Exchange): Promise<AppendInput> {
   const ct = contentType(ex);
   if (isProtobufType(ct)) return decodeAppendInput(await ex.body());
-  const format = parseFormat(ex.header("svc-format"));
+  const format = requestFormat(ex);
   if (!isJsonType(ct)) throw serverError("bad_json", "Expected request with `Content-Type: application/json`");
   return appendInputFromJson(parseJsonBuffer(await ex.body()), format);
 }
 
 export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
-  if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx, basin, stream);
+  if (isSessionType(contentType(ex))) return appendSession(ex, ctx, basin, stream);
   const input = await decodeInput(ex);
   validateAppendInput(input);
   ctx.auth.authorizeCommands(ctx.principal, input, { basin, stream });
-  const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
+  const state = await ctx.store.stream(basin, stream, "append", admitNew(ex));
   const crypto = await streamCrypto(ex, state);
   const ack = await state.append(crypto.seal(input));
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);
@@ -74,17 +74,17 @@ export function readParams(q: URLSearchParams): ReadParams {
 export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
   const accept = acceptType(ex);
-  const session = contentType(ex) === SESSION_TYPE ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
+  const session = isSessionType(contentType(ex)) ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
   if (session) {
     const params = readParams(ex.query);
     validateReadParams(params);
     return readSession(ex, ctx, basin, stream, params, session);
   }
   const protobuf = isProtobufType(accept);
-  const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
+  const format = protobuf ? "raw" : requestFormat(ex);
   const params = readParams(ex.query);
   validateReadParams(params);
-  const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
+  const state = await ctx.store.stream(basin, stream, "read", admitNew(ex));
   const cursor = await ReadCursor.open(state, params, true, (await streamCrypto(ex, state)).open);
   let batch: ReadBatch = { records: [] };
   try {

@@ -14,7 +14,6 @@ import { ReadCursor } from "../store/read-engine.js";
 import type { Chain, LiveStream, Submitted } from "../store/live-stream.js";
 import type { AppendInput } from "../../types.js";
 import { negotiateCompression } from "../../wire/compression.js";
-import { parseFormat } from "../../wire/json.js";
 import { runAppendSession, type AppendPort } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
@@ -22,15 +21,16 @@ import { drainOf, sessionIO } from "../session/io.js";
 import type { FeedEvent, ReadFeed } from "../session/feed-pump.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
-import { SESSION_TYPE } from "./media.js";
-import { keyAdmits, streamCrypto } from "./encryption.js";
+import { contentType } from "./media.js";
+import { requestFormat } from "./params.js";
+import { admitNew, streamCrypto } from "./encryption.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 export async function appendSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string): Promise<void> {
-  const state = await ctx.store.stream(basin, stream, "append", keyAdmits(ex));
+  const state = await ctx.store.stream(basin, stream, "append", admitNew(ex));
   const crypto = await streamCrypto(ex, state);
-  if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
+  if (!ex.startStream(200, { "content-type": contentType(ex), ...STREAM_HEADERS })) return;
   // The session's appends form one chain: after one is refused, none after it is applied.
   const chain: Chain = { failed: false };
   const refuse = (e: unknown): Submitted => {
@@ -70,7 +70,7 @@ export async function appendSession(ex: Exchange, ctx: RequestContext, basin: st
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
 export async function readSession(ex: Exchange, ctx: RequestContext, basin: string, stream: string, params: ReadParams, kind: "proto" | "sse"): Promise<void> {
-  const format = kind === "sse" ? parseFormat(ex.header("svc-format")) : "raw";
+  const format = kind === "sse" ? requestFormat(ex) : "raw";
   const resume = kind === "sse" ? ex.header("last-event-id") : undefined;
   const last = resume !== undefined ? parseLastEventId(resume) : undefined;
   if (last) {
@@ -79,12 +79,12 @@ export async function readSession(ex: Exchange, ctx: RequestContext, basin: stri
     if (params.count !== undefined) params.count = Math.max(0, params.count - last.count);
     if (params.bytes !== undefined) params.bytes = Math.max(0, params.bytes - last.bytes);
   }
-  const state = await ctx.store.stream(basin, stream, "read", keyAdmits(ex));
+  const state = await ctx.store.stream(basin, stream, "read", admitNew(ex));
   const open = (await streamCrypto(ex, state)).open;
   const cursor = await ReadCursor.open(state, params, false, open); // 416 happens here, before the 200
   const feed = guardedFeed(cursorFeed(cursor, state), () => ctx.auth.recheck(ctx.principal));
-  const contentType = kind === "sse" ? "text/event-stream" : SESSION_TYPE;
-  if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
+  const type = kind === "sse" ? "text/event-stream" : contentType(ex);
+  if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
   const io = sessionIO(ex.req, ex.res);
   const drain = drainOf(ctx.shutdown);
   const gauge = kind === "sse" ? "sse" : "read";
