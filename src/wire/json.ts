@@ -34,12 +34,12 @@ function badJson(message: string): SvcError {
   return new SvcError({ code: "bad_json", message, origin: "client", status: 400, retryable: false, sideEffects: false });
 }
 
-/** `svc-format` header (sent as `name`) → format. Absent means raw; legacy aliases are accepted (§4.2). */
-export function parseFormat(header: string | undefined, name = "svc-format"): RecordFormat {
+/** `svc-format` header → format. Absent means raw; legacy aliases are accepted (§4.2). */
+export function parseFormat(header: string | undefined): RecordFormat {
   const v = (header ?? "").trim().toLowerCase();
   if (v === "" || v === "raw" || v === "json") return "raw";
   if (v === "base64" || v === "json-binsafe") return "base64";
-  throw new SvcError({ code: "bad_header", message: `invalid ${name} ${JSON.stringify(header)}: expected raw or base64`, origin: "client", status: 400, retryable: false, sideEffects: false });
+  throw new SvcError({ code: "bad_header", message: `invalid svc-format ${JSON.stringify(header)}: expected raw or base64`, origin: "client", status: 400, retryable: false, sideEffects: false });
 }
 
 /**

@@ -32,7 +32,7 @@ export function admitNew(ex: Exchange): (meta: StreamMeta) => void {
   return (meta) => {
     const requested = requestedConfig(ex);
     if (requested) meta.config = resolveStreamConfig(requested, meta.config);
-    void requestKey(ex.dialectHeader("encryption-key"), meta.cipher, ex.dialectNames("encryption-key").join(" or "));
+    if (meta.cipher) void requestKey(ex.dialectHeader("encryption-key"), meta.cipher, keyName(ex));
   };
 }
 
@@ -55,12 +55,18 @@ function requestedConfig(ex: Exchange): PartialStreamConfig | undefined {
 /** Throws 400 bad_header for a missing or malformed key on an encrypted stream. */
 export async function streamCrypto(ex: Exchange, state: LiveStream): Promise<StreamCrypto> {
   const cipher = state.meta.cipher;
-  const key = requestKey(ex.dialectHeader("encryption-key"), cipher, ex.dialectNames("encryption-key").join(" or "));
-  if (!cipher || !key) return PLAIN;
+  if (!cipher) return PLAIN;
+  const key = requestKey(ex.dialectHeader("encryption-key"), cipher, keyName(ex));
+  if (!key) return PLAIN;
   await cipherReady(cipher);
   const aad = streamAad(state.meta.basin, state.meta.name, state.meta.id);
   return {
     seal: (input) => ({ ...input, records: sealRecords(cipher, key, aad, input.records) }),
     open: recordOpener(key, aad),
   };
+}
+
+/** The key header as the request would name it (for messages). */
+function keyName(ex: Exchange): string {
+  return ex.dialectNames("encryption-key").join(" or ");
 }

@@ -63,10 +63,15 @@ export function requestToken(ex: Exchange): string | undefined {
   return token;
 }
 
-/** `svc-format` (or `s2-format`): how record bytes are written in JSON (§4); bad → 400 bad_header. */
+/** `svc-format` (or `s2-format`): how record bytes are written in JSON (§4); bad → 400 bad_header naming it. */
 export function requestFormat(ex: Exchange): RecordFormat {
   const value = ex.dialectHeader("format");
-  return value === undefined ? "raw" : parseFormat(value, ex.dialectNames("format").join(" or "));
+  if (value === undefined) return "raw";
+  try {
+    return parseFormat(value);
+  } catch {
+    throw serverError("bad_header", `invalid ${ex.dialectNames("format").join(" or ")} ${JSON.stringify(value)}: expected raw or base64`);
+  }
 }
 
 function quoted(names: string[]): string {
