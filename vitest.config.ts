@@ -7,7 +7,11 @@ import { defineConfig } from "vitest/config";
 // Two projects: `main` runs everything (lite on lmdb); `postgres` runs the lite protocol suites
 // again with LITE_E2E_STORAGE=postgres, each server on its own database of the run's
 // PostgreSQL (test/global-postgres.ts).
-const LITE_PROTOCOL_SUITES = ["append", "sessions", "read", "auth", "basins", "streams", "metrics"].map((s) => `test/e2e/lite-${s}.e2e.test.ts`);
+// S2's own SDK driving lite (s2-sdk-*) runs there too.
+const LITE_PROTOCOL_SUITES = [
+  ...["append", "sessions", "read", "auth", "basins", "streams", "metrics", "dialect"].map((s) => `test/e2e/lite-${s}.e2e.test.ts`),
+  ...["management", "data"].map((s) => `test/e2e/s2-sdk-${s}.e2e.test.ts`),
+];
 
 export default defineConfig({
   test: {

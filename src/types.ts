@@ -64,6 +64,13 @@ export interface ReadBatch {
 /** `svc-format`: how record bytes are written in JSON. */
 export type RecordFormat = "raw" | "base64";
 
+/**
+ * The names the protocol goes by (protocol.md §1.1): this service's (`svc-*` headers,
+ * `svc/proto` sessions) or S2's (`s2-*`, `s2s/proto`); paths, bodies and framing are the same.
+ */
+export type Dialect = "svc" | "s2";
+export const DIALECTS: readonly Dialect[] = ["svc", "s2"];
+
 export type StorageClass = "standard" | "express";
 export type TimestampingMode = "client-prefer" | "client-require" | "arrival";
 export type BasinScope = "cloud:us-east-1";

@@ -3,6 +3,7 @@
  * environment variable and flag that override it. `access_token` is a secret: never printed.
  */
 import { parseDuration } from "../format/duration.js";
+import { DIALECTS } from "../types.js";
 import { usageError } from "./failure.js";
 import type { TomlValue } from "./toml.js";
 
@@ -61,6 +62,14 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
     },
   },
   insecure: { env: "SVC_INSECURE", describe: "skip TLS certificate verification (true|false)", parse: parseBool },
+  dialect: {
+    env: "SVC_DIALECT", describe: "svc | s2: the header names requests use (s2 for S2-compatible servers)",
+    parse: (v, k) => {
+      const s = text(v, k).trim().toLowerCase();
+      if (!(DIALECTS as readonly string[]).includes(s)) throw usageError(`${k} must be one of ${DIALECTS.join(", ")} (got ${JSON.stringify(v)})`);
+      return s;
+    },
+  },
   timeout: {
     env: "SVC_TIMEOUT", describe: "per-request timeout, e.g. 30s",
     parse: (v, k) => {

@@ -10,6 +10,7 @@ import { Output } from "./output.js";
 import { resolveEncryptionKey, type KeyFlags } from "./encryption-key.js";
 import { resolveSettings, type FlagValues, type Settings } from "./settings.js";
 import type { TomlTable } from "./toml.js";
+import type { Dialect } from "../types.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };
@@ -50,6 +51,7 @@ export class Context {
     this.out.verbose(`account endpoint ${s.accountEndpoint.value} (${s.accountEndpoint.source})`);
     this.out.verbose(`basin endpoint ${s.basinEndpoint.value} (${s.basinEndpoint.source})`);
     this.out.verbose(s.accessToken ? `access token <redacted> (${s.accessToken.source})` : "no access token");
+    if (s.dialect.value !== "svc") this.out.verbose(`dialect ${s.dialect.value} (${s.dialect.source})`);
     this.svc = await this.newClient(true);
     return this.svc;
   }
@@ -62,7 +64,15 @@ export class Context {
     return this.newClient(false);
   }
 
-  private async newClient(withToken: boolean): Promise<SvcClient> {
+  /**
+   * A client on the same endpoints and settings that speaks `dialect` (`svc ping` asks whether
+   * the server understands the other one); the caller closes it.
+   */
+  dialectClient(dialect: Dialect): Promise<SvcClient> {
+    return this.newClient(true, dialect);
+  }
+
+  private async newClient(withToken: boolean, dialect?: Dialect): Promise<SvcClient> {
     const s = this.settings();
     const { SvcClient } = await import("../client/client.js");
     const key = resolveEncryptionKey(this.flags, this.env);
@@ -79,6 +89,7 @@ export class Context {
       notice: (line) => this.out.warn(line),
       httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
       compression: s.compression.value,
+      dialect: dialect ?? s.dialect.value,
       encryptionKey: key,
       ...(s.liteTokenFile !== undefined ? { liteProof: { tokenFile: s.liteTokenFile } } : {}),
     });

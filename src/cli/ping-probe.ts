@@ -2,6 +2,9 @@
  * The probes behind `svc ping`. The protocol has no "who am I", so what a token may do is
  * derived honestly from what can be asked without effect:
  * - who answers: `GET /ping` (svc lite adds `svc-lite-version`);
+ * - in which dialect: a basin-level read naming its basin in svc's dialect (wire/dialect.ts);
+ *   a server that does not know those names answers 400 bad_header, and the other dialect
+ *   is tried (with direct routing only: a basin endpoint that routes by host names no dialect);
  * - whether the server requires tokens: list-basins (limit 1) without one;
  * - whether ours is accepted and what it may read: list-basins and list-access-tokens, and
  *   with a `svc://basin[/stream]`, get-basin-config and list-streams, get-stream-config,
@@ -12,6 +15,7 @@
  */
 import type { SvcClient } from "../client/client.js";
 import { SvcError } from "../errors.js";
+import type { Dialect } from "../types.js";
 import type { AccessProbe, PingReport } from "../format/ping-view.js";
 import { latencySummary } from "../format/ping-view.js";
 import { formatUri } from "./uri.js";
@@ -90,14 +94,52 @@ async function accessProbes(client: SvcClient, plan: PingPlan): Promise<AccessPr
   return out;
 }
 
+/** A valid basin name nobody needs to have: list-streams of it has no effect. */
+const PROBE_BASIN = "svc-ping-dialect-probe";
+
+/**
+ * Whether a server understood `client`'s names, from a list-streams of `basin`: an answer
+ * (a page, or 404 basin_not_found) says yes, 400 bad_header (no basin header it knows) says
+ * no; anything else (401, a refusal, another server's 404) does not tell (null).
+ */
+async function understands(client: SvcClient, basin: string): Promise<boolean | null> {
+  try {
+    await client.basin(basin).streams.list({ limit: 1 });
+    return true;
+  } catch (e) {
+    if (!(e instanceof SvcError) || e.status === undefined) throw e;
+    if (e.code === "bad_header") return false;
+    return e.code === "basin_not_found" ? true : null;
+  }
+}
+
+/**
+ * The dialect the server answered in: the client's when it understood it, else the other one
+ * if that one is understood (`other` makes a client speaking it), else null.
+ */
+async function dialectProbe(client: SvcClient, other: (d: Dialect) => Promise<SvcClient>, plan: PingPlan): Promise<Dialect | null> {
+  const basin = plan.basin ?? PROBE_BASIN;
+  if (!("svc-basin" in client.basin(basin).route.headers)) return null;
+  const ours = await understands(client, basin);
+  if (ours !== false) return ours ? client.dialect : null;
+  const otherDialect: Dialect = client.dialect === "svc" ? "s2" : "svc";
+  const c = await other(otherDialect);
+  try {
+    return (await understands(c, basin)) ? otherDialect : null;
+  } finally {
+    await c.close();
+  }
+}
+
 /**
  * Runs every probe. `failure` is list-basins' error when the server refused the token (401) or
  * answered it with neither data nor a refusal (not this service?): the command prints the
  * report, then ends with it (exit 3, 4…, as for any request).
  */
-export async function runPing(client: SvcClient, anonymous: SvcClient, plan: PingPlan): Promise<{ report: PingReport; failure?: SvcError }> {
+export async function runPing(client: SvcClient, anonymous: SvcClient, plan: PingPlan, other: (d: Dialect) => Promise<SvcClient>): Promise<{ report: PingReport; failure?: SvcError }> {
   const first = await timedPing(client);
   const version = first.headers["svc-lite-version"];
+  const dialect = await dialectProbe(client, other, plan);
   const required = await authRequired(anonymous);
   const access = await accessProbes(client, plan);
   const samples: number[] = [];
@@ -109,7 +151,7 @@ export async function runPing(client: SvcClient, anonymous: SvcClient, plan: Pin
   const report: PingReport = {
     endpoint: plan.endpoint,
     ...(plan.basinEndpoint ? { basin_endpoint: plan.basinEndpoint } : {}),
-    server: { ping_status: first.status, lite, version: version ?? null, dialect: "svc" },
+    server: { ping_status: first.status, lite, version: version ?? null, dialect, dialect_asked: client.dialect },
     auth_required: required,
     token: { configured: plan.token !== undefined, source: plan.token?.source ?? null, accepted, kind },
     access,

@@ -4,9 +4,10 @@ import { registerCommands, wantedCommand } from "./commands/index.js";
 import { VERSION } from "./context.js";
 import { examples, formatHelpWithGlobalsLine, isPassThrough } from "./help.js";
 import { stdoutColumns } from "./stdout.js";
+import { DIALECTS } from "../types.js";
 
 /** Options of the root program that take a value (to find the command word in argv). */
-const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression", "-k", "--encryption-key", "--encryption-key-file"]);
+const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression", "--dialect", "-k", "--encryption-key", "--encryption-key-file"]);
 
 /** Builds the program; only the command `argv` names is loaded in full (see commands/index.ts). */
 export async function buildProgram(argv: string[], write: { out: (s: string) => void; err: (s: string) => void }): Promise<Command> {
@@ -27,6 +28,7 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--retries <n>", "retries after the first attempt (default 2)"))
     .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))
     .addOption(new Option("--insecure", "skip TLS certificate verification (env SVC_INSECURE)"))
+    .addOption(new Option("--dialect <names>", "header names: svc, or s2 for an S2-compatible server (env SVC_DIALECT)").choices(DIALECTS))
     // A subcommand's help names the global options in one line (`svc help globals` lists them).
     .configureHelp({ formatHelp: formatHelpWithGlobalsLine })
     .addOption(new Option("-k, --encryption-key <key>", "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY)"))

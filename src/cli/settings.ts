@@ -11,6 +11,7 @@ import { parseDuration } from "../format/duration.js";
 import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
 import { usageError } from "./failure.js";
 import type { TomlTable, TomlValue } from "./toml.js";
+import type { Dialect } from "../types.js";
 
 export const LITE_DEFAULT_ENDPOINT = "http://127.0.0.1:4243";
 /** File in the lite data directory holding the root token (written 0600 by svc lite). */
@@ -25,6 +26,7 @@ export interface FlagValues {
   retries?: string;
   compression?: string;
   insecure?: boolean;
+  dialect?: string;
 }
 
 export interface Sourced<T> {
@@ -41,13 +43,15 @@ export interface Settings {
   insecure: Sourced<boolean>;
   timeoutMs: Sourced<number>;
   retries: Sourced<number>;
+  /** The header names requests use: svc's, or S2's for an S2-compatible server. */
+  dialect: Sourced<Dialect>;
   /** Set when the token is the one svc found in the default lite data dir: the server must prove it knows it. */
   liteTokenFile?: string;
 }
 
 const FLAG_OF: Record<string, keyof FlagValues> = {
   account_endpoint: "accountEndpoint", basin_endpoint: "basinEndpoint", access_token: "accessToken",
-  compression: "compression", insecure: "insecure", timeout: "timeout", retries: "retries",
+  compression: "compression", insecure: "insecure", timeout: "timeout", retries: "retries", dialect: "dialect",
 };
 
 export function liteDataDir(env: NodeJS.ProcessEnv): string {
@@ -108,6 +112,7 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
     insecure: (get("insecure") as Sourced<boolean> | undefined) ?? { value: false, source: "default" },
     timeoutMs: timeout ? { value: parseDuration(timeout.value), source: timeout.source } : { value: 30_000, source: "default" },
     retries: (get("retries") as Sourced<number> | undefined) ?? { value: 2, source: "default" },
+    dialect: (get("dialect") as Sourced<Dialect> | undefined) ?? { value: "svc", source: "default" },
   };
   if (prof) settings.profile = prof.value;
   const token = get("access_token") as Sourced<string> | undefined;

@@ -2,6 +2,8 @@
  * The client's one road to the network. Every request, unary or session, goes through a
  * Caller, which applies the settings in one place:
  * - headers: user agent, bearer token, and any extra per-request headers (`headers`);
+ * - the dialect: code above writes svc's header names; with `dialect: "s2"` every request
+ *   goes out, and every answer is read, with S2's names instead (wire/dialect.ts);
  * - per-attempt timeout, retries and back-off (transport/retry.ts), TLS and `insecure`;
  * - session compression (Accept-Encoding, and the frames we send);
  * - verbose logging, one line per attempt, never a header (so never the token).
@@ -13,7 +15,9 @@ import { clientError } from "../errors.js";
 import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/types.js";
 import type { SessionExchange, SessionPool } from "../transport/session.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
+import { headersFromDialect, headersInDialect } from "../wire/dialect.js";
 import { parseJsonText } from "../wire/json.js";
+import type { Dialect } from "../types.js";
 import type { Redacted } from "./redacted.js";
 
 export type SessionCompression = "none" | "zstd" | "gzip";
@@ -42,6 +46,8 @@ export interface CallerOptions {
   transport?: Transport;
   /** Every new connection's server must pass this before a request goes over it (the default lite's root token). */
   peerCheck?: PeerCheck;
+  /** The names requests use (svc's by default; `s2`: S2's, for S2-compatible servers). */
+  dialect?: Dialect;
 }
 
 export interface JsonRequest {
@@ -79,9 +85,11 @@ export class Caller {
   private loading: Promise<Transport> | undefined;
   private pool: Promise<SessionPool> | undefined;
   readonly policy: SessionPolicy;
+  readonly dialect: Dialect;
 
   constructor(private readonly opts: CallerOptions) {
     this.transport = opts.transport;
+    this.dialect = opts.dialect ?? "svc";
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.policy = {
       timeoutMs,
@@ -109,17 +117,22 @@ export class Caller {
 
   /** Headers every request carries; names lower-case, values never logged. */
   private baseHeaders(): Record<string, string> {
-    const h: Record<string, string> = { "user-agent": this.opts.userAgent ?? "svc", ...lowerCaseKeys(this.opts.headers?.() ?? {}) };
+    const h: Record<string, string> = { "user-agent": this.opts.userAgent ?? "svc", ...headersInDialect(lowerCaseKeys(this.opts.headers?.() ?? {}), this.dialect) };
     const token = this.opts.accessToken?.reveal();
     if (token) h.authorization = `Bearer ${token}`;
     return h;
   }
 
-  /** A raw unary request (binary bodies, protobuf). Headers of `opts.transport` tests are merged here too. */
+  /**
+   * A raw unary request (binary bodies, protobuf). Headers of `opts.transport` tests are merged
+   * here too. Request headers (lower-case names) go out in the dialect; the answer's come back in svc's.
+   */
   async raw(req: HttpRequest): Promise<HttpResponse> {
     const t = await this.getTransport();
-    const headers = this.opts.transport ? { ...this.baseHeaders(), ...req.headers } : req.headers;
-    return t.request({ ...req, headers });
+    const own = req.headers && headersInDialect(req.headers, this.dialect);
+    const headers = this.opts.transport ? { ...this.baseHeaders(), ...own } : own;
+    const res = await t.request({ ...req, headers });
+    return this.dialect === "svc" ? res : { ...res, headers: headersFromDialect(res.headers, this.dialect) };
   }
 
   async json<T>(req: JsonRequest): Promise<JsonResponse<T>> {
@@ -150,7 +163,7 @@ export class Caller {
       headers: {
         ...this.baseHeaders(),
         ...(compression === "none" ? {} : { "accept-encoding": compression }),
-        ...lowerCaseKeys(call.headers ?? {}),
+        ...headersInDialect(lowerCaseKeys(call.headers ?? {}), this.dialect),
       },
     });
   }

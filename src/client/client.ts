@@ -16,6 +16,7 @@ import { checkName } from "../rules/names.js";
 import { Redacted } from "./redacted.js";
 import { StreamClient } from "./stream.js";
 import { StreamsApi } from "./streams.js";
+import type { Dialect } from "../types.js";
 
 /** Endpoints and token, plus the per-call options of CallerOptions (timeouts, retries, ...). */
 export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
@@ -57,6 +58,11 @@ export class SvcClient {
     this.metrics = new MetricsApi(this.caller, this.accountBase);
     this.locations = new LocationsApi(this.caller, this.accountBase);
     this.server = new PingApi(this.caller, this.accountBase);
+  }
+
+  /** The names this client's requests use (caller.ts). */
+  get dialect(): Dialect {
+    return this.caller.dialect;
   }
 
   basin(name: string): BasinClient {

@@ -3,6 +3,7 @@
  * answers, whether tokens are required, whether ours is accepted and what it may do (as far as
  * harmless probes can tell), and round-trip latency.
  */
+import type { Dialect } from "../types.js";
 
 export interface PingReport {
   endpoint: { url: string; source: string };
@@ -14,8 +15,10 @@ export interface PingReport {
     /** svc lite names itself in a `svc-lite-version` header on /ping. */
     lite: boolean;
     version: string | null;
-    /** The protocol dialect the server answered in (header names): svc is the only one spoken today. */
-    dialect: "svc";
+    /** The dialect (header names) the server answered in; null when no request could tell. */
+    dialect: Dialect | null;
+    /** The dialect svc asked in (`--dialect`). */
+    dialect_asked: Dialect;
   };
   /** Whether a request without a token was refused; null when that could not be told. */
   auth_required: boolean | null;
@@ -66,7 +69,9 @@ export function latencySummary(probe: string, first: number, samples: number[]):
 
 function serverLine(s: PingReport["server"]): string {
   const who = s.lite ? `svc lite ${s.version ?? "(no version)"}` : `not svc lite (GET /ping: ${s.ping_status}, no svc-lite-version header); version unknown`;
-  return `${who} · dialect ${s.dialect}`;
+  if (s.dialect === s.dialect_asked) return `${who} · dialect ${s.dialect}`;
+  if (s.dialect === null) return `${who} · dialect unknown (asked in ${s.dialect_asked}; no answer told)`;
+  return `${who} · dialect ${s.dialect}: it did not understand ${s.dialect_asked}'s header names (use --dialect ${s.dialect})`;
 }
 
 function authLine(r: PingReport): string {

@@ -26,7 +26,7 @@ afterAll(async () => {
 const at = (url: string, token?: string) => ({ SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url, SVC_ACCESS_TOKEN: token, SVC_RETRIES: "0" });
 
 interface Report {
-  server: { ping_status: number; lite: boolean; version: string | null; dialect: string };
+  server: { ping_status: number; lite: boolean; version: string | null; dialect: string | null; dialect_asked: string };
   auth_required: boolean | null;
   token: { configured: boolean; source: string | null; accepted: boolean | null; kind: string | null };
   access: { operation: string; resource: string | null; allowed: boolean | null; status: number; code: string | null }[];
@@ -40,7 +40,7 @@ describe("svc ping", () => {
     const r = await d.svc(["ping", "-n", "7", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const rep = JSON.parse(r.stdout) as Report;
-    expect(rep.server).toEqual({ ping_status: 200, lite: true, version, dialect: "svc" });
+    expect(rep.server).toEqual({ ping_status: 200, lite: true, version, dialect: "svc", dialect_asked: "svc" });
     expect(rep.auth_required).toBe(true);
     expect(rep.token).toEqual({ configured: true, source: "env SVC_ACCESS_TOKEN", accepted: true, kind: "lite-root" });
     expect(rep.access.map((a) => [a.operation, a.allowed])).toEqual([["list-basins", true], ["list-access-tokens", true]]);
@@ -114,7 +114,7 @@ describe("svc ping", () => {
   it("a server that is not this service: not lite, then exit 4 with the endpoint hint", async () => {
     const r = await runSvc(["ping", "-n", "1"], { env: at(notServiceUrl, "t") });
     expect(r.code).toBe(4);
-    expect(r.stdout).toMatch(/^server +not svc lite \(GET \/ping: 404, no svc-lite-version header\); version unknown · dialect svc$/m);
+    expect(r.stdout).toMatch(/^server +not svc lite \(GET \/ping: 404, no svc-lite-version header\); version unknown · dialect unknown \(asked in svc; no answer told\)$/m);
     expect(r.stdout).toMatch(/\? list-basins: could not tell \(404 http_404\)/);
     expect(r.stderr).toContain("a Stream Storage Service endpoint");
   });

@@ -37,7 +37,7 @@ export function pingCommand(): Command {
     const client = await ctx.client();
     const anonymous = await ctx.anonymousClient();
     try {
-      const { report, failure } = await attempt("ping", plan.endpoint.url, () => runPing(client, anonymous, plan));
+      const { report, failure } = await attempt("ping", plan.endpoint.url, () => runPing(client, anonymous, plan, (d) => ctx.dialectClient(d)));
       if (ctx.flags.json) await ctx.out.jsonDoc(report);
       else for (const l of pingLines(report)) await ctx.out.line(l);
       if (failure) throw new OperationError("ping", plan.endpoint.url, failure);

@@ -41,12 +41,12 @@ export async function cipherReady(cipher: StreamCipher): Promise<void> {
  * The key of a request on a stream with `cipher` (null: plaintext, any key is ignored).
  * Missing, not base64, or not 32 bytes → 400 bad_header; the value is never echoed.
  */
-export function requestKey(value: string | undefined, cipher: StreamCipher | null | undefined): Buffer | undefined {
+export function requestKey(value: string | undefined, cipher: StreamCipher | null | undefined, header = KEY_HEADER): Buffer | undefined {
   if (!cipher) return undefined;
-  if (value === undefined || value === "") throw serverError("bad_header", `missing encryption key: the stream is encrypted (${cipher}); send ${KEY_HEADER}: <base64 of a 32-byte key>`);
-  if (value.length > 44 || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) throw serverError("bad_header", `${KEY_HEADER} must be the base64 of a 32-byte key`);
+  if (value === undefined || value === "") throw serverError("bad_header", `missing encryption key: the stream is encrypted (${cipher}); send ${header}: <base64 of a 32-byte key>`);
+  if (value.length > 44 || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) throw serverError("bad_header", `${header} must be the base64 of a 32-byte key`);
   const key = Buffer.from(value, "base64");
-  if (key.length !== 32) throw serverError("bad_header", `${KEY_HEADER} must be the base64 of a 32-byte key (this one is ${key.length} bytes)`);
+  if (key.length !== 32) throw serverError("bad_header", `${header} must be the base64 of a 32-byte key (this one is ${key.length} bytes)`);
   return key;
 }
 

@@ -44,7 +44,7 @@ export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   ctx.auth.authorize(ctx.principal, "create-basin", { basin: body.basin });
   const { meta, result } = await createBasin(ctx.store, body.basin, config, token);
   // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
-  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), { "svc-provision-result": result });
+  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), ex.dialectHeaders("provision-result", result));
 }
 
 export async function getBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -65,7 +65,7 @@ export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   const reconfig = parseBasinReconfig(p, obj.config);
   p.finish();
   const { meta, result } = await ensureBasin(ctx.store, name, reconfig, (op) => ctx.auth.authorize(ctx.principal, op, { basin: name }));
-  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), { "svc-provision-result": result });
+  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), ex.dialectHeaders("provision-result", result));
 }
 
 export async function reconfigureBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

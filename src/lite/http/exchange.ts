@@ -6,12 +6,18 @@
  *   decompressed with the same cap, never inflated past it (protocol.md §2.0).
  * - Responses: bodies over 1 KiB are compressed when Accept-Encoding asks (zstd preferred,
  *   then gzip); callers opt out for SSE and svc/proto.
+ * - Dialects (wire/dialect.ts): a request may name its protocol headers as svc does or as S2
+ *   does; `dialectHeader` reads either, `dialectHeaders` answers in the names it was asked in.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { serverError, SvcError } from "../../errors.js";
 import type { SessionIO } from "../session/io.js";
 import { compress, decompress, negotiateCompression, parseContentEncoding, shouldCompress } from "../../wire/compression.js";
+import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
+
+const SVC = HEADER_NAMES.svc;
+const S2 = HEADER_NAMES.s2;
 
 export const MAX_UNARY_BODY = 16 * 1024 * 1024;
 
@@ -41,6 +47,8 @@ export class Exchange implements SessionIO {
    * trickled in never acts.
    */
   bodyGate: (() => void | Promise<void>) | undefined;
+  /** Whether the request names a protocol header as S2 does (checkDialect). */
+  private s2Names = false;
 
   constructor(readonly req: Req, readonly res: Res) {
     this.method = (req.method ?? "GET").toUpperCase();
@@ -70,6 +78,42 @@ export class Exchange implements SessionIO {
   header(name: string): string | undefined {
     const v = this.req.headers[name];
     return Array.isArray(v) ? v[0] : v;
+  }
+
+  /**
+   * Checks the request's protocol header names (wire/dialect.ts): a header sent under both
+   * its svc and its S2 name is 400 bad_header naming both. Call once, before any handler.
+   */
+  checkDialect(): void {
+    const h = this.req.headers;
+    for (const role of DIALECT_ROLES) {
+      if (h[S2[role]] === undefined) continue;
+      this.s2Names = true;
+      if (h[SVC[role]] !== undefined) throw serverError("bad_header", `both ${SVC[role]} and ${S2[role]} were sent: name the header once, as svc (${SVC[role]}) or as S2 (${S2[role]}) does`);
+    }
+  }
+
+  /** A protocol header under whichever name the request used (checkDialect ruled out both). */
+  dialectHeader(role: DialectRole): string | undefined {
+    const v = this.header(SVC[role]);
+    return v !== undefined || !this.s2Names ? v : this.header(S2[role]);
+  }
+
+  /**
+   * The names of a protocol header as the request would spell it, for messages and answers:
+   * its dialect's; both when it used neither (nothing tells which) or each for another header.
+   */
+  dialectNames(role: DialectRole): string[] {
+    const svcUsed = DIALECT_ROLES.some((r) => this.req.headers[SVC[r]] !== undefined);
+    if (svcUsed === this.s2Names) return [SVC[role], S2[role]];
+    return [this.s2Names ? S2[role] : SVC[role]];
+  }
+
+  /** A response header in the request's dialect (both names when it used neither). */
+  dialectHeaders(role: DialectRole, value: string): Headers {
+    const out: Headers = {};
+    for (const name of this.dialectNames(role)) out[name] = value;
+    return out;
   }
 
   /** The Host (HTTP/1.1) or :authority (HTTP/2). */

@@ -3,6 +3,7 @@
  * Content-Type counts, parameters are ignored, comparison is case-insensitive.
  */
 import { serverError } from "../../errors.js";
+import { SESSION_CONTENT_TYPE } from "../../wire/dialect.js";
 import type { Exchange } from "./exchange.js";
 
 export function firstMediaType(value: string | undefined): string {
@@ -18,7 +19,10 @@ export function isProtobufType(t: string): boolean {
   return t === "application/protobuf" || t === "application/x-protobuf";
 }
 
-export const SESSION_TYPE = "svc/proto";
+/** A session's Content-Type: `svc/proto`, or `s2s/proto` as S2 names it (wire/dialect.ts); the answer repeats it. */
+export function isSessionType(t: string): boolean {
+  return t === SESSION_CONTENT_TYPE.svc || t === SESSION_CONTENT_TYPE.s2;
+}
 
 export function contentType(ex: Exchange): string {
   return firstMediaType(ex.header("content-type"));

@@ -6,6 +6,8 @@
 import { serverError, serverFail, type ServerCode } from "../../errors.js";
 import { basinNameProblem, checkName } from "../../rules/names.js";
 import { LIMITS } from "../../types.js";
+import type { RecordFormat } from "../../types.js";
+import { parseFormat } from "../../wire/json.js";
 import type { Exchange } from "./exchange.js";
 
 const BASIN_PREFIX = /^(?:[a-z0-9][a-z0-9-]*)?$/;
@@ -19,26 +21,41 @@ export function checkStreamName(name: string, code: ServerCode): string {
 }
 
 /**
- * The basin of a basin-level request: the `svc-basin` header, else a `{basin}.` Host prefix
- * (§2.0). Missing → 400 bad_header naming the header.
+ * The basin of a basin-level request: the `svc-basin` (or `s2-basin`) header, else a
+ * `{basin}.` Host prefix (§2.0). Missing → 400 bad_header naming the header.
  */
 export function requestBasin(ex: Exchange): string {
-  const header = ex.header("svc-basin");
+  const header = ex.dialectHeader("basin");
   if (header !== undefined) return checkBasinName(header.trim(), "bad_header");
   const host = (ex.host ?? "").replace(/:\d+$/, "");
   const dot = host.indexOf(".");
   if (dot > 0 && basinNameProblem(host.slice(0, dot)) === undefined) return host.slice(0, dot);
-  throw serverError("bad_header", "missing header `svc-basin` (or a `{basin}.` Host prefix) naming the basin");
+  throw serverError("bad_header", `missing header ${quoted(ex.dialectNames("basin"))} (or a \`{basin}.\` Host prefix) naming the basin`);
 }
 
-/** `svc-request-token`: optional, at most 36 bytes (§10.5). */
+/** `svc-request-token` (or `s2-request-token`): optional, at most 36 bytes (§10.5). */
 export function requestToken(ex: Exchange): string | undefined {
-  const token = ex.header("svc-request-token");
+  const token = ex.dialectHeader("request-token");
   if (token === undefined) return undefined;
   if (Buffer.byteLength(token, "utf8") > LIMITS.maxRequestTokenBytes) {
-    throw serverError("bad_header", `svc-request-token must be at most ${LIMITS.maxRequestTokenBytes} bytes`);
+    throw serverError("bad_header", `${ex.dialectNames("request-token").join(" or ")} must be at most ${LIMITS.maxRequestTokenBytes} bytes`);
   }
   return token;
+}
+
+/** `svc-format` (or `s2-format`): how record bytes are written in JSON (§4); bad → 400 bad_header naming it. */
+export function requestFormat(ex: Exchange): RecordFormat {
+  const value = ex.dialectHeader("format");
+  if (value === undefined) return "raw";
+  try {
+    return parseFormat(value);
+  } catch {
+    throw serverError("bad_header", `invalid ${ex.dialectNames("format").join(" or ")} ${JSON.stringify(value)}: expected raw or base64`);
+  }
+}
+
+function quoted(names: string[]): string {
+  return names.map((n) => `\`${n}\``).join(" or ");
 }
 
 function single(q: URLSearchParams, name: string): string | undefined {

@@ -6,7 +6,7 @@
 import { serverError, serverFail } from "../../errors.js";
 import type { AppendInput, ReadBatch, ReadStart } from "../../types.js";
 import { checkAppendInput } from "../../rules/records.js";
-import { appendAckToJson, appendInputFromJson, parseFormat, positionToJson, readBatchToJson } from "../../wire/json.js";
+import { appendAckToJson, appendInputFromJson, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import { validateReadParams, type ReadParams } from "../store/read-engine.js";
 import type { RequestContext } from "./context.js";
@@ -14,8 +14,8 @@ import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
 import { appendSession, readSession } from "./sessions.js";
 import { StreamAccess } from "./stream-access.js";
-import { acceptType, contentType, isJsonType, isProtobufType, SESSION_TYPE } from "./media.js";
-import { boolQuery, u64Query } from "./params.js";
+import { acceptType, contentType, isJsonType, isProtobufType, isSessionType } from "./media.js";
+import { boolQuery, requestFormat, u64Query } from "./params.js";
 
 const PROTOBUF = "application/protobuf";
 const U32_MAX = 0xffff_ffff;
@@ -23,13 +23,13 @@ const U32_MAX = 0xffff_ffff;
 async function decodeInput(ex: Exchange): Promise<AppendInput> {
   const ct = contentType(ex);
   if (isProtobufType(ct)) return decodeAppendInput(await ex.body());
-  const format = parseFormat(ex.header("svc-format"));
+  const format = requestFormat(ex);
   if (!isJsonType(ct)) throw serverError("bad_json", "Expected request with `Content-Type: application/json`");
   return appendInputFromJson(parseJsonBuffer(await ex.body()), format);
 }
 
 export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  if (contentType(ex) === SESSION_TYPE) return appendSession(ex, ctx);
+  if (isSessionType(contentType(ex))) return appendSession(ex, ctx);
   const input = await decodeInput(ex);
   checkAppendInput(input, serverFail("invalid"));
   const access = await StreamAccess.open(ex, ctx, "append", { first: input });
@@ -65,12 +65,12 @@ export function readParams(q: URLSearchParams): ReadParams {
 
 export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const accept = acceptType(ex);
-  const session = contentType(ex) === SESSION_TYPE ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
+  const session = isSessionType(contentType(ex)) ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
   const params = readParams(ex.query);
   validateReadParams(params);
   if (session) return readSession(ex, ctx, params, session);
   const protobuf = isProtobufType(accept);
-  const format = protobuf ? "raw" : parseFormat(ex.header("svc-format"));
+  const format = protobuf ? "raw" : requestFormat(ex);
   const access = await StreamAccess.open(ex, ctx, "read");
   const cursor = await access.cursor(params, true);
   let batch: ReadBatch = { records: [] };

@@ -146,6 +146,7 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
       });
     }
     checkQueryEncoding(ex.rawQuery);
+    ex.checkDialect();
     const segments = ex.path.split("/").slice(1);
     for (const r of ROUTES) {
       const raw = match(r.pattern, segments);

@@ -12,21 +12,21 @@
 import type { ReadParams } from "../store/read-engine.js";
 import type { Chain } from "../store/live-stream.js";
 import { negotiateCompression } from "../../wire/compression.js";
-import { parseFormat } from "../../wire/json.js";
 import { runAppendSession } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
 import { drainOf } from "../session/io.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
-import { SESSION_TYPE } from "./media.js";
+import { contentType } from "./media.js";
+import { requestFormat } from "./params.js";
 import { StreamAccess } from "./stream-access.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<void> {
   const access = await StreamAccess.open(ex, ctx, "append");
-  if (!ex.startStream(200, { "content-type": SESSION_TYPE, ...STREAM_HEADERS })) return;
+  if (!ex.startStream(200, { "content-type": contentType(ex), ...STREAM_HEADERS })) return;
   // The session's appends form one chain: after one is refused, none after it is applied.
   const chain: Chain = { failed: false };
   ctx.metrics?.stats.session("append", 1);
@@ -43,7 +43,7 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
 export async function readSession(ex: Exchange, ctx: RequestContext, params: ReadParams, kind: "proto" | "sse"): Promise<void> {
-  const format = kind === "sse" ? parseFormat(ex.header("svc-format")) : "raw";
+  const format = kind === "sse" ? requestFormat(ex) : "raw";
   const resume = kind === "sse" ? ex.header("last-event-id") : undefined;
   const last = resume !== undefined ? parseLastEventId(resume) : undefined;
   if (last) {
@@ -54,8 +54,8 @@ export async function readSession(ex: Exchange, ctx: RequestContext, params: Rea
   }
   const access = await StreamAccess.open(ex, ctx, "read");
   const feed = access.feed(await access.cursor(params, false)); // 416 happens here, before the 200
-  const contentType = kind === "sse" ? "text/event-stream" : SESSION_TYPE;
-  if (!ex.startStream(200, { "content-type": contentType, ...STREAM_HEADERS })) return feed.close();
+  const type = kind === "sse" ? "text/event-stream" : contentType(ex);
+  if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
   const drain = drainOf(ctx.shutdown);
   const gauge = kind === "sse" ? "sse" : "read";
   ctx.metrics?.stats.session(gauge, 1);

@@ -16,7 +16,7 @@ import { readFeed } from "../store/read-feed.js";
 import type { ReadFeed } from "../session/feed-pump.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
-import { keyAdmits, PLAIN, streamCrypto, type StreamCrypto } from "./encryption.js";
+import { admitNew, PLAIN, streamCrypto, type StreamCrypto } from "./encryption.js";
 import { checkStreamName, requestBasin } from "./params.js";
 
 /** How often a waiting read (a session, or a unary long-poll) checks its token again. */
@@ -41,7 +41,7 @@ export class StreamAccess {
     const names = streamTarget(ex, ctx);
     if (opts.first) ctx.auth.authorizeCommands(ctx.principal, opts.first, names);
     const records = opts.records ?? true;
-    const stream = await ctx.store.stream(names.basin, names.stream, autoCreate, records ? keyAdmits(ex) : undefined);
+    const stream = await ctx.store.stream(names.basin, names.stream, autoCreate, admitNew(ex, records));
     return new StreamAccess(stream, records ? await streamCrypto(ex, stream) : PLAIN, ctx, names);
   }
 

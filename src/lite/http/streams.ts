@@ -46,7 +46,7 @@ export async function createStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   ctx.auth.authorize(ctx.principal, "create-stream", { basin, stream: name });
   const { meta, result } = await createStream(ctx.store, basin, name, requested, token);
   // §2.2 B2: an idempotent stream replay is also 201.
-  await ex.sendJson(201, infoOut(ctx, meta), { "svc-provision-result": result });
+  await ex.sendJson(201, infoOut(ctx, meta), ex.dialectHeaders("provision-result", result));
 }
 
 export async function getStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -65,7 +65,7 @@ export async function ensureStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   const reconfig = parseStreamReconfig(p, body);
   p.finish();
   const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, (op) => ctx.auth.authorize(ctx.principal, op, { basin, stream }));
-  await ex.sendJson(result === "created" ? 201 : 200, infoOut(ctx, meta), { "svc-provision-result": result });
+  await ex.sendJson(result === "created" ? 201 : 200, infoOut(ctx, meta), ex.dialectHeaders("provision-result", result));
 }
 
 export async function reconfigureStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

@@ -82,7 +82,7 @@ export class Store {
    * by the metadata mutex (and, between nodes, by the catalog's condition), so exactly one
    * stream is created and every caller uses it. `admit` sees a stream about to be
    * auto-created and may throw to refuse the request first (§10.3: a rejected request never
-   * creates a stream), e.g. for a key its cipher needs.
+   * creates a stream), e.g. for a key its cipher needs, or set its config (the request's).
    */
   async stream(basin: string, name: string, autoCreate: AutoCreate, admit?: (meta: StreamMeta) => void): Promise<LiveStream> {
     const hit = this.states.get(streamKey(basin, name));

@@ -105,6 +105,16 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     expect(() => resolveSettings({ timeout: "fast" }, {}, {}, PATH)).toThrow(/invalid duration/);
   });
 
+  it("dialect: svc by default; flag > env > profile > file, case-insensitive; anything else is a usage error", () => {
+    expect(resolveSettings({}, { HOME: home() }, {}, PATH).dialect).toEqual({ value: "svc", source: "default" });
+    const withKeys: TomlTable = { ...file, dialect: "svc", profiles: { s2: { dialect: "S2" } } };
+    expect(resolveSettings({}, {}, withKeys, PATH).dialect).toEqual({ value: "svc", source: `config ${PATH}` });
+    expect(resolveSettings({ profile: "s2" }, {}, withKeys, PATH).dialect).toEqual({ value: "s2", source: `profile s2 (${PATH})` });
+    expect(resolveSettings({ profile: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({ value: "svc", source: "env SVC_DIALECT" });
+    expect(resolveSettings({ dialect: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({ value: "s2", source: "flag --dialect" });
+    expect(() => resolveSettings({}, { SVC_DIALECT: "s3" }, {}, PATH)).toThrow(/SVC_DIALECT must be one of svc, s2 \(got "s3"\)/);
+  });
+
   it("does not read the lite token when endpoints are configured", () => {
     const h = home();
     const dir = liteDataDir({ HOME: h });

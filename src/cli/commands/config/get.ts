@@ -7,7 +7,7 @@ import { examples } from "../../help.js";
 import { targetTable, where } from "./shared.js";
 
 export function configGetCommand(): Command {
-  const cmd = new Command("get").description("Print one setting from the config file").argument("<key>", "account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries")
+  const cmd = new Command("get").description("Print one setting from the config file").argument("<key>", "account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries, dialect")
     .addOption(new Option("--show-secret", "print the access token (it is a secret)"));
   cmd.action(handler<{ showSecret?: boolean }>(async (ctx, [key], opts) => {
     const spec = keySpec(key!);

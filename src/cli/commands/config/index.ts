@@ -8,7 +8,7 @@ import { configSetCommand } from "./set.js";
 import { configUnsetCommand } from "./unset.js";
 
 export function configCommand(): Command {
-  const cmd = new Command("config").description("Read and change the config file (keys: account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries)");
+  const cmd = new Command("config").description("Read and change the config file (keys: account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries, dialect)");
   cmd.addCommand(configListCommand().alias("ls"));
   cmd.addCommand(configGetCommand());
   cmd.addCommand(configSetCommand());
