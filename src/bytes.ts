@@ -9,7 +9,7 @@
  *
  * Also the one check of JSON number literals that JSON.parse rounds to an integer (the
  * protocol's and svc's JSON alike): sequence numbers and timestamps are never silently rounded;
- * and the size of a protobuf varint (wire/record-codec.ts encodes, rules/records.ts bounds).
+ * and the size of a protobuf varint (wire/record-encode.ts encodes, rules/records.ts bounds).
  */
 import { isUtf8 } from "node:buffer";
 import { SvcError } from "./errors.js";

@@ -55,7 +55,7 @@ export interface ReadBatch {
   tail?: StreamPosition;
   /**
    * lite only: `records` already encoded, as consecutive `ReadBatch.records` fields (chunks
-   * of stored batches, record-codec.ts `writeRecordField`). The encoder copies them instead
+   * of stored batches, record-encode.ts `writeRecordField`). The encoder copies them instead
    * of encoding `records`, which such a batch decodes from them only when asked.
    */
   encoded?: readonly Uint8Array[];

@@ -3,6 +3,9 @@
  * reliability.md §2.f): inputs are pipelined over one exchange as the appender hands them
  * over (already validated, within its budget of unacknowledged bytes), and acks are paired
  * with inputs first-in first-out.
+ * Each exchange is an AppendConnection (append-connection.ts: its in-flight inputs, the ack
+ * idle bound, the reader of the server's frames); this module queues, (re)connects, and
+ * decides what each ack or failure means for the inputs.
  *
  * Failure handling never re-sends what may have been applied:
  * - `server_draining` (terminal 503): the server acked everything it accepted, so the unacked
@@ -18,13 +21,13 @@
  * A session that never started fails its inputs as "nothing was appended".
  */
 import { SvcError, clientError } from "../errors.js";
-import { MAX_TIMER_MS, type AppendAck, type AppendInput } from "../types.js";
+import type { AppendAck, AppendInput } from "../types.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
-import type { SessionExchange } from "../transport/session.js";
-import { decodeAppendAck, encodeAppendInput } from "../wire/proto.js";
+import { encodeAppendInput } from "../wire/proto.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
-import { serverMessages, type OpenExchange } from "./session-frames.js";
+import { AppendConnection, type ConnectionEvents, type Entry } from "./append-connection.js";
+import type { OpenExchange } from "./session-frames.js";
 import { clientTestFault } from "./test-fault.js";
 
 export interface AppendSessionOptions {
@@ -40,33 +43,9 @@ export interface AppendSessionOptions {
   onReconnect?: (reason: string) => void;
 }
 
-/**
- * An input as the session keeps it: its frame, encoded when it was handed over (so its
- * records are garbage at once, not while it waits for a write or an ack), and what its ack is
- * checked against. A re-send after `server_draining` writes the same frame again.
- */
-interface Entry {
-  frame: Promise<Uint8Array>;
-  records: number;
-  matchSeqNum: number | undefined;
-  resolve: (ack: AppendAck) => void;
-  reject: (err: SvcError) => void;
-}
-
-interface Connection {
-  exchange: SessionExchange;
-  inflight: Entry[];
-  /** No more inputs may be written (reconnect advised, draining or closing). */
-  draining: boolean;
-  closed: boolean;
-  done: Promise<void>;
-  /** (Re)starts the ack idle bound; called when an input is written to an idle connection. */
-  armAckTimer: () => void;
-}
-
 export class AppendSession {
   private readonly queue: Entry[] = [];
-  private conn: Connection | undefined;
+  private conn: AppendConnection | undefined;
   private failure: SvcError | undefined;
   private pumping = false;
   private closing = false;
@@ -75,6 +54,15 @@ export class AppendSession {
   /** The server asked us to reconnect (reconnect advice or draining). */
   private advised = false;
   private readonly opts: Required<Omit<AppendSessionOptions, "onReconnect">> & Pick<AppendSessionOptions, "onReconnect">;
+
+  /** What the connections report, handled below (append-connection.ts reads the frames). */
+  private readonly events: ConnectionEvents = {
+    ack: (conn, ack) => this.onAck(conn, ack),
+    advised: () => this.onAdvised(),
+    terminal: (conn, err) => this.onTerminal(conn, err),
+    lost: (conn, err) => this.onLost(conn, err),
+    ended: () => this.onEnded(),
+  };
 
   /** The seeded bug of test-fault.ts (tests only): re-send what was in flight when a connection is lost. */
   private readonly resendIndefinite = clientTestFault() === "resend-indefinite";
@@ -156,7 +144,7 @@ export class AppendSession {
   }
 
   /** The current connection if it may take inputs; otherwise waits for it and opens a new one. */
-  private async usableConnection(): Promise<Connection | undefined> {
+  private async usableConnection(): Promise<AppendConnection | undefined> {
     const cur = this.conn;
     if (cur && !cur.draining && !cur.closed) return cur;
     if (cur && !cur.closed) await cur.done;
@@ -167,7 +155,7 @@ export class AppendSession {
       try {
         const exchange = await this.open({ method: "POST", duplex: true });
         if (attempt > 0 || cur) this.opts.onReconnect?.(cur ? "new session" : "connected after retries");
-        this.conn = this.attach(exchange);
+        this.conn = new AppendConnection(exchange, this.opts.ackTimeoutMs, this.events);
         return this.conn;
       } catch (e) {
         // Nothing was written on a session that did not start: any retryable failure is safe.
@@ -185,58 +173,19 @@ export class AppendSession {
     return undefined;
   }
 
-  private attach(exchange: SessionExchange): Connection {
-    const conn: Connection = { exchange, inflight: [], draining: false, closed: false, done: Promise.resolve(), armAckTimer: () => undefined };
-    conn.done = this.read(conn).finally(() => {
-      // The server ended its side: end ours, so the stream (and a draining server) can close.
-      conn.exchange.end();
-      conn.closed = true;
-      conn.draining = true;
-      this.poke();
-      if (this.queue.length > 0 && !this.failure) void this.pump();
-    });
-    return conn;
+  /** The server advised reconnecting on an ack (that connection takes no more inputs): later inputs go on a new one. */
+  private onAdvised(): void {
+    this.advised = true;
+    this.opts.onReconnect?.("the server advised reconnecting");
   }
 
-  private async read(conn: Connection): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    const armTimer = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        conn.exchange.abandon();
-      }, Math.min(MAX_TIMER_MS, this.opts.ackTimeoutMs));
-      timer.unref();
-    };
-    conn.armAckTimer = armTimer;
-    try {
-      if (conn.inflight.length > 0) armTimer();
-      for await (const msg of serverMessages(conn.exchange)) {
-        if (msg.kind === "terminal") return this.onTerminal(conn, msg.error);
-        this.onAck(conn, decodeAppendAck(msg.payload));
-        if (msg.reconnect && !conn.draining) {
-          conn.draining = true;
-          this.advised = true;
-          conn.exchange.end();
-          this.opts.onReconnect?.("the server advised reconnecting");
-        }
-        if (conn.inflight.length > 0) armTimer();
-        else clearTimeout(timer);
-      }
-    } catch (e) {
-      const err = timedOut ? clientError("timeout", `no ack arrived within ${this.opts.ackTimeoutMs} ms`)
-        : e instanceof SvcError ? e : clientError("network", String(e), e);
-      return this.onLost(conn, err);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (conn.inflight.length > 0) {
-      this.onLost(conn, timedOut ? clientError("timeout", "no ack arrived in time") : clientError("network", "the session ended before every input was acknowledged"));
-    }
+  /** A connection's server side ended: whatever waits may go on, queued inputs go on a new one. */
+  private onEnded(): void {
+    this.poke();
+    if (this.queue.length > 0 && !this.failure) void this.pump();
   }
 
-  private onAck(conn: Connection, ack: AppendAck): void {
+  private onAck(conn: AppendConnection, ack: AppendAck): void {
     const entry = conn.inflight.shift();
     if (!entry) throw clientError("protocol", "the server sent an ack with no input in flight");
     const n = entry.records;
@@ -256,7 +205,7 @@ export class AppendSession {
     this.poke();
   }
 
-  private onTerminal(conn: Connection, err: SvcError): void {
+  private onTerminal(conn: AppendConnection, err: SvcError): void {
     conn.draining = true;
     if (err.code === "server_draining") {
       // Every accepted input was acked before this frame: the rest were never processed.
@@ -270,12 +219,12 @@ export class AppendSession {
   }
 
   /** Puts the inputs in flight on `conn` back at the head of the queue, for the next connection. */
-  private resendOnNewConnection(conn: Connection): void {
+  private resendOnNewConnection(conn: AppendConnection): void {
     this.queue.unshift(...conn.inflight.splice(0));
     this.advised = true;
   }
 
-  private onLost(conn: Connection, err: SvcError): void {
+  private onLost(conn: AppendConnection, err: SvcError): void {
     conn.draining = true;
     if (conn.inflight.length === 0) return; // an idle connection went away: reconnect on demand
     if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown

@@ -1,7 +1,7 @@
 /**
  * Protobuf encode/decode of the svc.v1 messages (protocol.md §5), the only protobufjs user:
  * the small messages go through the generated code, the record-carrying ones (AppendInput,
- * ReadBatch) through the one-pass codec in record-codec.ts.
+ * ReadBatch) through the one-pass codecs in record-encode.ts and record-decode.ts.
  *
  *   StreamPosition  1 seq_num uint64 · 2 timestamp uint64
  *   Header          1 name bytes · 2 value bytes
@@ -19,7 +19,8 @@
 import { svc } from "./gen/svc.js";
 import { SvcError } from "../errors.js";
 import type { AppendAck, AppendInput, ReadBatch, StreamPosition } from "../types.js";
-import { U64RangeError, decodeAppendInputBytes, decodeReadBatchBytes, encodeAppendInputBytes, encodeReadBatchBytes } from "./record-codec.js";
+import { U64RangeError, decodeAppendInputBytes, decodeReadBatchBytes } from "./record-decode.js";
+import { encodeAppendInputBytes, encodeReadBatchBytes } from "./record-encode.js";
 
 const pb = svc.v1;
 
@@ -86,7 +87,7 @@ function positionIn(p: { seqNum?: U64; timestamp?: U64 } | null | undefined, fie
   return { seqNum: u64(p?.seqNum, `${field}.seq_num`), timestamp: u64(p?.timestamp, `${field}.timestamp`) };
 }
 
-/** AppendInput bytes (record-codec.ts); `reserve` free bytes in front for a frame head. */
+/** AppendInput bytes (record-encode.ts); `reserve` free bytes in front for a frame head. */
 export function encodeAppendInput(input: AppendInput, reserve = 0): Uint8Array {
   return encodeWith(() => encodeAppendInputBytes(input, reserve));
 }
@@ -105,7 +106,7 @@ export function decodeAppendAck(bytes: Uint8Array): AppendAck {
   return { start: positionIn(msg.start, "start"), end: positionIn(msg.end, "end"), tail: positionIn(msg.tail, "tail") };
 }
 
-/** ReadBatch bytes (record-codec.ts); `reserve` free bytes in front for a frame head. */
+/** ReadBatch bytes (record-encode.ts); `reserve` free bytes in front for a frame head. */
 export function encodeReadBatch(batch: ReadBatch, reserve = 0): Uint8Array {
   return encodeWith(() => encodeReadBatchBytes(batch, reserve));
 }

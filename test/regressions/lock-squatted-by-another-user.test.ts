@@ -11,7 +11,7 @@
  * is ignored. One of this user's own processes holding the old name is taken for an older
  * svc lite still serving the dir, and refused as before (an upgrade must not start a second
  * server beside it). (The lock's own guarantees, one server through symlinks, other TMPDIRs,
- * simultaneous starts and after a kill -9, are issue-10-lock-identity.test.ts.) The other
+ * simultaneous starts and after a kill -9, are two-lites-on-one-data-dir.test.ts.) The other
  * user is `nobody`: those cases need root and are skipped otherwise.
  */
 import { spawn, type ChildProcess } from "node:child_process";

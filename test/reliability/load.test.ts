@@ -10,8 +10,8 @@
  *      open fds back to baseline (± 5, counted in /proc/PID/fd)
  *
  * Slowloris and two servers on one dir in the same instant are pinned by
- * test/regressions/issue-10-slow-clients and issue-10-lock-identity; a read-only data dir by
- * issue-10-read-only-data-dir.
+ * test/regressions/slow-and-idle-clients-never-cut and two-lites-on-one-data-dir; a read-only
+ * data dir by read-only-data-dir-blamed-on-enoent.
  */
 import { setMaxListeners } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";

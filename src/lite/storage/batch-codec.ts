@@ -25,7 +25,8 @@
  */
 import type { Header, SequencedRecord } from "../../types.js";
 import { meteredSize } from "../../rules/records.js";
-import { decodeReadBatchBytes, recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-codec.js";
+import { decodeReadBatchBytes } from "../../wire/record-decode.js";
+import { recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-encode.js";
 import type { StoredBatch, StoredWire } from "./types.js";
 
 const V1 = 1;

@@ -5,7 +5,7 @@
  */
 import type { ReadBatch, SequencedRecord } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
-import { decodeReadBatchBytes } from "../../wire/record-codec.js";
+import { decodeReadBatchBytes } from "../../wire/record-decode.js";
 import { storedCount, type StoredBatch } from "../storage/types.js";
 
 /**

@@ -396,7 +396,7 @@ function hiddenTrims(v: StreamView): number[] {
  * sit at an unknown position p >= to - 1 (its effect is min(requested, p + 1)). Such a trim
  * leaves no record of itself when it trims its own position, so only its effect shows: the
  * extended run's "trim, faults" histories had readers skip to, and streams start at, points
- * that an indefinite trim set (issue 10 regression, test/regressions/issue-10-checker-hidden-trim).
+ * that an indefinite trim set (test/regressions/checker-fails-histories-with-hidden-trim.test.ts).
  */
 function hiddenTrimReaches(v: StreamView, to: number): boolean {
   if (!hiddenTrims(v).some((req) => req >= to)) return false;

@@ -15,7 +15,7 @@ import {
   checkAppendInput, checkRecord, MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize, readSize, readSizeBound, recordProblem,
 } from "../../../src/rules/records.js";
 import type { AppendInput, AppendRecord, Header } from "../../../src/types.js";
-import { recordFieldSize, sequencedRecordSize } from "../../../src/wire/record-codec.js";
+import { recordFieldSize, sequencedRecordSize } from "../../../src/wire/record-encode.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);

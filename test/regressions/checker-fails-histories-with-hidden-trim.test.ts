@@ -1,5 +1,5 @@
 /**
- * Bug (found by the first full extended run of issue 10's reliability suite): the ordering
+ * Bug (found by the first full extended run of the reliability suite): the ordering
  * checker failed correct histories in which an append carrying a trim command ended with an
  * unknown outcome (a reset or kill -9 before its ack) and trimmed its own position. Such a
  * trim leaves no record of itself, only its effect: a read session skips, and the final stream
@@ -41,7 +41,7 @@ function history(trimTo: number | undefined): History {
 
 const checks = (h: History): string[] => checkHistory(h).violations.map((v) => `${v.check}: ${v.message}`);
 
-describe("issue 10: a trim of unknown outcome that trimmed its own position", () => {
+describe("a trim of unknown outcome that trimmed its own position", () => {
   it("explains the reader's skip and the stream's start (C7, C8 pass)", () => {
     expect(checks(history(5))).toEqual([]);
     expect(checks(history(9))).toEqual([]); // asked for more; its own position capped it at 5
@@ -68,7 +68,7 @@ describe("issue 10: a trim of unknown outcome that trimmed its own position", ()
   });
 });
 
-describe("issue 10: the search checker's memory on a long history", () => {
+describe("the search checker's memory on a long history", () => {
   it("linearizes 30,000 sequential appends with a heap growth far below the history's square", () => {
     const n = 30_000;
     const ops: Op[] = Array.from({ length: n }, (_, i) => app({ records: [`k${i}`], invoke: 2 * i, complete: 2 * i + 1, start: i, end: i + 1 }));

@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found 1): two svc lite servers could run on one data dir and overwrite each
+ * Bug: two svc lite servers could run on one data dir and overwrite each
  * other's acknowledged records. The lock was a unix socket at a PATH: for long data-dir paths
  * a socket in the temp dir named by a hash of the path STRING, so the same dir reached through
  * a symlink, or started with another TMPDIR, got a second lock (4 of 10 acked records lost);
@@ -32,7 +32,7 @@ function contender(dir: string): { outcome: Promise<string>; kill: () => void; e
   return { outcome, kill: () => child.kill("SIGKILL"), exited };
 }
 
-describe("issue 10: the data-dir lock follows the directory, not a path", () => {
+describe("the data-dir lock follows the directory, not a path", () => {
   it("refuses the same dir through a symlink, a long path and another TMPDIR", async () => {
     const long = join(scratch, "x".repeat(60), "y".repeat(60));
     mkdirSync(long, { recursive: true });

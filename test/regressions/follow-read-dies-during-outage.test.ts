@@ -1,5 +1,5 @@
 /**
- * A follow read died after about 11 s of server outage with exit 6 (issue 11, item 1): users
+ * A follow read died after about 11 s of server outage with exit 6: users
  * expect `read -f` (like `tail -F`) to keep waiting while the server is away. Now it keeps
  * reconnecting with capped back-off, says so on stderr once, and resumes where it stopped.
  * Here the built bin/svc follows a stream while svc lite is stopped for 30 s and restarted on

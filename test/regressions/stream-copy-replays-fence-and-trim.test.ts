@@ -1,5 +1,5 @@
 /**
- * Bug (issue 12, item 1): the README's copy example,
+ * Bug: the README's copy example,
  * `svc read SRC --from-beginning -e --format json-base64 | svc append DST --format json-base64`,
  * replayed the source's fence and trim command records onto the copy: the copy was trimmed
  * with a sequence number of the source (records lost) and fenced (later writers refused).
@@ -56,7 +56,7 @@ async function records(uri: string) {
 }
 const isCommand = (r: { headers: [Buffer, Buffer][] }) => r.headers.length === 1 && r.headers[0]![0].length === 0;
 
-describe("issue 12: copying a stream copies its data, not its commands", () => {
+describe("copying a stream copies its data, not its commands", () => {
   it("by default: every data record arrives, no trim, no fence, and stderr says what was skipped", async () => {
     const source = await records(src);
     expect(source.filter(isCommand)).toHaveLength(2);

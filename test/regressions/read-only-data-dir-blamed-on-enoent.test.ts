@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found by the load suite's read-only data dir case): `svc lite --data-dir
+ * Bug (found by the load suite's read-only data dir case): `svc lite --data-dir
  * <dir>` under a read-only parent failed with "ENOENT: no such file or directory, mkdir" (Node
  * reports a recursive mkdir under a read-only parent as ENOENT), pointing at the wrong cause.
  * Now every read-only case (a new dir, a nested new dir, an existing dir holding data) fails at

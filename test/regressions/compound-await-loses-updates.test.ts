@@ -1,5 +1,5 @@
 /**
- * Bug (issue 13, found while chasing the "metrics on vs off" bench row): test/bench/lite-metrics.mjs
+ * Bug (found while chasing the "metrics on vs off" bench row): test/bench/lite-metrics.mjs
  * counted records with `done += await op()` in four concurrent workers. `x += await f()` reads
  * `x` before the await and writes `x + result` after it, so the workers' sums overwrote each
  * other: its unary figures were 2-5x low (50-110k records/s where the server did 200-350k) and
@@ -26,7 +26,7 @@ function sources(dir: string): string[] {
  */
 const LOST_UPDATE = /[\w\]).]\s*[-+*/]=\s*await\b/;
 
-describe("issue 13: `x += await f()` in concurrent code loses updates", () => {
+describe("`x += await f()` in concurrent code loses updates", () => {
   it("loses updates when workers run concurrently; awaiting first does not", async () => {
     const tick = (): Promise<number> => new Promise((r) => setTimeout(() => r(1), 1));
     let racy = 0;

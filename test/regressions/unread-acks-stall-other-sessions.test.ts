@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found 7): one append session that never reads its acks stalled every other
+ * Bug: one append session that never reads its acks stalled every other
  * append session. Inputs hold the shared 128 MiB in-flight budget until their acks are
  * written, and a reader that does not read lets no ack through, so that one session took the
  * whole budget and sessions on other streams timed out with 0 acks until it disconnected.
@@ -27,7 +27,7 @@ const MIB = 1 << 20;
 // its write buffer is full) cover ~25 MiB before its writer blocks; then it holds the budget.
 const frame = encodeFrame(encodeAppendInput({ records: Array.from({ length: 16 }, () => ({ headers: [], body: new Uint8Array(4 * 1024 - 8) })) }));
 
-describe("issue 10: a session that never reads its acks cannot stall the others", () => {
+describe("a session that never reads its acks cannot stall the others", () => {
   it("while a non-reading session pushes 64 MiB, another session still gets its acks", async () => {
     // The greedy session: a raw HTTP/2 stream whose response is never read (its window fills).
     const greedy = connect(lite.url, { settings: { initialWindowSize: 0 } }); // no ack can reach it

@@ -1,5 +1,5 @@
 /**
- * Bugs (issue 10, found 8), against a real svc lite:
+ * Bugs, against a real svc lite:
  * - a client timestamp above 2^53 − 1 got three different answers for the same value:
  *   400 bad_json (JSON), 422 (protobuf), 400 bad_frame (session). It is now 422 `invalid`
  *   everywhere (svc refuses u64 values it cannot carry exactly; it never rounds them);
@@ -28,7 +28,7 @@ afterAll(async () => { await lite?.stop(); });
 const BIG_TS_INPUT = Buffer.from([0x0a, 0x0c, 0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10, 0x1a, 0x01, 0x78]);
 const tail = async (s: string) => (await c.call("GET", `/v1/streams/${s}/records/tail`, { basin })).json().tail?.seq_num;
 
-describe("issue 10: number and text edge cases have one clear answer", () => {
+describe("number and text edge cases have one clear answer", () => {
   it("a timestamp of 2^53 is 422 invalid in JSON, in protobuf and in a session", async () => {
     const json = await c.call("POST", "/v1/streams/ts/records", { basin, body: '{"records":[{"timestamp":9007199254740992,"body":"x"}]}', headers: { "content-type": "application/json" } });
     expect([json.status, json.json().code]).toEqual([422, "invalid"]);

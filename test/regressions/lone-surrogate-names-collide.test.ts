@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found by test/reliability/bad-input): a stream name or access-token id
+ * Bug (found by test/reliability/bad-input): a stream name or access-token id
  * holding a lone UTF-16 surrogate (JSON "a\udc80b") was accepted. UTF-8 cannot carry it, so
  * the store kept U+FFFD instead: "a\udc80b", "a\udc81b" and "a\ufffdb" were one stream (the
  * second and third creates answered 409 `resource_already_exists` for a name never created).

@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found 2): a failed storage commit assigned sequence numbers twice. After a
+ * Bug: a failed storage commit assigned sequence numbers twice. After a
  * failed commit the stream was marked broken and reloaded from storage while writes
  * sequenced behind the failed one were still pending; those committed afterwards, beyond the
  * hole the failed one left, so the reload saw a tail past a gap (`records 53..70 missing`)
@@ -73,7 +73,7 @@ async function scenario(backend: LocalBackend): Promise<void> {
   expect(after.start.seqNum).toBe(next);
 }
 
-describe("issue 10: a failed commit never leaves a gap or reuses a seq num", () => {
+describe("a failed commit never leaves a gap or reuses a seq num", () => {
   it("lmdb", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-failcommit-"));
     dirs.push(dir);

@@ -1,5 +1,5 @@
 /**
- * Bugs (issue 12, items 2 and 6): `read -f` and `tail -f` printed records onto the progress
+ * Bugs: `read -f` and `tail -f` printed records onto the progress
  * line (`⦿ waiting for recordslive-1`), and `append` flooded a terminal with one `✓ appended`
  * line per batch (2,100 for 200 MB; two for a one-record append). Run under a pseudo-terminal
  * with `script` (util-linux; .ci/run installs it) and checked on the rendered screen:

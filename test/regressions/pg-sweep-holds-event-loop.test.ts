@@ -4,7 +4,7 @@
  * read path (a blocking round trip, and up to a MiB) just to learn, most times, that nothing was
  * to be removed; and it went through all streams in one go, so every request, ack and heartbeat
  * of the node waited for the whole pass. (Found beside the metadata refresh of
- * issue-14-pg-refresh-holds-loop.test.ts, which caused the quarter-second stalls measured there.)
+ * pg-metadata-refresh-holds-event-loop.test.ts, which caused the quarter-second stalls measured there.)
  *
  * Now the sweep reads batch headers only (`batchHeads`, on PostgreSQL through the pool: the
  * event loop is not held, and only each value's first bytes travel), reads records only when
@@ -43,7 +43,7 @@ function counted(backend: MemoryBackend): { total: Map<string, number>; maxPerTu
   return { total, maxPerTurn: () => max, stop: () => { on = false; } };
 }
 
-describe("issue 14: the background sweep does not hold the event loop", () => {
+describe("the background sweep does not hold the event loop", () => {
   it("reads no records when nothing is to be removed, and yields between streams", async () => {
     const storage = new MemoryBackend();
     const store = new Store(storage);

@@ -1,5 +1,5 @@
 /**
- * Bugs (issue 10, found 4, 5 and 9), pinned over raw sockets against a real svc lite:
+ * Bugs, pinned over raw sockets against a real svc lite:
  * - a 413 (body over 16 MiB) said `Connection: keep-alive`, then never answered the next
  *   request on that connection (reset after ~6 s): it now says `Connection: close`, sends
  *   its JSON body, and closes;
@@ -33,7 +33,7 @@ function exchange(request: Buffer | string, ms = 10_000): Promise<{ text: string
 
 const host = (): string => `Host: 127.0.0.1\r\nAuthorization: Bearer ${lite.token}\r\n`;
 
-describe("issue 10: HTTP edge cases get answers, not dropped sockets", () => {
+describe("HTTP edge cases get answers, not dropped sockets", () => {
   it("413: the JSON body arrives with Connection: close, and the server then closes; the next connection works", async () => {
     const basin = uniqueBasin("big");
     expect((await liteClient(lite).call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);

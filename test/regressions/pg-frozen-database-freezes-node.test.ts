@@ -1,5 +1,5 @@
 /**
- * Issue 14, found by the database outage work: when PostgreSQL stopped answering without
+ * Bug (found by the database outage work): when PostgreSQL stopped answering without
  * closing its connections (a frozen host, a network partition that drops packets), a lite
  * node froze with it. The Storage read methods are synchronous (SyncQuery blocks the event
  * loop on a worker's answer, 15 s at most), and every request revalidates its stream with

@@ -1,5 +1,5 @@
 /**
- * Bugs (issue 12, item 9): messages that misled. With endpoints from the environment, a refused
+ * Bugs: messages that misled. With endpoints from the environment, a refused
  * connection still blamed the default lite address; a DNS failure asked "is the server
  * running?"; an endpoint that is not this service said only `HTTP 404 (404 http_404)`;
  * `svc lite` on a busy port said only EADDRINUSE; `SVC_TIMEOUT=abc` did not name the variable;
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const at = (url: string) => ({ SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url, SVC_ACCESS_TOKEN: "t" });
 
-describe("issue 12: messages say what is true", () => {
+describe("messages say what is true", () => {
   it("a refused connection names the endpoint in use and where it came from", async () => {
     const r = await runSvc(["basin", "list", "--retries", "0"], { env: at("http://127.0.0.1:9") });
     expect(r.code).toBe(6);

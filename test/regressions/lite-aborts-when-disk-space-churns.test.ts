@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found 3): lite aborted (glibc heap corruption inside lmdb's write worker)
+ * Bug: lite aborted (glibc heap corruption inside lmdb's write worker)
  * when disk space came and went: with several writers on a small tmpfs that another process
  * filled and freed, lmdb's commits failed with ENOSPC and lmdb-js's native writer corrupted
  * its heap (`corrupted size vs. prev_size`, SIGABRT) in 8 of 10 runs, 3 of 3 here.
@@ -32,13 +32,13 @@ function tryMount(dir: string, size: string): boolean {
 
 const mountPoint = scratchDir("svc-diskfull-");
 const mounted = tryMount(mountPoint, "48m");
-if (!mounted) console.warn("issue-10-disk-full: skipped (mounting a tmpfs needs root)");
+if (!mounted) console.warn("lite-aborts-when-disk-space-churns: skipped (mounting a tmpfs needs root)");
 
 afterAll(() => {
   if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "ignore" });
 });
 
-describe.skipIf(!mounted)("a disk whose space comes and goes (issue 10, found 3)", () => {
+describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
   it("refuses cleanly with 507, never aborts, and loses no acknowledged batch", async () => {
     const dataDir = join(mountPoint, "data");
     mkdirSync(dataDir);

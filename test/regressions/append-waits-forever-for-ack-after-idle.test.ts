@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found by the CLI-under-faults suite): `svc append` waited forever for an ack
+ * Bug (found by the CLI-under-faults suite): `svc append` waited forever for an ack
  * that never came once its session had been idle. The append session armed its ack timer
  * only when an ack arrived with more inputs still owed, so an input written to a connection
  * with nothing in flight (the next line after a pause, here after the link went dark) had no

@@ -1,5 +1,5 @@
 /**
- * Sessions went around the client's one road to the network (issue 11, item 1):
+ * Sessions went around the client's one road to the network:
  * - `--timeout 2s --retries 0` did not bound them: `svc append` against a closed port took
  *   30 s, against a server that accepts and never answers 32 s (exit 75); `svc read -n 1`
  *   took 12 s and 34 s;

@@ -1,5 +1,5 @@
 /**
- * Issue 14, found by the ordering checker on the multi-node histories (C5, C4): a lite node on
+ * Bug (found by the ordering checker on the multi-node histories, C5 and C4): a lite node on
  * shared PostgreSQL storage answered from its own view of a stream's tail, which can be wrong
  * both ways while it has appends in flight:
  *

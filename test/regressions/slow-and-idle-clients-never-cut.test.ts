@@ -1,5 +1,5 @@
 /**
- * Bug (issue 10, found 6): slow and idle clients were never cut. HTTP/1.1 headers trickled at
+ * Bug: slow and idle clients were never cut. HTTP/1.1 headers trickled at
  * one byte a second were accepted for over 330 s: node:http's header timeout never fired for
  * sockets handed to it by the preface sniffer (it only checks servers that emitted
  * 'listening'). Idle HTTP/2 connections were never reaped, so 1,000 of them under a
@@ -31,7 +31,7 @@ function closedAfter(write: (s: ReturnType<typeof connect>) => void, limitMs: nu
   });
 }
 
-describe("issue 10: slowloris and idle connections are cut after a bounded time", () => {
+describe("slowloris and idle connections are cut after a bounded time", () => {
   it("headers trickled one byte at a time: dropped; other requests are not slowed", async () => {
     const head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + "a".repeat(200);
     let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,5 @@
 /**
- * Bug (noticed during issue 13): `svc lite --data-dir /proc/x` never started and never failed:
+ * Bug: `svc lite --data-dir /proc/x` never started and never failed:
  * it spun at 100 % CPU. Node's `mkdirSync(dir, { recursive: true })` loops forever where mkdir(2)
  * answers ENOENT although the parent exists (as under /proc): it makes the parent, finds it
  * there, retries the child. `svc config set` (with XDG_CONFIG_HOME there) and `svc read
@@ -21,7 +21,7 @@ let d: DataEnv;
 beforeAll(async () => { d = await dataEnv(); }, 60_000);
 afterAll(async () => { await d?.stop(); });
 
-describe("issue 13: directories that cannot be made", () => {
+describe("directories that cannot be made", () => {
   it("svc lite --data-dir under /proc exits 1 at once, naming the data dir", async () => {
     for (const dir of [UNDER_PROC, `${UNDER_PROC}/nested`]) {
       // runSvc kills the child (SIGKILL) and fails the test if it has not exited in 10 s.

@@ -1,5 +1,5 @@
 /**
- * Bug (issue 12, item 12): `check-tail` on an empty stream printed `0 @ 1970-01-01T00:00:00.000Z`
+ * Bug: `check-tail` on an empty stream printed `0 @ 1970-01-01T00:00:00.000Z`
  * (and `0 @ 0`), a last-record time for a stream with no records. It now prints `0 @ -`, and
  * `"timestamp": null` in JSON; a written stream still shows its last record's time.
  */
@@ -10,7 +10,7 @@ let d: DataEnv;
 beforeAll(async () => { d = await dataEnv(); }, 60_000);
 afterAll(async () => { await d?.stop(); });
 
-describe("issue 12: check-tail of an empty stream", () => {
+describe("check-tail of an empty stream", () => {
   it("has no last timestamp, in text, ISO and JSON; after one append it has one", async () => {
     const uri = await d.newStream("empty");
     expect((await d.svc(["check-tail", uri])).stdout).toBe("0 @ -\n");

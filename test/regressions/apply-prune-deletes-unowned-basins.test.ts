@@ -1,5 +1,5 @@
 /**
- * Bug (issue 12, item 10): `apply --prune` planned to delete every basin in the account that
+ * Bug: `apply --prune` planned to delete every basin in the account that
  * the spec did not name, including basins other teams or tools own. Pruning is now limited to
  * what the spec declares it owns: streams of the basins it names, and basins matching its
  * `"prune": {"basin_prefixes": [...]}`; the plan says so.
@@ -14,7 +14,7 @@ let d: DataEnv;
 beforeAll(async () => { d = await dataEnv(); }, 60_000);
 afterAll(async () => { await d?.stop(); });
 
-describe("issue 12: apply --prune deletes only what the spec owns", () => {
+describe("apply --prune deletes only what the spec owns", () => {
   it("a basin outside the prune scope survives; one inside it goes", async () => {
     const tag = Date.now().toString(36);
     const [mine, old, bystander] = [`team-a-${tag}`, `team-a-old-${tag}`, `team-b-${tag}`];

@@ -1,5 +1,5 @@
 /**
- * Bug (issue 12, item 7): an oversized input line was reported one line too late (line 3 as
+ * Bug: an oversized input line was reported one line too late (line 3 as
  * `:4`, stdin's only line as `stdin:2`), because both the splitter (src/format/record-split.ts)
  * and the reader (src/cli/data/input-records.ts) counted it. The splitter now names the line
  * in its error and the reader uses that.
@@ -15,7 +15,7 @@ function append(stdin: string, ...args: string[]) {
   return runSvc(["append", "svc://some-basin-01/s", "--dry-run", ...args], { stdin, env: { SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9", SVC_BASIN_ENDPOINT: "http://127.0.0.1:9", SVC_ACCESS_TOKEN: "t" } });
 }
 
-describe("issue 12: oversized lines are named by their own line number", () => {
+describe("oversized lines are named by their own line number", () => {
   it.each([
     ["line 3 of 4", `a\nb\n${BIG}\nd\n`, "stdin:3:"],
     ["stdin's only line, with a newline", `${BIG}\n`, "stdin:1:"],

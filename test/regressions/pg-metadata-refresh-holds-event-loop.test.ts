@@ -42,7 +42,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe("issue 14: a node's metadata refresh does not hold its event loop", () => {
+describe("a node's metadata refresh does not hold its event loop", () => {
   it("refreshes 100 loaded streams with one query, not two round trips each", async () => {
     const c = new pg.Client({ connectionString: db!.url.replace("postgres://postgres@", `postgres://postgres:${PG_PASSWORD}@`) });
     await c.connect();
