@@ -30,7 +30,7 @@ export class U64RangeError extends Error {
 /** A cursor over one message; `pos` advances as fields are read. */
 class Reader {
   pos: number;
-  /** The end of the message being read; nested messages narrow it (see `within`). */
+  /** The end of the message being read; nested messages narrow it (see `enter`). */
   end: number;
   constructor(readonly buf: Uint8Array, start: number, end: number) {
     this.end = end;

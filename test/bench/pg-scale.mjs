@@ -5,7 +5,8 @@
  *
  * - check-tail per second and 10-record unary reads per second: an lmdb node, a node on
  *   PostgreSQL on loopback ("near"), and a node whose database is behind a proxy adding
- *   2 ms each way ("far");
+ *   2 ms each way ("far"; the proxy runs in a process of its own, so the load generator's
+ *   work never adds to the distance);
  * - 1-record unconditional unary appends to ONE stream through two nodes (and three), near
  *   and far: acked per second and refused (any non-200);
  * - one append session's records/s (1 KiB records, 100 per batch) on PostgreSQL near and far
@@ -19,7 +20,7 @@ import { Agent, request } from "undici";
 import { SvcClient } from "../../dist/client/client.js";
 import { round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
-import { startDelayProxy } from "./lib/delay-proxy.mjs";
+import { startDelayProxyProcess } from "./lib/delay-proxy.mjs";
 
 const SECS = Number(process.env.BENCH_PG_SECS ?? 4);
 const CLIENTS = 32;
@@ -160,7 +161,7 @@ async function main() {
   const server = await startPostgres();
   const admin = new pg.Client({ connectionString: server.adminUrl });
   await admin.connect();
-  const proxy = await startDelayProxy(server.port, FAR_MS);
+  const proxy = await startDelayProxyProcess(server.port, FAR_MS);
   const ctx = { server, admin, proxy };
   try {
     const out = { bench: "pg-scale", seconds_per_figure: SECS, clients: CLIENTS, far_ms_each_way: FAR_MS };

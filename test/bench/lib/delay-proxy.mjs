@@ -62,3 +62,35 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
     },
   };
 }
+
+/**
+ * The same proxy in a process of its own, for benches: in the load generator's process its
+ * timers wait behind the clients' work, and the database would seem farther than `delayMs`
+ * the busier the clients are.
+ */
+export async function startDelayProxyProcess(targetPort, delayMs, targetHost = "127.0.0.1") {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, [import.meta.filename, String(targetPort), String(delayMs), targetHost], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /^port (\d+)$/m.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`the delay proxy exited ${code}`)));
+  });
+  return {
+    port,
+    async close() {
+      child.kill();
+      await new Promise((r) => (child.exitCode !== null ? r() : child.on("exit", r)));
+    },
+  };
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const [targetPort, delayMs, targetHost] = process.argv.slice(2);
+  const proxy = await startDelayProxy(Number(targetPort), Number(delayMs), targetHost);
+  console.log(`port ${proxy.port}`);
+}
