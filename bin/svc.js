@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Start-up (issue 13): `svc --version` alone is answered without loading the CLI; every other
+// Start-up: `svc --version` alone is answered without loading the CLI; every other
 // command runs from the bundle (dist/bundle/main.cjs, made by `npm run build`: one CommonJS
 // file, compiled with the V8 code cache made next to it), except `svc lite`, which runs from
 // the unbundled tree like the server's own modules (`svc lite ...` goes straight to lite's

@@ -1,7 +1,7 @@
 // Bundles the CLI (dist/cli/main.js and everything it imports from dist/ and from the pure
 // JavaScript packages) into one CommonJS file, dist/bundle/main.cjs, with esbuild, after tsc;
 // then makes V8's code cache for it (dist/bundle/main.cjs.cache) by running `svc --help` once
-// (issue 13, start-up).
+// (start-up).
 //
 // Why one CommonJS file: a one-shot command spent most of its start-up in Node's ES module
 // loader, resolving, reading and linking about thirty modules (or chunks) one by one. One file

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * CLI throughput (issue 6 figures): `svc append` from a file of 1 KiB lines and `svc read` of
+ * CLI throughput: `svc append` from a file of 1 KiB lines and `svc read` of
  * the same stream to /dev/null, in MiB/s of record bodies, against the raw HTTP/2 loopback
  * throughput of the same run (a node:http2 server here, a client in a child process, moving the
  * same number of bytes in 64 KiB chunks each way). The server is warmed up first with one
  * append and one read of the same file on another stream. Prints one JSON object on one line
  * (run.mjs reads the last stdout line).
  *
- * The floor (issue 13): each svc process is fresh, while the session figures it is compared with
+ * The floor: each svc process is fresh, while the session figures it is compared with
  * come from a warm process. lib/bare-session.mjs is a fresh process that does only the wire work
  * (ready-made append frames from a file; a read that decodes nothing), timed the same way
  * against the same server: what any fresh process reaches here. Medians of three rounds.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * What auth costs (issue 9): unary append (protobuf, 1000 × 1 KiB, 4 in flight) and one
+ * What auth costs: unary append (protobuf, 1000 × 1 KiB, 4 in flight) and one
  * append session (1 KiB records), each against lite with auth on (an issued, scoped token:
  * lookup, hash compare and scope check on every request and every session input) and with
  * --no-auth, in the same run. Phases alternate on/off/on/off and the best of each side is

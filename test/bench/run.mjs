@@ -7,7 +7,7 @@
  * Every script prints one JSON object as its last stdout line. BENCH_ONLY=<substring> runs
  * only the matching scripts (e.g. BENCH_ONLY=lite- for the svc lite figures).
  *
- * `scenarios` (scenarios.mjs) then lists performance.md §10 B1-B8 and the issue 13 table,
+ * `scenarios` (scenarios.mjs) then lists performance.md §10 B1-B8 and the start-up and throughput table,
  * each as {figure, baseline, ratio, target}. BENCH_QUICK=1 shrinks every script's sizes
  * (about 2 minutes in all) and skips lite-auth.
  */

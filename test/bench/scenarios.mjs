@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The performance.md §10 scenarios not covered by the other scripts, each with a baseline
- * measured in this run (issue 13):
+ * measured in this run:
  *   b5  group commit: 16 sessions × 4 in flight of 1-record inputs vs one session, 1 in flight;
  *   b7  zstd sessions (JSON-log bodies, random bodies) vs the same session uncompressed;
  *   b8  the same raw session client over HTTP/1.1 (chunked) vs HTTP/2 (h2c), medians of 3 rounds;

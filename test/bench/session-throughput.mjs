@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Session figures (issue 4), against raw HTTP/2 loopback throughput measured in the same run:
+ * Session figures, against raw HTTP/2 loopback throughput measured in the same run:
  * - append-session throughput, 1 KiB and 64 KiB records, batches up to 1000 records / 1 MiB,
  *   durable lite (every ack after fsync), 8 MiB in flight, after a warm-up session of a
  *   quarter of the size (reported as warmup_session_1kib);

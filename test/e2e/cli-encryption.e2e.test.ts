@@ -1,5 +1,5 @@
 /**
- * Issue 15: svc's encryption key flags against an encrypted stream in lite: -k, env
+ * svc's encryption key flags against an encrypted stream in lite: -k, env
  * SVC_ENCRYPTION_KEY and --encryption-key-file all round-trip (sessions and unary); the key is
  * never printed (not even with -v); a bad key is a usage error (exit 2); a wrong key fails
  * with decryption_failed.

@@ -1,5 +1,5 @@
 /**
- * `svc metrics` and `svc locations` (issue 15, item 7) as a child process against a real svc
+ * `svc metrics` and `svc locations` as a child process against a real svc
  * lite: after known traffic (two appends of known metered bytes, one read), `--json` and
  * `--format csv` report exactly those operations and bytes; stream storage and account
  * active-basins; bad `--metric` and every rule of the service (range, future end, a storage

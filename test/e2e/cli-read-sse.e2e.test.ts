@@ -1,5 +1,5 @@
 /**
- * `svc read --transport sse` (issue 12 item 5, issue 11): the SSE read session of protocol.md
+ * `svc read --transport sse`: the SSE read session of protocol.md
  * §6.9 goes through the client's one road and the same resume loop as framed sessions. The
  * CLI prints what a framed read prints; through a proxy that cuts every connection, the client
  * resumes with Last-Event-ID and delivers every record exactly once, in order.

@@ -33,7 +33,7 @@ const pkg = (urls: string[]) => new Set(urls.map(target).filter((u) => u.include
 const ours = (urls: string[]) => urls.map(target).filter((u) => u.includes("/dist/")).map((u) => u.split("/dist/")[1]!);
 
 describe("svc start-up loads only what it uses", () => {
-  it("--version alone loads no package and only the version module (issue 13)", () => {
+  it("--version alone loads no package and only the version module", () => {
     const urls = loaded(["--version"]);
     expect([...pkg(urls)]).toEqual([]);
     expect(ours(urls)).toEqual(["cli/version.js"]);
@@ -80,7 +80,7 @@ describe("svc start-up loads only what it uses", () => {
   });
 });
 
-describe("stdout opened only when used (issue 13)", () => {
+describe("stdout opened only when used", () => {
   const run = (args: string[], stdout: "pipe" | number): { code: number | null; out: string } => {
     const r = spawnSync(process.execPath, [SVC_BIN, ...args], { env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") }, stdio: ["ignore", stdout, "pipe"], encoding: "utf8" });
     return { code: r.status, out: r.stdout ?? "" };

@@ -1,5 +1,5 @@
 /**
- * What a new user's trial asked of the CLI (issue 12), each as a child process against lite:
+ * What a new user's trial asked of the CLI, each as a child process against lite:
  * `--json` on append and read (3), `--format binary` bytes in = bytes out (4), help (8),
  * `diff`, `version`, completion (11).
  */

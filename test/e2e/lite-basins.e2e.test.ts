@@ -124,7 +124,7 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     expect(d.retention_policy).toEqual({ infinite: {} });
     expect(d.timestamping.mode).toBe("arrival");
     const cleared = await c.call("PATCH", `/v1/basins/${name}`, { json: { default_stream_config: null } });
-    // Defaults are shown as in effect (issue 15): cleared means the system's.
+    // Defaults are shown as in effect: cleared means the system's.
     expect(cleared.json().default_stream_config).toEqual({
       storage_class: "express", retention_policy: { age: 604800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
     });

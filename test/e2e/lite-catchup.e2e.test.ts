@@ -1,5 +1,5 @@
 /**
- * Catch-up reads against stored batches of every shape (issue 13): lite sends the records of
+ * Catch-up reads against stored batches of every shape: lite sends the records of
  * stored batches as the bytes it stored, picks them by index, keeps the stored batch an output
  * batch ended inside for the next one, and reads as many stored batches at a time as the
  * output still has room for. Whatever the start, the limits and the transport, a reader must

@@ -1,5 +1,5 @@
 /**
- * Issue 15: stream encryption with client-supplied keys (protocol.md §8.8) in svc lite:
+ * Stream encryption with client-supplied keys (protocol.md §8.8) in svc lite:
  * round trips under both ciphers, every error case of the §8.8 table, command records left
  * plaintext, and a marker appended to an encrypted stream found in no file of the data dir
  * (while the same marker in a plaintext stream is found: the search can fail).

@@ -1,5 +1,5 @@
 /**
- * svc lite on PostgreSQL (issue 14), what the shared protocol suites cannot show: the flags
+ * svc lite on PostgreSQL, what the shared protocol suites cannot show: the flags
  * and their errors, the password never printed, the schema version guard, and two nodes on
  * one database sharing basins, streams, tokens (revocation at the next request), tails, and
  * live reads (LISTEN/NOTIFY, and the poll after a lost listening connection).

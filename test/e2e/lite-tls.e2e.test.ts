@@ -1,5 +1,5 @@
 /**
- * svc lite with TLS (issue 15): `--tls-self` makes a self-signed certificate at start and
+ * svc lite with TLS: `--tls-self` makes a self-signed certificate at start and
  * prints its fingerprint; HTTP/1.1 and HTTP/2 (ALPN) share the one port; the printed
  * endpoints are https://. svc works against it with --insecure (unary and sessions) and
  * fails clearly without.

@@ -1,6 +1,6 @@
 /**
  * The README's shell examples (its ```sh blocks) run, in order, against a lite started here,
- * so an example that does not run, or that loses data, fails CI (issue 12). Each command runs
+ * so an example that does not run, or that loses data, fails CI. Each command runs
  * in its own bash in a scratch directory holding the files the examples name (a.jsonl,
  * photo.jpg, spec.json = the README's spec), with `svc` on PATH. Skipped: `npm …` and plain
  * `export VAR=value` lines (the test sets the environment); following commands (`-f`) run for

@@ -130,7 +130,7 @@ describe("svc against a real lite under faults", () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 
-  // `--ack-timeout` is being added to svc append (issue 11/12); until then `svc append` waits
+  // `--ack-timeout` is being added to svc append; until then `svc append` waits
   // for a black-holed ack forever (seen: still running after 20 s with --timeout 3s), and
   // this test is skipped with a note.
   const hasAckTimeout = execFileSync(process.execPath, [SVC_BIN, "append", "--help"], { encoding: "utf8" }).includes("--ack-timeout");

@@ -39,10 +39,10 @@ describe("svc read through a faulty connection", () => {
     // Every connection is cut after a random 1.2–2.2 MB from the server, mid-frame almost
     // always; a catch-up frame is ~1 MB, so each connection still makes progress. The client
     // receives the whole budget before the cut: with a reset, what the kernel still buffered
-    // is lost too, and a server faster than this reader buffered more than a frame (issue 13).
+    // is lost too, and a server faster than this reader buffered more than a frame.
     proxy.cutEachConnectionAfter(() => 1_200_000 + Math.floor(Math.random() * 1_000_000), { delivered: true });
     // A cut before the first whole frame is a failure without progress; reads resume after
-    // `--retries` of those in a row (issue 11), so a link this faulty needs more than the default 2.
+    // `--retries` of those in a row, so a link this faulty needs more than the default 2.
     const r = await d.svc(["read", uri, "-s", "0", "-n", String(count), "--template", "{seq_num} {body}", "-v", "--retries", "10"], { env: via, timeoutMs: 120_000 });
     proxy.cutEachConnectionAfter(undefined);
     expect(r.code, r.stderr.split("\n").filter((l) => !l.includes("reconnecting")).join("\n").slice(-2000)).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Issue 14: three svc lite nodes on one PostgreSQL database, node 0 next to it and nodes 1
+ * Three svc lite nodes on one PostgreSQL database, node 0 next to it and nodes 1
  * and 2 behind delaying proxies (2 ms and 5 ms each way: a database on another host). Six
  * writers spread over the nodes append to ONE stream (two append sessions, two unconditioned
  * unary writers, two unary writers with match_seq_num); three readers follow it through

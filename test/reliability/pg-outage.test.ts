@@ -1,5 +1,5 @@
 /**
- * Issue 14: a svc lite node on PostgreSQL while its database goes away and comes back. The
+ * A svc lite node on PostgreSQL while its database goes away and comes back. The
  * suite starts its own PostgreSQL (the run's shared one must stay up for the other suites),
  * one lite node on it, two writers (an append session and unary appends) and a follow read
  * session, then:

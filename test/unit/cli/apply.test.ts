@@ -74,7 +74,7 @@ describe("cli > apply diff", () => {
     const changes = diff(current, desired);
     expect(changes).toContainEqual({ field: "create_stream_on_append", from: false, to: true });
     expect(changes).toContainEqual({ field: "create_stream_on_read", from: true, to: false });
-    // An unset default is the system's (issue 15: servers show defaults as in effect).
+    // An unset default is the system's (servers show defaults as in effect).
     expect(changes).toContainEqual({ field: "default_stream_config.storage_class", from: "express", to: "standard" });
     expect(changes).not.toContainEqual(expect.objectContaining({ field: "default_stream_config.retention_policy" }));
   });

@@ -101,7 +101,7 @@ describe("readSession", () => {
     expect(seqs(await events)).toEqual([0, 1, 2]);
   });
 
-  it("a follow read outlives an outage: reports it once, resumes where it stopped (issue 11)", async () => {
+  it("a follow read outlives an outage: reports it once, resumes where it stopped", async () => {
     const first = new FakeExchange();
     const back = new FakeExchange();
     const refused = () => clientError("connect_failed", "cannot connect (ECONNREFUSED)");

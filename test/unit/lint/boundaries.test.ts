@@ -1,5 +1,5 @@
 /**
- * The import boundaries bite (issue 11, item 3): `.dependency-cruiser.cjs` used to filter with
+ * The import boundaries bite: `.dependency-cruiser.cjs` used to filter with
  * `includeOnly`, which dropped node core modules and (through the node_modules symlink) every
  * package, so `node:fs` in wire/, `node:zlib` in format/ or `lmdb` in client/ all passed.
  *

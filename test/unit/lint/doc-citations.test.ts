@@ -1,5 +1,5 @@
 /**
- * The repo explains itself (issue 11, item 5): every `protocol.md §N` the code cites names a
+ * The repo explains itself: every `protocol.md §N` the code cites names a
  * section of docs/protocol.md (it used to live outside the repo), and the README links both
  * docs/protocol.md and docs/architecture.md.
  */

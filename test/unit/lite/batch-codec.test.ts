@@ -33,7 +33,7 @@ function plain(b: StoredBatch) {
   return { firstSeq: b.firstSeq, arrival: b.arrival, lastTimestamp: b.lastTimestamp, records: plainRecords(b.records) };
 }
 
-/** Version 1, as data dirs before issue 13's change hold it (the reference layout, by hand). */
+/** Version 1, as older data dirs hold it (the reference layout, by hand). */
 function encodeV1(batch: StoredBatch): Buffer {
   const parts: Buffer[] = [];
   const head = Buffer.alloc(21);

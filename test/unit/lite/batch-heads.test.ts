@@ -1,5 +1,5 @@
 /**
- * `batchHeads` (the background sweep's view of stored batches, issue 14) says what `readBatches`
+ * `batchHeads` (the background sweep's view of stored batches) says what `readBatches`
  * would return, without the records: the same batches, from the one holding `fromSeq`, on the
  * in-memory and lmdb storages (PostgreSQL: the lite suites' retention and delete-on-empty tests
  * run on it too).

@@ -445,7 +445,7 @@ describe("properties (fast-check)", () => {
   });
 });
 
-describe("encodeFrameInPlace (issue 13: the message is written after the head, not copied)", () => {
+describe("encodeFrameInPlace (the message is written after the head, not copied)", () => {
   it("gives the same bytes as encodeFrame for any payload, with and without the reconnect flag", () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 5000 }), fc.boolean(), (payload, reconnect) => {
       const inPlace = encodeFrameInPlace((reserve) => {
