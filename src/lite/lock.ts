@@ -11,7 +11,8 @@
  *     again and removing it cannot remove a live lock (one shared lock file, removed after such
  *     a check, let two starters in after a kill -9: both found it dead, and the second removed
  *     the first's new one);
- *   - a live one answers one byte: H (holds the lock) or S (still starting);
+ *   - a live one answers one byte: H (holds the lock) or S (still starting); one that does not
+ *     answer is looked at again, and counts as a holder once it has not answered for 5 s;
  *   - a starter loses to a holder, and to a starter with a smaller name; it waits while only
  *     starters with larger names are there (each loses or holds soon); it holds once it sees
  *     no live socket at all.
@@ -35,12 +36,19 @@ const PREFIX = "lite-lock-";
 const TEMP = ".tmp";
 /** The longest socket path bound as it is (the kernel takes 104 to 108 bytes). */
 const MAX_SOCKET_PATH = 100;
-/** A live socket that has not answered by then counts as a holder (a busy or stopped server). */
+/** How long one look at a live socket waits for its answer. */
 const ANSWER_MS = 1000;
+/**
+ * A live socket that has not answered for this long in all counts as a holder (a stopped or
+ * hung server). A starter on a busy machine may take a second to answer: until then it is
+ * looked at again, not taken for a holder (every starter would then lose, none hold).
+ */
+const UNANSWERED_MS = 5000;
 /** The holder touches its socket file this often, so that no cleaner of old files removes it. */
 const TOUCH_MS = 3_600_000;
 
 type State = "H" | "S";
+type Seen = State | "unclear";
 
 export class DataDirLocked extends Error {
   constructor(dataDir: string) {
@@ -70,17 +78,17 @@ function listen(server: Server, path: string): Promise<void> {
   });
 }
 
-/** What a peer socket says: its state, or dead. Anything unclear counts as a holder. */
-function peek(path: string): Promise<State | "dead"> {
+/** What a peer socket says: its state, dead, or unclear (no answer in time). Anything else odd counts as a holder. */
+function peek(path: string): Promise<Seen | "dead"> {
   return new Promise((resolve) => {
     const socket = connect(path);
     let answer = "";
-    const done = (state: State | "dead"): void => {
+    const done = (state: Seen | "dead"): void => {
       clearTimeout(timer);
       socket.destroy();
       resolve(state);
     };
-    const timer = setTimeout(() => done("H"), ANSWER_MS);
+    const timer = setTimeout(() => done("unclear"), ANSWER_MS);
     socket.setEncoding("utf8");
     socket.on("data", (text: string) => { answer += text; });
     socket.on("end", () => done(answer === "S" ? "S" : "H"));
@@ -89,8 +97,8 @@ function peek(path: string): Promise<State | "dead"> {
 }
 
 /** The live sockets of others, by name; dead ones are removed on the way. */
-async function others(dir: Dir, mine: string): Promise<Map<string, State>> {
-  const live = new Map<string, State>();
+async function others(dir: Dir, mine: string): Promise<Map<string, Seen>> {
+  const live = new Map<string, Seen>();
   const names = readdirSync(dir.path).filter((n) => n.startsWith(PREFIX) && n !== mine);
   await Promise.all(names.map(async (name) => {
     if (name.endsWith(TEMP)) return removeIfOrphan(dir, name);
@@ -113,10 +121,17 @@ function removeIfOrphan(dir: Dir, name: string): void {
 
 /** Resolves once this starter holds the lock; rejects with DataDirLocked when another does or will. */
 async function contend(dir: Dir, mine: string): Promise<void> {
+  let unansweredSince: number | undefined;
   for (;;) {
     const live = await others(dir, mine);
     if (live.size === 0) return;
     for (const [name, state] of live) if (state === "H" || name < mine) throw new DataDirLocked(dir.path);
+    if ([...live.values()].includes("unclear")) {
+      unansweredSince ??= Date.now() - ANSWER_MS;
+      if (Date.now() - unansweredSince >= UNANSWERED_MS) throw new DataDirLocked(dir.path);
+    } else {
+      unansweredSince = undefined;
+    }
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
