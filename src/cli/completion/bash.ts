@@ -36,14 +36,16 @@ ${paths.join("\n")}
     # Basin and stream names from the server, bounded by a short timeout. bash splits words at
     # ':' (svc://…), so match on the whole word before the cursor and trim what bash already has.
     # Where a stream is expected a basin completes as svc://basin/, with no space after it.
-    local line="\${COMP_LINE:0:COMP_POINT}" full pre c kind=basin slashes=1
+    # A stream name may hold any character: each candidate is quoted for the shell (%q).
+    local line="\${COMP_LINE:0:COMP_POINT}" full pre c q kind=basin slashes=1
     full="\${line##*[[:space:]]}"
     pre="\${full%"$cur"}"
     case "$cmdpath" in ${streamPaths.join("|") || '""'}) kind=stream;; esac
     COMPREPLY=()
     while IFS= read -r c; do
       [[ "$c" == "$full"* ]] || continue
-      COMPREPLY+=( "\${c#"$pre"}" )
+      printf -v q '%q' "\${c#"$pre"}"
+      COMPREPLY+=( "$q" )
       [[ "$c" == */ ]] || slashes=0
     done < <(timeout 2 "\${COMP_WORDS[0]}" __complete names "$full" "$kind" 2>/dev/null)
     (( \${#COMPREPLY[@]} && slashes )) && compopt -o nospace 2>/dev/null

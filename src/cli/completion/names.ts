@@ -8,6 +8,9 @@ import type { SvcClient } from "../../client/client.js";
 const SCHEME = "svc://";
 export const NAMES_LIMIT = 100;
 
+/** A name a shell line cannot hold as typed (a control character): never offered. */
+const UNTYPABLE = /[\u0000-\u001f\u007f-\u009f]/;
+
 /**
  * Candidates for `word`: `svc://basin/stream…` lists streams, otherwise basins (as URIs or bare
  * names). Where a stream is expected (`kind` "stream") a basin URI ends in `/`: the user goes on
@@ -20,7 +23,7 @@ export async function completeNames(client: SvcClient, word: string, kind: "basi
   if (uri && slash > 0) {
     const basin = rest.slice(0, slash);
     const page = await client.basin(basin).streams.list({ prefix: rest.slice(slash + 1), limit: NAMES_LIMIT });
-    return page.items.map((s) => `${SCHEME}${basin}/${s.name}`);
+    return page.items.filter((s) => !UNTYPABLE.test(s.name)).map((s) => `${SCHEME}${basin}/${s.name}`);
   }
   // A partly typed scheme ("s", "svc:") still means URIs.
   const asUri = uri || (word.length > 0 && SCHEME.startsWith(word)) || word === "";
