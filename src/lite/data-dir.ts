@@ -10,10 +10,15 @@
  * Secrets are read through a descriptor opened without following a symlink and checked with
  * fstat (no window between the check and the read), and written whole under a temporary name,
  * then renamed into place (a crash leaves the old file or the new one, never half of one).
+ *
+ * A secret the user points at (--root-token-file, --tls-key) is refused as PostgreSQL refuses
+ * its server key: unless it is the user's alone (0600), or root's and readable by its group only
+ * (0640: a service's group, as a secret mounted by an orchestrator often is).
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { clientError } from "../errors.js";
 
 /** The data files lmdb keeps in the data dir. */
 const DATA_FILES = ["data.mdb", "lock.mdb"];
@@ -92,5 +97,34 @@ export function writeSecret(path: string, text: string): void {
   } catch (e) {
     rmSync(temp, { force: true });
     throw e;
+  }
+}
+
+/** Why a secret the user chose is not safe to use, or undefined (see the top of this file). */
+function chosenSecretProblem(st: Stats): string | undefined {
+  const me = process.getuid?.();
+  if (me === undefined) return undefined;
+  if (st.uid !== me && st.uid !== 0) return `it belongs to another user (uid ${st.uid})`;
+  const forbidden = st.uid === 0 ? 0o037 : 0o077;
+  if ((st.mode & forbidden) === 0) return undefined;
+  return `${st.uid === 0 ? "users other than root and its group" : "users other than its owner"} may ${st.mode & 0o022 ? "write" : "read"} it (${mode(st)})`;
+}
+
+/** The text of a secret file the user chose (`flag` names it in messages); a usage error when unsafe. */
+export function readChosenSecret(path: string, flag: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY);
+  } catch (e) {
+    throw clientError("usage", `svc lite: cannot read ${flag} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw clientError("usage", `svc lite: ${flag} ${path} is not a regular file`);
+    const why = chosenSecretProblem(st);
+    if (why !== undefined) throw clientError("usage", `svc lite: refusing ${flag} ${path}, a secret: ${why}; chmod 600 ${path} (or, owned by root, 640)`);
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
 }

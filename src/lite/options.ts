@@ -61,7 +61,7 @@ const FLAGS: Record<string, Flag> = {
   "data-dir": { type: "string", arg: "DIR", help: "where data lives (default $XDG_DATA_HOME/svc/lite, else ~/.local/share/svc/lite)" },
   "in-memory": { type: "boolean", help: "keep nothing on disk" },
   "no-auth": { type: "boolean", help: "accept any bearer token (cross-origin requests only from --cors-origin)" },
-  "root-token-file": { type: "string", arg: "F", help: "use the root token in file F instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)" },
+  "root-token-file": { type: "string", arg: "F", help: "use the root token in file F (mode 600) instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)" },
   "cors-origin": { type: "string", arg: "ORIGIN", multiple: true, help: "with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable" },
   "allow-host": { type: "string", arg: "NAME", multiple: true, help: "with --no-auth, also answer requests for host NAME and its subdomains (only localhost names and IP addresses otherwise, against DNS rebinding); repeatable" },
   "init-file": { type: "string", arg: "FILE", help: "apply an `svc apply` spec at start (also SVC_LITE_INIT_FILE)" },

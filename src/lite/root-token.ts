@@ -4,9 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { clientError } from "../errors.js";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readSecret, writeSecret } from "./data-dir.js";
+import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
 
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
@@ -24,16 +23,11 @@ export function loadOrCreateRootToken(dataDir: string): string {
 
 /**
  * A root token chosen by the caller (CI): the file's first line, at least 16 printable
- * ASCII characters without spaces. The token itself never appears in a message.
+ * ASCII characters without spaces, in a file others cannot read (data-dir.ts). The token
+ * itself never appears in a message.
  */
 export function readRootTokenFile(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw clientError("usage", `svc lite: cannot read --root-token-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  const token = text.split(/\r?\n/)[0]!.trim();
+  const token = readChosenSecret(path, "--root-token-file").split(/\r?\n/)[0]!.trim();
   if (!/^[\x21-\x7e]{16,512}$/.test(token)) {
     throw clientError("usage", `svc lite: --root-token-file ${path} must hold one token of 16 to 512 printable ASCII characters without spaces`);
   }

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
-import { readSecret, writeSecret } from "./data-dir.js";
+import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
 
 const DAY_MS = 86_400_000;
 /** How long a self-signed certificate is valid, and how long before its end a new one is made. */
@@ -165,7 +165,7 @@ export function fromFiles(certFile: string, keyFile: string): TlsMaterial {
     }
   };
   const cert = read(certFile, "certificate");
-  const key = read(keyFile, "key");
+  const key = readChosenSecret(keyFile, "the TLS key");
   let fingerprint: string;
   try {
     fingerprint = fingerprintOf(cert);

@@ -291,7 +291,7 @@ describe("durability, CORS and the root token", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-roottoken-"));
     try {
       const file = join(dir, "token");
-      writeFileSync(file, "ci-chosen-root-token-0123456789\n");
+      writeFileSync(file, "ci-chosen-root-token-0123456789\n", { mode: 0o600 });
       const chosen = await startLite({ inMemory: true, args: ["--root-token-file", file] });
       try {
         expect(chosen.token).toBe("ci-chosen-root-token-0123456789");
@@ -300,7 +300,7 @@ describe("durability, CORS and the root token", () => {
       } finally {
         await chosen.stop();
       }
-      writeFileSync(file, "short\n");
+      writeFileSync(file, "short\n", { mode: 0o600 });
       const err = await spawnLite(["--in-memory", "--port", "0", "--root-token-file", file]).then(() => "started", (e: Error) => e.message);
       expect(err).toMatch(/--root-token-file .* must hold one token of 16 to 512 printable ASCII characters/);
       expect(err.includes("short\n")).toBe(false);
