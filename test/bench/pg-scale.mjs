@@ -157,6 +157,25 @@ async function sessionFigures(url, n, streams, depth) {
   }
 }
 
+/** `SELECT 1` round trips (ms, p50 and p90) to the server directly and through the proxy: the distance each far figure had. */
+async function roundTrips(ctx) {
+  const out = {};
+  for (const [where, port] of [["near", ctx.server.port], ["far", ctx.proxy.port]]) {
+    const c = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password: PG_PASSWORD, database: "postgres" });
+    await c.connect();
+    const ms = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      await c.query("SELECT 1");
+      ms.push(performance.now() - t);
+    }
+    await c.end();
+    ms.sort((a, b) => a - b);
+    out[where] = { p50: round(ms[100], 2), p90: round(ms[180], 2) };
+  }
+  return out;
+}
+
 async function main() {
   const server = await startPostgres();
   const admin = new pg.Client({ connectionString: server.adminUrl });
@@ -164,7 +183,7 @@ async function main() {
   const proxy = await startDelayProxyProcess(server.port, FAR_MS);
   const ctx = { server, admin, proxy };
   try {
-    const out = { bench: "pg-scale", seconds_per_figure: SECS, clients: CLIENTS, far_ms_each_way: FAR_MS };
+    const out = { bench: "pg-scale", seconds_per_figure: SECS, clients: CLIENTS, far_ms_each_way: FAR_MS, round_trip_ms: await roundTrips(ctx) };
     const only = process.env.BENCH_PG_PARTS?.split(",");
     const want = (p) => !only || only.includes(p);
     if (want("reads")) {

@@ -7,12 +7,76 @@
  *   proxy.port; proxy.setDelay(100); await proxy.close();
  */
 import net from "node:net";
+import { Worker } from "node:worker_threads";
+
+/** What the clock thread runs: it sleeps on a futex until the deadline, then wakes the proxy. */
+const CLOCK_THREAD = `
+const { workerData, parentPort } = require("node:worker_threads");
+const seq = new Int32Array(workerData, 0, 1);
+const deadline = new Float64Array(workerData, 8, 1);
+const now = () => { const [sec, ns] = process.hrtime(); return sec * 1e3 + ns / 1e6; };
+for (;;) {
+  const s = Atomics.load(seq, 0);
+  const wait = deadline[0] - now();
+  if (wait <= 0) {
+    deadline[0] = Infinity;
+    parentPort.postMessage(0);
+    Atomics.wait(seq, 0, s);
+  } else {
+    Atomics.wait(seq, 0, s, wait === Infinity ? undefined : wait);
+  }
+}`;
+
+/**
+ * Timers to a tenth of a millisecond. Node's count whole milliseconds (a fraction is cut off),
+ * and a chunk held "2 ms" by them left after 2.1-3 ms: the far database was farther than said.
+ * A thread of its own sleeps until the earliest deadline (a futex wait, no spinning) and wakes
+ * this one. Every wake runs what is due and sets the next deadline, so a deadline overwritten
+ * in a race is set again. Both threads read the monotonic clock (hrtime): each thread's
+ * `performance` has its own origin.
+ */
+function preciseTimers() {
+  const shared = new SharedArrayBuffer(16);
+  const seq = new Int32Array(shared, 0, 1);
+  const deadline = new Float64Array(shared, 8, 1);
+  deadline[0] = Infinity;
+  const thread = new Worker(CLOCK_THREAD, { eval: true, workerData: shared });
+  thread.unref();
+  const pending = [];
+  const now = () => { const [sec, ns] = process.hrtime(); return sec * 1e3 + ns / 1e6; };
+  const arm = () => {
+    const next = pending.length > 0 ? pending[0].at : Infinity;
+    if (next === deadline[0]) return;
+    deadline[0] = next;
+    Atomics.add(seq, 0, 1);
+    Atomics.notify(seq, 0);
+  };
+  thread.on("message", () => {
+    const t = now();
+    while (pending.length > 0 && pending[0].at <= t) pending.shift().fn();
+    arm();
+  });
+  return {
+    /** Runs `fn` `ms` from now; a truthy handle. */
+    after(ms, fn) {
+      const at = now() + ms;
+      let i = pending.length;
+      while (i > 0 && pending[i - 1].at > at) i--;
+      pending.splice(i, 0, { at, fn });
+      arm();
+      return true;
+    },
+    close: () => thread.terminate(),
+  };
+}
+
+const coarseTimers = { after: (ms, fn) => setTimeout(fn, ms), close: async () => {} };
 
 /**
  * Forwards `from` to `to`, each chunk `delayMs()` after it arrived, never before the chunk
  * ahead of it. Reading pauses while more than 8 MiB wait (backpressure).
  */
-function pipeDelayed(from, to, delayMs) {
+function pipeDelayed(from, to, delayMs, timers) {
   const queue = [];
   let queued = 0;
   let timer;
@@ -25,20 +89,25 @@ function pipeDelayed(from, to, delayMs) {
       if (!to.destroyed) to.write(chunk);
     }
     if (queued < 8 << 20 && from.isPaused()) from.resume();
-    if (queue.length > 0) timer = setTimeout(flush, Math.max(0, queue[0].at - performance.now()));
+    if (queue.length > 0) timer = timers.after(Math.max(0, queue[0].at - performance.now()), flush);
     else if (from.readableEnded && !to.destroyed) to.end();
   };
   from.on("data", (chunk) => {
     queue.push({ chunk, at: performance.now() + delayMs() });
     queued += chunk.length;
     if (queued >= 8 << 20) from.pause();
-    timer ??= setTimeout(flush, Math.max(0, queue[0].at - performance.now()));
+    timer ??= timers.after(Math.max(0, queue[0].at - performance.now()), flush);
   });
   from.on("end", () => { if (queue.length === 0 && !to.destroyed) to.end(); });
 }
 
-/** @returns {Promise<{ port: number, setDelay(ms: number): void, close(): Promise<void> }>} */
-export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0.1") {
+/**
+ * `precise`: hold chunks to a tenth of a millisecond (a thread of its own; the benches' proxy
+ * process uses it); otherwise Node's timers (whole milliseconds, up to ~1 ms more).
+ * @returns {Promise<{ port: number, setDelay(ms: number): void, close(): Promise<void> }>}
+ */
+export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0.1", { precise = false } = {}) {
+  const timers = precise ? preciseTimers() : coarseTimers;
   let delay = delayMs;
   const sockets = new Set();
   const server = net.createServer((client) => {
@@ -49,8 +118,8 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
       s.on("error", () => { client.destroy(); upstream.destroy(); });
       s.on("close", () => { sockets.delete(s); client.destroy(); upstream.destroy(); });
     }
-    pipeDelayed(client, upstream, () => delay);
-    pipeDelayed(upstream, client, () => delay);
+    pipeDelayed(client, upstream, () => delay, timers);
+    pipeDelayed(upstream, client, () => delay, timers);
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
@@ -59,6 +128,7 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise((r) => server.close(r));
+      await timers.close();
     },
   };
 }
@@ -91,6 +161,6 @@ export async function startDelayProxyProcess(targetPort, delayMs, targetHost = "
 
 if (process.argv[1] === import.meta.filename) {
   const [targetPort, delayMs, targetHost] = process.argv.slice(2);
-  const proxy = await startDelayProxy(Number(targetPort), Number(delayMs), targetHost);
+  const proxy = await startDelayProxy(Number(targetPort), Number(delayMs), targetHost, { precise: true });
   console.log(`port ${proxy.port}`);
 }
