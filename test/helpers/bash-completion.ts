@@ -1,0 +1,36 @@
+/**
+ * bash completion as a user meets it: the script `svc completion bash` prints, sourced in a
+ * bash whose PATH finds the built `svc`, and `_svc` run on one command line (bash splits words
+ * at ':', as it does at a prompt). `before` and `after` are shell lines run around `_svc`.
+ */
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DataEnv } from "../e2e/cli-data-setup.js";
+import { SVC_BIN } from "./cli.js";
+import { scratchDir } from "./scratch.js";
+
+export interface BashCompletion {
+  /** A scratch dir, the shell's working dir. */
+  dir: string;
+  complete(line: string, opts?: { before?: string; after?: string }): SpawnSyncReturns<string>;
+}
+
+export async function bashCompletion(d: DataEnv): Promise<BashCompletion> {
+  const dir = scratchDir("svc-compl-");
+  writeFileSync(join(dir, "svc"), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`, { mode: 0o755 });
+  const script = join(dir, "svc.bash");
+  writeFileSync(script, (await d.svc(["completion", "bash"])).stdout);
+  return {
+    dir,
+    complete(line, { before = "", after = "" } = {}) {
+      const words = line.split(" ").flatMap((w) => w.split(/(:)/)).filter((w) => w !== "");
+      const sh = [
+        `cd '${dir}'`, before, `source '${script}'`,
+        `COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}`,
+        "_svc", after,
+      ].join("\n");
+      return spawnSync("bash", ["-c", sh], { env: { ...process.env, ...d.env, PATH: `${dir}:${process.env.PATH}` }, encoding: "utf8" });
+    },
+  };
+}
