@@ -30,7 +30,7 @@ import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
-import { describeTls, fromFiles, selfSigned, selfSignedIn, type TlsInfo, type TlsMaterial } from "./tls-cert.js";
+import { describeTls, fromFiles, keepRenewed, selfSigned, selfSignedIn, type TlsInfo, type TlsMaterial } from "./tls-cert.js";
 import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
@@ -135,7 +135,9 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
   const requestLog = repeatLimited(log);
   const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log: requestLog, timeouts, metrics, location: opts.location, tls });
+  const renewal = tls?.selfSigned ? keepRenewed(tls, () => (opts.dataDir === undefined ? selfSigned(opts.host) : selfSignedIn(opts.dataDir, opts.host)), (m) => server.useCertificate(m.cert, m.key), log) : undefined;
   const close = async (): Promise<void> => {
+    renewal?.stop();
     await server.close();
     requestLog.flush();
     await janitor.stop();

@@ -130,6 +130,11 @@ export class LiteServer {
     });
   }
 
+  /** Serves another certificate to every new TLS connection (a renewed --tls-self one). */
+  useCertificate(cert: string, key: string): void {
+    this.tls?.setSecureContext({ cert, key });
+  }
+
   listen(host: string, port: number): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       this.net.once("error", reject);

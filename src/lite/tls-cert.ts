@@ -5,7 +5,8 @@
  * and `tls-self-key.pem` as a secret: data-dir.ts) and used again at every start while it is
  * valid for 30 more days and for the listen host, so that clients can trust it
  * (NODE_EXTRA_CA_CERTS) or pin its fingerprint across restarts; without one (--in-memory,
- * PostgreSQL) a new one is made at every start and kept nowhere.
+ * PostgreSQL) a new one is made at every start and kept nowhere. A running lite renews it the
+ * same way when it comes within 30 days of its end (keepRenewed).
  *
  * The certificate is DER written here (X.509 v3, RFC 5280 §4.1) and signed with node:crypto:
  *
@@ -19,11 +20,23 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
 import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
+import { envMs } from "./options.js";
 
 const DAY_MS = 86_400_000;
-/** How long a self-signed certificate is valid, and how long before its end a new one is made. */
-const SELF_VALID_MS = 365 * DAY_MS;
-const RENEW_MS = 30 * DAY_MS;
+
+/**
+ * How long a self-signed certificate is valid, how long before its end a new one is made, and
+ * how often a running lite looks. Tests shorten them (SVC_LITE_TLS_SELF_VALID_MS, …_RENEW_MS,
+ * …_CHECK_MS) to see a certificate renewed while lite runs.
+ */
+function selfTiming(): { validMs: number; renewMs: number; checkMs: number } {
+  const env = process.env;
+  return {
+    validMs: envMs(env.SVC_LITE_TLS_SELF_VALID_MS, 365 * DAY_MS) || 365 * DAY_MS,
+    renewMs: envMs(env.SVC_LITE_TLS_SELF_RENEW_MS, 30 * DAY_MS),
+    checkMs: envMs(env.SVC_LITE_TLS_SELF_CHECK_MS, 3_600_000) || 3_600_000,
+  };
+}
 
 export interface TlsMaterial {
   cert: string;
@@ -101,7 +114,7 @@ export function selfSigned(host: string): TlsMaterial {
     tlv(0x02, serial),
     ecdsaSha256,
     name,
-    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + SELF_VALID_MS))),
+    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + selfTiming().validMs))),
     name,
     publicKey.export({ type: "spki", format: "der" }),
     extensions,
@@ -129,6 +142,27 @@ export function selfSignedIn(dataDir: string, host: string): TlsMaterial {
   return { ...made, certFile };
 }
 
+/**
+ * --tls-self while lite runs: looked at every hour; once less than 30 days are left, `make`
+ * gives a new certificate (kept in the data dir, if any) and `use` serves it to every new
+ * connection (open ones keep theirs). A failure is logged and the old one served meanwhile.
+ */
+export function keepRenewed(current: TlsMaterial, make: () => TlsMaterial, use: (m: TlsMaterial) => void, log: (m: string) => void): { stop(): void } {
+  let serving = current;
+  const timer = setInterval(() => {
+    try {
+      if (Date.parse(new X509Certificate(serving.cert).validTo) - Date.now() >= selfTiming().renewMs) return;
+      serving = make();
+      use(serving);
+      log(`TLS: the self-signed certificate was renewed (valid to ${new X509Certificate(serving.cert).validTo})${serving.certFile ? ` and kept in ${serving.certFile}` : ""}; new SHA-256 fingerprint ${serving.fingerprint}`);
+    } catch (e) {
+      log(`TLS: could not renew the self-signed certificate (${(e as Error).message}); still serving the old one`);
+    }
+  }, selfTiming().checkMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 /** The kept certificate, if it is the key's, valid now and for 30 more days, and for `host`. */
 function keptCertificate(certFile: string, key: string, host: string): TlsMaterial | undefined {
   try {
@@ -136,7 +170,7 @@ function keptCertificate(certFile: string, key: string, host: string): TlsMateri
     const x = new X509Certificate(cert);
     const now = Date.now();
     if (!x.checkPrivateKey(createPrivateKey(key))) return undefined;
-    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) - now < RENEW_MS) return undefined;
+    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) - now < selfTiming().renewMs) return undefined;
     if (sanHosts(host).some((h) => (isIP(h) ? x.checkIP(h) : x.checkHost(h)) === undefined)) return undefined;
     return { cert, key, fingerprint: x.fingerprint256, selfSigned: true, made: false };
   } catch {
