@@ -5,6 +5,7 @@
 import type { StoredToken } from "../auth/token-info.js";
 import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore } from "./seams.js";
 import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
+import { applyChange, type CatalogTables } from "./catalog-rules.js";
 import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
 
 function byteCompare(a: string, b: string): number {
@@ -61,7 +62,7 @@ class MemoryCatalog implements Catalog {
   }
 
   async change(c: CatalogChange): Promise<boolean> {
-    return this.apply(c);
+    return applyChange(this.tables, c);
   }
 
   private putStream(meta: StreamMeta): void {
@@ -70,95 +71,35 @@ class MemoryCatalog implements Catalog {
     m.set(meta.name, meta);
   }
 
-  private apply(c: CatalogChange): boolean {
-    switch (c.op) {
-      case "createBasin": case "updateBasin": case "deleteBasin": case "removeBasin": return this.basinChange(c);
-      case "createStream": case "updateStream": case "deleteStream": case "removeStream": return this.streamChange(c);
-      default: return this.tokenChange(c);
-    }
-  }
-
-  private basinChange(c: Extract<CatalogChange, { op: "createBasin" | "updateBasin" | "deleteBasin" | "removeBasin" }>): boolean {
-    switch (c.op) {
-      case "createBasin":
-        if (this.basins.has(c.meta.name)) return false;
-        this.basins.set(c.meta.name, { ...c.meta, rev: 0 });
-        return true;
-      case "updateBasin": {
-        const cur = this.basins.get(c.meta.name);
-        if (!cur || (cur.id ?? 0) !== (c.meta.id ?? 0) || (cur.rev ?? 0) !== c.rev || cur.deletedAt !== null) return false;
-        this.basins.set(c.meta.name, { ...c.meta, rev: c.rev + 1 });
-        return true;
-      }
-      case "deleteBasin": {
-        const cur = this.basins.get(c.name);
-        if (!cur || (cur.id ?? 0) !== c.id || cur.deletedAt !== null) return false;
-        this.basins.set(c.name, { ...cur, deletedAt: c.at, rev: (cur.rev ?? 0) + 1 });
-        for (const s of this.streams.get(c.name)?.values() ?? []) {
-          if (s.deletedAt === null) this.putStream({ ...s, deletedAt: c.at, rev: (s.rev ?? 0) + 1 });
-        }
-        return true;
-      }
-      case "removeBasin": {
-        const cur = this.basins.get(c.name);
-        if (!cur || (cur.id ?? 0) !== c.id || cur.deletedAt === null || (this.streams.get(c.name)?.size ?? 0) > 0) return false;
-        this.basins.delete(c.name);
-        this.streams.delete(c.name);
-        return true;
-      }
-    }
-  }
-
-  private streamChange(c: Extract<CatalogChange, { op: "createStream" | "updateStream" | "deleteStream" | "removeStream" }>): boolean {
-    switch (c.op) {
-      case "createStream": {
-        const b = this.basins.get(c.meta.basin);
-        if (!b || b.deletedAt !== null || this.getStream(c.meta.basin, c.meta.name)) return false;
-        this.putStream({ ...c.meta, rev: 0 });
-        this.log.states.set(c.meta.id, { ...c.state });
-        return true;
-      }
-      case "updateStream": {
-        const cur = this.getStream(c.meta.basin, c.meta.name);
-        if (!cur || cur.id !== c.meta.id || (cur.rev ?? 0) !== c.rev || cur.deletedAt !== null) return false;
-        this.putStream({ ...c.meta, rev: c.rev + 1 });
-        return true;
-      }
-      case "deleteStream": {
-        const cur = this.getStream(c.basin, c.name);
-        if (!cur || cur.id !== c.id || cur.deletedAt !== null) return false;
-        const state = this.log.states.get(c.id);
-        if (c.ifTail && (!state || state.nextSeq !== c.ifTail.nextSeq || state.lastArrival !== c.ifTail.lastArrival)) return false;
-        this.putStream({ ...cur, deletedAt: c.at, rev: (cur.rev ?? 0) + 1 });
-        return true;
-      }
-      case "removeStream": {
-        const cur = this.getStream(c.basin, c.name);
-        if (!cur || cur.id !== c.id) return false;
-        this.streams.get(c.basin)?.delete(c.name);
-        this.log.states.delete(c.id);
-        this.log.batches.delete(c.id);
-        return true;
-      }
-    }
-  }
-
-  private tokenChange(c: Extract<CatalogChange, { op: "putToken" | "deleteToken" }>): boolean {
-    switch (c.op) {
-      case "putToken":
-        if (this.tokens.has(c.token.id)) return false;
-        this.tokens.set(c.token.id, c.token);
-        this.tokenKeys.set(c.token.keyId, c.token.id);
-        return true;
-      case "deleteToken": {
-        const cur = this.tokens.get(c.id);
-        if (!cur || cur.keyId !== c.keyId) return false;
-        this.tokens.delete(c.id);
-        this.tokenKeys.delete(c.keyId);
-        return true;
-      }
-    }
-  }
+  /** The tables as the rules see them. */
+  private readonly tables: CatalogTables = {
+    basin: (name) => this.basins.get(name),
+    putBasin: (meta) => void this.basins.set(meta.name, meta),
+    dropBasin: (name) => {
+      this.basins.delete(name);
+      this.streams.delete(name);
+    },
+    stream: (basin, name) => this.getStream(basin, name),
+    streamsOf: (basin, limit) => [...(this.streams.get(basin)?.values() ?? [])].slice(0, limit),
+    putStream: (meta) => this.putStream(meta),
+    dropStream: (meta) => {
+      this.streams.get(meta.basin)?.delete(meta.name);
+      this.log.states.delete(meta.id);
+      this.log.batches.delete(meta.id);
+    },
+    tail: (id) => this.log.states.get(id),
+    putTail: (id, state) => void this.log.states.set(id, state),
+    token: (id) => this.tokens.get(id),
+    putToken: (token) => {
+      this.tokens.set(token.id, token);
+      this.tokenKeys.set(token.keyId, token.id);
+    },
+    dropToken: (id, keyId) => {
+      this.tokens.delete(id);
+      this.tokenKeys.delete(keyId);
+    },
+    idTaken: () => {},
+  };
 }
 
 class MemoryLog implements LocalLog {
