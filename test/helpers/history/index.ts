@@ -17,7 +17,8 @@ import type { History } from "./types.js";
 
 export * from "./types.js";
 export { Recorder, historyJsonl, historyLines, recordKey, observed, writeHistory, parseHistory, now } from "./recorder.js";
-export { checkHistory, isDataKey, type CheckResult, type CheckStats } from "./check.js";
+export { checkHistory, type CheckResult, type CheckStats } from "./check.js";
+export { isDataKey } from "./view.js";
 export { searchCheck, type SearchResult } from "./search.js";
 
 export interface Verdict {
