@@ -36,6 +36,8 @@ export class PgBackend implements SharedBackend {
   static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
     const where = redactedUrl(config);
     const client = new pg.Client(clientOptions(config));
+    // A connection lost here fails the awaited statement; unheard, its 'error' event would end the process.
+    client.on("error", () => {});
     try {
       await client.connect();
       await migrate(client, where);

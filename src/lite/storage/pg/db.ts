@@ -111,10 +111,16 @@ export class Db {
    * `body` in one transaction: committed when it returns, rolled back when it throws (a
    * false from it rolls back too). A connection whose statement failed for any reason but the
    * database's answer (a timeout, a lost connection) is closed, not given back to the pool.
+   *
+   * The pool hands a connection out with no 'error' listener, and a connection that ends
+   * while handed out emits 'error': unheard, that would end the process. Here it fails the
+   * transaction (its statements fail with it) and the connection is not given back.
    */
   async tx(body: (c: Tx) => Promise<boolean>): Promise<boolean> {
     const c = await this.writes.connect().catch((e: unknown) => { throw storageError(e); });
     let failure: unknown;
+    const lost = (e: Error): void => { failure ??= e; };
+    c.on("error", lost);
     try {
       await c.query("BEGIN");
       const ok = await body(c);
@@ -128,6 +134,7 @@ export class Db {
     } finally {
       const answered = failure === undefined || (failure as { code?: string }).code !== undefined;
       c.release(answered ? undefined : (failure as Error));
+      c.removeListener("error", lost);
     }
   }
 
