@@ -13,7 +13,8 @@
  *
  * A secret the user points at (--root-token-file, --tls-key) is refused as PostgreSQL refuses
  * its server key: unless it is the user's alone (0600), or root's and readable by its group only
- * (0640: a service's group, as a secret mounted by an orchestrator often is).
+ * (0640: a service's group, as a secret mounted by an orchestrator often is). A pipe (bash's
+ * `<(…)`) is read as it is: nothing of it is on disk.
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
@@ -120,7 +121,9 @@ export function readChosenSecret(path: string, flag: string): string {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw clientError("usage", `svc lite: ${flag} ${path} is not a regular file`);
+    // A pipe (`--root-token-file <(pass show svc/root)`) keeps nothing on disk: read as it is.
+    if (st.isFIFO()) return readFileSync(fd, "utf8");
+    if (!st.isFile()) throw clientError("usage", `svc lite: ${flag} ${path} is not a regular file or a pipe`);
     const why = chosenSecretProblem(st);
     if (why !== undefined) throw clientError("usage", `svc lite: refusing ${flag} ${path}, a secret: ${why}; chmod 600 ${path} (or, owned by root, 640)`);
     return readFileSync(fd, "utf8");

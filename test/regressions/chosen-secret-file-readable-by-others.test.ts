@@ -4,12 +4,14 @@
  * the TLS key was open to every local user, and lite said nothing, while the root token it
  * keeps itself must be 0600. Now such a file is refused at start, the way PostgreSQL refuses
  * its server key: it must be the owner's alone (0600), or root's and readable only by its
- * group (0640). The message says how to fix it and never shows what the file holds.
+ * group (0640). The message says how to fix it and never shows what the file holds. A pipe
+ * (`--root-token-file <(pass show …)`) still works: nothing of it is on disk.
  */
+import { spawn } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSvc } from "../helpers/cli.js";
+import { runSvc, SVC_BIN } from "../helpers/cli.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
 import { liteClient, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -55,6 +57,24 @@ describe("a secret file the user points lite at", () => {
     }
     chmodSync(file, 0o644);
     expect((await refusal(["--root-token-file", file])).code).toBe(2);
+  });
+
+  it("a pipe (bash's <(…)) is read as it is: nothing of it is on disk", async () => {
+    const child = spawn("bash", ["-c", `exec "${process.execPath}" "${SVC_BIN}" lite --in-memory --port 0 --root-token-file <(printf '%s\\n' ${TOKEN})`], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      const token = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /^export SVC_ACCESS_TOKEN=(.*)$/m.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on("exit", (code) => reject(new Error(`svc lite exited ${code}`)));
+      });
+      expect(token).toBe(TOKEN);
+    } finally {
+      child.kill();
+    }
   });
 
   it("--tls-key readable by others is refused at start, and never printed", async () => {
