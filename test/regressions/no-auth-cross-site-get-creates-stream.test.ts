@@ -11,7 +11,7 @@ import { liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let open: Lite;
 let allowed: Lite;
-const basin = `img-${process.pid}`;
+const basin = `pixel-img-${process.pid}`;
 
 beforeAll(async () => {
   open = await startLite({ args: ["--no-auth"] });

@@ -18,7 +18,7 @@ import { SvcClient } from "../../src/client/client.js";
 import { liteClient, startLite, type Lite } from "../helpers/lite.js";
 import { startPostgres } from "../helpers/postgres.js";
 
-const BASIN = `hung-${process.pid}`;
+const BASIN = `hung-db-${process.pid}`;
 let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
 let lite: Lite | undefined;
 let frozen: number[] = [];
