@@ -21,6 +21,7 @@ import pg from "pg";
 import { SvcClient } from "../../dist/client/client.js";
 import { percentile, round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
+import { pump } from "./lib/session-pump.mjs";
 
 const MIB = 1024 * 1024;
 const SECS = Number(process.env.BENCH_PG_SECS ?? 5);
@@ -40,24 +41,6 @@ async function closeClients() {
   const all = [...clients];
   clients.clear();
   await Promise.all(all.map((c) => c.close().catch(() => {})));
-}
-
-const record = { headers: [], body: new Uint8Array(1024 - 8).fill(0x61) };
-const batch100 = { records: Array.from({ length: 100 }, () => record) };
-
-/** Keeps up to `depth` batches in flight on one session until `until`; returns records acked. */
-async function pump(stream, until, depth = 8) {
-  const session = await stream.appender({ maxInflightBytes: 8 * MIB });
-  let acked = 0;
-  const inflight = new Set();
-  while (performance.now() < until) {
-    const p = session.append(batch100).then(() => { acked += 100; inflight.delete(p); });
-    inflight.add(p);
-    if (inflight.size >= depth) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-  await session.close();
-  return acked;
 }
 
 async function sessionRate(lite, basin) {

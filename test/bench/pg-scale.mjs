@@ -20,12 +20,12 @@ import { Agent, request } from "undici";
 import { SvcClient } from "../../dist/client/client.js";
 import { round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
+import { pump } from "./lib/session-pump.mjs";
 import { startDelayProxyProcess } from "./lib/delay-proxy.mjs";
 
 const SECS = Number(process.env.BENCH_PG_SECS ?? 4);
 const CLIENTS = 32;
 const FAR_MS = 2;
-const MIB = 1024 * 1024;
 
 let dbCount = 0;
 
@@ -118,23 +118,6 @@ function clientFor(node) {
 async function closeClients() {
   await Promise.all([...clients].map((c) => c.close().catch(() => {})));
   clients.clear();
-}
-
-const record = { headers: [], body: new Uint8Array(1024 - 8).fill(0x61) };
-const batch100 = { records: Array.from({ length: 100 }, () => record) };
-
-async function pump(stream, until, depth) {
-  const session = await stream.appender({ maxInflightBytes: 8 * MIB });
-  let acked = 0;
-  const inflight = new Set();
-  while (performance.now() < until) {
-    const p = session.append(batch100).then(() => { acked += 100; inflight.delete(p); });
-    inflight.add(p);
-    if (inflight.size >= depth) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-  await session.close();
-  return acked;
 }
 
 /** Records/s of `streams` sessions spread over `n` nodes (lmdb when url is undefined: one node). */

@@ -10,9 +10,10 @@
  *   const a = await cluster.node();
  *   await p.client.call("GET", "/v1/basins");
  */
+import pg from "pg";
 import { startDelayProxy } from "./delay-proxy.js";
 import { liteClient, startLite, type Call, type Lite, type LiteClient, type Reply } from "./lite.js";
-import { freshDatabase } from "./postgres.js";
+import { freshDatabase, PG_PASSWORD } from "./postgres.js";
 
 type Proxy = Awaited<ReturnType<typeof startDelayProxy>>;
 /** A database's URL (no password) and how to drop it after the test. */
@@ -45,6 +46,15 @@ export class PgCluster {
   /** The database's URL (no password; PGPASSWORD is passed to the nodes). */
   get url(): string {
     return this.db.url;
+  }
+
+  /** A connection of the test's own to the database (for asserting on tables, or cutting connections); the caller ends it. */
+  async admin(): Promise<pg.Client> {
+    const url = new URL(this.db.url);
+    url.password = PG_PASSWORD;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    return client;
   }
 
   async node(opts: NodeOptions = {}): Promise<PgNode> {

@@ -13,10 +13,9 @@
  * connection of the database is cut at several moments inside it. Expected each time: the
  * creation answers (a retryable 5xx, or 201 if it had committed), and the node keeps serving.
  */
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
-import { PG_PASSWORD } from "../helpers/postgres.js";
 
 /** Moments (ms after the creation is sent) at which every connection is cut. */
 const CUTS = [200, 450, 700, 950, 1200];
@@ -28,10 +27,7 @@ let admin: pg.Client;
 beforeAll(async () => {
   cluster = await PgCluster.create();
   a = await cluster.node({ delayMs: 0 });
-  const url = new URL(cluster.url);
-  url.password = PG_PASSWORD;
-  admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
+  admin = await cluster.admin();
 }, 60_000);
 
 afterAll(async () => {

@@ -17,13 +17,12 @@
  * Expected: an input the client was told is definitely not applied is not in the stream; an
  * acked one is there at its acked place; only an input with an unknown outcome may be either.
  */
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { isSvcError } from "../../src/errors.js";
 import { PgCluster, sleep, type PgNode } from "../helpers/pg-cluster.js";
-import { PG_PASSWORD } from "../helpers/postgres.js";
 
 const BASIN = `not-applied-${process.pid}`;
 const enc = new TextEncoder();
@@ -47,10 +46,7 @@ beforeAll(async () => {
   const warm = await stream.appender();
   await warm.append({ records: [rec("warm-session")] });
   await warm.close();
-  const url = new URL(cluster.url);
-  url.password = PG_PASSWORD;
-  admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
+  admin = await cluster.admin();
 }, 60_000);
 
 afterAll(async () => {
