@@ -2,23 +2,20 @@
  * The read engine (protocol.md §7) of unary reads, read sessions and SSE: resolve the start
  * (read-start.ts), catch up from storage in batches of ≤ 1000 records / ≤ 1 MiB, then follow
  * live durable appends through a bounded Follower, accounting for count, bytes, until, trims.
- *
- * The caller drives it with next(deadline): it returns a data batch (catch-up batches have
- * no `tail`, live ones do), "following" (the moment a session sends its first heartbeat),
- * "timeout" (deadline passed while following) or "end" (a limit or `until` was reached, or
- * a read that cannot follow caught up).
+ * The caller drives it with next(deadline): a data batch (catch-up batches have no `tail`,
+ * live ones do), "following" (a session's first heartbeat), "timeout" (deadline passed while
+ * following) or "end" (a limit or `until` reached, or a read that cannot follow caught up).
  *
  * Records below the stream's known tail (LiveStream.known) are served without asking who else
- * appended; where the answer depends on the tail now (the start's 416 rules, a tail offset,
- * whether a read has caught up), the stream's `tailNow` is asked, which on a shared backend
+ * appended; where the answer depends on the tail now (the 416 rules, a tail offset, whether a
+ * read has caught up, a gap left by a trim), `tailNow` is asked: on a shared backend it
  * reflects every append acknowledged through any node.
  */
-import { serverError } from "../../errors.js";
 import { LIMITS, type ReadBatch, type ReadStart, type SequencedRecord, type StreamPosition } from "../../types.js";
 import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
 import { storedCount, type StoredBatch } from "../storage/types.js";
 import { CatchUpBatch, storedBatchesToRead } from "./catch-up.js";
-import { resolveStart } from "./read-start.js";
+import { resolveStart, validateReadParams } from "./read-start.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
 import type { LiveStream } from "./live-stream.js";
@@ -38,13 +35,6 @@ export type ReadStep =
   | { kind: "following"; tail: StreamPosition }
   | { kind: "timeout" }
   | { kind: "end" };
-
-/** §7.2 rule 4 and §8: checks that need no stream, so a bad request never auto-creates one. */
-export function validateReadParams(p: ReadParams): void {
-  if (p.start && "timestamp" in p.start && p.until !== undefined && p.until <= p.start.timestamp) {
-    throw serverError("invalid", "start `timestamp` exceeds or equal to `until`");
-  }
-}
 
 export class ReadCursor {
   position: number;
@@ -142,6 +132,12 @@ export class ReadCursor {
     }
   }
 
+  /** The tail now (as stored, on a shared stream): the new bound of the catch-up. */
+  private async tailNow(): Promise<number> {
+    this.confirmed = (await this.stream.tailNow()).seqNum;
+    return Math.max(this.stream.known.nextSeq, this.confirmed);
+  }
+
   /** Stops following (the caller is done, or the follower lagged). */
   close(): void {
     if (this.follower) this.stream.unfollow(this.follower);
@@ -161,21 +157,24 @@ export class ReadCursor {
     const now = Date.now();
     if (this.position < known.trimPoint) this.position = Math.min(known.trimPoint, tailSeq);
     let out = new CatchUpBatch();
-    // Stored batches are read as many at a time as the output batch (and the read) still has
-    // room for, judged by the last one's size: every value read is a copy (up to a MiB each).
+    // Batches per storage read: as many as the output still has room for (each value read is a copy).
     let want = 1;
+    let refreshed = false;
     for (;;) {
       if (this.ended) break;
       if (this.position >= tailSeq) {
-        // At the tail known here: a batch ends there only if it is the tail now (another node
-        // may have appended more), else a short read would look like the end of the stream.
+        // At the tail known here: the end only if it is the tail now (another node may have appended).
         if (this.confirmed >= this.position) break;
-        this.confirmed = (await this.stream.tailNow()).seqNum;
-        tailSeq = Math.max(this.stream.known.nextSeq, this.confirmed);
+        tailSeq = await this.tailNow();
         if (this.position >= tailSeq) break;
       }
       const batches = this.takeCarry() ?? await this.stream.readBatches(this.position, want);
-      if (batches.length === 0) { this.position = tailSeq; break; } // removed by trim/retention
+      if (batches.length === 0) {
+        // Removed by trim or retention (shared: maybe by a trim past the tail this read knows).
+        if (!this.stream.exact && !refreshed) { refreshed = true; tailSeq = await this.tailNow(); continue; }
+        this.position = tailSeq;
+        break;
+      }
       for (const b of batches) {
         if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
         const count = storedCount(b);
@@ -183,10 +182,13 @@ export class ReadCursor {
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) {
-          // Where another node may have trimmed, a gap is a prefix of the stream removed while
-          // this read went on: what this batch holds lies in that prefix too, so it starts again
-          // past it, never with a hole. (A stream known exactly here has no such gap.)
-          if (out.count > 0 && !this.stream.exact) out = this.discard(out);
+          // Where another node may have trimmed, a gap is a prefix removed while this read went
+          // on: it starts again past it, never with a hole, bounded by the tail now (the trim
+          // lies past the tail it knew). A stream known exactly here has no such gap.
+          if (!this.stream.exact) {
+            if (out.count > 0) out = this.discard(out);
+            tailSeq = await this.tailNow();
+          }
           this.position = b.firstSeq;
         }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);

@@ -3,7 +3,7 @@
  * the 416 rules, which depend on the tail now. A seq num below the tail known on this node
  * holds records whatever else was appended, so it is taken without asking for the tail.
  */
-import { RangeNotSatisfiableError } from "../../errors.js";
+import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadStart } from "../../types.js";
 import type { LiveStream } from "./live-stream.js";
 
@@ -43,4 +43,11 @@ async function seekTimestamp(stream: LiveStream, t: number, n: number): Promise<
     for (const r of b.records) if (r.timestamp >= t && r.seqNum < n) return r.seqNum;
   }
   return n;
+}
+
+/** §7.2 rule 4 and §8: checks that need no stream, so a bad request never auto-creates one. */
+export function validateReadParams(p: { start?: ReadStart; until?: number }): void {
+  if (p.start && "timestamp" in p.start && p.until !== undefined && p.until <= p.start.timestamp) {
+    throw serverError("invalid", "start `timestamp` exceeds or equal to `until`");
+  }
 }
