@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bashCompletion } from "../helpers/bash-completion.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 
@@ -134,17 +135,8 @@ describe("diff, version, completion (item 11)", () => {
 
   it("bash completion offers flag values, and basin and stream names from the server; powershell says it is not there", async () => {
     const uri = await d.newStream("compl");
-    const dir = scratchDir("svc-compl-");
-    const shim = join(dir, "svc");
-    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${join(import.meta.dirname, "../../bin/svc.js")}" "$@"\n`, { mode: 0o755 });
-    const script = join(dir, "svc.bash");
-    writeFileSync(script, (await d.svc(["completion", "bash"])).stdout);
-    const complete = (line: string) => {
-      const words = line.split(" ").flatMap((w) => w.split(/(:)/)).filter((w) => w !== ""); // as bash splits at ':'
-      const sh = `source '${script}'; COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
-      const r = spawnSync("bash", ["-c", sh], { env: { ...process.env, ...d.env, PATH: `${dir}:${process.env.PATH}` }, encoding: "utf8" });
-      return r.stdout.split("\n").filter((l) => l !== "");
-    };
+    const bash = await bashCompletion(d);
+    const complete = (line: string) => bash.complete(line, { after: `printf '%s\\n' "\${COMPREPLY[@]}"` }).stdout.split("\n").filter((l) => l !== "");
     expect(complete("svc read x --format j")).toEqual(["json", "json-base64"]);
     expect(complete("svc append x --transport u")).toEqual(["unary"]);
     // bash splits at ':' so the word is `//basin/…`; the candidates complete that word.
@@ -152,7 +144,7 @@ describe("diff, version, completion (item 11)", () => {
     expect(complete(`svc basin get ${d.basin.slice(0, 8)}`)).toContain(d.basin);
     // A server that is away: nothing, quickly.
     const started = Date.now();
-    const away = spawnSync("bash", ["-c", `source '${script}'; COMP_LINE='svc read svc://x'; COMP_POINT=16; COMP_WORDS=(svc read svc : //x); COMP_CWORD=4; _svc; echo "n=\${#COMPREPLY[@]}"`], { env: { ...process.env, SVC_ACCOUNT_ENDPOINT: "http://10.255.255.1:9", SVC_BASIN_ENDPOINT: "http://10.255.255.1:9", SVC_ACCESS_TOKEN: "t", PATH: `${dir}:${process.env.PATH}` }, encoding: "utf8" });
+    const away = bash.complete("svc read svc://x", { after: `echo "n=\${#COMPREPLY[@]}"`, env: { SVC_ACCOUNT_ENDPOINT: "http://10.255.255.1:9", SVC_BASIN_ENDPOINT: "http://10.255.255.1:9", SVC_ACCESS_TOKEN: "t" } });
     expect(away.stdout.trim()).toBe("n=0");
     expect(Date.now() - started).toBeLessThan(4_000);
     const p = await d.svc(["completion", "powershell"]);

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SVC_BIN } from "../helpers/cli.js";
+import { SVC_BIN, svcShim } from "../helpers/cli.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
@@ -48,7 +48,7 @@ beforeAll(async () => {
   dir = scratchDir("svc-readme-");
   const bin = join(dir, "bin");
   spawnSync("mkdir", ["-p", bin, join(dir, "home")]);
-  writeFileSync(join(bin, "svc"), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`, { mode: 0o755 });
+  svcShim(bin);
   writeFileSync(join(dir, "a.jsonl"), '{"headers": [["type", "greeting"]], "body": "hi"}\n{"body": "there"}\n');
   writeFileSync(join(dir, "photo.jpg"), randomBytes(50_000));
   const spec = /The spec \(JSON[^\n]*\n\n```json\n([\s\S]*?)^```/m.exec(README);

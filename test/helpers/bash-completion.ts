@@ -7,30 +7,31 @@ import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DataEnv } from "../e2e/cli-data-setup.js";
-import { SVC_BIN } from "./cli.js";
+import { svcShim } from "./cli.js";
 import { scratchDir } from "./scratch.js";
 
 export interface BashCompletion {
   /** A scratch dir, the shell's working dir. */
   dir: string;
-  complete(line: string, opts?: { before?: string; after?: string }): SpawnSyncReturns<string>;
+  /** `env` replaces the data env's endpoints and token (a server that is away, say). */
+  complete(line: string, opts?: { before?: string; after?: string; env?: Record<string, string> }): SpawnSyncReturns<string>;
 }
 
 export async function bashCompletion(d: DataEnv): Promise<BashCompletion> {
   const dir = scratchDir("svc-compl-");
-  writeFileSync(join(dir, "svc"), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`, { mode: 0o755 });
+  svcShim(dir);
   const script = join(dir, "svc.bash");
   writeFileSync(script, (await d.svc(["completion", "bash"])).stdout);
   return {
     dir,
-    complete(line, { before = "", after = "" } = {}) {
+    complete(line, { before = "", after = "", env = d.env } = {}) {
       const words = line.split(" ").flatMap((w) => w.split(/(:)/)).filter((w) => w !== "");
       const sh = [
         `cd '${dir}'`, before, `source '${script}'`,
         `COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}`,
         "_svc", after,
       ].join("\n");
-      return spawnSync("bash", ["-c", sh], { env: { ...process.env, ...d.env, PATH: `${dir}:${process.env.PATH}` }, encoding: "utf8" });
+      return spawnSync("bash", ["-c", sh], { env: { ...process.env, ...env, PATH: `${dir}:${process.env.PATH}` }, encoding: "utf8" });
     },
   };
 }

@@ -4,11 +4,16 @@
  * user's own config and lite data are never read or touched.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const SVC_BIN = resolve(import.meta.dirname, "../../bin/svc.js");
+
+/** Puts an executable `svc` in `dir` that runs the built bin/svc.js: for shells that look it up on PATH. */
+export function svcShim(dir: string): void {
+  writeFileSync(join(dir, "svc"), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`, { mode: 0o755 });
+}
 
 export interface RunResult {
   code: number | null;
