@@ -19,9 +19,13 @@ import { spawnLite, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
 
+/** The first whole log line matching `pattern` (waits for its line break: a loaded machine may deliver a line late). */
 async function logged(lite: Lite, pattern: RegExp): Promise<string> {
-  for (let i = 0; i < 200 && !pattern.test(lite.stderr()); i++) await new Promise((r) => setTimeout(r, 20));
-  return pattern.exec(lite.stderr())?.[0] ?? lite.stderr();
+  const line = new RegExp(`${pattern.source}[^\\n]*\\n`);
+  for (let i = 0; i < 750 && !line.test(lite.stderr()); i++) await new Promise((r) => setTimeout(r, 20));
+  const found = line.exec(lite.stderr())?.[0];
+  if (found === undefined) throw new Error(`no log line matching ${pattern} within 15 s; stderr:\n${lite.stderr()}`);
+  return found.trimEnd();
 }
 
 const fingerprintIn = async (lite: Lite): Promise<string> => (await logged(lite, /SHA-256 fingerprint \S+/)).split(" ").pop()!;
