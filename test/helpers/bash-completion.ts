@@ -25,7 +25,8 @@ export async function bashCompletion(d: DataEnv): Promise<BashCompletion> {
   return {
     dir,
     complete(line, { before = "", after = "", env = d.env } = {}) {
-      const words = line.split(" ").flatMap((w) => w.split(/(:)/)).filter((w) => w !== "");
+      // Words split as readline does: at spaces no backslash escapes, and at ':'; kept as typed.
+      const words = line.split(/(?<!\\) /).flatMap((w) => w.split(/(:)/)).filter((w) => w !== "");
       const sh = [
         `cd '${dir}'`, before, `source '${script}'`,
         `COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}`,
