@@ -107,8 +107,10 @@ export function selfSigned(host: string): TlsMaterial {
     seq(oid("2.5.29.17"), tlv(0x04, seq(...san))),
     seq(oid("2.5.29.19"), tlv(0x01, Buffer.of(0xff)), tlv(0x04, seq())),
   ));
+  // A positive DER INTEGER with no leading zero byte (OpenSSL refuses one: "illegal padding"):
+  // the first byte is 0x40-0x7f, which leaves 126 random bits.
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
   const tbs = seq(
     tlv(0xa0, tlv(0x02, Buffer.of(2))),
     tlv(0x02, serial),
