@@ -11,24 +11,16 @@
  * read has caught up, a gap left by a trim), `tailNow` is asked: on a shared backend it
  * reflects every append acknowledged through any node.
  */
-import { LIMITS, type ReadBatch, type ReadStart, type SequencedRecord, type StreamPosition } from "../../types.js";
+import { LIMITS, type ReadBatch, type SequencedRecord, type StreamPosition } from "../../types.js";
 import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
 import { storedCount, type StoredBatch } from "../storage/types.js";
 import { CatchUpBatch, storedBatchesToRead } from "./catch-up.js";
-import { resolveStart, validateReadParams } from "./read-start.js";
+import { resolveStart, validateReadParams, type ReadParams } from "./read-start.js";
 import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
 import type { LiveStream } from "./live-stream.js";
 
-export interface ReadParams {
-  start?: ReadStart;
-  clamp?: boolean;
-  count?: number;
-  bytes?: number;
-  until?: number;
-  /** Seconds. */
-  wait?: number;
-}
+export type { ReadParams } from "./read-start.js";
 
 export type ReadStep =
   | { kind: "batch"; batch: ReadBatch }
@@ -176,20 +168,23 @@ export class ReadCursor {
         break;
       }
       for (const b of batches) {
-        if (b.firstSeq >= tailSeq) { this.position = tailSeq; break; }
+        // Past the tail: the end of the read, unless records are missing before it (a gap, below).
+        if (b.firstSeq >= tailSeq && (this.stream.exact || b.firstSeq <= this.position)) { this.position = tailSeq; break; }
         const count = storedCount(b);
         const end = b.firstSeq + count;
         if (end <= this.position) continue;
         if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
         if (b.firstSeq > this.position) {
           // Where another node may have trimmed, a gap is a prefix removed while this read went
-          // on: it starts again past it, never with a hole, bounded by the tail now (the trim
-          // lies past the tail it knew). A stream known exactly here has no such gap.
+          // on: it starts again past it and the trim point now known, never with a hole, bounded
+          // by the tail now (the trim lies past the tail it knew). An exact stream has no such gap.
+          this.position = b.firstSeq;
           if (!this.stream.exact) {
             if (out.count > 0) out = this.discard(out);
             tailSeq = await this.tailNow();
+            this.position = Math.max(b.firstSeq, this.stream.known.trimPoint);
+            if (this.position >= end) continue;
           }
-          this.position = b.firstSeq;
         }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);
       }

@@ -7,6 +7,17 @@ import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import type { ReadStart } from "../../types.js";
 import type { LiveStream } from "./live-stream.js";
 
+/** What a read asks for (protocol.md §7.2-§7.5). */
+export interface ReadParams {
+  start?: ReadStart;
+  clamp?: boolean;
+  count?: number;
+  bytes?: number;
+  until?: number;
+  /** Seconds. */
+  wait?: number;
+}
+
 /**
  * The position a read starts at, and the tail now when it had to be asked (-1 when not).
  * Throws 416 with the tail now; `canFollow`: a read that may wait at the tail is no 416 there.
