@@ -9,7 +9,7 @@
  * while a read waits. A revoked or expired token ends the session with a terminal 401 `authn`
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
-import type { ReadParams } from "../store/read-engine.js";
+import type { ReadParams } from "../store/read-start.js";
 import type { Chain } from "../store/live-stream.js";
 import { negotiateCompression } from "../../wire/compression.js";
 import { runAppendSession } from "../session/append-session.js";

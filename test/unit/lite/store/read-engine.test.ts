@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { MemoryBackend } from "../../../../src/lite/storage/memory.js";
 import { initialState } from "../../../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
-import { ReadCursor, type ReadParams, type ReadStep } from "../../../../src/lite/store/read-engine.js";
+import { ReadCursor, type ReadStep } from "../../../../src/lite/store/read-engine.js";
+import type { ReadParams } from "../../../../src/lite/store/read-start.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 import { trimRecord } from "../../../../src/rules/commands.js";
 
