@@ -20,7 +20,6 @@ import type { Follower } from "./follower.js";
 import { retentionMs } from "./stream-config.js";
 import type { LiveStream } from "./live-stream.js";
 
-
 export type ReadStep =
   | { kind: "batch"; batch: ReadBatch }
   | { kind: "following"; tail: StreamPosition }
