@@ -9,7 +9,9 @@ import { defineConfig } from "vitest/config";
 // PostgreSQL (test/global-postgres.ts).
 // S2's own SDK driving lite (s2-sdk-*) runs there too.
 const LITE_PROTOCOL_SUITES = [
-  ...["append", "sessions", "read", "auth", "basins", "streams", "metrics", "dialect"].map((s) => `test/e2e/lite-${s}.e2e.test.ts`),
+  ...["append", "sessions", "read", "auth", "basins", "streams", "metrics", "dialect"].map(
+    (s) => `test/e2e/lite-${s}.e2e.test.ts`,
+  ),
   ...["management", "data"].map((s) => `test/e2e/s2-sdk-${s}.e2e.test.ts`),
 ];
 
@@ -22,13 +24,22 @@ export default defineConfig({
     pool: "forks",
     // The extended tier checks long cumulative histories (200 crash cycles): its workers get a
     // larger heap than Node's default (~4 GiB here), which one such history outgrew.
-    poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: process.env.RELIABILITY === "extended" ? ["--max-old-space-size=12288"] : [] } },
+    poolOptions: {
+      forks: {
+        maxForks: 2,
+        minForks: 1,
+        execArgv: process.env.RELIABILITY === "extended" ? ["--max-old-space-size=12288"] : [],
+      },
+    },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ["default"],
     projects: [
       { extends: true, test: { name: "main", include: ["test/**/*.test.ts"] } },
-      { extends: true, test: { name: "postgres", include: LITE_PROTOCOL_SUITES, env: { LITE_E2E_STORAGE: "postgres" } } },
+      {
+        extends: true,
+        test: { name: "postgres", include: LITE_PROTOCOL_SUITES, env: { LITE_E2E_STORAGE: "postgres" } },
+      },
     ],
   },
 });

@@ -24,8 +24,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   if (args[0] === "lite") {
     // The server's own process: straight to lite's entry, without the CLI program, so that its
     // server thread (dist/lite/thread.js) starts as soon as the flags are parsed.
-    import("../dist/lite/run.js").then((m) => m.runLite(args.slice(1))).catch((e) => import("../dist/cli/main.js").then((m) => m.exitWithError(e, args)));
-  } else if (!args.includes("lite") && process.env.SVC_UNBUNDLED !== "1" && existsSync(bundle)) runBundle(bundle).main(args);
+    import("../dist/lite/run.js")
+      .then((m) => m.runLite(args.slice(1)))
+      .catch((e) => import("../dist/cli/main.js").then((m) => m.exitWithError(e, args)));
+  } else if (!args.includes("lite") && process.env.SVC_UNBUNDLED !== "1" && existsSync(bundle))
+    runBundle(bundle).main(args);
   else import("../dist/cli/main.js").then((m) => m.main(args));
 }
 
@@ -33,21 +36,34 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 function runBundle(file) {
   const cacheFile = `${file}.cache`;
   let cachedData;
-  try { cachedData = readFileSync(cacheFile); } catch { /* none yet: compiled from source */ }
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    /* none yet: compiled from source */
+  }
   const source = readFileSync(file, "utf8");
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
   // No cache (a fresh build) or one V8 refused (another Node): write one after this command, with
   // every function it compiled. Only from a plain `node` (flags are part of V8's check), and
   // written whole or not at all; a read-only install just keeps compiling from source. The build
   // sets SVC_BUILD_CODE_CACHE=1 to add each of a few one-shot commands' functions to the cache.
   const extend = process.env.SVC_BUILD_CODE_CACHE === "1";
-  if ((cachedData === undefined || script.cachedDataRejected || extend) && process.execArgv.length === 0 && !process.env.NODE_OPTIONS) {
+  if (
+    (cachedData === undefined || script.cachedDataRejected || extend) &&
+    process.execArgv.length === 0 &&
+    !process.env.NODE_OPTIONS
+  ) {
     process.once("exit", () => {
       try {
         const tmp = `${cacheFile}.${process.pid}`;
         writeFileSync(tmp, script.createCachedData());
         renameSync(tmp, cacheFile);
-      } catch { /* not writable: fine */ }
+      } catch {
+        /* not writable: fine */
+      }
     });
   }
   const module = { exports: {} };

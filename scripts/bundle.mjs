@@ -48,7 +48,10 @@ const lazyChildProcessForCommander = {
   name: "lazy-child-process-for-commander",
   setup(b) {
     b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.importer.includes("/node_modules/commander/") ? { path: "child_process", namespace: "lazy-builtin" } : undefined);
+      args.importer.includes("/node_modules/commander/")
+        ? { path: "child_process", namespace: "lazy-builtin" }
+        : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
       contents: `module.exports = new Proxy({}, { get: (_, key) => require("node:${args.path}")[key] });`,
       loader: "js",
@@ -83,7 +86,9 @@ await build({
 const svc = join(root, "bin/svc.js");
 const r = spawnSync(process.execPath, [svc, "--help"], { stdio: "ignore", env: { ...process.env, NODE_OPTIONS: "" } });
 if (r.status !== 0 || !existsSync(join(outdir, "main.cjs.cache"))) {
-  console.error(`bundle: the code cache was not made (svc --help exited ${r.status}); the CLI still runs, compiling from source`);
+  console.error(
+    `bundle: the code cache was not made (svc --help exited ${r.status}); the CLI still runs, compiling from source`,
+  );
 } else {
   await extendCache().catch((e) => console.error(`bundle: the code cache covers --help only (${e.message})`));
 }
@@ -96,12 +101,24 @@ if (r.status !== 0 || !existsSync(join(outdir, "main.cjs.cache"))) {
  */
 async function extendCache() {
   const home = mkdtempSync(join(tmpdir(), "svc-build-cache-"));
-  const quiet = { ...process.env, NODE_OPTIONS: "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data") };
-  const lite = spawn(process.execPath, [svc, "lite", "--in-memory", "--port", "0"], { stdio: ["ignore", "pipe", "ignore"], env: quiet });
+  const quiet = {
+    ...process.env,
+    NODE_OPTIONS: "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_DATA_HOME: join(home, "data"),
+  };
+  const lite = spawn(process.execPath, [svc, "lite", "--in-memory", "--port", "0"], {
+    stdio: ["ignore", "pipe", "ignore"],
+    env: quiet,
+  });
   try {
     const out = await new Promise((res, rej) => {
       let text = "";
-      lite.stdout.on("data", (d) => { text += d; if ((text.match(/^export /gm) ?? []).length >= 3) res(text); });
+      lite.stdout.on("data", (d) => {
+        text += d;
+        if ((text.match(/^export /gm) ?? []).length >= 3) res(text);
+      });
       lite.on("exit", (code) => rej(new Error(`svc lite exited ${code}`)));
       setTimeout(() => rej(new Error("svc lite did not start in 20 s")), 20_000).unref();
     });
@@ -109,8 +126,15 @@ async function extendCache() {
     for (const m of out.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
     const input = join(home, "one.txt");
     writeFileSync(input, "one record\n");
-    const commands = [["basin", "create", "build-code-cache"], ["stream", "create", "svc://build-code-cache/s"], ["append", "svc://build-code-cache/s", "-i", input, "-q"],
-      ["read", "svc://build-code-cache/s", "-s", "0", "-n", "1"], ["check-tail", "svc://build-code-cache/s"], ["basin", "list"], ["stream", "list", "build-code-cache"]];
+    const commands = [
+      ["basin", "create", "build-code-cache"],
+      ["stream", "create", "svc://build-code-cache/s"],
+      ["append", "svc://build-code-cache/s", "-i", input, "-q"],
+      ["read", "svc://build-code-cache/s", "-s", "0", "-n", "1"],
+      ["check-tail", "svc://build-code-cache/s"],
+      ["basin", "list"],
+      ["stream", "list", "build-code-cache"],
+    ];
     for (const args of commands) {
       const c = spawnSync(process.execPath, [svc, ...args], { stdio: "ignore", env });
       if (c.status !== 0) throw new Error(`svc ${args.join(" ")} exited ${c.status}`);

@@ -28,4 +28,5 @@ for (let i = 0; i < prof.samples.length; i++) {
 }
 const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(n));
 console.log(`total ${(total / 1000).toFixed(0)} ms sampled`);
-for (const [key, us] of rows) console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`);
+for (const [key, us] of rows)
+  console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`);

@@ -17,11 +17,25 @@ const fresh = (file) => existsSync(file) && statSync(file).mtimeMs >= statSync(s
 if (fresh(js) && fresh(dts) && !process.argv.includes("--force")) process.exit(0);
 
 mkdirSync(outDir, { recursive: true });
-execFileSync(bin("pbjs"), [
-  "-t", "static-module", "-w", "es6",
-  "--no-create", "--no-verify", "--no-convert", "--no-delimited", "--no-service", "--no-typeurl",
-  "-o", js, schema,
-], { stdio: "inherit" });
+execFileSync(
+  bin("pbjs"),
+  [
+    "-t",
+    "static-module",
+    "-w",
+    "es6",
+    "--no-create",
+    "--no-verify",
+    "--no-convert",
+    "--no-delimited",
+    "--no-service",
+    "--no-typeurl",
+    "-o",
+    js,
+    schema,
+  ],
+  { stdio: "inherit" },
+);
 // Node ESM needs the explicit file extension of the protobufjs runtime.
 writeFileSync(js, readFileSync(js, "utf8").replace(/from "protobufjs\/minimal"/, 'from "protobufjs/minimal.js"'));
 execFileSync(bin("pbts"), ["--no-comments", "-o", dts, js], { stdio: "inherit" });

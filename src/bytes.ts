@@ -16,7 +16,14 @@ import { SvcError } from "./errors.js";
 import type { RecordFormat } from "./types.js";
 
 function invalid(message: string): SvcError {
-  return new SvcError({ code: "invalid", message, origin: "client", status: 422, retryable: false, sideEffects: false });
+  return new SvcError({
+    code: "invalid",
+    message,
+    origin: "client",
+    status: 422,
+    retryable: false,
+    sideEffects: false,
+  });
 }
 
 const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -44,7 +51,15 @@ export function decodeBytes(text: string, format: RecordFormat): Uint8Array {
   // A lone surrogate (JSON "\ud800") is not text: UTF-8 cannot carry it, and encoding it
   // anyway stores EF BF BD, a silent change of the data. Bytes go as base64.
   if (LONE_SURROGATE.test(text)) {
-    throw new SvcError({ code: "bad_json", message: "a string holds a lone UTF-16 surrogate, which is not valid Unicode text: send such bytes with svc-format base64", origin: "client", status: 400, retryable: false, sideEffects: false });
+    throw new SvcError({
+      code: "bad_json",
+      message:
+        "a string holds a lone UTF-16 surrogate, which is not valid Unicode text: send such bytes with svc-format base64",
+      origin: "client",
+      status: 400,
+      retryable: false,
+      sideEffects: false,
+    });
   }
   return Buffer.from(text, "utf8");
 }
@@ -120,7 +135,14 @@ export function roundedIntegerLiteral(text: string): string | undefined {
     const m = JSON_TOKEN.exec(text);
     if (m === null) return undefined; // not JSON: JSON.parse has said so already
     const lit = m[0];
-    if (lit.length > 1 && /[.eE]/.test(lit) && lit[0] !== '"' && Number.isInteger(Number(lit)) && !integerAsWritten(lit)) return lit;
+    if (
+      lit.length > 1 &&
+      /[.eE]/.test(lit) &&
+      lit[0] !== '"' &&
+      Number.isInteger(Number(lit)) &&
+      !integerAsWritten(lit)
+    )
+      return lit;
   }
   return undefined;
 }
@@ -136,7 +158,8 @@ export function unsafeIntegerLiteral(text: string): string | undefined {
     const m = JSON_TOKEN.exec(text);
     if (m === null) return undefined;
     const lit = m[0];
-    if (lit[0] !== '"' && /\d/.test(lit) && Number.isInteger(Number(lit)) && !Number.isSafeInteger(Number(lit))) return lit;
+    if (lit[0] !== '"' && /\d/.test(lit) && Number.isInteger(Number(lit)) && !Number.isSafeInteger(Number(lit)))
+      return lit;
   }
   return undefined;
 }

@@ -24,6 +24,10 @@ export function makeDirs(dir: string, mode?: number): void {
     }
   }
   if (!statSync(dir).isDirectory()) {
-    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), { code: "EEXIST", path: dir, syscall: "mkdir" });
+    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), {
+      code: "EEXIST",
+      path: dir,
+      syscall: "mkdir",
+    });
   }
 }

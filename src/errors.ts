@@ -146,7 +146,12 @@ export class SvcError extends Error {
 export class SeqNumMismatchError extends SvcError {
   readonly expected: number;
   constructor(expected: number, origin: ErrorOrigin = "server") {
-    super({ code: "seq_num_mismatch", message: `sequence number mismatch: the next position is ${expected}`, origin, status: 412 });
+    super({
+      code: "seq_num_mismatch",
+      message: `sequence number mismatch: the next position is ${expected}`,
+      origin,
+      status: 412,
+    });
     this.name = "SeqNumMismatchError";
     this.expected = expected;
   }
@@ -159,7 +164,12 @@ export class SeqNumMismatchError extends SvcError {
 export class FencingTokenMismatchError extends SvcError {
   readonly expected: string;
   constructor(expected: string, origin: ErrorOrigin = "server") {
-    super({ code: "fencing_token_mismatch", message: `fencing token mismatch: the current token is ${JSON.stringify(expected)}`, origin, status: 412 });
+    super({
+      code: "fencing_token_mismatch",
+      message: `fencing token mismatch: the current token is ${JSON.stringify(expected)}`,
+      origin,
+      status: 412,
+    });
     this.name = "FencingTokenMismatchError";
     this.expected = expected;
   }
@@ -172,7 +182,12 @@ export class FencingTokenMismatchError extends SvcError {
 export class RangeNotSatisfiableError extends SvcError {
   readonly tail: StreamPosition;
   constructor(tail: StreamPosition, origin: ErrorOrigin = "server") {
-    super({ code: "range_not_satisfiable", message: `the read starts beyond the tail (${tail.seqNum} @ ${tail.timestamp})`, origin, status: 416 });
+    super({
+      code: "range_not_satisfiable",
+      message: `the read starts beyond the tail (${tail.seqNum} @ ${tail.timestamp})`,
+      origin,
+      status: 416,
+    });
     this.name = "RangeNotSatisfiableError";
     this.tail = tail;
   }
@@ -195,10 +210,14 @@ export function classify(code: string, status?: number): ErrorClass | undefined 
 /** How to treat a status whose code is unknown. */
 export function classifyStatus(status: number): ErrorClass {
   switch (status) {
-    case 408: return { status, retryable: true, sideEffects: true };
-    case 409: return { status, retryable: false, sideEffects: false };
-    case 429: return { status, retryable: true, sideEffects: false };
-    case 502: return { status, retryable: true, sideEffects: false };
+    case 408:
+      return { status, retryable: true, sideEffects: true };
+    case 409:
+      return { status, retryable: false, sideEffects: false };
+    case 429:
+      return { status, retryable: true, sideEffects: false };
+    case 502:
+      return { status, retryable: true, sideEffects: false };
     default:
       if (status >= 500) return { status, retryable: true, sideEffects: true };
       return { status, retryable: false, sideEffects: false };
@@ -221,9 +240,15 @@ export function clientError(code: ClientCode, message: string, cause?: unknown):
  */
 export type Fail = (message: string) => Error;
 
-export const serverFail = (code: ServerCode): Fail => (message) => serverError(code, message);
+export const serverFail =
+  (code: ServerCode): Fail =>
+  (message) =>
+    serverError(code, message);
 
-export const clientFail = (code: ClientCode): Fail => (message) => clientError(code, message);
+export const clientFail =
+  (code: ClientCode): Fail =>
+  (message) =>
+    clientError(code, message);
 
 /**
  * Turns a non-2xx status and its JSON body (ErrorInfo, AppendConditionFailed or TailResponse)
@@ -233,7 +258,8 @@ export function errorFromResponse(status: number, body: unknown, retryAfterMs?: 
   const obj = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
   if (status === 412) {
     if (typeof obj.seq_num_mismatch === "number") return new SeqNumMismatchError(obj.seq_num_mismatch);
-    if (typeof obj.fencing_token_mismatch === "string") return new FencingTokenMismatchError(obj.fencing_token_mismatch);
+    if (typeof obj.fencing_token_mismatch === "string")
+      return new FencingTokenMismatchError(obj.fencing_token_mismatch);
   }
   if (status === 416) {
     const tail = obj.tail as Record<string, unknown> | undefined;
@@ -245,8 +271,13 @@ export function errorFromResponse(status: number, body: unknown, retryAfterMs?: 
   const message = typeof obj.message === "string" && obj.message !== "" ? obj.message : `HTTP ${status}`;
   const known = code in SERVER_CODES || code in LEGACY_CODES ? classify(code) : classifyStatus(status);
   return new SvcError({
-    code, message, origin: "server", status,
-    retryable: known?.retryable, sideEffects: known?.sideEffects, retryAfterMs,
+    code,
+    message,
+    origin: "server",
+    status,
+    retryable: known?.retryable,
+    sideEffects: known?.sideEffects,
+    retryAfterMs,
   });
 }
 

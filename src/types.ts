@@ -128,11 +128,7 @@ export interface Page<T> {
 }
 
 /** Where a read starts: exactly one of these, or none (the tail). */
-export type ReadStart =
-  | { seqNum: number }
-  | { timestamp: number }
-  | { tailOffset: number }
-  | Record<string, never>;
+export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number } | Record<string, never>;
 
 export interface ReadLimits {
   count?: number;
@@ -149,12 +145,30 @@ export type ResourceSet = { exact: string } | { prefix: string };
 
 /** Every operation a token scope can grant (protocol.md §3.5), in the spec's order. */
 export const OPERATIONS = [
-  "list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config",
-  "issue-access-token", "revoke-access-token", "list-access-tokens",
-  "list-streams", "create-stream", "delete-stream", "get-stream-config", "reconfigure-stream",
-  "check-tail", "append", "read", "trim", "fence",
-  "account-metrics", "basin-metrics", "stream-metrics",
-  "list-locations", "get-default-location", "set-default-location",
+  "list-basins",
+  "create-basin",
+  "delete-basin",
+  "reconfigure-basin",
+  "get-basin-config",
+  "issue-access-token",
+  "revoke-access-token",
+  "list-access-tokens",
+  "list-streams",
+  "create-stream",
+  "delete-stream",
+  "get-stream-config",
+  "reconfigure-stream",
+  "check-tail",
+  "append",
+  "read",
+  "trim",
+  "fence",
+  "account-metrics",
+  "basin-metrics",
+  "stream-metrics",
+  "list-locations",
+  "get-default-location",
+  "set-default-location",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -184,7 +198,14 @@ export interface AccessTokenInfo {
 
 /** Metric sets per level (protocol.md §2.2 A10–A12). */
 export const ACCOUNT_METRIC_SETS = ["active-basins", "account-ops"] as const;
-export const BASIN_METRIC_SETS = ["storage", "append-ops", "read-ops", "read-throughput", "append-throughput", "basin-ops"] as const;
+export const BASIN_METRIC_SETS = [
+  "storage",
+  "append-ops",
+  "read-ops",
+  "read-throughput",
+  "append-throughput",
+  "basin-ops",
+] as const;
 export const STREAM_METRIC_SETS = ["storage"] as const;
 export type AccountMetricSet = (typeof ACCOUNT_METRIC_SETS)[number];
 export type BasinMetricSet = (typeof BASIN_METRIC_SETS)[number];

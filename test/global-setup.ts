@@ -14,7 +14,9 @@ export default function setup(): () => void {
   return () => {
     const left = [...ours()].filter((n) => !before.has(n));
     if (left.length === 0) return;
-    process.stderr.write(`\nwarning: the tests left ${left.length} entr${left.length === 1 ? "y" : "ies"} in ${tmpdir()}: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}\n`);
+    process.stderr.write(
+      `\nwarning: the tests left ${left.length} entr${left.length === 1 ? "y" : "ies"} in ${tmpdir()}: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}\n`,
+    );
     for (const n of left) rmSync(join(tmpdir(), n), { recursive: true, force: true });
   };
 }

@@ -8,7 +8,10 @@ export function handler<O>(fn: Handler<O>): (...all: unknown[]) => Promise<void>
   return async (...all: unknown[]) => {
     const cmd = all[all.length - 1] as Command;
     const opts = all[all.length - 2] as O;
-    const args = all.slice(0, -2).flat().filter((a): a is string => typeof a === "string");
+    const args = all
+      .slice(0, -2)
+      .flat()
+      .filter((a): a is string => typeof a === "string");
     const ctx = await contextFor(cmd);
     await fn(ctx, args, opts, cmd);
   };

@@ -45,7 +45,9 @@ export function commanderErrorLines(e: CommanderError, path: string): { message:
   let hint = `run \`${path} --help\` for usage`;
   if (suggestion !== undefined) {
     const command = e.code === "commander.unknownCommand" && !suggestion.startsWith("one of ");
-    hint = command ? `did you mean \`${path} ${suggestion}\`? (\`${path} --help\` lists the commands)` : `did you mean ${suggestion}? (\`${path} --help\` for usage)`;
+    hint = command
+      ? `did you mean \`${path} ${suggestion}\`? (\`${path} --help\` lists the commands)`
+      : `did you mean ${suggestion}? (\`${path} --help\` for usage)`;
   }
   return { message, lines: [`error: ${message}`, `hint: ${hint}`] };
 }

@@ -4,7 +4,17 @@
  * (temp file, fsync, rename, fsync of the directory) under a lock file. A file that does not
  * parse is a fatal usage error naming its path, never a silent reset.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, chmodSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  chmodSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { makeDirs } from "../dirs.js";
@@ -29,7 +39,11 @@ export function readConfigFile(path: string): TomlTable {
   try {
     return parseToml(text);
   } catch (e) {
-    if (e instanceof TomlError) throw usageError(`cannot parse config file ${path}: ${e.message}`, "fix the file (svc reads a TOML subset: key = \"value\" lines and [profiles.NAME] tables), or move it away");
+    if (e instanceof TomlError)
+      throw usageError(
+        `cannot parse config file ${path}: ${e.message}`,
+        'fix the file (svc reads a TOML subset: key = "value" lines and [profiles.NAME] tables), or move it away',
+      );
     throw e;
   }
 }
@@ -74,7 +88,8 @@ async function acquire(lock: string): Promise<void> {
       } catch {
         // The holder released it in between.
       }
-      if (Date.now() > deadline) throw usageError(`timed out waiting for another svc process to update the config (lock file ${lock})`);
+      if (Date.now() > deadline)
+        throw usageError(`timed out waiting for another svc process to update the config (lock file ${lock})`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -37,7 +37,9 @@ export function addStreamConfigOptions(cmd: Command, prefix = ""): Command {
     .addOption(new Option("--timestamping-mode <mode>", `${what}timestamping mode`).choices(TIMESTAMPING_MODES))
     .addOption(new Option("--timestamping-uncapped", `${what}keep client timestamps later than the arrival time`))
     .addOption(new Option("--no-timestamping-uncapped", `${what}cap client timestamps at the arrival time`))
-    .addOption(new Option("--delete-on-empty-min-age <dur>", `${what}delete the stream once empty for this long (0 disables)`));
+    .addOption(
+      new Option("--delete-on-empty-min-age <dur>", `${what}delete the stream once empty for this long (0 disables)`),
+    );
 }
 
 export function addBasinConfigOptions(cmd: Command): Command {
@@ -47,14 +49,21 @@ export function addBasinConfigOptions(cmd: Command): Command {
     .addOption(new Option("--no-create-stream-on-append", "do not create missing streams on append"))
     .addOption(new Option("--create-stream-on-read", "create missing streams on read and check-tail"))
     .addOption(new Option("--no-create-stream-on-read", "do not create missing streams on read"))
-    .addOption(new Option("--stream-cipher <cipher>", "cipher for new streams (servers with encryption only)").choices(STREAM_CIPHERS));
+    .addOption(
+      new Option("--stream-cipher <cipher>", "cipher for new streams (servers with encryption only)").choices(
+        STREAM_CIPHERS,
+      ),
+    );
 }
 
 export function parseRetention(text: string): RetentionPolicy {
   const s = text.trim().toLowerCase();
   if (s === "infinite" || s === "inf" || s === "forever") return { infinite: {} };
   const secs = parseDurationSecs(text);
-  if (secs <= 0) throw usageError(`retention must be greater than zero (got ${JSON.stringify(text)}); use \`infinite\` to keep records until trimmed`);
+  if (secs <= 0)
+    throw usageError(
+      `retention must be greater than zero (got ${JSON.stringify(text)}); use \`infinite\` to keep records until trimmed`,
+    );
   return { age: secs };
 }
 
@@ -62,7 +71,8 @@ export function parseRetention(text: string): RetentionPolicy {
 export function streamConfigFromFlags(f: StreamConfigFlags): StreamConfig | undefined {
   const c: StreamConfig = {};
   if (f.storageClass !== undefined) c.storage_class = f.storageClass as StorageClass;
-  if (f.retention !== undefined && f.retentionPolicy !== undefined) throw usageError("give either --retention or --retention-policy, not both");
+  if (f.retention !== undefined && f.retentionPolicy !== undefined)
+    throw usageError("give either --retention or --retention-policy, not both");
   const retention = f.retention ?? f.retentionPolicy;
   if (retention !== undefined) c.retention_policy = parseRetention(retention);
   if (f.timestampingMode !== undefined || f.timestampingUncapped !== undefined) {
@@ -70,12 +80,15 @@ export function streamConfigFromFlags(f: StreamConfigFlags): StreamConfig | unde
     if (f.timestampingMode !== undefined) c.timestamping.mode = f.timestampingMode as TimestampingMode;
     if (f.timestampingUncapped !== undefined) c.timestamping.uncapped = f.timestampingUncapped;
   }
-  if (f.deleteOnEmptyMinAge !== undefined) c.delete_on_empty = { min_age_secs: parseDurationSecs(f.deleteOnEmptyMinAge) };
+  if (f.deleteOnEmptyMinAge !== undefined)
+    c.delete_on_empty = { min_age_secs: parseDurationSecs(f.deleteOnEmptyMinAge) };
   return Object.keys(c).length > 0 ? c : undefined;
 }
 
 /** The basin config fields the flags set; undefined when none is given. */
-export function basinConfigFromFlags(f: BasinConfigFlags): (BasinConfig & { stream_cipher?: StreamCipher }) | undefined {
+export function basinConfigFromFlags(
+  f: BasinConfigFlags,
+): (BasinConfig & { stream_cipher?: StreamCipher }) | undefined {
   const c: BasinConfig & { stream_cipher?: StreamCipher } = {};
   const defaults = streamConfigFromFlags(f);
   if (defaults) c.default_stream_config = defaults;

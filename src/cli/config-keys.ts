@@ -17,7 +17,10 @@ export interface KeySpec {
 
 /** A token goes into an Authorization header: printable ASCII without spaces (never echoed). */
 function bearer(token: string, key: string): string {
-  if (/[^\x21-\x7e]/.test(token)) throw usageError(`${key} must be printable ASCII without spaces or line breaks (it goes into an Authorization header)`);
+  if (/[^\x21-\x7e]/.test(token))
+    throw usageError(
+      `${key} must be printable ASCII without spaces or line breaks (it goes into an Authorization header)`,
+    );
   return token;
 }
 
@@ -34,7 +37,8 @@ function endpoint(v: TomlValue, key: string): string {
   } catch {
     throw usageError(`${key} must be a URL such as http://127.0.0.1:4243 (got ${JSON.stringify(s)})`);
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
   return s;
 }
 
@@ -51,27 +55,41 @@ export type CompressionSetting = (typeof COMPRESSIONS)[number];
 
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   account_endpoint: { env: "SVC_ACCOUNT_ENDPOINT", describe: "account (management) endpoint URL", parse: endpoint },
-  basin_endpoint: { env: "SVC_BASIN_ENDPOINT", describe: "basin (data plane) endpoint URL; may contain {basin}", parse: endpoint },
-  access_token: { env: "SVC_ACCESS_TOKEN", secret: true, describe: "bearer token (stored 0600; never printed)", parse: (v, k) => bearer(text(v, k).trim(), k) },
+  basin_endpoint: {
+    env: "SVC_BASIN_ENDPOINT",
+    describe: "basin (data plane) endpoint URL; may contain {basin}",
+    parse: endpoint,
+  },
+  access_token: {
+    env: "SVC_ACCESS_TOKEN",
+    secret: true,
+    describe: "bearer token (stored 0600; never printed)",
+    parse: (v, k) => bearer(text(v, k).trim(), k),
+  },
   compression: {
-    env: "SVC_COMPRESSION", describe: "none | gzip | zstd",
+    env: "SVC_COMPRESSION",
+    describe: "none | gzip | zstd",
     parse: (v, k) => {
       const s = text(v, k).trim().toLowerCase();
-      if (!(COMPRESSIONS as readonly string[]).includes(s)) throw usageError(`${k} must be one of ${COMPRESSIONS.join(", ")} (got ${JSON.stringify(v)})`);
+      if (!(COMPRESSIONS as readonly string[]).includes(s))
+        throw usageError(`${k} must be one of ${COMPRESSIONS.join(", ")} (got ${JSON.stringify(v)})`);
       return s;
     },
   },
   insecure: { env: "SVC_INSECURE", describe: "skip TLS certificate verification (true|false)", parse: parseBool },
   dialect: {
-    env: "SVC_DIALECT", describe: "svc | s2: the header names requests use (s2 for S2-compatible servers)",
+    env: "SVC_DIALECT",
+    describe: "svc | s2: the header names requests use (s2 for S2-compatible servers)",
     parse: (v, k) => {
       const s = text(v, k).trim().toLowerCase();
-      if (!(DIALECTS as readonly string[]).includes(s)) throw usageError(`${k} must be one of ${DIALECTS.join(", ")} (got ${JSON.stringify(v)})`);
+      if (!(DIALECTS as readonly string[]).includes(s))
+        throw usageError(`${k} must be one of ${DIALECTS.join(", ")} (got ${JSON.stringify(v)})`);
       return s;
     },
   },
   timeout: {
-    env: "SVC_TIMEOUT", describe: "per-request timeout, e.g. 30s",
+    env: "SVC_TIMEOUT",
+    describe: "per-request timeout, e.g. 30s",
     parse: (v, k) => {
       const s = typeof v === "number" || /^\s*\d+\s*$/.test(String(v)) ? `${String(v).trim()}s` : text(v, k);
       let ms: number;
@@ -85,10 +103,12 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
     },
   },
   retries: {
-    env: "SVC_RETRIES", describe: "retries after the first attempt, e.g. 2",
+    env: "SVC_RETRIES",
+    describe: "retries after the first attempt, e.g. 2",
     parse: (v, k) => {
       const n = typeof v === "number" ? v : Number(String(v).trim());
-      if (!Number.isInteger(n) || n < 0 || n > 100) throw usageError(`${k} must be an integer from 0 to 100 (got ${JSON.stringify(v)})`);
+      if (!Number.isInteger(n) || n < 0 || n > 100)
+        throw usageError(`${k} must be an integer from 0 to 100 (got ${JSON.stringify(v)})`);
       return n;
     },
   },
@@ -96,6 +116,7 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
 
 export function keySpec(key: string): KeySpec {
   const spec = CONFIG_KEYS[key];
-  if (!spec) throw usageError(`unknown config key ${JSON.stringify(key)}; known keys: ${Object.keys(CONFIG_KEYS).join(", ")}`);
+  if (!spec)
+    throw usageError(`unknown config key ${JSON.stringify(key)}; known keys: ${Object.keys(CONFIG_KEYS).join(", ")}`);
   return spec;
 }

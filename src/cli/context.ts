@@ -23,7 +23,6 @@ export interface GlobalFlags extends FlagValues, KeyFlags {
   color?: boolean;
 }
 
-
 export class Context {
   readonly configPath: string;
   private file: TomlTable | undefined;
@@ -31,7 +30,11 @@ export class Context {
   private svc: SvcClient | undefined;
   private keyGiven = false;
 
-  constructor(readonly flags: GlobalFlags, readonly out: Output, readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    readonly flags: GlobalFlags,
+    readonly out: Output,
+    readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.configPath = configPath(env, flags.config);
   }
 
@@ -135,7 +138,12 @@ export function currentContext(): Context | undefined {
 export async function contextFor(cmd: Command): Promise<Context> {
   if (current) return current;
   const flags = cmd.optsWithGlobals() as GlobalFlags;
-  const out = await new Output({ quiet: flags.quiet, json: flags.json, verbose: flags.verbose, color: flags.color }).init();
+  const out = await new Output({
+    quiet: flags.quiet,
+    json: flags.json,
+    verbose: flags.verbose,
+    color: flags.color,
+  }).init();
   current = new Context(flags, out);
   return current;
 }

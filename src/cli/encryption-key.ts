@@ -34,7 +34,10 @@ export function resolveEncryptionKey(flags: KeyFlags, env: NodeJS.ProcessEnv): s
   }
   if (value === undefined) return undefined;
   if (!/^[A-Za-z0-9+/]{43}=$/.test(value) || Buffer.from(value, "base64").length !== 32) {
-    throw clientError("usage", `the encryption key from ${source} must be the base64 of 32 bytes (e.g. from \`openssl rand -base64 32\`)`);
+    throw clientError(
+      "usage",
+      `the encryption key from ${source} must be the base64 of 32 bytes (e.g. from \`openssl rand -base64 32\`)`,
+    );
   }
   return value;
 }

@@ -21,8 +21,13 @@ export const EXIT = {
 } as const;
 
 const CONFLICT_CODES = new Set([
-  "resource_already_exists", "basin_deletion_pending", "stream_deletion_pending",
-  "seq_num_mismatch", "fencing_token_mismatch", "range_not_satisfiable", "transaction_conflict",
+  "resource_already_exists",
+  "basin_deletion_pending",
+  "stream_deletion_pending",
+  "seq_num_mismatch",
+  "fencing_token_mismatch",
+  "range_not_satisfiable",
+  "transaction_conflict",
 ]);
 
 /**
@@ -33,12 +38,17 @@ const CONFLICT_CODES = new Set([
 export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {}): number {
   if (!(error instanceof SvcError)) return EXIT.runtime;
   switch (error.code) {
-    case "usage": return EXIT.usage;
-    case "bad_input": return EXIT.badInput;
-    case "interrupted": return EXIT.interrupted;
+    case "usage":
+      return EXIT.usage;
+    case "bad_input":
+      return EXIT.badInput;
+    case "interrupted":
+      return EXIT.interrupted;
     case "connect_failed":
-    case "tls_untrusted": return EXIT.unavailable;
-    case "unverified_server": return EXIT.auth;
+    case "tls_untrusted":
+      return EXIT.unavailable;
+    case "unverified_server":
+      return EXIT.auth;
   }
   const status = error.status;
   if (CONFLICT_CODES.has(error.code) || status === 409 || status === 412 || status === 416) return EXIT.conflict;

@@ -11,7 +11,12 @@
 import { clientError, SvcError } from "../errors.js";
 
 export class OperationError extends Error {
-  constructor(readonly operation: string, readonly resource: string | undefined, readonly error: unknown, readonly hint?: string) {
+  constructor(
+    readonly operation: string,
+    readonly resource: string | undefined,
+    readonly error: unknown,
+    readonly hint?: string,
+  ) {
     super(error instanceof Error ? error.message : String(error), { cause: error });
     this.name = "OperationError";
   }
@@ -37,7 +42,12 @@ export function hintOf(e: unknown): string | undefined {
 }
 
 /** Runs `fn`, labelling any failure with the operation (`create basin`) and resource URI. */
-export async function attempt<T>(operation: string, resource: string | undefined, fn: () => Promise<T>, hint?: string): Promise<T> {
+export async function attempt<T>(
+  operation: string,
+  resource: string | undefined,
+  fn: () => Promise<T>,
+  hint?: string,
+): Promise<T> {
   try {
     return await fn();
   } catch (e) {

@@ -2,7 +2,10 @@
 import { Help, type Command } from "commander";
 
 export function examples(cmd: Command, lines: string[]): Command {
-  return cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join("\n")}\n`);
+  return cmd.addHelpText(
+    "after",
+    `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join("\n")}\n`,
+  );
 }
 
 const passThrough = new WeakSet<Command>();

@@ -26,25 +26,38 @@ export function addListOptions(cmd: Command): Command {
     .addOption(new Option("--prefix <prefix>", "only names starting with this"))
     .addOption(new Option("--start-after <name>", "only names after this one"))
     .addOption(new Option("--limit <n>", "list at most N items (one page of N with --no-auto-paginate)"))
-    .addOption(new Option("--no-auto-paginate", "fetch a single page (--json/--ndjson then say has_more and next_start_after)"))
+    .addOption(
+      new Option("--no-auto-paginate", "fetch a single page (--json/--ndjson then say has_more and next_start_after)"),
+    )
     .addOption(new Option("--include-deleted", "include resources that are being deleted"))
     .addOption(new Option("--ndjson", "one JSON object per line, streamed while paginating"))
-    .addOption(new Option("-l, --long", "a header and more columns: creation time, state (names that are not one word are quoted)"));
+    .addOption(
+      new Option(
+        "-l, --long",
+        "a header and more columns: creation time, state (names that are not one word are quoted)",
+      ),
+    );
 }
 
 export function parseCount(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(text.trim())) throw usageError(`${flag} must be a non-negative integer (got ${JSON.stringify(text)})`);
+  if (!/^\d+$/.test(text.trim()))
+    throw usageError(`${flag} must be a non-negative integer (got ${JSON.stringify(text)})`);
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n > max) throw usageError(`${flag} must be at most ${max}`);
   return n;
 }
 
 export function listOptions(f: ListFlags, prefix?: string): { all: ListAllOptions; single: boolean } {
-  if (prefix !== undefined && f.prefix !== undefined) throw usageError("multiple prefixes given: use either the URI prefix or --prefix");
+  if (prefix !== undefined && f.prefix !== undefined)
+    throw usageError("multiple prefixes given: use either the URI prefix or --prefix");
   const limit = f.limit !== undefined ? parseCount(f.limit, "--limit") : undefined;
   const single = f.autoPaginate === false;
-  if (single && limit !== undefined && limit > 1000) throw usageError("--limit must be at most 1000 with --no-auto-paginate");
-  return { all: { prefix: prefix ?? f.prefix, startAfter: f.startAfter, max: limit, limit: single ? limit : undefined }, single };
+  if (single && limit !== undefined && limit > 1000)
+    throw usageError("--limit must be at most 1000 with --no-auto-paginate");
+  return {
+    all: { prefix: prefix ?? f.prefix, startAfter: f.startAfter, max: limit, limit: single ? limit : undefined },
+    single,
+  };
 }
 
 /** Where a single page ends. */
@@ -62,5 +75,6 @@ export function pageEnd<T>(page: Page<T>, keyOf: (item: T) => string): PageEnd {
 /** After a single page's items: `--ndjson`'s last line, or (text) a note on stderr; `--json` wraps the page itself. */
 export async function finishPage(ctx: Context, ndjson: boolean | undefined, end: PageEnd, what: string): Promise<void> {
   if (ndjson) return ctx.out.jsonLine(end);
-  if (!ctx.flags.json && end.next_start_after !== null) ctx.out.info(`more ${what}: continue with --start-after '${end.next_start_after.replaceAll("'", "'\\''")}'`);
+  if (!ctx.flags.json && end.next_start_after !== null)
+    ctx.out.info(`more ${what}: continue with --start-after '${end.next_start_after.replaceAll("'", "'\\''")}'`);
 }

@@ -57,20 +57,27 @@ export function exitWithError(e: unknown, argv: string[]): never {
 function handle(e: unknown, argv: string[], program?: Command): number {
   const path = program ? commandPath(program, argv) : "svc lite";
   if (e instanceof CommanderError) {
-    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT.ok;
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help")
+      return EXIT.ok;
     if (e.code === "commander.executeSubCommandAsync") return EXIT.runtime;
     // Commander prints nothing (program.ts): its parse errors take the sink's style here.
     const { message, lines } = commanderErrorLines(e, path);
     for (const l of lines) process.stderr.write(`${l}\n`);
     if (argv.includes("--json")) {
-      process.stderr.write(`${JSON.stringify({ error: { status: null, code: "usage", message, exit_code: EXIT.usage } })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ error: { status: null, code: "usage", message, exit_code: EXIT.usage } })}\n`,
+      );
     }
     return EXIT.usage;
   }
   if (e instanceof ExitRequest) return e.code;
   const ctx = currentContext();
   const json = ctx?.flags.json ?? argv.includes("--json");
-  const { lines, code, json: doc } = describeError(e, {
+  const {
+    lines,
+    code,
+    json: doc,
+  } = describeError(e, {
     json,
     tokenSource: ctx?.tokenSource(),
     endpoint: ctx?.endpoint(),

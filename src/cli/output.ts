@@ -31,7 +31,15 @@ export function colorWanted(opts: OutputOptions): boolean {
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== "") return force !== "0" && force !== "false" && opts.color !== false;
   const tty = (opts.stderr ?? process.stderr).isTTY === true;
-  return tty && opts.color !== false && !opts.quiet && !opts.json && !env.CI && env.NO_COLOR === undefined && env.TERM !== "dumb";
+  return (
+    tty &&
+    opts.color !== false &&
+    !opts.quiet &&
+    !opts.json &&
+    !env.CI &&
+    env.NO_COLOR === undefined &&
+    env.TERM !== "dumb"
+  );
 }
 
 export function spinnerWanted(opts: OutputOptions): boolean {
@@ -71,11 +79,21 @@ export class Output {
     return this;
   }
 
-  get green(): Paint { return this.chalk ? this.chalk.green.bold : plain; }
-  get red(): Paint { return this.chalk ? this.chalk.red : plain; }
-  get yellow(): Paint { return this.chalk ? this.chalk.yellow : plain; }
-  get dim(): Paint { return this.chalk ? this.chalk.dim : plain; }
-  get bold(): Paint { return this.chalk ? this.chalk.bold : plain; }
+  get green(): Paint {
+    return this.chalk ? this.chalk.green.bold : plain;
+  }
+  get red(): Paint {
+    return this.chalk ? this.chalk.red : plain;
+  }
+  get yellow(): Paint {
+    return this.chalk ? this.chalk.yellow : plain;
+  }
+  get dim(): Paint {
+    return this.chalk ? this.chalk.dim : plain;
+  }
+  get bold(): Paint {
+    return this.chalk ? this.chalk.bold : plain;
+  }
 
   /** Whether stdout is a terminal, so data may be drawn for eyes (charts). */
   get dataOnTerminal(): boolean {
@@ -93,7 +111,8 @@ export class Output {
    */
   async dataChalk(): Promise<ChalkInstance | undefined> {
     // --quiet and --json speak of stderr and of JSON; neither changes how a chart looks.
-    if (!this.dataOnTerminal || !colorWanted({ ...this.opts, quiet: false, json: false, stderr: this.stdout })) return undefined;
+    if (!this.dataOnTerminal || !colorWanted({ ...this.opts, quiet: false, json: false, stderr: this.stdout }))
+      return undefined;
     const { Chalk } = await import("chalk");
     return new Chalk({ level: 1 });
   }
@@ -205,7 +224,9 @@ export class Output {
     const { default: ora } = await import("ora");
     const spinner = ora({ text, stream: this.stderr as NodeJS.WriteStream }).start();
     try {
-      const result = await fn((t) => { spinner.text = t; });
+      const result = await fn((t) => {
+        spinner.text = t;
+      });
       spinner.stop();
       return result;
     } catch (e) {

@@ -45,7 +45,8 @@ async function timedPing(client: SvcClient): Promise<Answer> {
   try {
     return await client.server.ping();
   } catch (e) {
-    if (e instanceof SvcError && e.status !== undefined) return { status: e.status, headers: {}, ms: performance.now() - started };
+    if (e instanceof SvcError && e.status !== undefined)
+      return { status: e.status, headers: {}, ms: performance.now() - started };
     throw e;
   }
 }
@@ -117,7 +118,11 @@ async function understands(client: SvcClient, basin: string): Promise<boolean | 
  * The dialect the server answered in: the client's when it understood it, else the other one
  * if that one is understood (`other` makes a client speaking it), else null.
  */
-async function dialectProbe(client: SvcClient, other: (d: Dialect) => Promise<SvcClient>, plan: PingPlan): Promise<Dialect | null> {
+async function dialectProbe(
+  client: SvcClient,
+  other: (d: Dialect) => Promise<SvcClient>,
+  plan: PingPlan,
+): Promise<Dialect | null> {
   const basin = plan.basin ?? PROBE_BASIN;
   if (!("svc-basin" in client.basin(basin).route.headers)) return null;
   const ours = await understands(client, basin);
@@ -136,7 +141,12 @@ async function dialectProbe(client: SvcClient, other: (d: Dialect) => Promise<Sv
  * answered it with neither data nor a refusal (not this service?): the command prints the
  * report, then ends with it (exit 3, 4…, as for any request).
  */
-export async function runPing(client: SvcClient, anonymous: SvcClient, plan: PingPlan, other: (d: Dialect) => Promise<SvcClient>): Promise<{ report: PingReport; failure?: SvcError }> {
+export async function runPing(
+  client: SvcClient,
+  anonymous: SvcClient,
+  plan: PingPlan,
+  other: (d: Dialect) => Promise<SvcClient>,
+): Promise<{ report: PingReport; failure?: SvcError }> {
   const first = await timedPing(client);
   const version = first.headers["svc-lite-version"];
   const dialect = await dialectProbe(client, other, plan);
@@ -145,9 +155,21 @@ export async function runPing(client: SvcClient, anonymous: SvcClient, plan: Pin
   const samples: number[] = [];
   for (let i = 0; i < plan.count; i++) samples.push((await timedPing(client)).ms);
   const listBasins = access[0]!;
-  const accepted = plan.token === undefined || required !== true ? null : listBasins.status === 401 ? false : listBasins.allowed === null ? null : true;
+  const accepted =
+    plan.token === undefined || required !== true
+      ? null
+      : listBasins.status === 401
+        ? false
+        : listBasins.allowed === null
+          ? null
+          : true;
   const lite = version !== undefined;
-  const kind = lite && accepted === true && plan.token ? (LITE_ISSUED_TOKEN.test(plan.token.value) ? "lite-issued" : "lite-root") : null;
+  const kind =
+    lite && accepted === true && plan.token
+      ? LITE_ISSUED_TOKEN.test(plan.token.value)
+        ? "lite-issued"
+        : "lite-root"
+      : null;
   const report: PingReport = {
     endpoint: plan.endpoint,
     ...(plan.basinEndpoint ? { basin_endpoint: plan.basinEndpoint } : {}),
@@ -167,6 +189,8 @@ function notProbed(plan: PingPlan, kind: PingReport["token"]["kind"]): string[] 
   if (kind === "lite-root") return out;
   if (plan.basin === undefined) out.push("basin and stream reads not probed: give svc://basin or svc://basin/stream");
   else if (plan.stream === undefined) out.push("stream reads not probed: give svc://basin/stream");
-  out.push("writes (create, reconfigure, delete, append, fence, trim, issue and revoke tokens) not probed: none can be tried without an effect");
+  out.push(
+    "writes (create, reconfigure, delete, append, fence, trim, issue and revoke tokens) not probed: none can be tried without an effect",
+  );
   return out;
 }

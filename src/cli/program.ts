@@ -7,10 +7,26 @@ import { stdoutColumns } from "./stdout.js";
 import { DIALECTS } from "../types.js";
 
 /** Options of the root program that take a value (to find the command word in argv). */
-const VALUE_OPTIONS = new Set(["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--timeout", "--retries", "--compression", "--dialect", "-k", "--encryption-key", "--encryption-key-file"]);
+const VALUE_OPTIONS = new Set([
+  "--access-token",
+  "--account-endpoint",
+  "--basin-endpoint",
+  "--profile",
+  "--config",
+  "--timeout",
+  "--retries",
+  "--compression",
+  "--dialect",
+  "-k",
+  "--encryption-key",
+  "--encryption-key-file",
+]);
 
 /** Builds the program; only the command `argv` names is loaded in full (see commands/index.ts). */
-export async function buildProgram(argv: string[], write: { out: (s: string) => void; err: (s: string) => void }): Promise<Command> {
+export async function buildProgram(
+  argv: string[],
+  write: { out: (s: string) => void; err: (s: string) => void },
+): Promise<Command> {
   const program = new Command("svc")
     .description("Command-line tool for the Stream Storage Service, with svc lite, a durable local server")
     .version(VERSION, "-V, --version", "print the version")
@@ -26,18 +42,39 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     .addOption(new Option("--no-color", "no colours on stderr or in charts (also NO_COLOR)"))
     .addOption(new Option("--timeout <dur>", "per-request timeout (default 30s)"))
     .addOption(new Option("--retries <n>", "retries after the first attempt (default 2)"))
-    .addOption(new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices(["none", "gzip", "zstd"]))
+    .addOption(
+      new Option("--compression <alg>", "compression for data requests (env SVC_COMPRESSION)").choices([
+        "none",
+        "gzip",
+        "zstd",
+      ]),
+    )
     .addOption(new Option("--insecure", "skip TLS certificate verification (env SVC_INSECURE)"))
-    .addOption(new Option("--dialect <names>", "header names: svc, or s2 for an S2-compatible server (env SVC_DIALECT)").choices(DIALECTS))
+    .addOption(
+      new Option("--dialect <names>", "header names: svc, or s2 for an S2-compatible server (env SVC_DIALECT)").choices(
+        DIALECTS,
+      ),
+    )
     // A subcommand's help names the global options in one line (`svc help globals` lists them).
     .configureHelp({ formatHelp: formatHelpWithGlobalsLine })
-    .addOption(new Option("-k, --encryption-key <key>", "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY)"))
+    .addOption(
+      new Option(
+        "-k, --encryption-key <key>",
+        "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY)",
+      ),
+    )
     .addOption(new Option("--encryption-key-file <file>", "read the encryption key from a file"))
     .showSuggestionAfterError(true)
     // Help is plain text (no colours to keep or strip); its width is a terminal's, found without
     // opening stdout when it cannot be one (stdout.ts), else commander's 80. Parse errors are
     // printed by main.ts in the sink's style (command-path.ts), so commander prints none.
-    .configureOutput({ writeOut: write.out, writeErr: write.err, outputError: () => undefined, getOutHelpWidth: () => stdoutColumns() ?? 80, getOutHasColors: () => false })
+    .configureOutput({
+      writeOut: write.out,
+      writeErr: write.err,
+      outputError: () => undefined,
+      getOutHelpWidth: () => stdoutColumns() ?? 80,
+      getOutHasColors: () => false,
+    })
     .exitOverride();
   examples(program, [
     "svc lite                                   # start a local server (another terminal)",
@@ -48,7 +85,10 @@ export async function buildProgram(argv: string[], write: { out: (s: string) => 
     "svc check-tail svc://my-basin-01/events",
     "svc apply -f spec.json --dry-run",
   ]);
-  program.addHelpText("after", "\nThe options above go with any command: `svc help globals` lists them alone.\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n");
+  program.addHelpText(
+    "after",
+    "\nThe options above go with any command: `svc help globals` lists them alone.\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n",
+  );
   await registerCommands(program, wantedCommand(argv, VALUE_OPTIONS));
   inheritSettings(program);
   return program;

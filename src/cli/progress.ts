@@ -30,7 +30,11 @@ export function progressMode(out: Output, wanted: boolean, inLogs: "periodic" | 
 export class StatusTicker {
   private readonly timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly out: Output, readonly mode: ProgressMode, render: () => string) {
+  constructor(
+    private readonly out: Output,
+    readonly mode: ProgressMode,
+    render: () => string,
+  ) {
     if (mode === "off") return;
     const show = mode === "live" ? () => out.live(render()) : () => out.info(render());
     this.timer = setInterval(show, mode === "live" ? LIVE_MS : PERIODIC_MS);
@@ -84,8 +88,12 @@ export class ReadProgress {
 
   line(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
-    const lag = this.tail !== undefined && this.last !== undefined ? ` · lag ${Math.max(0, this.tail - this.last - 1)}` : "";
-    const what = this.records === 0 ? "waiting for records" : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanByteRate(this.bytes / secs)}`;
+    const lag =
+      this.tail !== undefined && this.last !== undefined ? ` · lag ${Math.max(0, this.tail - this.last - 1)}` : "";
+    const what =
+      this.records === 0
+        ? "waiting for records"
+        : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanByteRate(this.bytes / secs)}`;
     return `⦿ ${what}${lag}`;
   }
 }

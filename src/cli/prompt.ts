@@ -7,7 +7,12 @@ import { ExitRequest, usageError } from "./failure.js";
 import type { Output } from "./output.js";
 
 /** Asks; on "no" says `nothing <done>` on stderr and exits 1. */
-export async function confirmOrStop(out: Output, question: string, yes: boolean | undefined, done: string): Promise<void> {
+export async function confirmOrStop(
+  out: Output,
+  question: string,
+  yes: boolean | undefined,
+  done: string,
+): Promise<void> {
   if (await confirm(question, yes)) return;
   out.info(`aborted; nothing ${done}`);
   throw new ExitRequest(EXIT.runtime);

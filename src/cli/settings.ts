@@ -50,8 +50,14 @@ export interface Settings {
 }
 
 const FLAG_OF: Record<string, keyof FlagValues> = {
-  account_endpoint: "accountEndpoint", basin_endpoint: "basinEndpoint", access_token: "accessToken",
-  compression: "compression", insecure: "insecure", timeout: "timeout", retries: "retries", dialect: "dialect",
+  account_endpoint: "accountEndpoint",
+  basin_endpoint: "basinEndpoint",
+  access_token: "accessToken",
+  compression: "compression",
+  insecure: "insecure",
+  timeout: "timeout",
+  retries: "retries",
+  dialect: "dialect",
 };
 
 export function liteDataDir(env: NodeJS.ProcessEnv): string {
@@ -70,22 +76,39 @@ export function profileTable(file: TomlTable, name: string, path: string): TomlT
   const profiles = file.profiles;
   const table = typeof profiles === "object" ? profiles[name] : undefined;
   if (typeof table !== "object") {
-    throw usageError(`profile ${JSON.stringify(name)} is not defined in ${path}`, `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\``);
+    throw usageError(
+      `profile ${JSON.stringify(name)} is not defined in ${path}`,
+      `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\``,
+    );
   }
   return table;
 }
 
 /** One key through the layers; undefined when no layer sets it. */
-function lookup(key: string, flags: FlagValues, env: NodeJS.ProcessEnv, profile: TomlTable | undefined, profileName: string | undefined, file: TomlTable, path: string): Sourced<TomlValue> | undefined {
+function lookup(
+  key: string,
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  profile: TomlTable | undefined,
+  profileName: string | undefined,
+  file: TomlTable,
+  path: string,
+): Sourced<TomlValue> | undefined {
   const spec = CONFIG_KEYS[key]!;
   const flag = flags[FLAG_OF[key]!];
-  if (flag !== undefined && flag !== "") return { value: spec.parse(flag, `--${key.replaceAll("_", "-")}`), source: `flag --${key.replaceAll("_", "-")}` };
+  if (flag !== undefined && flag !== "")
+    return { value: spec.parse(flag, `--${key.replaceAll("_", "-")}`), source: `flag --${key.replaceAll("_", "-")}` };
   const e = spec.env ? env[spec.env] : undefined;
   if (e !== undefined && e !== "") return { value: spec.parse(e, spec.env!), source: `env ${spec.env}` };
   const p = profile?.[key];
-  if (p !== undefined && typeof p !== "object") return { value: spec.parse(p, `${key} in ${path} [profiles.${profileName}]`), source: `profile ${profileName} (${path})` };
+  if (p !== undefined && typeof p !== "object")
+    return {
+      value: spec.parse(p, `${key} in ${path} [profiles.${profileName}]`),
+      source: `profile ${profileName} (${path})`,
+    };
   const f = file[key];
-  if (f !== undefined && typeof f !== "object") return { value: spec.parse(f, `${key} in ${path}`), source: `config ${path}` };
+  if (f !== undefined && typeof f !== "object")
+    return { value: spec.parse(f, `${key} in ${path}`), source: `config ${path}` };
   return undefined;
 }
 
@@ -100,7 +123,7 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
     const [set, missing] = account ? [account, "basin"] : [basin!, "account"];
     throw usageError(
       `only one endpoint is configured: the ${missing === "basin" ? "account" : "basin"} endpoint comes from ${set.source}, but the ${missing} endpoint is not set. ` +
-      `Set both (--${missing}-endpoint, SVC_${missing.toUpperCase()}_ENDPOINT or \`svc config set ${missing}_endpoint URL\`); for a single shared endpoint such as svc lite, use the same URL for both`,
+        `Set both (--${missing}-endpoint, SVC_${missing.toUpperCase()}_ENDPOINT or \`svc config set ${missing}_endpoint URL\`); for a single shared endpoint such as svc lite, use the same URL for both`,
       "svc never falls back to a default endpoint when only one is set; see `svc config --help`",
     );
   }
@@ -108,9 +131,14 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
   const settings: Settings = {
     accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
     basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
-    compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? { value: "none", source: "default" },
+    compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? {
+      value: "none",
+      source: "default",
+    },
     insecure: (get("insecure") as Sourced<boolean> | undefined) ?? { value: false, source: "default" },
-    timeoutMs: timeout ? { value: parseDuration(timeout.value), source: timeout.source } : { value: 30_000, source: "default" },
+    timeoutMs: timeout
+      ? { value: parseDuration(timeout.value), source: timeout.source }
+      : { value: 30_000, source: "default" },
     retries: (get("retries") as Sourced<number> | undefined) ?? { value: 2, source: "default" },
     dialect: (get("dialect") as Sourced<Dialect> | undefined) ?? { value: "svc", source: "default" },
   };

@@ -36,7 +36,7 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   if (hint) lines.push(`hint: ${hint}`);
   const json = {
     error: {
-      status: err instanceof SvcError ? err.status ?? null : null,
+      status: err instanceof SvcError ? (err.status ?? null) : null,
       code: err instanceof SvcError ? err.code : "error",
       message,
       ...(op ? { operation: op.operation } : {}),
@@ -69,7 +69,8 @@ function connectHint(err: SvcError, ctx: SinkContext): string {
  * a key that is not 32 bytes), said in svc's terms rather than the protocol's.
  */
 function keyHint(err: unknown, op: OperationError | undefined, ctx: SinkContext): string | undefined {
-  if (!(err instanceof SvcError) || err.code !== "bad_header" || !/^svc:\/\/[^/]+\/./.test(op?.resource ?? "")) return undefined;
+  if (!(err instanceof SvcError) || err.code !== "bad_header" || !/^svc:\/\/[^/]+\/./.test(op?.resource ?? ""))
+    return undefined;
   return ctx.encryptionKey
     ? "check the encryption key given with -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY: the base64 of 32 bytes"
     : "an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY (the base64 of 32 bytes)";
@@ -84,30 +85,50 @@ function tlsHint(ctx: SinkContext): string {
 /** 401 and 403, in terms of where the token came from, or of its absence. */
 function authHint(status: number, ctx: SinkContext): string {
   if (ctx.tokenSource === undefined) {
-    const set = ["svc", ...(ctx.profile !== undefined ? ["--profile", ctx.profile] : []), "config set access_token -"].join(" ");
-    const lite = ctx.endpoint && LOOPBACK.test(new URL(ctx.endpoint.url).hostname) ? " (svc lite prints its root token in its `export SVC_ACCESS_TOKEN=…` line)" : "";
+    const set = [
+      "svc",
+      ...(ctx.profile !== undefined ? ["--profile", ctx.profile] : []),
+      "config set access_token -",
+    ].join(" ");
+    const lite =
+      ctx.endpoint && LOOPBACK.test(new URL(ctx.endpoint.url).hostname)
+        ? " (svc lite prints its root token in its `export SVC_ACCESS_TOKEN=…` line)"
+        : "";
     return `${status === 401 ? "authentication failed" : "permission denied"}: no access token was configured; set SVC_ACCESS_TOKEN, --access-token or \`${set}\`${lite}`;
   }
   const from = `the access token from ${ctx.tokenSource}`;
-  return status === 401 ? `authentication failed: check ${from}` : `permission denied: check that ${from} allows this operation and resource`;
+  return status === 401
+    ? `authentication failed: check ${from}`
+    : `permission denied: check that ${from} allows this operation and resource`;
 }
 
 function hintFor(err: unknown, ctx: SinkContext): string | undefined {
   if (!(err instanceof SvcError)) return undefined;
   const status = err.status;
   switch (err.code) {
-    case "usage": return `run \`${ctx.commandPath ?? "svc"} --help\` for usage`;
-    case "connect_failed": return connectHint(err, ctx);
-    case "tls_untrusted": return tlsHint(ctx);
-    case "timeout": return "the server did not answer in time; raise --timeout or check the server";
-    case "unverified_server": return "if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export SVC_ACCESS_TOKEN=…); otherwise another program holds the port";
-    case "basin_not_found": return "list basins with `svc basin list`";
-    case "stream_not_found": return "list streams with `svc stream list <basin>`";
-    case "resource_already_exists": return "use --if-not-exists to succeed when it exists, or --ensure to create or reconfigure";
+    case "usage":
+      return `run \`${ctx.commandPath ?? "svc"} --help\` for usage`;
+    case "connect_failed":
+      return connectHint(err, ctx);
+    case "tls_untrusted":
+      return tlsHint(ctx);
+    case "timeout":
+      return "the server did not answer in time; raise --timeout or check the server";
+    case "unverified_server":
+      return "if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export SVC_ACCESS_TOKEN=…); otherwise another program holds the port";
+    case "basin_not_found":
+      return "list basins with `svc basin list`";
+    case "stream_not_found":
+      return "list streams with `svc stream list <basin>`";
+    case "resource_already_exists":
+      return "use --if-not-exists to succeed when it exists, or --ensure to create or reconfigure";
     case "basin_deletion_pending":
-    case "stream_deletion_pending": return "deletion is in progress; try again once it completes";
-    case "not_implemented": return "this server does not implement the operation";
-    case "decryption_failed": return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
+    case "stream_deletion_pending":
+      return "deletion is in progress; try again once it completes";
+    case "not_implemented":
+      return "this server does not implement the operation";
+    case "decryption_failed":
+      return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
   }
   if (status === 404 && err.code.startsWith("http_")) {
     const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";

@@ -9,7 +9,10 @@ export type TomlValue = string | number | boolean;
 export type TomlTable = { [key: string]: TomlValue | TomlTable };
 
 export class TomlError extends Error {
-  constructor(readonly line: number, message: string) {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
     super(`line ${line}: ${message}`);
     this.name = "TomlError";
   }
@@ -26,7 +29,8 @@ export function parseToml(text: string): TomlTable {
     const line = stripComment(raw, n).trim();
     if (line === "") return;
     if (line.startsWith("[")) {
-      if (!line.endsWith("]") || line.startsWith("[[")) throw new TomlError(n, `invalid table header ${JSON.stringify(line)}`);
+      if (!line.endsWith("]") || line.startsWith("[["))
+        throw new TomlError(n, `invalid table header ${JSON.stringify(line)}`);
       table = openTable(root, parseKeyPath(line.slice(1, -1), n), n);
       return;
     }
@@ -130,22 +134,34 @@ function parseValue(v: string, n: number): TomlValue {
     return num;
   }
   if (/^[+-]?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(v)) return Number(v);
-  throw new TomlError(n, v === "" ? "missing value" : `unsupported value ${JSON.stringify(v)} (use a quoted string, a number or true/false)`);
+  throw new TomlError(
+    n,
+    v === "" ? "missing value" : `unsupported value ${JSON.stringify(v)} (use a quoted string, a number or true/false)`,
+  );
 }
 
 function unescapeBasic(s: string, n: number): string {
   return s.replace(/\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)/g, (_m, e: string) => {
     switch (e[0]) {
-      case "b": return "\b";
-      case "t": return "\t";
-      case "n": return "\n";
-      case "f": return "\f";
-      case "r": return "\r";
-      case '"': return '"';
-      case "\\": return "\\";
+      case "b":
+        return "\b";
+      case "t":
+        return "\t";
+      case "n":
+        return "\n";
+      case "f":
+        return "\f";
+      case "r":
+        return "\r";
+      case '"':
+        return '"';
+      case "\\":
+        return "\\";
       case "u":
-      case "U": return String.fromCodePoint(parseInt(e.slice(1), 16));
-      default: throw new TomlError(n, `invalid escape \\${e}`);
+      case "U":
+        return String.fromCodePoint(parseInt(e.slice(1), 16));
+      default:
+        throw new TomlError(n, `invalid escape \\${e}`);
     }
   });
 }

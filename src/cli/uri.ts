@@ -16,7 +16,10 @@ export interface SvcUri {
 function split(text: string): SvcUri {
   const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
   if (schemeMatch && schemeMatch[1]!.toLowerCase() !== "svc") {
-    throw clientError("usage", `invalid URI scheme \`${schemeMatch[1]}://\` in ${JSON.stringify(text)}: must be \`svc://\``);
+    throw clientError(
+      "usage",
+      `invalid URI scheme \`${schemeMatch[1]}://\` in ${JSON.stringify(text)}: must be \`svc://\``,
+    );
   }
   const rest = schemeMatch ? text.slice(schemeMatch[0].length) : text;
   const slash = rest.indexOf("/");
@@ -39,10 +42,14 @@ export function parseBasinArg(text: string): string {
 /** A stream: `svc://basin/stream` (the scheme is required). */
 export function parseStreamUri(text: string): Required<SvcUri> {
   if (!text.startsWith(SCHEME) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
-    throw clientError("usage", `a stream URI must begin with \`${SCHEME}\` (got ${JSON.stringify(text)}); e.g. svc://my-basin/my-stream`);
+    throw clientError(
+      "usage",
+      `a stream URI must begin with \`${SCHEME}\` (got ${JSON.stringify(text)}); e.g. svc://my-basin/my-stream`,
+    );
   }
   const uri = split(text);
-  if (uri.stream === undefined) throw clientError("usage", `missing stream name in ${JSON.stringify(text)}; expected svc://basin/stream`);
+  if (uri.stream === undefined)
+    throw clientError("usage", `missing stream name in ${JSON.stringify(text)}; expected svc://basin/stream`);
   const bad = badName("stream", uri.stream);
   if (bad !== undefined) throw clientError("usage", bad);
   return { basin: uri.basin, stream: uri.stream };

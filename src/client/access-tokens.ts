@@ -13,23 +13,40 @@ interface ListTokensResponse {
 }
 
 export class AccessTokensApi {
-  constructor(private readonly caller: Caller, private readonly base: string) {}
+  constructor(
+    private readonly caller: Caller,
+    private readonly base: string,
+  ) {}
 
   async list(opts: ListOptions = {}): Promise<Page<AccessTokenInfo>> {
     const q = query({ prefix: opts.prefix, start_after: opts.startAfter, limit: opts.limit });
-    const res = await this.caller.json<ListTokensResponse>({ method: "GET", url: `${this.base}/access-tokens${q}`, idempotent: true });
-    if (!res.data || !Array.isArray(res.data.access_tokens)) throw clientError("protocol", "list-access-tokens response has no `access_tokens` array");
+    const res = await this.caller.json<ListTokensResponse>({
+      method: "GET",
+      url: `${this.base}/access-tokens${q}`,
+      idempotent: true,
+    });
+    if (!res.data || !Array.isArray(res.data.access_tokens))
+      throw clientError("protocol", "list-access-tokens response has no `access_tokens` array");
     return { items: res.data.access_tokens, hasMore: res.data.has_more === true };
   }
 
   listAll(opts: ListAllOptions<AccessTokenInfo> = {}): AsyncGenerator<AccessTokenInfo> {
-    return paginate((o) => this.list(o), (t) => t.id, opts);
+    return paginate(
+      (o) => this.list(o),
+      (t) => t.id,
+      opts,
+    );
   }
 
   /** Not retried after an ambiguous failure: a replay would fail with 409 and lose the secret. */
   async issue(info: AccessTokenInfo): Promise<Redacted> {
     checkName("token", info.id, clientFail("usage"));
-    const res = await this.caller.json<{ access_token?: unknown }>({ method: "POST", url: `${this.base}/access-tokens`, body: info, idempotent: false });
+    const res = await this.caller.json<{ access_token?: unknown }>({
+      method: "POST",
+      url: `${this.base}/access-tokens`,
+      body: info,
+      idempotent: false,
+    });
     const token = res.data?.access_token;
     if (typeof token !== "string") throw clientError("protocol", "issue-access-token response has no `access_token`");
     return new Redacted(token);

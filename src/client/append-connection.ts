@@ -50,7 +50,11 @@ export class AppendConnection {
   private timedOut = false;
 
   /** Starts reading the server's frames at once; `ackTimeoutMs` bounds each wait for an ack. */
-  constructor(readonly exchange: SessionExchange, private readonly ackTimeoutMs: number, private readonly events: ConnectionEvents) {
+  constructor(
+    readonly exchange: SessionExchange,
+    private readonly ackTimeoutMs: number,
+    private readonly events: ConnectionEvents,
+  ) {
     this.done = this.read().finally(() => {
       // The server ended its side: end ours, so the stream (and a draining server) can close.
       this.exchange.end();
@@ -63,10 +67,13 @@ export class AppendConnection {
   /** (Re)starts the ack idle bound; called when an input is written to an idle connection. */
   armAckTimer(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.exchange.abandon();
-    }, Math.min(MAX_TIMER_MS, this.ackTimeoutMs));
+    this.timer = setTimeout(
+      () => {
+        this.timedOut = true;
+        this.exchange.abandon();
+      },
+      Math.min(MAX_TIMER_MS, this.ackTimeoutMs),
+    );
     this.timer.unref();
   }
 
@@ -86,14 +93,22 @@ export class AppendConnection {
         else clearTimeout(this.timer);
       }
     } catch (e) {
-      const err = this.timedOut ? clientError("timeout", `no ack arrived within ${this.ackTimeoutMs} ms`)
-        : e instanceof SvcError ? e : clientError("network", String(e), e);
+      const err = this.timedOut
+        ? clientError("timeout", `no ack arrived within ${this.ackTimeoutMs} ms`)
+        : e instanceof SvcError
+          ? e
+          : clientError("network", String(e), e);
       return events.lost(this, err);
     } finally {
       clearTimeout(this.timer);
     }
     if (this.inflight.length > 0) {
-      events.lost(this, this.timedOut ? clientError("timeout", "no ack arrived in time") : clientError("network", "the session ended before every input was acknowledged"));
+      events.lost(
+        this,
+        this.timedOut
+          ? clientError("timeout", "no ack arrived in time")
+          : clientError("network", "the session ended before every input was acknowledged"),
+      );
     }
   }
 }

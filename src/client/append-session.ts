@@ -53,7 +53,8 @@ export class AppendSession {
   private wake: (() => void) | undefined;
   /** The server asked us to reconnect (reconnect advice or draining). */
   private advised = false;
-  private readonly opts: Required<Omit<AppendSessionOptions, "onReconnect">> & Pick<AppendSessionOptions, "onReconnect">;
+  private readonly opts: Required<Omit<AppendSessionOptions, "onReconnect">> &
+    Pick<AppendSessionOptions, "onReconnect">;
 
   /** What the connections report, handled below (append-connection.ts reads the frames). */
   private readonly events: ConnectionEvents = {
@@ -67,7 +68,10 @@ export class AppendSession {
   /** The seeded bug of test-fault.ts (tests only): re-send what was in flight when a connection is lost. */
   private readonly resendIndefinite = clientTestFault() === "resend-indefinite";
 
-  constructor(private readonly open: OpenExchange, opts: AppendSessionOptions = {}) {
+  constructor(
+    private readonly open: OpenExchange,
+    opts: AppendSessionOptions = {},
+  ) {
     this.opts = {
       compression: opts.compression ?? "none",
       ackTimeoutMs: opts.ackTimeoutMs ?? 30_000,
@@ -96,7 +100,8 @@ export class AppendSession {
   /** Waits for every submitted input to be acknowledged, then ends the session cleanly. */
   async close(): Promise<void> {
     this.closing = true;
-    while (!this.failure && (this.queue.length > 0 || (this.conn && this.conn.inflight.length > 0))) await this.changed();
+    while (!this.failure && (this.queue.length > 0 || (this.conn && this.conn.inflight.length > 0)))
+      await this.changed();
     const conn = this.conn;
     if (conn && !conn.closed) {
       conn.draining = true;
@@ -160,7 +165,9 @@ export class AppendSession {
       } catch (e) {
         // Nothing was written on a session that did not start: any retryable failure is safe.
         const err = e instanceof SvcError ? e : clientError("connect_failed", String(e), e);
-        const mayRetry = err.retryable && (attempt < this.opts.retries || (advised && Date.now() - started < this.opts.reconnectBudgetMs));
+        const mayRetry =
+          err.retryable &&
+          (attempt < this.opts.retries || (advised && Date.now() - started < this.opts.reconnectBudgetMs));
         if (!mayRetry) {
           this.fail(notStarted(err), false);
           return undefined;
@@ -190,11 +197,15 @@ export class AppendSession {
     if (!entry) throw clientError("protocol", "the server sent an ack with no input in flight");
     const n = entry.records;
     const problem =
-      ack.end.seqNum - ack.start.seqNum !== n ? `covers ${ack.end.seqNum - ack.start.seqNum} records, the input had ${n}`
-      : ack.end.seqNum <= this.lastEnd ? `end ${ack.end.seqNum} does not advance past ${this.lastEnd}`
-      : ack.tail.seqNum < ack.end.seqNum ? `tail ${ack.tail.seqNum} is before end ${ack.end.seqNum}`
-      : entry.matchSeqNum !== undefined && ack.start.seqNum !== entry.matchSeqNum ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.matchSeqNum}`
-      : undefined;
+      ack.end.seqNum - ack.start.seqNum !== n
+        ? `covers ${ack.end.seqNum - ack.start.seqNum} records, the input had ${n}`
+        : ack.end.seqNum <= this.lastEnd
+          ? `end ${ack.end.seqNum} does not advance past ${this.lastEnd}`
+          : ack.tail.seqNum < ack.end.seqNum
+            ? `tail ${ack.tail.seqNum} is before end ${ack.end.seqNum}`
+            : entry.matchSeqNum !== undefined && ack.start.seqNum !== entry.matchSeqNum
+              ? `start ${ack.start.seqNum} differs from match_seq_num ${entry.matchSeqNum}`
+              : undefined;
     if (problem) {
       const err = clientError("protocol", `invalid ack from the server: ${problem}`);
       entry.reject(err);
@@ -228,7 +239,15 @@ export class AppendSession {
     conn.draining = true;
     if (conn.inflight.length === 0) return; // an idle connection went away: reconnect on demand
     if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
-    const unknown = new SvcError({ code: err.code, message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`, origin: err.origin, status: err.status, retryable: false, sideEffects: true, cause: err });
+    const unknown = new SvcError({
+      code: err.code,
+      message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`,
+      origin: err.origin,
+      status: err.status,
+      retryable: false,
+      sideEffects: true,
+      cause: err,
+    });
     for (const e of conn.inflight.splice(0)) e.reject(unknown);
     this.fail(unknown, true, conn);
   }
@@ -250,7 +269,10 @@ export class AppendSession {
   private changed(): Promise<void> {
     return new Promise((resolve) => {
       const prev = this.wake;
-      this.wake = () => { prev?.(); resolve(); };
+      this.wake = () => {
+        prev?.();
+        resolve();
+      };
     });
   }
 }
@@ -259,11 +281,23 @@ export class AppendSession {
 function notStarted(cause: SvcError): SvcError {
   if (!cause.sideEffects) return cause;
   return new SvcError({
-    code: cause.code, message: `${cause.message}; the append session did not start, nothing was appended`,
-    origin: cause.origin, status: cause.status, retryable: cause.retryable, sideEffects: false, cause,
+    code: cause.code,
+    message: `${cause.message}; the append session did not start, nothing was appended`,
+    origin: cause.origin,
+    status: cause.status,
+    retryable: cause.retryable,
+    sideEffects: false,
+    cause,
   });
 }
 
 function notApplied(cause: SvcError): SvcError {
-  return new SvcError({ code: "not_applied", message: `not appended because an earlier input failed: ${cause.message}`, origin: "client", retryable: true, sideEffects: false, cause });
+  return new SvcError({
+    code: "not_applied",
+    message: `not appended because an earlier input failed: ${cause.message}`,
+    origin: "client",
+    retryable: true,
+    sideEffects: false,
+    cause,
+  });
 }

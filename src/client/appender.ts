@@ -84,10 +84,14 @@ export class Appender {
   private idle: (() => void) | undefined;
   private readonly roomWaiters: { bytes: number; wake: () => void }[] = [];
 
-  constructor(private readonly lanes: AppendLanes, opts: AppenderOptions = {}) {
+  constructor(
+    private readonly lanes: AppendLanes,
+    opts: AppenderOptions = {},
+  ) {
     this.transport = opts.transport ?? "session";
     this.maxInflightBytes = opts.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
-    if (this.transport !== "unary" && !lanes.session) throw clientError("usage", "no session lane for an append session");
+    if (this.transport !== "unary" && !lanes.session)
+      throw clientError("usage", "no session lane for an append session");
   }
 
   /** Metered bytes of the inputs taken and not yet acknowledged. */
@@ -132,10 +136,14 @@ export class Appender {
   async close(): Promise<void> {
     this.closing = true;
     while (this.waiting.length > 0 || this.unsettled > 0) await new Promise<void>((r) => (this.idle = r));
-    const closing = [this.session, this.unary].filter((l) => l !== undefined).map((l) => l.close().catch((e: unknown) => {
-      // The session of an `auto` appender that fell back to unary failed with this, nothing else.
-      if (!(this.fallen && l === this.session && e instanceof SvcError && e.code === "not_implemented")) throw e;
-    }));
+    const closing = [this.session, this.unary]
+      .filter((l) => l !== undefined)
+      .map((l) =>
+        l.close().catch((e: unknown) => {
+          // The session of an `auto` appender that fell back to unary failed with this, nothing else.
+          if (!(this.fallen && l === this.session && e instanceof SvcError && e.code === "not_implemented")) throw e;
+        }),
+      );
     await Promise.all(closing);
     if (this.failure) throw this.failure;
   }
@@ -198,7 +206,11 @@ export class Appender {
 
   /** Wakes `room` callers that now fit, and `close` once everything is settled. */
   private wake(): void {
-    while (this.roomWaiters.length > 0 && (this.failure || (this.waiting.length === 0 && this.fits(this.roomWaiters[0]!.bytes)))) this.roomWaiters.shift()!.wake();
+    while (
+      this.roomWaiters.length > 0 &&
+      (this.failure || (this.waiting.length === 0 && this.fits(this.roomWaiters[0]!.bytes)))
+    )
+      this.roomWaiters.shift()!.wake();
     if (this.unsettled === 0 && this.waiting.length === 0) {
       const idle = this.idle;
       this.idle = undefined;
@@ -208,5 +220,12 @@ export class Appender {
 }
 
 function notApplied(cause: SvcError): SvcError {
-  return new SvcError({ code: "not_applied", message: `not appended because an earlier input failed: ${cause.message}`, origin: "client", retryable: true, sideEffects: false, cause });
+  return new SvcError({
+    code: "not_applied",
+    message: `not appended because an earlier input failed: ${cause.message}`,
+    origin: "client",
+    retryable: true,
+    sideEffects: false,
+    cause,
+  });
 }

@@ -102,22 +102,27 @@ export class Caller {
   private async getTransport(): Promise<Transport> {
     if (this.transport) return this.transport;
     this.loading ??= import("../transport/create.js")
-      .then(({ createTransport }) => createTransport({
-        client: this.opts.httpClient,
-        timeoutMs: this.policy.timeoutMs,
-        retries: this.policy.retries,
-        insecure: this.opts.insecure,
-        log: this.opts.log,
-        headers: () => this.baseHeaders(),
-        ...(this.opts.peerCheck ? { peerCheck: this.opts.peerCheck } : {}),
-      }))
+      .then(({ createTransport }) =>
+        createTransport({
+          client: this.opts.httpClient,
+          timeoutMs: this.policy.timeoutMs,
+          retries: this.policy.retries,
+          insecure: this.opts.insecure,
+          log: this.opts.log,
+          headers: () => this.baseHeaders(),
+          ...(this.opts.peerCheck ? { peerCheck: this.opts.peerCheck } : {}),
+        }),
+      )
       .then((t) => (this.transport = t));
     return this.loading;
   }
 
   /** Headers every request carries; names lower-case, values never logged. */
   private baseHeaders(): Record<string, string> {
-    const h: Record<string, string> = { "user-agent": this.opts.userAgent ?? "svc", ...headersInDialect(lowerCaseKeys(this.opts.headers?.() ?? {}), this.dialect) };
+    const h: Record<string, string> = {
+      "user-agent": this.opts.userAgent ?? "svc",
+      ...headersInDialect(lowerCaseKeys(this.opts.headers?.() ?? {}), this.dialect),
+    };
     const token = this.opts.accessToken?.reveal();
     if (token) h.authorization = `Bearer ${token}`;
     return h;
@@ -152,7 +157,14 @@ export class Caller {
    * they have sent) with `policy.retries` and transport/retry.ts.
    */
   async session(call: SessionCall): Promise<SessionExchange> {
-    this.pool ??= import("../transport/session.js").then(({ SessionPool }) => new SessionPool({ insecure: this.opts.insecure, log: this.opts.log, ...(this.opts.peerCheck ? { peerCheck: this.opts.peerCheck } : {}) }));
+    this.pool ??= import("../transport/session.js").then(
+      ({ SessionPool }) =>
+        new SessionPool({
+          insecure: this.opts.insecure,
+          log: this.opts.log,
+          ...(this.opts.peerCheck ? { peerCheck: this.opts.peerCheck } : {}),
+        }),
+    );
     const pool = await this.pool;
     const compression = this.policy.compression;
     return pool.open({

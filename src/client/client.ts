@@ -80,7 +80,11 @@ export class SvcClient {
 export class BasinClient {
   readonly streams: StreamsApi;
 
-  constructor(private readonly caller: Caller, readonly route: BasinRoute, readonly name: string) {
+  constructor(
+    private readonly caller: Caller,
+    readonly route: BasinRoute,
+    readonly name: string,
+  ) {
     this.streams = new StreamsApi(caller, route);
   }
 

@@ -19,7 +19,10 @@ export function normalizeEndpoint(endpoint: string, what: string): string {
   try {
     url = new URL(endpoint.replaceAll("{basin}", "basin-placeholder"));
   } catch {
-    throw clientError("usage", `invalid ${what} ${JSON.stringify(endpoint)}: expected a URL such as http://127.0.0.1:4243`);
+    throw clientError(
+      "usage",
+      `invalid ${what} ${JSON.stringify(endpoint)}: expected a URL such as http://127.0.0.1:4243`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw clientError("usage", `invalid ${what} ${JSON.stringify(endpoint)}: the scheme must be http or https`);

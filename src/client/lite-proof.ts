@@ -20,7 +20,9 @@ export function liteProofCheck(token: Redacted, opts: LiteProofOptions): PeerChe
     path: LITE_PROOF_PATH,
     challenge(address, port) {
       const nonce = randomBytes(32).toString("base64url");
-      const expected = createHmac("sha256", token.reveal()).update(liteProofMessage(nonce, address, port), "utf8").digest();
+      const expected = createHmac("sha256", token.reveal())
+        .update(liteProofMessage(nonce, address, port), "utf8")
+        .digest();
       return {
         headers: { [LITE_CHALLENGE_HEADER]: nonce },
         accept(headers) {
@@ -32,7 +34,10 @@ export function liteProofCheck(token: Redacted, opts: LiteProofOptions): PeerChe
     },
     refused(origin, why) {
       return new SvcError({
-        code: "unverified_server", origin: "client", retryable: false, sideEffects: false,
+        code: "unverified_server",
+        origin: "client",
+        retryable: false,
+        sideEffects: false,
         message: `the server at ${origin} could not prove that it is your svc lite (${why}), so the root token in ${opts.tokenFile} was not sent to it`,
       });
     },

@@ -10,7 +10,10 @@ function location(data: unknown, op: string): LocationInfo {
 }
 
 export class LocationsApi {
-  constructor(private readonly caller: Caller, private readonly base: string) {}
+  constructor(
+    private readonly caller: Caller,
+    private readonly base: string,
+  ) {}
 
   async list(): Promise<LocationInfo[]> {
     const res = await this.caller.json<unknown>({ method: "GET", url: `${this.base}/locations`, idempotent: true });
@@ -19,13 +22,22 @@ export class LocationsApi {
   }
 
   async getDefault(): Promise<LocationInfo> {
-    const res = await this.caller.json<unknown>({ method: "GET", url: `${this.base}/locations/default`, idempotent: true });
+    const res = await this.caller.json<unknown>({
+      method: "GET",
+      url: `${this.base}/locations/default`,
+      idempotent: true,
+    });
     return location(res.data, "get-default-location");
   }
 
   /** Idempotent: setting the same default twice has the same effect. */
   async setDefault(name: string): Promise<LocationInfo> {
-    const res = await this.caller.json<unknown>({ method: "PUT", url: `${this.base}/locations/default`, body: name, idempotent: true });
+    const res = await this.caller.json<unknown>({
+      method: "PUT",
+      url: `${this.base}/locations/default`,
+      body: name,
+      idempotent: true,
+    });
     return location(res.data, "set-default-location");
   }
 }

@@ -6,7 +6,10 @@ import { query, seg } from "./endpoints.js";
 import { checkName } from "../rules/names.js";
 
 export class MetricsApi {
-  constructor(private readonly caller: Caller, private readonly base: string) {}
+  constructor(
+    private readonly caller: Caller,
+    private readonly base: string,
+  ) {}
 
   async accountMetrics(q: MetricsQuery<AccountMetricSet>): Promise<MetricSetResponse> {
     return this.get("/metrics", q, "account-metrics");
@@ -25,8 +28,13 @@ export class MetricsApi {
 
   private async get(path: string, q: MetricsQuery, op: string): Promise<MetricSetResponse> {
     const qs = query({ set: q.set, start: q.start, end: q.end, interval: q.interval });
-    const res = await this.caller.json<MetricSetResponse>({ method: "GET", url: `${this.base}${path}${qs}`, idempotent: true });
-    if (!res.data || !Array.isArray(res.data.values)) throw clientError("protocol", `${op} response has no \`values\` array`);
+    const res = await this.caller.json<MetricSetResponse>({
+      method: "GET",
+      url: `${this.base}${path}${qs}`,
+      idempotent: true,
+    });
+    if (!res.data || !Array.isArray(res.data.values))
+      throw clientError("protocol", `${op} response has no \`values\` array`);
     return res.data;
   }
 }

@@ -18,7 +18,10 @@ export class PingApi {
   /** The account endpoint without its `/v1`. */
   readonly url: string;
 
-  constructor(private readonly caller: Caller, accountBase: string) {
+  constructor(
+    private readonly caller: Caller,
+    accountBase: string,
+  ) {
     this.url = `${accountBase.replace(/\/v1$/, "")}/ping`;
   }
 

@@ -22,7 +22,12 @@ interface Position {
 }
 
 /** `source` as it is, unless it fails with `decryption_failed`; then the salvage above, by unary reads (`get`). */
-export async function* salvageDecryptable(source: AsyncGenerator<ReadEvent>, get: ReadOnce, start: ReadStart, limits: ReadLimits): AsyncGenerator<ReadEvent> {
+export async function* salvageDecryptable(
+  source: AsyncGenerator<ReadEvent>,
+  get: ReadOnce,
+  start: ReadStart,
+  limits: ReadLimits,
+): AsyncGenerator<ReadEvent> {
   const at: Position = { next: undefined, count: 0, bytes: 0 };
   try {
     for await (const ev of source) {
@@ -69,13 +74,22 @@ function remaining(limits: ReadLimits, at: Position, k: number): ReadLimits | un
   const count = limits.count === undefined ? k : Math.min(k, limits.count - at.count);
   const bytes = limits.bytes === undefined ? undefined : limits.bytes - at.bytes;
   if (count <= 0 || (bytes !== undefined && bytes <= 0)) return undefined;
-  return { count, wait: 0, ...(bytes !== undefined ? { bytes } : {}), ...(limits.until !== undefined ? { until: limits.until } : {}) };
+  return {
+    count,
+    wait: 0,
+    ...(bytes !== undefined ? { bytes } : {}),
+    ...(limits.until !== undefined ? { until: limits.until } : {}),
+  };
 }
 
 function undecryptable(seqNum: number | undefined): SvcError {
   const which = seqNum === undefined ? "the first record of the read" : `record ${seqNum}`;
   return new SvcError({
-    code: "decryption_failed", status: 400, origin: "server", retryable: false, sideEffects: false,
+    code: "decryption_failed",
+    status: 400,
+    origin: "server",
+    retryable: false,
+    sideEffects: false,
     message: `${which} cannot be decrypted with the encryption key given: it was written with another key${seqNum === undefined ? "" : " (every record before it was printed)"}`,
   });
 }

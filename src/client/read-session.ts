@@ -17,7 +17,14 @@
  */
 import { RangeNotSatisfiableError, SvcError, clientError } from "../errors.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
-import { MAX_TIMER_MS, type ReadBatch, type ReadLimits, type ReadStart, type SequencedRecord, type StreamPosition } from "../types.js";
+import {
+  MAX_TIMER_MS,
+  type ReadBatch,
+  type ReadLimits,
+  type ReadStart,
+  type SequencedRecord,
+  type StreamPosition,
+} from "../types.js";
 import { meteredBatchSize } from "../rules/records.js";
 import { decodeReadBatch } from "../wire/proto.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
@@ -82,7 +89,9 @@ export function readQuery(start: ReadStart, limits: ReadLimits, p: Progress, now
 
 /** A read with no limit that would end it: it follows the stream forever. */
 export function isFollowRead(limits: ReadLimits): boolean {
-  return limits.count === undefined && limits.bytes === undefined && limits.until === undefined && limits.wait === undefined;
+  return (
+    limits.count === undefined && limits.bytes === undefined && limits.until === undefined && limits.wait === undefined
+  );
 }
 
 /** Counts a batch into the progress and turns it into an event; a repeated record is a protocol error. */
@@ -94,7 +103,8 @@ export function takeBatch(p: Progress, batch: ReadBatch): ReadEvent {
     return tail ? { type: "heartbeat", tail } : { type: "heartbeat" };
   }
   const first = batch.records[0]!;
-  if (p.nextSeq !== undefined && first.seqNum < p.nextSeq) throw clientError("protocol", `the server repeated record ${first.seqNum}`);
+  if (p.nextSeq !== undefined && first.seqNum < p.nextSeq)
+    throw clientError("protocol", `the server repeated record ${first.seqNum}`);
   p.nextSeq = batch.records[batch.records.length - 1]!.seqNum + 1;
   p.count += batch.records.length;
   p.bytes += meteredBatchSize(batch.records);
@@ -120,12 +130,18 @@ export async function* resumingRead(attempt: ReadAttempt, opts: ReadSessionOptio
         opts.onRecovered?.(p.nextSeq);
       }
     },
-    progressed: () => { failures = 0; },
+    progressed: () => {
+      failures = 0;
+    },
   };
 
   for (;;) {
     if (opts.signal?.aborted) return;
-    if ((limits.count !== undefined && p.count >= limits.count) || (limits.bytes !== undefined && p.bytes >= limits.bytes)) return;
+    if (
+      (limits.count !== undefined && p.count >= limits.count) ||
+      (limits.bytes !== undefined && p.bytes >= limits.bytes)
+    )
+      return;
     let reason: SvcError;
     try {
       if ((yield* attempt(p, hooks)) === "done") return;
@@ -151,14 +167,24 @@ export async function* resumingRead(attempt: ReadAttempt, opts: ReadSessionOptio
     resumed = true;
     opts.onReconnect?.(reason.message);
     // A first cut or the server's advice reconnects at once; then back-off, capped at 1 s base.
-    await sleep(failures === 1 && reason.retryAfterMs === undefined ? 0 : backoffDelay(failures - 2, undefined, reason.retryAfterMs), opts.signal);
+    await sleep(
+      failures === 1 && reason.retryAfterMs === undefined
+        ? 0
+        : backoffDelay(failures - 2, undefined, reason.retryAfterMs),
+      opts.signal,
+    );
   }
 }
 
 /** A resumed read found the stream's tail below records it had already received. */
 function behindTail(e: RangeNotSatisfiableError, nextSeq: number): SvcError {
   return new SvcError({
-    code: e.code, status: 416, origin: "server", retryable: false, sideEffects: false, cause: e,
+    code: e.code,
+    status: 416,
+    origin: "server",
+    retryable: false,
+    sideEffects: false,
+    cause: e,
     message: `the stream's tail is now ${e.tail.seqNum}, below record ${nextSeq - 1} this read already received: was the stream deleted and created again?`,
   });
 }
@@ -171,7 +197,10 @@ export function readSession(open: OpenExchange, opts: ReadSessionOptions = {}): 
   return resumingRead(async function* (p, hooks) {
     const exchange = await open({ method: "GET", query: readQuery(start, limits, p), duplex: false });
     hooks.opened();
-    return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
+    return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<
+      ReadEvent,
+      "done" | "reconnect"
+    > {
       for await (const msg of watch.messages(serverMessages({ body: watch.chunks(exchange.body) }))) {
         if (msg.kind === "terminal") throw msg.error;
         const ev = takeBatch(p, decodeReadBatch(msg.payload));
@@ -198,7 +227,9 @@ export interface Watch {
  * closed however it ends.
  */
 export async function* watched<T>(
-  exchange: { close(): void; abandon(): void }, silenceMs: number, signal: AbortSignal | undefined,
+  exchange: { close(): void; abandon(): void },
+  silenceMs: number,
+  signal: AbortSignal | undefined,
   body: (watch: Watch) => AsyncGenerator<ReadEvent, T>,
 ): AsyncGenerator<ReadEvent, T> {
   let silent = false;
@@ -207,7 +238,13 @@ export async function* watched<T>(
   const arm = (): void => {
     clearTimeout(timer);
     deadline = Date.now() + silenceMs;
-    timer = setTimeout(() => { silent = true; exchange.abandon(); }, Math.min(MAX_TIMER_MS, silenceMs));
+    timer = setTimeout(
+      () => {
+        silent = true;
+        exchange.abandon();
+      },
+      Math.min(MAX_TIMER_MS, silenceMs),
+    );
     timer.unref();
   };
   const watch: Watch = {

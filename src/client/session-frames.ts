@@ -41,4 +41,9 @@ function nextFrame(parser: FrameParser): ReturnType<FrameParser["next"]> {
  * Opens one session exchange on this stream through the client's one road (caller.ts);
  * resolves only with a 2xx response, rejects with the SvcError for anything else.
  */
-export type OpenExchange = (req: { method: "GET" | "POST"; query?: string; duplex: boolean; headers?: Record<string, string> }) => Promise<SessionExchange>;
+export type OpenExchange = (req: {
+  method: "GET" | "POST";
+  query?: string;
+  duplex: boolean;
+  headers?: Record<string, string>;
+}) => Promise<SessionExchange>;

@@ -13,7 +13,14 @@
 import { classify, clientError, errorFromResponse } from "../errors.js";
 import type { ReadBatch } from "../types.js";
 import { parseJsonText, positionFromJson, readBatchFromJson } from "../wire/json.js";
-import { readQuery, resumingRead, takeBatch, watched, type ReadEvent, type ReadSessionOptions } from "./read-session.js";
+import {
+  readQuery,
+  resumingRead,
+  takeBatch,
+  watched,
+  type ReadEvent,
+  type ReadSessionOptions,
+} from "./read-session.js";
 import type { OpenExchange } from "./session-frames.js";
 
 export interface SseEvent {
@@ -66,7 +73,10 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>, maxLine = MAX_
 }
 
 function tooLong(maxLine: number): Error {
-  return clientError("protocol", `the server sent an event-stream line or event longer than ${maxLine / 1024 / 1024} MiB`);
+  return clientError(
+    "protocol",
+    `the server sent an event-stream line or event longer than ${maxLine / 1024 / 1024} MiB`,
+  );
 }
 
 /** Text in, complete lines out (ended by CRLF, LF or CR); what is left of a line is kept, bounded. */
@@ -119,7 +129,12 @@ export class LineSplitter {
 
 /** An SSE read session over `open` (the opener adds auth and the route). */
 export function sseReadSession(open: OpenExchange, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
-  const query = readQuery(opts.start ?? {}, opts.limits ?? {}, { nextSeq: undefined, count: 0, bytes: 0, idleSince: undefined });
+  const query = readQuery(opts.start ?? {}, opts.limits ?? {}, {
+    nextSeq: undefined,
+    count: 0,
+    bytes: 0,
+    idleSince: undefined,
+  });
   const silenceMs = opts.heartbeatTimeoutMs ?? 25_000;
   let lastEventId: string | undefined;
   return resumingRead(async function* (p, hooks) {
@@ -127,7 +142,10 @@ export function sseReadSession(open: OpenExchange, opts: ReadSessionOptions = {}
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
     const exchange = await open({ method: "GET", query, duplex: false, headers });
     hooks.opened();
-    return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<ReadEvent, "done" | "reconnect"> {
+    return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<
+      ReadEvent,
+      "done" | "reconnect"
+    > {
       for await (const ev of watch.messages(sseEvents(watch.chunks(exchange.body)))) {
         if (ev.event === "message" && ev.data === "[DONE]") return "done";
         const json = parseData(ev);
@@ -137,7 +155,10 @@ export function sseReadSession(open: OpenExchange, opts: ReadSessionOptions = {}
         }
         if (ev.event === "ping") {
           const tail = (json as { tail?: unknown } | null)?.tail;
-          const batch: ReadBatch = tail === undefined || tail === null ? { records: [] } : { records: [], tail: positionFromJson(tail, "tail") };
+          const batch: ReadBatch =
+            tail === undefined || tail === null
+              ? { records: [] }
+              : { records: [], tail: positionFromJson(tail, "tail") };
           yield takeBatch(p, batch);
         } else if (ev.event === "batch") {
           const out = takeBatch(p, readBatchFromJson(json, "base64"));

@@ -40,7 +40,12 @@ export interface UnaryOptions {
 }
 
 export class StreamClient {
-  constructor(private readonly caller: Caller, private readonly route: BasinRoute, readonly name: string, readonly basin: string) {
+  constructor(
+    private readonly caller: Caller,
+    private readonly route: BasinRoute,
+    readonly name: string,
+    readonly basin: string,
+  ) {
     checkName("stream", name, clientFail("usage"));
   }
 
@@ -49,7 +54,12 @@ export class StreamClient {
   }
 
   async checkTail(): Promise<StreamPosition> {
-    const res = await this.caller.json<{ tail?: unknown }>({ method: "GET", url: this.url("/records/tail"), headers: this.route.headers, idempotent: true });
+    const res = await this.caller.json<{ tail?: unknown }>({
+      method: "GET",
+      url: this.url("/records/tail"),
+      headers: this.route.headers,
+      idempotent: true,
+    });
     if (!res.data || res.data.tail === undefined) throw clientError("protocol", "check-tail response has no `tail`");
     return positionFromJson(res.data.tail, "tail");
   }
@@ -65,13 +75,19 @@ export class StreamClient {
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({
-        method: "POST", url: this.url("/records"), idempotent: false, body: proto.encodeAppendInput(input),
+        method: "POST",
+        url: this.url("/records"),
+        idempotent: false,
+        body: proto.encodeAppendInput(input),
         headers: { ...this.route.headers, "content-type": "application/protobuf", accept: "application/protobuf" },
       });
       return proto.decodeAppendAck(res.body);
     }
     const res = await this.caller.json<unknown>({
-      method: "POST", url: this.url("/records"), idempotent: false, body: appendInputToJson(input, "base64"),
+      method: "POST",
+      url: this.url("/records"),
+      idempotent: false,
+      body: appendInputToJson(input, "base64"),
       headers: { ...this.route.headers, "svc-format": "base64" },
     });
     return appendAckFromJson(res.data);
@@ -81,19 +97,30 @@ export class StreamClient {
   async readBatch(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
     const s = start as { seqNum?: number; timestamp?: number; tailOffset?: number };
     const q = query({
-      seq_num: s.seqNum, timestamp: s.timestamp, tail_offset: s.tailOffset,
-      count: limits.count, bytes: limits.bytes, until: limits.until, wait: limits.wait, clamp: limits.clamp,
+      seq_num: s.seqNum,
+      timestamp: s.timestamp,
+      tail_offset: s.tailOffset,
+      count: limits.count,
+      bytes: limits.bytes,
+      until: limits.until,
+      wait: limits.wait,
+      clamp: limits.clamp,
     });
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({
-        method: "GET", url: this.url(`/records${q}`), idempotent: true,
+        method: "GET",
+        url: this.url(`/records${q}`),
+        idempotent: true,
         headers: { ...this.route.headers, accept: "application/protobuf" },
       });
       return proto.decodeReadBatch(res.body);
     }
     const res = await this.caller.json<unknown>({
-      method: "GET", url: this.url(`/records${q}`), idempotent: true, headers: { ...this.route.headers, "svc-format": "base64" },
+      method: "GET",
+      url: this.url(`/records${q}`),
+      idempotent: true,
+      headers: { ...this.route.headers, "svc-format": "base64" },
     });
     return readBatchFromJson(res.data, "base64");
   }
@@ -107,12 +134,16 @@ export class StreamClient {
     const { Appender } = await import("./appender.js");
     const { UnaryAppends } = await import("./unary-appends.js");
     const { transport, maxInflightBytes, ...sessionOpts } = opts;
-    const own: AppenderOptions = { ...(transport ? { transport } : {}), ...(maxInflightBytes !== undefined ? { maxInflightBytes } : {}) };
+    const own: AppenderOptions = {
+      ...(transport ? { transport } : {}),
+      ...(maxInflightBytes !== undefined ? { maxInflightBytes } : {}),
+    };
     const unary = (): AppendLane => new UnaryAppends((input) => this.sendAppend(input));
     if (transport === "unary") return new Appender({ unary }, own);
     const { AppendSession } = await import("./append-session.js");
     const { compression, ackTimeoutMs, retries } = this.caller.policy;
-    const session = (): AppendLane => new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...sessionOpts });
+    const session = (): AppendLane =>
+      new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...sessionOpts });
     return new Appender({ session, unary }, own);
   }
 
@@ -127,14 +158,26 @@ export class StreamClient {
     const { transport = "session", ...rest } = opts;
     const once = (s: ReadStart, l: ReadLimits): Promise<ReadBatch> => this.readBatch(s, l);
     const { salvageDecryptable } = await import("./read-salvage.js");
-    yield* salvageDecryptable(await this.events(transport, this.readOptions(start, limits, rest), once), once, start, limits);
+    yield* salvageDecryptable(
+      await this.events(transport, this.readOptions(start, limits, rest), once),
+      once,
+      start,
+      limits,
+    );
   }
 
-  private async events(transport: ReadTransport, opts: ReadSessionOptions, once: ReadOnce): Promise<AsyncGenerator<ReadEvent>> {
+  private async events(
+    transport: ReadTransport,
+    opts: ReadSessionOptions,
+    once: ReadOnce,
+  ): Promise<AsyncGenerator<ReadEvent>> {
     switch (transport) {
-      case "session": return (await import("./read-session.js")).readSession(this.sessionOpener(true), opts);
-      case "sse": return (await import("./sse-read.js")).sseReadSession(this.sessionOpener(false), opts);
-      case "unary": return (await import("./unary-read.js")).unaryRead(once, opts);
+      case "session":
+        return (await import("./read-session.js")).readSession(this.sessionOpener(true), opts);
+      case "sse":
+        return (await import("./sse-read.js")).sseReadSession(this.sessionOpener(false), opts);
+      case "unary":
+        return (await import("./unary-read.js")).unaryRead(once, opts);
     }
   }
 
@@ -142,19 +185,26 @@ export class StreamClient {
     const uri = `svc://${this.basin}/${this.name}`;
     return {
       retries: this.caller.policy.retries,
-      onOutage: (reason) => this.caller.notice(`${uri}: lost the server (${reason.message}); still following, reconnecting until it is back`),
-      onRecovered: (next) => this.caller.notice(`${uri}: reconnected${next === undefined ? "" : `, resuming at ${next}`}`),
-      ...opts, start, limits,
+      onOutage: (reason) =>
+        this.caller.notice(
+          `${uri}: lost the server (${reason.message}); still following, reconnecting until it is back`,
+        ),
+      onRecovered: (next) =>
+        this.caller.notice(`${uri}: reconnected${next === undefined ? "" : `, resuming at ${next}`}`),
+      ...opts,
+      start,
+      limits,
     };
   }
 
   /** Session requests on this stream, through the client's one road (caller.ts). */
   private sessionOpener(framed: boolean): OpenExchange {
-    return ({ method, query, duplex, headers }) => this.caller.session({
-      url: this.url("/records") + (query ? `?${query}` : ""),
-      method,
-      duplex,
-      headers: { ...this.route.headers, ...(framed ? { "content-type": "svc/proto" } : {}), ...headers },
-    });
+    return ({ method, query, duplex, headers }) =>
+      this.caller.session({
+        url: this.url("/records") + (query ? `?${query}` : ""),
+        method,
+        duplex,
+        headers: { ...this.route.headers, ...(framed ? { "content-type": "svc/proto" } : {}), ...headers },
+      });
   }
 }

@@ -17,7 +17,13 @@ export class UnaryAppends {
   send(input: AppendInput): Promise<AppendAck> {
     const run = this.chain.then(async () => {
       if (this.failed || this.aborted) {
-        throw new SvcError({ code: "not_applied", message: "not appended because an earlier input failed", origin: "client", retryable: true, sideEffects: false });
+        throw new SvcError({
+          code: "not_applied",
+          message: "not appended because an earlier input failed",
+          origin: "client",
+          retryable: true,
+          sideEffects: false,
+        });
       }
       try {
         return await this.append(input);

@@ -11,7 +11,14 @@
  */
 import { RangeNotSatisfiableError } from "../errors.js";
 import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
-import { isFollowRead, resumingRead, takeBatch, type Progress, type ReadEvent, type ReadSessionOptions } from "./read-session.js";
+import {
+  isFollowRead,
+  resumingRead,
+  takeBatch,
+  type Progress,
+  type ReadEvent,
+  type ReadSessionOptions,
+} from "./read-session.js";
 
 /** One unary read request. */
 export type ReadOnce = (start: ReadStart, limits: ReadLimits) => Promise<ReadBatch>;
@@ -23,24 +30,28 @@ export function unaryRead(get: ReadOnce, opts: ReadSessionOptions = {}): AsyncGe
   const start = opts.start ?? {};
   const limits = opts.limits ?? {};
   const follow = opts.follow ?? isFollowRead(limits);
-  return resumingRead(async function* (p, hooks) {
-    for (;;) {
-      const limitsNow = remaining(limits, p, follow);
-      if (limitsNow === undefined || opts.signal?.aborted) return "done";
-      let batch: ReadBatch;
-      try {
-        batch = await get(p.nextSeq === undefined ? start : { seqNum: p.nextSeq }, limitsNow);
-      } catch (e) {
-        if (e instanceof RangeNotSatisfiableError && p.count > 0) return "done";
-        throw e;
+  return resumingRead(
+    async function* (p, hooks) {
+      for (;;) {
+        const limitsNow = remaining(limits, p, follow);
+        if (limitsNow === undefined || opts.signal?.aborted) return "done";
+        let batch: ReadBatch;
+        try {
+          batch = await get(p.nextSeq === undefined ? start : { seqNum: p.nextSeq }, limitsNow);
+        } catch (e) {
+          if (e instanceof RangeNotSatisfiableError && p.count > 0) return "done";
+          throw e;
+        }
+        hooks.opened();
+        if (batch.records.length === 0 && (!follow || limits.until !== undefined || limits.bytes !== undefined))
+          return "done";
+        const ev = takeBatch(p, batch);
+        if (ev.type === "batch") hooks.progressed();
+        yield ev;
       }
-      hooks.opened();
-      if (batch.records.length === 0 && (!follow || limits.until !== undefined || limits.bytes !== undefined)) return "done";
-      const ev = takeBatch(p, batch);
-      if (ev.type === "batch") hooks.progressed();
-      yield ev;
-    }
-  }, { ...opts, retries: 0 });
+    },
+    { ...opts, retries: 0 },
+  );
 }
 
 /** The next request's limits, or undefined once the read's own count or bytes are met. */

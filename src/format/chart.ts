@@ -113,12 +113,17 @@ export function renderChart(s: ChartSeries, opts: ChartOptions): string[] {
   for (let row = height - 1; row >= 0; row--) {
     const label = row === height - 1 ? hi : row === 0 ? lo : "";
     const tick = label === "" ? "│" : "┤";
-    const bars = runs(lv.map((l, i) => [values[i]! <= 0, cell(l, row)] as const)).map(([zero, text]) => (zero ? p.zero(text) : p.bar(text))).join("");
+    const bars = runs(lv.map((l, i) => [values[i]! <= 0, cell(l, row)] as const))
+      .map(([zero, text]) => (zero ? p.zero(text) : p.bar(text)))
+      .join("");
     lines.push(`${p.axis(`${label.padStart(gutter)} ${tick}`)}${bars}`);
   }
   lines.push(p.axis(`${" ".repeat(gutter)} └${"─".repeat(values.length)}`));
   lines.push(p.axis(xLabels(s, gutter, values.length, opts.width)));
-  if (perBar > 1) lines.push(p.axis(fit(`${" ".repeat(gutter + 2)}each bar: the largest of ${perBar} ${s.interval ?? "point"}s`, opts.width)));
+  if (perBar > 1)
+    lines.push(
+      p.axis(fit(`${" ".repeat(gutter + 2)}each bar: the largest of ${perBar} ${s.interval ?? "point"}s`, opts.width)),
+    );
   return lines;
 }
 

@@ -29,8 +29,9 @@ export function parseDuration(text: string): number {
   let total = 0;
   for (const part of parts) {
     const m = /^(\d+)\s*([A-Za-z]+)$/.exec(part);
-    const ms = m ? UNIT_MS[m[2]!] ?? UNIT_MS[m[2]!.toLowerCase()] : undefined;
-    if (!m || ms === undefined) throw clientError("usage", `invalid duration ${JSON.stringify(text)}: unknown unit in ${JSON.stringify(part)}`);
+    const ms = m ? (UNIT_MS[m[2]!] ?? UNIT_MS[m[2]!.toLowerCase()]) : undefined;
+    if (!m || ms === undefined)
+      throw clientError("usage", `invalid duration ${JSON.stringify(text)}: unknown unit in ${JSON.stringify(part)}`);
     total += Number(m[1]) * ms;
   }
   if (!Number.isSafeInteger(total)) throw clientError("usage", `duration ${JSON.stringify(text)} is too large`);
@@ -44,7 +45,14 @@ export function parseDurationSecs(text: string): number {
   return ms / 1000;
 }
 
-const RENDER: [string, number][] = [["y", 31_557_600], ["w", 604_800], ["d", 86_400], ["h", 3600], ["m", 60], ["s", 1]];
+const RENDER: [string, number][] = [
+  ["y", 31_557_600],
+  ["w", 604_800],
+  ["d", 86_400],
+  ["h", 3600],
+  ["m", 60],
+  ["s", 1],
+];
 
 /** `604800` → `1w`, `5400` → `1h 30m`, `0` → `0s`. Years only when exact. */
 export function formatSeconds(secs: number): string {

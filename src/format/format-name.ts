@@ -9,12 +9,20 @@ import { clientError } from "../errors.js";
 export type FormatName = "text" | "json" | "json-base64" | "binary";
 
 const ALIASES: Record<string, FormatName> = {
-  text: "text", "": "text", json: "json", raw: "json", ndjson: "json",
-  "json-base64": "json-base64", base64: "json-base64", "json-binsafe": "json-base64", binary: "binary",
+  text: "text",
+  "": "text",
+  json: "json",
+  raw: "json",
+  ndjson: "json",
+  "json-base64": "json-base64",
+  base64: "json-base64",
+  "json-binsafe": "json-base64",
+  binary: "binary",
 };
 
 export function parseFormatName(name: string): FormatName {
   const f = ALIASES[name.trim().toLowerCase()];
-  if (f === undefined) throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
+  if (f === undefined)
+    throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
   return f;
 }

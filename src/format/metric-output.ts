@@ -23,7 +23,8 @@ export interface FlatMetric {
 }
 
 export function flattenMetric(m: Metric): FlatMetric {
-  if ("scalar" in m) return { kind: "scalar", name: m.scalar.name, unit: m.scalar.unit, points: [], value: m.scalar.value };
+  if ("scalar" in m)
+    return { kind: "scalar", name: m.scalar.name, unit: m.scalar.unit, points: [], value: m.scalar.value };
   if ("accumulation" in m) {
     const a = m.accumulation;
     return { kind: "accumulation", name: a.name, unit: a.unit, interval: a.interval, points: a.values ?? [] };

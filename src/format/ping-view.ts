@@ -64,11 +64,21 @@ export function latencySummary(probe: string, first: number, samples: number[]):
   if (samples.length === 0) return null;
   const sorted = [...samples].sort((a, b) => a - b);
   const p50 = sorted[Math.ceil(sorted.length / 2) - 1]!;
-  return { probe, first: round(first), count: samples.length, min: round(sorted[0]!), p50: round(p50), max: round(sorted[sorted.length - 1]!), samples: samples.map(round) };
+  return {
+    probe,
+    first: round(first),
+    count: samples.length,
+    min: round(sorted[0]!),
+    p50: round(p50),
+    max: round(sorted[sorted.length - 1]!),
+    samples: samples.map(round),
+  };
 }
 
 function serverLine(s: PingReport["server"]): string {
-  const who = s.lite ? `svc lite ${s.version ?? "(no version)"}` : `not svc lite (GET /ping: ${s.ping_status}, no svc-lite-version header); version unknown`;
+  const who = s.lite
+    ? `svc lite ${s.version ?? "(no version)"}`
+    : `not svc lite (GET /ping: ${s.ping_status}, no svc-lite-version header); version unknown`;
   if (s.dialect === s.dialect_asked) return `${who} · dialect ${s.dialect}`;
   if (s.dialect === null) return `${who} · dialect unknown (asked in ${s.dialect_asked}; no answer told)`;
   return `${who} · dialect ${s.dialect}: it did not understand ${s.dialect_asked}'s header names (use --dialect ${s.dialect})`;
@@ -76,7 +86,8 @@ function serverLine(s: PingReport["server"]): string {
 
 function authLine(r: PingReport): string {
   if (r.auth_required === true) return "required: a request without a token was refused";
-  if (r.auth_required === false) return "not required: this server answered a request without a token (it accepts any token)";
+  if (r.auth_required === false)
+    return "not required: this server answered a request without a token (it accepts any token)";
   return "unknown: a request without a token got neither an answer nor a refusal";
 }
 
@@ -88,7 +99,8 @@ function tokenLine(r: PingReport): string {
   if (t.accepted === false) return `REJECTED${from}`;
   if (t.accepted === null) return `unknown: the probe did not tell${from}`;
   if (t.kind === "lite-root") return `accepted: svc lite's root token, which may do everything${from}`;
-  if (t.kind === "lite-issued") return `accepted: an access token issued by this svc lite; what it may do, as probed, below${from}`;
+  if (t.kind === "lite-issued")
+    return `accepted: an access token issued by this svc lite; what it may do, as probed, below${from}`;
   return `accepted; the protocol has no "who am I", so what it may do is what the probes below show${from}`;
 }
 
@@ -107,6 +119,10 @@ export function pingLines(r: PingReport): string[] {
   const access = [...r.access.map(accessLine), ...r.not_probed.map((n) => `· ${n}`)];
   access.forEach((a, i) => rows.push([i === 0 ? "access" : "", a]));
   const l = r.latency_ms;
-  if (l) rows.push(["latency", `${l.probe} × ${l.count}: min ${ms(l.min)}, p50 ${ms(l.p50)}, max ${ms(l.max)} (the first request, with connecting: ${ms(l.first)})`]);
+  if (l)
+    rows.push([
+      "latency",
+      `${l.probe} × ${l.count}: min ${ms(l.min)}, p50 ${ms(l.p50)}, max ${ms(l.max)} (the first request, with connecting: ${ms(l.first)})`,
+    ]);
   return rows.map(([k, v]) => `${k.padEnd(9)} ${v}`);
 }

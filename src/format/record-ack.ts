@@ -11,7 +11,11 @@ export function positionToJson(p: StreamPosition): { seq_num: number; timestamp:
 }
 
 export function ackToJson(ack: AppendAck, withCount = true): Record<string, unknown> {
-  const out: Record<string, unknown> = { start: positionToJson(ack.start), end: positionToJson(ack.end), tail: positionToJson(ack.tail) };
+  const out: Record<string, unknown> = {
+    start: positionToJson(ack.start),
+    end: positionToJson(ack.end),
+    tail: positionToJson(ack.tail),
+  };
   if (withCount) out.records = ack.end.seqNum - ack.start.seqNum;
   return out;
 }

@@ -5,7 +5,14 @@
  */
 import { lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
-import { fenceRecord, fencingTokenProblem, isCommandRecord, readCommand, trimRecord, type Command } from "../rules/commands.js";
+import {
+  fenceRecord,
+  fencingTokenProblem,
+  isCommandRecord,
+  readCommand,
+  trimRecord,
+  type Command,
+} from "../rules/commands.js";
 import type { AppendRecord, Header } from "../types.js";
 
 /** What a command record does; `unknown` when it breaks a rule (another operation, a bad payload). */
@@ -24,7 +31,8 @@ export function fenceCommandRecord(token: string): AppendRecord {
 }
 
 export function trimCommandRecord(point: number): AppendRecord {
-  if (!Number.isSafeInteger(point) || point < 0) throw clientError("usage", `trim point must be a non-negative integer (got ${point})`);
+  if (!Number.isSafeInteger(point) || point < 0)
+    throw clientError("usage", `trim point must be a non-negative integer (got ${point})`);
   return trimRecord(point);
 }
 
@@ -37,8 +45,11 @@ export function parseCommandRecord(record: { headers: Header[]; body: Uint8Array
 /** The anchor's wording: `new fencing token "x"`, `trim to 3`, `unknown command`. */
 export function describeCommand(cmd: CommandRecord): string {
   switch (cmd.op) {
-    case "fence": return `new fencing token ${JSON.stringify(cmd.token)}`;
-    case "trim": return `trim to ${cmd.trimPoint}`;
-    default: return "unknown command";
+    case "fence":
+      return `new fencing token ${JSON.stringify(cmd.token)}`;
+    case "trim":
+      return `trim to ${cmd.trimPoint}`;
+    default:
+      return "unknown command";
   }
 }

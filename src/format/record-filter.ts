@@ -13,10 +13,17 @@ export function parseFilter(text: string): RecordFilter {
   const negate = text.startsWith("!");
   const spec = negate ? text.slice(1) : text;
   const m = /^header:([^=]+)(?:=(.*))?$/s.exec(spec);
-  if (!m) throw clientError("usage", `--filter ${JSON.stringify(text)}: expected header:NAME=VALUE or header:NAME, optionally prefixed with !`);
+  if (!m)
+    throw clientError(
+      "usage",
+      `--filter ${JSON.stringify(text)}: expected header:NAME=VALUE or header:NAME, optionally prefixed with !`,
+    );
   const name = Buffer.from(m[1]!, "utf8");
   const value = m[2] === undefined ? undefined : Buffer.from(m[2], "utf8");
-  const test: RecordFilter = (r) => r.headers.some((h) => Buffer.from(h.name).equals(name) && (value === undefined || Buffer.from(h.value).equals(value)));
+  const test: RecordFilter = (r) =>
+    r.headers.some(
+      (h) => Buffer.from(h.name).equals(name) && (value === undefined || Buffer.from(h.value).equals(value)),
+    );
   return negate ? (r) => !test(r) : test;
 }
 

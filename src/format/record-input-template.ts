@@ -47,10 +47,14 @@ export function compileInputTemplate(template: string): (line: string) => Append
       slots.push({ kind: "header", name: Buffer.from(name, "utf8") });
       i = close;
     } else if (c === "%") {
-      throw clientError("usage", `--input-template ${JSON.stringify(template)}: unknown %${n ?? ""}; known: %v %T %h{NAME} %%`);
+      throw clientError(
+        "usage",
+        `--input-template ${JSON.stringify(template)}: unknown %${n ?? ""}; known: %v %T %h{NAME} %%`,
+      );
     } else re += escapeRe(c);
   }
-  if (!slots.some((s) => s.kind === "body")) throw clientError("usage", `--input-template ${JSON.stringify(template)} has no %v (body)`);
+  if (!slots.some((s) => s.kind === "body"))
+    throw clientError("usage", `--input-template ${JSON.stringify(template)} has no %v (body)`);
   const pattern = new RegExp(`${re}$`, "s");
   return (line) => {
     const m = pattern.exec(line);

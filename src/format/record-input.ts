@@ -10,7 +10,13 @@
  * can be fed back. Errors are `RecordInputError`s without a location; the caller adds file:line.
  */
 import { isUtf8 } from "node:buffer";
-import { decodeBase64Strict, hasLoneSurrogate, lossyUtf8, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
+import {
+  decodeBase64Strict,
+  hasLoneSurrogate,
+  lossyUtf8,
+  roundedIntegerLiteral,
+  unsafeIntegerLiteral,
+} from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { FormatName } from "./format-name.js";
 import { checkRecord } from "../rules/records.js";
@@ -23,7 +29,10 @@ export type InvalidUtf8 = "bytes" | "replace" | "error";
 /** A malformed input record; `where` is filled in by the reader (`file:line`). */
 export class RecordInputError extends Error {
   /** The input line (1-based) when the error is about a line, as counted by the splitter. */
-  constructor(message: string, readonly line?: number) {
+  constructor(
+    message: string,
+    readonly line?: number,
+  ) {
     super(message);
     this.name = "RecordInputError";
   }
@@ -37,7 +46,10 @@ export function checkInputRecord(record: AppendRecord): number {
 function field(bytes: string, base64: boolean, what: string): Uint8Array {
   if (!base64) {
     // A lone UTF-16 surrogate has no UTF-8 form: encoding would store U+FFFD in its place.
-    if (hasLoneSurrogate(bytes)) throw new RecordInputError(`${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`);
+    if (hasLoneSurrogate(bytes))
+      throw new RecordInputError(
+        `${what} holds a lone UTF-16 surrogate, which has no UTF-8 form: send such bytes as base64 (--format json-base64)`,
+      );
     return Buffer.from(bytes, "utf8");
   }
   try {
@@ -75,10 +87,13 @@ export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
       throw new RecordInputError(`"timestamp" is ${unsafeIntegerLiteral(line) ?? t}, above ${TOO_LARGE}`);
     }
     if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0) {
-      throw new RecordInputError(`"timestamp" must be a non-negative integer (epoch ms), got ${typeof t === "number" ? (numberLiteral(line, "timestamp") ?? t) : JSON.stringify(t)}`);
+      throw new RecordInputError(
+        `"timestamp" must be a non-negative integer (epoch ms), got ${typeof t === "number" ? (numberLiteral(line, "timestamp") ?? t) : JSON.stringify(t)}`,
+      );
     }
     const rounded = roundedIntegerLiteral(line);
-    if (rounded !== undefined) throw new RecordInputError(`"timestamp" must be an integer (epoch ms): ${rounded} would be rounded to ${t}`);
+    if (rounded !== undefined)
+      throw new RecordInputError(`"timestamp" must be an integer (epoch ms): ${rounded} would be rounded to ${t}`);
     record.timestamp = t;
   }
   if (obj.headers !== undefined && obj.headers !== null) {
@@ -87,7 +102,10 @@ export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
       if (!Array.isArray(h) || h.length !== 2 || typeof h[0] !== "string" || typeof h[1] !== "string") {
         throw new RecordInputError(`"headers"[${i}] must be a [name, value] pair of strings, got ${JSON.stringify(h)}`);
       }
-      record.headers.push({ name: field(h[0], base64, `header ${i} name`), value: field(h[1], base64, `header ${i} value`) });
+      record.headers.push({
+        name: field(h[0], base64, `header ${i} name`),
+        value: field(h[1], base64, `header ${i} value`),
+      });
     });
   }
   if (obj.body !== undefined && obj.body !== null) {
@@ -101,7 +119,10 @@ export function parseJsonRecord(line: string, base64: boolean): AppendRecord {
 export function textRecord(line: Uint8Array, invalidUtf8: InvalidUtf8): AppendRecord {
   let body = line;
   if (invalidUtf8 !== "bytes" && !isUtf8(line)) {
-    if (invalidUtf8 === "error") throw new RecordInputError("the line is not valid UTF-8 (use --invalid-utf8 bytes or replace, or --format binary)");
+    if (invalidUtf8 === "error")
+      throw new RecordInputError(
+        "the line is not valid UTF-8 (use --invalid-utf8 bytes or replace, or --format binary)",
+      );
     body = Buffer.from(lossyUtf8(line), "utf8");
   }
   return { headers: [], body };
@@ -121,7 +142,11 @@ export function parseHeaderFlag(text: string): Header {
     }
     return { name: Buffer.from(name, "utf8"), value };
   }
-  if (eq <= 0) throw clientError("usage", `-H ${JSON.stringify(text)}: expected name=value (or name:=base64); the name must not be empty`);
+  if (eq <= 0)
+    throw clientError(
+      "usage",
+      `-H ${JSON.stringify(text)}: expected name=value (or name:=base64); the name must not be empty`,
+    );
   return { name: Buffer.from(text.slice(0, eq), "utf8"), value: Buffer.from(text.slice(eq + 1), "utf8") };
 }
 

@@ -49,7 +49,10 @@ export function lossyFields(r: SequencedRecord, drop?: JsonOptions["drop"]): boo
 }
 
 export function notUtf8Error(r: { seqNum: number }): Error {
-  return clientError("bad_input", `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`);
+  return clientError(
+    "bad_input",
+    `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`,
+  );
 }
 
 /** The JSON object for one record (field order fixed: seq_num, timestamp, time, headers, body). */

@@ -12,13 +12,12 @@ import { clientError } from "../errors.js";
 import { parseDuration } from "./duration.js";
 import { parseTimePoint } from "./record-time.js";
 
-export type ParsedRange =
-  | { kind: "seq"; start: number; end?: number }
-  | { kind: "time"; start: number; end?: number };
+export type ParsedRange = { kind: "seq"; start: number; end?: number } | { kind: "time"; start: number; end?: number };
 
 function seqPart(text: string, flag: string): number | undefined {
   if (text === "") return undefined;
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw clientError("usage", `${flag}: ${JSON.stringify(text)} is not a sequence number`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw clientError("usage", `${flag}: ${JSON.stringify(text)} is not a sequence number`);
   return Number(text);
 }
 
@@ -39,7 +38,8 @@ export function parseRange(text: string, now = Date.now()): ParsedRange {
   const flag = `--range ${JSON.stringify(text)}`;
   if (!text.startsWith("@")) {
     const parts = text.split(":");
-    if (parts.length !== 2) throw clientError("usage", `${flag}: expected A:B, e.g. 100:200, @-1h:now or @2026-01-01:1h`);
+    if (parts.length !== 2)
+      throw clientError("usage", `${flag}: expected A:B, e.g. 100:200, @-1h:now or @2026-01-01:1h`);
     const start = seqPart(parts[0]!, flag) ?? 0;
     const end = seqPart(parts[1]!, flag);
     if (end !== undefined && end <= start) throw clientError("usage", `${flag}: the end must be after the start`);

@@ -73,7 +73,11 @@ export class RecordSplitter {
     this.pending = rest.length > 0 ? [...head, rest] : head;
     this.pendingLength = this.pending.reduce((n, b) => n + b.length, 0);
     if (this.pendingLength > this.max + this.delim.length) {
-      if (!this.skipOversize) throw new RecordInputError(`the line is longer than ${this.max} bytes with no delimiter yet; no record can be that large`, this.count + 1);
+      if (!this.skipOversize)
+        throw new RecordInputError(
+          `the line is longer than ${this.max} bytes with no delimiter yet; no record can be that large`,
+          this.count + 1,
+        );
       // Keep only what may be the start of a delimiter; the rest of this line is dropped.
       const keep = this.delim.length - 1;
       const all = Buffer.concat(this.pending);
@@ -95,7 +99,8 @@ export class RecordSplitter {
 
   private finish(seg: Buffer): Segment {
     if (this.dropped > 0 || seg.length > this.max + 1) {
-      if (!this.skipOversize) throw new RecordInputError(`the line is ${seg.length} bytes; no record can be that large`, this.count + 1);
+      if (!this.skipOversize)
+        throw new RecordInputError(`the line is ${seg.length} bytes; no record can be that large`, this.count + 1);
       const oversize = this.dropped + seg.length;
       this.dropped = 0;
       this.count++;

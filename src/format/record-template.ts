@@ -33,7 +33,9 @@ function placeholder(spec: string, template: string): Part {
   const [name, ...restParts] = spec.split(":");
   const arg = restParts.join(":");
   switch (name) {
-    case "seq_num": if (arg === "") return (r) => String(r.seqNum); break;
+    case "seq_num":
+      if (arg === "") return (r) => String(r.seqNum);
+      break;
     case "timestamp":
       if (arg === "" || arg === "ms") return (r) => String(r.timestamp);
       if (arg === "iso") return (r) => formatIso(r.timestamp);
@@ -44,7 +46,9 @@ function placeholder(spec: string, template: string): Part {
       if (arg === "base64") return (r) => Buffer.from(r.body).toString("base64");
       if (arg === "hex") return (r) => Buffer.from(r.body).toString("hex");
       break;
-    case "headers": if (arg === "") return (r) => JSON.stringify(r.headers.map((h) => [lossyUtf8(h.name), lossyUtf8(h.value)])); break;
+    case "headers":
+      if (arg === "") return (r) => JSON.stringify(r.headers.map((h) => [lossyUtf8(h.name), lossyUtf8(h.value)]));
+      break;
     case "header":
       if (arg !== "") {
         const want = Buffer.from(arg, "utf8");
@@ -54,9 +58,14 @@ function placeholder(spec: string, template: string): Part {
         };
       }
       break;
-    case "size": if (arg === "") return (r) => String(meteredSize(r)); break;
+    case "size":
+      if (arg === "") return (r) => String(meteredSize(r));
+      break;
   }
-  throw clientError("usage", `--template ${JSON.stringify(template)}: unknown placeholder {${spec}}; known: {seq_num} {timestamp[:ms|iso|relative]} {body[:base64|hex]} {headers} {header:NAME} {size}`);
+  throw clientError(
+    "usage",
+    `--template ${JSON.stringify(template)}: unknown placeholder {${spec}}; known: {seq_num} {timestamp[:ms|iso|relative]} {body[:base64|hex]} {headers} {header:NAME} {size}`,
+  );
 }
 
 export function compileTemplate(template: string): RecordTemplate {
@@ -91,10 +100,14 @@ export function compileTemplate(template: string): RecordTemplate {
     } else lit += c;
   }
   flush();
-  const render = (r: SequencedRecord): Buffer => Buffer.concat(parts.map((p) => {
-    const v = p(r);
-    return typeof v === "string" ? Buffer.from(v, "utf8") : v;
-  }));
-  const changes = (r: SequencedRecord): boolean => lossyHeaders && r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
+  const render = (r: SequencedRecord): Buffer =>
+    Buffer.concat(
+      parts.map((p) => {
+        const v = p(r);
+        return typeof v === "string" ? Buffer.from(v, "utf8") : v;
+      }),
+    );
+  const changes = (r: SequencedRecord): boolean =>
+    lossyHeaders && r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
   return Object.assign(render, { changes });
 }

@@ -19,7 +19,10 @@ export interface TimeParseOptions {
 }
 
 function bad(flag: string, text: string, extra = ""): never {
-  throw clientError("usage", `${flag}: invalid time ${JSON.stringify(text)}; expected epoch milliseconds, RFC 3339 (2026-01-02T03:04:05Z), YYYY-MM-DD or now${extra}`);
+  throw clientError(
+    "usage",
+    `${flag}: invalid time ${JSON.stringify(text)}; expected epoch milliseconds, RFC 3339 (2026-01-02T03:04:05Z), YYYY-MM-DD or now${extra}`,
+  );
 }
 
 /** Epoch milliseconds of a time argument; throws a usage error naming the flag. */
@@ -28,7 +31,11 @@ export function parseTimePoint(text: string, flag: string, opts: TimeParseOption
   const now = opts.now ?? Date.now();
   if (/^\d+$/.test(s)) {
     const n = Number(s);
-    if (!Number.isSafeInteger(n)) throw clientError("usage", `${flag}: ${s} is above 9007199254740991 (2^53 − 1), the largest integer svc carries exactly`);
+    if (!Number.isSafeInteger(n))
+      throw clientError(
+        "usage",
+        `${flag}: ${s} is above 9007199254740991 (2^53 − 1), the largest integer svc carries exactly`,
+      );
     return n;
   }
   if (s === "now") return now;
@@ -48,7 +55,11 @@ export function parseTimePoint(text: string, flag: string, opts: TimeParseOption
     const ms = parseDuration(s);
     return mode === "ago" ? Math.max(0, now - ms) : now + ms;
   }
-  return bad(flag, text, mode === "ago" ? " or a duration ago (1h)" : mode === "ahead" ? " or a duration from now (5m)" : "");
+  return bad(
+    flag,
+    text,
+    mode === "ago" ? " or a duration ago (1h)" : mode === "ahead" ? " or a duration from now (5m)" : "",
+  );
 }
 
 /** ISO 8601 in UTC with milliseconds; timestamps outside the Date range print as numbers. */
@@ -61,9 +72,16 @@ export function formatIso(ms: number): string {
 export function formatRelative(ms: number, now = Date.now()): string {
   const diff = now - ms;
   const abs = Math.abs(diff);
-  const [n, unit] = abs < 1000 ? [abs, "ms"] : abs < 60_000 ? [Math.floor(abs / 1000), "s"]
-    : abs < 3_600_000 ? [Math.floor(abs / 60_000), "m"] : abs < 86_400_000 ? [Math.floor(abs / 3_600_000), "h"]
-    : [Math.floor(abs / 86_400_000), "d"];
+  const [n, unit] =
+    abs < 1000
+      ? [abs, "ms"]
+      : abs < 60_000
+        ? [Math.floor(abs / 1000), "s"]
+        : abs < 3_600_000
+          ? [Math.floor(abs / 60_000), "m"]
+          : abs < 86_400_000
+            ? [Math.floor(abs / 3_600_000), "h"]
+            : [Math.floor(abs / 86_400_000), "d"];
   return diff >= 0 ? `${n}${unit} ago` : `in ${n}${unit}`;
 }
 

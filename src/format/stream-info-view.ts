@@ -59,7 +59,7 @@ export function streamInfoLines(r: StreamInfoReport): string[] {
   const known = r.unknown.created_at === undefined;
   const rows: [string, string][] = [
     ["stream", r.uri],
-    ["created", known ? r.created_at ?? "-" : `unknown (${r.unknown.created_at})`],
+    ["created", known ? (r.created_at ?? "-") : `unknown (${r.unknown.created_at})`],
   ];
   if (r.deleted_at) rows.push(["deleting", `since ${r.deleted_at}`]);
   rows.push(["cipher", cipherLine(r)], ["tail", tailLine(r)], ["first", firstLine(r)], ["stored", storedLine(r)]);

@@ -38,7 +38,9 @@ export function escapeRecordText(text: string): string {
 
 /** JSON text: DEL and C1 as `\u00hh`, which JSON.stringify leaves as they are. */
 export function escapeJson(text: string): string {
-  return JSON_UNESCAPED.test(text) ? text.replace(JSON_UNESCAPED_G, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) : text;
+  return JSON_UNESCAPED.test(text)
+    ? text.replace(JSON_UNESCAPED_G, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)
+    : text;
 }
 
 /** A record body for a terminal: UTF-8 text with its controls escaped, and each byte that is not UTF-8 as `\xHH`. */
@@ -47,7 +49,7 @@ export function escapeBody(body: Uint8Array): string {
   if (isUtf8(buf)) return escapeRecordText(buf.toString("utf8"));
   let out = "";
   let start = 0;
-  for (let i = 0; i < buf.length;) {
+  for (let i = 0; i < buf.length; ) {
     const n = validSequenceLength(buf, i);
     if (n > 0) {
       i += n;

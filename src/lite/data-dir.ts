@@ -17,7 +17,19 @@
  * `<(…)`) is read as it is: nothing of it is on disk.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
 
@@ -47,14 +59,27 @@ export function checkDataDir(dir: string): void {
   const st = statSync(dir);
   const why = otherOwner(st) ?? writableByOthers(st);
   if (why !== undefined) {
-    throw untrusted(dir, `the data dir is not safe: ${why}`, st.uid === process.getuid?.() ? `make it yours alone (chmod go-w ${dir})` : "use a data dir of your own");
+    throw untrusted(
+      dir,
+      `the data dir is not safe: ${why}`,
+      st.uid === process.getuid?.() ? `make it yours alone (chmod go-w ${dir})` : "use a data dir of your own",
+    );
   }
   for (const name of DATA_FILES) {
     const path = join(dir, name);
     let file: Stats;
-    try { file = statSync(path); } catch { continue; }
+    try {
+      file = statSync(path);
+    } catch {
+      continue;
+    }
     const whyFile = otherOwner(file) ?? writableByOthers(file);
-    if (whyFile !== undefined) throw untrusted(path, `a data file that is not safe: ${whyFile}`, "its records and tokens cannot be trusted; use a data dir of your own");
+    if (whyFile !== undefined)
+      throw untrusted(
+        path,
+        `a data file that is not safe: ${whyFile}`,
+        "its records and tokens cannot be trusted; use a data dir of your own",
+      );
   }
 }
 
@@ -69,14 +94,24 @@ export function readSecret(path: string, what: string): string | undefined {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") throw untrusted(path, `${what} is a symbolic link`, `lite keeps its own ${what} there; remove the link`);
+    if (code === "ELOOP")
+      throw untrusted(path, `${what} is a symbolic link`, `lite keeps its own ${what} there; remove the link`);
     throw e;
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw untrusted(path, `${what} is not a regular file`, "remove it");
-    const why = otherOwner(st) ?? ((st.mode & 0o077) !== 0 && process.getuid !== undefined ? `others may read or write it (${mode(st)})` : undefined);
-    if (why !== undefined) throw untrusted(path, `${what} is not secret: ${why}`, st.uid === process.getuid?.() ? `chmod 600 ${path}, or remove it for a new one` : "remove it for a new one");
+    const why =
+      otherOwner(st) ??
+      ((st.mode & 0o077) !== 0 && process.getuid !== undefined
+        ? `others may read or write it (${mode(st)})`
+        : undefined);
+    if (why !== undefined)
+      throw untrusted(
+        path,
+        `${what} is not secret: ${why}`,
+        st.uid === process.getuid?.() ? `chmod 600 ${path}, or remove it for a new one` : "remove it for a new one",
+      );
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
@@ -117,7 +152,10 @@ export function readChosenSecret(path: string, flag: string): string {
   try {
     fd = openSync(path, constants.O_RDONLY);
   } catch (e) {
-    throw clientError("usage", `svc lite: cannot read ${flag} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw clientError(
+      "usage",
+      `svc lite: cannot read ${flag} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   try {
     const st = fstatSync(fd);
@@ -125,7 +163,11 @@ export function readChosenSecret(path: string, flag: string): string {
     if (st.isFIFO()) return readFileSync(fd, "utf8");
     if (!st.isFile()) throw clientError("usage", `svc lite: ${flag} ${path} is not a regular file or a pipe`);
     const why = chosenSecretProblem(st);
-    if (why !== undefined) throw clientError("usage", `svc lite: refusing ${flag} ${path}, a secret: ${why}; chmod 600 ${path} (or, owned by root, 640)`);
+    if (why !== undefined)
+      throw clientError(
+        "usage",
+        `svc lite: refusing ${flag} ${path}, a secret: ${why}; chmod 600 ${path} (or, owned by root, 640)`,
+      );
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

@@ -19,8 +19,15 @@ import type { BasinReconfig, StreamReconfig } from "./store/stream-config.js";
 import type { Store } from "./store/store.js";
 import { ensureStream } from "./store/streams.js";
 
-interface StreamPlan { name: string; config: StreamReconfig }
-interface BasinPlan { name: string; config: BasinReconfig; streams: StreamPlan[] }
+interface StreamPlan {
+  name: string;
+  config: StreamReconfig;
+}
+interface BasinPlan {
+  name: string;
+  config: BasinReconfig;
+  streams: StreamPlan[];
+}
 
 function bad(path: string, message: string): never {
   throw new Error(`init file: ${path}: ${message}`);
@@ -35,12 +42,21 @@ function streamConfig(v: unknown, path: string): StreamReconfig {
   if (v === undefined || v === null) v = {};
   if (!isObject(v)) bad(path, "must be an object");
   onlyKeys(v, ["storage_class", "retention_policy", "timestamping", "delete_on_empty"], path);
-  const api: Record<string, unknown> = { storage_class: v.storage_class ?? null, timestamping: null, delete_on_empty: null, retention_policy: null };
+  const api: Record<string, unknown> = {
+    storage_class: v.storage_class ?? null,
+    timestamping: null,
+    delete_on_empty: null,
+    retention_policy: null,
+  };
   const rp = v.retention_policy;
   if (rp === "infinite") api.retention_policy = { infinite: {} };
   else if (typeof rp === "string") {
     const secs = parseHumantime(rp);
-    if (!secs) bad(`${path}.retention_policy`, `"infinite" or a positive duration such as "7days" expected, got ${JSON.stringify(rp)}`);
+    if (!secs)
+      bad(
+        `${path}.retention_policy`,
+        `"infinite" or a positive duration such as "7days" expected, got ${JSON.stringify(rp)}`,
+      );
     api.retention_policy = { age: secs };
   } else if (rp !== undefined && rp !== null) api.retention_policy = rp;
   if (isObject(v.timestamping)) {
@@ -53,12 +69,19 @@ function streamConfig(v: unknown, path: string): StreamReconfig {
     const secs = typeof raw === "string" ? parseHumantime(raw) : raw;
     if (secs === undefined) bad(`${path}.delete_on_empty.min_age`, `a duration expected, got ${JSON.stringify(raw)}`);
     api.delete_on_empty = { min_age_secs: secs };
-  } else if (v.delete_on_empty !== undefined && v.delete_on_empty !== null) bad(`${path}.delete_on_empty`, "must be an object");
+  } else if (v.delete_on_empty !== undefined && v.delete_on_empty !== null)
+    bad(`${path}.delete_on_empty`, "must be an object");
   const p: ConfigParse = new ConfigParse();
   try {
     const r = parseStreamReconfig(p, api, path);
     p.finish();
-    return { storage_class: null, retention_policy: null, ...r, timestamping: r.timestamping ?? { mode: null, uncapped: null }, delete_on_empty: r.delete_on_empty ?? { min_age_secs: null } };
+    return {
+      storage_class: null,
+      retention_policy: null,
+      ...r,
+      timestamping: r.timestamping ?? { mode: null, uncapped: null },
+      delete_on_empty: r.delete_on_empty ?? { min_age_secs: null },
+    };
   } catch (e) {
     return bad(path, (e as SvcError).message);
   }
@@ -87,10 +110,16 @@ export function parseInitSpec(text: string): BasinPlan[] {
     seen.add(b.name);
     const c = b.config ?? {};
     if (!isObject(c)) bad(`${path}.config`, "must be an object");
-    onlyKeys(c, ["default_stream_config", "stream_cipher", "create_stream_on_append", "create_stream_on_read"], `${path}.config`);
-    if (c.stream_cipher !== undefined && c.stream_cipher !== null) bad(`${path}.config.stream_cipher`, "stream encryption is not supported by svc lite");
+    onlyKeys(
+      c,
+      ["default_stream_config", "stream_cipher", "create_stream_on_append", "create_stream_on_read"],
+      `${path}.config`,
+    );
+    if (c.stream_cipher !== undefined && c.stream_cipher !== null)
+      bad(`${path}.config.stream_cipher`, "stream encryption is not supported by svc lite");
     for (const f of ["create_stream_on_append", "create_stream_on_read"] as const) {
-      if (c[f] !== undefined && c[f] !== null && typeof c[f] !== "boolean") bad(`${path}.config.${f}`, "must be a boolean");
+      if (c[f] !== undefined && c[f] !== null && typeof c[f] !== "boolean")
+        bad(`${path}.config.${f}`, "must be a boolean");
     }
     const streams = b.streams ?? [];
     if (!Array.isArray(streams)) bad(`${path}.streams`, "must be an array");
@@ -98,7 +127,10 @@ export function parseInitSpec(text: string): BasinPlan[] {
     return {
       name: b.name,
       config: {
-        default_stream_config: c.default_stream_config === undefined || c.default_stream_config === null ? null : streamConfig(c.default_stream_config, `${path}.config.default_stream_config`),
+        default_stream_config:
+          c.default_stream_config === undefined || c.default_stream_config === null
+            ? null
+            : streamConfig(c.default_stream_config, `${path}.config.default_stream_config`),
         create_stream_on_append: (c.create_stream_on_append as boolean | undefined) ?? false,
         create_stream_on_read: (c.create_stream_on_read as boolean | undefined) ?? false,
       },

@@ -28,7 +28,18 @@
  * server beside it.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 
@@ -57,13 +68,17 @@ export class DataDirLocked extends Error {
   }
 }
 
-interface Dir { path: string; fd?: number }
+interface Dir {
+  path: string;
+  fd?: number;
+}
 
 /** Where to bind or connect to `name`: its path, or, when that is too long, through /proc. */
 function address(dir: Dir, name: string): string {
   const direct = join(dir.path, name);
   if (Buffer.byteLength(direct) <= MAX_SOCKET_PATH) return direct;
-  if (process.platform !== "linux") throw new Error(`the data dir path ${dir.path} is too long for its lock socket: choose a shorter one`);
+  if (process.platform !== "linux")
+    throw new Error(`the data dir path ${dir.path} is too long for its lock socket: choose a shorter one`);
   dir.fd ??= openSync(dir.path, "r");
   return `/proc/self/fd/${dir.fd}/${name}`;
 }
@@ -90,9 +105,13 @@ function peek(path: string): Promise<Seen | "dead"> {
     };
     const timer = setTimeout(() => done("unclear"), ANSWER_MS);
     socket.setEncoding("utf8");
-    socket.on("data", (text: string) => { answer += text; });
+    socket.on("data", (text: string) => {
+      answer += text;
+    });
     socket.on("end", () => done(answer === "S" ? "S" : "H"));
-    socket.on("error", (e: NodeJS.ErrnoException) => done(e.code === "ECONNREFUSED" || e.code === "ENOENT" ? "dead" : "H"));
+    socket.on("error", (e: NodeJS.ErrnoException) =>
+      done(e.code === "ECONNREFUSED" || e.code === "ENOENT" ? "dead" : "H"),
+    );
   });
 }
 
@@ -100,12 +119,14 @@ function peek(path: string): Promise<Seen | "dead"> {
 async function others(dir: Dir, mine: string): Promise<Map<string, Seen>> {
   const live = new Map<string, Seen>();
   const names = readdirSync(dir.path).filter((n) => n.startsWith(PREFIX) && n !== mine);
-  await Promise.all(names.map(async (name) => {
-    if (name.endsWith(TEMP)) return removeIfOrphan(dir, name);
-    const state = await peek(address(dir, name));
-    if (state === "dead") rmSync(join(dir.path, name), { force: true });
-    else live.set(name, state);
-  }));
+  await Promise.all(
+    names.map(async (name) => {
+      if (name.endsWith(TEMP)) return removeIfOrphan(dir, name);
+      const state = await peek(address(dir, name));
+      if (state === "dead") rmSync(join(dir.path, name), { force: true });
+      else live.set(name, state);
+    }),
+  );
   return live;
 }
 
@@ -147,7 +168,11 @@ function olderLiteServes(dataDir: string): boolean {
   const st = statSync(dataDir, { bigint: true });
   const name = `@svc-lite-lock:${st.dev.toString(16)}:${st.ino.toString(16)}`;
   let table: string;
-  try { table = readFileSync("/proc/net/unix", "utf8"); } catch { return false; }
+  try {
+    table = readFileSync("/proc/net/unix", "utf8");
+  } catch {
+    return false;
+  }
   const sockets = new Set<string>();
   for (const line of table.split("\n")) {
     const [, , , , , , inode, path] = line.trim().split(/\s+/);
@@ -158,8 +183,11 @@ function olderLiteServes(dataDir: string): boolean {
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       if (statSync(`/proc/${pid}`).uid !== me) continue;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) if (sockets.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return true;
-    } catch { /* gone meanwhile */ }
+      for (const fd of readdirSync(`/proc/${pid}/fd`))
+        if (sockets.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return true;
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return false;
 }
@@ -182,7 +210,12 @@ export async function acquireLock(dataDir: string): Promise<{ release: () => Pro
   try {
     await listen(server, address(dir, temp)).catch((e: NodeJS.ErrnoException) => {
       const hint = e.code === "EACCES" ? "" : " (a file system without them? use a dir on a local one)";
-      throw Object.assign(new Error(`cannot lock the data dir ${dataDir}: cannot make a unix socket in it: ${e.code ?? e.message}${hint}`), { code: e.code });
+      throw Object.assign(
+        new Error(
+          `cannot lock the data dir ${dataDir}: cannot make a unix socket in it: ${e.code ?? e.message}${hint}`,
+        ),
+        { code: e.code },
+      );
     });
     chmodSync(join(dataDir, temp), 0o600);
     renameSync(join(dataDir, temp), join(dataDir, mine));
@@ -195,7 +228,11 @@ export async function acquireLock(dataDir: string): Promise<{ release: () => Pro
   state = "H";
   server.unref();
   const touch = setInterval(() => {
-    try { utimesSync(join(dataDir, mine), new Date(), new Date()); } catch { /* the dir is gone: nothing to keep */ }
+    try {
+      utimesSync(join(dataDir, mine), new Date(), new Date());
+    } catch {
+      /* the dir is gone: nothing to keep */
+    }
   }, TOUCH_MS).unref();
   return {
     release: () => {

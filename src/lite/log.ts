@@ -30,7 +30,8 @@ export function repeatLimited(write: (message: string) => void = log, windowMs =
     const w: Window = { timer: setTimeout(() => close(key, w), windowMs).unref(), count: 0, last: "" };
     windows.set(key, w);
   };
-  const summary = (w: Window): string => (w.count === 1 ? w.last : `${w.last} (${w.count} times like this in the last ${windowMs / 1000} s)`);
+  const summary = (w: Window): string =>
+    w.count === 1 ? w.last : `${w.last} (${w.count} times like this in the last ${windowMs / 1000} s)`;
   const close = (key: string, w: Window): void => {
     windows.delete(key);
     if (w.count === 0) return;

@@ -30,7 +30,15 @@ import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 import { ServerStats } from "./metrics/prometheus.js";
-import { describeTls, fromFiles, keepRenewed, selfSigned, selfSignedIn, type TlsInfo, type TlsMaterial } from "./tls-cert.js";
+import {
+  describeTls,
+  fromFiles,
+  keepRenewed,
+  selfSigned,
+  selfSignedIn,
+  type TlsInfo,
+  type TlsMaterial,
+} from "./tls-cert.js";
 import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
 import { envMs, type LiteOptions } from "./options.js";
@@ -66,14 +74,24 @@ function prepareDataDir(dir: string): void {
     let at = dir;
     while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
     let code = (e as NodeJS.ErrnoException).code;
-    try { accessSync(at, constants.W_OK); } catch (inner) { code = (inner as NodeJS.ErrnoException).code ?? code; }
+    try {
+      accessSync(at, constants.W_OK);
+    } catch (inner) {
+      code = (inner as NodeJS.ErrnoException).code ?? code;
+    }
     const path = (e as NodeJS.ErrnoException).path ?? dir;
-    const why = code === "EROFS" ? `${at} is on a read-only file system`
-      : code === "EACCES" || code === "EPERM" ? `${at} is not writable (permission denied)`
-      : code === "EEXIST" ? `${path} is a file, not a directory`
-      : code === "ENOTDIR" ? `${dirname(path)} is not a directory`
-      : code === "ENOENT" ? `cannot create ${path} (no such file or directory)`
-      : (e as Error).message;
+    const why =
+      code === "EROFS"
+        ? `${at} is on a read-only file system`
+        : code === "EACCES" || code === "EPERM"
+          ? `${at} is not writable (permission denied)`
+          : code === "EEXIST"
+            ? `${path} is a file, not a directory`
+            : code === "ENOTDIR"
+              ? `${dirname(path)} is not a directory`
+              : code === "ENOENT"
+                ? `cannot create ${path} (no such file or directory)`
+                : (e as Error).message;
     throw new Error(`cannot use the data dir ${dir}: ${why}`);
   }
 }
@@ -92,16 +110,25 @@ interface Opened {
  */
 async function openStorage(opts: LiteOptions): Promise<Opened> {
   const chosen = opts.rootTokenFile === undefined ? undefined : readRootTokenFile(opts.rootTokenFile);
-  const tls = opts.tls === undefined ? undefined
-    : "self" in opts.tls ? (opts.dataDir === undefined ? selfSigned(opts.host) : undefined)
-    : fromFiles(opts.tls.certFile, opts.tls.keyFile);
+  const tls =
+    opts.tls === undefined
+      ? undefined
+      : "self" in opts.tls
+        ? opts.dataDir === undefined
+          ? selfSigned(opts.host)
+          : undefined
+        : fromFiles(opts.tls.certFile, opts.tls.keyFile);
   if (opts.postgres) {
     const { PgBackend } = await import("./storage/pg/backend.js");
-    const timings = { pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000, cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000 };
+    const timings = {
+      pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000,
+      cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000,
+    };
     const pg = await PgBackend.open(opts.postgres, log, timings);
-    return { backend: pg, rootToken: chosen ?? await pg.sharedRootToken(newToken()), lock: undefined, tls };
+    return { backend: pg, rootToken: chosen ?? (await pg.sharedRootToken(newToken())), lock: undefined, tls };
   }
-  if (opts.dataDir === undefined) return { backend: new MemoryBackend(), rootToken: chosen ?? newToken(), lock: undefined, tls };
+  if (opts.dataDir === undefined)
+    return { backend: new MemoryBackend(), rootToken: chosen ?? newToken(), lock: undefined, tls };
   prepareDataDir(opts.dataDir);
   checkDataDir(opts.dataDir);
   const lock = await acquireLock(opts.dataDir);
@@ -134,8 +161,24 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   }
   // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
   const requestLog = repeatLimited(log);
-  const server = new LiteServer({ store, auth, cors: { origins: opts.corsOrigins, hosts: opts.allowHosts }, log: requestLog, timeouts, metrics, location: opts.location, tls });
-  const renewal = tls?.selfSigned ? keepRenewed(tls, () => (opts.dataDir === undefined ? selfSigned(opts.host) : selfSignedIn(opts.dataDir, opts.host)), (m) => server.useCertificate(m.cert, m.key), log) : undefined;
+  const server = new LiteServer({
+    store,
+    auth,
+    cors: { origins: opts.corsOrigins, hosts: opts.allowHosts },
+    log: requestLog,
+    timeouts,
+    metrics,
+    location: opts.location,
+    tls,
+  });
+  const renewal = tls?.selfSigned
+    ? keepRenewed(
+        tls,
+        () => (opts.dataDir === undefined ? selfSigned(opts.host) : selfSignedIn(opts.dataDir, opts.host)),
+        (m) => server.useCertificate(m.cert, m.key),
+        log,
+      )
+    : undefined;
   const close = async (): Promise<void> => {
     renewal?.stop();
     await server.close();
@@ -150,8 +193,19 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     janitor.start();
     metrics?.recorder.start();
     const addr = await listen(server, opts);
-    const tlsInfo = tls && { fingerprint: tls.fingerprint, selfSigned: tls.selfSigned, certFile: tls.certFile, made: tls.made };
-    return { url: `${tls ? "https" : "http"}://${urlHost(opts.host)}:${addr.port}`, port: addr.port, rootToken, tls: tlsInfo, close };
+    const tlsInfo = tls && {
+      fingerprint: tls.fingerprint,
+      selfSigned: tls.selfSigned,
+      certFile: tls.certFile,
+      made: tls.made,
+    };
+    return {
+      url: `${tls ? "https" : "http"}://${urlHost(opts.host)}:${addr.port}`,
+      port: addr.port,
+      rootToken,
+      tls: tlsInfo,
+      close,
+    };
   } catch (e) {
     await close();
     throw e;
@@ -161,7 +215,10 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
 function listen(server: LiteServer, opts: LiteOptions): Promise<AddressInfo> {
   return server.listen(opts.host, opts.port).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== "EADDRINUSE") throw e;
-    throw clientError("usage", `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`);
+    throw clientError(
+      "usage",
+      `svc lite: port ${opts.port} on ${opts.host} is already in use (another svc lite?); choose another with --port N, or --port 0 for a free one`,
+    );
   });
 }
 
@@ -171,15 +228,24 @@ function listen(server: LiteServer, opts: LiteOptions): Promise<AddressInfo> {
  */
 export async function serve(opts: LiteOptions, signal: Promise<NodeJS.Signals>): Promise<void> {
   // A server must not die of one request's stray rejection: log it loudly and keep serving.
-  process.on("unhandledRejection", (reason) => log(`internal error (unhandled rejection): ${(reason as Error)?.stack ?? reason}`));
+  process.on("unhandledRejection", (reason) =>
+    log(`internal error (unhandled rejection): ${(reason as Error)?.stack ?? reason}`),
+  );
   const lite = await openLite(opts);
-  process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`);
+  process.stdout.write(
+    `export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`,
+  );
   if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
   if (lite.tls) log(`TLS with ${describeTls(lite.tls)}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
-  log(`listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`);
+  log(
+    `listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`,
+  );
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
-    if (!isLoopback(opts.host)) log(`warning: --no-auth while listening on ${opts.host}, beyond loopback: every host on the network has full access`);
+    if (!isLoopback(opts.host))
+      log(
+        `warning: --no-auth while listening on ${opts.host}, beyond loopback: every host on the network has full access`,
+      );
   }
   const sig = await signal;
   log(`${sig}: shutting down`);

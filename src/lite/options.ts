@@ -58,22 +58,51 @@ interface Flag {
 const FLAGS: Record<string, Flag> = {
   host: { type: "string", arg: "ADDR", help: "listen address (default 127.0.0.1)" },
   port: { type: "string", arg: "N", help: `listen port (default ${DEFAULT_PORT}; 0 picks a free port)` },
-  "data-dir": { type: "string", arg: "DIR", help: "where data lives (default $XDG_DATA_HOME/svc/lite, else ~/.local/share/svc/lite)" },
+  "data-dir": {
+    type: "string",
+    arg: "DIR",
+    help: "where data lives (default $XDG_DATA_HOME/svc/lite, else ~/.local/share/svc/lite)",
+  },
   "in-memory": { type: "boolean", help: "keep nothing on disk" },
   "no-auth": { type: "boolean", help: "accept any bearer token (cross-origin requests only from --cors-origin)" },
-  "root-token-file": { type: "string", arg: "F", help: "use the root token in file F (mode 600) instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)" },
-  "cors-origin": { type: "string", arg: "ORIGIN", multiple: true, help: "with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable" },
-  "allow-host": { type: "string", arg: "NAME", multiple: true, help: "with --no-auth, also answer requests for host NAME and its subdomains (only localhost names and IP addresses otherwise, against DNS rebinding); repeatable" },
+  "root-token-file": {
+    type: "string",
+    arg: "F",
+    help: "use the root token in file F (mode 600) instead of generating one (also SVC_LITE_ROOT_TOKEN_FILE)",
+  },
+  "cors-origin": {
+    type: "string",
+    arg: "ORIGIN",
+    multiple: true,
+    help: "with --no-auth, let this origin (e.g. http://localhost:5173) call lite from a browser; repeatable",
+  },
+  "allow-host": {
+    type: "string",
+    arg: "NAME",
+    multiple: true,
+    help: "with --no-auth, also answer requests for host NAME and its subdomains (only localhost names and IP addresses otherwise, against DNS rebinding); repeatable",
+  },
   "init-file": { type: "string", arg: "FILE", help: "apply an `svc apply` spec at start (also SVC_LITE_INIT_FILE)" },
   location: { type: "string", arg: "NAME", help: "the name of this server's one location (default local)" },
   "no-metrics": { type: "boolean", help: "do not count metrics (GET /v1/metrics and /metrics answer 501)" },
-  "tls-self": { type: "boolean", help: "serve HTTPS with a self-signed certificate, kept in the data dir (tls-self-cert.pem) and reused while valid; its path and fingerprint are printed" },
+  "tls-self": {
+    type: "boolean",
+    help: "serve HTTPS with a self-signed certificate, kept in the data dir (tls-self-cert.pem) and reused while valid; its path and fingerprint are printed",
+  },
   "tls-cert": { type: "string", arg: "FILE", help: "serve HTTPS with this PEM certificate (with --tls-key)" },
   "tls-key": { type: "string", arg: "FILE", help: "the PEM private key of --tls-cert" },
-  storage: { type: "string", arg: "URL", help: "postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any number of nodes (also SVC_LITE_STORAGE); the password from the URL, --storage-password-file F, or PGPASSWORD" },
+  storage: {
+    type: "string",
+    arg: "URL",
+    help: "postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any number of nodes (also SVC_LITE_STORAGE); the password from the URL, --storage-password-file F, or PGPASSWORD",
+  },
   "storage-password-file": { type: "string", arg: "F" },
   "pool-size": { type: "string", arg: "N", help: "PostgreSQL connections for writes (default 10)" },
-  "storage-timeout": { type: "string", arg: "D", help: "how long a PostgreSQL write may take before it fails (default 10s)" },
+  "storage-timeout": {
+    type: "string",
+    arg: "D",
+    help: "how long a PostgreSQL write may take before it fails (default 10s)",
+  },
   // The export lines are always printed; accepted for scripts written against the plan.
   "print-env": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -86,7 +115,10 @@ function usageLine(name: string, f: Flag): string {
   const lines: string[] = [];
   let line = "";
   for (const word of f.help!.split(" ")) {
-    if (line !== "" && line.length + 1 + word.length > width) { lines.push(line); line = word; } else line = line === "" ? word : `${line} ${word}`;
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
   }
   lines.push(line);
   const first = head.length < 23 ? `${head.padEnd(23)}${lines[0]}` : `${head}\n${" ".repeat(23)}${lines[0]}`;
@@ -97,7 +129,10 @@ export const USAGE = `Usage: svc lite [--host ADDR] [--port N] [--data-dir DIR |
 
 Runs a durable local Stream Storage Service on one port (HTTP/1.1 and h2c).
 
-${Object.entries(FLAGS).filter(([, f]) => f.help !== undefined).map(([n, f]) => usageLine(n, f)).join("\n")}
+${Object.entries(FLAGS)
+  .filter(([, f]) => f.help !== undefined)
+  .map(([n, f]) => usageLine(n, f))
+  .join("\n")}
 
 Every request needs a bearer token (the root token, or one issued with \`svc token create\`)
 unless --no-auth; GET /health is open.
@@ -109,7 +144,6 @@ Examples:
   svc lite --root-token-file ./ci-token      # CI chooses the root token
   svc lite --no-auth --cors-origin http://localhost:5173   # open, for one local web app
 `;
-
 
 export function defaultDataDir(env = process.env): string {
   const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME !== "" ? env.XDG_DATA_HOME : join(homedir(), ".local", "share");
@@ -130,7 +164,12 @@ function parseFlags(argv: string[]): Given {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: Object.fromEntries(Object.entries(FLAGS).map(([n, f]) => [n, { type: f.type, ...(f.multiple ? { multiple: true } : {}), ...(f.short ? { short: f.short } : {}) }])),
+      options: Object.fromEntries(
+        Object.entries(FLAGS).map(([n, f]) => [
+          n,
+          { type: f.type, ...(f.multiple ? { multiple: true } : {}), ...(f.short ? { short: f.short } : {}) },
+        ]),
+      ),
     }));
   } catch (e) {
     throw usage((e as Error).message);
@@ -146,11 +185,13 @@ const usage = (message: string) => clientError("usage", `svc lite: ${message}`);
 
 export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
   const f = parseFlags(argv);
-  if (f.on("in-memory") && f.str("data-dir") !== undefined) throw usage("--data-dir and --in-memory cannot be used together");
+  if (f.on("in-memory") && f.str("data-dir") !== undefined)
+    throw usage("--data-dir and --in-memory cannot be used together");
   const postgres = storageOption(f, env);
   const host = f.str("host");
   const location = f.str("location") ?? "local";
-  if (!LOCATION_NAME.test(location)) throw usage(`--location must be 1..64 characters of A-Z a-z 0-9 : . -, got ${JSON.stringify(location)}`);
+  if (!LOCATION_NAME.test(location))
+    throw usage(`--location must be 1..64 characters of A-Z a-z 0-9 : . -, got ${JSON.stringify(location)}`);
   const allowHosts = allowHostsOption(f);
   return {
     host: host ?? "127.0.0.1",
@@ -185,13 +226,16 @@ function storageOption(f: Given, env: NodeJS.ProcessEnv): PgConfig | undefined {
   const url = f.str("storage") ?? (env.SVC_LITE_STORAGE || undefined);
   if (url === undefined) return undefined;
   if (!isPostgresUrl(url)) throw usage("--storage must be a postgres://USER@HOST[:PORT]/DATABASE URL");
-  if (f.on("in-memory") || f.str("data-dir") !== undefined) throw usage("--storage cannot be used with --data-dir or --in-memory");
+  if (f.on("in-memory") || f.str("data-dir") !== undefined)
+    throw usage("--storage cannot be used with --data-dir or --in-memory");
   const poolText = f.str("pool-size") ?? "10";
   const poolSize = Number(poolText);
-  if (!/^\d+$/.test(poolText) || poolSize < 1 || poolSize > 1000) throw usage(`--pool-size must be 1..1000, got ${JSON.stringify(poolText)}`);
+  if (!/^\d+$/.test(poolText) || poolSize < 1 || poolSize > 1000)
+    throw usage(`--pool-size must be 1..1000, got ${JSON.stringify(poolText)}`);
   const timeoutText = f.str("storage-timeout");
   const timeoutSecs = timeoutText === undefined ? DEFAULT_WRITE_TIMEOUT_MS / 1000 : parseHumantime(timeoutText);
-  if (timeoutSecs === undefined || timeoutSecs < 1 || timeoutSecs > 3600) throw usage(`--storage-timeout must be a duration from 1s to 1h, got ${JSON.stringify(timeoutText)}`);
+  if (timeoutSecs === undefined || timeoutSecs < 1 || timeoutSecs > 3600)
+    throw usage(`--storage-timeout must be a duration from 1s to 1h, got ${JSON.stringify(timeoutText)}`);
   const passwordFile = f.str("storage-password-file") ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined);
   return parsePgUrl(url, { passwordFile, poolSize, writeTimeoutMs: timeoutSecs * 1000, env });
 }
@@ -199,7 +243,8 @@ function storageOption(f: Given, env: NodeJS.ProcessEnv): PgConfig | undefined {
 function tlsOption(f: Given): LiteOptions["tls"] {
   const certFile = f.str("tls-cert");
   const keyFile = f.str("tls-key");
-  if (f.on("tls-self") && (certFile !== undefined || keyFile !== undefined)) throw usage("--tls-self and --tls-cert/--tls-key cannot be used together");
+  if (f.on("tls-self") && (certFile !== undefined || keyFile !== undefined))
+    throw usage("--tls-self and --tls-cert/--tls-key cannot be used together");
   if ((certFile === undefined) !== (keyFile === undefined)) throw usage("--tls-cert and --tls-key go together");
   if (f.on("tls-self")) return { self: true };
   return certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined;
@@ -208,7 +253,10 @@ function tlsOption(f: Given): LiteOptions["tls"] {
 function allowHostsOption(f: Given): string[] {
   const hosts = f.list("allow-host").map((h) => h.toLowerCase());
   for (const h of hosts) {
-    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(h)) throw usage(`--allow-host takes a host name without port or scheme (e.g. lite.internal), got ${JSON.stringify(h)}`);
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(h))
+      throw usage(
+        `--allow-host takes a host name without port or scheme (e.g. lite.internal), got ${JSON.stringify(h)}`,
+      );
   }
   return hosts;
 }

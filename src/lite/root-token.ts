@@ -29,7 +29,10 @@ export function loadOrCreateRootToken(dataDir: string): string {
 export function readRootTokenFile(path: string): string {
   const token = readChosenSecret(path, "--root-token-file").split(/\r?\n/)[0]!.trim();
   if (!/^[\x21-\x7e]{16,512}$/.test(token)) {
-    throw clientError("usage", `svc lite: --root-token-file ${path} must hold one token of 16 to 512 printable ASCII characters without spaces`);
+    throw clientError(
+      "usage",
+      `svc lite: --root-token-file ${path} must hold one token of 16 to 512 printable ASCII characters without spaces`,
+    );
   }
   return token;
 }

@@ -23,7 +23,10 @@ export async function runLite(argv: string[]): Promise<void> {
     return serveInWorker(opts, first);
   })();
   // A second signal during shutdown means "now": the top (bin/svc.js) exits with 130.
-  const forced = second.then(() => { log("forced exit"); throw clientError("interrupted", "svc lite: forced exit (a second signal during shutdown)"); });
+  const forced = second.then(() => {
+    log("forced exit");
+    throw clientError("interrupted", "svc lite: forced exit (a second signal during shutdown)");
+  });
   forced.catch(() => undefined); // a signal after the server stopped changes nothing
   await Promise.race([serving, forced]);
 }
@@ -34,7 +37,9 @@ export async function runLite(argv: string[]): Promise<void> {
  */
 function processSignals(): { first: Promise<NodeJS.Signals>; second: Promise<void> } {
   let onSecond!: () => void;
-  const second = new Promise<void>((r) => { onSecond = r; });
+  const second = new Promise<void>((r) => {
+    onSecond = r;
+  });
   const first = new Promise<NodeJS.Signals>((resolvePromise) => {
     const on = (sig: NodeJS.Signals): void => {
       process.removeListener("SIGINT", on);

@@ -5,7 +5,12 @@
  * connections and HTTP/2 sessions.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createH2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
+import {
+  createServer as createH2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+} from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from "node:tls";
 import type { Auth } from "./auth/access.js";
@@ -104,7 +109,12 @@ export class LiteServer {
     if (deps.tls) {
       // A tls.Server, not a bare TLSSocket: only its handshake marks the socket established,
       // which http2 waits for before it sets a session up.
-      this.tls = createTlsServer({ cert: deps.tls.cert, key: deps.tls.key, ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: timeouts.headersMs });
+      this.tls = createTlsServer({
+        cert: deps.tls.cert,
+        key: deps.tls.key,
+        ALPNProtocols: ["h2", "http/1.1"],
+        handshakeTimeout: timeouts.headersMs,
+      });
       this.tls.on("secureConnection", (secure: TLSSocket) => {
         if (secure.alpnProtocol === "h2") this.http2.emit("connection", secure);
         else this.http1.emit("connection", secure);
@@ -154,7 +164,10 @@ export class LiteServer {
     if (this.inflight > 0) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, graceMs);
-        this.idleWaiters.push(() => { clearTimeout(t); resolve(); });
+        this.idleWaiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
     // Let the last frames (acks, terminal frames) drain to the clients before cutting the
@@ -192,5 +205,7 @@ function answerClientError(e: NodeJS.ErrnoException, socket: Socket): void {
     code: "bad_header",
     message: tooLarge ? "the request headers are too large" : `malformed HTTP request (${e.code ?? "parse error"})`,
   });
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

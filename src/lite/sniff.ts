@@ -16,7 +16,11 @@ export const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin
  * Calls back with "h2" or "h1" and the bytes read so far; the socket is left paused. A
  * connection that has not told which within `timeoutMs` is dropped.
  */
-export function sniffProtocol(socket: Socket, timeoutMs: number, decide: (protocol: "h1" | "h2", head: Buffer) => void): void {
+export function sniffProtocol(
+  socket: Socket,
+  timeoutMs: number,
+  decide: (protocol: "h1" | "h2", head: Buffer) => void,
+): void {
   let head: Buffer = Buffer.alloc(0);
   const timer = setTimeout(() => socket.destroy(), timeoutMs);
   timer.unref();

@@ -13,7 +13,17 @@
  *   tail-short       a stream's tail is loaded one record short (after recovery's own repair)
  *   read-skip        live read sessions drop the first record of a multi-record batch at an odd seq num
  */
-export const TEST_FAULTS = ["ack-before-sync", "ignore-match", "ignore-fence", "skip-seq", "drop-last", "reorder", "trim-past-own", "tail-short", "read-skip"] as const;
+export const TEST_FAULTS = [
+  "ack-before-sync",
+  "ignore-match",
+  "ignore-fence",
+  "skip-seq",
+  "drop-last",
+  "reorder",
+  "trim-past-own",
+  "tail-short",
+  "read-skip",
+] as const;
 export type TestFault = (typeof TEST_FAULTS)[number];
 
 function active(): TestFault | undefined {

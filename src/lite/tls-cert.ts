@@ -89,7 +89,13 @@ function ipBytes(ip: string): Buffer {
   const h = head === "" ? [] : head.split(":");
   const t = tail === "" ? [] : tail.split(":");
   const groups = ip.includes("::") ? [...h, ...Array(8 - h.length - t.length).fill("0"), ...t] : h;
-  return Buffer.concat(groups.map((g) => { const b = Buffer.alloc(2); b.writeUInt16BE(parseInt(g, 16)); return b; }));
+  return Buffer.concat(
+    groups.map((g) => {
+      const b = Buffer.alloc(2);
+      b.writeUInt16BE(parseInt(g, 16));
+      return b;
+    }),
+  );
 }
 
 function fingerprintOf(certPem: string): string {
@@ -103,10 +109,13 @@ export function selfSigned(host: string): TlsMaterial {
   const name = seq(tlv(0x31, seq(oid("2.5.4.3"), tlv(0x0c, Buffer.from("svc lite", "utf8")))));
   const now = Date.now();
   const san = sanHosts(host).map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, "ascii"))));
-  const extensions = tlv(0xa3, seq(
-    seq(oid("2.5.29.17"), tlv(0x04, seq(...san))),
-    seq(oid("2.5.29.19"), tlv(0x01, Buffer.of(0xff)), tlv(0x04, seq())),
-  ));
+  const extensions = tlv(
+    0xa3,
+    seq(
+      seq(oid("2.5.29.17"), tlv(0x04, seq(...san))),
+      seq(oid("2.5.29.19"), tlv(0x01, Buffer.of(0xff)), tlv(0x04, seq())),
+    ),
+  );
   // A positive DER INTEGER with no leading zero byte (OpenSSL refuses one: "illegal padding"):
   // the first byte is 0x40-0x7f, which leaves 126 random bits.
   const serial = randomBytes(16);
@@ -149,14 +158,21 @@ export function selfSignedIn(dataDir: string, host: string): TlsMaterial {
  * gives a new certificate (kept in the data dir, if any) and `use` serves it to every new
  * connection (open ones keep theirs). A failure is logged and the old one served meanwhile.
  */
-export function keepRenewed(current: TlsMaterial, make: () => TlsMaterial, use: (m: TlsMaterial) => void, log: (m: string) => void): { stop(): void } {
+export function keepRenewed(
+  current: TlsMaterial,
+  make: () => TlsMaterial,
+  use: (m: TlsMaterial) => void,
+  log: (m: string) => void,
+): { stop(): void } {
   let serving = current;
   const timer = setInterval(() => {
     try {
       if (Date.parse(new X509Certificate(serving.cert).validTo) - Date.now() >= selfTiming().renewMs) return;
       serving = make();
       use(serving);
-      log(`TLS: the self-signed certificate was renewed (valid to ${new X509Certificate(serving.cert).validTo})${serving.certFile ? ` and kept in ${serving.certFile}` : ""}; new SHA-256 fingerprint ${serving.fingerprint}`);
+      log(
+        `TLS: the self-signed certificate was renewed (valid to ${new X509Certificate(serving.cert).validTo})${serving.certFile ? ` and kept in ${serving.certFile}` : ""}; new SHA-256 fingerprint ${serving.fingerprint}`,
+      );
     } catch (e) {
       log(`TLS: could not renew the self-signed certificate (${(e as Error).message}); still serving the old one`);
     }
@@ -187,7 +203,8 @@ function sanHosts(host: string): string[] {
 
 export function describeTls(t: TlsInfo): string {
   if (!t.selfSigned) return "the certificate given";
-  if (t.certFile === undefined) return "a self-signed certificate made now and kept nowhere (no data dir: a new one, with a new fingerprint, at every start; clients need --insecure)";
+  if (t.certFile === undefined)
+    return "a self-signed certificate made now and kept nowhere (no data dir: a new one, with a new fingerprint, at every start; clients need --insecure)";
   return `${t.made ? "a self-signed certificate made now and" : "the self-signed certificate"} kept in ${t.certFile} (clients trust it with NODE_EXTRA_CA_CERTS=${t.certFile}, or use --insecure)`;
 }
 
@@ -197,7 +214,10 @@ export function fromFiles(certFile: string, keyFile: string): TlsMaterial {
     try {
       return readFileSync(file, "utf8");
     } catch (e) {
-      throw clientError("usage", `svc lite: cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw clientError(
+        "usage",
+        `svc lite: cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   };
   const cert = read(certFile, "certificate");

@@ -33,7 +33,8 @@ export function isCommandRecord(record: { headers: Header[] }): boolean {
 /** What is wrong with a fencing token (at most 36 bytes of UTF-8), or undefined. */
 export function fencingTokenProblem(token: string): string | undefined {
   const bytes = Buffer.byteLength(token, "utf8");
-  if (bytes > LIMITS.maxFencingTokenBytes) return `must be at most ${LIMITS.maxFencingTokenBytes} UTF-8 bytes (got ${bytes})`;
+  if (bytes > LIMITS.maxFencingTokenBytes)
+    return `must be at most ${LIMITS.maxFencingTokenBytes} UTF-8 bytes (got ${bytes})`;
   return undefined;
 }
 

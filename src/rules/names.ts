@@ -34,7 +34,8 @@ function textNameProblem(name: string, maxBytes: number): string | undefined {
   if (bytes === 0) return "must not be empty";
   if (bytes > maxBytes) return `must be at most ${maxBytes} UTF-8 bytes (got ${bytes})`;
   if (name === "." || name === "..") return 'must not be "." or ".."';
-  if (hasLoneSurrogate(name)) return "must be Unicode text, but it holds a lone UTF-16 surrogate, which UTF-8 cannot carry";
+  if (hasLoneSurrogate(name))
+    return "must be Unicode text, but it holds a lone UTF-16 surrogate, which UTF-8 cannot carry";
   return undefined;
 }
 

@@ -53,7 +53,9 @@ const delimited = (length: number): number => 1 + varintSize(length) + length;
 export function readSize(record: RecordShape): number {
   let size = 2 * (1 + varintSize(Number.MAX_SAFE_INTEGER));
   for (const h of record.headers) {
-    size += delimited((h.name.length ? delimited(h.name.length) : 0) + (h.value.length ? delimited(h.value.length) : 0));
+    size += delimited(
+      (h.name.length ? delimited(h.name.length) : 0) + (h.value.length ? delimited(h.value.length) : 0),
+    );
   }
   if (record.body.length) size += delimited(record.body.length);
   return delimited(size);
@@ -105,6 +107,7 @@ export function checkAppendInput(input: AppendInput, fail: Fail): number {
     if (problem !== undefined) throw fail(problem);
     total += metered;
   }
-  if (total > LIMITS.maxBatchBytes) throw fail(`an append carries at most ${LIMITS.maxBatchBytes} metered bytes (1 MiB); this one is ${total}`);
+  if (total > LIMITS.maxBatchBytes)
+    throw fail(`an append carries at most ${LIMITS.maxBatchBytes} metered bytes (1 MiB); this one is ${total}`);
   return total;
 }

@@ -9,7 +9,14 @@ export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-export function logAttempt(log: ((line: string) => void) | undefined, req: { method: string; url: string }, attempt: number, started: number, outcome: string, what = ""): void {
+export function logAttempt(
+  log: ((line: string) => void) | undefined,
+  req: { method: string; url: string },
+  attempt: number,
+  started: number,
+  outcome: string,
+  what = "",
+): void {
   if (!log) return;
   const ms = (monotonicMs() - started).toFixed(1);
   log(`${req.method} ${req.url}${what} → ${outcome} in ${ms} ms${attempt > 0 ? ` (attempt ${attempt + 1})` : ""}`);

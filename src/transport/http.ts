@@ -11,7 +11,17 @@ import { provenConnection } from "./peer-check.js";
 import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
 import { networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
-import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
+import {
+  MAX_RESPONSE_BYTES,
+  MAX_TIMER_MS,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type HttpRequest,
+  type HttpResponse,
+  type PeerCheck,
+  type Transport,
+  type TransportOptions,
+} from "./types.js";
 
 export interface HttpTransportOptions extends TransportOptions {
   /** A ready dispatcher (tests pass undici's MockAgent); an Agent with keep-alive otherwise. */
@@ -27,17 +37,22 @@ export class HttpTransport implements Transport {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.retries = opts.retries ?? DEFAULT_RETRIES;
     const check = opts.peerCheck;
-    this.agent = opts.dispatcher ?? new Agent({
-      keepAliveTimeout: 10_000,
-      connect: check ? provenConnector(check, Math.min(this.timeoutMs, 10_000)) : { timeout: Math.min(this.timeoutMs, 10_000), rejectUnauthorized: !opts.insecure },
-    });
+    this.agent =
+      opts.dispatcher ??
+      new Agent({
+        keepAliveTimeout: 10_000,
+        connect: check
+          ? provenConnector(check, Math.min(this.timeoutMs, 10_000))
+          : { timeout: Math.min(this.timeoutMs, 10_000), rejectUnauthorized: !opts.insecure },
+      });
   }
 
   request(req: HttpRequest): Promise<HttpResponse> {
     return withRetries((attempt) => this.once(req, attempt), {
       retries: this.retries,
       idempotent: req.idempotent,
-      onRetry: (n, delay, e) => this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
+      onRetry: (n, delay, e) =>
+        this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
     });
   }
 
@@ -45,16 +60,36 @@ export class HttpTransport implements Transport {
     const started = monotonicMs();
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, Math.min(MAX_TIMER_MS, this.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.min(MAX_TIMER_MS, this.timeoutMs),
+    );
     const headers: Record<string, string> = { ...this.opts.headers?.(), ...req.headers };
     if (req.body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
     let res: HttpResponse;
     try {
       const url = new URL(req.url);
-      const r = await this.agent.request({ origin: url.origin, path: url.pathname + url.search, method: req.method, headers, body: req.body, signal: controller.signal });
-      res = { status: r.statusCode, headers: flatHeaders(r.headers), body: await readCapped(r.body, r.headers, req.url) };
+      const r = await this.agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: req.method,
+        headers,
+        body: req.body,
+        signal: controller.signal,
+      });
+      res = {
+        status: r.statusCode,
+        headers: flatHeaders(r.headers),
+        body: await readCapped(r.body, r.headers, req.url),
+      };
     } catch (e) {
-      const err = e instanceof TypeError && /Invalid URL/.test(e.message) ? clientError("usage", `invalid URL ${req.url}`) : networkError(e, req.url, timedOut, this.timeoutMs);
+      const err =
+        e instanceof TypeError && /Invalid URL/.test(e.message)
+          ? clientError("usage", `invalid URL ${req.url}`)
+          : networkError(e, req.url, timedOut, this.timeoutMs);
       logAttempt(this.opts.log, req, attempt, started, err.code);
       throw err;
     } finally {
@@ -71,7 +106,11 @@ export class HttpTransport implements Transport {
 }
 
 /** The whole body, or `too_large` (and the connection dropped) past MAX_RESPONSE_BYTES. */
-async function readCapped(body: Dispatcher.ResponseData["body"], headers: Record<string, string | string[] | undefined>, url: string): Promise<Uint8Array> {
+async function readCapped(
+  body: Dispatcher.ResponseData["body"],
+  headers: Record<string, string | string[] | undefined>,
+  url: string,
+): Promise<Uint8Array> {
   if (announcesTooMuch(headers)) {
     body.destroy();
     throw responseTooLarge(url);
@@ -93,9 +132,15 @@ async function readCapped(body: Dispatcher.ResponseData["body"], headers: Record
 function provenConnector(check: PeerCheck, timeoutMs: number): buildConnector.connector {
   return (opts, done) => {
     if (opts.protocol !== "http:") {
-      done(clientError("usage", `a server check is made over http: only, not ${opts.protocol}//${opts.hostname}`), null);
+      done(
+        clientError("usage", `a server check is made over http: only, not ${opts.protocol}//${opts.hostname}`),
+        null,
+      );
       return;
     }
-    provenConnection(opts.hostname, Number(opts.port || 80), check, timeoutMs).then((s) => done(null, s), (e: Error) => done(e, null));
+    provenConnection(opts.hostname, Number(opts.port || 80), check, timeoutMs).then(
+      (s) => done(null, s),
+      (e: Error) => done(e, null),
+    );
   };
 }

@@ -10,11 +10,21 @@
 import { SvcError, clientError } from "../errors.js";
 
 const CERT_CODES = new Set([
-  "ERR_TLS_CERT_ALTNAME_INVALID", "DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
 ]);
 const CONNECT_CODES = new Set([
-  "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN",
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
@@ -28,14 +38,24 @@ function errorCode(e: unknown): string | undefined {
 }
 
 /** `connected`: the connection was made, so the request may have reached the server. */
-export function networkError(e: unknown, url: string, timedOut: boolean, timeoutMs: number, connected = true): SvcError {
+export function networkError(
+  e: unknown,
+  url: string,
+  timedOut: boolean,
+  timeoutMs: number,
+  connected = true,
+): SvcError {
   if (e instanceof SvcError) return e;
   const code = errorCode(e);
   const origin = safeOrigin(url);
   const detail = e instanceof Error ? e.message : String(e);
   if (code !== undefined && CERT_CODES.has(code)) {
     return new SvcError({
-      code: "tls_untrusted", origin: "client", retryable: false, sideEffects: false, cause: e,
+      code: "tls_untrusted",
+      origin: "client",
+      retryable: false,
+      sideEffects: false,
+      cause: e,
       message: `cannot connect to ${origin}: its TLS certificate is not trusted (${detail}, ${code}); use --insecure only for a server you trust, or add its CA with NODE_EXTRA_CA_CERTS`,
     });
   }
@@ -46,7 +66,8 @@ export function networkError(e: unknown, url: string, timedOut: boolean, timeout
     if (!connected) return clientError("connect_failed", `cannot connect to ${origin} within ${timeoutMs} ms`, e);
     return clientError("timeout", `no response from ${origin} within ${timeoutMs} ms`, e);
   }
-  if (!connected) return clientError("connect_failed", `cannot connect to ${origin}: ${detail}${code ? ` (${code})` : ""}`, e);
+  if (!connected)
+    return clientError("connect_failed", `cannot connect to ${origin}: ${detail}${code ? ` (${code})` : ""}`, e);
   return clientError("network", `connection to ${origin} failed: ${detail}${code ? ` (${code})` : ""}`, e);
 }
 

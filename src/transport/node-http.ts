@@ -15,7 +15,17 @@ import { announcesTooMuch, responseError, responseTooLarge } from "./response-er
 import { networkError } from "./network-error.js";
 import { provenConnection } from "./peer-check.js";
 import { withRetries } from "./retry.js";
-import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, type HttpRequest, type HttpResponse, type PeerCheck, type Transport, type TransportOptions } from "./types.js";
+import {
+  MAX_RESPONSE_BYTES,
+  MAX_TIMER_MS,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type HttpRequest,
+  type HttpResponse,
+  type PeerCheck,
+  type Transport,
+  type TransportOptions,
+} from "./types.js";
 
 type Requester = (opts: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;
 
@@ -34,13 +44,16 @@ export class NodeHttpTransport implements Transport {
     return withRetries((attempt) => this.once(req, attempt), {
       retries: this.retries,
       idempotent: req.idempotent,
-      onRetry: (n, delay, e) => this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
+      onRetry: (n, delay, e) =>
+        this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
     });
   }
 
   private async client(url: URL): Promise<{ request: Requester; agent: HttpAgent }> {
     if (url.protocol === "http:") {
-      this.httpAgent ??= this.opts.peerCheck ? provenAgent(this.opts.peerCheck, this.timeoutMs) : new http.Agent({ keepAlive: true, maxSockets: 16 });
+      this.httpAgent ??= this.opts.peerCheck
+        ? provenAgent(this.opts.peerCheck, this.timeoutMs)
+        : new http.Agent({ keepAlive: true, maxSockets: 16 });
       return { request: http.request, agent: this.httpAgent };
     }
     if (url.protocol !== "https:") throw clientError("usage", `unsupported URL scheme ${url.protocol} in ${url.href}`);
@@ -76,7 +89,14 @@ export class NodeHttpTransport implements Transport {
     throw responseError(res);
   }
 
-  private exchange(request: Requester, agent: HttpAgent, url: URL, req: HttpRequest, headers: Record<string, string>, body: Uint8Array | undefined): Promise<HttpResponse> {
+  private exchange(
+    request: Requester,
+    agent: HttpAgent,
+    url: URL,
+    req: HttpRequest,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+  ): Promise<HttpResponse> {
     return new Promise((resolve, reject) => {
       let connected = false;
       let timedOut = false;
@@ -84,33 +104,54 @@ export class NodeHttpTransport implements Transport {
         clearTimeout(timer);
         reject(networkError(e, req.url, timedOut, this.timeoutMs, connected));
       };
-      const r = request({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: req.method, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const tooLarge = (): void => {
-          res.removeAllListeners("data");
-          r.destroy();
-          fail(responseTooLarge(req.url));
-        };
-        if (announcesTooMuch(res.headers)) return tooLarge();
-        res.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) return tooLarge();
-          chunks.push(c);
-        });
-        res.on("error", fail);
-        res.on("end", () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), body: new Uint8Array(Buffer.concat(chunks)) });
-        });
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        r.destroy(Object.assign(new Error(`no response within ${this.timeoutMs} ms`), { code: "ETIMEDOUT" }));
-      }, Math.min(MAX_TIMER_MS, this.timeoutMs));
+      const r = request(
+        {
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          method: req.method,
+          headers,
+          agent,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const tooLarge = (): void => {
+            res.removeAllListeners("data");
+            r.destroy();
+            fail(responseTooLarge(req.url));
+          };
+          if (announcesTooMuch(res.headers)) return tooLarge();
+          res.on("data", (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_RESPONSE_BYTES) return tooLarge();
+            chunks.push(c);
+          });
+          res.on("error", fail);
+          res.on("end", () => {
+            clearTimeout(timer);
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: flatHeaders(res.headers),
+              body: new Uint8Array(Buffer.concat(chunks)),
+            });
+          });
+        },
+      );
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          r.destroy(Object.assign(new Error(`no response within ${this.timeoutMs} ms`), { code: "ETIMEDOUT" }));
+        },
+        Math.min(MAX_TIMER_MS, this.timeoutMs),
+      );
       r.on("socket", (s) => {
         if (!s.connecting) connected = true;
-        else s.once("connect", () => { connected = true; });
+        else
+          s.once("connect", () => {
+            connected = true;
+          });
       });
       r.on("error", fail);
       r.end(body);
@@ -126,8 +167,14 @@ export class NodeHttpTransport implements Transport {
 /** A keep-alive agent whose every new connection first passed `check` (peer-check.ts). */
 function provenAgent(check: PeerCheck, timeoutMs: number): HttpAgent {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const make = (opts: { host?: string | null; port?: number | string | null }, done: (err: Error | null, socket?: Socket) => void): undefined => {
-    provenConnection(opts.host ?? "localhost", Number(opts.port ?? 80), check, timeoutMs).then((s) => done(null, s), (e: Error) => done(e));
+  const make = (
+    opts: { host?: string | null; port?: number | string | null },
+    done: (err: Error | null, socket?: Socket) => void,
+  ): undefined => {
+    provenConnection(opts.host ?? "localhost", Number(opts.port ?? 80), check, timeoutMs).then(
+      (s) => done(null, s),
+      (e: Error) => done(e),
+    );
     return undefined;
   };
   (agent as unknown as { createConnection: typeof make }).createConnection = make;

@@ -20,7 +20,10 @@ export function provenConnection(host: string, port: number, check: PeerCheck, t
     const socket = net.connect({ host, port });
     let buffer = Buffer.alloc(0);
     let challenge: PeerChallenge | undefined;
-    const timer = setTimeout(() => finish(check.refused(origin, `no answer to the challenge within ${timeoutMs} ms`)), Math.min(MAX_TIMER_MS, timeoutMs));
+    const timer = setTimeout(
+      () => finish(check.refused(origin, `no answer to the challenge within ${timeoutMs} ms`)),
+      Math.min(MAX_TIMER_MS, timeoutMs),
+    );
     const finish = (err?: Error): void => {
       clearTimeout(timer);
       socket.off("data", onData);
@@ -34,18 +37,32 @@ export function provenConnection(host: string, port: number, check: PeerCheck, t
         resolve(socket);
       }
     };
-    const onError = (e: Error): void => finish(challenge === undefined ? e : check.refused(origin, `the connection failed during the challenge (${e.message})`));
-    const onEnd = (): void => finish(check.refused(origin, "the server closed the connection without answering the challenge"));
+    const onError = (e: Error): void =>
+      finish(
+        challenge === undefined
+          ? e
+          : check.refused(origin, `the connection failed during the challenge (${e.message})`),
+      );
+    const onEnd = (): void =>
+      finish(check.refused(origin, "the server closed the connection without answering the challenge"));
     const onData = (chunk: Buffer): void => {
       buffer = Buffer.concat([buffer, chunk]);
       const answer = parseAnswer(buffer);
       if (answer === "more") return;
       if (typeof answer === "string") return finish(check.refused(origin, answer));
-      finish(challenge!.accept(answer) ? undefined : check.refused(origin, "its answer to the challenge is wrong or missing"));
+      finish(
+        challenge!.accept(answer)
+          ? undefined
+          : check.refused(origin, "its answer to the challenge is wrong or missing"),
+      );
     };
     socket.once("connect", () => {
       challenge = check.challenge(socket.remoteAddress ?? host, socket.remotePort ?? port);
-      const lines = [`GET ${check.path} HTTP/1.1`, `host: ${host.includes(":") ? `[${host}]` : host}:${port}`, ...Object.entries(challenge.headers).map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        `GET ${check.path} HTTP/1.1`,
+        `host: ${host.includes(":") ? `[${host}]` : host}:${port}`,
+        ...Object.entries(challenge.headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${lines.join("\r\n")}\r\n\r\n`);
     });
     socket.on("data", onData);
@@ -62,18 +79,19 @@ function parseAnswer(buffer: Buffer): Record<string, string> | "more" | string {
   const end = buffer.indexOf("\r\n\r\n");
   if (end < 0) return buffer.length > MAX_HEAD ? "its answer to the challenge is not an HTTP response" : "more";
   const [status, ...lines] = buffer.subarray(0, end).toString("latin1").split("\r\n");
-  if (!/^HTTP\/1\.[01] 200 /.test(`${status} `)) return `it answered the challenge with ${JSON.stringify(status!.slice(0, 40))}`;
+  if (!/^HTTP\/1\.[01] 200 /.test(`${status} `))
+    return `it answered the challenge with ${JSON.stringify(status!.slice(0, 40))}`;
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(":");
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const length = Number(headers["content-length"]);
-  if (!Number.isInteger(length) || length < 0 || length > MAX_BODY || headers["transfer-encoding"] !== undefined) return "its answer to the challenge has no short content-length body";
+  if (!Number.isInteger(length) || length < 0 || length > MAX_BODY || headers["transfer-encoding"] !== undefined)
+    return "its answer to the challenge has no short content-length body";
   if ((headers.connection ?? "").toLowerCase() === "close") return "it closes the connection after the challenge";
   const have = buffer.length - end - 4;
   if (have < length) return "more";
   if (have > length) return "it sent more than its answer to the challenge";
   return headers;
 }
-

@@ -24,7 +24,11 @@ export function responseError(res: ErrorResponse): SvcError {
   }
   const hint = res.headers["retry-after-ms"];
   const retryAfter = Number(Array.isArray(hint) ? hint[0] : hint);
-  return errorFromResponse(res.status, body, hint !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined);
+  return errorFromResponse(
+    res.status,
+    body,
+    hint !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+  );
 }
 
 /**
@@ -39,7 +43,10 @@ export function responseTooLarge(url: string): SvcError {
     // keep the URL as given
   }
   return new SvcError({
-    code: "too_large", origin: "client", retryable: false, sideEffects: true,
+    code: "too_large",
+    origin: "client",
+    retryable: false,
+    sideEffects: true,
     message: `the response from ${origin} is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB, more than any answer svc expects; svc stopped reading it and closed the connection`,
   });
 }

@@ -78,7 +78,14 @@ export class SessionPool {
       return exchange;
     } catch (e) {
       const err = e instanceof SvcError ? e : networkError(e, req.url, false, timeoutMs);
-      logAttempt(this.opts.log, req, 0, started, err.status !== undefined ? String(err.status) : err.code, " (session)");
+      logAttempt(
+        this.opts.log,
+        req,
+        0,
+        started,
+        err.status !== undefined ? String(err.status) : err.code,
+        " (session)",
+      );
       throw err;
     }
   }
@@ -87,7 +94,11 @@ export class SessionPool {
   close(): void {
     const all = [...this.connections.values()];
     this.connections.clear();
-    for (const p of all) void p.then((s) => s.destroy(), () => undefined);
+    for (const p of all)
+      void p.then(
+        (s) => s.destroy(),
+        () => undefined,
+      );
   }
 
   private connect(origin: string, timeoutMs: number, url: string): Promise<http2.ClientHttp2Session> {
@@ -100,15 +111,21 @@ export class SessionPool {
       });
     }
     const connecting = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
-      const session = http2.connect(origin, { settings: { initialWindowSize: STREAM_WINDOW }, rejectUnauthorized: !this.opts.insecure });
+      const session = http2.connect(origin, {
+        settings: { initialWindowSize: STREAM_WINDOW },
+        rejectUnauthorized: !this.opts.insecure,
+      });
       const forget = (): void => {
         if (this.connections.get(origin) === connecting) this.connections.delete(origin);
       };
-      const timer = setTimeout(() => {
-        forget();
-        session.destroy();
-        reject(networkError(new Error("connect timeout"), url, true, timeoutMs, false));
-      }, Math.min(MAX_TIMER_MS, timeoutMs));
+      const timer = setTimeout(
+        () => {
+          forget();
+          session.destroy();
+          reject(networkError(new Error("connect timeout"), url, true, timeoutMs, false));
+        },
+        Math.min(MAX_TIMER_MS, timeoutMs),
+      );
       const fail = (err: Error): void => {
         clearTimeout(timer);
         forget();
@@ -141,17 +158,31 @@ export class SessionPool {
 
   private drop(origin: string, session: http2.ClientHttp2Session): void {
     const current = this.connections.get(origin);
-    void current?.then((s) => { if (s === session) this.connections.delete(origin); }, () => undefined);
+    void current?.then(
+      (s) => {
+        if (s === session) this.connections.delete(origin);
+      },
+      () => undefined,
+    );
     session.destroy();
   }
 
-  private async request(session: http2.ClientHttp2Session, url: URL, req: SessionRequest, waitMs: number, timeoutMs: number): Promise<SessionExchange> {
+  private async request(
+    session: http2.ClientHttp2Session,
+    url: URL,
+    req: SessionRequest,
+    waitMs: number,
+    timeoutMs: number,
+  ): Promise<SessionExchange> {
     // The connection keeps the process alive only while one of its streams is open.
     this.openStreams.set(session, (this.openStreams.get(session) ?? 0) + 1);
     session.ref();
     let stream: http2.ClientHttp2Stream;
     try {
-      stream = session.request({ ...req.headers, ":method": req.method, ":path": url.pathname + url.search }, { endStream: !req.duplex });
+      stream = session.request(
+        { ...req.headers, ":method": req.method, ":path": url.pathname + url.search },
+        { endStream: !req.duplex },
+      );
     } catch (e) {
       this.drop(url.origin, session);
       throw networkError(e, req.url, false, timeoutMs);
@@ -186,7 +217,8 @@ export class SessionPool {
 
 /** Asks the server of a new connection to prove itself on one stream (peer-check.ts). */
 function checkPeer(session: http2.ClientHttp2Session, origin: string, check: PeerCheck): Promise<void> {
-  if (!origin.startsWith("http:")) return Promise.reject(clientError("usage", `a server check is made over http: only, not ${origin}`));
+  if (!origin.startsWith("http:"))
+    return Promise.reject(clientError("usage", `a server check is made over http: only, not ${origin}`));
   const socket = session.socket;
   const url = new URL(origin);
   const challenge = check.challenge(socket.remoteAddress ?? url.hostname, socket.remotePort ?? Number(url.port || 80));
@@ -197,7 +229,8 @@ function checkPeer(session: http2.ClientHttp2Session, origin: string, check: Pee
       const flat: Record<string, string> = {};
       for (const [k, v] of Object.entries(headers)) if (typeof v === "string") flat[k] = v;
       if (Number(headers[":status"]) === 200 && challenge.accept(flat)) resolve();
-      else reject(check.refused(origin, `its answer to the challenge is wrong or missing (status ${headers[":status"]})`));
+      else
+        reject(check.refused(origin, `its answer to the challenge is wrong or missing (status ${headers[":status"]})`));
     });
     stream.once("error", (e) => reject(check.refused(origin, `the challenge failed (${e.message})`)));
     stream.once("close", () => reject(check.refused(origin, "the server did not answer the challenge")));
@@ -205,12 +238,20 @@ function checkPeer(session: http2.ClientHttp2Session, origin: string, check: Pee
   });
 }
 
-function waitForResponse(stream: http2.ClientHttp2Stream, url: string, waitMs: number, timeoutMs: number): Promise<http2.IncomingHttpHeaders> {
+function waitForResponse(
+  stream: http2.ClientHttp2Stream,
+  url: string,
+  waitMs: number,
+  timeoutMs: number,
+): Promise<http2.IncomingHttpHeaders> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stream.close(http2.constants.NGHTTP2_CANCEL);
-      reject(clientError("timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`));
-    }, Math.min(MAX_TIMER_MS, waitMs));
+    const timer = setTimeout(
+      () => {
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+        reject(clientError("timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`));
+      },
+      Math.min(MAX_TIMER_MS, waitMs),
+    );
     stream.once("response", (headers) => {
       clearTimeout(timer);
       resolve(headers);
@@ -241,7 +282,12 @@ async function readAll(stream: http2.ClientHttp2Stream, url: string): Promise<Ui
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHeaders, url: string, drop: () => void): SessionExchange {
+function exchange(
+  stream: http2.ClientHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
+  url: string,
+  drop: () => void,
+): SessionExchange {
   let streamError: SvcError | undefined;
   const lost = (e: unknown): SvcError => networkError(e, url, false, 0);
   stream.on("error", (err) => {
@@ -259,7 +305,8 @@ function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHe
     }
     // Only END_STREAM from the server is a clean end; a destroyed stream can stop iterating
     // quietly, which must not look like a completed session.
-    if (!stream.readableEnded) throw clientError("network", "the session's connection closed before the response ended");
+    if (!stream.readableEnded)
+      throw clientError("network", "the session's connection closed before the response ended");
   }
   return {
     status: Number(headers[":status"] ?? 0),
@@ -267,16 +314,26 @@ function exchange(stream: http2.ClientHttp2Stream, headers: http2.IncomingHttpHe
     body: body(),
     write(chunk) {
       if (streamError) return Promise.reject(streamError);
-      if (stream.destroyed || stream.writableEnded) return Promise.reject(clientError("network", "the session is closed"));
+      if (stream.destroyed || stream.writableEnded)
+        return Promise.reject(clientError("network", "the session is closed"));
       return new Promise((resolve, reject) => {
         const ok = stream.write(chunk, (err) => {
           if (err && !ok) reject(lost(err));
         });
         if (ok) resolve();
         else {
-          const onDrain = (): void => { cleanup(); resolve(); };
-          const onClose = (): void => { cleanup(); reject(streamError ?? clientError("network", "the session closed while writing")); };
-          const cleanup = (): void => { stream.off("drain", onDrain); stream.off("close", onClose); };
+          const onDrain = (): void => {
+            cleanup();
+            resolve();
+          };
+          const onClose = (): void => {
+            cleanup();
+            reject(streamError ?? clientError("network", "the session closed while writing"));
+          };
+          const cleanup = (): void => {
+            stream.off("drain", onDrain);
+            stream.off("close", onClose);
+          };
           stream.once("drain", onDrain);
           stream.once("close", onClose);
         }

@@ -18,7 +18,6 @@ import { SvcError } from "../errors.js";
 import { LIMITS } from "../types.js";
 import type { Compression } from "./framing.js";
 
-
 export const COMPRESSION_THRESHOLD = LIMITS.compressionThreshold;
 /** Largest decompressed frame payload: the frame limit minus the flag byte. */
 export const MAX_FRAME_PAYLOAD = LIMITS.maxFrameLength - 1;
@@ -62,29 +61,44 @@ export function shouldCompress(size: number): boolean {
 
 export async function compress(data: Uint8Array, algorithm: Compression): Promise<Uint8Array> {
   switch (algorithm) {
-    case "none": return data;
-    case "gzip": return gzipAsync(data, { level: 1 });
-    case "zstd": return (await zstd()).compress(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    case "none":
+      return data;
+    case "gzip":
+      return gzipAsync(data, { level: 1 });
+    case "zstd":
+      return (await zstd()).compress(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   }
 }
 
 /** Its own code (not `bad_frame`): a server answers a too-large body with 413, not 400. */
 function tooLarge(limit: number, what: string): SvcError {
   return new SvcError({
-    code: "too_large", origin: "client", retryable: false, sideEffects: false,
+    code: "too_large",
+    origin: "client",
+    retryable: false,
+    sideEffects: false,
     message: `${what} decompresses to more than ${limit} bytes`,
   });
 }
 
 function corrupt(algorithm: Compression, cause?: unknown): SvcError {
   return new SvcError({
-    code: "bad_frame", origin: "client", status: 400, retryable: false, sideEffects: false,
-    message: `payload is not valid ${algorithm} data`, cause,
+    code: "bad_frame",
+    origin: "client",
+    status: 400,
+    retryable: false,
+    sideEffects: false,
+    message: `payload is not valid ${algorithm} data`,
+    cause,
   });
 }
 
 /** Decompresses at most `maxSize` bytes; anything larger is refused without being inflated. */
-export async function decompress(data: Uint8Array, algorithm: Compression, maxSize: number = MAX_FRAME_PAYLOAD): Promise<Uint8Array> {
+export async function decompress(
+  data: Uint8Array,
+  algorithm: Compression,
+  maxSize: number = MAX_FRAME_PAYLOAD,
+): Promise<Uint8Array> {
   if (algorithm === "none") {
     if (data.length > maxSize) throw tooLarge(maxSize, "payload");
     return data;
@@ -93,7 +107,8 @@ export async function decompress(data: Uint8Array, algorithm: Compression, maxSi
     try {
       return await gunzipAsync(data, { maxOutputLength: maxSize });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError) throw tooLarge(maxSize, "gzip payload");
+      if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError)
+        throw tooLarge(maxSize, "gzip payload");
       throw corrupt(algorithm, e);
     }
   }
@@ -145,7 +160,11 @@ export function zstdDecompressedBound(data: Uint8Array): { blocks: number; decla
   return at === data.length ? { blocks, declared } : undefined;
 }
 
-function zstdFrameBound(data: Uint8Array, view: DataView, at: number): { blocks: number; declared: number; next: number } | undefined {
+function zstdFrameBound(
+  data: Uint8Array,
+  view: DataView,
+  at: number,
+): { blocks: number; declared: number; next: number } | undefined {
   if (at >= data.length) return undefined;
   const fhd = data[at]!;
   const fcsFlag = fhd >> 6;
@@ -181,9 +200,16 @@ function zstdFrameBound(data: Uint8Array, view: DataView, at: number): { blocks:
     const size = header >>> 3;
     at += 3;
     if (type === 3) return undefined;
-    if (type === 0) { blocks += size; at += size; }
-    else if (type === 1) { blocks += size; at += 1; }
-    else { blocks += blockMax; at += size; }
+    if (type === 0) {
+      blocks += size;
+      at += size;
+    } else if (type === 1) {
+      blocks += size;
+      at += 1;
+    } else {
+      blocks += blockMax;
+      at += size;
+    }
     if (at > data.length) return undefined;
     if (last) break;
   }

@@ -16,8 +16,21 @@
  */
 import type { Dialect } from "../types.js";
 
-export type DialectRole = "basin" | "format" | "request-token" | "encryption-key" | "stream-config" | "provision-result";
-export const DIALECT_ROLES: readonly DialectRole[] = ["basin", "format", "request-token", "encryption-key", "stream-config", "provision-result"];
+export type DialectRole =
+  | "basin"
+  | "format"
+  | "request-token"
+  | "encryption-key"
+  | "stream-config"
+  | "provision-result";
+export const DIALECT_ROLES: readonly DialectRole[] = [
+  "basin",
+  "format",
+  "request-token",
+  "encryption-key",
+  "stream-config",
+  "provision-result",
+];
 
 /** The header names of a role, by dialect; lower case, as Node delivers them. */
 export const HEADER_NAMES: Readonly<Record<Dialect, Readonly<Record<DialectRole, string>>>> = {

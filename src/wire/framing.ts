@@ -45,7 +45,10 @@ export class FrameError extends SvcError {
 }
 
 /** Frames a regular message whose payload the caller has already compressed (or not). */
-export function encodeFrame(payload: Uint8Array, opts: { compression?: Compression; reconnect?: boolean } = {}): Uint8Array {
+export function encodeFrame(
+  payload: Uint8Array,
+  opts: { compression?: Compression; reconnect?: boolean } = {},
+): Uint8Array {
   const flags = COMPRESSION_BITS[opts.compression ?? "none"] | (opts.reconnect ? FLAG_RECONNECT : 0);
   return frameBytes(flags, payload);
 }
@@ -65,7 +68,10 @@ export function encodeTerminalFrame(status: number, body: unknown): Uint8Array {
  * Frames a regular, uncompressed message that `encode` writes after 4 free bytes: the head
  * goes in front of it, so the message is not copied (the data path: inputs and read batches).
  */
-export function encodeFrameInPlace(encode: (reserve: number) => Uint8Array, opts: { reconnect?: boolean } = {}): Uint8Array {
+export function encodeFrameInPlace(
+  encode: (reserve: number) => Uint8Array,
+  opts: { reconnect?: boolean } = {},
+): Uint8Array {
   const out = encode(4);
   writeHead(out, out.length - 4, opts.reconnect ? FLAG_RECONNECT : 0);
   return out;
@@ -88,7 +94,8 @@ function frameBytes(flags: number, payload: Uint8Array): Uint8Array {
 /** Writes a frame head for `payloadLength` bytes into out[0..4); refuses an oversize frame. */
 function writeHead(out: Uint8Array, payloadLength: number, flags: number): Uint8Array {
   const length = payloadLength + 1;
-  if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
+  if (length > MAX_FRAME_LENGTH)
+    throw new FrameError(`frame of ${length} bytes exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
   out[0] = length >>> 16;
   out[1] = (length >>> 8) & 0xff;
   out[2] = length & 0xff;
@@ -155,7 +162,8 @@ export class FrameParser {
     const length = (head[0]! << 16) | (head[1]! << 8) | head[2]!;
     try {
       if (length === 0) throw new FrameError("frame length 0 (no flag byte)");
-      if (length > MAX_FRAME_LENGTH) throw new FrameError(`frame length ${length} exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
+      if (length > MAX_FRAME_LENGTH)
+        throw new FrameError(`frame length ${length} exceeds the ${MAX_FRAME_LENGTH}-byte limit`);
       const flags = decodeFlags(head[3]!);
       if (this.size < 3 + length) return null;
       const bytes = this.take(3 + length);

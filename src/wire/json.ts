@@ -13,7 +13,16 @@
  * are refused rather than rounded.
  */
 import { SvcError } from "../errors.js";
-import type { AppendAck, AppendInput, AppendRecord, Header, ReadBatch, RecordFormat, SequencedRecord, StreamPosition } from "../types.js";
+import type {
+  AppendAck,
+  AppendInput,
+  AppendRecord,
+  Header,
+  ReadBatch,
+  RecordFormat,
+  SequencedRecord,
+  StreamPosition,
+} from "../types.js";
 import { LIMITS } from "../types.js";
 import { decodeBase64Strict, encodeBytes, decodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 
@@ -25,11 +34,24 @@ type Json = Record<string, unknown>;
  * answers as 422 `invalid`.
  */
 function tooLargeInteger(what: string): SvcError {
-  return new SvcError({ code: "out_of_range", message: `${what} is beyond 2^53 - 1 (9007199254740991) in magnitude, the largest value svc handles exactly`, origin: "client", retryable: false, sideEffects: false });
+  return new SvcError({
+    code: "out_of_range",
+    message: `${what} is beyond 2^53 - 1 (9007199254740991) in magnitude, the largest value svc handles exactly`,
+    origin: "client",
+    retryable: false,
+    sideEffects: false,
+  });
 }
 
 function badJson(message: string): SvcError {
-  return new SvcError({ code: "bad_json", message, origin: "client", status: 400, retryable: false, sideEffects: false });
+  return new SvcError({
+    code: "bad_json",
+    message,
+    origin: "client",
+    status: 400,
+    retryable: false,
+    sideEffects: false,
+  });
 }
 
 /** `svc-format` header → format. Absent means raw; legacy aliases are accepted (§4.2). */
@@ -37,7 +59,14 @@ export function parseFormat(header: string | undefined): RecordFormat {
   const v = (header ?? "").trim().toLowerCase();
   if (v === "" || v === "raw" || v === "json") return "raw";
   if (v === "base64" || v === "json-binsafe") return "base64";
-  throw new SvcError({ code: "bad_header", message: `invalid svc-format ${JSON.stringify(header)}: expected raw or base64`, origin: "client", status: 400, retryable: false, sideEffects: false });
+  throw new SvcError({
+    code: "bad_header",
+    message: `invalid svc-format ${JSON.stringify(header)}: expected raw or base64`,
+    origin: "client",
+    status: 400,
+    retryable: false,
+    sideEffects: false,
+  });
 }
 
 /**
@@ -56,7 +85,8 @@ export function parseJsonText(text: string): unknown {
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === "number") {
-      if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw tooLargeInteger(`the integer ${unsafeIntegerLiteral(text) ?? v}`);
+      if (Number.isInteger(v) && !Number.isSafeInteger(v))
+        throw tooLargeInteger(`the integer ${unsafeIntegerLiteral(text) ?? v}`);
       numbers = true;
     } else if (Array.isArray(v)) {
       for (const item of v) stack.push(item);
@@ -65,7 +95,8 @@ export function parseJsonText(text: string): unknown {
     }
   }
   const rounded = numbers ? roundedIntegerLiteral(text) : undefined;
-  if (rounded !== undefined) throw badJson(`the number ${rounded} is not an integer (it would be rounded to ${Number(rounded)})`);
+  if (rounded !== undefined)
+    throw badJson(`the number ${rounded} is not an integer (it would be rounded to ${Number(rounded)})`);
   return value;
 }
 
@@ -159,7 +190,11 @@ export function appendAckToJson(ack: AppendAck): Json {
 
 export function appendAckFromJson(v: unknown): AppendAck {
   if (!isObject(v)) throw badJson("the append ack must be an object");
-  return { start: positionFromJson(v.start, "start"), end: positionFromJson(v.end, "end"), tail: positionFromJson(v.tail, "tail") };
+  return {
+    start: positionFromJson(v.start, "start"),
+    end: positionFromJson(v.end, "end"),
+    tail: positionFromJson(v.tail, "tail"),
+  };
 }
 
 export function sequencedRecordToJson(r: SequencedRecord, format: RecordFormat): Json {

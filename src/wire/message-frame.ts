@@ -8,7 +8,11 @@ import { compress, decompress, shouldCompress } from "./compression.js";
 import { encodeFrame, encodeFrameInPlace, type Compression, type Frame } from "./framing.js";
 
 /** Frames one message, compressing it when negotiated and worth it. */
-export async function frameMessage(message: Uint8Array, compression: Compression, opts: { reconnect?: boolean } = {}): Promise<Uint8Array> {
+export async function frameMessage(
+  message: Uint8Array,
+  compression: Compression,
+  opts: { reconnect?: boolean } = {},
+): Promise<Uint8Array> {
   const reconnect = opts.reconnect === true;
   if (compression === "none" || !shouldCompress(message.length)) return encodeFrame(message, { reconnect });
   return encodeFrame(await compress(message, compression), { compression, reconnect });
@@ -18,7 +22,11 @@ export async function frameMessage(message: Uint8Array, compression: Compression
  * Frames the message `encode` writes after `reserve` free bytes: uncompressed, the frame head
  * takes those bytes and the message is never copied; compressed, as frameMessage.
  */
-export async function frameEncoded(encode: (reserve: number) => Uint8Array, compression: Compression, opts: { reconnect?: boolean } = {}): Promise<Uint8Array> {
+export async function frameEncoded(
+  encode: (reserve: number) => Uint8Array,
+  compression: Compression,
+  opts: { reconnect?: boolean } = {},
+): Promise<Uint8Array> {
   if (compression === "none") return encodeFrameInPlace(encode, opts);
   return frameMessage(encode(0), compression, opts);
 }

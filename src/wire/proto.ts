@@ -40,7 +40,10 @@ function u64(value: U64, field: string): number {
 
 function outOfRange(field: string): SvcError {
   return new SvcError({
-    code: "out_of_range", origin: "client", retryable: false, sideEffects: false,
+    code: "out_of_range",
+    origin: "client",
+    retryable: false,
+    sideEffects: false,
     message: `${field} is larger than 2^53 - 1 and cannot be represented exactly`,
   });
 }
@@ -52,7 +55,15 @@ function checkU64Input(value: number, field: string): number {
 
 function undecodable(what: string, cause: unknown): SvcError {
   const detail = cause instanceof Error ? `: ${cause.message}` : "";
-  return new SvcError({ code: "bad_proto", origin: "client", status: 400, retryable: false, sideEffects: false, message: `undecodable ${what}${detail}`, cause });
+  return new SvcError({
+    code: "bad_proto",
+    origin: "client",
+    status: 400,
+    retryable: false,
+    sideEffects: false,
+    message: `undecodable ${what}${detail}`,
+    cause,
+  });
 }
 
 function decodeWith<T>(what: string, fn: () => T): T {
@@ -74,7 +85,6 @@ function encodeWith<T>(fn: () => T): T {
     throw e;
   }
 }
-
 
 function positionOut(p: StreamPosition): { seqNum?: number; timestamp?: number } {
   const out: { seqNum?: number; timestamp?: number } = {};
@@ -98,7 +108,11 @@ export function decodeAppendInput(bytes: Uint8Array): AppendInput {
 }
 
 export function encodeAppendAck(ack: AppendAck): Uint8Array {
-  return pb.AppendAck.encode({ start: positionOut(ack.start), end: positionOut(ack.end), tail: positionOut(ack.tail) }).finish();
+  return pb.AppendAck.encode({
+    start: positionOut(ack.start),
+    end: positionOut(ack.end),
+    tail: positionOut(ack.tail),
+  }).finish();
 }
 
 export function decodeAppendAck(bytes: Uint8Array): AppendAck {

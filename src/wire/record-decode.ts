@@ -32,7 +32,11 @@ class Reader {
   pos: number;
   /** The end of the message being read; nested messages narrow it (see `enter`). */
   end: number;
-  constructor(readonly buf: Uint8Array, start: number, end: number) {
+  constructor(
+    readonly buf: Uint8Array,
+    start: number,
+    end: number,
+  ) {
     this.end = end;
     this.pos = start;
   }
@@ -102,9 +106,15 @@ class Reader {
   /** Skips a field of an unknown number. */
   skip(wireType: number, field: number, what: string, depth = 0): void {
     switch (wireType) {
-      case 0: this.varint(); return;
-      case 1: this.pos += 8; break;
-      case 5: this.pos += 4; break;
+      case 0:
+        this.varint();
+        return;
+      case 1:
+        this.pos += 8;
+        break;
+      case 5:
+        this.pos += 4;
+        break;
       case 2: {
         const length = this.delimited(`${what} field ${field}`); // read before pos is used
         this.pos += length;
@@ -124,8 +134,10 @@ class Reader {
           this.skip(wt, f, what, depth + 1);
         }
       }
-      case 4: throw new ProtoError(`${what} has an unmatched end-group tag for field ${field}`);
-      default: throw new ProtoError(`${what} field ${field} has unsupported wire type ${wireType}`);
+      case 4:
+        throw new ProtoError(`${what} has an unmatched end-group tag for field ${field}`);
+      default:
+        throw new ProtoError(`${what} field ${field} has unsupported wire type ${wireType}`);
     }
     if (this.pos > this.end) throw new ProtoError(`${what} is truncated`);
   }
@@ -137,7 +149,8 @@ class Reader {
     const field = Math.floor(tag / 8);
     const wireType = tag & 7;
     const want = wireTypes[field];
-    if (want !== undefined && want >= 0 && want !== wireType) throw new ProtoError(`${what} field ${field} has wire type ${wireType}, expected ${want}`);
+    if (want !== undefined && want >= 0 && want !== wireType)
+      throw new ProtoError(`${what} field ${field} has wire type ${wireType}, expected ${want}`);
     return tag;
   }
 }

@@ -30,7 +30,8 @@ const delimitedSize = (length: number): number => 1 + varintSize(length) + lengt
 function headersSize(headers: Header[]): number {
   let size = 0;
   for (const h of headers) {
-    const inner = (h.name.length ? delimitedSize(h.name.length) : 0) + (h.value.length ? delimitedSize(h.value.length) : 0);
+    const inner =
+      (h.name.length ? delimitedSize(h.name.length) : 0) + (h.value.length ? delimitedSize(h.value.length) : 0);
     size += delimitedSize(inner);
   }
   return size;
@@ -46,7 +47,11 @@ function writeBytesField(out: Uint8Array, at: number, tag: number, bytes: Uint8A
 function writeHeaders(out: Uint8Array, at: number, tag: number, headers: Header[]): number {
   for (const h of headers) {
     out[at++] = tag;
-    at = writeVarint(out, at, (h.name.length ? delimitedSize(h.name.length) : 0) + (h.value.length ? delimitedSize(h.value.length) : 0));
+    at = writeVarint(
+      out,
+      at,
+      (h.name.length ? delimitedSize(h.name.length) : 0) + (h.value.length ? delimitedSize(h.value.length) : 0),
+    );
     if (h.name.length) at = writeBytesField(out, at, 10, h.name);
     if (h.value.length) at = writeBytesField(out, at, 18, h.value);
   }
@@ -59,7 +64,11 @@ function checkU64(value: number, field: string): number {
 }
 
 function appendRecordSize(r: AppendRecord): number {
-  return (r.timestamp !== undefined ? 1 + varintSize(checkU64(r.timestamp, "timestamp")) : 0) + headersSize(r.headers) + (r.body.length ? delimitedSize(r.body.length) : 0);
+  return (
+    (r.timestamp !== undefined ? 1 + varintSize(checkU64(r.timestamp, "timestamp")) : 0) +
+    headersSize(r.headers) +
+    (r.body.length ? delimitedSize(r.body.length) : 0)
+  );
 }
 
 /** AppendInput bytes after `reserve` free bytes (for a frame head). */
@@ -96,14 +105,20 @@ export function encodeAppendInputBytes(input: AppendInput, reserve = 0): Buffer 
 }
 
 function positionSize(p: StreamPosition, field: string): number {
-  return (p.seqNum !== 0 ? 1 + varintSize(checkU64(p.seqNum, `${field}.seq_num`)) : 0) + (p.timestamp !== 0 ? 1 + varintSize(checkU64(p.timestamp, `${field}.timestamp`)) : 0);
+  return (
+    (p.seqNum !== 0 ? 1 + varintSize(checkU64(p.seqNum, `${field}.seq_num`)) : 0) +
+    (p.timestamp !== 0 ? 1 + varintSize(checkU64(p.timestamp, `${field}.timestamp`)) : 0)
+  );
 }
 
 /** Bytes of a SequencedRecord message (without the tag and length of the field holding it). */
 export function sequencedRecordSize(r: SequencedRecord): number {
-  return (r.seqNum !== 0 ? 1 + varintSize(checkU64(r.seqNum, "seq_num")) : 0)
-    + (r.timestamp !== 0 ? 1 + varintSize(checkU64(r.timestamp, "timestamp")) : 0)
-    + headersSize(r.headers) + (r.body.length ? delimitedSize(r.body.length) : 0);
+  return (
+    (r.seqNum !== 0 ? 1 + varintSize(checkU64(r.seqNum, "seq_num")) : 0) +
+    (r.timestamp !== 0 ? 1 + varintSize(checkU64(r.timestamp, "timestamp")) : 0) +
+    headersSize(r.headers) +
+    (r.body.length ? delimitedSize(r.body.length) : 0)
+  );
 }
 
 /** Bytes of `r` as one `ReadBatch.records` field (tag, length, message), given its `size`. */

@@ -31,7 +31,13 @@ const RECORDS = (SIZE_MIB * MIB) / LINE;
 const BASIN = "bench-append-file";
 
 const work = mkdtempSync(join(tmpdir(), "svc-bench-append-file-"));
-const env = { ...process.env, HOME: work, XDG_CONFIG_HOME: join(work, "config"), XDG_DATA_HOME: join(work, "data"), FORCE_COLOR: "0" };
+const env = {
+  ...process.env,
+  HOME: work,
+  XDG_CONFIG_HOME: join(work, "config"),
+  XDG_DATA_HOME: join(work, "data"),
+  FORCE_COLOR: "0",
+};
 // As in cli-throughput.mjs: the workplace's NODE_EXTRA_CA_CERTS costs every node start ~50 ms
 // and lite is plain HTTP, so no process here needs it.
 delete env.NODE_EXTRA_CA_CERTS;
@@ -50,7 +56,8 @@ async function writeInput(file) {
 /** The same records as protobuf request bodies of 1000 records (the last one shorter). */
 function protobufBodies() {
   const body = Buffer.alloc(LINE, 0x7a);
-  const of = (n) => Buffer.from(encodeAppendInput({ records: Array.from({ length: n }, () => ({ headers: [], body })) }));
+  const of = (n) =>
+    Buffer.from(encodeAppendInput({ records: Array.from({ length: n }, () => ({ headers: [], body })) }));
   const full = of(1000);
   const bodies = Array.from({ length: Math.floor(RECORDS / 1000) }, () => full);
   if (RECORDS % 1000 > 0) bodies.push(of(RECORDS % 1000));
@@ -62,7 +69,12 @@ async function freshLite() {
   const lite = await startBenchLite();
   const pool = new Pool(lite.url, { connections: 4 });
   const call = async (method, path, body, headers = {}) => {
-    const r = await pool.request({ method, path, body, headers: { authorization: `Bearer ${lite.token}`, "svc-basin": BASIN, ...headers } });
+    const r = await pool.request({
+      method,
+      path,
+      body,
+      headers: { authorization: `Bearer ${lite.token}`, "svc-basin": BASIN, ...headers },
+    });
     const text = await r.body.text();
     if (r.statusCode >= 300) throw new Error(`${method} ${path} → ${r.statusCode} ${text}`);
     return text;
@@ -70,7 +82,15 @@ async function freshLite() {
   await call("POST", "/v1/basins", JSON.stringify({ basin: BASIN }), { "content-type": "application/json" });
   await call("PUT", "/v1/streams/s");
   const tail = async () => JSON.parse(await call("GET", "/v1/streams/s/records/tail")).tail.seq_num;
-  return { lite, call, tail, async stop() { await pool.close(); await lite.stop(); } };
+  return {
+    lite,
+    call,
+    tail,
+    async stop() {
+      await pool.close();
+      await lite.stop();
+    },
+  };
 }
 
 /** Seconds for 4 concurrent unary protobuf appends of every body, in order of taking. */
@@ -97,12 +117,19 @@ async function svcAppend(file) {
   const s = await freshLite();
   try {
     const secs = await new Promise((res, rej) => {
-      const child = spawn(process.execPath, [...svcNodeArgs, BIN, "append", `svc://${BASIN}/s`, "-i", file, "-q"], { env: { ...env, ...s.lite.env }, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, [...svcNodeArgs, BIN, "append", `svc://${BASIN}/s`, "-i", file, "-q"], {
+        env: { ...env, ...s.lite.env },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       let err = "";
       child.stderr.on("data", (d) => (err += d));
       const t0 = process.hrtime.bigint();
       child.on("error", rej);
-      child.on("close", (code) => (code === 0 ? res(Number(process.hrtime.bigint() - t0) / 1e9) : rej(new Error(`svc append exited ${code}: ${err}`))));
+      child.on("close", (code) =>
+        code === 0
+          ? res(Number(process.hrtime.bigint() - t0) / 1e9)
+          : rej(new Error(`svc append exited ${code}: ${err}`)),
+      );
     });
     if ((await s.tail()) !== RECORDS) throw new Error("svc append did not store every record");
     return secs;
@@ -129,14 +156,21 @@ async function main() {
   const rate = (secs) => round(SIZE_MIB / secs, 1);
   const svc = rate(median(times.svc));
   const unary = rate(median(times.unary));
-  console.log(JSON.stringify({
-    bench: "cli-append-file",
-    size_mib: SIZE_MIB, record_bytes: LINE, records: RECORDS, rounds: ROUNDS,
-    svc_append_mib_s: svc, unary_protobuf_c4_mib_s: unary, ratio: round(svc / unary),
-    round_ratios: times.svc.map((t, i) => round(times.unary[i] / t)),
-    seconds: { svc: times.svc.map((x) => round(x)), unary: times.unary.map((x) => round(x)) },
-    note: "svc: a fresh `svc append -i FILE -q` process, spawn to exit; unary: 4 concurrent unary protobuf appends of the same records from this process; each on a fresh lite; medians",
-  }));
+  console.log(
+    JSON.stringify({
+      bench: "cli-append-file",
+      size_mib: SIZE_MIB,
+      record_bytes: LINE,
+      records: RECORDS,
+      rounds: ROUNDS,
+      svc_append_mib_s: svc,
+      unary_protobuf_c4_mib_s: unary,
+      ratio: round(svc / unary),
+      round_ratios: times.svc.map((t, i) => round(times.unary[i] / t)),
+      seconds: { svc: times.svc.map((x) => round(x)), unary: times.unary.map((x) => round(x)) },
+      note: "svc: a fresh `svc append -i FILE -q` process, spawn to exit; unary: 4 concurrent unary protobuf appends of the same records from this process; each on a fresh lite; medians",
+    }),
+  );
 }
 
 main()

@@ -36,7 +36,15 @@ const PAIRS = { svc_append_1: "bare_append_1", svc_read_1: "bare_read_1", svc_ba
 function measure(env, cases) {
   const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < ROUNDS; i++) for (const [k, args] of Object.entries(cases)) samples[k].push(time(args, env));
-  const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, percentile(v.sort((a, b) => a - b), 50)]));
+  const med = Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      percentile(
+        v.sort((a, b) => a - b),
+        50,
+      ),
+    ]),
+  );
   const out = {};
   for (const [k, v] of Object.entries(med)) {
     out[k] = { median_ms: round(v, 1), vs_node_e_0: round(v / med.node_e_0, 2) };
@@ -54,7 +62,11 @@ async function main() {
     const uri = `svc://${basin}/one`;
     const one = join(home, "one.txt");
     writeFileSync(one, "one record\n");
-    for (const args of [["basin", "create", basin], ["stream", "create", uri]]) time([BIN, ...args], base);
+    for (const args of [
+      ["basin", "create", basin],
+      ["stream", "create", uri],
+    ])
+      time([BIN, ...args], base);
     const h = { "svc-basin": basin };
     const cases = {
       node_e_0: ["-e", "0"],
@@ -63,18 +75,30 @@ async function main() {
       svc_basin_list: [BIN, "basin", "list"],
       bare_basin_list: ["-e", bare(lite.url, lite.token, "GET", "/v1/basins")],
       svc_append_1: [BIN, "append", uri, "-i", one, "-q"],
-      bare_append_1: ["-e", bare(lite.url, lite.token, "POST", "/v1/streams/one/records", JSON.stringify({ records: [{ body: "one record" }] }), { ...h, "content-type": "application/json" })],
+      bare_append_1: [
+        "-e",
+        bare(
+          lite.url,
+          lite.token,
+          "POST",
+          "/v1/streams/one/records",
+          JSON.stringify({ records: [{ body: "one record" }] }),
+          { ...h, "content-type": "application/json" },
+        ),
+      ],
       svc_read_1: [BIN, "read", uri, "-s", "0", "-n", "1"],
       bare_read_1: ["-e", bare(lite.url, lite.token, "GET", "/v1/streams/one/records?seq_num=0&count=1", undefined, h)],
     };
     const plain = { ...base };
     delete plain.NODE_EXTRA_CA_CERTS;
-    console.log(JSON.stringify({
-      bench: "cli-startup",
-      rounds: ROUNDS,
-      environment_as_is: measure(base, cases),
-      without_node_extra_ca_certs: measure(plain, cases),
-    }));
+    console.log(
+      JSON.stringify({
+        bench: "cli-startup",
+        rounds: ROUNDS,
+        environment_as_is: measure(base, cases),
+        without_node_extra_ca_certs: measure(plain, cases),
+      }),
+    );
   } finally {
     await lite.stop();
     rmSync(home, { recursive: true, force: true }); // it was left in the temp dir

@@ -32,7 +32,13 @@ const LONG_MIB = Number(process.env.BENCH_CLI_LONG_MIB ?? 4 * SIZE_MIB);
 const LINE = 1024; // bytes per record body, newline excluded
 
 const work = mkdtempSync(join(tmpdir(), "svc-bench-cli-"));
-const env = { ...process.env, HOME: work, XDG_CONFIG_HOME: join(work, "config"), XDG_DATA_HOME: join(work, "data"), FORCE_COLOR: "0" };
+const env = {
+  ...process.env,
+  HOME: work,
+  XDG_CONFIG_HOME: join(work, "config"),
+  XDG_DATA_HOME: join(work, "data"),
+  FORCE_COLOR: "0",
+};
 // Every process here is timed from spawn to exit, and this workplace's NODE_EXTRA_CA_CERTS adds
 // ~50 ms to every node start (cli-startup.mjs measures both ways); lite is plain HTTP, so no
 // process here needs it. Without it, as on a user's machine (svc and the floor alike).
@@ -54,7 +60,9 @@ function run(args, { stdout = "pipe", script = BIN } = {}) {
     child.on("close", (code) => {
       if (typeof out === "number") closeSync(out);
       const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-      code === 0 ? res({ secs, stdout: text }) : rej(new Error(`${script === BIN ? "svc" : script} ${args.join(" ")} exited ${code}: ${err}`));
+      code === 0
+        ? res({ secs, stdout: text })
+        : rej(new Error(`${script === BIN ? "svc" : script} ${args.join(" ")} exited ${code}: ${err}`));
     });
   });
 }
@@ -76,7 +84,8 @@ async function writeFrames(file, records) {
   let inputs = 0;
   for (let n = 0; n < records; n += 1000) {
     const input = { records: Array.from({ length: Math.min(1000, records - n) }, () => ({ headers: [], body })) };
-    if (!w.write(encodeFrameInPlace((reserve) => encodeAppendInput(input, reserve)))) await new Promise((r) => w.once("drain", r));
+    if (!w.write(encodeFrameInPlace((reserve) => encodeAppendInput(input, reserve))))
+      await new Promise((r) => w.once("drain", r));
     inputs++;
   }
   await new Promise((r) => w.end(r));
@@ -117,13 +126,19 @@ async function main() {
       times.append.push((await run(["append", uri, "-i", file, "-q"])).secs);
       times.read.push((await run(["read", uri, "-s", "0", "-e"], { stdout: "devnull" })).secs);
       await run(["stream", "create", `svc://${basin}/bare-${i}`]);
-      times.bareAppend.push((await run(["append", url, token, basin, `bare-${i}`, frames, String(inputs)], { script: BARE })).secs);
+      times.bareAppend.push(
+        (await run(["append", url, token, basin, `bare-${i}`, frames, String(inputs)], { script: BARE })).secs,
+      );
       times.bareRead.push((await run(["read", url, token, basin, `bare-${i}`], { script: BARE })).secs);
       const long = `svc://${basin}/long-${i}`;
       await run(["stream", "create", long]);
       times.appendLong.push((await run(["append", long, "-i", longFile, "-q"])).secs);
       times.readLong.push((await run(["read", long, "-s", "0", "-e"], { stdout: "devnull" })).secs);
-      for (const [u, n] of [[uri, records], [`svc://${basin}/bare-${i}`, records], [long, (LONG_MIB * MIB) / LINE]]) {
+      for (const [u, n] of [
+        [uri, records],
+        [`svc://${basin}/bare-${i}`, records],
+        [long, (LONG_MIB * MIB) / LINE],
+      ]) {
         const tail = await tailOf(u);
         if (tail !== n) throw new Error(`expected ${n} records in ${u}, the tail is ${tail}`);
       }
@@ -135,19 +150,31 @@ async function main() {
     const appendRate = bodyMiB / append.secs;
     const readRate = bodyMiB / read.secs;
     const steady = (long, short) => round((LONG_MIB - SIZE_MIB) / (median(long) - median(short)));
-    console.log(JSON.stringify({
-      bench: "cli-throughput",
-      size_mib: SIZE_MIB, record_bytes: LINE, records,
-      append_mib_s: round(appendRate), append_secs: round(append.secs),
-      read_mib_s: round(readRate), read_secs: round(read.secs),
-      bare_append_mib_s: round(bodyMiB / median(times.bareAppend)), bare_read_mib_s: round(bodyMiB / median(times.bareRead)),
-      long_mib: LONG_MIB, steady_append_mib_s: steady(times.appendLong, times.append), steady_read_mib_s: steady(times.readLong, times.read),
-      seconds: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.map((x) => Math.round(x * 1000) / 1000)])),
-      raw_http2_upload_mib_s: round(raw.uploadMiBs), raw_http2_download_mib_s: round(raw.downloadMiBs),
-      append_vs_raw_upload: Math.round((appendRate / raw.uploadMiBs) * 1000) / 1000,
-      read_vs_raw_download: Math.round((readRate / raw.downloadMiBs) * 1000) / 1000,
-      note: "each figure is a fresh process, start included (medians of the rounds); bare_* are lib/bare-session.mjs; steady_* are (long - short) / (t_long - t_short); rates are of record bodies",
-    }));
+    console.log(
+      JSON.stringify({
+        bench: "cli-throughput",
+        size_mib: SIZE_MIB,
+        record_bytes: LINE,
+        records,
+        append_mib_s: round(appendRate),
+        append_secs: round(append.secs),
+        read_mib_s: round(readRate),
+        read_secs: round(read.secs),
+        bare_append_mib_s: round(bodyMiB / median(times.bareAppend)),
+        bare_read_mib_s: round(bodyMiB / median(times.bareRead)),
+        long_mib: LONG_MIB,
+        steady_append_mib_s: steady(times.appendLong, times.append),
+        steady_read_mib_s: steady(times.readLong, times.read),
+        seconds: Object.fromEntries(
+          Object.entries(times).map(([k, v]) => [k, v.map((x) => Math.round(x * 1000) / 1000)]),
+        ),
+        raw_http2_upload_mib_s: round(raw.uploadMiBs),
+        raw_http2_download_mib_s: round(raw.downloadMiBs),
+        append_vs_raw_upload: Math.round((appendRate / raw.uploadMiBs) * 1000) / 1000,
+        read_vs_raw_download: Math.round((readRate / raw.downloadMiBs) * 1000) / 1000,
+        note: "each figure is a fresh process, start included (medians of the rounds); bare_* are lib/bare-session.mjs; steady_* are (long - short) / (t_long - t_short); rates are of record bodies",
+      }),
+    );
   } finally {
     await lite.stop();
     rmSync(work, { recursive: true, force: true });

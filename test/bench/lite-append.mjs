@@ -17,7 +17,9 @@ const { encodeAppendInput } = await import(join(ROOT, "dist/wire/proto.js"));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 
 function startLite(dataDir) {
-  const child = spawn(process.execPath, [join(ROOT, "bin/svc.js"), "lite", "--port", "0", "--data-dir", dataDir], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [join(ROOT, "bin/svc.js"), "lite", "--port", "0", "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return new Promise((res, rej) => {
     let out = "";
     child.stdout.on("data", (c) => {
@@ -54,7 +56,10 @@ async function throughput(kind, inflight) {
   const stream = `t${++streamNo}`;
   const path = `/v1/streams/${stream}/records`;
   await call("PUT", `/v1/streams/${stream}`);
-  const headers = kind === "protobuf" ? { "content-type": "application/protobuf", accept: "application/protobuf" } : { "content-type": "application/json" };
+  const headers =
+    kind === "protobuf"
+      ? { "content-type": "application/protobuf", accept: "application/protobuf" }
+      : { "content-type": "application/json" };
   const payload = kind === "protobuf" ? protoBody : jsonBody;
   let done = 0;
   const lat = [];
@@ -69,7 +74,10 @@ async function throughput(kind, inflight) {
   };
   await Promise.all(Array.from({ length: inflight }, lane));
   lat.sort((a, b) => a - b);
-  return { records_per_s: Math.round(done / ((performance.now() - t0) / 1000)), request_p50_ms: Number(lat[lat.length >> 1].toFixed(2)) };
+  return {
+    records_per_s: Math.round(done / ((performance.now() - t0) / 1000)),
+    request_p50_ms: Number(lat[lat.length >> 1].toFixed(2)),
+  };
 }
 
 async function latency() {

@@ -24,11 +24,19 @@ const proto = Buffer.from(encodeAppendInput(input));
 
 async function prepare(lite, auth) {
   const root = { authorization: `Bearer ${lite.token}`, "content-type": "application/json" };
-  await fetch(`${lite.url}/v1/basins`, { method: "POST", headers: root, body: JSON.stringify({ basin: BASIN, config: { create_stream_on_append: true } }) });
+  await fetch(`${lite.url}/v1/basins`, {
+    method: "POST",
+    headers: root,
+    body: JSON.stringify({ basin: BASIN, config: { create_stream_on_append: true } }),
+  });
   if (!auth) return lite.token;
   const r = await fetch(`${lite.url}/v1/access-tokens`, {
-    method: "POST", headers: root,
-    body: JSON.stringify({ id: "bench/writer", scope: { basins: { exact: BASIN }, streams: { prefix: "" }, op_groups: { stream: { read: true, write: true } } } }),
+    method: "POST",
+    headers: root,
+    body: JSON.stringify({
+      id: "bench/writer",
+      scope: { basins: { exact: BASIN }, streams: { prefix: "" }, op_groups: { stream: { read: true, write: true } } },
+    }),
   });
   return (await r.json()).access_token;
 }
@@ -37,18 +45,25 @@ let streamNo = 0;
 async function unary(lite, token) {
   const pool = new Pool(lite.url, { connections: 4 });
   const path = `/v1/streams/u${++streamNo}/records`;
-  const headers = { authorization: `Bearer ${token}`, "svc-basin": BASIN, "content-type": "application/protobuf", accept: "application/protobuf" };
+  const headers = {
+    authorization: `Bearer ${token}`,
+    "svc-basin": BASIN,
+    "content-type": "application/protobuf",
+    accept: "application/protobuf",
+  };
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (performance.now() < until) {
-      const r = await pool.request({ method: "POST", path, headers, body: proto });
-      await r.body.arrayBuffer();
-      if (r.statusCode !== 200) throw new Error(`append → ${r.statusCode}`);
-      done += 1000;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < until) {
+        const r = await pool.request({ method: "POST", path, headers, body: proto });
+        await r.body.arrayBuffer();
+        if (r.statusCode !== 200) throw new Error(`append → ${r.statusCode}`);
+        done += 1000;
+      }
+    }),
+  );
   await pool.close();
   return done / ((performance.now() - t0) / 1000);
 }
@@ -78,13 +93,28 @@ try {
   // Rounds alternate which side goes first: the phase after another pays for its flushes.
   for (let r = 0; r < ROUNDS; r++) {
     const sides = r % 2 === 0 ? ["on", "off"] : ["off", "on"];
-    for (const side of sides) best[`unary_${side}`] = Math.max(best[`unary_${side}`], await unary(side === "on" ? on : off, tokens[side]));
-    for (const side of sides) best[`session_${side}`] = Math.max(best[`session_${side}`], await session(side === "on" ? on : off, tokens[side]));
+    for (const side of sides)
+      best[`unary_${side}`] = Math.max(best[`unary_${side}`], await unary(side === "on" ? on : off, tokens[side]));
+    for (const side of sides)
+      best[`session_${side}`] = Math.max(
+        best[`session_${side}`],
+        await session(side === "on" ? on : off, tokens[side]),
+      );
   }
-  console.log(JSON.stringify({
-    unary_protobuf_c4_records_per_s: { auth_on: Math.round(best.unary_on), no_auth: Math.round(best.unary_off), ratio: round(best.unary_on / best.unary_off) },
-    append_session_records_per_s: { auth_on: Math.round(best.session_on), no_auth: Math.round(best.session_off), ratio: round(best.session_on / best.session_off) },
-  }));
+  console.log(
+    JSON.stringify({
+      unary_protobuf_c4_records_per_s: {
+        auth_on: Math.round(best.unary_on),
+        no_auth: Math.round(best.unary_off),
+        ratio: round(best.unary_on / best.unary_off),
+      },
+      append_session_records_per_s: {
+        auth_on: Math.round(best.session_on),
+        no_auth: Math.round(best.session_off),
+        ratio: round(best.session_on / best.session_off),
+      },
+    }),
+  );
 } finally {
   await on.stop();
   await off.stop();

@@ -63,10 +63,12 @@ const pacedLat = await putLatencies(Buffer.alloc(21 + 64 * (1024 + 20), 0x63), 6
 await env.close();
 rmSync(dir, { recursive: true, force: true });
 const pct = (p, l = lat) => Number(l[Math.min(l.length - 1, Math.floor(l.length * p))].toFixed(3));
-console.log(JSON.stringify({
-  lmdb_durable_batch1000_records_per_s: Math.round(batchRate),
-  lmdb_durable_single_put_p50_ms: pct(0.5),
-  lmdb_durable_single_put_p99_ms: pct(0.99),
-  lmdb_durable_64_record_put_paced_10mib_p50_ms: pct(0.5, pacedLat),
-  lmdb_durable_64_record_put_paced_10mib_p99_ms: pct(0.99, pacedLat),
-}));
+console.log(
+  JSON.stringify({
+    lmdb_durable_batch1000_records_per_s: Math.round(batchRate),
+    lmdb_durable_single_put_p50_ms: pct(0.5),
+    lmdb_durable_single_put_p99_ms: pct(0.99),
+    lmdb_durable_64_record_put_paced_10mib_p50_ms: pct(0.5, pacedLat),
+    lmdb_durable_64_record_put_paced_10mib_p99_ms: pct(0.99, pacedLat),
+  }),
+);

@@ -23,7 +23,11 @@ const proto = Buffer.from(encodeAppendInput({ records: Array.from({ length: 1000
 
 async function prepare(lite) {
   const headers = { authorization: `Bearer ${lite.token}`, "content-type": "application/json" };
-  await fetch(`${lite.url}/v1/basins`, { method: "POST", headers, body: JSON.stringify({ basin: BASIN, config: { create_stream_on_append: true } }) });
+  await fetch(`${lite.url}/v1/basins`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ basin: BASIN, config: { create_stream_on_append: true } }),
+  });
 }
 
 /** Runs `op` on 4 connections for SECONDS; returns records per second. */
@@ -32,19 +36,25 @@ async function phase(lite, op) {
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: 4 }, async (_, worker) => {
-    while (performance.now() < until) {
-      // Not `done += await op()`: that reads `done` before the await, and the four workers'
-      // sums overwrite each other (the figures were 2-5x low, and swung with the interleaving).
-      const n = await op(pool, worker);
-      done += n;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async (_, worker) => {
+      while (performance.now() < until) {
+        // Not `done += await op()`: that reads `done` before the await, and the four workers'
+        // sums overwrite each other (the figures were 2-5x low, and swung with the interleaving).
+        const n = await op(pool, worker);
+        done += n;
+      }
+    }),
+  );
   await pool.close();
   return done / ((performance.now() - t0) / 1000);
 }
 
-const common = (lite) => ({ authorization: `Bearer ${lite.token}`, "svc-basin": BASIN, accept: "application/protobuf" });
+const common = (lite) => ({
+  authorization: `Bearer ${lite.token}`,
+  "svc-basin": BASIN,
+  accept: "application/protobuf",
+});
 let streamNo = 0;
 
 function appendPhase(lite) {
@@ -96,10 +106,18 @@ try {
   }
   const mean = (k) => rates[k].reduce((a, b) => a + b, 0) / rates[k].length;
   const side = (op) => ({
-    metrics_on: Math.round(mean(`${op}_on`)), metrics_off: Math.round(mean(`${op}_off`)), ratio: round(mean(`${op}_on`) / mean(`${op}_off`)),
-    phases_on: rates[`${op}_on`].map(Math.round), phases_off: rates[`${op}_off`].map(Math.round),
+    metrics_on: Math.round(mean(`${op}_on`)),
+    metrics_off: Math.round(mean(`${op}_off`)),
+    ratio: round(mean(`${op}_on`) / mean(`${op}_off`)),
+    phases_on: rates[`${op}_on`].map(Math.round),
+    phases_off: rates[`${op}_off`].map(Math.round),
   });
-  console.log(JSON.stringify({ unary_append_protobuf_c4_records_per_s: side("append"), unary_read_protobuf_c4_records_per_s: side("read") }));
+  console.log(
+    JSON.stringify({
+      unary_append_protobuf_c4_records_per_s: side("append"),
+      unary_read_protobuf_c4_records_per_s: side("read"),
+    }),
+  );
 } finally {
   await sides.on.stop();
   await sides.off.stop();

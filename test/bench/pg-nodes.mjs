@@ -62,7 +62,9 @@ function cpuSeconds(match) {
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (!match(Number(d), Number(f[1]))) continue;
       ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return ticks / TICK;
 }
@@ -82,7 +84,9 @@ async function postmasterPid(admin) {
 
 async function walFsyncs(admin) {
   try {
-    const { rows } = await admin.query("SELECT coalesce(sum(fsyncs), 0)::bigint AS n FROM pg_stat_io WHERE object = 'wal'");
+    const { rows } = await admin.query(
+      "SELECT coalesce(sum(fsyncs), 0)::bigint AS n FROM pg_stat_io WHERE object = 'wal'",
+    );
     return Number(rows[0].n);
   } catch {
     return NaN;
@@ -94,25 +98,40 @@ async function aggregate(url, nodeCount, admin) {
   await admin.query(`CREATE DATABASE ${db}`);
   const nodeUrl = url.replace(/\/postgres$/, `/${db}`);
   const nodes = [];
-  for (let i = 0; i < nodeCount; i++) nodes.push(await startBenchLite(["--storage", nodeUrl, "--pool-size", "12"], { PGPASSWORD: PG_PASSWORD }));
+  for (let i = 0; i < nodeCount; i++)
+    nodes.push(await startBenchLite(["--storage", nodeUrl, "--pool-size", "12"], { PGPASSWORD: PG_PASSWORD }));
   try {
     const basin = `aggregate-${nodeCount}`;
     await clientFor(nodes[0]).basins.create(basin);
     const streams = [];
     for (let s = 0; s < STREAMS; s++) {
       await clientFor(nodes[0]).basin(basin).streams.create(`s${s}`);
-      streams.push(clientFor(nodes[s % nodeCount]).basin(basin).stream(`s${s}`));
+      streams.push(
+        clientFor(nodes[s % nodeCount])
+          .basin(basin)
+          .stream(`s${s}`),
+      );
     }
     const pids = new Set(nodes.map((n) => n.pid));
     const pm = await postmasterPid(admin);
     const dbCpu = () => cpuSeconds((p, pp) => p === pm || pp === pm);
-    const cpu0 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)), bench: process.cpuUsage(), machine: machineBusySeconds() };
+    const cpu0 = {
+      db: dbCpu(),
+      lite: cpuSeconds((p) => pids.has(p)),
+      bench: process.cpuUsage(),
+      machine: machineBusySeconds(),
+    };
     const fs0 = await walFsyncs(admin);
     const t0 = performance.now();
     const counts = await Promise.all(streams.map((s) => pump(s, t0 + SECS * 1000, 4)));
     const secs = (performance.now() - t0) / 1000;
     const fs1 = await walFsyncs(admin);
-    const cpu1 = { db: dbCpu(), lite: cpuSeconds((p) => pids.has(p)), bench: process.cpuUsage(cpu0.bench), machine: machineBusySeconds() };
+    const cpu1 = {
+      db: dbCpu(),
+      lite: cpuSeconds((p) => pids.has(p)),
+      bench: process.cpuUsage(cpu0.bench),
+      machine: machineBusySeconds(),
+    };
     return {
       records_per_s: Math.round(counts.reduce((a, b) => a + b, 0) / secs),
       db_cpu_per_s: round((cpu1.db - cpu0.db) / secs, 2),
@@ -143,14 +162,21 @@ async function followLatency(url, admin) {
     const abort = new AbortController();
     const reading = (async () => {
       try {
-        for await (const ev of clientFor(b).basin("follow-latency").stream("f").read({ seqNum: 0 }, {}, { signal: abort.signal })) {
+        for await (const ev of clientFor(b)
+          .basin("follow-latency")
+          .stream("f")
+          .read({ seqNum: 0 }, {}, { signal: abort.signal })) {
           if (ev.type !== "batch") continue;
           const now = performance.now();
           for (const r of ev.records) if (r.seqNum % 64 === 0 && !delivered.has(r.seqNum)) delivered.set(r.seqNum, now);
         }
-      } catch { /* stopped */ }
+      } catch {
+        /* stopped */
+      }
     })();
-    const input = { records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })) };
+    const input = {
+      records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })),
+    };
     const intervalMs = ((64 * 1024) / (10 * MIB)) * 1000;
     const session = await clientFor(a).basin("follow-latency").stream("f").appender();
     const start = performance.now();
@@ -166,8 +192,17 @@ async function followLatency(url, admin) {
     await new Promise((r) => setTimeout(r, 1000));
     abort.abort();
     await reading;
-    const latencies = [...acked].filter(([seq]) => delivered.has(seq)).map(([seq, t]) => delivered.get(seq) - t).sort((x, y) => x - y);
-    return { p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), samples: latencies.length, batches_sent: pending.length, delivered_before_ack: latencies.filter((x) => x < 0).length };
+    const latencies = [...acked]
+      .filter(([seq]) => delivered.has(seq))
+      .map(([seq, t]) => delivered.get(seq) - t)
+      .sort((x, y) => x - y);
+    return {
+      p50_ms: round(percentile(latencies, 50), 2),
+      p99_ms: round(percentile(latencies, 99), 2),
+      samples: latencies.length,
+      batches_sent: pending.length,
+      delivered_before_ack: latencies.filter((x) => x < 0).length,
+    };
   } finally {
     await closeClients();
     await a.stop();
@@ -183,22 +218,40 @@ async function main() {
     const url = server.adminUrl.replace(`:${PG_PASSWORD}@`, "@");
     const lmdb = await startBenchLite();
     let lmdbRate;
-    try { lmdbRate = await sessionRate(lmdb, "bench-session"); } finally { await closeClients(); await lmdb.stop(); }
+    try {
+      lmdbRate = await sessionRate(lmdb, "bench-session");
+    } finally {
+      await closeClients();
+      await lmdb.stop();
+    }
     await admin.query("CREATE DATABASE single");
-    const pgNode = await startBenchLite(["--storage", url.replace(/\/postgres$/, "/single")], { PGPASSWORD: PG_PASSWORD });
+    const pgNode = await startBenchLite(["--storage", url.replace(/\/postgres$/, "/single")], {
+      PGPASSWORD: PG_PASSWORD,
+    });
     let pgRate;
-    try { pgRate = await sessionRate(pgNode, "bench-session"); } finally { await closeClients(); await pgNode.stop(); }
+    try {
+      pgRate = await sessionRate(pgNode, "bench-session");
+    } finally {
+      await closeClients();
+      await pgNode.stop();
+    }
     const scaling = {};
     for (const n of [1, 2, 3]) scaling[`nodes_${n}`] = await aggregate(url, n, admin);
     const follow = await followLatency(url, admin);
-    console.log(JSON.stringify({
-      bench: "pg-nodes",
-      seconds_per_run: SECS,
-      session_1kib_records_per_s: { lmdb: Math.round(lmdbRate), postgres: Math.round(pgRate), postgres_vs_lmdb: round(pgRate / lmdbRate) },
-      aggregate_30_streams: scaling,
-      scaling_3_vs_1_nodes: round(scaling.nodes_3.records_per_s / scaling.nodes_1.records_per_s),
-      cross_node_follow_latency_at_10_mib_s: follow,
-    }));
+    console.log(
+      JSON.stringify({
+        bench: "pg-nodes",
+        seconds_per_run: SECS,
+        session_1kib_records_per_s: {
+          lmdb: Math.round(lmdbRate),
+          postgres: Math.round(pgRate),
+          postgres_vs_lmdb: round(pgRate / lmdbRate),
+        },
+        aggregate_30_streams: scaling,
+        scaling_3_vs_1_nodes: round(scaling.nodes_3.records_per_s / scaling.nodes_1.records_per_s),
+        cross_node_follow_latency_at_10_mib_s: follow,
+      }),
+    );
   } finally {
     await admin.end();
     await server.stop();

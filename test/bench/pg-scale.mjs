@@ -41,7 +41,8 @@ async function database(ctx, far) {
 
 async function nodes(url, n) {
   const out = [];
-  for (let i = 0; i < n; i++) out.push(await startBenchLite(url ? ["--storage", url] : [], url ? { PGPASSWORD: PG_PASSWORD } : {}));
+  for (let i = 0; i < n; i++)
+    out.push(await startBenchLite(url ? ["--storage", url] : [], url ? { PGPASSWORD: PG_PASSWORD } : {}));
   return out;
 }
 
@@ -56,20 +57,32 @@ async function load(targets, make) {
   const refused = {};
   const until = performance.now() + SECS * 1000;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
-    const k = i % targets.length;
-    const { url, token, path, method, body, headers } = make(targets[k], i);
-    while (performance.now() < until) {
-      const res = await request(`${url}${path}`, { method, body, headers: { authorization: `Bearer ${token}`, ...headers }, dispatcher: agents[k] }).catch((e) => ({ statusCode: e.code ?? "error", body: null }));
-      await res.body?.dump();
-      if (res.statusCode === 200) ok++;
-      else refused[res.statusCode] = (refused[res.statusCode] ?? 0) + 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, i) => {
+      const k = i % targets.length;
+      const { url, token, path, method, body, headers } = make(targets[k], i);
+      while (performance.now() < until) {
+        const res = await request(`${url}${path}`, {
+          method,
+          body,
+          headers: { authorization: `Bearer ${token}`, ...headers },
+          dispatcher: agents[k],
+        }).catch((e) => ({ statusCode: e.code ?? "error", body: null }));
+        await res.body?.dump();
+        if (res.statusCode === 200) ok++;
+        else refused[res.statusCode] = (refused[res.statusCode] ?? 0) + 1;
+      }
+    }),
+  );
   const secs = (performance.now() - t0) / 1000;
   await Promise.all(agents.map((a) => a.close()));
   const nRefused = Object.values(refused).reduce((a, b) => a + b, 0);
-  return { per_s: Math.round(ok / secs), refused: nRefused, refused_fraction: round(nRefused / Math.max(1, ok + nRefused)), refused_by_status: refused };
+  return {
+    per_s: Math.round(ok / secs),
+    refused: nRefused,
+    refused_fraction: round(nRefused / Math.max(1, ok + nRefused)),
+    refused_by_status: refused,
+  };
 }
 
 async function setup(node, basin, records) {
@@ -79,7 +92,11 @@ async function setup(node, basin, records) {
     await c.basin(basin).streams.create("s");
     // in batches of 10 records, as appended by many small writers
     const body = new Uint8Array(100).fill(0x61);
-    for (let i = 0; i < records; i += 10) await c.basin(basin).stream("s").append({ records: Array.from({ length: 10 }, () => ({ headers: [], body })) });
+    for (let i = 0; i < records; i += 10)
+      await c
+        .basin(basin)
+        .stream("s")
+        .append({ records: Array.from({ length: 10 }, () => ({ headers: [], body })) });
   } finally {
     await c.close();
   }
@@ -92,7 +109,10 @@ async function readFigures(url) {
     await setup(node, "bench-reads", 1000);
     const base = { url: node.url, token: node.token, method: "GET", headers: { "svc-basin": "bench-reads" } };
     const checkTail = await load([node], () => ({ ...base, path: "/v1/streams/s/records/tail" }));
-    const reads = await load([node], (_, i) => ({ ...base, path: `/v1/streams/s/records?seq_num=${(i * 31) % 990}&count=10` }));
+    const reads = await load([node], (_, i) => ({
+      ...base,
+      path: `/v1/streams/s/records?seq_num=${(i * 31) % 990}&count=10`,
+    }));
     return { check_tail: checkTail, read_10: reads };
   } finally {
     await stopAll([node]);
@@ -105,7 +125,14 @@ async function appendFigures(url, n) {
   try {
     await setup(list[0], "bench-appends", 0);
     const body = JSON.stringify({ records: [{ body: "x".repeat(100) }] });
-    return await load(list, (node) => ({ url: node.url, token: node.token, method: "POST", path: "/v1/streams/s/records", body, headers: { "svc-basin": "bench-appends", "content-type": "application/json" } }));
+    return await load(list, (node) => ({
+      url: node.url,
+      token: node.token,
+      method: "POST",
+      path: "/v1/streams/s/records",
+      body,
+      headers: { "svc-basin": "bench-appends", "content-type": "application/json" },
+    }));
   } finally {
     await stopAll(list);
   }
@@ -131,7 +158,11 @@ async function sessionFigures(url, n, streams, depth) {
     const handles = [];
     for (let s = 0; s < streams; s++) {
       await clientFor(list[0]).basin(basin).streams.create(`s${s}`);
-      handles.push(clientFor(list[s % n]).basin(basin).stream(`s${s}`));
+      handles.push(
+        clientFor(list[s % n])
+          .basin(basin)
+          .stream(`s${s}`),
+      );
     }
     const t0 = performance.now();
     const counts = await Promise.all(handles.map((h) => pump(h, t0 + SECS * 1000, depth)));
@@ -145,7 +176,10 @@ async function sessionFigures(url, n, streams, depth) {
 /** `SELECT 1` round trips (ms, p50 and p90) to the server directly and through the proxy: the distance each far figure had. */
 async function roundTrips(ctx) {
   const out = {};
-  for (const [where, port] of [["near", ctx.server.port], ["far", ctx.proxy.port]]) {
+  for (const [where, port] of [
+    ["near", ctx.server.port],
+    ["far", ctx.proxy.port],
+  ]) {
     const c = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password: PG_PASSWORD, database: "postgres" });
     await c.connect();
     const ms = [];
@@ -168,7 +202,13 @@ async function main() {
   const proxy = await startDelayProxyProcess(server.port, FAR_MS);
   const ctx = { server, admin, proxy };
   try {
-    const out = { bench: "pg-scale", seconds_per_figure: SECS, clients: CLIENTS, far_ms_each_way: FAR_MS, round_trip_ms: await roundTrips(ctx) };
+    const out = {
+      bench: "pg-scale",
+      seconds_per_figure: SECS,
+      clients: CLIENTS,
+      far_ms_each_way: FAR_MS,
+      round_trip_ms: await roundTrips(ctx),
+    };
     const only = process.env.BENCH_PG_PARTS?.split(",");
     const want = (p) => !only || only.includes(p);
     if (want("reads")) {
@@ -177,7 +217,10 @@ async function main() {
       out.far = await readFigures(await database(ctx, true));
     }
     if (want("appends")) {
-      for (const [where, far] of [["near", false], ["far", true]]) {
+      for (const [where, far] of [
+        ["near", false],
+        ["far", true],
+      ]) {
         out[`appends_one_stream_${where}`] = {
           nodes_2: await appendFigures(await database(ctx, far), 2),
           nodes_3: await appendFigures(await database(ctx, far), 3),
@@ -200,8 +243,12 @@ async function main() {
     }
     if (want("streams30")) {
       const agg = {};
-      for (const [where, far] of [["near", false], ["far", true]]) {
-        for (const n of [1, 2, 3]) agg[`${where}_nodes_${n}`] = await sessionFigures(await database(ctx, far), n, 30, 4);
+      for (const [where, far] of [
+        ["near", false],
+        ["far", true],
+      ]) {
+        for (const n of [1, 2, 3])
+          agg[`${where}_nodes_${n}`] = await sessionFigures(await database(ctx, far), n, 30, 4);
       }
       out.streams_30_records_per_s = agg;
     }

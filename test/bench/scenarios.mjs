@@ -33,13 +33,23 @@ const ratio = (x, base) => round(x / base, 3);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function jsonLogBody(i) {
-  const line = JSON.stringify({ ts: new Date(1_700_000_000_000 + i).toISOString(), level: i % 7 ? "info" : "warn", host: `web-${i % 13}`, trace: (i * 2654435761 >>> 0).toString(16).padStart(8, "0"), path: `/api/v1/items/${i % 1000}`, status: 200 + (i % 5), ms: i % 97 });
+  const line = JSON.stringify({
+    ts: new Date(1_700_000_000_000 + i).toISOString(),
+    level: i % 7 ? "info" : "warn",
+    host: `web-${i % 13}`,
+    trace: ((i * 2654435761) >>> 0).toString(16).padStart(8, "0"),
+    path: `/api/v1/items/${i % 1000}`,
+    status: 200 + (i % 5),
+    ms: i % 97,
+  });
   return Buffer.from(line.repeat(Math.ceil(1024 / line.length)).slice(0, 1024));
 }
 
 /** Records/s of one append session writing `mib` MiB of 1000-record inputs with `bodyOf`. */
 async function sessionRate(stream, mib, bodyOf, compression = "none") {
-  const inputs = Array.from({ length: 8 }, (_, k) => ({ records: Array.from({ length: 1000 }, (_, i) => ({ headers: [], body: bodyOf(k * 1000 + i) })) }));
+  const inputs = Array.from({ length: 8 }, (_, k) => ({
+    records: Array.from({ length: 1000 }, (_, i) => ({ headers: [], body: bodyOf(k * 1000 + i) })),
+  }));
   const count = Math.ceil((mib * MIB) / (1024 * 1000));
   const session = await stream.appender({ maxInflightBytes: 8 * MIB, compression });
   const t0 = performance.now();
@@ -57,23 +67,31 @@ async function smallAppends(basin, prefix, sessions, inflight) {
   const body = Buffer.alloc(1024, 0x63);
   const until = performance.now() + SECONDS * 1000;
   let n = 0;
-  await Promise.all(Array.from({ length: sessions }, async (_, s) => {
-    await basin.streams.create(`${prefix}-${s}`);
-    const session = await basin.stream(`${prefix}-${s}`).appender();
-    await Promise.all(Array.from({ length: inflight }, async () => {
-      while (performance.now() < until) {
-        await session.append({ records: [{ headers: [], body }] });
-        n++;
-      }
-    }));
-    await session.close();
-  }));
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, s) => {
+      await basin.streams.create(`${prefix}-${s}`);
+      const session = await basin.stream(`${prefix}-${s}`).appender();
+      await Promise.all(
+        Array.from({ length: inflight }, async () => {
+          while (performance.now() < until) {
+            await session.append({ records: [{ headers: [], body }] });
+            n++;
+          }
+        }),
+      );
+      await session.close();
+    }),
+  );
   return n / SECONDS;
 }
 
 /** The same raw session client over HTTP/1.1 or HTTP/2: frames 1000 × 1 KiB inputs, counts acks. */
 async function rawSession(lite, protocol, stream, mib) {
-  const frame = encodeFrame(encodeAppendInput({ records: Array.from({ length: 1000 }, () => ({ headers: [], body: Buffer.alloc(1024, 0x64) })) }));
+  const frame = encodeFrame(
+    encodeAppendInput({
+      records: Array.from({ length: 1000 }, () => ({ headers: [], body: Buffer.alloc(1024, 0x64) })),
+    }),
+  );
   const count = Math.ceil((mib * MIB) / (1024 * 1000));
   const url = new URL(`/v1/streams/${stream}/records`, lite.url);
   const headers = { authorization: `Bearer ${lite.token}`, "svc-basin": lite.basin, "content-type": "svc/proto" };
@@ -123,12 +141,30 @@ async function rawSession(lite, protocol, stream, mib) {
 /** `svc bench` in a child process at 10 MiB/s: its JSON results. */
 function svcBench(lite, basin) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "bench", basin, "--target-mibps", "10", "--record-size", "1KiB", "--duration", `${Math.max(2, SECONDS)}s`, "--no-catchup", "--json"], { env: { ...process.env, ...lite.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        "bench",
+        basin,
+        "--target-mibps",
+        "10",
+        "--record-size",
+        "1KiB",
+        "--duration",
+        `${Math.max(2, SECONDS)}s`,
+        "--no-catchup",
+        "--json",
+      ],
+      { env: { ...process.env, ...lite.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
-    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`svc bench exited ${code}: ${err}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`svc bench exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -145,30 +181,41 @@ async function followedStreams(basin, prefix, n) {
       for await (const ev of basin.stream(`${prefix}-${s}`).read({ seqNum: 0 }, {}, { signal: stop.signal })) {
         if (ev.type !== "batch") continue;
         const now = performance.now();
-        for (const r of ev.records) { lat.push(now - Buffer.from(r.body).readDoubleBE(0)); delivered++; }
+        for (const r of ev.records) {
+          lat.push(now - Buffer.from(r.body).readDoubleBE(0));
+          delivered++;
+        }
       }
     } catch (e) {
       if (!stop.signal.aborted) throw e;
     }
   });
   await sleep(200);
-  await Promise.all(Array.from({ length: n }, async (_, s) => {
-    const session = await basin.stream(`${prefix}-${s}`).appender();
-    await sleep(Math.random() * 50);
-    while (performance.now() < until) {
-      const body = Buffer.alloc(256);
-      body.writeDoubleBE(performance.now(), 0);
-      await session.append({ records: [{ headers: [], body }] });
-      written++;
-      await sleep(50);
-    }
-    await session.close();
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async (_, s) => {
+      const session = await basin.stream(`${prefix}-${s}`).appender();
+      await sleep(Math.random() * 50);
+      while (performance.now() < until) {
+        const body = Buffer.alloc(256);
+        body.writeDoubleBE(performance.now(), 0);
+        await session.append({ records: [{ headers: [], body }] });
+        written++;
+        await sleep(50);
+      }
+      await session.close();
+    }),
+  );
   for (let i = 0; i < 100 && delivered < written; i++) await sleep(20);
   stop.abort();
   await Promise.all(readers);
   lat.sort((a, b) => a - b);
-  return { streams: n, written, delivered, e2e_p50_ms: round(percentile(lat, 50), 2), e2e_p99_ms: round(percentile(lat, 99), 2) };
+  return {
+    streams: n,
+    written,
+    delivered,
+    e2e_p50_ms: round(percentile(lat, 50), 2),
+    e2e_p99_ms: round(percentile(lat, 99), 2),
+  };
 }
 
 function peakRssMiB(pid) {
@@ -205,8 +252,13 @@ async function rssSession() {
       clearInterval(timer);
     }
     return {
-      mib: RSS_MIB, lite_peak_rss_mib: peakRssMiB(lite.pid), peak_anon_mib: round(peak.anon, 1), peak_file_backed_mib: round(peak.file, 1),
-      baseline_after_startup_mib: idle, records_per_s: Math.round(rate), target: "<= 256 MiB",
+      mib: RSS_MIB,
+      lite_peak_rss_mib: peakRssMiB(lite.pid),
+      peak_anon_mib: round(peak.anon, 1),
+      peak_file_backed_mib: round(peak.file, 1),
+      baseline_after_startup_mib: idle,
+      records_per_s: Math.round(rate),
+      target: "<= 256 MiB",
     };
   } finally {
     await client.close?.();
@@ -220,13 +272,20 @@ async function main() {
   const out = { bench: "scenarios", quick: QUICK, seconds: SECONDS };
   try {
     const basinName = `bench-scen-${process.pid}`;
-    await client.basins.create(basinName, { config: { default_stream_config: { retention_policy: { infinite: {} } } } });
+    await client.basins.create(basinName, {
+      config: { default_stream_config: { retention_policy: { infinite: {} } } },
+    });
     const b = client.basin(basinName);
     const idleRss = peakRssMiB(lite.pid);
 
     const serial = await smallAppends(b, "serial", 1, 1);
     const grouped = await smallAppends(b, "group", 16, 4);
-    out.b5_group_commit = { records_per_s: Math.round(grouped), baseline_one_session_one_in_flight: Math.round(serial), ratio: ratio(grouped, serial), target: ">= 5" };
+    out.b5_group_commit = {
+      records_per_s: Math.round(grouped),
+      baseline_one_session_one_in_flight: Math.round(serial),
+      ratio: ratio(grouped, serial),
+      target: ">= 5",
+    };
 
     for (const name of ["plain", "zlog", "zrand"]) await b.streams.create(name);
     const plain = await sessionRate(b.stream("plain"), SESSION_MIB, jsonLogBody);
@@ -234,8 +293,12 @@ async function main() {
     const randomBodies = Array.from({ length: 64 }, () => randomBytes(1024));
     const zrand = await sessionRate(b.stream("zrand"), SESSION_MIB, (i) => randomBodies[i % 64], "zstd");
     out.b7_zstd = {
-      json_logs_records_per_s: Math.round(zlog), random_records_per_s: Math.round(zrand), baseline_uncompressed: Math.round(plain),
-      json_logs_ratio: ratio(zlog, plain), random_ratio: ratio(zrand, plain), target: "json logs >= 0.5, random >= 0.8",
+      json_logs_records_per_s: Math.round(zlog),
+      random_records_per_s: Math.round(zrand),
+      baseline_uncompressed: Math.round(plain),
+      json_logs_ratio: ratio(zlog, plain),
+      random_ratio: ratio(zrand, plain),
+      target: "json logs >= 0.5, random >= 0.8",
     };
 
     // Each run is a fraction of a second: three rounds, alternating, and the medians.
@@ -250,24 +313,37 @@ async function main() {
     const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     const h1 = median(rates.h1);
     const h2 = median(rates.h2);
-    out.b8_http1_session = { h1_records_per_s: h1, baseline_h2_records_per_s: h2, ratio: ratio(h1, h2), target: ">= 0.8", rounds: rates };
+    out.b8_http1_session = {
+      h1_records_per_s: h1,
+      baseline_h2_records_per_s: h2,
+      ratio: ratio(h1, h2),
+      target: ">= 0.8",
+      rounds: rates,
+    };
 
     const lat = await svcBench(lite, basinName);
     out.e2e_latency_10mib = {
-      ack_p50_ms: lat.ack_latency.p50_ms, ack_p99_ms: lat.ack_latency.p99_ms,
-      e2e_p50_ms: lat.e2e_latency.p50_ms, e2e_p99_ms: lat.e2e_latency.p99_ms,
-      e2e_p50_minus_ack_p50_ms: round(lat.e2e_latency.p50_ms - lat.ack_latency.p50_ms, 2), target: "e2e p50 <= ack p50 + 1 ms",
+      ack_p50_ms: lat.ack_latency.p50_ms,
+      ack_p99_ms: lat.ack_latency.p99_ms,
+      e2e_p50_ms: lat.e2e_latency.p50_ms,
+      e2e_p99_ms: lat.e2e_latency.p99_ms,
+      e2e_p50_minus_ack_p50_ms: round(lat.e2e_latency.p50_ms - lat.ack_latency.p50_ms, 2),
+      target: "e2e p50 <= ack p50 + 1 ms",
     };
 
     const one = await followedStreams(b, "one", 1);
     const many = await followedStreams(b, "many", 100);
-    out.streams_100 = { ...many, baseline_one_stream_e2e_p50_ms: one.e2e_p50_ms, p50_ratio: ratio(many.e2e_p50_ms, one.e2e_p50_ms), complete: many.delivered === many.written };
+    out.streams_100 = {
+      ...many,
+      baseline_one_stream_e2e_p50_ms: one.e2e_p50_ms,
+      p50_ratio: ratio(many.e2e_p50_ms, one.e2e_p50_ms),
+      complete: many.delivered === many.written,
+    };
 
     out.rss_session = await rssSession();
     out.rss_session.earlier_scenarios_peak_rss_mib = peakRssMiB(lite.pid);
     out.rss_session.earlier_scenarios_after_startup_mib = idleRss;
   } finally {
-
     await client.close?.();
     await lite.stop();
   }

@@ -63,7 +63,9 @@ async function readThroughput(stream, expected) {
 async function ackLatency(stream) {
   const rate = 10 * MIB;
   const batchBytes = 64 * 1024;
-  const input = { records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })) };
+  const input = {
+    records: Array.from({ length: 64 }, () => ({ headers: [], body: new Uint8Array(1024 - 8).fill(0x62) })),
+  };
   const intervalMs = (batchBytes / rate) * 1000;
   const session = await stream.appender();
   const latencies = [];
@@ -79,7 +81,11 @@ async function ackLatency(stream) {
   await Promise.all(pending);
   await session.close();
   latencies.sort((a, b) => a - b);
-  return { p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), samples: latencies.length };
+  return {
+    p50_ms: round(percentile(latencies, 50), 2),
+    p99_ms: round(percentile(latencies, 99), 2),
+    samples: latencies.length,
+  };
 }
 
 async function main() {
@@ -117,18 +123,42 @@ async function main() {
     const latency = await ackLatency(b.stream("latency"));
     const raws = [];
     for (let i = 0; i < ROUNDS; i++) raws.push(await rawHttp2({ totalBytes: TOTAL_MIB * MIB, chunkBytes: 64 * 1024 }));
-    const raw = { uploadMiBs: medianBy(raws, (r) => r.uploadMiBs).uploadMiBs, downloadMiBs: medianBy(raws, (r) => r.downloadMiBs).downloadMiBs };
-    console.log(JSON.stringify({
-      bench: "session-throughput",
-      total_mib: TOTAL_MIB,
-      warmup_session_1kib: { mib_s: round(warmup.mibs, 1), records_per_s: Math.round(warmup.records_per_s) },
-      warmup_read_1kib: { mib_s: round(warmRead.mibs, 1), records_per_s: Math.round(warmRead.records_per_s) },
-      append_session_1kib: { mib_s: round(append1k.mibs, 1), records_per_s: Math.round(append1k.records_per_s), vs_raw_h2_upload: round(append1k.mibs / raw.uploadMiBs), rounds_mib_s: results[1024].map((r) => round(r.mibs, 1)) },
-      append_session_64kib: { mib_s: round(append64k.mibs, 1), records_per_s: Math.round(append64k.records_per_s), vs_raw_h2_upload: round(append64k.mibs / raw.uploadMiBs), rounds_mib_s: results[64 * 1024].map((r) => round(r.mibs, 1)) },
-      read_session_catchup_1kib: { mib_s: round(read.mibs, 1), records_per_s: Math.round(read.records_per_s), vs_raw_h2_download: round(read.mibs / raw.downloadMiBs), rounds_mib_s: reads.map((r) => round(r.mibs, 1)) },
-      ack_latency_at_10_mib_s: latency,
-      raw_h2: { upload_mib_s: round(raw.uploadMiBs, 1), download_mib_s: round(raw.downloadMiBs, 1), rounds: raws.map((r) => [round(r.uploadMiBs, 1), round(r.downloadMiBs, 1)]) },
-    }));
+    const raw = {
+      uploadMiBs: medianBy(raws, (r) => r.uploadMiBs).uploadMiBs,
+      downloadMiBs: medianBy(raws, (r) => r.downloadMiBs).downloadMiBs,
+    };
+    console.log(
+      JSON.stringify({
+        bench: "session-throughput",
+        total_mib: TOTAL_MIB,
+        warmup_session_1kib: { mib_s: round(warmup.mibs, 1), records_per_s: Math.round(warmup.records_per_s) },
+        warmup_read_1kib: { mib_s: round(warmRead.mibs, 1), records_per_s: Math.round(warmRead.records_per_s) },
+        append_session_1kib: {
+          mib_s: round(append1k.mibs, 1),
+          records_per_s: Math.round(append1k.records_per_s),
+          vs_raw_h2_upload: round(append1k.mibs / raw.uploadMiBs),
+          rounds_mib_s: results[1024].map((r) => round(r.mibs, 1)),
+        },
+        append_session_64kib: {
+          mib_s: round(append64k.mibs, 1),
+          records_per_s: Math.round(append64k.records_per_s),
+          vs_raw_h2_upload: round(append64k.mibs / raw.uploadMiBs),
+          rounds_mib_s: results[64 * 1024].map((r) => round(r.mibs, 1)),
+        },
+        read_session_catchup_1kib: {
+          mib_s: round(read.mibs, 1),
+          records_per_s: Math.round(read.records_per_s),
+          vs_raw_h2_download: round(read.mibs / raw.downloadMiBs),
+          rounds_mib_s: reads.map((r) => round(r.mibs, 1)),
+        },
+        ack_latency_at_10_mib_s: latency,
+        raw_h2: {
+          upload_mib_s: round(raw.uploadMiBs, 1),
+          download_mib_s: round(raw.downloadMiBs, 1),
+          rounds: raws.map((r) => [round(r.uploadMiBs, 1), round(r.downloadMiBs, 1)]),
+        },
+      }),
+    );
   } finally {
     await client.close?.();
     await lite.stop();

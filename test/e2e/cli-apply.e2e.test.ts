@@ -23,7 +23,12 @@ function spec(retention = "7days") {
       {
         name: B1,
         config: {
-          default_stream_config: { storage_class: "standard", retention_policy: retention, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age: "1day" } },
+          default_stream_config: {
+            storage_class: "standard",
+            retention_policy: retention,
+            timestamping: { mode: "client-prefer", uncapped: false },
+            delete_on_empty: { min_age: "1day" },
+          },
           create_stream_on_append: true,
         },
         streams: [{ name: "events", config: { retention_policy: "infinite" } }, { name: "logs/app" }],
@@ -90,7 +95,13 @@ describe("svc apply (CI script)", () => {
     expect(drift.stdout).toContain(`  ~ stream ${B1}/logs/app\n      retention_policy: 1w → 2w\n`);
     const json = JSON.parse((await svc(["apply", "-f", file, "--dry-run", "--json"])).stdout);
     expect(json).toMatchObject({ dry_run: true, pending: 3 });
-    expect(json.actions).toContainEqual({ action: "update", resource: "stream", basin: B1, stream: "events", changes: [{ field: "retention_policy", from: 86_400, to: "infinite" }] });
+    expect(json.actions).toContainEqual({
+      action: "update",
+      resource: "stream",
+      basin: B1,
+      stream: "events",
+      changes: [{ field: "retention_policy", from: 86_400, to: "infinite" }],
+    });
     const fix = await svc(["apply", "-f", file, "--json"]);
     expect(fix.code).toBe(0);
     expect(JSON.parse(fix.stdout)).toMatchObject({ dry_run: false, pending: 3 });
@@ -98,7 +109,9 @@ describe("svc apply (CI script)", () => {
   });
 
   it("reads the spec from stdin and exports a spec that applies as a no-op", async () => {
-    const viaStdin = await svc(["apply", "-f", "-", "--dry-run", "--exit-code"], { stdin: JSON.stringify(spec("14d")) });
+    const viaStdin = await svc(["apply", "-f", "-", "--dry-run", "--exit-code"], {
+      stdin: JSON.stringify(spec("14d")),
+    });
     expect(viaStdin.code).toBe(0);
     const exported = await svc(["apply", "--export", B1, B2]);
     expect(exported.code).toBe(0);

@@ -9,7 +9,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSvc, tempHome } from "../helpers/cli.js";
 
-const UNREACHABLE = { SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1", SVC_BASIN_ENDPOINT: "http://127.0.0.1:1", SVC_RETRIES: "0" };
+const UNREACHABLE = {
+  SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1",
+  SVC_BASIN_ENDPOINT: "http://127.0.0.1:1",
+  SVC_RETRIES: "0",
+};
 
 describe("svc cli > help, version, usage", () => {
   it("--version prints the version only", async () => {
@@ -29,7 +33,22 @@ describe("svc cli > help, version, usage", () => {
   });
 
   it("every command's help has examples", async () => {
-    for (const args of [["basin", "create"], ["basin", "list"], ["basin", "get"], ["basin", "reconfigure"], ["basin", "delete"], ["stream", "create"], ["stream", "list"], ["stream", "get"], ["stream", "reconfigure"], ["stream", "delete"], ["check-tail"], ["apply"], ["config", "set"], ["completion"]]) {
+    for (const args of [
+      ["basin", "create"],
+      ["basin", "list"],
+      ["basin", "get"],
+      ["basin", "reconfigure"],
+      ["basin", "delete"],
+      ["stream", "create"],
+      ["stream", "list"],
+      ["stream", "get"],
+      ["stream", "reconfigure"],
+      ["stream", "delete"],
+      ["check-tail"],
+      ["apply"],
+      ["config", "set"],
+      ["completion"],
+    ]) {
       const r = await runSvc([...args, "--help"]);
       expect(r.code, args.join(" ")).toBe(0);
       expect(r.stdout, args.join(" ")).toContain("Examples:");
@@ -87,7 +106,9 @@ describe("svc cli > help, version, usage", () => {
     const r = await runSvc(["basin", "list", "--json"], { env: UNREACHABLE });
     expect(r.code).toBe(6);
     const last = r.stderr.trim().split("\n").at(-1)!;
-    expect(JSON.parse(last)).toMatchObject({ error: { code: "connect_failed", operation: "list basins", exit_code: 6 } });
+    expect(JSON.parse(last)).toMatchObject({
+      error: { code: "connect_failed", operation: "list basins", exit_code: 6 },
+    });
   });
 
   it("-v logs requests on stderr without the token", async () => {
@@ -111,7 +132,7 @@ describe("svc cli > configuration", () => {
     expect(statSync(join(home, ".config", "svc")).mode & 0o777).toBe(0o700);
     expect((await runSvc(["config", "get", "account_endpoint"], { home })).stdout).toBe("http://127.0.0.1:9\n");
     const list = await runSvc(["config", "list"], { home });
-    expect(list.stdout).toBe('account_endpoint = http://127.0.0.1:9\naccess_token = <redacted>\n');
+    expect(list.stdout).toBe("account_endpoint = http://127.0.0.1:9\naccess_token = <redacted>\n");
     const get = await runSvc(["config", "get", "access_token"], { home });
     expect(get.code).toBe(2);
     expect(get.stderr).toContain("--show-secret");
@@ -165,7 +186,9 @@ describe("svc cli > configuration", () => {
   it("half-set endpoints are a usage error (exit 2) from any source", async () => {
     const r1 = await runSvc(["basin", "list"], { env: { SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1" } });
     expect(r1.code).toBe(2);
-    expect(r1.stderr).toContain("the account endpoint comes from env SVC_ACCOUNT_ENDPOINT, but the basin endpoint is not set");
+    expect(r1.stderr).toContain(
+      "the account endpoint comes from env SVC_ACCOUNT_ENDPOINT, but the basin endpoint is not set",
+    );
     const r2 = await runSvc(["--basin-endpoint", "http://127.0.0.1:1", "basin", "list"]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("basin endpoint comes from flag --basin-endpoint");
@@ -183,7 +206,8 @@ describe("svc cli > completion and schema", () => {
   it.each(["bash", "zsh", "fish"])("prints a %s completion script covering the command tree", async (shell) => {
     const r = await runSvc(["completion", shell]);
     expect(r.code).toBe(0);
-    for (const word of ["basin", "stream", "check-tail", "apply", "reconfigure", "storage-class", "standard"]) expect(r.stdout).toContain(word);
+    for (const word of ["basin", "stream", "check-tail", "apply", "reconfigure", "storage-class", "standard"])
+      expect(r.stdout).toContain(word);
     expect(r.stdout).not.toContain("create-basin");
   });
 

@@ -7,8 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 interface Result {
   stream: string;
@@ -44,7 +48,19 @@ function spawnUntil(args: string[], marker: string) {
 
 describe("svc bench", () => {
   it("writes, reads live and catches up, verifies every record and deletes its stream", async () => {
-    const r = await d.svc(["bench", d.basin, "--duration", "2s", "--catchup-delay", "0s", "--target-mibps", "2", "--record-size", "1KiB", "--json"]);
+    const r = await d.svc([
+      "bench",
+      d.basin,
+      "--duration",
+      "2s",
+      "--catchup-delay",
+      "0s",
+      "--target-mibps",
+      "2",
+      "--record-size",
+      "1KiB",
+      "--json",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as Result;
     expect(res.verified).toBe(true);
@@ -64,7 +80,20 @@ describe("svc bench", () => {
   }, 60_000);
 
   it("--max with several writers and --keep-stream: the stream holds exactly what was acked", async () => {
-    const r = await d.svc(["bench", d.basin, "--max", "--writers", "3", "--duration", "1s", "--no-catchup", "--record-size", "256", "--keep-stream", "--json"]);
+    const r = await d.svc([
+      "bench",
+      d.basin,
+      "--max",
+      "--writers",
+      "3",
+      "--duration",
+      "1s",
+      "--no-catchup",
+      "--record-size",
+      "256",
+      "--keep-stream",
+      "--json",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as Result;
     expect(res.verified).toBe(true);
@@ -79,7 +108,23 @@ describe("svc bench", () => {
 
   it("a foreign record in the stream fails verification with exit 8; --stream is kept", async () => {
     const uri = await d.newStream("foreign");
-    const run = spawnUntil(["bench", d.basin, "--stream", uri, "--duration", "4s", "--catchup-delay", "0s", "--record-size", "512", "--target-mibps", "1"], "bench svc://");
+    const run = spawnUntil(
+      [
+        "bench",
+        d.basin,
+        "--stream",
+        uri,
+        "--duration",
+        "4s",
+        "--catchup-delay",
+        "0s",
+        "--record-size",
+        "512",
+        "--target-mibps",
+        "1",
+      ],
+      "bench svc://",
+    );
     await run.started;
     await new Promise((r) => setTimeout(r, 500));
     const a = await d.svc(["append", uri], { stdin: "not a bench record\n" });
@@ -92,7 +137,10 @@ describe("svc bench", () => {
   }, 60_000);
 
   it("Ctrl-C prints partial results, deletes the stream and exits 130", async () => {
-    const run = spawnUntil(["bench", d.basin, "--duration", "60s", "--record-size", "1KiB", "--target-mibps", "1", "--json"], "bench svc://");
+    const run = spawnUntil(
+      ["bench", d.basin, "--duration", "60s", "--record-size", "1KiB", "--target-mibps", "1", "--json"],
+      "bench svc://",
+    );
     await run.started;
     await new Promise((r) => setTimeout(r, 1000));
     run.child.kill("SIGINT");

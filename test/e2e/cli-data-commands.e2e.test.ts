@@ -30,7 +30,9 @@ describe("svc tail", () => {
     await d.svc(["append", uri], { stdin: "a\nb\nc\n" });
     expect(await d.svc(["tail", uri, "-n", "10"])).toMatchObject({ code: 0, stdout: "a\nb\nc\n" });
     expect((await d.svc(["tail", uri, "-n", "2"])).stdout).toBe("b\nc\n");
-    expect((await d.svc(["tail", uri, "-n", "1", "--format", "json"])).stdout).toMatch(/^\{"seq_num":2,.*"body":"c"\}\n$/);
+    expect((await d.svc(["tail", uri, "-n", "1", "--format", "json"])).stdout).toMatch(
+      /^\{"seq_num":2,.*"body":"c"\}\n$/,
+    );
   });
 
   it("counts data records in text mode and sends command records to stderr", async () => {
@@ -42,7 +44,12 @@ describe("svc tail", () => {
     expect(t.stdout).toBe("b\nc\nd\n");
     expect(t.stderr).toMatch(/^new fencing token "w1" \/\/ 3 @ \d+\n$/);
     const j = await d.svc(["tail", uri, "-n", "2", "--format", "json"]);
-    expect(j.stdout.trim().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual([2, 3, 4]); // 2 data records, the fence between them inline
+    expect(
+      j.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).seq_num),
+    ).toEqual([2, 3, 4]); // 2 data records, the fence between them inline
     const skip = await d.svc(["read", uri, "-s", "0", "-e", "--commands", "skip"]);
     expect(skip).toMatchObject({ stdout: "a\nb\nc\nd\n", stderr: "" });
   });
@@ -84,7 +91,10 @@ describe("svc fence / trim", () => {
     const c = await d.svc(["fence", uri, "--clear", "-F", "writer-2", "-m", "5"]);
     expect(c.stderr).toMatch(/^✓ fence cleared \(record 5 @ .*\) tail 6\n$/);
     const shown = await d.svc(["read", uri, "-s", "3", "-e", "--format", "json-base64"]);
-    const cmds = shown.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const cmds = shown.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(cmds.map((x) => [x.seq_num, x.headers, x.body])).toEqual([
       [3, [["", "ZmVuY2U="]], Buffer.from("writer-2").toString("base64")],
       [4, [["", "dHJpbQ=="]], "AAAAAAAAAAI="],
@@ -92,7 +102,9 @@ describe("svc fence / trim", () => {
     ]);
     const text = await d.svc(["read", uri, "-s", "3", "-e"]);
     expect(text.stdout).toBe("");
-    expect(text.stderr).toMatch(/^new fencing token "writer-2" \/\/ 3 @ \d+\ntrim to 2 \/\/ 4 @ \d+\nnew fencing token "" \/\/ 5 @ \d+\n$/);
+    expect(text.stderr).toMatch(
+      /^new fencing token "writer-2" \/\/ 3 @ \d+\ntrim to 2 \/\/ 4 @ \d+\nnew fencing token "" \/\/ 5 @ \d+\n$/,
+    );
   });
 
   it("validate locally and exit 5 on mismatches, showing the expected value", async () => {
@@ -122,7 +134,9 @@ describe("exit codes of append and read", () => {
     const b = await d.svc(["append", uri, "--format", "json-base64"], { stdin: '{"body":"aGk="}\n{"body":"aGk"}\n' });
     expect(b.code).toBe(7);
     expect(b.stderr).toContain("stdin:2: invalid base64 in body");
-    const big = await d.svc(["append", uri, "--format", "json"], { stdin: JSON.stringify({ body: "x".repeat(1024 * 1024) }) + "\n" });
+    const big = await d.svc(["append", uri, "--format", "json"], {
+      stdin: JSON.stringify({ body: "x".repeat(1024 * 1024) }) + "\n",
+    });
     expect(big.code).toBe(7);
     expect(big.stderr).toMatch(/stdin:1: record is 1048584 metered bytes; the limit is 1048576/);
     expect(await tailOf(uri)).toBe(0);
@@ -148,8 +162,15 @@ describe("exit codes of append and read", () => {
 
   it("2 for usage errors; reading beyond the tail is 5; reading at the tail is empty", async () => {
     const uri = await d.newStream();
-    for (const args of [["append", uri, "--format", "xml"], ["read", uri, "-s", "1", "--ago", "1h"], ["read", uri, "--template", "{nope}"],
-      ["read", "svc://x"], ["append", uri, "--max-batch-records", "1001"], ["read", uri, "-f", "-e"], ["tail", uri, "-n", "x"]]) {
+    for (const args of [
+      ["append", uri, "--format", "xml"],
+      ["read", uri, "-s", "1", "--ago", "1h"],
+      ["read", uri, "--template", "{nope}"],
+      ["read", "svc://x"],
+      ["append", uri, "--max-batch-records", "1001"],
+      ["read", uri, "-f", "-e"],
+      ["tail", uri, "-n", "x"],
+    ]) {
       const r = await d.svc(args);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
       expect(r.stdout).toBe("");

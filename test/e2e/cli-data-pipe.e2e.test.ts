@@ -35,7 +35,14 @@ function pipeline(args: string[], consumer: string): Promise<{ status: string; s
   const script = `set -o pipefail; "${process.execPath}" "${SVC_BIN}" ${quoted} | ${consumer} > /dev/null; echo "\${PIPESTATUS[0]} \${PIPESTATUS[1]}"`;
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", script], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, "data"), FORCE_COLOR: "0", ...d.env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+        XDG_DATA_HOME: join(home, "data"),
+        FORCE_COLOR: "0",
+        ...d.env,
+      },
     });
     let out = "";
     let err = "";
@@ -56,10 +63,15 @@ describe("svc read | head", () => {
         const i = next++;
         const count = [1, 8, 100, 1024, 4096, RECORDS][i % 6]!;
         const follow = i % 5 === 0;
-        const args = follow ? ["read", uri, "-s", "0"] : ["read", uri, "-s", "0", "-n", String(count), ...(i % 3 === 0 ? ["--format", "json"] : [])];
+        const args = follow
+          ? ["read", uri, "-s", "0"]
+          : ["read", uri, "-s", "0", "-n", String(count), ...(i % 3 === 0 ? ["--format", "json"] : [])];
         const consumer = i % 4 === 3 ? "head -c 10" : "head -1";
         const r = await pipeline(args, consumer);
-        if (r.status !== "0 0" || r.stderr !== "") failures.push(`run ${i} (${args.slice(2).join(" ")} | ${consumer}): status ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+        if (r.status !== "0 0" || r.stderr !== "")
+          failures.push(
+            `run ${i} (${args.slice(2).join(" ")} | ${consumer}): status ${r.status}, stderr ${JSON.stringify(r.stderr)}`,
+          );
       }
     };
     await Promise.all([worker(), worker(), worker()]);
@@ -76,6 +88,11 @@ describe("svc read | head", () => {
     const code = await closed;
     expect(code).toBe(130);
     expect(out.endsWith("\n")).toBe(true);
-    expect(out.trim().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual(Array.from({ length: 50 }, (_, i) => RECORDS - 50 + i));
+    expect(
+      out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).seq_num),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => RECORDS - 50 + i));
   });
 });

@@ -29,10 +29,19 @@ describe("svc append / read round trips", () => {
       { headers: [[all, all]], body: all },
       { headers: [], body: Buffer.alloc(0) },
       { headers: [[Buffer.from("k"), Buffer.alloc(0)]], body: Buffer.alloc(0) },
-      { headers: [[Buffer.from([0]), Buffer.from([0xff])], [Buffer.from("x"), Buffer.from("y")]], body: Buffer.from([0x0a, 0x0d, 0x00]) },
+      {
+        headers: [
+          [Buffer.from([0]), Buffer.from([0xff])],
+          [Buffer.from("x"), Buffer.from("y")],
+        ],
+        body: Buffer.from([0x0a, 0x0d, 0x00]),
+      },
       ...Array.from({ length: 256 }, (_, i) => ({ headers: [], body: Buffer.from([i]) })),
     ];
-    const input = records.map((r) => JSON.stringify({ headers: r.headers.map(([n, v]) => [b64(n!), b64(v!)]), body: b64(r.body) })).join("\n") + "\n";
+    const input =
+      records
+        .map((r) => JSON.stringify({ headers: r.headers.map(([n, v]) => [b64(n!), b64(v!)]), body: b64(r.body) }))
+        .join("\n") + "\n";
     const a = await d.svc(["append", uri, "--format", "json-base64"], { stdin: input });
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toBe("");
@@ -59,14 +68,28 @@ describe("svc append / read round trips", () => {
   it("json round-trips Unicode text, headers and client timestamps; text round-trips lines", async () => {
     const uri = await d.newStream();
     const lines = [
-      { timestamp: 1000, headers: [["content-type", "text/plain"], ["ü", "☃"]], body: "hello 🌍" },
+      {
+        timestamp: 1000,
+        headers: [
+          ["content-type", "text/plain"],
+          ["ü", "☃"],
+        ],
+        body: "hello 🌍",
+      },
       { timestamp: 1001, headers: [], body: "" },
-      { timestamp: 1002, headers: [["a", ""]], body: "tab\there \"quoted\" \\ \u0000 nul" },
+      { timestamp: 1002, headers: [["a", ""]], body: 'tab\there "quoted" \\ \u0000 nul' },
     ];
-    const a = await d.svc(["append", uri, "--format", "json"], { stdin: lines.map((l) => JSON.stringify(l)).join("\r\n") });
+    const a = await d.svc(["append", uri, "--format", "json"], {
+      stdin: lines.map((l) => JSON.stringify(l)).join("\r\n"),
+    });
     expect(a.code, a.stderr).toBe(0);
     const r = await d.svc(["read", uri, "-s", "0", "-e", "--format", "json"]);
-    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(lines.map((l, i) => ({ seq_num: i, ...l })));
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(lines.map((l, i) => ({ seq_num: i, ...l })));
 
     const t = await d.newStream();
     const text = ["first", "", "ünïcödé ☃", "  spaced  ", "last without newline"];
@@ -81,12 +104,28 @@ describe("svc append / read round trips", () => {
     const f2 = join(dir, "two.txt");
     writeFileSync(f1, "a\nb\n");
     writeFileSync(f2, "c");
-    const a = await d.svc(["append", uri, "-i", f1, "-i", f2, "-H", "k=v", "-H", "bin:=AAH/", "--timestamp", "2026-01-01T00:00:00Z"]);
+    const a = await d.svc([
+      "append",
+      uri,
+      "-i",
+      f1,
+      "-i",
+      f2,
+      "-H",
+      "k=v",
+      "-H",
+      "bin:=AAH/",
+      "--timestamp",
+      "2026-01-01T00:00:00Z",
+    ]);
     expect(a.code, a.stderr).toBe(0);
     const r = await d.svc(["read", uri, "-s", "0", "-e", "--format", "json-base64"]);
     const got = decodeJsonBase64(r.stdout);
     expect(got.map((x) => x.body.toString())).toEqual(["a", "b", "c"]);
-    expect(got[0]!.headers.map(([n, v]) => [n.toString(), v.toString("hex")])).toEqual([["k", "76"], ["bin", "0001ff"]]);
+    expect(got[0]!.headers.map(([n, v]) => [n.toString(), v.toString("hex")])).toEqual([
+      ["k", "76"],
+      ["bin", "0001ff"],
+    ]);
     expect(got[0]!.timestamp).toBe(Date.UTC(2026, 0, 1));
 
     const bin = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
@@ -99,7 +138,9 @@ describe("svc append / read round trips", () => {
 
     const du = await d.newStream();
     expect((await d.svc(["append", du, "-0"], { stdin: "x\ny\0z\0" })).code).toBe(0);
-    expect((await d.svc(["read", du, "-s", "0", "-e", "--format", "json", "--meta-only"])).stdout.trim().split("\n")).toHaveLength(2);
+    expect(
+      (await d.svc(["read", du, "-s", "0", "-e", "--format", "json", "--meta-only"])).stdout.trim().split("\n"),
+    ).toHaveLength(2);
     expect((await d.svc(["read", du, "-s", "0", "-e", "--delimiter", "|"])).stdout).toBe("x\ny|z|");
   });
 
@@ -109,15 +150,30 @@ describe("svc append / read round trips", () => {
     expect(a.code).toBe(0);
     expect(a.stderr).toMatch(/^✓ appended 3 records \(27 B\) first 0 last 2 in [^\n]*\n$/);
     const t = await d.svc(["append", await d.newStream(), "--acks", "text"], { stdin: "1\n2\n3\n" });
-    expect(t.stderr).toMatch(/^✓ appended 0\.\.3 \(3 records\) tail 3 @ \d{4}-\d\d-\d\dT[\d:.]+Z\n✓ appended 3 records \(27 B\) first 0 last 2 in /);
+    expect(t.stderr).toMatch(
+      /^✓ appended 0\.\.3 \(3 records\) tail 3 @ \d{4}-\d\d-\d\dT[\d:.]+Z\n✓ appended 3 records \(27 B\) first 0 last 2 in /,
+    );
     const v = await d.svc(["append", await d.newStream(), "-v"], { stdin: "1\n" });
     expect(v.stderr).toMatch(/✓ appended 0\.\.1 \(1 record\) tail 1 @ /);
     const js = await d.svc(["append", await d.newStream(), "--json"], { stdin: "1\n2\n" });
     expect(js.stderr).toBe("");
-    expect(JSON.parse(js.stdout)).toMatchObject({ records: 2, bytes: 18, batches: 1, start: 0, end: 2, tail: { seq_num: 2 } });
+    expect(JSON.parse(js.stdout)).toMatchObject({
+      records: 2,
+      bytes: 18,
+      batches: 1,
+      start: 0,
+      end: 2,
+      tail: { seq_num: 2 },
+    });
     const j = await d.svc(["append", uri, "--acks", "ndjson", "--max-batch-records", "2"], { stdin: "4\n5\n6\n" });
-    const acks = j.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(acks.map((x) => [x.start.seq_num, x.end.seq_num, x.records])).toEqual([[3, 5, 2], [5, 6, 1]]);
+    const acks = j.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(acks.map((x) => [x.start.seq_num, x.end.seq_num, x.records])).toEqual([
+      [3, 5, 2],
+      [5, 6, 1],
+    ]);
     expect(acks[1].tail.seq_num).toBe(6);
     const q = await d.svc(["append", uri, "-q"], { stdin: "7\n" });
     expect(q).toMatchObject({ code: 0, stdout: "", stderr: "" });
@@ -134,7 +190,9 @@ describe("svc append / read round trips", () => {
     expect((await d.svc(["read", uri, "--range", "18:", "-e"])).stdout).toBe("r18\nr19\n");
     expect((await d.svc(["read", uri, "--range", "3:5"])).stdout).toBe("r3\nr4\n");
     expect((await d.svc(["read", uri, "-s", "0", "--until-seq", "2"])).stdout).toBe("r0\nr1\n");
-    expect((await d.svc(["read", uri, "-e", "--tail-offset", "1", "--template", "{seq_num}:{header:type}:{body}"])).stdout).toBe("19:t:r19\n");
+    expect(
+      (await d.svc(["read", uri, "-e", "--tail-offset", "1", "--template", "{seq_num}:{header:type}:{body}"])).stdout,
+    ).toBe("19:t:r19\n");
     const out = join(dir, "out.txt");
     writeFileSync(out, "old content that must go\n".repeat(10));
     const o = await d.svc(["read", uri, "-s", "0", "-n", "2", "-o", out]);
@@ -146,8 +204,11 @@ describe("svc append / read round trips", () => {
     expect((await d.svc(["read", uri, "-s", "15", "-e", "--grep", "r1[67]"])).stdout).toBe("r16\nr17\n");
     const idle = await d.svc(["read", uri, "--idle-timeout", "300ms"]);
     expect(idle).toMatchObject({ code: 0, stdout: "" });
-    const ts = JSON.parse((await d.svc(["read", uri, "-s", "10", "-n", "1", "--format", "json"])).stdout).timestamp as number;
-    expect((await d.svc(["read", uri, "--timestamp", String(ts), "-n", "1", "--format", "json"])).stdout).toContain('"seq_num"');
+    const ts = JSON.parse((await d.svc(["read", uri, "-s", "10", "-n", "1", "--format", "json"])).stdout)
+      .timestamp as number;
+    expect((await d.svc(["read", uri, "--timestamp", String(ts), "-n", "1", "--format", "json"])).stdout).toContain(
+      '"seq_num"',
+    );
     expect((await d.svc(["read", uri, "--ago", "1h", "-n", "1"])).stdout).toBe("r0\n");
   });
 });

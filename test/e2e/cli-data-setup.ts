@@ -27,30 +27,54 @@ export async function dataEnv(): Promise<DataEnv> {
   const lite = await startLite();
   const env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
   const home = tempHome();
-  const svc = (args: string[], opts: RunOptions = {}) => runSvc(args, { home, timeoutMs: 60_000, ...opts, env: { ...env, ...opts.env } });
+  const svc = (args: string[], opts: RunOptions = {}) =>
+    runSvc(args, { home, timeoutMs: 60_000, ...opts, env: { ...env, ...opts.env } });
   const basin = `data-${process.pid}-${Date.now().toString(36)}`;
   const b = await svc(["basin", "create", basin]);
   expect(b.code, b.stderr).toBe(0);
   return {
-    lite, env, basin, svc,
-    spawnSvc: (args) => spawn(process.execPath, [SVC_BIN, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), FORCE_COLOR: "0", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    }),
+    lite,
+    env,
+    basin,
+    svc,
+    spawnSvc: (args) =>
+      spawn(process.execPath, [SVC_BIN, ...args], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          XDG_CONFIG_HOME: join(home, ".config"),
+          XDG_DATA_HOME: join(home, ".local", "share"),
+          FORCE_COLOR: "0",
+          ...env,
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      }),
     newStream: async (prefix = "s") => {
       const uri = `svc://${basin}/${prefix}-${n++}`;
       const c = await svc(["stream", "create", uri]);
       expect(c.code, c.stderr).toBe(0);
       return uri;
     },
-    stop: async () => { await lite.stop(); },
+    stop: async () => {
+      await lite.stop();
+    },
   };
 }
 
 /** `read --format json-base64` output → records with decoded bytes. */
-export function decodeJsonBase64(stdout: string): { seq_num: number; timestamp: number; headers: [Buffer, Buffer][]; body: Buffer }[] {
-  return stdout.split("\n").filter((l) => l !== "").map((l) => {
-    const o = JSON.parse(l) as { seq_num: number; timestamp: number; headers: [string, string][]; body: string };
-    return { seq_num: o.seq_num, timestamp: o.timestamp, headers: o.headers.map(([k, v]) => [Buffer.from(k, "base64"), Buffer.from(v, "base64")]), body: Buffer.from(o.body, "base64") };
-  });
+export function decodeJsonBase64(
+  stdout: string,
+): { seq_num: number; timestamp: number; headers: [Buffer, Buffer][]; body: Buffer }[] {
+  return stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => {
+      const o = JSON.parse(l) as { seq_num: number; timestamp: number; headers: [string, string][]; body: string };
+      return {
+        seq_num: o.seq_num,
+        timestamp: o.timestamp,
+        headers: o.headers.map(([k, v]) => [Buffer.from(k, "base64"), Buffer.from(v, "base64")]),
+        body: Buffer.from(o.body, "base64"),
+      };
+    });
 }

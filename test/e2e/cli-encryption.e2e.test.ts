@@ -16,12 +16,22 @@ let lite: Lite;
 const basin = uniqueBasin("k");
 const key = randomBytes(32).toString("base64");
 const svc = (args: string[], opts: RunOptions = {}) =>
-  runSvc(args, { timeoutMs: 30_000, ...opts, env: { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token, ...opts.env } });
+  runSvc(args, {
+    timeoutMs: 30_000,
+    ...opts,
+    env: { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token, ...opts.env },
+  });
 
 beforeAll(async () => {
   lite = await startLite();
   const c = liteClient(lite);
-  expect((await c.call("POST", "/v1/basins", { json: { basin, config: { stream_cipher: "aes-256-gcm", create_stream_on_append: true } } })).status).toBe(201);
+  expect(
+    (
+      await c.call("POST", "/v1/basins", {
+        json: { basin, config: { stream_cipher: "aes-256-gcm", create_stream_on_append: true } },
+      })
+    ).status,
+  ).toBe(201);
   await c.close();
 });
 afterAll(async () => {
@@ -38,7 +48,9 @@ describe("svc with an encryption key", () => {
     const viaFile = await svc(["append", uri, "--encryption-key-file", file], { stdin: "three\n" });
     expect(viaFile.code, viaFile.stderr).toBe(0);
     for (const transport of ["session", "unary"]) {
-      const r = await svc(["-v", "read", uri, "-s", "0", "-e", "--transport", transport], { env: { SVC_ENCRYPTION_KEY: key } });
+      const r = await svc(["-v", "read", uri, "-s", "0", "-e", "--transport", transport], {
+        env: { SVC_ENCRYPTION_KEY: key },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe("one\ntwo\nthree\n");
       expect(r.stderr).not.toContain(key);

@@ -30,13 +30,19 @@ describe("svc basin", () => {
     const c2 = await svc(["basin", "create", `svc://${b}`]);
     expect(c2.code).toBe(5);
     expect(c2.stdout).toBe("");
-    expect(c2.stderr).toMatch(new RegExp(`^error: Failed to create basin svc://${b}: .* \\(409 resource_already_exists\\)\\nhint: `));
+    expect(c2.stderr).toMatch(
+      new RegExp(`^error: Failed to create basin svc://${b}: .* \\(409 resource_already_exists\\)\\nhint: `),
+    );
     const c3 = await svc(["basin", "create", b, "--if-not-exists"]);
     expect(c3.code).toBe(0);
     expect(c3.stderr).toContain("already exists");
     const get = await svc(["basin", "get", b, "--json"]);
     expect(get.code).toBe(0);
-    expect(JSON.parse(get.stdout)).toMatchObject({ name: b, state: "active", config: { create_stream_on_append: false } });
+    expect(JSON.parse(get.stdout)).toMatchObject({
+      name: b,
+      state: "active",
+      config: { create_stream_on_append: false },
+    });
     const missing = await svc(["basin", "get", uniq("nope")]);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain("(404 basin_not_found)");
@@ -44,14 +50,38 @@ describe("svc basin", () => {
 
   it("create with every config flag, --json, then reconfigure only what is given", async () => {
     const b = uniq();
-    const c = await svc(["basin", "create", b, "--json", "--storage-class", "standard", "--retention", "2d", "--timestamping-mode", "client-require",
-      "--timestamping-uncapped", "--delete-on-empty-min-age", "1h", "--create-stream-on-append", "--create-stream-on-read", "--scope", "cloud:us-east-1", "--wait"]);
+    const c = await svc([
+      "basin",
+      "create",
+      b,
+      "--json",
+      "--storage-class",
+      "standard",
+      "--retention",
+      "2d",
+      "--timestamping-mode",
+      "client-require",
+      "--timestamping-uncapped",
+      "--delete-on-empty-min-age",
+      "1h",
+      "--create-stream-on-append",
+      "--create-stream-on-read",
+      "--scope",
+      "cloud:us-east-1",
+      "--wait",
+    ]);
     expect(c.code).toBe(0);
     expect(JSON.parse(c.stdout)).toMatchObject({ name: b, state: "active", result: "created" });
     const get = JSON.parse((await svc(["basin", "get", b, "--json"])).stdout);
     expect(get.config).toMatchObject({
-      create_stream_on_append: true, create_stream_on_read: true,
-      default_stream_config: { storage_class: "standard", retention_policy: { age: 172_800 }, timestamping: { mode: "client-require", uncapped: true }, delete_on_empty: { min_age_secs: 3600 } },
+      create_stream_on_append: true,
+      create_stream_on_read: true,
+      default_stream_config: {
+        storage_class: "standard",
+        retention_policy: { age: 172_800 },
+        timestamping: { mode: "client-require", uncapped: true },
+        delete_on_empty: { min_age_secs: 3600 },
+      },
     });
     const r = await svc(["basin", "reconfigure", b, "--retention", "infinite", "--no-create-stream-on-read"]);
     expect(r.code).toBe(0);
@@ -72,7 +102,9 @@ describe("svc basin", () => {
     const e2 = await svc(["basin", "create", b, "--ensure", "--retention", "3d", "--json"]);
     expect(e2.code).toBe(0);
     expect(JSON.parse(e2.stdout).result).not.toBe("created");
-    expect(JSON.parse((await svc(["basin", "get", b, "--json"])).stdout).config.default_stream_config.retention_policy).toEqual({ age: 259_200 });
+    expect(
+      JSON.parse((await svc(["basin", "get", b, "--json"])).stdout).config.default_stream_config.retention_policy,
+    ).toEqual({ age: 259_200 });
     const b2 = uniq();
     expect((await svc(["basin", "create", b2, "--request-token", "tok-1"])).code).toBe(0);
     expect((await svc(["basin", "create", b2, "--request-token", "tok-1"])).code).toBe(0);
@@ -88,12 +120,23 @@ describe("svc basin", () => {
     expect(plain.stdout).toBe(names.map((x) => `${x}\n`).join(""));
     const json = JSON.parse((await svc(["basin", "list", "--prefix", prefix, "--json"])).stdout);
     expect(json.map((x: { name: string }) => x.name)).toEqual(names);
-    const nd = (await svc(["basin", "list", "--prefix", prefix, "--ndjson"])).stdout.trim().split("\n").map((l) => JSON.parse(l).name);
+    const nd = (await svc(["basin", "list", "--prefix", prefix, "--ndjson"])).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).name);
     expect(nd).toEqual(names);
-    expect((await svc(["basin", "list", "--prefix", prefix, "--limit", "2"])).stdout).toBe(`${names[0]}\n${names[1]}\n`);
-    expect((await svc(["basin", "list", "--prefix", prefix, "--limit", "1", "--no-auto-paginate"])).stdout).toBe(`${names[0]}\n`);
-    expect((await svc(["basin", "list", "--prefix", prefix, "--start-after", names[0]!])).stdout).toBe(`${names[1]}\n${names[2]}\n`);
-    expect((await svc(["basin", "list", "--prefix", prefix, "--long"])).stdout).toMatch(new RegExp(`^\\d{4}-\\S+\\s+active\\s+${names[0]}$`, "m"));
+    expect((await svc(["basin", "list", "--prefix", prefix, "--limit", "2"])).stdout).toBe(
+      `${names[0]}\n${names[1]}\n`,
+    );
+    expect((await svc(["basin", "list", "--prefix", prefix, "--limit", "1", "--no-auto-paginate"])).stdout).toBe(
+      `${names[0]}\n`,
+    );
+    expect((await svc(["basin", "list", "--prefix", prefix, "--start-after", names[0]!])).stdout).toBe(
+      `${names[1]}\n${names[2]}\n`,
+    );
+    expect((await svc(["basin", "list", "--prefix", prefix, "--long"])).stdout).toMatch(
+      new RegExp(`^\\d{4}-\\S+\\s+active\\s+${names[0]}$`, "m"),
+    );
     expect((await svc(["ls", "--prefix", prefix])).stdout).toBe(plain.stdout);
     expect((await svc(["list-basins", "--prefix", prefix])).stdout).toBe(plain.stdout);
   });
@@ -143,9 +186,22 @@ describe("svc stream and check-tail", () => {
     expect((await svc(["stream", "create", uri, "--if-not-exists"])).code).toBe(0);
     const get = JSON.parse((await svc(["stream", "get", uri, "--json"])).stdout);
     expect(get).toMatchObject({ basin: b, name: "orders/eu", config: { retention_policy: { age: 259_200 } } });
-    const r = await svc(["stream", "reconfigure", uri, "--storage-class", "standard", "--timestamping-mode", "arrival", "--json"]);
+    const r = await svc([
+      "stream",
+      "reconfigure",
+      uri,
+      "--storage-class",
+      "standard",
+      "--timestamping-mode",
+      "arrival",
+      "--json",
+    ]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).config).toMatchObject({ storage_class: "standard", timestamping: { mode: "arrival" }, retention_policy: { age: 259_200 } });
+    expect(JSON.parse(r.stdout).config).toMatchObject({
+      storage_class: "standard",
+      timestamping: { mode: "arrival" },
+      retention_policy: { age: 259_200 },
+    });
     const human = await svc(["stream", "get", uri]);
     expect(human.stdout).toMatch(/^retention_policy\s+3d$/m);
     const e = await svc(["stream", "create", `svc://${b}/ensured`, "--ensure", "--retention", "infinite", "--json"]);
@@ -154,13 +210,16 @@ describe("svc stream and check-tail", () => {
   });
 
   it("list with a URI prefix, --prefix, both (2), --long, --json", async () => {
-    for (const s of ["pfx/a", "pfx/b", "other"]) expect((await svc(["stream", "create", `svc://${b}/${s}`])).code).toBe(0);
+    for (const s of ["pfx/a", "pfx/b", "other"])
+      expect((await svc(["stream", "create", `svc://${b}/${s}`])).code).toBe(0);
     expect((await svc(["stream", "list", `svc://${b}/pfx/`])).stdout).toBe(`svc://${b}/pfx/a\nsvc://${b}/pfx/b\n`);
     expect((await svc(["stream", "list", b, "--prefix", "pfx/"])).stdout).toBe(`svc://${b}/pfx/a\nsvc://${b}/pfx/b\n`);
     const both = await svc(["stream", "list", `svc://${b}/pfx/`, "--prefix", "x"]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("multiple prefixes");
-    expect((await svc(["stream", "list", `svc://${b}/pfx/`, "--long"])).stdout).toMatch(new RegExp(`^\\d{4}-\\S+\\s+active\\s+svc://${b}/pfx/a$`, "m"));
+    expect((await svc(["stream", "list", `svc://${b}/pfx/`, "--long"])).stdout).toMatch(
+      new RegExp(`^\\d{4}-\\S+\\s+active\\s+svc://${b}/pfx/a$`, "m"),
+    );
     const json = JSON.parse((await svc(["stream", "list", `svc://${b}/pfx/`, "--json"])).stdout);
     expect(json.map((s: { name: string }) => s.name)).toEqual(["pfx/a", "pfx/b"]);
   });
@@ -201,9 +260,17 @@ describe("svc output plumbing", () => {
   it("a closed stdout pipe ends quietly with exit 0", async () => {
     const { spawnSync } = await import("node:child_process");
     const { SVC_BIN } = await import("../helpers/cli.js");
-    const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${SVC_BIN}" basin list --json | head -c 1 >/dev/null; echo "\${PIPESTATUS[0]}"`], {
-      env: { ...process.env, ...env, FORCE_COLOR: "0" }, encoding: "utf8",
-    });
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `set -o pipefail; "${process.execPath}" "${SVC_BIN}" basin list --json | head -c 1 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      ],
+      {
+        env: { ...process.env, ...env, FORCE_COLOR: "0" },
+        encoding: "utf8",
+      },
+    );
     expect(r.stdout.trim()).toBe("0");
     expect(r.stderr).toBe("");
   });

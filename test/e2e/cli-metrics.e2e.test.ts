@@ -64,7 +64,17 @@ describe("svc metrics", () => {
     const [ops] = await json(["metrics", "basin", basin, "--metric", "append-ops"]);
     expect(ops!.accumulation).toMatchObject({ name: "append-ops", unit: "operations", interval: "minute" });
     expect(sum(ops!.accumulation!.values)).toBe(appends.length);
-    const [bytes] = await json(["metrics", "basin", basin, "--metric", "append-throughput", "--ago", "2h", "--interval", "hour"]);
+    const [bytes] = await json([
+      "metrics",
+      "basin",
+      basin,
+      "--metric",
+      "append-throughput",
+      "--ago",
+      "2h",
+      "--interval",
+      "hour",
+    ]);
     expect(bytes!.accumulation).toMatchObject({ name: "append-throughput", unit: "bytes", interval: "hour" });
     expect(sum(bytes!.accumulation!.values)).toBe(APPENDED_BYTES);
     const [read] = await json(["metrics", "basin", svcUri(basin), "--metric", "read-throughput"]);
@@ -72,12 +82,28 @@ describe("svc metrics", () => {
     const [readOps] = await json(["metrics", "basin", basin, "--metric", "read-ops"]);
     expect(sum(readOps!.accumulation!.values)).toBe(1);
     const perOp = await json(["metrics", "basin", basin, "--metric", "basin-ops"]);
-    expect(Object.fromEntries(perOp.map((m) => [m.accumulation!.name, sum(m.accumulation!.values)]))).toMatchObject({ append: 2, read: 1, "create-stream": 1 });
+    expect(Object.fromEntries(perOp.map((m) => [m.accumulation!.name, sum(m.accumulation!.values)]))).toMatchObject({
+      append: 2,
+      read: 1,
+      "create-stream": 1,
+    });
   });
 
   it("basin: --format csv has one exact row per point, RFC 3339 times", async () => {
     const end = Math.floor(Date.now() / 1000) + 60;
-    const csv = await ok(["metrics", "basin", basin, "--metric", "append-throughput", "--start", String(end - 1800), "--end", String(end), "--format", "csv"]);
+    const csv = await ok([
+      "metrics",
+      "basin",
+      basin,
+      "--metric",
+      "append-throughput",
+      "--start",
+      String(end - 1800),
+      "--end",
+      String(end),
+      "--format",
+      "csv",
+    ]);
     const [header, ...rows] = csv.trimEnd().split("\n");
     expect(header).toBe("metric,unit,kind,time,value");
     expect(rows.length).toBe(Math.floor(end / 60) - Math.floor((end - 1800) / 60) + 1);
@@ -106,16 +132,40 @@ describe("svc metrics", () => {
   });
 
   it.each([
-    [["metrics", "basin", "BASIN", "--metric", "active-basins"], /^error: --metric "active-basins" is not one of the basin metric sets: storage, append-ops, /],
-    [["metrics", "stream", "URI", "--metric", "append-ops"], /^error: --metric "append-ops" is not one of the stream metric sets: storage$/],
-    [["metrics", "account", "--metric", "storage"], /^error: --metric "storage" is not one of the account metric sets: active-basins, account-ops$/],
+    [
+      ["metrics", "basin", "BASIN", "--metric", "active-basins"],
+      /^error: --metric "active-basins" is not one of the basin metric sets: storage, append-ops, /,
+    ],
+    [
+      ["metrics", "stream", "URI", "--metric", "append-ops"],
+      /^error: --metric "append-ops" is not one of the stream metric sets: storage$/,
+    ],
+    [
+      ["metrics", "account", "--metric", "storage"],
+      /^error: --metric "storage" is not one of the account metric sets: active-basins, account-ops$/,
+    ],
     [["metrics", "basin", "BASIN"], /^error: --metric is required: one of storage, /],
-    [["metrics", "basin", "BASIN", "--metric", "storage", "--start", "2000", "--end", "1000"], /^error: --start must not be after --end$/],
+    [
+      ["metrics", "basin", "BASIN", "--metric", "storage", "--start", "2000", "--end", "1000"],
+      /^error: --start must not be after --end$/,
+    ],
     [["metrics", "basin", "BASIN", "--metric", "storage", "--ago", "soon"], /^error: invalid duration "soon"/],
-    [["metrics", "basin", "BASIN", "--metric", "append-ops", "--ago", "31d"], /^error: the range must be at most 30d: from --start to --end is 31d$/],
-    [["metrics", "account", "--metric", "account-ops", "--end", String(Math.floor(Date.now() / 1000) + 3600)], /^error: --end must not be in the future: it is .+ from now \(at most 5m ahead, for clock differences\)$/],
-    [["metrics", "basin", "BASIN", "--metric", "storage", "--interval", "minute"], /^error: --metric storage of a basin is by hour only: --interval hour, or leave --interval out$/],
-    [["metrics", "stream", "URI", "--metric", "storage", "--interval", "hour"], /^error: --metric storage of a stream is by minute only: --interval minute, or leave --interval out$/],
+    [
+      ["metrics", "basin", "BASIN", "--metric", "append-ops", "--ago", "31d"],
+      /^error: the range must be at most 30d: from --start to --end is 31d$/,
+    ],
+    [
+      ["metrics", "account", "--metric", "account-ops", "--end", String(Math.floor(Date.now() / 1000) + 3600)],
+      /^error: --end must not be in the future: it is .+ from now \(at most 5m ahead, for clock differences\)$/,
+    ],
+    [
+      ["metrics", "basin", "BASIN", "--metric", "storage", "--interval", "minute"],
+      /^error: --metric storage of a basin is by hour only: --interval hour, or leave --interval out$/,
+    ],
+    [
+      ["metrics", "stream", "URI", "--metric", "storage", "--interval", "hour"],
+      /^error: --metric storage of a stream is by minute only: --interval minute, or leave --interval out$/,
+    ],
   ])("usage errors exit 2 with one error line and make no request: %j", async (args, message) => {
     const r = await svc(args.map((a) => (a === "BASIN" ? basin : a === "URI" ? uri : a)));
     expect(r.code).toBe(2);
@@ -156,7 +206,10 @@ describe("svc locations", () => {
     expect(other.stdout).toBe("");
     expect(other.stderr).toMatch(/^error: Failed to set default location mars: .*\(422 invalid\)/);
     const bad = await svc(["locations", "set-default", "not a name"]);
-    expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([2, `error: invalid location name "not a name": 1 to 64 letters, digits, ':', '.' or '-'`]);
+    expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([
+      2,
+      `error: invalid location name "not a name": 1 to 64 letters, digits, ':', '.' or '-'`,
+    ]);
     expect(await ok(["locations", "get-default"])).toBe("local\n");
   });
 });
@@ -185,12 +238,19 @@ describe.skipIf(!ptyAvailable)("svc metrics on a terminal", () => {
     expect(screen.some((l) => /^ +\d{4}-\d\d-\d\d \d\d:\d\d +(\d{4}-\d\d-\d\d )?\d\d:\d\d UTC$/.test(l))).toBe(true);
     for (const l of screen) expect(l.length).toBeLessThanOrEqual(100);
 
-    const piped = await svc(["metrics", "basin", basin, "--metric", "append-ops", ...range], { env: { FORCE_COLOR: undefined } });
+    const piped = await svc(["metrics", "basin", basin, "--metric", "append-ops", ...range], {
+      env: { FORCE_COLOR: undefined },
+    });
     expect(piped.code).toBe(0);
     expect(piped.stdout).not.toMatch(ESC);
     expect(piped.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
-    expect(piped.stdout.split("\n").slice(0, 2)).toEqual(["# append-ops (accumulation, operations per minute)", "time\tvalue"]);
-    const chartPiped = await svc(["metrics", "basin", basin, "--metric", "append-ops", ...range, "--format", "chart"], { env: { FORCE_COLOR: undefined } });
+    expect(piped.stdout.split("\n").slice(0, 2)).toEqual([
+      "# append-ops (accumulation, operations per minute)",
+      "time\tvalue",
+    ]);
+    const chartPiped = await svc(["metrics", "basin", basin, "--metric", "append-ops", ...range, "--format", "chart"], {
+      env: { FORCE_COLOR: undefined },
+    });
     expect(chartPiped.stdout).toMatch(/█/);
     expect(chartPiped.stdout).not.toMatch(ESC);
   }, 40_000);

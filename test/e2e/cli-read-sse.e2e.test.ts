@@ -25,9 +25,17 @@ beforeAll(async () => {
   await client.basin(basin).streams.create("s");
   const enc = new TextEncoder();
   for (let at = 0; at < RECORDS; at += 1000) {
-    await client.basin(basin).stream("s").append({ records: Array.from({ length: 1000 }, (_, i) => ({ headers: [], body: enc.encode(`record-${at + i}`) })) });
+    await client
+      .basin(basin)
+      .stream("s")
+      .append({
+        records: Array.from({ length: 1000 }, (_, i) => ({ headers: [], body: enc.encode(`record-${at + i}`) })),
+      });
   }
-  await client.basin(basin).stream("s").append({ records: [{ headers: [], body: new Uint8Array([0, 255, 10, 13]) }] });
+  await client
+    .basin(basin)
+    .stream("s")
+    .append({ records: [{ headers: [], body: new Uint8Array([0, 255, 10, 13]) }] });
   await client.close();
   proxy = await startFaultProxy(lite.port);
 });
@@ -46,27 +54,45 @@ describe("svc read --transport sse", () => {
     expect(framed.code, framed.stderr).toBe(0);
     expect(sse.stdout).toBe(framed.stdout);
     expect(sse.stdout.trimEnd().split("\n")).toHaveLength(3);
-    expect(JSON.parse(sse.stdout.trimEnd().split("\n")[2]!).body).toBe(Buffer.from([0, 255, 10, 13]).toString("base64"));
+    expect(JSON.parse(sse.stdout.trimEnd().split("\n")[2]!).body).toBe(
+      Buffer.from([0, 255, 10, 13]).toString("base64"),
+    );
   });
 
   it("text output and -e (stop at the tail)", async () => {
     const r = await runSvc(["read", `svc://${basin}/s`, "-s", "10", "-n", "2", "--transport", "sse"], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("record-10\nrecord-11\n");
-    const tail = await runSvc(["read", `svc://${basin}/s`, "--tail-offset", "2", "-e", "--transport", "sse", "--format", "json"], { env });
+    const tail = await runSvc(
+      ["read", `svc://${basin}/s`, "--tail-offset", "2", "-e", "--transport", "sse", "--format", "json"],
+      { env },
+    );
     expect(tail.code, tail.stderr).toBe(0);
-    expect(tail.stdout.trimEnd().split("\n").map((l) => JSON.parse(l).seq_num)).toEqual([RECORDS - 1, RECORDS]);
+    expect(
+      tail.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).seq_num),
+    ).toEqual([RECORDS - 1, RECORDS]);
   });
 
   it("resumes with Last-Event-ID through cut connections: every record once, in order", async () => {
-    const client = new SvcClient({ accountEndpoint: proxy.url, basinEndpoint: proxy.url, accessToken: lite.token, retries: 20 });
+    const client = new SvcClient({
+      accountEndpoint: proxy.url,
+      basinEndpoint: proxy.url,
+      accessToken: lite.token,
+      retries: 20,
+    });
     // Each connection carries 120-240 KB: more than one event (≤ 1000 records, ~80 KB), far less than the read.
     proxy.cutEachConnectionAfter(() => 120_000 + Math.floor(Math.random() * 120_000));
     const cutsBefore = proxy.cuts;
     const seen: number[] = [];
     let reconnects = 0;
     try {
-      for await (const ev of client.basin(basin).stream("s").read({ seqNum: 0 }, { count: RECORDS }, { transport: "sse", onReconnect: () => reconnects++ })) {
+      for await (const ev of client
+        .basin(basin)
+        .stream("s")
+        .read({ seqNum: 0 }, { count: RECORDS }, { transport: "sse", onReconnect: () => reconnects++ })) {
         if (ev.type === "batch") seen.push(...ev.records.map((r) => r.seqNum));
       }
     } finally {
@@ -81,10 +107,11 @@ describe("svc read --transport sse", () => {
 
 describe("sseEvents (the event-stream grammar)", () => {
   it("parses the same events from any split, with LF, CRLF or CR line ends, comments and multi-line data", async () => {
-    const text = ": comment\r\nevent: batch\r\nid: 1,2,3\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nevent: ping\rdata: {}\r\rdata: [DONE]\n\n";
+    const text =
+      ': comment\r\nevent: batch\r\nid: 1,2,3\r\ndata: {"a":\r\ndata: 1}\r\n\r\nevent: ping\rdata: {}\r\rdata: [DONE]\n\n';
     const bytes = new TextEncoder().encode(text);
     const expected = [
-      { event: "batch", id: "1,2,3", data: "{\"a\":\n1}" },
+      { event: "batch", id: "1,2,3", data: '{"a":\n1}' },
       { event: "ping", id: undefined, data: "{}" },
       { event: "message", id: undefined, data: "[DONE]" },
     ];

@@ -21,7 +21,15 @@ function loaded(args: string[], bundled = false): string[] {
   const dir = scratchDir("svc-trace-");
   const trace = join(dir, "trace.txt");
   spawnSync(process.execPath, ["--import", REGISTER, SVC_BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: dir, SVC_TRACE_FILE: trace, SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1", SVC_BASIN_ENDPOINT: "http://127.0.0.1:1", SVC_RETRIES: "0", ...(bundled ? {} : { SVC_UNBUNDLED: "1" }) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: dir,
+      SVC_TRACE_FILE: trace,
+      SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:1",
+      SVC_BASIN_ENDPOINT: "http://127.0.0.1:1",
+      SVC_RETRIES: "0",
+      ...(bundled ? {} : { SVC_UNBUNDLED: "1" }),
+    },
     stdio: "ignore",
   });
   return readFileSync(trace, "utf8").split("\n").filter(Boolean);
@@ -29,8 +37,18 @@ function loaded(args: string[], bundled = false): string[] {
 
 /** What a trace line loaded (`require:X from Y` lines name Y, the requiring file, too). */
 const target = (line: string) => line.replace(/^require:/, "").split(" from ")[0]!;
-const pkg = (urls: string[]) => new Set(urls.map(target).filter((u) => u.includes("/node_modules/")).map((u) => u.split("/node_modules/")[1]!.split("/")[0]!));
-const ours = (urls: string[]) => urls.map(target).filter((u) => u.includes("/dist/")).map((u) => u.split("/dist/")[1]!);
+const pkg = (urls: string[]) =>
+  new Set(
+    urls
+      .map(target)
+      .filter((u) => u.includes("/node_modules/"))
+      .map((u) => u.split("/node_modules/")[1]!.split("/")[0]!),
+  );
+const ours = (urls: string[]) =>
+  urls
+    .map(target)
+    .filter((u) => u.includes("/dist/"))
+    .map((u) => u.split("/dist/")[1]!);
 
 describe("svc start-up loads only what it uses", () => {
   it("--version alone loads no package and only the version module", () => {
@@ -43,7 +61,11 @@ describe("svc start-up loads only what it uses", () => {
     const urls = loaded(flags);
     expect([...pkg(urls)]).toEqual(["commander"]);
     const mine = ours(urls);
-    expect(mine.some((f) => f.startsWith("client/") || f.startsWith("transport/") || f.startsWith("wire/") || f.startsWith("lite/"))).toBe(false);
+    expect(
+      mine.some(
+        (f) => f.startsWith("client/") || f.startsWith("transport/") || f.startsWith("wire/") || f.startsWith("lite/"),
+      ),
+    ).toBe(false);
     expect(mine.some((f) => f.startsWith("cli/commands/basin/"))).toBe(false);
   });
 
@@ -61,14 +83,17 @@ describe("svc start-up loads only what it uses", () => {
     }
   });
 
-  it.each([["--help"], ["basin", "list"], ["read", "svc://b/s", "-n", "1"]])("bundled, %s runs from dist/bundle and loads nothing from node_modules", (...args) => {
-    const urls = loaded(args, true);
-    // The bundle is what requires the built-ins; no ES module of dist/ is loaded.
-    expect(urls.some((u) => u.startsWith("require:") && u.endsWith("/dist/bundle/main.cjs"))).toBe(true);
-    expect(urls.filter((u) => !u.startsWith("require:") && u.includes("/dist/"))).toEqual([]);
-    expect([...pkg(urls)]).toEqual([]);
-    expect(existsSync(join(DIST, "bundle/main.cjs.cache")), "npm run build makes the code cache").toBe(true);
-  });
+  it.each([["--help"], ["basin", "list"], ["read", "svc://b/s", "-n", "1"]])(
+    "bundled, %s runs from dist/bundle and loads nothing from node_modules",
+    (...args) => {
+      const urls = loaded(args, true);
+      // The bundle is what requires the built-ins; no ES module of dist/ is loaded.
+      expect(urls.some((u) => u.startsWith("require:") && u.endsWith("/dist/bundle/main.cjs"))).toBe(true);
+      expect(urls.filter((u) => !u.startsWith("require:") && u.includes("/dist/"))).toEqual([]);
+      expect([...pkg(urls)]).toEqual([]);
+      expect(existsSync(join(DIST, "bundle/main.cjs.cache")), "npm run build makes the code cache").toBe(true);
+    },
+  );
 
   it("svc lite goes straight to lite's entry in the unbundled tree, even when a bundle exists", () => {
     const urls = loaded(["lite", "--help"], true);
@@ -82,7 +107,11 @@ describe("svc start-up loads only what it uses", () => {
 
 describe("stdout opened only when used", () => {
   const run = (args: string[], stdout: "pipe" | number): { code: number | null; out: string } => {
-    const r = spawnSync(process.execPath, [SVC_BIN, ...args], { env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") }, stdio: ["ignore", stdout, "pipe"], encoding: "utf8" });
+    const r = spawnSync(process.execPath, [SVC_BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") },
+      stdio: ["ignore", stdout, "pipe"],
+      encoding: "utf8",
+    });
     return { code: r.status, out: r.stdout ?? "" };
   };
 
@@ -90,7 +119,9 @@ describe("stdout opened only when used", () => {
     const piped = run(["--help"], "pipe");
     expect(piped.code).toBe(0);
     expect(piped.out).toMatch(/^Usage: svc \[options\] \[command\]\n/);
-    expect(piped.out).toContain("\nCommand-line tool for the Stream Storage Service, with svc lite, a durable local\nserver\n"); // 80 columns
+    expect(piped.out).toContain(
+      "\nCommand-line tool for the Stream Storage Service, with svc lite, a durable local\nserver\n",
+    ); // 80 columns
     const file = join(scratchDir("svc-help-out-"), "help.txt");
     const fd = openSync(file, "w");
     try {
@@ -99,7 +130,14 @@ describe("stdout opened only when used", () => {
       closeSync(fd);
     }
     expect(readFileSync(file, "utf8")).toBe(piped.out);
-    const head = spawnSync("bash", ["-c", `${JSON.stringify(process.execPath)} ${JSON.stringify(SVC_BIN)} --help | head -1; echo "svc=\${PIPESTATUS[0]}"`], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") } });
+    const head = spawnSync(
+      "bash",
+      [
+        "-c",
+        `${JSON.stringify(process.execPath)} ${JSON.stringify(SVC_BIN)} --help | head -1; echo "svc=\${PIPESTATUS[0]}"`,
+      ],
+      { encoding: "utf8", env: { PATH: process.env.PATH, HOME: scratchDir("svc-help-") } },
+    );
     expect(head.stdout).toBe("Usage: svc [options] [command]\nsvc=0\n");
     if (!ptyAvailable) return;
     const tty = await runSvcInPty(["--help"], {}, { columns: 60 });

@@ -8,13 +8,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 interface Info {
-  uri: string; basin: string; stream: string; created_at: string | null; deleted_at: string | null; cipher: string | null;
-  config: Record<string, unknown> | null; tail: { seq_num: number; timestamp: number } | null;
-  first: { seq_num: number; timestamp: number } | null; stored_bytes: { bytes: number; at: number } | null; unknown: Record<string, string>;
+  uri: string;
+  basin: string;
+  stream: string;
+  created_at: string | null;
+  deleted_at: string | null;
+  cipher: string | null;
+  config: Record<string, unknown> | null;
+  tail: { seq_num: number; timestamp: number } | null;
+  first: { seq_num: number; timestamp: number } | null;
+  stored_bytes: { bytes: number; at: number } | null;
+  unknown: Record<string, string>;
 }
 
 const info = async (uri: string, env: Record<string, string> = {}): Promise<Info> => {
@@ -29,18 +41,41 @@ describe("svc stream info", () => {
     expect((await d.svc(["append", uri], { stdin: "r0\nr1\nr2\nr3\nr4\n" })).code).toBe(0);
     expect((await d.svc(["trim", uri, "2", "--yes"])).code).toBe(0);
     const i = await info(uri);
-    const records = (await d.svc(["read", uri, "-s", "0", "--clamp", "-e", "--format", "json", "--commands", "show"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as { seq_num: number; timestamp: number });
-    const tail = JSON.parse((await d.svc(["check-tail", uri, "--json"])).stdout) as { seq_num: number; timestamp: number };
-    const listed = (JSON.parse((await d.svc(["stream", "list", `svc://${d.basin}/${i.stream}`, "--json"])).stdout) as { name: string; created_at: string }[]).find((s) => s.name === i.stream)!;
+    const records = (
+      await d.svc(["read", uri, "-s", "0", "--clamp", "-e", "--format", "json", "--commands", "show"])
+    ).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { seq_num: number; timestamp: number });
+    const tail = JSON.parse((await d.svc(["check-tail", uri, "--json"])).stdout) as {
+      seq_num: number;
+      timestamp: number;
+    };
+    const listed = (
+      JSON.parse((await d.svc(["stream", "list", `svc://${d.basin}/${i.stream}`, "--json"])).stdout) as {
+        name: string;
+        created_at: string;
+      }[]
+    ).find((s) => s.name === i.stream)!;
     const config = JSON.parse((await d.svc(["stream", "get", uri, "--json"])).stdout) as { config: unknown };
-    expect(i).toMatchObject({ uri, basin: d.basin, created_at: listed.created_at, deleted_at: null, cipher: null, config: config.config, unknown: {} });
+    expect(i).toMatchObject({
+      uri,
+      basin: d.basin,
+      created_at: listed.created_at,
+      deleted_at: null,
+      cipher: null,
+      config: config.config,
+      unknown: {},
+    });
     expect(i.tail).toEqual(tail);
     expect(i.tail!.seq_num).toBe(6); // five records and the trim command record
     expect(i.first).toEqual({ seq_num: records[0]!.seq_num, timestamp: records[0]!.timestamp });
     expect(i.first!.seq_num).toBe(2);
     expect(i.stored_bytes!.bytes).toBeGreaterThan(0);
     const text = (await d.svc(["stream", "info", uri])).stdout;
-    expect(text).toMatch(new RegExp(`^tail +6 \\(the next sequence number\\); the last record @ ${tail.timestamp} \\(`, "m"));
+    expect(text).toMatch(
+      new RegExp(`^tail +6 \\(the next sequence number\\); the last record @ ${tail.timestamp} \\(`, "m"),
+    );
     expect(text).toMatch(/^first +2 @ \d+ \(\d{4}-/m);
     expect(text).toMatch(/^cipher +none \(not encrypted\)$/m);
     expect(text).toMatch(/^ {2}storage_class +express$/m);
@@ -74,12 +109,26 @@ describe("svc stream info", () => {
 
   it("a token that may see only part of it: the rest is unknown, with the server's answer", async () => {
     const uri = await d.newStream("scoped");
-    const t = await d.svc(["token", "create", `info-${Date.now()}`, "--basins-exact", d.basin, "--streams-prefix", "", "--ops", "get-stream-config,check-tail"]);
+    const t = await d.svc([
+      "token",
+      "create",
+      `info-${Date.now()}`,
+      "--basins-exact",
+      d.basin,
+      "--streams-prefix",
+      "",
+      "--ops",
+      "get-stream-config,check-tail",
+    ]);
     expect(t.code, t.stderr).toBe(0);
     const i = await info(uri, { SVC_ACCESS_TOKEN: t.stdout.trim() });
     expect(i.config).not.toBeNull();
     expect(i.tail).toEqual({ seq_num: 0, timestamp: 0 });
-    expect(i.unknown).toEqual({ created_at: "403 permission_denied", first: "403 permission_denied", stored_bytes: "403 permission_denied" });
+    expect(i.unknown).toEqual({
+      created_at: "403 permission_denied",
+      first: "403 permission_denied",
+      stored_bytes: "403 permission_denied",
+    });
     const text = (await d.svc(["stream", "info", uri], { env: { SVC_ACCESS_TOKEN: t.stdout.trim() } })).stdout;
     expect(text).toMatch(/^stored +unknown \(403 permission_denied\)$/m);
   });

@@ -12,8 +12,12 @@ import { scratchDir } from "../helpers/scratch.js";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let group = 0;
@@ -38,8 +42,17 @@ describe("svc tail of several streams", () => {
     const r = await d.svc(["tail", "-n", "2", ...uris]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect([...lines].sort()).toEqual([`[${prefix}-a] a:1`, `[${prefix}-a] a:2`, `[${prefix}-b] b:1`, `[${prefix}-b] b:2`]);
-    for (const n of ["a", "b"]) expect(lines.filter((l) => l.startsWith(`[${prefix}-${n}]`))).toEqual([`[${prefix}-${n}] ${n}:1`, `[${prefix}-${n}] ${n}:2`]);
+    expect([...lines].sort()).toEqual([
+      `[${prefix}-a] a:1`,
+      `[${prefix}-a] a:2`,
+      `[${prefix}-b] b:1`,
+      `[${prefix}-b] b:2`,
+    ]);
+    for (const n of ["a", "b"])
+      expect(lines.filter((l) => l.startsWith(`[${prefix}-${n}]`))).toEqual([
+        `[${prefix}-${n}] ${n}:1`,
+        `[${prefix}-${n}] ${n}:2`,
+      ]);
   });
 
   it("a pattern: every matching stream and no other; JSON gets basin and stream fields; --no-prefix drops them", async () => {
@@ -47,7 +60,10 @@ describe("svc tail of several streams", () => {
     await streams(["x"], 1); // another group: not matched
     const r = await d.svc(["tail", pattern, "--json"]);
     expect(r.code, r.stderr).toBe(0);
-    const docs = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const docs = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(docs.map((j) => j.stream).sort()).toEqual([`${prefix}-a`, `${prefix}-b`, `${prefix}-c`]);
     for (const j of docs) expect(Object.keys(j).slice(0, 3)).toEqual(["basin", "stream", "seq_num"]);
     expect(docs.every((j) => j.basin === d.basin && j.body === `${(j.stream as string).slice(-1)}:0`)).toBe(true);
@@ -57,14 +73,19 @@ describe("svc tail of several streams", () => {
 
   it("a record of several lines gets the label on each line; streams of two basins are labelled basin/stream", async () => {
     const { prefix, uris } = await streams(["a"], 0);
-    expect((await d.svc(["append", uris[0]!, "--format", "json"], { stdin: `${JSON.stringify({ body: "one\ntwo" })}\n` })).code).toBe(0);
+    expect(
+      (await d.svc(["append", uris[0]!, "--format", "json"], { stdin: `${JSON.stringify({ body: "one\ntwo" })}\n` }))
+        .code,
+    ).toBe(0);
     const other = `${d.basin}-two`;
     expect((await d.svc(["basin", "create", other])).code).toBe(0);
     const elsewhere = `svc://${other}/${prefix}-a`;
     expect((await d.svc(["stream", "create", elsewhere])).code).toBe(0);
     expect((await d.svc(["append", elsewhere], { stdin: "there\n" })).code).toBe(0);
     const r = await d.svc(["tail", uris[0]!, elsewhere]);
-    expect(r.stdout.trimEnd().split("\n").sort()).toEqual([`[${d.basin}/${prefix}-a] one`, `[${d.basin}/${prefix}-a] two`, `[${other}/${prefix}-a] there`].sort());
+    expect(r.stdout.trimEnd().split("\n").sort()).toEqual(
+      [`[${d.basin}/${prefix}-a] one`, `[${d.basin}/${prefix}-a] two`, `[${other}/${prefix}-a] there`].sort(),
+    );
   });
 
   it("--checkpoint: one position per stream; a rerun prints only what is new", async () => {
@@ -89,7 +110,10 @@ describe("svc tail of several streams", () => {
     child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
     child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-    const until = async (what: () => boolean) => { for (let i = 0; i < 100 && !what(); i++) await sleep(100); expect(what(), `stdout:\n${out}\nstderr:\n${err}`).toBe(true); };
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 100 && !what(); i++) await sleep(100);
+      expect(what(), `stdout:\n${out}\nstderr:\n${err}`).toBe(true);
+    };
     await until(() => err.includes("following 2 streams"));
     expect((await d.svc(["append", uris[0]!], { stdin: "a:live\n" })).code).toBe(0);
     await until(() => out.includes(`[${prefix}-a] a:live\n`));

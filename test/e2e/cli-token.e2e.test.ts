@@ -47,7 +47,16 @@ afterAll(async () => {
 
 describe("svc token", () => {
   it("create prints only the token (or --json, --env); list shows scopes and never a secret; revoke", async () => {
-    const token = await create("cli/reader", ["--basins-prefix", "cli-", "--streams-prefix", "", "--op-groups", "stream=r", "--expires-in", "1d"]);
+    const token = await create("cli/reader", [
+      "--basins-prefix",
+      "cli-",
+      "--streams-prefix",
+      "",
+      "--op-groups",
+      "stream=r",
+      "--expires-in",
+      "1d",
+    ]);
     const json = await svc(["token", "create", "cli/json", "--ops", "list_basins,READ", "--json"]);
     expect(json.code).toBe(0);
     const secret = JSON.parse(json.stdout).access_token as string;
@@ -58,17 +67,28 @@ describe("svc token", () => {
 
     const list = await svc(["token", "list", "--prefix", "cli/", "--json"]);
     expect(list.code).toBe(0);
-    const items = JSON.parse(list.stdout) as { id: string; scope: { ops: string[]; basins: unknown; op_groups: { stream: unknown } }; expires_at: string | null }[];
+    const items = JSON.parse(list.stdout) as {
+      id: string;
+      scope: { ops: string[]; basins: unknown; op_groups: { stream: unknown } };
+      expires_at: string | null;
+    }[];
     expect(items.map((t) => t.id)).toEqual(["cli/env", "cli/json", "cli/reader"]);
     expect(items[1]!.scope.ops).toEqual(["list-basins", "read"]);
-    expect(items[2]).toMatchObject({ scope: { basins: { prefix: "cli-" }, op_groups: { stream: { read: true, write: false } } } });
+    expect(items[2]).toMatchObject({
+      scope: { basins: { prefix: "cli-" }, op_groups: { stream: { read: true, write: false } } },
+    });
     expect(Date.parse(items[2]!.expires_at!)).toBeGreaterThan(Date.now() + 23 * 3600_000);
     const table = await svc(["token", "list", "--prefix", "cli/"]);
     expect(table.stdout).toMatch(/^ID\s+BASINS\s+STREAMS/);
     expect(table.stdout).toContain("cli/reader");
     for (const s of [token, secret]) expect(table.stdout + list.stdout).not.toContain(s);
     const nd = await svc(["token", "list", "--prefix", "cli/", "--ndjson"]);
-    expect(nd.stdout.trim().split("\n").map((l) => JSON.parse(l).id)).toEqual(["cli/env", "cli/json", "cli/reader"]);
+    expect(
+      nd.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(["cli/env", "cli/json", "cli/reader"]);
 
     const revoke = await svc(["token", "revoke", "cli/json", "--yes"]);
     expect([revoke.code, revoke.stderr]).toEqual([0, '✓ access token "cli/json" revoked\n']);
@@ -85,7 +105,10 @@ describe("svc token", () => {
       [["--ops", "read", "--basins-prefix", "a", "--basins-exact", "b"], /cannot be used (together|with)/],
       [["--op-groups", "stream=x"], /--op-groups: expected LEVEL=r\|w\|rw/],
       [["--basins-prefix", "a"], /would grant no operation/],
-      [["--ops", "read", "--auto-prefix-streams", "--streams-exact", "s"], /--auto-prefix-streams needs --streams-prefix/],
+      [
+        ["--ops", "read", "--auto-prefix-streams", "--streams-exact", "s"],
+        /--auto-prefix-streams needs --streams-prefix/,
+      ],
       [["--ops", "read", "--expires-at", "2001-01-01T00:00:00Z"], /must be in the future/],
     ];
     for (const [flags, message] of cases) {
@@ -97,10 +120,19 @@ describe("svc token", () => {
 
   it("--from-file takes the request body; flags given too override it", async () => {
     const file = join(dir, "spec.json");
-    writeFileSync(file, JSON.stringify({ scope: { basins: { exact: "file-basin-1" }, ops: ["read"] }, expires_at: "2099-01-01T00:00:00Z" }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        scope: { basins: { exact: "file-basin-1" }, ops: ["read"] },
+        expires_at: "2099-01-01T00:00:00Z",
+      }),
+    );
     await create("cli/file", ["--from-file", file, "--ops", "read,check-tail"]);
     const t = JSON.parse((await svc(["token", "list", "--prefix", "cli/file", "--json"])).stdout)[0];
-    expect(t).toMatchObject({ expires_at: "2099-01-01T00:00:00.000Z", scope: { basins: { exact: "file-basin-1" }, ops: ["read", "check-tail"] } });
+    expect(t).toMatchObject({
+      expires_at: "2099-01-01T00:00:00.000Z",
+      scope: { basins: { exact: "file-basin-1" }, ops: ["read", "check-tail"] },
+    });
   });
 });
 
@@ -110,20 +142,33 @@ describe("the CLI under scoped tokens", () => {
     expect((await svc(["basin", "create", basin, "--create-stream-on-append"])).code).toBe(0);
     expect((await svc(["append", `svc://${basin}/s`], { stdin: "one\ntwo\n" })).code).toBe(0);
     const ro = await create("cli/ro", ["--basins-exact", basin, "--streams-prefix", "", "--op-groups", "stream=r"]);
-    const read = await svc(["read", `svc://${basin}/s`, "--from-beginning", "--no-follow", "-v"], { env: { SVC_ACCESS_TOKEN: ro } });
+    const read = await svc(["read", `svc://${basin}/s`, "--from-beginning", "--no-follow", "-v"], {
+      env: { SVC_ACCESS_TOKEN: ro },
+    });
     expect([read.code, read.stdout]).toEqual([0, "one\ntwo\n"]);
     const append = await svc(["append", `svc://${basin}/s`], { stdin: "three\n", env: { SVC_ACCESS_TOKEN: ro } });
     expect(append.code).toBe(3);
     expect(append.stderr).toContain("does not permit operation `append` (403 permission_denied)");
-    expect(append.stderr).toContain("hint: permission denied: check that the access token from env SVC_ACCESS_TOKEN allows this operation and resource");
-    const other = await svc(["read", `svc://${uniqueBasin("cli-other")}/s`, "--no-follow"], { env: { SVC_ACCESS_TOKEN: ro } });
+    expect(append.stderr).toContain(
+      "hint: permission denied: check that the access token from env SVC_ACCESS_TOKEN allows this operation and resource",
+    );
+    const other = await svc(["read", `svc://${uniqueBasin("cli-other")}/s`, "--no-follow"], {
+      env: { SVC_ACCESS_TOKEN: ro },
+    });
     expect(other.code).toBe(3);
     expect(other.stderr).toContain("does not cover basin");
   });
 
   it("apply with a token that may only touch one basin; basin list shows only that basin", async () => {
     const basin = uniqueBasin("cli-apply");
-    const scoped = await create("cli/apply", ["--basins-exact", basin, "--streams-prefix", "", "--op-groups", "account=rw,basin=rw,stream=rw"]);
+    const scoped = await create("cli/apply", [
+      "--basins-exact",
+      basin,
+      "--streams-prefix",
+      "",
+      "--op-groups",
+      "account=rw,basin=rw,stream=rw",
+    ]);
     const file = join(dir, "apply.json");
     writeFileSync(file, JSON.stringify({ basins: [{ name: basin, streams: [{ name: "events" }] }] }));
     const first = await svc(["apply", "-f", file, "-v"], { env: { SVC_ACCESS_TOKEN: scoped } });

@@ -13,8 +13,12 @@ import { scratchDir } from "../helpers/scratch.js";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("--json on append and read (item 3)", () => {
   it("append --json prints one JSON summary; read --json is --format json; a conflicting --format is refused", async () => {
@@ -26,7 +30,12 @@ describe("--json on append and read (item 3)", () => {
     expect(typeof doc.duration_ms).toBe("number");
     expect(doc.bytes).toBe(27);
     const r = await d.svc(["read", uri, "-s", "0", "-e", "--json"]);
-    expect(r.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { body: string }).body)).toEqual(["a", "b", "c"]);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { body: string }).body),
+    ).toEqual(["a", "b", "c"]);
     const bad = await d.svc(["read", uri, "-s", "0", "-e", "--json", "--format", "text"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--json is --format json/);
@@ -41,7 +50,14 @@ describe("--format binary (item 4)", () => {
     writeFileSync(input, randomBytes(300_000));
     const uri = await d.newStream("bin");
     expect((await d.svc(["append", uri, "--whole", "-i", input])).code).toBe(0);
-    const sh = spawnSync("bash", ["-c", `"${process.execPath}" "${join(import.meta.dirname, "../../bin/svc.js")}" read '${uri}' -s 0 -n 1 --format binary > '${output}'`], { env: { ...process.env, ...d.env, HOME: dir } });
+    const sh = spawnSync(
+      "bash",
+      [
+        "-c",
+        `"${process.execPath}" "${join(import.meta.dirname, "../../bin/svc.js")}" read '${uri}' -s 0 -n 1 --format binary > '${output}'`,
+      ],
+      { env: { ...process.env, ...d.env, HOME: dir } },
+    );
     expect(sh.status, sh.stderr.toString()).toBe(0);
     expect(spawnSync("cmp", [input, output]).status).toBe(0);
   });
@@ -60,7 +76,9 @@ describe("--format binary (item 4)", () => {
 /** Every command path, from the completion tree (all commands loaded). */
 async function commandPaths(): Promise<string[][]> {
   const r = await d.svc(["completion", "bash"]);
-  return [...r.stdout.matchAll(/^ {4}"(svc[^":]*)"\) cmds=/gm)].map((m) => m[1]!.split(" ").slice(1)).filter((p) => p.length > 0);
+  return [...r.stdout.matchAll(/^ {4}"(svc[^":]*)"\) cmds=/gm)]
+    .map((m) => m[1]!.split(" ").slice(1))
+    .filter((p) => p.length > 0);
 }
 
 describe("help (item 8)", () => {
@@ -80,11 +98,15 @@ describe("help (item 8)", () => {
           if (words[0] !== "svc") continue;
           // The deepest command the example names; its help must list every flag the example uses.
           let cmd = "";
-          for (let k = 1; k < words.length && helps.has([...words.slice(1, k + 1)].join(" ")); k++) cmd = words.slice(1, k + 1).join(" ");
+          for (let k = 1; k < words.length && helps.has([...words.slice(1, k + 1)].join(" ")); k++)
+            cmd = words.slice(1, k + 1).join(" ");
           const own = (helps.get(cmd) ?? "").split("Examples:")[0]!;
-          for (const f of words.filter((w) => /^--?[a-zA-Z][\w-]*$/.test(w.split("=")[0]!)).map((w) => w.split("=")[0]!)) {
+          for (const f of words
+            .filter((w) => /^--?[a-zA-Z][\w-]*$/.test(w.split("=")[0]!))
+            .map((w) => w.split("=")[0]!)) {
             const listed = new RegExp(`(^|[\\s,])${f}([\\s,=<\\[]|$)`, "m");
-            if (!listed.test(own) && !listed.test(globals)) problems.push(`${path}: example "svc ${cmd} … ${f}": ${f} is not in that help`);
+            if (!listed.test(own) && !listed.test(globals))
+              problems.push(`${path}: example "svc ${cmd} … ${f}": ${f} is not in that help`);
           }
         }
       }
@@ -112,14 +134,28 @@ describe("diff, version, completion (item 11)", () => {
     expect(t.stdout).toBe(`--- ${a}\n+++ ${b}\n~ storage_class: express → standard\n~ retention_policy: 1w → 1d\n`);
     const j = await d.svc(["diff", a, b, "--json", "--exit-code"]);
     expect(j.code).toBe(10);
-    expect(JSON.parse(j.stdout)).toEqual({ resource: "stream", left: a, right: b, differences: [
-      { path: "storage_class", left: "express", right: "standard" }, { path: "retention_policy", left: 604800, right: 86400 }] });
+    expect(JSON.parse(j.stdout)).toEqual({
+      resource: "stream",
+      left: a,
+      right: b,
+      differences: [
+        { path: "storage_class", left: "express", right: "standard" },
+        { path: "retention_policy", left: 604800, right: 86400 },
+      ],
+    });
     const same = await d.svc(["diff", a, `svc://${d.basin}`, "--exit-code"]);
     expect(same).toMatchObject({ code: 0, stdout: "" });
     expect(same.stderr).toMatch(/no differences/);
     const dir = scratchDir("svc-diff-");
     const spec = join(dir, "spec.json");
-    writeFileSync(spec, JSON.stringify({ basins: [{ name: d.basin, streams: [{ name: "db", config: { retention_policy: "2d", storage_class: "standard" } }] }] }));
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        basins: [
+          { name: d.basin, streams: [{ name: "db", config: { retention_policy: "2d", storage_class: "standard" } }] },
+        ],
+      }),
+    );
     const s = await d.svc(["diff", spec, "--exit-code"]);
     expect(s.code, s.stderr).toBe(10);
     expect(s.stdout).toContain("retention_policy: 1d → 2d");
@@ -130,13 +166,21 @@ describe("diff, version, completion (item 11)", () => {
     const v = await d.svc(["version"]);
     const V = await d.svc(["--version"]);
     expect(v.stdout).toBe(V.stdout);
-    expect(JSON.parse((await d.svc(["version", "--json"])).stdout)).toMatchObject({ version: V.stdout.trim(), node: process.versions.node, platform: process.platform });
+    expect(JSON.parse((await d.svc(["version", "--json"])).stdout)).toMatchObject({
+      version: V.stdout.trim(),
+      node: process.versions.node,
+      platform: process.platform,
+    });
   });
 
   it("bash completion offers flag values, and basin and stream names from the server; powershell says it is not there", async () => {
     const uri = await d.newStream("compl");
     const bash = await bashCompletion(d);
-    const complete = (line: string) => bash.complete(line, { after: `printf '%s\\n' "\${COMPREPLY[@]}"` }).stdout.split("\n").filter((l) => l !== "");
+    const complete = (line: string) =>
+      bash
+        .complete(line, { after: `printf '%s\\n' "\${COMPREPLY[@]}"` })
+        .stdout.split("\n")
+        .filter((l) => l !== "");
     expect(complete("svc read x --format j")).toEqual(["json", "json-base64"]);
     expect(complete("svc append x --transport u")).toEqual(["unary"]);
     // bash splits at ':' so the word is `//basin/…`; the candidates complete that word.
@@ -144,7 +188,14 @@ describe("diff, version, completion (item 11)", () => {
     expect(complete(`svc basin get ${d.basin.slice(0, 8)}`)).toContain(d.basin);
     // A server that is away: nothing, quickly.
     const started = Date.now();
-    const away = bash.complete("svc read svc://x", { after: `echo "n=\${#COMPREPLY[@]}"`, env: { SVC_ACCOUNT_ENDPOINT: "http://10.255.255.1:9", SVC_BASIN_ENDPOINT: "http://10.255.255.1:9", SVC_ACCESS_TOKEN: "t" } });
+    const away = bash.complete("svc read svc://x", {
+      after: `echo "n=\${#COMPREPLY[@]}"`,
+      env: {
+        SVC_ACCOUNT_ENDPOINT: "http://10.255.255.1:9",
+        SVC_BASIN_ENDPOINT: "http://10.255.255.1:9",
+        SVC_ACCESS_TOKEN: "t",
+      },
+    });
     expect(away.stdout.trim()).toBe("n=0");
     expect(Date.now() - started).toBeLessThan(4_000);
     const p = await d.svc(["completion", "powershell"]);

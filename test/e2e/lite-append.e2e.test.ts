@@ -6,7 +6,15 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppendInput, AppendRecord } from "../../src/types.js";
 import { decodeAppendAck, decodeReadBatch, encodeAppendInput } from "../../src/wire/proto.js";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite, type LiteClient, type Reply } from "../helpers/lite.js";
+import {
+  eventually,
+  liteClient,
+  startLite,
+  uniqueBasin,
+  type Lite,
+  type LiteClient,
+  type Reply,
+} from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {
@@ -21,25 +29,44 @@ const FORMATS: Format[] = ["raw", "base64", "protobuf"];
 const te = new TextEncoder();
 const b64 = (s: string | Uint8Array) => Buffer.from(typeof s === "string" ? te.encode(s) : s).toString("base64");
 
-interface Rec { body?: string | Uint8Array; headers?: [string | Uint8Array, string | Uint8Array][]; timestamp?: number }
-interface Opts { match?: number; token?: string }
+interface Rec {
+  body?: string | Uint8Array;
+  headers?: [string | Uint8Array, string | Uint8Array][];
+  timestamp?: number;
+}
+interface Opts {
+  match?: number;
+  token?: string;
+}
 
 const bytes = (v: string | Uint8Array) => (typeof v === "string" ? te.encode(v) : v);
 
 /** Appends in one of the three request formats; acks are read as JSON or protobuf to match. */
-async function append(c: LiteClient, basin: string, stream: string, recs: Rec[], format: Format, opts: Opts = {}): Promise<Reply & { ack?: any }> {
+async function append(
+  c: LiteClient,
+  basin: string,
+  stream: string,
+  recs: Rec[],
+  format: Format,
+  opts: Opts = {},
+): Promise<Reply & { ack?: any }> {
   let r: Reply;
   if (format === "protobuf") {
     const input: AppendInput = {
-      records: recs.map((x): AppendRecord => ({
-        body: bytes(x.body ?? ""), headers: (x.headers ?? []).map(([n, v]) => ({ name: bytes(n), value: bytes(v) })),
-        ...(x.timestamp !== undefined ? { timestamp: x.timestamp } : {}),
-      })),
+      records: recs.map(
+        (x): AppendRecord => ({
+          body: bytes(x.body ?? ""),
+          headers: (x.headers ?? []).map(([n, v]) => ({ name: bytes(n), value: bytes(v) })),
+          ...(x.timestamp !== undefined ? { timestamp: x.timestamp } : {}),
+        }),
+      ),
       ...(opts.match !== undefined ? { matchSeqNum: opts.match } : {}),
       ...(opts.token !== undefined ? { fencingToken: opts.token } : {}),
     };
     r = await c.call("POST", `/v1/streams/${encodeURIComponent(stream)}/records`, {
-      basin, body: encodeAppendInput(input), headers: { "content-type": "application/protobuf", accept: "application/protobuf" },
+      basin,
+      body: encodeAppendInput(input),
+      headers: { "content-type": "application/protobuf", accept: "application/protobuf" },
     });
     if (r.status !== 200) return r;
     const ack = decodeAppendAck(r.body);
@@ -47,7 +74,8 @@ async function append(c: LiteClient, basin: string, stream: string, recs: Rec[],
     expect(r.headers["content-type"]).toBe("application/protobuf");
     return { ...r, ack: { start: pos(ack.start), end: pos(ack.end), tail: pos(ack.tail) } };
   }
-  const enc = (v: string | Uint8Array) => (format === "base64" ? b64(v) : typeof v === "string" ? v : Buffer.from(v).toString("utf8"));
+  const enc = (v: string | Uint8Array) =>
+    format === "base64" ? b64(v) : typeof v === "string" ? v : Buffer.from(v).toString("utf8");
   const json: Record<string, unknown> = {
     records: recs.map((x) => ({
       ...(x.body !== undefined ? { body: enc(x.body) } : {}),
@@ -57,12 +85,20 @@ async function append(c: LiteClient, basin: string, stream: string, recs: Rec[],
   };
   if (opts.match !== undefined) json.match_seq_num = opts.match;
   if (opts.token !== undefined) json.fencing_token = opts.token;
-  r = await c.call("POST", `/v1/streams/${encodeURIComponent(stream)}/records`, { basin, json, headers: { "svc-format": format } });
+  r = await c.call("POST", `/v1/streams/${encodeURIComponent(stream)}/records`, {
+    basin,
+    json,
+    headers: { "svc-format": format },
+  });
   return r.status === 200 ? { ...r, ack: r.json() } : r;
 }
 
 async function readAll(c: LiteClient, basin: string, stream: string, format: "raw" | "base64" = "raw"): Promise<any[]> {
-  const r = await c.call("GET", `/v1/streams/${encodeURIComponent(stream)}/records`, { basin, query: { seq_num: 0 }, headers: { "svc-format": format } });
+  const r = await c.call("GET", `/v1/streams/${encodeURIComponent(stream)}/records`, {
+    basin,
+    query: { seq_num: 0 },
+    headers: { "svc-format": format },
+  });
   if (r.status === 416) return [];
   expect(r.status).toBe(200);
   return r.json().records;
@@ -110,11 +146,18 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
     }
     const noRecords = await c.call("POST", `/v1/streams/${s}/records`, { basin, json: {} });
     expect([noRecords.status, noRecords.json().code]).toEqual([400, "bad_json"]);
-    const noType = await c.call("POST", `/v1/streams/${s}/records`, { basin, body: JSON.stringify({ records: [{ body: "x" }] }) });
+    const noType = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      body: JSON.stringify({ records: [{ body: "x" }] }),
+    });
     expect([noType.status, noType.json().code]).toEqual([400, "bad_json"]);
     const nullBody = await c.call("POST", `/v1/streams/${s}/records`, { basin, json: { records: [{ body: null }] } });
     expect([nullBody.status, nullBody.json().code]).toEqual([400, "bad_json"]);
-    const syntax = await c.call("POST", `/v1/streams/${s}/records`, { basin, body: "{", headers: { "content-type": "application/json" } });
+    const syntax = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      body: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect([syntax.status, syntax.json().code]).toEqual([400, "bad_json"]);
     expect((await c.call("GET", `/v1/streams/${s}/records/tail`, { basin })).json().tail.seq_num).toBe(3000);
   });
@@ -135,16 +178,32 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
 
   it("23–24: svc-format base64 and raw, strict base64, lossy UTF-8", async () => {
     const s = await fresh();
-    const r = await c.call("POST", `/v1/streams/${s}/records`, { basin, headers: { "svc-format": "base64" }, json: { records: [{ body: "aGk=" }] } });
+    const r = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      headers: { "svc-format": "base64" },
+      json: { records: [{ body: "aGk=" }] },
+    });
     expect(r.status).toBe(200);
     expect((await readAll(c, basin, s))[0].body).toBe("hi");
     for (const bad of ["a", "aGk", "@@@@", "aGk=\n", "aGl="]) {
-      const e = await c.call("POST", `/v1/streams/${s}/records`, { basin, headers: { "svc-format": "base64" }, json: { records: [{ body: bad }] } });
+      const e = await c.call("POST", `/v1/streams/${s}/records`, {
+        basin,
+        headers: { "svc-format": "base64" },
+        json: { records: [{ body: bad }] },
+      });
       expect([e.status, e.json().code], bad).toEqual([422, "invalid"]);
     }
-    const hex = await c.call("POST", `/v1/streams/${s}/records`, { basin, headers: { "svc-format": "hex" }, json: { records: [{ body: "6869" }] } });
+    const hex = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      headers: { "svc-format": "hex" },
+      json: { records: [{ body: "6869" }] },
+    });
     expect([hex.status, hex.json().code]).toEqual([400, "bad_header"]);
-    const legacy = await c.call("POST", `/v1/streams/${s}/records`, { basin, headers: { "svc-format": protocol === "h1" ? " json-binsafe " : "json-binsafe" }, json: { records: [{ body: "//4=" }] } });
+    const legacy = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      headers: { "svc-format": protocol === "h1" ? " json-binsafe " : "json-binsafe" },
+      json: { records: [{ body: "//4=" }] },
+    });
     expect(legacy.status).toBe(200);
     const raw = await readAll(c, basin, s, "raw");
     expect(raw[1].body).toBe("\ufffd");
@@ -158,7 +217,20 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
     for (const format of FORMATS) {
       const unknown = await append(c, basin, s, [{ headers: [["", "x"]] }], format);
       expect([unknown.status, unknown.json().code]).toEqual([422, "invalid"]);
-      const mixed = await append(c, basin, s, [{ headers: [["", "fence"], ["k", "v"]] }], format);
+      const mixed = await append(
+        c,
+        basin,
+        s,
+        [
+          {
+            headers: [
+              ["", "fence"],
+              ["k", "v"],
+            ],
+          },
+        ],
+        format,
+      );
       expect([mixed.status, mixed.json().code]).toEqual([422, "invalid"]);
       expect((await append(c, basin, s, [{ headers: [["k", "v"]], body: "ok" }], format)).status).toBe(200);
     }
@@ -182,7 +254,9 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
     const tooLong = await append(c, basin, s, [{ body: "x" }], format, { token: "t".repeat(37) });
     expect(tooLong.status).toBe(format === "protobuf" ? 422 : 400);
     // Check the old token and install a new one in one append (§8.5).
-    expect((await append(c, basin, s, [{ headers: [["", "fence"]], body: "" }], format, { token: "tok" })).status).toBe(200);
+    expect((await append(c, basin, s, [{ headers: [["", "fence"]], body: "" }], format, { token: "tok" })).status).toBe(
+      200,
+    );
     expect((await append(c, basin, s, [{ body: "z" }], format, { token: "" })).status).toBe(200);
     // 28: match_seq_num
     const tail = (await c.call("GET", `/v1/streams/${s}/records/tail`, { basin })).json().tail.seq_num;
@@ -211,12 +285,30 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
     const prefer = await fresh();
     const capped = await append(c, basin, prefer, [{ body: "f", timestamp: future }], "raw");
     expect(capped.ack.start.timestamp).toBeLessThanOrEqual(Date.now());
-    const lower = await append(c, basin, prefer, [{ body: "l", timestamp: 1000 }, { body: "m", timestamp: 5 }], "base64");
+    const lower = await append(
+      c,
+      basin,
+      prefer,
+      [
+        { body: "l", timestamp: 1000 },
+        { body: "m", timestamp: 5 },
+      ],
+      "base64",
+    );
     expect(lower.ack.start.timestamp).toBe(capped.ack.start.timestamp);
     expect(lower.ack.end.timestamp).toBe(capped.ack.start.timestamp);
 
     const uncapped = await fresh({ timestamping: { uncapped: true } });
-    const kept = await append(c, basin, uncapped, [{ body: "f", timestamp: future }, { body: "g", timestamp: 7 }], "protobuf");
+    const kept = await append(
+      c,
+      basin,
+      uncapped,
+      [
+        { body: "f", timestamp: future },
+        { body: "g", timestamp: 7 },
+      ],
+      "protobuf",
+    );
     expect([kept.ack.start.timestamp, kept.ack.end.timestamp]).toEqual([future, future]);
 
     const arrival = await fresh({ timestamping: { mode: "arrival" } });
@@ -230,7 +322,11 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
   it("31: trim commands take effect asynchronously and only move forward", async () => {
     const s = await fresh();
     await append(c, basin, s, [{ body: "0" }, { body: "1" }, { body: "2" }, { body: "3" }], "raw");
-    const trim = await c.call("POST", `/v1/streams/${s}/records`, { basin, headers: { "svc-format": "base64" }, json: { records: [{ headers: [["", b64("trim")]], body: "AAAAAAAAAAI=" }] } });
+    const trim = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      headers: { "svc-format": "base64" },
+      json: { records: [{ headers: [["", b64("trim")]], body: "AAAAAAAAAAI=" }] },
+    });
     expect(trim.status).toBe(200);
     await eventually(async () => (await readAll(c, basin, s))[0]?.seq_num >= 2);
     for (const size of [7, 9]) {
@@ -249,27 +345,60 @@ describe.each(["h1", "h2"] as const)("append over %s", (protocol) => {
     const ok = await append(c, basin, s, [{ body: "p" }], "protobuf");
     expect(ok.ack.end.seq_num).toBe(1);
     // A JSON request may ask for a protobuf response, and the reverse.
-    const mixed = await c.call("POST", `/v1/streams/${s}/records`, { basin, json: { records: [{ body: "q" }] }, headers: { accept: "application/protobuf" } });
+    const mixed = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      json: { records: [{ body: "q" }] },
+      headers: { accept: "application/protobuf" },
+    });
     expect(decodeAppendAck(mixed.body).end.seqNum).toBe(2);
-    const garbage = await c.call("POST", `/v1/streams/${s}/records`, { basin, body: new Uint8Array([0x0a, 0xff, 0xff, 0xff]), headers: { "content-type": "application/protobuf", accept: "application/protobuf" } });
+    const garbage = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      body: new Uint8Array([0x0a, 0xff, 0xff, 0xff]),
+      headers: { "content-type": "application/protobuf", accept: "application/protobuf" },
+    });
     expect(garbage.headers["content-type"]).toMatch(/application\/json/);
     expect([garbage.status, garbage.json().code]).toEqual([400, "bad_proto"]);
-    const missing = await c.call("POST", "/v1/streams/nope/records", { basin, body: encodeAppendInput({ records: [{ headers: [], body: new Uint8Array() }] }), headers: { "content-type": "application/x-protobuf", accept: "application/protobuf" } });
+    const missing = await c.call("POST", "/v1/streams/nope/records", {
+      basin,
+      body: encodeAppendInput({ records: [{ headers: [], body: new Uint8Array() }] }),
+      headers: { "content-type": "application/x-protobuf", accept: "application/protobuf" },
+    });
     expect([missing.status, missing.json().code]).toEqual([404, "stream_not_found"]);
   });
 
   it("accepts gzip request bodies and compresses large responses", async () => {
     const s = await fresh();
-    const body = gzipSync(JSON.stringify({ records: Array.from({ length: 50 }, (_, i) => ({ body: `line ${i} `.repeat(10) })) }));
-    const r = await c.call("POST", `/v1/streams/${s}/records`, { basin, body, headers: { "content-type": "application/json", "content-encoding": "gzip" } });
+    const body = gzipSync(
+      JSON.stringify({ records: Array.from({ length: 50 }, (_, i) => ({ body: `line ${i} `.repeat(10) })) }),
+    );
+    const r = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      body,
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+    });
     expect(r.status).toBe(200);
-    const bad = await c.call("POST", `/v1/streams/${s}/records`, { basin, body: "not gzip", headers: { "content-type": "application/json", "content-encoding": "gzip" } });
+    const bad = await c.call("POST", `/v1/streams/${s}/records`, {
+      basin,
+      body: "not gzip",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+    });
     expect(bad.status).toBe(400);
-    const read = await c.call("GET", `/v1/streams/${s}/records`, { basin, query: { seq_num: 0 }, headers: { "accept-encoding": "gzip" } });
+    const read = await c.call("GET", `/v1/streams/${s}/records`, {
+      basin,
+      query: { seq_num: 0 },
+      headers: { "accept-encoding": "gzip" },
+    });
     expect(read.headers["content-encoding"]).toBe("gzip");
-    const small = await c.call("GET", `/v1/streams/${s}/records/tail`, { basin, headers: { "accept-encoding": "zstd, gzip" } });
+    const small = await c.call("GET", `/v1/streams/${s}/records/tail`, {
+      basin,
+      headers: { "accept-encoding": "zstd, gzip" },
+    });
     expect(small.headers["content-encoding"]).toBeUndefined();
-    const proto = await c.call("GET", `/v1/streams/${s}/records`, { basin, query: { seq_num: 0 }, headers: { accept: "application/protobuf" } });
+    const proto = await c.call("GET", `/v1/streams/${s}/records`, {
+      basin,
+      query: { seq_num: 0 },
+      headers: { accept: "application/protobuf" },
+    });
     expect(decodeReadBatch(proto.body).records).toHaveLength(50);
   });
 });

@@ -21,7 +21,9 @@ function rand(n: number): string {
 
 describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
   let c: LiteClient;
-  beforeAll(() => { c = liteClient(lite, protocol); });
+  beforeAll(() => {
+    c = liteClient(lite, protocol);
+  });
   afterAll(() => c.close());
 
   const create = (basin: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -61,7 +63,11 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     expect([200, 201]).toContain(replay.status);
     expect(replay.headers["svc-provision-result"]).toBe("noop");
     expect(replay.json().name).toBe(name);
-    const otherConfig = await create(name, { config: { create_stream_on_append: false } }, { "svc-request-token": "tok-1" });
+    const otherConfig = await create(
+      name,
+      { config: { create_stream_on_append: false } },
+      { "svc-request-token": "tok-1" },
+    );
     expect([otherConfig.status, otherConfig.json().code]).toEqual([409, "resource_already_exists"]);
     const otherToken = await create(name, { config }, { "svc-request-token": "tok-2" });
     expect([otherToken.status, otherToken.json().code]).toEqual([409, "resource_already_exists"]);
@@ -100,7 +106,10 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     expect(cfg.create_stream_on_read).toBe(true);
     const upd = await c.call("PUT", `/v1/basins/${name}`, { json: { config: { create_stream_on_append: true } } });
     expect([upd.status, upd.headers["svc-provision-result"]]).toEqual([200, "updated"]);
-    expect((await c.call("GET", `/v1/basins/${name}`)).json()).toMatchObject({ create_stream_on_read: true, create_stream_on_append: true });
+    expect((await c.call("GET", `/v1/basins/${name}`)).json()).toMatchObject({
+      create_stream_on_read: true,
+      create_stream_on_append: true,
+    });
   });
 
   it("7: PATCH {} is a no-op; PATCH of a missing basin is basin_not_found", async () => {
@@ -116,8 +125,12 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
 
   it("8: PATCH merges nested defaults; null clears them", async () => {
     const name = uniqueBasin();
-    await create(name, { config: { default_stream_config: { storage_class: "standard", retention_policy: { infinite: {} } } } });
-    const r = await c.call("PATCH", `/v1/basins/${name}`, { json: { default_stream_config: { timestamping: { mode: "arrival" } } } });
+    await create(name, {
+      config: { default_stream_config: { storage_class: "standard", retention_policy: { infinite: {} } } },
+    });
+    const r = await c.call("PATCH", `/v1/basins/${name}`, {
+      json: { default_stream_config: { timestamping: { mode: "arrival" } } },
+    });
     expect(r.status).toBe(200);
     const d = r.json().default_stream_config;
     expect(d.storage_class).toBe("standard");
@@ -126,7 +139,10 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     const cleared = await c.call("PATCH", `/v1/basins/${name}`, { json: { default_stream_config: null } });
     // Defaults are shown as in effect: cleared means the system's.
     expect(cleared.json().default_stream_config).toEqual({
-      storage_class: "express", retention_policy: { age: 604800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
+      storage_class: "express",
+      retention_policy: { age: 604800 },
+      timestamping: { mode: "client-prefer", uncapped: false },
+      delete_on_empty: { min_age_secs: 0 },
     });
     expect((await c.call("GET", `/v1/basins/${name}`)).json()).toEqual(cleared.json());
   });
@@ -166,9 +182,14 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
     await create(name);
     expect((await c.call("GET", `/v1/basins/${name}`)).json()).toEqual({
       default_stream_config: {
-        storage_class: "express", retention_policy: { age: 604800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
+        storage_class: "express",
+        retention_policy: { age: 604800 },
+        timestamping: { mode: "client-prefer", uncapped: false },
+        delete_on_empty: { min_age_secs: 0 },
       },
-      stream_cipher: null, create_stream_on_append: false, create_stream_on_read: false,
+      stream_cipher: null,
+      create_stream_on_append: false,
+      create_stream_on_read: false,
     });
   });
 
@@ -194,7 +215,10 @@ describe.each(["h1", "h2"] as const)("basins over %s", (protocol) => {
   });
 
   it("12: bad list queries are bad_query", async () => {
-    for (const query of [{ limit: -1 }, { prefix: "-x" }, { limit: "ten" }, { start_after: "UPPER" }] as Record<string, string | number>[]) {
+    for (const query of [{ limit: -1 }, { prefix: "-x" }, { limit: "ten" }, { start_after: "UPPER" }] as Record<
+      string,
+      string | number
+    >[]) {
       const r = await c.call("GET", "/v1/basins", { query });
       expect([r.status, r.json().code]).toEqual([400, "bad_query"]);
     }
@@ -212,7 +236,9 @@ describe("server surface", () => {
     expect([unknown.status, unknown.body.length]).toEqual([404, 0]);
     const wrong = await c.call("POST", "/v1/basins/some-basin-1");
     expect(wrong.status).toBe(405);
-    const preflight = await c.call("OPTIONS", "/v1/basins", { headers: { origin: "http://app.test", "access-control-request-method": "POST" } });
+    const preflight = await c.call("OPTIONS", "/v1/basins", {
+      headers: { origin: "http://app.test", "access-control-request-method": "POST" },
+    });
     expect([preflight.status, preflight.headers["access-control-allow-origin"]]).toEqual([204, "*"]);
     const cors = await c.call("GET", "/v1/basins", { headers: { origin: "http://app.test" } });
     expect(cors.headers["access-control-allow-origin"]).toBe("*");

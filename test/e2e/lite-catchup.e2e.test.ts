@@ -16,9 +16,19 @@ import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
 const enc = new TextEncoder();
 // Stored batch sizes: single records, odd sizes, full 1,000-record batches, and big records.
 const SHAPES: Array<{ n: number; body: number }> = [
-  { n: 1, body: 10 }, { n: 7, body: 300 }, { n: 1000, body: 1000 }, { n: 333, body: 1024 }, { n: 999, body: 20 },
-  { n: 2, body: 60_000 }, { n: 1000, body: 900 }, { n: 517, body: 2000 }, { n: 16, body: 64_000 }, { n: 64, body: 1 },
-  { n: 1000, body: 1030 }, { n: 3, body: 0 }, { n: 250, body: 4000 },
+  { n: 1, body: 10 },
+  { n: 7, body: 300 },
+  { n: 1000, body: 1000 },
+  { n: 333, body: 1024 },
+  { n: 999, body: 20 },
+  { n: 2, body: 60_000 },
+  { n: 1000, body: 900 },
+  { n: 517, body: 2000 },
+  { n: 16, body: 64_000 },
+  { n: 64, body: 1 },
+  { n: 1000, body: 1030 },
+  { n: 3, body: 0 },
+  { n: 250, body: 4000 },
 ];
 
 let lite: Lite;
@@ -39,7 +49,8 @@ beforeAll(async () => {
   lite = await startLite();
   client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
   await client.basins.create(basin);
-  for (const name of ["s", "t"]) await client.basin(basin).streams.create(name, { config: { timestamping: { mode: "client-require" } } });
+  for (const name of ["s", "t"])
+    await client.basin(basin).streams.create(name, { config: { timestamping: { mode: "client-require" } } });
   for (const { n, body } of SHAPES) {
     const records = Array.from({ length: n }, (_, i) => recordAt(expected.length + i, body));
     await client.basin(basin).stream("s").append({ records });
@@ -72,13 +83,18 @@ function check(records: SequencedRecord[], seqs: number[]): void {
     const e = expected[r.seqNum]!;
     expect(r.timestamp).toBe(e.timestamp);
     expect(Buffer.from(r.body).equals(Buffer.from(e.body))).toBe(true);
-    expect(r.headers.map((h) => [Buffer.from(h.name).toString(), Buffer.from(h.value).toString()])).toEqual(e.headers.map((h) => [Buffer.from(h.name).toString(), Buffer.from(h.value).toString()]));
+    expect(r.headers.map((h) => [Buffer.from(h.name).toString(), Buffer.from(h.value).toString()])).toEqual(
+      e.headers.map((h) => [Buffer.from(h.name).toString(), Buffer.from(h.value).toString()]),
+    );
   }
 }
 
 async function sessionRead(stream: string, start: number, limits: ReadLimits): Promise<SequencedRecord[][]> {
   const batches: SequencedRecord[][] = [];
-  for await (const ev of client.basin(basin).stream(stream).read({ seqNum: start }, { ...limits, wait: 0 })) {
+  for await (const ev of client
+    .basin(basin)
+    .stream(stream)
+    .read({ seqNum: start }, { ...limits, wait: 0 })) {
     if (ev.type === "batch" && ev.records.length > 0) batches.push(ev.records);
   }
   return batches;
@@ -108,10 +124,19 @@ describe("catch-up from stored batches", () => {
   it("from every start around and inside stored batches, with count and byte limits, sessions and unary reads get exactly their slice", async () => {
     const stream = client.basin(basin).stream("s");
     for (const [k, start] of STARTS.entries()) {
-      const limits: ReadLimits = [{}, { count: 1 }, { count: 1500 }, { bytes: 70_000 }, { bytes: 1_500_000, count: 1200 }][k % 5]!;
+      const limits: ReadLimits = [
+        {},
+        { count: 1 },
+        { count: 1500 },
+        { bytes: 70_000 },
+        { bytes: 1_500_000, count: 1200 },
+      ][k % 5]!;
       check((await sessionRead("s", start, limits)).flat(), want(start, limits));
       const unary = await stream.readBatch({ seqNum: start }, limits);
-      const seqs = want(start, { count: Math.min(limits.count ?? 1000, 1000), bytes: Math.min(limits.bytes ?? 1024 * 1024, 1024 * 1024) });
+      const seqs = want(start, {
+        count: Math.min(limits.count ?? 1000, 1000),
+        bytes: Math.min(limits.bytes ?? 1024 * 1024, 1024 * 1024),
+      });
       check(unary.records, seqs);
     }
   });

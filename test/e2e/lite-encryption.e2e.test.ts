@@ -40,9 +40,17 @@ async function encryptedBasin(cipher: string): Promise<string> {
 }
 
 const append = (basin: string, records: unknown[], headers: Record<string, string> = {}) =>
-  c.call("POST", "/v1/streams/s/records", { basin, headers: { "svc-format": "base64", ...headers }, json: { records } });
+  c.call("POST", "/v1/streams/s/records", {
+    basin,
+    headers: { "svc-format": "base64", ...headers },
+    json: { records },
+  });
 const read = (basin: string, headers: Record<string, string> = {}) =>
-  c.call("GET", "/v1/streams/s/records", { basin, headers: { "svc-format": "base64", ...headers }, query: { seq_num: 0 } });
+  c.call("GET", "/v1/streams/s/records", {
+    basin,
+    headers: { "svc-format": "base64", ...headers },
+    query: { seq_num: 0 },
+  });
 
 beforeAll(async () => {
   lite = await startLite({ dataDir: scratchDir("svc-enc-") });
@@ -57,12 +65,17 @@ describe.each(["aes-256-gcm", "aegis-256"])("%s", (cipher) => {
   it("round-trips bodies and headers with the right key; the marker is in no file", async () => {
     const basin = await encryptedBasin(cipher);
     const marker = `MARKER-${cipher}-${randomBytes(8).toString("hex")}`;
-    const records = [{ headers: [[b64("h-name"), b64(`${marker}-header`)]], body: b64(marker) }, { headers: [], body: "" }];
+    const records = [
+      { headers: [[b64("h-name"), b64(`${marker}-header`)]], body: b64(marker) },
+      { headers: [], body: "" },
+    ];
     const ack = await append(basin, records, { "svc-encryption-key": key });
     expect(ack.status, ack.text()).toBe(200);
     const got = await read(basin, { "svc-encryption-key": key });
     expect(got.status).toBe(200);
-    expect(got.json().records.map((r: { headers?: unknown; body?: unknown }) => [r.headers ?? [], r.body ?? ""])).toEqual(records.map((r) => [r.headers, r.body]));
+    expect(
+      got.json().records.map((r: { headers?: unknown; body?: unknown }) => [r.headers ?? [], r.body ?? ""]),
+    ).toEqual(records.map((r) => [r.headers, r.body]));
     expect(foundInDataDir(marker)).toBe(false);
     const wrong = await read(basin, { "svc-encryption-key": wrongKey });
     expect([wrong.status, wrong.json().code]).toEqual([400, "decryption_failed"]);
@@ -72,7 +85,9 @@ describe.each(["aes-256-gcm", "aegis-256"])("%s", (cipher) => {
 
 describe("§8.8 error cases", () => {
   let basin: string;
-  beforeAll(async () => { basin = await encryptedBasin("aes-256-gcm"); });
+  beforeAll(async () => {
+    basin = await encryptedBasin("aes-256-gcm");
+  });
 
   it.each([
     ["missing", {}],
@@ -80,27 +95,34 @@ describe("§8.8 error cases", () => {
     ["not base64", { "svc-encryption-key": "!!!!" }],
     ["16 bytes", { "svc-encryption-key": randomBytes(16).toString("base64") }],
     ["longer than 44 characters", { "svc-encryption-key": `${key}AAAA` }],
-  ])("a %s key is 400 bad_header on append and read, and nothing is stored", async (_, headers: Record<string, string>) => {
-    const a = await append(basin, [{ body: b64("x") }], headers);
-    expect([a.status, a.json().code]).toEqual([400, "bad_header"]);
-    const r = await read(basin, headers);
-    expect([r.status, r.json().code]).toEqual([400, "bad_header"]);
-    const tail = await c.call("GET", "/v1/streams/s/records/tail", { basin });
-    expect(tail.json().tail.seq_num).toBe(0);
-  });
+  ])(
+    "a %s key is 400 bad_header on append and read, and nothing is stored",
+    async (_, headers: Record<string, string>) => {
+      const a = await append(basin, [{ body: b64("x") }], headers);
+      expect([a.status, a.json().code]).toEqual([400, "bad_header"]);
+      const r = await read(basin, headers);
+      expect([r.status, r.json().code]).toEqual([400, "bad_header"]);
+      const tail = await c.call("GET", "/v1/streams/s/records/tail", { basin });
+      expect(tail.json().tail.seq_num).toBe(0);
+    },
+  );
 
   it("a key sent for a plaintext stream is ignored; the marker there IS found (the search works)", async () => {
     const plain = uniqueBasin("p");
     await c.call("POST", "/v1/basins", { json: { basin: plain } });
     await c.call("POST", "/v1/streams", { basin: plain, json: { stream: "s" } });
     const marker = `PLAIN-${randomBytes(8).toString("hex")}`;
-    expect((await append(plain, [{ body: b64(marker) }], { "svc-encryption-key": "not even base64" })).status).toBe(200);
+    expect((await append(plain, [{ body: b64(marker) }], { "svc-encryption-key": "not even base64" })).status).toBe(
+      200,
+    );
     expect((await read(plain)).json().records[0].body).toBe(b64(marker));
     expect(foundInDataDir(marker)).toBe(true);
   });
 
   it("command records stay plaintext and readable", async () => {
-    const fence = await append(basin, [{ headers: [["", b64("fence")]], body: b64("tok-1") }], { "svc-encryption-key": key });
+    const fence = await append(basin, [{ headers: [["", b64("fence")]], body: b64("tok-1") }], {
+      "svc-encryption-key": key,
+    });
     expect(fence.status).toBe(200);
     const got = await read(basin, { "svc-encryption-key": key });
     expect(got.json().records.at(-1)).toMatchObject({ headers: [["", b64("fence")]], body: b64("tok-1") });
@@ -108,7 +130,9 @@ describe("§8.8 error cases", () => {
   });
 
   it("an unknown cipher is bad_json; a cipher applies only to streams created afterwards", async () => {
-    const bad = await c.call("POST", "/v1/basins", { json: { basin: uniqueBasin(), config: { stream_cipher: "rot13" } } });
+    const bad = await c.call("POST", "/v1/basins", {
+      json: { basin: uniqueBasin(), config: { stream_cipher: "rot13" } },
+    });
     expect([bad.status, bad.json().code]).toEqual([400, "bad_json"]);
     const b = uniqueBasin("l");
     await c.call("POST", "/v1/basins", { json: { basin: b } });
@@ -117,6 +141,9 @@ describe("§8.8 error cases", () => {
     expect(patched.json().stream_cipher).toBe("aegis-256");
     await c.call("POST", "/v1/streams", { basin: b, json: { stream: "after" } });
     const list = (await c.call("GET", "/v1/streams", { basin: b })).json().streams;
-    expect(list.map((s: { name: string; cipher: string | null }) => [s.name, s.cipher])).toEqual([["after", "aegis-256"], ["before", null]]);
+    expect(list.map((s: { name: string; cipher: string | null }) => [s.name, s.cipher])).toEqual([
+      ["after", "aegis-256"],
+      ["before", null],
+    ]);
   });
 });

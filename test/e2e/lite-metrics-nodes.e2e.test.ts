@@ -27,13 +27,22 @@ const TRIM = { records: [{ headers: [["", Buffer.from("trim").toString("base64")
 
 /** The traffic, through `first` and `second` (the two nodes, or the lmdb node twice). */
 async function traffic(first: LiteClient, second: LiteClient): Promise<void> {
-  const ok = async (c: LiteClient, method: string, path: string, opts: Parameters<LiteClient["call"]>[2] = {}): Promise<void> => {
+  const ok = async (
+    c: LiteClient,
+    method: string,
+    path: string,
+    opts: Parameters<LiteClient["call"]>[2] = {},
+  ): Promise<void> => {
     const r = await c.call(method, path, opts);
     expect(r.status, `${method} ${path}: ${r.text()}`).toBeLessThan(300);
   };
   await ok(first, "POST", "/v1/basins", { json: { basin } });
   for (const s of ["s", "t", "x"]) await ok(second, "POST", "/v1/streams", { basin, json: { stream: s } });
-  for (let i = 0; i < 6; i++) await ok(i % 2 === 0 ? first : second, "POST", "/v1/streams/s/records", { basin, json: { records: [{ body: `record ${i}` }, { body: "" }] } });
+  for (let i = 0; i < 6; i++)
+    await ok(i % 2 === 0 ? first : second, "POST", "/v1/streams/s/records", {
+      basin,
+      json: { records: [{ body: `record ${i}` }, { body: "" }] },
+    });
   await ok(second, "GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } });
   await ok(first, "GET", "/v1/streams/s/records", { basin, query: { seq_num: 4, count: 3 } });
   await ok(second, "GET", "/v1/streams/s/records/tail", { basin });
@@ -48,7 +57,9 @@ async function traffic(first: LiteClient, second: LiteClient): Promise<void> {
 const SETS: [string, string, Record<string, string>][] = [
   ["/v1/metrics", "account-ops", {}],
   ["/v1/metrics", "active-basins", {}],
-  ...["storage", "append-ops", "read-ops", "read-throughput", "append-throughput", "basin-ops"].map((set): [string, string, Record<string, string>] => [`/v1/metrics/${basin}`, set, {}]),
+  ...["storage", "append-ops", "read-ops", "read-throughput", "append-throughput", "basin-ops"].map(
+    (set): [string, string, Record<string, string>] => [`/v1/metrics/${basin}`, set, {}],
+  ),
   [`/v1/metrics/${basin}/s`, "storage", {}],
   [`/v1/metrics/${basin}/t`, "storage", {}],
 ];
@@ -65,7 +76,9 @@ async function everySet(c: LiteClient, end: number): Promise<Record<string, Metr
     const interval = path.split("/").length > 4 ? "minute" : "hour";
     const r = await c.call("GET", path, { query: { set, start: end - 7200, end, interval } });
     expect(r.status, r.text()).toBe(200);
-    out[`${path} ${set}`] = (r.json().values as Metric[]).filter((m) => !/-metrics$|^get-stream-config$/.test(m.accumulation?.name ?? ""));
+    out[`${path} ${set}`] = (r.json().values as Metric[]).filter(
+      (m) => !/-metrics$|^get-stream-config$/.test(m.accumulation?.name ?? ""),
+    );
   }
   return out;
 }
@@ -86,7 +99,9 @@ function totals(sets: Record<string, Metric[]>): Record<string, unknown> {
 }
 
 function prometheusTotals(text: string): string[] {
-  return text.split("\n").filter((line) => /^svc_lite_(appended|read)_(records|bytes)_total |^svc_lite_storage_bytes /.test(line));
+  return text
+    .split("\n")
+    .filter((line) => /^svc_lite_(appended|read)_(records|bytes)_total |^svc_lite_storage_bytes /.test(line));
 }
 
 /** A minute boundary flushes every node: start the traffic early in a minute. */
@@ -99,7 +114,10 @@ beforeAll(async () => {
   db = await freshDatabase();
   const quick = { SVC_LITE_DELETE_GRACE_MS: "0", SVC_LITE_SWEEP_MS: "200" };
   [a, b, l] = await Promise.all([
-    startLite({ postgres: db.url, env: { SVC_LITE_DELETE_GRACE_MS: "0", SVC_LITE_SWEEP_MS: "600000", SVC_LITE_METRICS_FLUSH_MS: "600000" } }),
+    startLite({
+      postgres: db.url,
+      env: { SVC_LITE_DELETE_GRACE_MS: "0", SVC_LITE_SWEEP_MS: "600000", SVC_LITE_METRICS_FLUSH_MS: "600000" },
+    }),
     startLite({ postgres: db.url, env: quick }),
     startLite({ env: quick }),
   ]);
@@ -117,7 +135,16 @@ afterAll(async () => {
 describe("metrics of two nodes on one database", () => {
   it("every set is the same from either node, and the same as lmdb's for the same traffic", async () => {
     // Node a's sweep after its trim subtracts what it removed (counted on a).
-    await eventually(async () => (await ca.call("GET", `/v1/metrics/${basin}/t`, { query: { set: "storage", start: Math.floor(Date.now() / 1000) - 60, end: Math.floor(Date.now() / 1000) } })).json().values[0].gauge.values.at(-1)?.[1] === 22);
+    await eventually(
+      async () =>
+        (
+          await ca.call("GET", `/v1/metrics/${basin}/t`, {
+            query: { set: "storage", start: Math.floor(Date.now() / 1000) - 60, end: Math.floor(Date.now() / 1000) },
+          })
+        )
+          .json()
+          .values[0].gauge.values.at(-1)?.[1] === 22,
+    );
     const end = Math.floor(Date.now() / 1000);
     // A node adds what it holds when asked (else within its flush interval): once both were
     // asked, both answer the same. Node a's counts for x arrive only now, after x was dropped.
@@ -135,12 +162,16 @@ describe("metrics of two nodes on one database", () => {
     // The figures themselves: 6 appends of 2 records to s, 3 to t and x; x deleted, t trimmed.
     expect(pg[`/v1/metrics/${basin} append-ops append-ops`]).toBe(9);
     expect(pg[`/v1/metrics/${basin}/t storage storage`]).toBe(22);
-    expect(pg[`/v1/metrics/${basin} storage storage`]).toBe((pg[`/v1/metrics/${basin}/s storage storage`] as number) + 22);
+    expect(pg[`/v1/metrics/${basin} storage storage`]).toBe(
+      (pg[`/v1/metrics/${basin}/s storage storage`] as number) + 22,
+    );
     expect(pg["/v1/metrics active-basins active-basins"]).toEqual([basin]);
   });
 
   it("Prometheus totals and stored bytes are the database's sums, the same on both nodes and as lmdb's", async () => {
-    const [pa, pb, pl] = await Promise.all([ca, cb, cl].map(async (c) => prometheusTotals((await c.call("GET", "/metrics")).text())));
+    const [pa, pb, pl] = await Promise.all(
+      [ca, cb, cl].map(async (c) => prometheusTotals((await c.call("GET", "/metrics")).text())),
+    );
     expect(pa).toHaveLength(5);
     expect(pb).toEqual(pa);
     expect(pl).toEqual(pa);

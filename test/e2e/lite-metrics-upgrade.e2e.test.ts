@@ -19,7 +19,17 @@ const t = Math.floor(Date.now() / 60_000) * 60 - 180;
 const OLD_BUCKET = {
   t,
   ops: { append: 2, read: 1, "create-stream": 1 },
-  basins: { [basin]: { ops: { append: 2, read: 1, "create-stream": 1 }, appendOps: 2, appendBytes: 40, readOps: 1, readBytes: 40, storage: 40, streams: { s: 40 } } },
+  basins: {
+    [basin]: {
+      ops: { append: 2, read: 1, "create-stream": 1 },
+      appendOps: 2,
+      appendBytes: 40,
+      readOps: 1,
+      readBytes: 40,
+      storage: 40,
+      streams: { s: 40 },
+    },
+  },
 };
 
 function rewriteAsOld(): void {
@@ -75,7 +85,9 @@ describe("metrics of a data dir from before the sums", () => {
     expect(storage.find(([ts]) => ts === t)).toEqual([t, 40]);
     expect(storage.at(-1)![1]).toBe(40);
     // 8 + 2 metered bytes more.
-    expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "xy" }] } })).status).toBe(200);
+    expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "xy" }] } })).status).toBe(
+      200,
+    );
     expect(sum((await set(`/v1/metrics/${basin}`, "append-ops")).values)).toBe(3);
     expect((await set(`/v1/metrics/${basin}`, "storage")).values.at(-1)![1]).toBe(50);
     expect((await set(`/v1/metrics/${basin}/s`, "storage")).values.at(-1)![1]).toBe(50);

@@ -58,10 +58,18 @@ function lastGauge(values: Metric[]): number {
 
 async function expectEverySet(): Promise<void> {
   expect(sums(await metrics(`/v1/metrics/${basin}`, "append-ops"))).toEqual({ "append-ops": batches.length });
-  expect(sums(await metrics(`/v1/metrics/${basin}`, "append-throughput"))).toEqual({ "append-throughput": APPENDED_BYTES });
+  expect(sums(await metrics(`/v1/metrics/${basin}`, "append-throughput"))).toEqual({
+    "append-throughput": APPENDED_BYTES,
+  });
   expect(sums(await metrics(`/v1/metrics/${basin}`, "read-ops"))).toEqual({ "read-ops": 1 });
   expect(sums(await metrics(`/v1/metrics/${basin}`, "read-throughput"))).toEqual({ "read-throughput": APPENDED_BYTES });
-  expect(sums(await metrics(`/v1/metrics/${basin}`, "basin-ops"))).toEqual({ append: 3, read: 1, "check-tail": 2, "create-stream": 2, "get-stream-config": 1 });
+  expect(sums(await metrics(`/v1/metrics/${basin}`, "basin-ops"))).toEqual({
+    append: 3,
+    read: 1,
+    "check-tail": 2,
+    "create-stream": 2,
+    "get-stream-config": 1,
+  });
   expect(lastGauge(await metrics(`/v1/metrics/${basin}`, "storage"))).toBe(APPENDED_BYTES + 16);
   expect(lastGauge(await metrics(`/v1/metrics/${basin}/s`, "storage"))).toBe(APPENDED_BYTES);
   expect(lastGauge(await metrics(`/v1/metrics/${basin}/t`, "storage"))).toBe(16);
@@ -82,15 +90,19 @@ beforeAll(async () => {
   c = liteClient(lite);
   expect((await c.call("POST", "/v1/basins", { json: { basin, location: "local" } })).status).toBe(201);
   expect((await c.call("POST", "/v1/basins", { json: { basin: idle } })).status).toBe(201);
-  for (const s of ["s", "t"]) expect((await c.call("POST", "/v1/streams", { basin, json: { stream: s } })).status).toBe(201);
-  for (const records of batches) expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records } })).status).toBe(200);
+  for (const s of ["s", "t"])
+    expect((await c.call("POST", "/v1/streams", { basin, json: { stream: s } })).status).toBe(201);
+  for (const records of batches)
+    expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records } })).status).toBe(200);
   const read = await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } });
   expect(read.json().records).toHaveLength(APPENDED_RECORDS);
   expect((await c.call("GET", "/v1/streams/s/records/tail", { basin })).status).toBe(200);
   expect((await c.call("GET", "/v1/streams/t/records/tail", { basin })).status).toBe(200);
   expect((await c.call("GET", "/v1/streams/t", { basin })).status).toBe(200);
   // Stream t: 2 records of 8 metered bytes each (16), appended in one batch.
-  expect((await c.call("POST", "/v1/streams/t/records", { basin, json: { records: [{ body: "" }, { body: "" }] } })).status).toBe(200);
+  expect(
+    (await c.call("POST", "/v1/streams/t/records", { basin, json: { records: [{ body: "" }, { body: "" }] } })).status,
+  ).toBe(200);
 });
 
 afterAll(async () => {
@@ -124,7 +136,9 @@ describe("metric sets after known traffic", () => {
     const requests = one("svc_lite_requests_total");
     expect(requests.type).toBe("COUNTER");
     const count = (operation: string, status: string): number =>
-      Number(requests.metrics.find((m) => m.labels?.operation === operation && m.labels?.status === status)?.value ?? 0);
+      Number(
+        requests.metrics.find((m) => m.labels?.operation === operation && m.labels?.status === status)?.value ?? 0,
+      );
     expect(count("append", "200")).toBe(4);
     expect(count("create-basin", "201")).toBe(2);
     // The parser folds labelled histograms into one bucket map (it keeps no labels there), so
@@ -136,14 +150,20 @@ describe("metric sets after known traffic", () => {
     // lmdb times its waits for fsync; on PostgreSQL the commit is the database's.
     if (!onPostgres) expect(Number(sync.count)).toBeGreaterThanOrEqual(4);
     expect(sync.buckets!["+Inf"]).toBe(sync.count);
-    expect(one("svc_lite_open_sessions").metrics.map((m) => [m.labels?.kind, m.value])).toEqual([["append", "0"], ["read", "0"], ["sse", "0"]]);
+    expect(one("svc_lite_open_sessions").metrics.map((m) => [m.labels?.kind, m.value])).toEqual([
+      ["append", "0"],
+      ["read", "0"],
+      ["sse", "0"],
+    ]);
   });
 
   it("/metrics needs a token with account-metrics", async () => {
     const anon = await fetch(`${lite.url}/metrics`);
     expect(anon.status).toBe(401);
     const mint = async (ops: string[]): Promise<string> => {
-      const r = await c.call("POST", "/v1/access-tokens", { json: { id: `m-${ops.join("-")}-${Date.now()}`, scope: { ops } } });
+      const r = await c.call("POST", "/v1/access-tokens", {
+        json: { id: `m-${ops.join("-")}-${Date.now()}`, scope: { ops } },
+      });
       expect(r.status).toBe(201);
       return r.json().access_token;
     };
@@ -153,8 +173,13 @@ describe("metric sets after known traffic", () => {
     const withOp = liteClient({ url: lite.url, token: await mint(["account-metrics"]) });
     expect((await withOp.call("GET", "/metrics")).status).toBe(200);
     const now = Math.floor(Date.now() / 1000);
-    expect((await withOp.call("GET", "/v1/metrics", { query: { set: "account-ops", start: now - 60, end: now } })).status).toBe(200);
-    expect((await withOp.call("GET", `/v1/metrics/${basin}`, { query: { set: "storage", start: now - 60, end: now } })).status).toBe(403);
+    expect(
+      (await withOp.call("GET", "/v1/metrics", { query: { set: "account-ops", start: now - 60, end: now } })).status,
+    ).toBe(200);
+    expect(
+      (await withOp.call("GET", `/v1/metrics/${basin}`, { query: { set: "storage", start: now - 60, end: now } }))
+        .status,
+    ).toBe(403);
     await Promise.all([without.close(), withOp.close()]);
   });
 
@@ -198,7 +223,11 @@ describe("the query is checked as the service checks it", () => {
   const now = (): number => Math.floor(Date.now() / 1000);
 
   it("start and end are required", async () => {
-    for (const [path, set] of [["/v1/metrics", "account-ops"], [`/v1/metrics/${basin}`, "append-ops"], [`/v1/metrics/${basin}/s`, "storage"]] as const) {
+    for (const [path, set] of [
+      ["/v1/metrics", "account-ops"],
+      [`/v1/metrics/${basin}`, "append-ops"],
+      [`/v1/metrics/${basin}/s`, "storage"],
+    ] as const) {
       const [status, code, message] = await ask(path, { set, end: now() });
       expect([status, code]).toEqual([422, "invalid"]);
       expect(message).toMatch(/^start is required/);
@@ -210,7 +239,11 @@ describe("the query is checked as the service checks it", () => {
 
   it("start must not be after end", async () => {
     const t = now();
-    expect(await ask(`/v1/metrics/${basin}`, { set: "append-ops", start: t - 10, end: t - 20 })).toEqual([422, "invalid", "start must not be after end"]);
+    expect(await ask(`/v1/metrics/${basin}`, { set: "append-ops", start: t - 10, end: t - 20 })).toEqual([
+      422,
+      "invalid",
+      "start must not be after end",
+    ]);
     expect((await ask(`/v1/metrics/${basin}`, { set: "append-ops", start: t - 10, end: t - 10 }))[0]).toBe(200);
   });
 
@@ -225,7 +258,11 @@ describe("the query is checked as the service checks it", () => {
 
   it("end is not in the future beyond a small leeway", async () => {
     const t = now();
-    const [status, code, message] = await ask(`/v1/metrics/${basin}`, { set: "read-ops", start: t - 60, end: t + 3600 });
+    const [status, code, message] = await ask(`/v1/metrics/${basin}`, {
+      set: "read-ops",
+      start: t - 60,
+      end: t + 3600,
+    });
     expect([status, code]).toEqual([422, "invalid"]);
     expect(message).toMatch(/^end must not be in the future/);
     expect((await ask(`/v1/metrics/${basin}`, { set: "read-ops", start: t - 60, end: t + 60 }))[0]).toBe(200);
@@ -234,21 +271,37 @@ describe("the query is checked as the service checks it", () => {
   it("the basin storage set is by hour only, the stream storage set by minute only", async () => {
     const t = now();
     for (const interval of ["minute", "day"]) {
-      const [status, code, message] = await ask(`/v1/metrics/${basin}`, { set: "storage", start: t - 3600, end: t, interval });
+      const [status, code, message] = await ask(`/v1/metrics/${basin}`, {
+        set: "storage",
+        start: t - 3600,
+        end: t,
+        interval,
+      });
       expect([status, code]).toEqual([422, "invalid"]);
       expect(message).toMatch(/^the basin storage set is by hour only/);
     }
     for (const interval of ["hour", "day"]) {
-      const [status, code, message] = await ask(`/v1/metrics/${basin}/s`, { set: "storage", start: t - 3600, end: t, interval });
+      const [status, code, message] = await ask(`/v1/metrics/${basin}/s`, {
+        set: "storage",
+        start: t - 3600,
+        end: t,
+        interval,
+      });
       expect([status, code]).toEqual([422, "invalid"]);
       expect(message).toMatch(/^the stream storage set is by minute only/);
     }
     // Without an interval each takes its own; other basin sets take any.
-    const basinGauge = await c.call("GET", `/v1/metrics/${basin}`, { query: { set: "storage", start: t - 7200, end: t } });
+    const basinGauge = await c.call("GET", `/v1/metrics/${basin}`, {
+      query: { set: "storage", start: t - 7200, end: t },
+    });
     for (const [ts] of basinGauge.json().values[0].gauge.values as [number, number][]) expect(ts % 3600).toBe(0);
-    const streamGauge = await c.call("GET", `/v1/metrics/${basin}/s`, { query: { set: "storage", start: t - 7200, end: t } });
+    const streamGauge = await c.call("GET", `/v1/metrics/${basin}/s`, {
+      query: { set: "storage", start: t - 7200, end: t },
+    });
     expect(streamGauge.status).toBe(200);
-    expect((await ask(`/v1/metrics/${basin}`, { set: "append-ops", start: t - 3600, end: t, interval: "day" }))[0]).toBe(200);
+    expect(
+      (await ask(`/v1/metrics/${basin}`, { set: "append-ops", start: t - 3600, end: t, interval: "day" }))[0],
+    ).toBe(200);
   });
 });
 
@@ -271,7 +324,10 @@ describe("locations and defaults", () => {
   it("configs show the defaults in effect", async () => {
     const b = (await c.call("GET", `/v1/basins/${basin}`)).json();
     expect(b.default_stream_config).toEqual({
-      storage_class: "express", retention_policy: { age: 604800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
+      storage_class: "express",
+      retention_policy: { age: 604800 },
+      timestamping: { mode: "client-prefer", uncapped: false },
+      delete_on_empty: { min_age_secs: 0 },
     });
     expect((await c.call("GET", "/v1/streams/s", { basin })).json().storage_class).toBe("express");
   });
@@ -286,12 +342,16 @@ describe("across a restart", () => {
     batches.push([{ body: "" }, { body: "" }]);
     try {
       expect(sums(await metrics(`/v1/metrics/${basin}`, "append-ops"))).toEqual({ "append-ops": 4 });
-      expect(sums(await metrics(`/v1/metrics/${basin}`, "append-throughput"))).toEqual({ "append-throughput": APPENDED_BYTES + 16 });
+      expect(sums(await metrics(`/v1/metrics/${basin}`, "append-throughput"))).toEqual({
+        "append-throughput": APPENDED_BYTES + 16,
+      });
     } finally {
       batches.pop();
     }
     expect(sums(await metrics(`/v1/metrics/${basin}`, "read-ops"))).toEqual({ "read-ops": 1 });
-    expect(sums(await metrics(`/v1/metrics/${basin}`, "read-throughput"))).toEqual({ "read-throughput": APPENDED_BYTES });
+    expect(sums(await metrics(`/v1/metrics/${basin}`, "read-throughput"))).toEqual({
+      "read-throughput": APPENDED_BYTES,
+    });
     expect(lastGauge(await metrics(`/v1/metrics/${basin}`, "storage"))).toBe(APPENDED_BYTES + 16);
     expect(lastGauge(await metrics(`/v1/metrics/${basin}/s`, "storage"))).toBe(APPENDED_BYTES);
     const active = await metrics("/v1/metrics", "active-basins");
@@ -305,7 +365,18 @@ describe("across a restart", () => {
   });
 
   it("storage falls when records are trimmed and removed", async () => {
-    const trim = await c.call("POST", "/v1/streams/t/records", { basin, headers: { "svc-format": "base64" }, json: { records: [{ headers: [[Buffer.from("").toString("base64"), Buffer.from("trim").toString("base64")]], body: "AAAAAAAAAAI=" }] } });
+    const trim = await c.call("POST", "/v1/streams/t/records", {
+      basin,
+      headers: { "svc-format": "base64" },
+      json: {
+        records: [
+          {
+            headers: [[Buffer.from("").toString("base64"), Buffer.from("trim").toString("base64")]],
+            body: "AAAAAAAAAAI=",
+          },
+        ],
+      },
+    });
     expect(trim.status).toBe(200);
     // t held 16 bytes in one batch (seq 0-1) and the trim record (8 + 2 + 4 + 8 = 22): trimming
     // below 2 removes the first batch once the janitor sweeps.

@@ -9,15 +9,30 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { eventually, liteClient, spawnLite, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import {
+  eventually,
+  liteClient,
+  spawnLite,
+  startLite,
+  uniqueBasin,
+  type Lite,
+  type LiteClient,
+} from "../helpers/lite.js";
 import { freshDatabase, PG_PASSWORD, testPostgresUrl } from "../helpers/postgres.js";
 import { scratchDir } from "../helpers/scratch.js";
 
-const withPassword = (url: string): string => url.replace("postgres://postgres@", `postgres://postgres:${PG_PASSWORD}@`);
+const withPassword = (url: string): string =>
+  url.replace("postgres://postgres@", `postgres://postgres:${PG_PASSWORD}@`);
 
 describe("flags and startup", () => {
   it("a bad --storage is a usage error (exit 2, the message and the usage hint)", async () => {
-    for (const args of [["--storage", "mysql://u@h/db"], ["--storage", "postgres://u@h/db", "--in-memory"], ["--storage", "postgres://u@h/db", "--pool-size", "0"], ["--storage", "postgres://u@h/db", "--storage-timeout", "0s"], ["--storage", "postgres://u@h/db", "--storage-timeout", "soon"]]) {
+    for (const args of [
+      ["--storage", "mysql://u@h/db"],
+      ["--storage", "postgres://u@h/db", "--in-memory"],
+      ["--storage", "postgres://u@h/db", "--pool-size", "0"],
+      ["--storage", "postgres://u@h/db", "--storage-timeout", "0s"],
+      ["--storage", "postgres://u@h/db", "--storage-timeout", "soon"],
+    ]) {
       const r = await runSvc(["lite", "--port", "0", ...args]);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/^error: svc lite: .*\nhint: run `svc lite --help` for usage\n$/);
@@ -26,7 +41,9 @@ describe("flags and startup", () => {
   });
 
   it("an unreachable database fails clearly, without printing the password", async () => {
-    const r = await runSvc(["lite", "--port", "0", "--storage", "postgres://svc:not-this-secret@127.0.0.1:1/db"], { timeoutMs: 20_000 });
+    const r = await runSvc(["lite", "--port", "0", "--storage", "postgres://svc:not-this-secret@127.0.0.1:1/db"], {
+      timeoutMs: 20_000,
+    });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain("postgres://svc@127.0.0.1:1/db");
     expect(r.stderr + r.stdout).not.toContain("not-this-secret");
@@ -42,7 +59,9 @@ describe("flags and startup", () => {
       const dir = scratchDir("pg-pass");
       const file = join(dir, "password");
       writeFileSync(file, `${PG_PASSWORD}\n`, { mode: 0o600 });
-      const viaFile = await spawnLite(["--port", "0", "--storage", db.url, "--storage-password-file", file], { PGPASSWORD: "" });
+      const viaFile = await spawnLite(["--port", "0", "--storage", db.url, "--storage-password-file", file], {
+        PGPASSWORD: "",
+      });
       viaFile.child.kill("SIGTERM");
       await viaFile.exited;
       const viaEnv = await startLite({ postgres: db.url });
@@ -62,7 +81,10 @@ describe("flags and startup", () => {
       await c.connect();
       await c.query("INSERT INTO svc_schema (version) VALUES (99)");
       await c.end();
-      const r = await runSvc(["lite", "--port", "0", "--storage", db.url], { env: { PGPASSWORD: PG_PASSWORD }, timeoutMs: 20_000 });
+      const r = await runSvc(["lite", "--port", "0", "--storage", db.url], {
+        env: { PGPASSWORD: PG_PASSWORD },
+        timeoutMs: 20_000,
+      });
       expect(r.code).toBe(6);
       expect(r.stderr).toMatch(/schema version 99, newer than this svc knows \(\d+\): upgrade svc/);
     } finally {
@@ -136,7 +158,9 @@ describe("two nodes on one database", () => {
   // The README's bound: refused at once on the node that revoked it, within 1 s on every other
   // (its notification usually drops the cached token sooner; the next request may still beat it).
   it("a token issued on one node works on the other; revoked there, it fails at once there and within 1 s here", async () => {
-    const issued = await ra.call("POST", "/v1/access-tokens", { json: { id: "shared", scope: { ops: ["list-basins"] } } });
+    const issued = await ra.call("POST", "/v1/access-tokens", {
+      json: { id: "shared", scope: { ops: ["list-basins"] } },
+    });
     expect(issued.status).toBe(201);
     const onB = liteClient({ url: b.url, token: issued.json().access_token });
     const onA = liteClient({ url: a.url, token: issued.json().access_token });
@@ -171,7 +195,10 @@ describe("two nodes on one database", () => {
     await admin.connect();
     try {
       // Only this database's listeners: other test files run lite nodes on the same server.
-      const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener' AND datname = $1", [new URL(db.url).pathname.slice(1)]);
+      const killed = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener' AND datname = $1",
+        [new URL(db.url).pathname.slice(1)],
+      );
       expect(killed.rowCount).toBe(2);
       const poll = rb.call("GET", "/v1/streams/live/records", { basin, query: { seq_num: 1, wait: 10 } });
       expect((await append(ra, "live", "after the cut")).status).toBe(200);
@@ -193,23 +220,35 @@ describe("the periodic sweep on shared storage", () => {
     const nodes = await Promise.all([0, 1, 2].map(() => startLite({ postgres: db.url, env })));
     const admin = new pg.Client({ connectionString: withPassword(db.url) });
     await admin.connect();
-    const holders = async (): Promise<number> => Number((await admin.query(
-      "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-      [SWEEP_LOCK.classid, SWEEP_LOCK.objid],
-    )).rows[0].n);
+    const holders = async (): Promise<number> =>
+      Number(
+        (
+          await admin.query(
+            "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            [SWEEP_LOCK.classid, SWEEP_LOCK.objid],
+          )
+        ).rows[0].n,
+      );
     const leaders = (among: Lite[]): Lite[] => among.filter((n) => n.stderr().includes(LEADS));
     const until = async (what: string, ok: () => Promise<boolean> | boolean): Promise<void> => {
       for (const t0 = Date.now(); !(await ok()); await new Promise((r) => setTimeout(r, 50))) {
         if (Date.now() - t0 > 10_000) throw new Error(`not within 10 s: ${what}`);
       }
     };
-    const batchRows = async (): Promise<number> => Number((await admin.query("SELECT count(*) AS n FROM svc_batches")).rows[0].n);
+    const batchRows = async (): Promise<number> =>
+      Number((await admin.query("SELECT count(*) AS n FROM svc_batches")).rows[0].n);
     const basin = uniqueBasin("sweep");
     /** Records appended through `via` to a stream whose records expire after 1 s: gone from the table once swept. */
     const expiring = async (via: Lite, stream: string): Promise<void> => {
       const c = liteClient(via);
-      expect((await c.call("POST", "/v1/streams", { basin, json: { stream, config: { retention_policy: { age: 1 } } } })).status).toBe(201);
-      for (const body of ["one", "two", "three"]) expect((await c.call("POST", `/v1/streams/${stream}/records`, { basin, json: { records: [{ body }] } })).status).toBe(200);
+      expect(
+        (await c.call("POST", "/v1/streams", { basin, json: { stream, config: { retention_policy: { age: 1 } } } }))
+          .status,
+      ).toBe(201);
+      for (const body of ["one", "two", "three"])
+        expect(
+          (await c.call("POST", `/v1/streams/${stream}/records`, { basin, json: { records: [{ body }] } })).status,
+        ).toBe(200);
       expect(await batchRows()).toBe(3);
       await until(`the expired records of ${stream} are removed`, async () => (await batchRows()) === 0);
     };

@@ -18,7 +18,12 @@ afterAll(async () => {
 type Format = "raw" | "base64" | "protobuf";
 const FORMATS: Format[] = ["raw", "base64", "protobuf"];
 
-interface Out { status: number; records: { seq_num: number; timestamp: number; body: string }[]; tail?: { seq_num: number; timestamp: number }; raw: any }
+interface Out {
+  status: number;
+  records: { seq_num: number; timestamp: number; body: string }[];
+  tail?: { seq_num: number; timestamp: number };
+  raw: any;
+}
 
 describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
   let c: LiteClient;
@@ -33,7 +38,9 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
 
   const fresh = async (config?: Record<string, unknown>): Promise<string> => {
     const s = `s${++n}`;
-    expect((await c.call("POST", "/v1/streams", { basin, json: config ? { stream: s, config } : { stream: s } })).status).toBe(201);
+    expect(
+      (await c.call("POST", "/v1/streams", { basin, json: config ? { stream: s, config } : { stream: s } })).status,
+    ).toBe(201);
     return s;
   };
   const append = async (s: string, records: Record<string, unknown>[]) => {
@@ -44,22 +51,38 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
   const bodies = (k: number, from = 0) => Array.from({ length: k }, (_, i) => ({ body: `r${from + i}` }));
 
   /** Reads in one of the three response formats and normalises to raw-text bodies. */
-  async function read(s: string, query: Record<string, string | number | boolean>, format: Format = "raw"): Promise<Out> {
-    const headers: Record<string, string> = format === "protobuf" ? { accept: "application/protobuf" } : { "svc-format": format };
+  async function read(
+    s: string,
+    query: Record<string, string | number | boolean>,
+    format: Format = "raw",
+  ): Promise<Out> {
+    const headers: Record<string, string> =
+      format === "protobuf" ? { accept: "application/protobuf" } : { "svc-format": format };
     const r = await c.call("GET", `/v1/streams/${s}/records`, { basin, query, headers });
     if (r.status !== 200) return { status: r.status, records: [], raw: r.json() };
     if (format === "protobuf") {
       expect(r.headers["content-type"]).toBe("application/protobuf");
       const b = decodeReadBatch(r.body);
       return {
-        status: 200, raw: b,
-        records: b.records.map((x) => ({ seq_num: x.seqNum, timestamp: x.timestamp, body: Buffer.from(x.body).toString() })),
+        status: 200,
+        raw: b,
+        records: b.records.map((x) => ({
+          seq_num: x.seqNum,
+          timestamp: x.timestamp,
+          body: Buffer.from(x.body).toString(),
+        })),
         ...(b.tail ? { tail: { seq_num: b.tail.seqNum, timestamp: b.tail.timestamp } } : {}),
       };
     }
     const j = r.json();
-    const dec = (v: string | undefined) => (v === undefined ? "" : format === "base64" ? Buffer.from(v, "base64").toString() : v);
-    return { status: 200, raw: j, records: j.records.map((x: any) => ({ ...x, body: dec(x.body) })), ...(j.tail ? { tail: j.tail } : {}) };
+    const dec = (v: string | undefined) =>
+      v === undefined ? "" : format === "base64" ? Buffer.from(v, "base64").toString() : v;
+    return {
+      status: 200,
+      raw: j,
+      records: j.records.map((x: any) => ({ ...x, body: dec(x.body) })),
+      ...(j.tail ? { tail: j.tail } : {}),
+    };
   }
 
   it.each(FORMATS)("33: empty stream (%s)", async (format) => {
@@ -80,7 +103,10 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
     expect(all.records.map((r) => r.seq_num)).toEqual([0, 1, 2, 3, 4]);
     expect(all.tail).toBeUndefined();
     if (format !== "protobuf") expect("tail" in all.raw).toBe(false);
-    for (const q of [{ seq_num: 5 }, { seq_num: 6 }, { seq_num: 6, clamp: true }] as Record<string, number | boolean>[]) {
+    for (const q of [{ seq_num: 5 }, { seq_num: 6 }, { seq_num: 6, clamp: true }] as Record<
+      string,
+      number | boolean
+    >[]) {
       const r = await read(s, q, format);
       expect([r.status, r.raw]).toEqual([416, { tail: ack.tail }]);
     }
@@ -130,7 +156,10 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
 
   it.each(FORMATS)("37: until and timestamp starts (%s)", async (format) => {
     const s = await fresh({ timestamping: { mode: "client-require" } });
-    await append(s, [1000, 2000, 2000, 3000, 4000].map((timestamp, i) => ({ body: `t${i}`, timestamp })));
+    await append(
+      s,
+      [1000, 2000, 2000, 3000, 4000].map((timestamp, i) => ({ body: `t${i}`, timestamp })),
+    );
     expect((await read(s, { seq_num: 0, until: 2000 }, format)).records.map((r) => r.timestamp)).toEqual([1000]);
     expect((await read(s, { seq_num: 0, until: 3000 }, format)).records.map((r) => r.seq_num)).toEqual([0, 1, 2]);
     expect((await read(s, { seq_num: 0, until: 500 }, format)).records).toEqual([]);
@@ -180,7 +209,14 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
   it("40: reads skip trimmed records; everything trimmed reads empty", async () => {
     const s = await fresh();
     await append(s, bodies(5));
-    const trimTo = (p: number) => c.call("POST", `/v1/streams/${s}/records`, { basin, headers: { "svc-format": "base64" }, json: { records: [{ headers: [["", "dHJpbQ=="]], body: Buffer.from([0, 0, 0, 0, 0, 0, 0, p]).toString("base64") }] } });
+    const trimTo = (p: number) =>
+      c.call("POST", `/v1/streams/${s}/records`, {
+        basin,
+        headers: { "svc-format": "base64" },
+        json: {
+          records: [{ headers: [["", "dHJpbQ=="]], body: Buffer.from([0, 0, 0, 0, 0, 0, 0, p]).toString("base64") }],
+        },
+      });
     expect((await trimTo(3)).status).toBe(200);
     await eventually(async () => (await read(s, { seq_num: 0 })).records[0]?.seq_num === 3);
     expect((await read(s, { seq_num: 1, count: 2 })).records.map((r) => r.seq_num)).toEqual([3, 4]);

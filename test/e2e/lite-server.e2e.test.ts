@@ -18,14 +18,18 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe("svc lite process", () => {
   it("prints exactly three export lines, keeps a 0600 root token, stops cleanly on SIGTERM", async () => {
     const dir = tempDir();
     const s = await spawnLite(["--port", "0", "--data-dir", dir]);
     let out = "";
-    s.child.stdout!.on("data", (c: Buffer) => { out += c.toString(); });
+    s.child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
     const tokenFile = join(dir, "root-token");
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(tokenFile, "utf8").trim()).toBe(s.token);
@@ -49,7 +53,9 @@ describe("svc lite process", () => {
     const held = connect(s.port, "127.0.0.1");
     held.on("error", () => undefined);
     await new Promise<void>((resolve) => held.once("connect", () => resolve()));
-    held.write(`POST /v1/basins HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${s.token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"basin"`);
+    held.write(
+      `POST /v1/basins HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${s.token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"basin"`,
+    );
     await new Promise((r) => setTimeout(r, 100));
     s.child.kill("SIGINT");
     await eventually(async () => /SIGINT: shutting down/.test(s.stderr()));
@@ -62,7 +68,10 @@ describe("svc lite process", () => {
   it("reports a failed start with the server's message and exit code, on either thread", async () => {
     const lite = await startLite({ inMemory: true });
     for (const env of [{}, { SVC_LITE_THREAD: "main" }] as Record<string, string>[]) {
-      const err = await spawnLite(["--port", String(lite.port), "--in-memory"], env).then(() => "started", (e: Error) => e.message);
+      const err = await spawnLite(["--port", String(lite.port), "--in-memory"], env).then(
+        () => "started",
+        (e: Error) => e.message,
+      );
       expect(err).toMatch(/exited \(2\) before listening/);
       expect(err).toMatch(/^error: svc lite: port \d+ on 127\.0\.0\.1 is already in use/m);
     }
@@ -75,7 +84,10 @@ describe("svc lite process", () => {
 
   it("refuses a second server on the same data dir with a one-line message", async () => {
     const lite = await startLite();
-    const err = await spawnLite(["--port", "0", "--data-dir", lite.dataDir!]).then(() => "started", (e: Error) => e.message);
+    const err = await spawnLite(["--port", "0", "--data-dir", lite.dataDir!]).then(
+      () => "started",
+      (e: Error) => e.message,
+    );
     expect(err).toMatch(/another svc lite server is already using the data dir/);
     expect((await liteClient(lite).call("GET", "/health")).status).toBe(200);
     expect(await lite.stop()).toBe(0);
@@ -87,15 +99,35 @@ describe("svc lite process", () => {
     let c = liteClient(lite);
     const basin = uniqueBasin();
     await c.call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true } } });
-    const ack1 = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "one" }, { body: "two" }], fencing_token: "" } })).json();
-    await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ headers: [["", "fence"]], body: "tok" }] } });
+    const ack1 = (
+      await c.call("POST", "/v1/streams/s/records", {
+        basin,
+        json: { records: [{ body: "one" }, { body: "two" }], fencing_token: "" },
+      })
+    ).json();
+    await c.call("POST", "/v1/streams/s/records", {
+      basin,
+      json: { records: [{ headers: [["", "fence"]], body: "tok" }] },
+    });
     expect(await lite.stop()).toBe(0);
     await lite.restart();
     c = liteClient(lite);
-    expect((await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } })).json().records.map((r: any) => r.body)).toEqual(["one", "two", "tok"]);
-    const fenced = await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "x" }], fencing_token: "nope" } });
+    expect(
+      (await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } }))
+        .json()
+        .records.map((r: any) => r.body),
+    ).toEqual(["one", "two", "tok"]);
+    const fenced = await c.call("POST", "/v1/streams/s/records", {
+      basin,
+      json: { records: [{ body: "x" }], fencing_token: "nope" },
+    });
     expect(fenced.json()).toEqual({ fencing_token_mismatch: "tok" });
-    const ack3 = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "three" }], fencing_token: "tok" } })).json();
+    const ack3 = (
+      await c.call("POST", "/v1/streams/s/records", {
+        basin,
+        json: { records: [{ body: "three" }], fencing_token: "tok" },
+      })
+    ).json();
     expect(ack3.start.seq_num).toBe(3);
     await lite.kill9();
     await lite.restart();
@@ -103,7 +135,9 @@ describe("svc lite process", () => {
     const tail = (await c.call("GET", "/v1/streams/s/records/tail", { basin })).json().tail;
     expect(tail.seq_num).toBe(4);
     expect(tail.timestamp).toBeGreaterThanOrEqual(ack1.end.timestamp);
-    const next = (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "four" }] } })).json();
+    const next = (
+      await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "four" }] } })
+    ).json();
     expect(next.start.seq_num).toBe(4);
     expect(await lite.stop()).toBe(0);
   });
@@ -115,7 +149,9 @@ describe("svc lite process", () => {
     let c = liteClient(lite);
     const basin = uniqueBasin();
     await c.call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true } } });
-    expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "kept" }] } })).status).toBe(200);
+    expect(
+      (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "kept" }] } })).status,
+    ).toBe(200);
     expect(await lite.stop()).toBe(0);
     const file = join(dir, "data.mdb");
     const misc = async <T>(change: (db: Database<number, string>) => T): Promise<T> => {
@@ -132,7 +168,9 @@ describe("svc lite process", () => {
     const newer = await runSvc(["lite", "--port", "0", "--data-dir", dir], { timeoutMs: 15_000 });
     expect(newer.code).toBe(1);
     expect(newer.stdout).toBe("");
-    expect(newer.stderr).toBe(`error: ${file} was written by a newer svc (data format ${DATA_FORMAT + 1}; this svc reads up to ${DATA_FORMAT}): upgrade svc\n`);
+    expect(newer.stderr).toBe(
+      `error: ${file} was written by a newer svc (data format ${DATA_FORMAT + 1}; this svc reads up to ${DATA_FORMAT}): upgrade svc\n`,
+    );
     // Nothing was changed, and the lock was let go: the same refusal again, not "in use".
     expect((await runSvc(["lite", "--port", "0", "--data-dir", dir], { timeoutMs: 15_000 })).stderr).toBe(newer.stderr);
 
@@ -140,7 +178,11 @@ describe("svc lite process", () => {
     await misc((db) => db.removeSync("dataFormat"));
     await lite.restart();
     c = liteClient(lite);
-    expect((await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } })).json().records.map((r: { body: string }) => r.body)).toEqual(["kept"]);
+    expect(
+      (await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } }))
+        .json()
+        .records.map((r: { body: string }) => r.body),
+    ).toEqual(["kept"]);
     expect(await lite.stop()).toBe(0);
     expect(await misc((db) => db.get("dataFormat"))).toBe(DATA_FORMAT);
   });
@@ -162,13 +204,30 @@ describe("svc lite process", () => {
     const dir = tempDir();
     const spec = join(dir, "spec.json");
     const basin = uniqueBasin("init");
-    writeFileSync(spec, JSON.stringify({
-      basins: [{
-        name: basin,
-        config: { create_stream_on_append: true, default_stream_config: { storage_class: "standard", retention_policy: "7days" } },
-        streams: [{ name: "events", config: { retention_policy: "infinite", timestamping: { mode: "arrival" }, delete_on_empty: { min_age: "1h" } } }],
-      }],
-    }));
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        basins: [
+          {
+            name: basin,
+            config: {
+              create_stream_on_append: true,
+              default_stream_config: { storage_class: "standard", retention_policy: "7days" },
+            },
+            streams: [
+              {
+                name: "events",
+                config: {
+                  retention_policy: "infinite",
+                  timestamping: { mode: "arrival" },
+                  delete_on_empty: { min_age: "1h" },
+                },
+              },
+            ],
+          },
+        ],
+      }),
+    );
     const lite = await startLite({ args: ["--init-file", spec] });
     const c = liteClient(lite);
     expect((await c.call("GET", `/v1/basins/${basin}`)).json()).toMatchObject({
@@ -176,8 +235,10 @@ describe("svc lite process", () => {
       default_stream_config: { storage_class: "standard", retention_policy: { age: 604800 } },
     });
     expect((await c.call("GET", "/v1/streams/events", { basin })).json()).toEqual({
-      storage_class: "standard", retention_policy: { infinite: {} },
-      timestamping: { mode: "arrival", uncapped: false }, delete_on_empty: { min_age_secs: 3600 },
+      storage_class: "standard",
+      retention_policy: { infinite: {} },
+      timestamping: { mode: "arrival", uncapped: false },
+      delete_on_empty: { min_age_secs: 3600 },
     });
     expect(await lite.stop()).toBe(0);
     const dataDir = lite.dataDir!;
@@ -187,7 +248,10 @@ describe("svc lite process", () => {
     expect(again.stderr()).toMatch(new RegExp(`basin ${basin}: created`));
     void dataDir;
     writeFileSync(spec, JSON.stringify({ basins: [{ name: basin, colour: "blue" }] }));
-    const bad = await spawnLite(["--port", "0", "--in-memory", "--init-file", spec]).then(() => "started", (e: Error) => e.message);
+    const bad = await spawnLite(["--port", "0", "--in-memory", "--init-file", spec]).then(
+      () => "started",
+      (e: Error) => e.message,
+    );
     expect(bad).toMatch(/unknown field "colour"/);
   });
 

@@ -14,8 +14,12 @@ import type { AppendInput } from "../../src/types.js";
 
 const enc = new TextEncoder();
 let lite: Lite;
-beforeAll(async () => { lite = await startLite(); });
-afterAll(async () => { await lite?.stop(); });
+beforeAll(async () => {
+  lite = await startLite();
+});
+afterAll(async () => {
+  await lite?.stop();
+});
 
 function frames(bytes: Buffer): Frame[] {
   const p = new FrameParser();
@@ -36,28 +40,47 @@ async function payload(f: Frame): Promise<Uint8Array> {
 describe.each(["h1", "h2"] as Protocol[])("sessions over %s", (protocol) => {
   let c: LiteClient;
   let basin: string;
-  const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${lite.token}`, "svc-basin": basin, ...extra });
+  const headers = (extra: Record<string, string> = {}) => ({
+    authorization: `Bearer ${lite.token}`,
+    "svc-basin": basin,
+    ...extra,
+  });
   const path = (stream: string, q = "") => `/v1/streams/${encodeURIComponent(stream)}/records${q}`;
   const appendSession = (stream: string, extra: Record<string, string> = {}) =>
-    rawExchange(lite.url, protocol, { method: "POST", path: path(stream), headers: headers({ "content-type": "svc/proto", ...extra }), duplex: true });
+    rawExchange(lite.url, protocol, {
+      method: "POST",
+      path: path(stream),
+      headers: headers({ "content-type": "svc/proto", ...extra }),
+      duplex: true,
+    });
   const readSession = (stream: string, q: string, extra: Record<string, string> = {}) =>
-    rawExchange(lite.url, protocol, { method: "GET", path: path(stream, q), headers: headers({ "content-type": "svc/proto", ...extra }) });
+    rawExchange(lite.url, protocol, {
+      method: "GET",
+      path: path(stream, q),
+      headers: headers({ "content-type": "svc/proto", ...extra }),
+    });
   const newStream = async (name: string, records = 0) => {
     expect((await c.call("POST", "/v1/streams", { basin, json: { stream: name } })).status).toBe(201);
     if (records > 0) {
-      const r = await c.call("POST", path(name), { basin, json: { records: Array.from({ length: records }, (_, i) => ({ body: `r${i}` })) } });
+      const r = await c.call("POST", path(name), {
+        basin,
+        json: { records: Array.from({ length: records }, (_, i) => ({ body: `r${i}` })) },
+      });
       expect(r.status).toBe(200);
     }
     return name;
   };
-  const tail = async (stream: string) => (await c.call("GET", `${path(stream)}/tail`, { basin })).json().tail.seq_num as number;
+  const tail = async (stream: string) =>
+    (await c.call("GET", `${path(stream)}/tail`, { basin })).json().tail.seq_num as number;
 
   beforeAll(async () => {
     c = liteClient(lite, protocol);
     basin = uniqueBasin(`sess-${protocol}`);
     expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
   });
-  afterAll(async () => { await c?.close(); });
+  afterAll(async () => {
+    await c?.close();
+  });
 
   it("acks pipelined inputs in order and ends cleanly on half-close (41)", async () => {
     const s = await newStream("pipelined");
@@ -70,7 +93,11 @@ describe.each(["h1", "h2"] as Protocol[])("sessions over %s", (protocol) => {
     const got = frames(await ex.done);
     expect(got.every((f) => !f.terminal)).toBe(true);
     const acks = got.map((f) => decodeAppendAck(f.payload));
-    expect(acks.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([[0, 2], [2, 3], [3, 6]]);
+    expect(acks.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([
+      [0, 2],
+      [2, 3],
+      [3, 6],
+    ]);
     expect(acks.every((a) => a.tail.seqNum >= a.end.seqNum)).toBe(true);
   });
 
@@ -111,12 +138,24 @@ describe.each(["h1", "h2"] as Protocol[])("sessions over %s", (protocol) => {
     const s = await newStream("compressed");
     const big = "x".repeat(3000);
     const ex = await appendSession(s, { "accept-encoding": "gzip" });
-    ex.write(encodeFrame(await compress(encodeAppendInput({ records: [{ headers: [], body: enc.encode(big) }] }), "zstd"), { compression: "zstd" }));
-    ex.write(encodeFrame(await compress(encodeAppendInput({ records: [{ headers: [], body: enc.encode(big) }] }), "gzip"), { compression: "gzip" }));
+    ex.write(
+      encodeFrame(await compress(encodeAppendInput({ records: [{ headers: [], body: enc.encode(big) }] }), "zstd"), {
+        compression: "zstd",
+      }),
+    );
+    ex.write(
+      encodeFrame(await compress(encodeAppendInput({ records: [{ headers: [], body: enc.encode(big) }] }), "gzip"), {
+        compression: "gzip",
+      }),
+    );
     ex.write(input(["small"]));
     ex.end();
     expect(frames(await ex.done).map((f) => f.compression)).toEqual(["none", "none", "none"]); // acks are tiny
-    for (const [accept, want] of [["gzip", "gzip"], ["zstd, gzip", "zstd"], ["br", "none"]] as const) {
+    for (const [accept, want] of [
+      ["gzip", "gzip"],
+      ["zstd, gzip", "zstd"],
+      ["br", "none"],
+    ] as const) {
       const r = await readSession(s, "?seq_num=0&count=3", { "accept-encoding": accept });
       const got = frames(await r.done);
       expect(got[0]!.compression).toBe(want);
@@ -158,7 +197,9 @@ describe.each(["h1", "h2"] as Protocol[])("sessions over %s", (protocol) => {
     expect(got.flatMap((f) => decodeReadBatch(f.payload).records.map((x) => x.seqNum))).toEqual([0, 1, 2]);
     const atTail = await readSession(s, "?seq_num=10&count=3");
     expect(atTail.status).toBe(416);
-    expect(JSON.parse((await atTail.done).toString())).toEqual({ tail: { seq_num: 10, timestamp: expect.any(Number) } });
+    expect(JSON.parse((await atTail.done).toString())).toEqual({
+      tail: { seq_num: 10, timestamp: expect.any(Number) },
+    });
     const toTail = frames(await (await readSession(s, "?seq_num=4&wait=0")).done);
     expect(toTail.flatMap((f) => decodeReadBatch(f.payload).records.map((x) => x.seqNum))).toEqual([4, 5, 6, 7, 8, 9]);
   });
@@ -168,7 +209,9 @@ describe.each(["h1", "h2"] as Protocol[])("sessions over %s", (protocol) => {
     const t0 = Date.now();
     const got = frames(await (await readSession(s, "?seq_num=1&wait=2")).done);
     const elapsed = Date.now() - t0;
-    expect(got.map((f) => decodeReadBatch(f.payload))).toEqual([{ records: [], tail: expect.objectContaining({ seqNum: 1 }) }]);
+    expect(got.map((f) => decodeReadBatch(f.payload))).toEqual([
+      { records: [], tail: expect.objectContaining({ seqNum: 1 }) },
+    ]);
     expect(elapsed).toBeGreaterThanOrEqual(1900);
   });
 
@@ -180,9 +223,18 @@ describe.each(["h1", "h2"] as Protocol[])("sessions over %s", (protocol) => {
 
   describe("SSE", () => {
     const sse = (stream: string, q: string, extra: Record<string, string> = {}) =>
-      rawExchange(lite.url, protocol, { method: "GET", path: path(stream, q), headers: headers({ accept: "text/event-stream", ...extra }) });
-    const events = (text: string) => text.split("\n\n").filter(Boolean).map((e) =>
-      Object.fromEntries(e.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)])));
+      rawExchange(lite.url, protocol, {
+        method: "GET",
+        path: path(stream, q),
+        headers: headers({ accept: "text/event-stream", ...extra }),
+      });
+    const events = (text: string) =>
+      text
+        .split("\n\n")
+        .filter(Boolean)
+        .map((e) =>
+          Object.fromEntries(e.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)])),
+        );
 
     it("sends one batch with id seq,count,bytes, then [DONE] (50, 54)", async () => {
       const s = await newStream("sse", 5);

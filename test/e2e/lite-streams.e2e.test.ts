@@ -17,7 +17,9 @@ const enc = encodeURIComponent;
 
 describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
   let c: LiteClient;
-  beforeAll(() => { c = liteClient(lite, protocol); });
+  beforeAll(() => {
+    c = liteClient(lite, protocol);
+  });
   afterAll(() => c.close());
 
   async function basin(config: Record<string, unknown> = {}): Promise<string> {
@@ -42,7 +44,10 @@ describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
       expect([r.status, r.json().code]).toEqual([400, "bad_json"]);
     }
     expect((await c.call("GET", `/v1/streams/${enc("a/b")}`, { basin: b })).status).toBe(200);
-    const ack = await c.call("POST", `/v1/streams/${enc("a/b")}/records`, { basin: b, json: { records: [{ body: "slash" }] } });
+    const ack = await c.call("POST", `/v1/streams/${enc("a/b")}/records`, {
+      basin: b,
+      json: { records: [{ body: "slash" }] },
+    });
     expect(ack.status).toBe(200);
     const read = await c.call("GET", `/v1/streams/${enc("a/b")}/records`, { basin: b, query: { seq_num: 0 } });
     expect(read.json().records[0].body).toBe("slash");
@@ -67,15 +72,20 @@ describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
     const r = await c.call("GET", "/v1/streams/s", { basin: b });
     expect(r.status).toBe(200);
     expect(r.json()).toEqual({
-      storage_class: "express", retention_policy: { age: 604800 },
-      timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 0 },
+      storage_class: "express",
+      retention_policy: { age: 604800 },
+      timestamping: { mode: "client-prefer", uncapped: false },
+      delete_on_empty: { min_age_secs: 0 },
     });
   });
 
   it("16: PATCH null resets to the basin default; age 0 → 422", async () => {
     const b = await basin({ default_stream_config: { storage_class: "standard" } });
     await createStream(b, "s", { storage_class: "express", timestamping: { mode: "arrival", uncapped: true } });
-    const partial = await c.call("PATCH", "/v1/streams/s", { basin: b, json: { timestamping: { mode: "client-require" } } });
+    const partial = await c.call("PATCH", "/v1/streams/s", {
+      basin: b,
+      json: { timestamping: { mode: "client-require" } },
+    });
     expect(partial.json().timestamping).toEqual({ mode: "client-require", uncapped: true });
     const reset = await c.call("PATCH", "/v1/streams/s", { basin: b, json: { storage_class: null } });
     expect([reset.status, reset.json().storage_class]).toEqual([200, "standard"]);
@@ -99,7 +109,8 @@ describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
       createStream(b, "s"),
       c.call("PUT", "/v1/streams/s", { basin: b }),
     ];
-    for (const r of await Promise.all(checks)) expect([r.status, r.json().code]).toEqual([409, "stream_deletion_pending"]);
+    for (const r of await Promise.all(checks))
+      expect([r.status, r.json().code]).toEqual([409, "stream_deletion_pending"]);
     expect((await c.call("DELETE", "/v1/streams/s", { basin: b })).status).toBe(202);
     const listed = (await c.call("GET", "/v1/streams", { basin: b })).json().streams;
     expect(listed).toHaveLength(1);
@@ -137,7 +148,11 @@ describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
   });
 
   it("19: create_stream_on_append and create_stream_on_read; bad reads create nothing", async () => {
-    const b = await basin({ create_stream_on_append: true, create_stream_on_read: true, default_stream_config: { storage_class: "standard" } });
+    const b = await basin({
+      create_stream_on_append: true,
+      create_stream_on_read: true,
+      default_stream_config: { storage_class: "standard" },
+    });
     const ack = await c.call("POST", "/v1/streams/auto-a/records", { basin: b, json: { records: [{ body: "x" }] } });
     expect(ack.status).toBe(200);
     expect((await c.call("GET", "/v1/streams/auto-a", { basin: b })).json().storage_class).toBe("standard");
@@ -150,13 +165,17 @@ describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
     expect([invalid.status, invalid.json().code]).toEqual([422, "invalid"]);
     const badAppend = await c.call("POST", "/v1/streams/auto-y/records", { basin: b, json: { records: [] } });
     expect(badAppend.status).toBe(422);
-    for (const s of ["auto-x", "auto-y"]) expect((await c.call("GET", `/v1/streams/${s}`, { basin: b })).status).toBe(404);
+    for (const s of ["auto-x", "auto-y"])
+      expect((await c.call("GET", `/v1/streams/${s}`, { basin: b })).status).toBe(404);
   });
 
   it("19: concurrent auto-creating appends race safely", async () => {
     const b = await basin({ create_stream_on_append: true });
-    const acks = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      c.call("POST", "/v1/streams/race/records", { basin: b, json: { records: [{ body: `r${i}` }] } })));
+    const acks = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        c.call("POST", "/v1/streams/race/records", { basin: b, json: { records: [{ body: `r${i}` }] } }),
+      ),
+    );
     expect(acks.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect((await c.call("GET", "/v1/streams/race/records/tail", { basin: b })).json().tail.seq_num).toBe(10);
     expect((await c.call("GET", "/v1/streams", { basin: b })).json().streams).toHaveLength(1);
@@ -167,7 +186,9 @@ describe.each(["h1", "h2"] as const)("streams over %s", (protocol) => {
     for (const s of ["s-3", "s-1", "t-1", "s-2"]) expect((await createStream(b, s)).status).toBe(201);
     const p1 = (await c.call("GET", "/v1/streams", { basin: b, query: { prefix: "s-", limit: 2 } })).json();
     expect([p1.streams.map((s: { name: string }) => s.name), p1.has_more]).toEqual([["s-1", "s-2"], true]);
-    const p2 = (await c.call("GET", "/v1/streams", { basin: b, query: { prefix: "s-", limit: 2, start_after: "s-2" } })).json();
+    const p2 = (
+      await c.call("GET", "/v1/streams", { basin: b, query: { prefix: "s-", limit: 2, start_after: "s-2" } })
+    ).json();
     expect([p2.streams.map((s: { name: string }) => s.name), p2.has_more]).toEqual([["s-3"], false]);
     const tooLong = await c.call("GET", "/v1/streams", { basin: b, query: { prefix: "x".repeat(513) } });
     expect([tooLong.status, tooLong.json().code]).toEqual([400, "bad_query"]);
@@ -192,7 +213,10 @@ describe("host-prefix routing", () => {
     const c = liteClient(lite);
     const b = uniqueBasin();
     await c.call("POST", "/v1/basins", { json: { basin: b } });
-    const r = await c.call("POST", "/v1/streams", { headers: { host: `${b}.localhost:${lite.port}` }, json: { stream: "via-host" } });
+    const r = await c.call("POST", "/v1/streams", {
+      headers: { host: `${b}.localhost:${lite.port}` },
+      json: { stream: "via-host" },
+    });
     expect(r.status).toBe(201);
     expect((await c.call("GET", "/v1/streams/via-host", { basin: b })).status).toBe(200);
   });

@@ -20,7 +20,9 @@ beforeAll(async () => {
   lite = await startLite({ args: ["--tls-self"] });
   env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
 });
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 describe("svc lite --tls-self", () => {
   it("prints https:// endpoints and the certificate's SHA-256 fingerprint", async () => {
@@ -77,7 +79,8 @@ describe("svc lite --tls-cert/--tls-key", () => {
     const own = await startLite({ args: ["--tls-cert", cert, "--tls-key", key] });
     try {
       expect(own.url).toMatch(/^https:\/\//);
-      for (let i = 0; i < 100 && !own.stderr().includes(material.fingerprint); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && !own.stderr().includes(material.fingerprint); i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(own.stderr()).toContain(material.fingerprint);
       const ownEnv = { SVC_ACCOUNT_ENDPOINT: own.url, SVC_BASIN_ENDPOINT: own.url, SVC_ACCESS_TOKEN: own.token };
       expect((await runSvc(["basin", "list"], { env: ownEnv })).code).toBe(6);
@@ -91,9 +94,17 @@ describe("svc lite --tls-cert/--tls-key", () => {
 
   it("a missing or unreadable key file is a one-line error at start, not a crash", async () => {
     const dir = scratchDir("svc-tls-files-");
-    const r = await runSvc(["lite", "--port", "0", "--in-memory", "--tls-cert", join(dir, "nope.pem"), "--tls-key", join(dir, "nope.key")], {});
+    const r = await runSvc(
+      ["lite", "--port", "0", "--in-memory", "--tls-cert", join(dir, "nope.pem"), "--tls-key", join(dir, "nope.key")],
+      {},
+    );
     expect(r.code).not.toBe(0);
-    expect(r.stderr.trim().split("\n").filter((l) => l.startsWith("error")).length).toBe(1);
+    expect(
+      r.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("error")).length,
+    ).toBe(1);
     expect(r.stderr).toMatch(/nope\.(pem|key)/);
   });
 });

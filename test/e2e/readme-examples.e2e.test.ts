@@ -54,15 +54,27 @@ beforeAll(async () => {
   const spec = /The spec \(JSON[^\n]*\n\n```json\n([\s\S]*?)^```/m.exec(README);
   writeFileSync(join(dir, "spec.json"), spec![1]!);
   env = {
-    PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: join(dir, "home"), XDG_CONFIG_HOME: join(dir, "home", ".config"), FORCE_COLOR: "0",
-    SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token,
+    PATH: `${bin}:${process.env.PATH ?? ""}`,
+    HOME: join(dir, "home"),
+    XDG_CONFIG_HOME: join(dir, "home", ".config"),
+    FORCE_COLOR: "0",
+    SVC_ACCOUNT_ENDPOINT: lite.url,
+    SVC_BASIN_ENDPOINT: lite.url,
+    SVC_ACCESS_TOKEN: lite.token,
   };
 }, 60_000);
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 function sh(cmd: string): { code: number | null; stdout: string; stderr: string } {
   const follow = /\s-f(\s|$)/.test(cmd) ? "timeout -s INT 3 " : "";
-  const r = spawnSync("bash", ["-o", "pipefail", "-c", `${follow}${cmd}`], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync("bash", ["-o", "pipefail", "-c", `${follow}${cmd}`], {
+    cwd: dir,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -77,11 +89,18 @@ describe("the README's examples", () => {
     const failures: string[] = [];
     for (const cmd of readmeCommands(README)) {
       const r = sh(cmd);
-      if (!allowed(cmd).includes(r.code ?? -1)) failures.push(`${cmd}\n  exit ${r.code}: ${r.stderr.trim().split("\n").slice(0, 3).join(" | ")}`);
+      if (!allowed(cmd).includes(r.code ?? -1))
+        failures.push(`${cmd}\n  exit ${r.code}: ${r.stderr.trim().split("\n").slice(0, 3).join(" | ")}`);
     }
     expect(failures).toEqual([]);
-    const data = (uri: string) => sh(`svc read ${uri} --from-beginning -e --format json-base64 --commands skip`).stdout
-      .split("\n").filter((l) => l !== "").map((l) => { const o = JSON.parse(l) as { headers: unknown; body: string }; return JSON.stringify([o.headers, o.body]); });
+    const data = (uri: string) =>
+      sh(`svc read ${uri} --from-beginning -e --format json-base64 --commands skip`)
+        .stdout.split("\n")
+        .filter((l) => l !== "")
+        .map((l) => {
+          const o = JSON.parse(l) as { headers: unknown; body: string };
+          return JSON.stringify([o.headers, o.body]);
+        });
     const source = data("svc://my-basin-01/events");
     expect(source.length).toBeGreaterThan(2);
     expect(data("svc://my-basin-01/events-copy")).toEqual(source);

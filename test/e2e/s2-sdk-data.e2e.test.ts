@@ -10,8 +10,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import {
-  AppendInput, AppendRecord, BatchTransform, FencingTokenMismatchError, Producer, RangeNotSatisfiableError, SeqNumMismatchError,
-  type ReadRecord, type S2, type S2Basin, type S2Stream,
+  AppendInput,
+  AppendRecord,
+  BatchTransform,
+  FencingTokenMismatchError,
+  Producer,
+  RangeNotSatisfiableError,
+  SeqNumMismatchError,
+  type ReadRecord,
+  type S2,
+  type S2Basin,
+  type S2Stream,
 } from "@s2-dev/streamstore";
 import { eventually, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
 import { reported, sdkClient, sdkError } from "../helpers/s2-sdk.js";
@@ -22,7 +31,9 @@ beforeAll(async () => {
   lite = await startLite();
   s2 = sdkClient(lite);
 });
-afterAll(async () => { expect(await lite.stop()).toBe(0); });
+afterAll(async () => {
+  expect(await lite.stop()).toBe(0);
+});
 
 const text = (...bodies: string[]) => AppendInput.create(bodies.map((body) => AppendRecord.string({ body })));
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -47,20 +58,32 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     await s2.basins.create({ basin: name, config: { createStreamOnAppend: true, createStreamOnRead: true } });
     basin = s2.basin(name);
   });
-  afterAll(async () => { await Promise.all(streams.map((s) => s.close())); });
+  afterAll(async () => {
+    await Promise.all(streams.map((s) => s.close()));
+  });
 
   it("appends and reads unary, as text and as bytes, and checks the tail", async () => {
     const s = stream("unary");
-    const ack = await s.append(AppendInput.create([
-      AppendRecord.string({ body: "hello", headers: [["kind", "greeting"]], timestamp: 1_000 }),
-      AppendRecord.bytes({ body: new Uint8Array([0, 1, 0xff]), headers: [[new Uint8Array([0xfe]), new Uint8Array([7])]] }),
-    ]));
+    const ack = await s.append(
+      AppendInput.create([
+        AppendRecord.string({ body: "hello", headers: [["kind", "greeting"]], timestamp: 1_000 }),
+        AppendRecord.bytes({
+          body: new Uint8Array([0, 1, 0xff]),
+          headers: [[new Uint8Array([0xfe]), new Uint8Array([7])]],
+        }),
+      ]),
+    );
     expect([ack.start.seqNum, ack.end.seqNum, ack.tail.seqNum]).toEqual([0, 2, 2]);
     expect(ack.start.timestamp).toEqual(new Date(1_000));
     const asText = await s.read({ start: { from: { seqNum: 0 } } });
-    expect(asText.records.map((r) => [r.seqNum, r.body, r.headers])).toEqual([[0, "hello", [["kind", "greeting"]]], [1, "\u0000\u0001\ufffd", [["\ufffd", "\u0007"]]]]);
+    expect(asText.records.map((r) => [r.seqNum, r.body, r.headers])).toEqual([
+      [0, "hello", [["kind", "greeting"]]],
+      [1, "\u0000\u0001\ufffd", [["\ufffd", "\u0007"]]],
+    ]);
     const asBytes = await s.read({ start: { from: { seqNum: 1 } } }, { as: "bytes" });
-    expect(asBytes.records.map((r) => [hex(r.body), r.headers.map(([n, v]) => [hex(n), hex(v)])])).toEqual([["0001ff", [["fe", "07"]]]]);
+    expect(asBytes.records.map((r) => [hex(r.body), r.headers.map(([n, v]) => [hex(n), hex(v)])])).toEqual([
+      ["0001ff", [["fe", "07"]]],
+    ]);
     const tail = await s.checkTail();
     expect(tail.tail.seqNum).toBe(2);
     const bounded = await s.read({ start: { from: { tailOffset: 1 } }, stop: { limits: { count: 5 } } });
@@ -76,7 +99,13 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     for (let i = 0; i < 5; i++) tickets.push(await session.submit(text(`a${i}`, `b${i}`)));
     const acks = await Promise.all(tickets.map((t) => t.ack()));
     await session.close();
-    expect(acks.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([[0, 2], [2, 4], [4, 6], [6, 8], [8, 10]]);
+    expect(acks.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([
+      [0, 2],
+      [2, 4],
+      [4, 6],
+      [6, 8],
+      [8, 10],
+    ]);
     const read = await s.read({ start: { from: { seqNum: 0 } } });
     expect(read.records.map((r) => r.body)).toEqual(["a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4"]);
   });
@@ -94,9 +123,16 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
   it("reads through a read session: bounded, as bytes, and following the tail", async () => {
     const s = stream("session-read");
     await s.append(text("r0", "r1", "r2"));
-    const bounded = await drain(await s.readSession({ start: { from: { seqNum: 1 } }, stop: { limits: { count: 2 } } }));
-    expect(bounded.map((r) => [r.seqNum, r.body])).toEqual([[1, "r1"], [2, "r2"]]);
-    const bytes = await drain(await s.readSession({ start: { from: { seqNum: 0 } }, stop: { limits: { bytes: 10 } } }, { as: "bytes" }));
+    const bounded = await drain(
+      await s.readSession({ start: { from: { seqNum: 1 } }, stop: { limits: { count: 2 } } }),
+    );
+    expect(bounded.map((r) => [r.seqNum, r.body])).toEqual([
+      [1, "r1"],
+      [2, "r2"],
+    ]);
+    const bytes = await drain(
+      await s.readSession({ start: { from: { seqNum: 0 } }, stop: { limits: { bytes: 10 } } }, { as: "bytes" }),
+    );
     expect(bytes.map((r) => hex(r.body))).toEqual([hex(Buffer.from("r0"))]);
     const follow = await s.readSession({ start: { from: { tailOffset: 0 } }, stop: { waitSecs: 2 } });
     setTimeout(() => void s.append(text("live")), 200);
@@ -108,17 +144,25 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     const s = stream("commands");
     await s.append(text("x0", "x1", "x2"));
     await s.append(AppendInput.create([AppendRecord.fence("writer-1")]));
-    const fenced = await sdkError(s.append(AppendInput.create([AppendRecord.string({ body: "late" })], { fencingToken: "writer-0" })));
+    const fenced = await sdkError(
+      s.append(AppendInput.create([AppendRecord.string({ body: "late" })], { fencingToken: "writer-0" })),
+    );
     expect(fenced).toBeInstanceOf(FencingTokenMismatchError);
     expect([(fenced as FencingTokenMismatchError).expectedFencingToken, fenced.status]).toEqual(["writer-1", 412]);
-    const seq = await sdkError(s.append(AppendInput.create([AppendRecord.string({ body: "late" })], { matchSeqNum: 99 })));
+    const seq = await sdkError(
+      s.append(AppendInput.create([AppendRecord.string({ body: "late" })], { matchSeqNum: 99 })),
+    );
     expect(seq).toBeInstanceOf(SeqNumMismatchError);
     expect([(seq as SeqNumMismatchError).expectedSeqNum, seq.status]).toEqual([4, 412]);
-    const ok = await s.append(AppendInput.create([AppendRecord.string({ body: "x4" })], { fencingToken: "writer-1", matchSeqNum: 4 }));
+    const ok = await s.append(
+      AppendInput.create([AppendRecord.string({ body: "x4" })], { fencingToken: "writer-1", matchSeqNum: 4 }),
+    );
     expect(ok.start.seqNum).toBe(4);
     // In an append session the same refusal is a terminal frame (s2s) or a 412 (fetch).
     const session = await s.appendSession();
-    const refused = await session.submit(AppendInput.create([AppendRecord.string({ body: "late" })], { fencingToken: "writer-0" }));
+    const refused = await session.submit(
+      AppendInput.create([AppendRecord.string({ body: "late" })], { fencingToken: "writer-0" }),
+    );
     const inSession = await sdkError(refused.ack());
     expect(inSession).toBeInstanceOf(FencingTokenMismatchError);
     await session.close().catch(() => undefined);
@@ -126,7 +170,12 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     expect(trim.start.seqNum).toBe(5);
     const all = await s.read({ start: { from: { seqNum: 0 } } });
     const commands = all.records.filter((r) => r.headers.length === 1 && r.headers[0]![0] === "");
-    expect(commands.map((r) => [r.seqNum, r.headers[0]![1]])).toEqual(expect.arrayContaining([[3, "fence"], [5, "trim"]]));
+    expect(commands.map((r) => [r.seqNum, r.headers[0]![1]])).toEqual(
+      expect.arrayContaining([
+        [3, "fence"],
+        [5, "trim"],
+      ]),
+    );
     const data = await s.read({ start: { from: { seqNum: 0 } }, ignoreCommandRecords: true });
     expect(data.records.every((r) => r.headers.length === 0)).toBe(true);
     // Trimming is asynchronous (§7.7): records below 2 disappear eventually.
@@ -140,7 +189,9 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     expect(unary).toBeInstanceOf(RangeNotSatisfiableError);
     expect([unary.status, (unary as RangeNotSatisfiableError).tail?.seqNum]).toEqual([416, 1]);
     // fetch (SSE) refuses when the session opens, s2s when it is first read: either way, before any record.
-    const session = await sdkError((async () => drain(await s.readSession({ start: { from: { seqNum: 1 } }, stop: { limits: { count: 1 } } })))());
+    const session = await sdkError(
+      (async () => drain(await s.readSession({ start: { from: { seqNum: 1 } }, stop: { limits: { count: 1 } } })))(),
+    );
     expect(session).toBeInstanceOf(RangeNotSatisfiableError);
     expect([session.status, (session as RangeNotSatisfiableError).tail?.seqNum]).toEqual([416, 1]);
     expect((await s.read({ start: { from: { seqNum: 5 }, clamp: true }, stop: { waitSecs: 1 } })).records).toEqual([]);
@@ -148,7 +199,11 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
 
   it("applies the stream config sent with an append or read that auto-creates the stream, and only then", async () => {
     const appended = stream("config-on-append");
-    await appended.append(AppendInput.create([AppendRecord.string({ body: "a" })], { streamConfig: { retentionPolicy: { ageSecs: 77 }, timestamping: { mode: "arrival" } } }));
+    await appended.append(
+      AppendInput.create([AppendRecord.string({ body: "a" })], {
+        streamConfig: { retentionPolicy: { ageSecs: 77 }, timestamping: { mode: "arrival" } },
+      }),
+    );
     const a = await basin.streams.getConfig({ stream: "config-on-append" });
     expect([a.retentionPolicy, a.timestamping?.mode, a.storageClass]).toEqual([{ ageSecs: 77 }, "arrival", "express"]);
     const sessionMade = stream("config-on-session");
@@ -157,15 +212,31 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     await session.close();
     expect((await basin.streams.getConfig({ stream: "config-on-session" })).storageClass).toBe("standard");
     const read = stream("config-on-read");
-    await drain(await read.readSession({ start: { from: { seqNum: 0 } }, stop: { waitSecs: 0 }, streamConfig: { deleteOnEmpty: { minAgeSecs: 30 } } }));
+    await drain(
+      await read.readSession({
+        start: { from: { seqNum: 0 } },
+        stop: { waitSecs: 0 },
+        streamConfig: { deleteOnEmpty: { minAgeSecs: 30 } },
+      }),
+    );
     expect((await basin.streams.getConfig({ stream: "config-on-read" })).deleteOnEmpty?.minAgeSecs).toBe(30);
     // The stream exists now: a config sent with a later append is ignored.
-    await appended.append(AppendInput.create([AppendRecord.string({ body: "b" })], { streamConfig: { retentionPolicy: { ageSecs: 5 } } }));
+    await appended.append(
+      AppendInput.create([AppendRecord.string({ body: "b" })], { streamConfig: { retentionPolicy: { ageSecs: 5 } } }),
+    );
     expect((await basin.streams.getConfig({ stream: "config-on-append" })).retentionPolicy).toEqual({ ageSecs: 77 });
     const bad = stream("config-bad");
-    const refused = await sdkError(bad.append(AppendInput.create([AppendRecord.string({ body: "a" })], { streamConfig: { retentionPolicy: { ageSecs: 0 } } })));
+    const refused = await sdkError(
+      bad.append(
+        AppendInput.create([AppendRecord.string({ body: "a" })], { streamConfig: { retentionPolicy: { ageSecs: 0 } } }),
+      ),
+    );
     expect(reported(refused)).toEqual({ status: 422, code: "invalid", origin: "server" });
-    expect(reported(await sdkError(basin.streams.getConfig({ stream: "config-bad" })))).toEqual({ status: 404, code: "stream_not_found", origin: "server" });
+    expect(reported(await sdkError(basin.streams.getConfig({ stream: "config-bad" })))).toEqual({
+      status: 404,
+      code: "stream_not_found",
+      origin: "server",
+    });
   });
 
   it("appends to and reads from an encrypted stream with s2-encryption-key", async () => {
@@ -177,15 +248,26 @@ describe.each(["fetch", "s2s"] as const)("the data plane through S2's SDK, trans
     streams.push(s);
     await s.append(text("classified"));
     expect((await s.read({ start: { from: { seqNum: 0 } } })).records.map((r) => r.body)).toEqual(["classified"]);
-    expect((await drain(await s.readSession({ start: { from: { seqNum: 0 } }, stop: { limits: { count: 1 } } }))).map((r) => r.body)).toEqual(["classified"]);
+    expect(
+      (await drain(await s.readSession({ start: { from: { seqNum: 0 } }, stop: { limits: { count: 1 } } }))).map(
+        (r) => r.body,
+      ),
+    ).toEqual(["classified"]);
     expect((await encBasin.streams.list()).streams.map((i) => i.cipher)).toEqual(["aes-256-gcm"]);
     const keyless = encBasin.stream("secret", { forceTransport: transport });
     streams.push(keyless);
     const missing = await sdkError(keyless.read({ start: { from: { seqNum: 0 } } }));
     expect(reported(missing)).toEqual({ status: 400, code: "bad_header", origin: "server" });
     expect(missing.message).toContain("s2-encryption-key");
-    const wrong = encBasin.stream("secret", { forceTransport: transport, encryptionKey: randomBytes(32).toString("base64") });
+    const wrong = encBasin.stream("secret", {
+      forceTransport: transport,
+      encryptionKey: randomBytes(32).toString("base64"),
+    });
     streams.push(wrong);
-    expect(reported(await sdkError(wrong.read({ start: { from: { seqNum: 0 } } })))).toEqual({ status: 400, code: "decryption_failed", origin: "server" });
+    expect(reported(await sdkError(wrong.read({ start: { from: { seqNum: 0 } } })))).toEqual({
+      status: 400,
+      code: "decryption_failed",
+      origin: "server",
+    });
   });
 });

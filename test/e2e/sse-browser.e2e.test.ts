@@ -17,7 +17,8 @@ import { startLite, type Lite } from "../helpers/lite.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`SKIPPED the browser SSE test: no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
+if (!haveChromium)
+  console.warn(`SKIPPED the browser SSE test: no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -83,7 +84,12 @@ describe.skipIf(!haveChromium)("SSE in a real browser", () => {
     lite = await startLite();
     await call("POST", "/basins", { basin });
     await call("POST", "/streams", { stream }, { "svc-basin": basin });
-    await call("POST", `/streams/${encodeURIComponent(stream)}/records`, { records: [{ body: "first" }, { body: "second" }] }, { "svc-basin": basin });
+    await call(
+      "POST",
+      `/streams/${encodeURIComponent(stream)}/records`,
+      { records: [{ body: "first" }, { body: "second" }] },
+      { "svc-basin": basin },
+    );
     page = http.createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       res.end(PAGE);
@@ -102,19 +108,46 @@ describe.skipIf(!haveChromium)("SSE in a real browser", () => {
     const { chromium } = await import("playwright-core");
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     try {
       const tab = await browser.newPage();
       await tab.goto(pageUrl);
-      await tab.evaluate(([endpoint, token, b, s]) => {
-        void (window as unknown as { readStream: (...a: string[]) => Promise<void> }).readStream(endpoint!, token!, b!, s!);
-      }, [lite.url, lite.token, basin, stream]);
-      await tab.waitForFunction(() => document.querySelectorAll("#records li").length >= 2, undefined, { timeout: 15_000 });
-      await tab.waitForFunction(() => document.getElementById("status")?.textContent === "following", undefined, { timeout: 15_000 });
-      await call("POST", `/streams/${encodeURIComponent(stream)}/records`, { records: [{ body: "live" }] }, { "svc-basin": basin });
-      await tab.waitForFunction(() => document.querySelectorAll("#records li").length >= 3, undefined, { timeout: 15_000 });
+      await tab.evaluate(
+        ([endpoint, token, b, s]) => {
+          void (window as unknown as { readStream: (...a: string[]) => Promise<void> }).readStream(
+            endpoint!,
+            token!,
+            b!,
+            s!,
+          );
+        },
+        [lite.url, lite.token, basin, stream],
+      );
+      await tab.waitForFunction(() => document.querySelectorAll("#records li").length >= 2, undefined, {
+        timeout: 15_000,
+      });
+      await tab.waitForFunction(() => document.getElementById("status")?.textContent === "following", undefined, {
+        timeout: 15_000,
+      });
+      await call(
+        "POST",
+        `/streams/${encodeURIComponent(stream)}/records`,
+        { records: [{ body: "live" }] },
+        { "svc-basin": basin },
+      );
+      await tab.waitForFunction(() => document.querySelectorAll("#records li").length >= 3, undefined, {
+        timeout: 15_000,
+      });
       const shown = await tab.$$eval("#records li", (els) => els.map((e) => e.textContent));
       expect(shown).toEqual(["0:first", "1:second", "2:live"]);
     } finally {

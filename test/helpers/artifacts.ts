@@ -18,7 +18,12 @@ export function artifactDir(suite: string, seed: number): string {
  * Writes `files` (name → text, or lines written one by one: a history can be longer than the
  * longest string V8 makes) and copies `dirs` (name → path) into the suite's artifact dir.
  */
-export function keepArtifacts(suite: string, seed: number, files: Record<string, string | string[]>, dirs: Record<string, string> = {}): string {
+export function keepArtifacts(
+  suite: string,
+  seed: number,
+  files: Record<string, string | string[]>,
+  dirs: Record<string, string> = {},
+): string {
   const dir = artifactDir(suite, seed);
   for (const [name, content] of Object.entries(files)) {
     if (typeof content === "string") {
@@ -34,8 +39,18 @@ export function keepArtifacts(suite: string, seed: number, files: Record<string,
   }
   for (const [name, from] of Object.entries(dirs)) {
     // Sockets (lite's lock) cannot be copied, and would end the copy.
-    const notSocket = (src: string): boolean => { try { return !lstatSync(src).isSocket(); } catch { return false; } };
-    try { cpSync(from, join(dir, name), { recursive: true, filter: notSocket }); } catch { /* best effort */ }
+    const notSocket = (src: string): boolean => {
+      try {
+        return !lstatSync(src).isSocket();
+      } catch {
+        return false;
+      }
+    };
+    try {
+      cpSync(from, join(dir, name), { recursive: true, filter: notSocket });
+    } catch {
+      /* best effort */
+    }
   }
   process.stderr.write(`[${suite}] artifacts kept in ${dir}\n`);
   return dir;

@@ -25,10 +25,27 @@ export interface ModelRequest {
 
 const GROUP_OPS: Record<string, Record<"read" | "write", string[]>> = {
   account: {
-    read: ["list-basins", "get-basin-config", "list-access-tokens", "account-metrics", "list-locations", "get-default-location"],
-    write: ["create-basin", "delete-basin", "reconfigure-basin", "issue-access-token", "revoke-access-token", "set-default-location"],
+    read: [
+      "list-basins",
+      "get-basin-config",
+      "list-access-tokens",
+      "account-metrics",
+      "list-locations",
+      "get-default-location",
+    ],
+    write: [
+      "create-basin",
+      "delete-basin",
+      "reconfigure-basin",
+      "issue-access-token",
+      "revoke-access-token",
+      "set-default-location",
+    ],
   },
-  basin: { read: ["list-streams", "get-stream-config", "basin-metrics"], write: ["create-stream", "delete-stream", "reconfigure-stream"] },
+  basin: {
+    read: ["list-streams", "get-stream-config", "basin-metrics"],
+    write: ["create-stream", "delete-stream", "reconfigure-stream"],
+  },
   stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
 };
 

@@ -14,7 +14,10 @@ export interface BashCompletion {
   /** A scratch dir, the shell's working dir. */
   dir: string;
   /** `env` replaces the data env's endpoints and token (a server that is away, say). */
-  complete(line: string, opts?: { before?: string; after?: string; env?: Record<string, string> }): SpawnSyncReturns<string>;
+  complete(
+    line: string,
+    opts?: { before?: string; after?: string; env?: Record<string, string> },
+  ): SpawnSyncReturns<string>;
 }
 
 export async function bashCompletion(d: DataEnv): Promise<BashCompletion> {
@@ -26,13 +29,22 @@ export async function bashCompletion(d: DataEnv): Promise<BashCompletion> {
     dir,
     complete(line, { before = "", after = "", env = d.env } = {}) {
       // Words split as readline does: at spaces no backslash escapes, and at ':'; kept as typed.
-      const words = line.split(/(?<!\\) /).flatMap((w) => w.split(/(:)/)).filter((w) => w !== "");
+      const words = line
+        .split(/(?<!\\) /)
+        .flatMap((w) => w.split(/(:)/))
+        .filter((w) => w !== "");
       const sh = [
-        `cd '${dir}'`, before, `source '${script}'`,
+        `cd '${dir}'`,
+        before,
+        `source '${script}'`,
         `COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}`,
-        "_svc", after,
+        "_svc",
+        after,
       ].join("\n");
-      return spawnSync("bash", ["-c", sh], { env: { ...process.env, ...env, PATH: `${dir}:${process.env.PATH}` }, encoding: "utf8" });
+      return spawnSync("bash", ["-c", sh], {
+        env: { ...process.env, ...env, PATH: `${dir}:${process.env.PATH}` },
+        encoding: "utf8",
+      });
     },
   };
 }

@@ -47,7 +47,9 @@ const INHERITED = ["PATH", "NODE_EXTRA_CA_CERTS", "SystemRoot", "TMPDIR", "TEMP"
 export function runSvc(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const home = opts.home ?? tempHome();
   // A home made for this run only is removed with it (tests leave nothing in the temp dir).
-  const dropHome = (): void => { if (opts.home === undefined) rmSync(home, { recursive: true, force: true }); };
+  const dropHome = (): void => {
+    if (opts.home === undefined) rmSync(home, { recursive: true, force: true });
+  };
   const env: Record<string, string> = {};
   for (const k of INHERITED) if (process.env[k] !== undefined) env[k] = process.env[k]!;
   Object.assign(env, {

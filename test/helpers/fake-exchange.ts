@@ -19,7 +19,10 @@ export class FakeExchange implements SessionExchange {
   private wake: (() => void) | undefined;
   private inputWaiters: (() => void)[] = [];
 
-  constructor(status = 200, private readonly errorBody = "") {
+  constructor(
+    status = 200,
+    private readonly errorBody = "",
+  ) {
     this.status = status;
   }
 
@@ -45,7 +48,9 @@ export class FakeExchange implements SessionExchange {
     for (const w of this.inputWaiters.splice(0)) w();
   }
 
-  end(): void { this.ended = true; }
+  end(): void {
+    this.ended = true;
+  }
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -56,19 +61,34 @@ export class FakeExchange implements SessionExchange {
     if (this.status >= 200 && this.status < 300) return this;
     throw responseError({ status: this.status, headers: this.headers, body: new TextEncoder().encode(this.errorBody) });
   }
-  abandon(): void { this.close(); }
+  abandon(): void {
+    this.close();
+  }
 
   /** Resolves once the client has written at least `n` inputs. */
   async waitInputs(n: number): Promise<void> {
     while (this.inputs.length < n) await new Promise<void>((r) => this.inputWaiters.push(r));
   }
 
-  ack(ack: AppendAck, reconnect = false): void { this.push(encodeFrame(encodeAppendAck(ack), { reconnect })); }
-  batch(batch: ReadBatch, reconnect = false): void { this.push(encodeFrame(encodeReadBatch(batch), { reconnect })); }
-  terminal(status: number, body: unknown): void { this.push(encodeTerminalFrame(status, body)); this.finish(); }
-  raw(bytes: Uint8Array): void { this.push(bytes); }
-  finish(): void { this.push(null); }
-  cut(): void { this.push(new Error("connection reset")); }
+  ack(ack: AppendAck, reconnect = false): void {
+    this.push(encodeFrame(encodeAppendAck(ack), { reconnect }));
+  }
+  batch(batch: ReadBatch, reconnect = false): void {
+    this.push(encodeFrame(encodeReadBatch(batch), { reconnect }));
+  }
+  terminal(status: number, body: unknown): void {
+    this.push(encodeTerminalFrame(status, body));
+    this.finish();
+  }
+  raw(bytes: Uint8Array): void {
+    this.push(bytes);
+  }
+  finish(): void {
+    this.push(null);
+  }
+  cut(): void {
+    this.push(new Error("connection reset"));
+  }
 
   private push(item: Uint8Array | Error | null): void {
     this.queue.push(item);

@@ -102,16 +102,36 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
   return {
     port,
     url: `http://127.0.0.1:${port}`,
-    get accepted() { return accepted; },
-    get cuts() { return cuts; },
-    get serverBytes() { return serverBytes; },
-    cutAll() { for (const p of [...pairs]) cut(p); },
-    cutAfterServerBytes(n) { for (const p of pairs) p.budget = n; },
-    cutEachConnectionAfter(budget, opts) { perConnection = budget; delivered = opts?.delivered === true; },
-    blackHole() { holes = true; },
-    heal() { holes = false; },
+    get accepted() {
+      return accepted;
+    },
+    get cuts() {
+      return cuts;
+    },
+    get serverBytes() {
+      return serverBytes;
+    },
+    cutAll() {
+      for (const p of [...pairs]) cut(p);
+    },
+    cutAfterServerBytes(n) {
+      for (const p of pairs) p.budget = n;
+    },
+    cutEachConnectionAfter(budget, opts) {
+      perConnection = budget;
+      delivered = opts?.delivered === true;
+    },
+    blackHole() {
+      holes = true;
+    },
+    heal() {
+      holes = false;
+    },
     close() {
-      for (const p of [...pairs]) { p.client.destroy(); p.server.destroy(); }
+      for (const p of [...pairs]) {
+        p.client.destroy();
+        p.server.destroy();
+      }
       pairs.clear();
       return new Promise((resolve) => server.close(() => resolve()));
     },

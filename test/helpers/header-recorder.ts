@@ -25,16 +25,28 @@ export interface RecordingProxy {
 }
 
 const SVC_NAMES = new Set(Object.values(HEADER_NAMES.svc));
-const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "host", "http2-settings"]);
+const HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "host",
+  "http2-settings",
+]);
 
 /** Whether a request names a protocol header (or its session type) as svc does. */
 export function usesSvcNames(r: Recorded): boolean {
-  return Object.keys(r.headers).some((k) => SVC_NAMES.has(k)) || (r.headers["content-type"] ?? "").startsWith(SESSION_CONTENT_TYPE.svc);
+  return (
+    Object.keys(r.headers).some((k) => SVC_NAMES.has(k)) ||
+    (r.headers["content-type"] ?? "").startsWith(SESSION_CONTENT_TYPE.svc)
+  );
 }
 
 function flat(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (!k.startsWith(":") && v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : String(v);
+  for (const [k, v] of Object.entries(h))
+    if (!k.startsWith(":") && v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : String(v);
   return out;
 }
 
@@ -42,7 +54,10 @@ function forwardable(h: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(h).filter(([k]) => !HOP.has(k)));
 }
 
-const REFUSAL = JSON.stringify({ code: "bad_header", message: "missing header `s2-basin` (this server knows only S2's header names)" });
+const REFUSAL = JSON.stringify({
+  code: "bad_header",
+  message: "missing header `s2-basin` (this server knows only S2's header names)",
+});
 
 export async function startRecordingProxy(target: string, opts: { onlyS2?: boolean } = {}): Promise<RecordingProxy> {
   const requests: Recorded[] = [];
@@ -58,20 +73,41 @@ export async function startRecordingProxy(target: string, opts: { onlyS2?: boole
   };
 
   const h1 = http.createServer((req, res) => {
-    const rec: Recorded = { protocol: "h1", method: req.method ?? "GET", path: req.url ?? "/", headers: flat(req.headers) };
+    const rec: Recorded = {
+      protocol: "h1",
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+      headers: flat(req.headers),
+    };
     requests.push(rec);
-    if (opts.onlyS2 && usesSvcNames(rec)) return void res.writeHead(400, { "content-type": "application/json" }).end(REFUSAL);
-    const up = http.request({ host: upstream.hostname, port: upstream.port, method: rec.method, path: rec.path, headers: forwardable(rec.headers), agent }, (r) => {
-      res.writeHead(r.statusCode ?? 502, forwardable(flat(r.headers)));
-      r.pipe(res);
-    });
+    if (opts.onlyS2 && usesSvcNames(rec))
+      return void res.writeHead(400, { "content-type": "application/json" }).end(REFUSAL);
+    const up = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: rec.method,
+        path: rec.path,
+        headers: forwardable(rec.headers),
+        agent,
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, forwardable(flat(r.headers)));
+        r.pipe(res);
+      },
+    );
     up.on("error", () => res.destroy());
     req.pipe(up);
   });
 
   const h2 = http2.createServer();
   h2.on("stream", (stream, headers) => {
-    const rec: Recorded = { protocol: "h2", method: String(headers[":method"]), path: String(headers[":path"]), headers: flat(headers) };
+    const rec: Recorded = {
+      protocol: "h2",
+      method: String(headers[":method"]),
+      path: String(headers[":path"]),
+      headers: flat(headers),
+    };
     requests.push(rec);
     stream.on("error", () => undefined);
     if (opts.onlyS2 && usesSvcNames(rec)) {
@@ -83,7 +119,9 @@ export async function startRecordingProxy(target: string, opts: { onlyS2?: boole
     up.on("response", (h) => stream.respond({ ...forwardable(flat(h)), ":status": Number(h[":status"]) }));
     stream.pipe(up);
     up.pipe(stream);
-    stream.on("close", () => { if (!up.closed) up.close(); });
+    stream.on("close", () => {
+      if (!up.closed) up.close();
+    });
   });
 
   // One port for both, as lite: the h2c preface starts with "PRI ".

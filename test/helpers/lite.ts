@@ -49,17 +49,28 @@ export interface Lite {
   restart(): Promise<void>;
 }
 
-interface Spawned { child: ChildProcess; url: string; port: number; token: string; stderr: () => string; exited: Promise<number | null> }
+interface Spawned {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  token: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
 
 export function spawnLite(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
   const child = spawn(process.execPath, [SVC_BIN, "lite", ...args], {
-    cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, FORCE_COLOR: "0", ...env },
   });
   let out = "";
   let err = "";
   const exited = new Promise<number | null>((res) => child.once("exit", (code) => res(code)));
-  child.stderr!.on("data", (c: Buffer) => { err += c.toString(); });
+  child.stderr!.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`svc lite did not start in 15 s; stderr:\n${err}`)), 15_000);
     child.stdout!.on("data", (c: Buffer) => {
@@ -71,18 +82,33 @@ export function spawnLite(args: string[], env: Record<string, string> = {}): Pro
         resolvePromise({ child, url, port: Number(new URL(url).port), token, stderr: () => err, exited });
       }
     });
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`svc lite exited (${code}) before listening; stderr:\n${err}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`svc lite exited (${code}) before listening; stderr:\n${err}`));
+    });
   });
 }
 
 export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
   // LITE_E2E_STORAGE=memory runs the protocol suites against the memory storage instead.
-  if (opts.inMemory === undefined && opts.dataDir === undefined && !opts.keepDir && process.env.LITE_E2E_STORAGE === "memory") {
+  if (
+    opts.inMemory === undefined &&
+    opts.dataDir === undefined &&
+    !opts.keepDir &&
+    process.env.LITE_E2E_STORAGE === "memory"
+  ) {
     opts = { ...opts, inMemory: true };
   }
   // LITE_E2E_STORAGE=postgres: each server gets a fresh database on the run's PostgreSQL.
   let dropDb: (() => Promise<void>) | undefined;
-  if (opts.postgres === undefined && opts.inMemory === undefined && opts.dataDir === undefined && !opts.keepDir && !opts.inProcess && process.env.LITE_E2E_STORAGE === "postgres") {
+  if (
+    opts.postgres === undefined &&
+    opts.inMemory === undefined &&
+    opts.dataDir === undefined &&
+    !opts.keepDir &&
+    !opts.inProcess &&
+    process.env.LITE_E2E_STORAGE === "postgres"
+  ) {
     const db = await freshDatabase();
     opts = { ...opts, postgres: db.url };
     dropDb = db.drop;
@@ -98,7 +124,11 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
 
   let s = await spawnLite(args, opts.env);
   const lite: Lite = {
-    url: s.url, port: s.port, token: s.token, dataDir, pid: s.child.pid,
+    url: s.url,
+    port: s.port,
+    token: s.token,
+    dataDir,
+    pid: s.child.pid,
     stderr: () => s.stderr(),
     async stop() {
       if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGTERM");
@@ -107,7 +137,11 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
       return code;
     },
     async kill9() {
-      try { process.kill(-s.child.pid!, "SIGKILL"); } catch { /* already gone */ }
+      try {
+        process.kill(-s.child.pid!, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
       await s.exited;
     },
     async restart() {
@@ -118,12 +152,20 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
   return lite;
 }
 
-async function startOnPostgres(opts: LiteOptions, url: string, dropDb: (() => Promise<void>) | undefined): Promise<Lite> {
+async function startOnPostgres(
+  opts: LiteOptions,
+  url: string,
+  dropDb: (() => Promise<void>) | undefined,
+): Promise<Lite> {
   const args = ["--storage", url, "--port", "0", ...(opts.args ?? [])];
   const env = { PGPASSWORD: PG_PASSWORD, ...(opts.env ?? {}) };
   let s = await spawnLite(args, env);
   const lite: Lite = {
-    url: s.url, port: s.port, token: s.token, dataDir: undefined, pid: s.child.pid,
+    url: s.url,
+    port: s.port,
+    token: s.token,
+    dataDir: undefined,
+    pid: s.child.pid,
     stderr: () => s.stderr(),
     async stop() {
       if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGTERM");
@@ -132,7 +174,11 @@ async function startOnPostgres(opts: LiteOptions, url: string, dropDb: (() => Pr
       return code;
     },
     async kill9() {
-      try { process.kill(-s.child.pid!, "SIGKILL"); } catch { /* already gone */ }
+      try {
+        process.kill(-s.child.pid!, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
       await s.exited;
     },
     async restart() {
@@ -149,10 +195,20 @@ async function startInProcess(args: string[], dataDir: string | undefined, clean
   const options = parseLiteArgs(args);
   let running = await openLite(options);
   const lite: Lite = {
-    url: running.url, port: running.port, token: running.rootToken, dataDir, pid: process.pid,
+    url: running.url,
+    port: running.port,
+    token: running.rootToken,
+    dataDir,
+    pid: process.pid,
     stderr: () => "",
-    async stop() { await running.close(); cleanup(); return 0; },
-    async kill9() { throw new Error("kill9 needs a child process"); },
+    async stop() {
+      await running.close();
+      cleanup();
+      return 0;
+    },
+    async kill9() {
+      throw new Error("kill9 needs a child process");
+    },
     async restart() {
       running = await openLite(options);
       Object.assign(lite, { url: running.url, port: running.port, token: running.rootToken });
@@ -195,15 +251,24 @@ function reply(status: number, headers: Record<string, string>, body: Buffer): R
   return { status, headers, body, json: () => JSON.parse(body.toString("utf8")), text: () => body.toString("utf8") };
 }
 
-function prepare(lite: Pick<Lite, "url" | "token">, path: string, opts: Call): { url: string; headers: Record<string, string>; body: Uint8Array | string | undefined } {
-  const headers: Record<string, string> = { authorization: `Bearer ${lite.token}`, ...(opts.basin ? { "svc-basin": opts.basin } : {}) };
+function prepare(
+  lite: Pick<Lite, "url" | "token">,
+  path: string,
+  opts: Call,
+): { url: string; headers: Record<string, string>; body: Uint8Array | string | undefined } {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${lite.token}`,
+    ...(opts.basin ? { "svc-basin": opts.basin } : {}),
+  };
   let body = opts.body;
   if (opts.json !== undefined) {
     headers["content-type"] = "application/json";
     body = JSON.stringify(opts.json);
   }
   Object.assign(headers, opts.headers ?? {});
-  const qs = opts.query ? `?${new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)]))}` : "";
+  const qs = opts.query
+    ? `?${new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)]))}`
+    : "";
   return { url: `${lite.url}${path}${qs}`, headers, body };
 }
 
@@ -213,7 +278,13 @@ export function liteClient(lite: Pick<Lite, "url" | "token">, protocol: Protocol
       protocol,
       async call(method, path, opts = {}) {
         const p = prepare(lite, path, opts);
-        const res = await undiciRequest(p.url, { method: method as "GET", headers: p.headers, body: p.body, headersTimeout: 90_000, bodyTimeout: 90_000 });
+        const res = await undiciRequest(p.url, {
+          method: method as "GET",
+          headers: p.headers,
+          body: p.body,
+          headersTimeout: 90_000,
+          bodyTimeout: 90_000,
+        });
         const body = Buffer.from(await res.body.arrayBuffer());
         return reply(res.statusCode, res.headers as Record<string, string>, body);
       },
@@ -240,7 +311,11 @@ export function liteClient(lite: Pick<Lite, "url" | "token">, protocol: Protocol
         let headers: Record<string, string> = {};
         stream.on("response", (h) => {
           status = Number(h[":status"]);
-          headers = Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(":")).map(([k, v]) => [k, String(v)]));
+          headers = Object.fromEntries(
+            Object.entries(h)
+              .filter(([k]) => !k.startsWith(":"))
+              .map(([k, v]) => [k, String(v)]),
+          );
         });
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("end", () => resolvePromise(reply(status, headers, Buffer.concat(chunks))));
@@ -260,13 +335,23 @@ export function cliEnv(lite: Pick<Lite, "url" | "token">): Record<string, string
 }
 
 /** A test's fixture: creates `basin` (with `config`) and its `streams` (names, or name → config) through `lite`. */
-export async function createStreams(lite: Pick<Lite, "url" | "token">, basin: string, streams: string[] | Record<string, unknown> = [], config?: unknown): Promise<void> {
+export async function createStreams(
+  lite: Pick<Lite, "url" | "token">,
+  basin: string,
+  streams: string[] | Record<string, unknown> = [],
+  config?: unknown,
+): Promise<void> {
   const c = liteClient(lite);
   const made = await c.call("POST", "/v1/basins", { json: config === undefined ? { basin } : { basin, config } });
   if (made.status !== 201) throw new Error(`creating basin ${basin}: ${made.status} ${made.text()}`);
-  const entries: [string, unknown][] = Array.isArray(streams) ? streams.map((name) => [name, undefined]) : Object.entries(streams);
+  const entries: [string, unknown][] = Array.isArray(streams)
+    ? streams.map((name) => [name, undefined])
+    : Object.entries(streams);
   for (const [stream, cfg] of entries) {
-    const r = await c.call("POST", "/v1/streams", { basin, json: cfg === undefined ? { stream } : { stream, config: cfg } });
+    const r = await c.call("POST", "/v1/streams", {
+      basin,
+      json: cfg === undefined ? { stream } : { stream, config: cfg },
+    });
     if (r.status !== 201) throw new Error(`creating stream ${stream}: ${r.status} ${r.text()}`);
   }
 }
@@ -279,7 +364,11 @@ export function uniqueBasin(tag = "b"): string {
 }
 
 /** Polls `fn` until it returns a truthy value, at most `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

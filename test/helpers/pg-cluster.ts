@@ -40,7 +40,7 @@ export class PgCluster {
 
   /** On `db` (a database of a private PostgreSQL, say), else on a fresh one of the run's. */
   static async create(db?: Database): Promise<PgCluster> {
-    return new PgCluster(db ?? await freshDatabase());
+    return new PgCluster(db ?? (await freshDatabase()));
   }
 
   /** The database's URL (no password; PGPASSWORD is passed to the nodes). */
@@ -103,7 +103,13 @@ export function show(r: Reply): string {
  * A call retried while it answers 409 transaction_conflict (retryable, nothing written: what
  * a client does), at most `tries` times.
  */
-export async function retryingConflicts(c: LiteClient, method: string, path: string, opts: Call, tries = 50): Promise<Reply> {
+export async function retryingConflicts(
+  c: LiteClient,
+  method: string,
+  path: string,
+  opts: Call,
+  tries = 50,
+): Promise<Reply> {
   for (let i = 1; ; i++) {
     const r = await c.call(method, path, opts);
     if (i >= tries || r.status !== 409 || codeOf(r) !== "transaction_conflict") return r;
@@ -111,13 +117,25 @@ export async function retryingConflicts(c: LiteClient, method: string, path: str
   }
 }
 
-export interface JsonRecord { headers?: [string, string][]; body?: string; timestamp?: number }
+export interface JsonRecord {
+  headers?: [string, string][];
+  body?: string;
+  timestamp?: number;
+}
 
 /** A unary JSON append of `records` to `basin`/`stream`, retried on 409 transaction_conflict. */
-export function append(c: LiteClient, basin: string, stream: string, records: JsonRecord[], extra: { fencing_token?: string; match_seq_num?: number; format?: "base64" } = {}): Promise<Reply> {
+export function append(
+  c: LiteClient,
+  basin: string,
+  stream: string,
+  records: JsonRecord[],
+  extra: { fencing_token?: string; match_seq_num?: number; format?: "base64" } = {},
+): Promise<Reply> {
   const { format, ...conditions } = extra;
   return retryingConflicts(c, "POST", `/v1/streams/${encodeURIComponent(stream)}/records`, {
-    basin, json: { records, ...conditions }, headers: format ? { "svc-format": format } : undefined,
+    basin,
+    json: { records, ...conditions },
+    headers: format ? { "svc-format": format } : undefined,
   });
 }
 

@@ -26,19 +26,33 @@ export interface PtyInput {
  * `svc args…` on a terminal; `before` is a shell prefix such as `timeout -s INT 3`; `input` is
  * typed at the terminal after the given times (`\x03` is Ctrl-C).
  */
-export function runSvcInPty(args: string[], env: Record<string, string>, opts: { before?: string; timeoutMs?: number; columns?: number; input?: PtyInput | PtyInput[] } = {}): Promise<PtyResult> {
+export function runSvcInPty(
+  args: string[],
+  env: Record<string, string>,
+  opts: { before?: string; timeoutMs?: number; columns?: number; input?: PtyInput | PtyInput[] } = {},
+): Promise<PtyResult> {
   const home = tempHome();
   const cmd = `stty cols ${opts.columns ?? 100} rows 40; ${opts.before ?? ""} ${quote(process.execPath)} ${quote(SVC_BIN)} ${args.map(quote).join(" ")}`;
   return new Promise((resolve, reject) => {
     const child = spawn("script", ["-qfec", cmd, "/dev/null"], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, "data"), TERM: "xterm", ...env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+        XDG_DATA_HOME: join(home, "data"),
+        TERM: "xterm",
+        ...env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let raw = "";
     for (const { afterMs, text } of [opts.input ?? []].flat()) setTimeout(() => child.stdin.write(text), afterMs);
     child.stdout.setEncoding("utf8").on("data", (s: string) => (raw += s));
     child.stderr.setEncoding("utf8").on("data", (s: string) => (raw += s));
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`pty run timed out: ${raw}`)); }, opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`pty run timed out: ${raw}`));
+    }, opts.timeoutMs ?? 30_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -38,13 +38,22 @@ function collector() {
   let size = 0;
   let waiters: (() => void)[] = [];
   return {
-    push(c: Buffer) { chunks.push(c); size += c.length; for (const w of waiters.splice(0)) w(); },
-    all() { return Buffer.concat(chunks); },
+    push(c: Buffer) {
+      chunks.push(c);
+      size += c.length;
+      for (const w of waiters.splice(0)) w();
+    },
+    all() {
+      return Buffer.concat(chunks);
+    },
     async waitFor(n: number, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (size < n) {
         if (Date.now() > deadline) throw new Error(`only ${size} of ${n} bytes arrived within ${timeoutMs} ms`);
-        await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 50); });
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
         waiters = waiters.filter(Boolean);
       }
       return Buffer.concat(chunks);
@@ -56,24 +65,39 @@ function h2Exchange(url: string, req: RawRequest): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(url);
     session.on("error", reject);
-    const stream = session.request({ ":method": req.method, ":path": req.path, ...req.headers }, { endStream: !req.duplex });
+    const stream = session.request(
+      { ":method": req.method, ":path": req.path, ...req.headers },
+      { endStream: !req.duplex },
+    );
     const got = collector();
     const done = new Promise<Buffer>((res, rej) => {
       stream.on("data", (c: Buffer) => got.push(c));
-      stream.on("end", () => { res(got.all()); session.close(); });
+      stream.on("end", () => {
+        res(got.all());
+        session.close();
+      });
       stream.on("error", rej);
     });
     done.catch(() => undefined);
     stream.on("error", reject);
     stream.on("response", (h) => {
-      const headers = Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(":")).map(([k, v]) => [k, String(v)]));
+      const headers = Object.fromEntries(
+        Object.entries(h)
+          .filter(([k]) => !k.startsWith(":"))
+          .map(([k, v]) => [k, String(v)]),
+      );
       resolve({
-        status: Number(h[":status"]), headers, done,
+        status: Number(h[":status"]),
+        headers,
+        done,
         write: (b) => void stream.write(b),
         end: () => stream.end(),
         received: () => got.all(),
         waitFor: (n, t) => got.waitFor(n, t),
-        close: () => { stream.close(); session.destroy(); },
+        close: () => {
+          stream.close();
+          session.destroy();
+        },
       });
     });
   });
@@ -94,7 +118,9 @@ function h1Exchange(url: string, req: RawRequest): Promise<RawExchange> {
       done.catch(() => undefined);
       const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)]));
       resolve({
-        status: res.statusCode ?? 0, headers, done,
+        status: res.statusCode ?? 0,
+        headers,
+        done,
         write: (b) => void r.write(b),
         end: () => r.end(),
         received: () => got.all(),

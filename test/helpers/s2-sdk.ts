@@ -14,7 +14,11 @@ export const SDK_RETRY = { maxAttempts: 3, minBaseDelayMillis: 10, maxBaseDelayM
  * A client built as S2's README builds one from the environment (S2_ACCOUNT_ENDPOINT,
  * S2_BASIN_ENDPOINT, S2_ACCESS_TOKEN), here from lite's URL and a token.
  */
-export function sdkClient(lite: Pick<Lite, "url" | "token">, token = lite.token, extra: Partial<S2ClientOptions> = {}): S2 {
+export function sdkClient(
+  lite: Pick<Lite, "url" | "token">,
+  token = lite.token,
+  extra: Partial<S2ClientOptions> = {},
+): S2 {
   const env = { S2_ACCOUNT_ENDPOINT: lite.url, S2_BASIN_ENDPOINT: lite.url, S2_ACCESS_TOKEN: token };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);

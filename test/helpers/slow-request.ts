@@ -15,10 +15,20 @@ export interface SlowRequest {
   socket: Socket;
 }
 
-export async function slowRequest(url: string, method: string, path: string, headers: Record<string, string>, body: string, firstBytes = 1): Promise<SlowRequest> {
+export async function slowRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  firstBytes = 1,
+): Promise<SlowRequest> {
   const u = new URL(url);
   const socket = connect(Number(u.port), u.hostname);
-  await new Promise<void>((r, j) => { socket.once("connect", r); socket.once("error", j); });
+  await new Promise<void>((r, j) => {
+    socket.once("connect", r);
+    socket.once("error", j);
+  });
   socket.on("error", () => undefined);
   let raw = "";
   const closed = new Promise<void>((r) => socket.once("close", () => r()));
@@ -31,14 +41,21 @@ export async function slowRequest(url: string, method: string, path: string, hea
       const rest = raw.slice(end + 4);
       if (Buffer.byteLength(rest) >= length) resolve({ status: Number(head.split(" ")[1]), headers: head, body: rest });
     };
-    socket.on("data", (c: Buffer) => { raw += c.toString("utf8"); check(); });
+    socket.on("data", (c: Buffer) => {
+      raw += c.toString("utf8");
+      check();
+    });
     void closed.then(check);
   });
   const all = { host: u.host, "content-length": String(Buffer.byteLength(body)), ...headers };
-  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`;
+  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("")}\r\n`;
   socket.write(head + body.slice(0, firstBytes));
   return {
-    socket, answer, closed,
+    socket,
+    answer,
+    closed,
     async finish() {
       socket.write(body.slice(firstBytes));
       const a = await answer;

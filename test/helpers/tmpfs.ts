@@ -34,7 +34,11 @@ export function fillDisk(dir: string): string {
   for (const chunk of [1 << 20, 1 << 16, 1 << 12]) {
     const zeros = Buffer.alloc(chunk);
     for (;;) {
-      try { appendFileSync(file, zeros); } catch { break; }
+      try {
+        appendFileSync(file, zeros);
+      } catch {
+        break;
+      }
     }
   }
   return file;

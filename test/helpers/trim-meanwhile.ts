@@ -10,11 +10,30 @@ import { ReadCursor } from "../../src/lite/store/read-engine.js";
 import { SharedStream } from "../../src/lite/store/shared-stream.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
-const meta = { basin: "b", name: "s", id: 1, config: resolveStreamConfig({ retention_policy: { infinite: {} } }, null), createdAt: new Date(0).toISOString(), deletedAt: null, requestKey: null, rev: 0 };
+const meta = {
+  basin: "b",
+  name: "s",
+  id: 1,
+  config: resolveStreamConfig({ retention_policy: { infinite: {} } }, null),
+  createdAt: new Date(0).toISOString(),
+  deletedAt: null,
+  requestKey: null,
+  rev: 0,
+};
 
 /** `count` one-byte records from `first`. */
 export function batch(first: number, count: number): StoredBatch {
-  return { firstSeq: first, arrival: 5, lastTimestamp: 5, records: Array.from({ length: count }, (_, i) => ({ seqNum: first + i, timestamp: 5, headers: [], body: new Uint8Array([first + i]) })) };
+  return {
+    firstSeq: first,
+    arrival: 5,
+    lastTimestamp: 5,
+    records: Array.from({ length: count }, (_, i) => ({
+      seqNum: first + i,
+      timestamp: 5,
+      headers: [],
+      body: new Uint8Array([first + i]),
+    })),
+  };
 }
 
 export interface TrimMeanwhile {
@@ -32,10 +51,19 @@ export interface TrimMeanwhile {
 /** The seq nums one unary read from `from` (up to 100 records) returns. */
 export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<number[]> {
   let stored = t.before;
-  let state: StoredState = { nextSeq: t.tail, lastTimestamp: 5, fencingToken: "", trimPoint: 0, lastArrival: 5, live: true };
+  let state: StoredState = {
+    nextSeq: t.tail,
+    lastTimestamp: 5,
+    fencingToken: "",
+    trimPoint: 0,
+    lastArrival: 5,
+    live: true,
+  };
   let reads = 0;
   const log: SharedLog = {
-    append: async () => { throw new Error("no appends here"); },
+    append: async () => {
+      throw new Error("no appends here");
+    },
     states: async () => new Map([[1, state]]),
     readBatches: async (_id, at, max) => {
       if (++reads === 2) {
@@ -50,7 +78,13 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
   };
   const cache = new BatchCache(t.cached ? 1 << 20 : 0);
   if (t.cached) cache.put(1, t.cached);
-  const known: StreamStateRecord = { nextSeq: t.known, lastTimestamp: t.known === 0 ? 0 : 5, fencingToken: "", trimPoint: 0, lastArrival: t.known === 0 ? 0 : 5 };
+  const known: StreamStateRecord = {
+    nextSeq: t.known,
+    lastTimestamp: t.known === 0 ? 0 : 5,
+    fencingToken: "",
+    trimPoint: 0,
+    lastArrival: t.known === 0 ? 0 : 5,
+  };
   const s = new SharedStream(meta, known, { log, cache, readState: async () => state, onTrim: () => {} });
   const cursor = await ReadCursor.open(s, { start: { seqNum: from }, count: 100 }, true);
   try {

@@ -15,8 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 const huge = JSON.stringify({ headers: Array.from({ length: 262_140 }, () => ["a", "b"]), body: "x" });
 const input = `{"body":"before"}\n${huge}\n{"body":"after"}\n`;
@@ -26,13 +30,17 @@ describe.each(["session", "unary"])("svc append --transport %s, a line too big t
     const uri = await d.newStream("fail");
     const r = await d.svc(["append", uri, "--format", "json", "--transport", transport], { stdin: input });
     expect(r.code, r.stderr).toBe(7);
-    expect(r.stderr).toMatch(/stdin:2: record would take 2097145 bytes when read \(its 262140 headers cost more there than metered\); the limit is 2097087/);
+    expect(r.stderr).toMatch(
+      /stdin:2: record would take 2097145 bytes when read \(its 262140 headers cost more there than metered\); the limit is 2097087/,
+    );
     expect((await d.svc(["read", uri, "-s", "0", "-e"])).stdout).not.toContain("after");
   });
 
   it("with --on-error skip, is skipped and the lines around it are appended", async () => {
     const uri = await d.newStream("skip");
-    const r = await d.svc(["append", uri, "--format", "json", "--transport", transport, "--on-error", "skip"], { stdin: input });
+    const r = await d.svc(["append", uri, "--format", "json", "--transport", transport, "--on-error", "skip"], {
+      stdin: input,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("skipping stdin:2: record would take 2097145 bytes when read");
     expect((await d.svc(["read", uri, "-s", "0", "-e"])).stdout).toBe("before\nafter\n");

@@ -10,17 +10,29 @@ import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe.skipIf(!ptyAvailable)("svc append with input typed at a terminal", () => {
   it("draws no live line over the typing, acks each typed line, and Ctrl-C's summary keeps a slow rate", async () => {
     const uri = await d.newStream("typed");
-    const r = await runSvcInPty(["append", uri], d.env, { input: [{ afterMs: 800, text: "first line\n" }, { afterMs: 3_500, text: "\x03" }] });
+    const r = await runSvcInPty(["append", uri], d.env, {
+      input: [
+        { afterMs: 800, text: "first line\n" },
+        { afterMs: 3_500, text: "\x03" },
+      ],
+    });
     expect(r.code, r.raw).toBe(130);
     expect(r.raw).not.toContain("⦿");
     expect(r.screen).toContain("first line");
-    expect(r.screen.some((l) => /^✓ appended 0\.\.1 \(1 record\)/.test(l)), r.screen.join("\n")).toBe(true);
+    expect(
+      r.screen.some((l) => /^✓ appended 0\.\.1 \(1 record\)/.test(l)),
+      r.screen.join("\n"),
+    ).toBe(true);
     const summary = r.screen.find((l) => /appended 1 record \(/.test(l)) ?? "";
     const rate = /, ([\d.<]+) records\/s\)/.exec(summary)?.[1];
     expect(rate, summary).toBeDefined();

@@ -13,18 +13,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 const line = (headers: [string, string][], body: string): string => `${JSON.stringify({ headers, body })}\n`;
 const cases: [string, string, RegExp][] = [
-  ["a fence over 36 bytes", line([["", "fence"]], "t".repeat(40)), /fence command payload \(the new fencing token\) must be at most 36 bytes \(got 40\)/],
+  [
+    "a fence over 36 bytes",
+    line([["", "fence"]], "t".repeat(40)),
+    /fence command payload \(the new fencing token\) must be at most 36 bytes \(got 40\)/,
+  ],
   ["an unknown operation", line([["", "nope"]], "x"), /unknown command "nope"/],
 ];
 
 describe.each(cases)("svc append --commands replay, %s", (_what, bad, message) => {
   const input = `{"body":"before"}\n${bad}{"body":"after"}\n`;
-  const append = (uri: string, more: string[] = []) => d.svc(["append", uri, "--format", "json", "--commands", "replay", ...more], { stdin: input });
+  const append = (uri: string, more: string[] = []) =>
+    d.svc(["append", uri, "--format", "json", "--commands", "replay", ...more], { stdin: input });
 
   it("fails as bad input (exit 7) naming the line, and appends nothing", async () => {
     const uri = await d.newStream("fail");
@@ -46,7 +55,9 @@ describe.each(cases)("svc append --commands replay, %s", (_what, bad, message) =
 describe("svc append --commands replay, a valid fence", () => {
   it("is still replayed", async () => {
     const uri = await d.newStream("ok");
-    const r = await d.svc(["append", uri, "--format", "json", "--commands", "replay"], { stdin: `{"body":"a"}\n${line([["", "fence"]], "writer-2")}` });
+    const r = await d.svc(["append", uri, "--format", "json", "--commands", "replay"], {
+      stdin: `{"body":"a"}\n${line([["", "fence"]], "writer-2")}`,
+    });
     expect(r.code, r.stderr).toBe(0);
     const read = await d.svc(["read", uri, "-s", "0", "-e", "--format", "json"]);
     expect(read.stdout).toContain('"body":"writer-2"');

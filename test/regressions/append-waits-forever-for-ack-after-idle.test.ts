@@ -26,16 +26,31 @@ afterAll(async () => {
   await d?.stop();
 });
 
-for (const flag of [["--ack-timeout", "2s"], ["--timeout", "2s"]]) {
+for (const flag of [
+  ["--ack-timeout", "2s"],
+  ["--timeout", "2s"],
+]) {
   it(`an ack that never comes after an idle pause ends with exit 75 (${flag.join(" ")})`, async () => {
     const uri = await d.newStream("dark");
-    const env = { ...process.env, HOME: tempHome(), ...d.env, SVC_ACCOUNT_ENDPOINT: proxy.url, SVC_BASIN_ENDPOINT: proxy.url };
-    const child = spawn(process.execPath, [SVC_BIN, "append", uri, "--acks", "text", ...flag], { env, stdio: ["pipe", "ignore", "pipe"] });
+    const env = {
+      ...process.env,
+      HOME: tempHome(),
+      ...d.env,
+      SVC_ACCOUNT_ENDPOINT: proxy.url,
+      SVC_BASIN_ENDPOINT: proxy.url,
+    };
+    const child = spawn(process.execPath, [SVC_BIN, "append", uri, "--acks", "text", ...flag], {
+      env,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
     let stderr = "";
-    child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
     const exited = new Promise<number | null>((res) => child.on("exit", res));
     child.stdin.write("first\n");
-    for (const t0 = Date.now(); !/✓ appended 0\.\.1/.test(stderr) && Date.now() - t0 < 15_000;) await new Promise((r) => setTimeout(r, 20));
+    for (const t0 = Date.now(); !/✓ appended 0\.\.1/.test(stderr) && Date.now() - t0 < 15_000; )
+      await new Promise((r) => setTimeout(r, 20));
     expect(stderr).toMatch(/✓ appended 0\.\.1/);
     proxy.blackHole();
     child.stdin.write("second\n");

@@ -20,22 +20,36 @@ const basin = uniqueBasin("apply1");
 
 beforeAll(async () => {
   lite = await startLite();
-  const ops = "create-basin,get-basin-config,reconfigure-basin,create-stream,get-stream-config,reconfigure-stream,delete-stream";
-  const r = await runSvc(["token", "create", "apply/one", "--basins-exact", basin, "--streams-prefix", "", "--ops", ops], { env: cliEnv(lite) });
+  const ops =
+    "create-basin,get-basin-config,reconfigure-basin,create-stream,get-stream-config,reconfigure-stream,delete-stream";
+  const r = await runSvc(
+    ["token", "create", "apply/one", "--basins-exact", basin, "--streams-prefix", "", "--ops", ops],
+    { env: cliEnv(lite) },
+  );
   expect(r.code, r.stderr).toBe(0);
   token = r.stdout.trim();
 }, 30_000);
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 describe("svc apply with a token that may not list", () => {
   it("creates, then changes, then finds nothing to change", async () => {
     const env = { ...cliEnv(lite), SVC_ACCESS_TOKEN: token };
     const file = join(scratchDir("svc-apply1-"), "spec.json");
-    const write = (retention: string): void => writeFileSync(file, JSON.stringify({ basins: [{ name: basin, streams: [{ name: "events", config: { retention_policy: retention } }] }] }));
+    const write = (retention: string): void =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          basins: [{ name: basin, streams: [{ name: "events", config: { retention_policy: retention } }] }],
+        }),
+      );
     write("7d");
     const first = await runSvc(["apply", "-f", file], { env });
     expect(first.code, first.stderr).toBe(0);
-    expect((await runSvc(["stream", "get", `svc://${basin}/events`, "--json"], { env: cliEnv(lite) })).stdout).toMatch(/"age": ?604800/);
+    expect((await runSvc(["stream", "get", `svc://${basin}/events`, "--json"], { env: cliEnv(lite) })).stdout).toMatch(
+      /"age": ?604800/,
+    );
     write("14d");
     const drift = await runSvc(["apply", "-f", file, "--dry-run", "--exit-code"], { env });
     expect(drift.code, drift.stderr).toBe(10);

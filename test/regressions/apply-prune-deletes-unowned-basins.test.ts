@@ -11,8 +11,12 @@ import { scratchDir } from "../helpers/scratch.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("apply --prune deletes only what the spec owns", () => {
   it("a basin outside the prune scope survives; one inside it goes", async () => {
@@ -30,7 +34,9 @@ describe("apply --prune deletes only what the spec owns", () => {
     const done = await d.svc(["apply", "-f", spec, "--prune", "--yes"]);
     expect(done.code, done.stderr).toBe(0);
     const list = (await d.svc(["basin", "list", "--json"])).stdout;
-    const live = (JSON.parse(list) as { name: string; state?: string; deleted_at?: string | null }[]).filter((b) => b.state !== "deleting" && !b.deleted_at).map((b) => b.name);
+    const live = (JSON.parse(list) as { name: string; state?: string; deleted_at?: string | null }[])
+      .filter((b) => b.state !== "deleting" && !b.deleted_at)
+      .map((b) => b.name);
     expect(live).toContain(bystander);
     expect(live).toContain(d.basin);
     expect(live).toContain(mine);

@@ -16,17 +16,26 @@ import { cliEnv, startLite, type Lite } from "../helpers/lite.js";
 let lite: Lite;
 const basin = `surrogate-apply-${process.pid}`;
 
-beforeAll(async () => { lite = await startLite({ inMemory: true }); });
-afterAll(async () => { await lite?.stop(); });
+beforeAll(async () => {
+  lite = await startLite({ inMemory: true });
+});
+afterAll(async () => {
+  await lite?.stop();
+});
 
 describe("svc apply with a stream name holding a lone surrogate", () => {
   it("refuses the spec (exit 7) before changing anything", async () => {
     const home = tempHome();
     const file = join(home, "spec.json");
-    writeFileSync(file, JSON.stringify({ basins: [{ name: basin, streams: [{ name: "good" }, { name: "a\ud800b" }] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ basins: [{ name: basin, streams: [{ name: "good" }, { name: "a\ud800b" }] }] }),
+    );
     const r = await runSvc(["apply", "-f", file, "--yes"], { env: cliEnv(lite), home });
     expect(r.code, r.stderr).toBe(7);
-    expect(r.stderr).toContain('basins[0].streams[1].name: invalid stream name "a\\ud800b": must be Unicode text, but it holds a lone UTF-16 surrogate');
+    expect(r.stderr).toContain(
+      'basins[0].streams[1].name: invalid stream name "a\\ud800b": must be Unicode text, but it holds a lone UTF-16 surrogate',
+    );
     const list = await runSvc(["basin", "list", "--json"], { env: cliEnv(lite), home });
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout).map((b: { name: string }) => b.name)).not.toContain(basin);

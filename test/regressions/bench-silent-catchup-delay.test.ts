@@ -9,8 +9,12 @@ import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 const ARGS = ["--duration", "1s", "--catchup-delay", "3s", "--record-size", "1KiB", "--target-mibps", "0.1"];
 
@@ -24,10 +28,15 @@ describe("svc bench's wait before the catch-up read", () => {
     expect(r.stdout).toContain("catch-up read:");
   }, 40_000);
 
-  it.skipIf(!ptyAvailable)("is counted down on a terminal", async () => {
-    const r = await runSvcInPty(["bench", d.basin, ...ARGS], d.env);
-    expect(r.code, r.raw).toBe(0);
-    for (const left of [3, 2, 1]) expect(r.raw).toContain(`waiting for the catch-up read: ${left} s left (--catchup-delay)`);
-    expect(r.screen.join("\n")).toContain("catch-up read:");
-  }, 40_000);
+  it.skipIf(!ptyAvailable)(
+    "is counted down on a terminal",
+    async () => {
+      const r = await runSvcInPty(["bench", d.basin, ...ARGS], d.env);
+      expect(r.code, r.raw).toBe(0);
+      for (const left of [3, 2, 1])
+        expect(r.raw).toContain(`waiting for the catch-up read: ${left} s left (--catchup-delay)`);
+      expect(r.screen.join("\n")).toContain("catch-up read:");
+    },
+    40_000,
+  );
 });

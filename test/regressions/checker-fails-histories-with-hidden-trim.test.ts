@@ -22,21 +22,79 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkHistory, historyJsonl, historyLines, searchCheck, writeHistory, type AppendOp, type History, type Op } from "../helpers/history/index.js";
+import {
+  checkHistory,
+  historyJsonl,
+  historyLines,
+  searchCheck,
+  writeHistory,
+  type AppendOp,
+  type History,
+  type Op,
+} from "../helpers/history/index.js";
 
 let id = 0;
-const app = (p: Partial<AppendOp> & { records: string[] }): AppendOp => ({ kind: "append", via: "unary", client: 0, stream: "s", id: id++, invoke: 0, complete: 1, outcome: "ok", ...p });
+const app = (p: Partial<AppendOp> & { records: string[] }): AppendOp => ({
+  kind: "append",
+  via: "unary",
+  client: 0,
+  stream: "s",
+  id: id++,
+  invoke: 0,
+  complete: 1,
+  outcome: "ok",
+  ...p,
+});
 
 /** a → [0,3) acked; an indefinite [x0, trim:N] (would sit at 3..4, trimming to min(N, 5)); b → [5,7) acked; a session from 0 sees a0, a1, then b0, b1. */
 function history(trimTo: number | undefined): History {
   const ops: Op[] = [
     app({ records: ["a0", "a1", "a2"], invoke: 0, complete: 10, start: 0, end: 3 }),
-    ...(trimTo === undefined ? [] : [app({ records: ["x0", `trim:${trimTo}`], invoke: 11, complete: 40, outcome: "info", error: "network" })]),
+    ...(trimTo === undefined
+      ? []
+      : [app({ records: ["x0", `trim:${trimTo}`], invoke: 11, complete: 40, outcome: "info", error: "network" })]),
     app({ records: ["b0", "b1"], invoke: 30, complete: 35, start: 5, end: 7 }),
-    { kind: "read-session", client: 1, stream: "s", id: id++, invoke: 5, complete: 50, outcome: "ok", from: 0,
-      events: [{ records: [{ seq: 0, key: "a0" }, { seq: 1, key: "a1" }], tail: 3 }, { records: [{ seq: 5, key: "b0" }, { seq: 6, key: "b1" }], tail: 7 }] },
+    {
+      kind: "read-session",
+      client: 1,
+      stream: "s",
+      id: id++,
+      invoke: 5,
+      complete: 50,
+      outcome: "ok",
+      from: 0,
+      events: [
+        {
+          records: [
+            { seq: 0, key: "a0" },
+            { seq: 1, key: "a1" },
+          ],
+          tail: 3,
+        },
+        {
+          records: [
+            { seq: 5, key: "b0" },
+            { seq: 6, key: "b1" },
+          ],
+          tail: 7,
+        },
+      ],
+    },
   ];
-  return { meta: {}, ops, final: { s: { first: 5, tail: 7, records: [{ seq: 5, key: "b0" }, { seq: 6, key: "b1" }] } } };
+  return {
+    meta: {},
+    ops,
+    final: {
+      s: {
+        first: 5,
+        tail: 7,
+        records: [
+          { seq: 5, key: "b0" },
+          { seq: 6, key: "b1" },
+        ],
+      },
+    },
+  };
 }
 
 const checks = (h: History): string[] => checkHistory(h).violations.map((v) => `${v.check}: ${v.message}`);
@@ -71,8 +129,14 @@ describe("a trim of unknown outcome that trimmed its own position", () => {
 describe("the search checker's memory on a long history", () => {
   it("linearizes 30,000 sequential appends with a heap growth far below the history's square", () => {
     const n = 30_000;
-    const ops: Op[] = Array.from({ length: n }, (_, i) => app({ records: [`k${i}`], invoke: 2 * i, complete: 2 * i + 1, start: i, end: i + 1 }));
-    const h: History = { meta: {}, ops, final: { s: { first: 0, tail: n, records: ops.map((_, i) => ({ seq: i, key: `k${i}` })) } } };
+    const ops: Op[] = Array.from({ length: n }, (_, i) =>
+      app({ records: [`k${i}`], invoke: 2 * i, complete: 2 * i + 1, start: i, end: i + 1 }),
+    );
+    const h: History = {
+      meta: {},
+      ops,
+      final: { s: { first: 0, tail: n, records: ops.map((_, i) => ({ seq: i, key: `k${i}` })) } },
+    };
     globalThis.gc?.();
     const before = process.memoryUsage().heapUsed;
     const r = searchCheck(h, 60_000);

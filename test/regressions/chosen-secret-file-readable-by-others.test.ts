@@ -46,21 +46,31 @@ describe("a secret file the user points lite at", () => {
   });
 
   // Only root can make a file root's: the group-readable case runs where the tests run as root.
-  it.runIf(process.getuid?.() === 0)("a root-owned --root-token-file readable by its group only (0640) is used", async () => {
-    const file = join(scratchDir("svc-chosen-"), "token");
-    writeFileSync(file, `${TOKEN}\n`, { mode: 0o640 });
-    const lite = await startLite({ inMemory: true, args: ["--root-token-file", file] });
-    try {
-      expect(lite.token).toBe(TOKEN);
-    } finally {
-      await lite.stop();
-    }
-    chmodSync(file, 0o644);
-    expect((await refusal(["--root-token-file", file])).code).toBe(2);
-  });
+  it.runIf(process.getuid?.() === 0)(
+    "a root-owned --root-token-file readable by its group only (0640) is used",
+    async () => {
+      const file = join(scratchDir("svc-chosen-"), "token");
+      writeFileSync(file, `${TOKEN}\n`, { mode: 0o640 });
+      const lite = await startLite({ inMemory: true, args: ["--root-token-file", file] });
+      try {
+        expect(lite.token).toBe(TOKEN);
+      } finally {
+        await lite.stop();
+      }
+      chmodSync(file, 0o644);
+      expect((await refusal(["--root-token-file", file])).code).toBe(2);
+    },
+  );
 
   it("a pipe (bash's <(…)) is read as it is: nothing of it is on disk", async () => {
-    const child = spawn("bash", ["-c", `exec "${process.execPath}" "${SVC_BIN}" lite --in-memory --port 0 --root-token-file <(printf '%s\\n' ${TOKEN})`], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      "bash",
+      [
+        "-c",
+        `exec "${process.execPath}" "${SVC_BIN}" lite --in-memory --port 0 --root-token-file <(printf '%s\\n' ${TOKEN})`,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     try {
       let out = "";
       const token = await new Promise<string>((resolve, reject) => {

@@ -25,7 +25,13 @@ afterAll(async () => {
 async function halfBodyThenGone(): Promise<void> {
   const conn = connect(lite.url);
   conn.on("error", () => undefined);
-  const req = conn.request({ ":method": "POST", ":path": "/v1/streams/s/records", authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "application/json" });
+  const req = conn.request({
+    ":method": "POST",
+    ":path": "/v1/streams/s/records",
+    authorization: `Bearer ${lite.token}`,
+    "svc-basin": basin,
+    "content-type": "application/json",
+  });
   req.on("error", () => undefined);
   req.write('{"records":[{"body":"half');
   await new Promise((r) => setTimeout(r, 100));

@@ -10,15 +10,22 @@ import { bashCompletion } from "../helpers/bash-completion.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("bash completion of a basin where a stream is expected", () => {
   it("offers svc://basin/ with no space, and a whole basin where a basin is expected", async () => {
     const bash = await bashCompletion(d);
     // compopt is recorded (it works only inside real completion).
     const complete = (line: string): { words: string[]; compopt: string } => {
-      const r = bash.complete(line, { before: `exec 3>&2; compopt() { echo "compopt $*" >&3; }`, after: `printf '%s\\n' "\${COMPREPLY[@]}"` });
+      const r = bash.complete(line, {
+        before: `exec 3>&2; compopt() { echo "compopt $*" >&3; }`,
+        after: `printf '%s\\n' "\${COMPREPLY[@]}"`,
+      });
       return { words: r.stdout.split("\n").filter((l) => l !== ""), compopt: r.stderr.trim() };
     };
     const partial = `svc://${d.basin}`.slice(0, -2);

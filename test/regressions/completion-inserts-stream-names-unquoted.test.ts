@@ -13,8 +13,12 @@ import { bashCompletion } from "../helpers/bash-completion.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("bash completion of a stream name that is not a plain word", () => {
   it("quotes it for the shell, so the completed line names the stream and runs nothing", async () => {
@@ -30,7 +34,9 @@ describe("bash completion of a stream name that is not a plain word", () => {
         [ "\${#COMPREPLY[@]}" = 1 ] && eval "printf '%s' svc:\${COMPREPLY[0]}" > completed; true`,
     });
     expect(r.status, r.stderr).toBe(0);
-    const candidates = readFileSync(join(bash.dir, "candidates"), "utf8").split("\0").filter((w) => w !== "");
+    const candidates = readFileSync(join(bash.dir, "candidates"), "utf8")
+      .split("\0")
+      .filter((w) => w !== "");
     expect(candidates).toHaveLength(1);
     expect(readFileSync(join(bash.dir, "completed"), "utf8")).toBe(`svc://${d.basin}/${evil}`);
     expect(existsSync(join(bash.dir, "PWNED"))).toBe(false);

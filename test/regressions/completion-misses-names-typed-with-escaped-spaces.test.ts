@@ -13,8 +13,12 @@ import { bashCompletion } from "../helpers/bash-completion.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 /** The names the candidates stand for, as the shell would read each one after `svc:`. */
 const AFTER = `for q in "\${COMPREPLY[@]}"; do eval "printf '%s\\\\0' svc:$q"; done > candidates`;
@@ -29,9 +33,15 @@ describe("bash completion of a stream name typed with escaped spaces", () => {
     const candidates = (line: string): string[] => {
       const r = bash.complete(line, { after: AFTER });
       expect(r.status, r.stderr).toBe(0);
-      return readFileSync(join(bash.dir, "candidates"), "utf8").split("\0").filter((w) => w !== "").sort();
+      return readFileSync(join(bash.dir, "candidates"), "utf8")
+        .split("\0")
+        .filter((w) => w !== "")
+        .sort();
     };
-    expect(candidates(`svc read svc://${d.basin}/my\\ e`)).toEqual([`svc://${d.basin}/my eggs log`, `svc://${d.basin}/my events`]);
+    expect(candidates(`svc read svc://${d.basin}/my\\ e`)).toEqual([
+      `svc://${d.basin}/my eggs log`,
+      `svc://${d.basin}/my events`,
+    ]);
     expect(candidates(`svc read svc://${d.basin}/my\\ ev`)).toEqual([`svc://${d.basin}/my events`]);
     expect(candidates(`svc read svc://${d.basin}/my\\ eggs\\ `)).toEqual([`svc://${d.basin}/my eggs log`]);
     // A plain word still completes as before.

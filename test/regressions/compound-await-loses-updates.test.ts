@@ -30,16 +30,20 @@ describe("`x += await f()` in concurrent code loses updates", () => {
   it("loses updates when workers run concurrently; awaiting first does not", async () => {
     const tick = (): Promise<number> => new Promise((r) => setTimeout(() => r(1), 1));
     let racy = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      for (let i = 0; i < 10; i++) racy += await tick();
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < 10; i++) racy += await tick();
+      }),
+    );
     let counted = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      for (let i = 0; i < 10; i++) {
-        const n = await tick();
-        counted += n;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < 10; i++) {
+          const n = await tick();
+          counted += n;
+        }
+      }),
+    );
     expect(counted).toBe(40);
     expect(racy).toBeLessThan(40); // each worker's sum overwrote the others'
   });
@@ -47,8 +51,14 @@ describe("`x += await f()` in concurrent code loses updates", () => {
   it("appears nowhere in src/ or test/", () => {
     const hits = [...sources(join(ROOT, "src")), ...sources(join(ROOT, "test"))]
       .filter((f) => f !== import.meta.filename)
-      .flatMap((f) => readFileSync(f, "utf8").split("\n").map((line, i) => ({ f, i, line })))
-      .filter(({ line }) => LOST_UPDATE.test(line) && !line.trimStart().startsWith("//") && !line.trimStart().startsWith("*"))
+      .flatMap((f) =>
+        readFileSync(f, "utf8")
+          .split("\n")
+          .map((line, i) => ({ f, i, line })),
+      )
+      .filter(
+        ({ line }) => LOST_UPDATE.test(line) && !line.trimStart().startsWith("//") && !line.trimStart().startsWith("*"),
+      )
       .map(({ f, i, line }) => `${relative(ROOT, f)}:${i + 1}: ${line.trim()}`);
     expect(hits).toEqual([]);
   });

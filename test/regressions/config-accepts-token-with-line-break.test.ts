@@ -23,12 +23,20 @@ describe("svc config set access_token", () => {
   });
 
   it("refuses such a token from SVC_ACCESS_TOKEN with exit 2", async () => {
-    const r = await runSvc(["basin", "list"], { env: { SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9", SVC_BASIN_ENDPOINT: "http://127.0.0.1:9", SVC_ACCESS_TOKEN: "a\nb" } });
+    const r = await runSvc(["basin", "list"], {
+      env: {
+        SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9",
+        SVC_BASIN_ENDPOINT: "http://127.0.0.1:9",
+        SVC_ACCESS_TOKEN: "a\nb",
+      },
+    });
     expect(r.code).toBe(2);
   });
 
   it("still takes an ordinary token", async () => {
     const home = tempHome();
-    expect((await runSvc(["config", "set", "access_token", "-"], { stdin: "svc_abc.DEF-123_xyz\n", home })).code).toBe(0);
+    expect((await runSvc(["config", "set", "access_token", "-"], { stdin: "svc_abc.DEF-123_xyz\n", home })).code).toBe(
+      0,
+    );
   });
 });

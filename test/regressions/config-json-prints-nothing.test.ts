@@ -20,12 +20,25 @@ describe("svc config with --json", () => {
     expect(JSON.parse(set.stdout)).toEqual({ key: "timeout", file, profile: null, value: "10s" });
     const prof = await runSvc(["--profile", "ci", "config", "set", "retries", "5", "--json"], { home });
     expect(JSON.parse(prof.stdout)).toEqual({ key: "retries", file, profile: "ci", value: 5 });
-    const secret = await runSvc(["config", "set", "access_token", "-", "--json"], { home, stdin: "svc_secret_value_123\n" });
+    const secret = await runSvc(["config", "set", "access_token", "-", "--json"], {
+      home,
+      stdin: "svc_secret_value_123\n",
+    });
     expect(JSON.parse(secret.stdout)).toEqual({ key: "access_token", file, profile: null, value: "<redacted>" });
     expect(secret.stdout + secret.stderr).not.toContain("svc_secret_value_123");
     expect(JSON.parse((await runSvc(["config", "get", "timeout", "--json"], { home })).stdout)).toBe("10s");
-    expect(JSON.parse((await runSvc(["config", "unset", "timeout", "--json"], { home })).stdout)).toEqual({ key: "timeout", file, profile: null, removed: true });
-    expect(JSON.parse((await runSvc(["config", "unset", "timeout", "--json"], { home })).stdout)).toEqual({ key: "timeout", file, profile: null, removed: false });
+    expect(JSON.parse((await runSvc(["config", "unset", "timeout", "--json"], { home })).stdout)).toEqual({
+      key: "timeout",
+      file,
+      profile: null,
+      removed: true,
+    });
+    expect(JSON.parse((await runSvc(["config", "unset", "timeout", "--json"], { home })).stdout)).toEqual({
+      key: "timeout",
+      file,
+      profile: null,
+      removed: false,
+    });
     const unset = await runSvc(["config", "get", "timeout", "--json"], { home });
     expect([unset.code, JSON.parse(unset.stdout)]).toEqual([0, null]);
   });

@@ -24,7 +24,9 @@ afterAll(async () => {
 });
 
 async function issue(id: string, ops: string[]): Promise<string> {
-  const r = await liteClient(lite).call("POST", "/v1/access-tokens", { json: { id, scope: { basins: { prefix: "" }, streams: { prefix: "" }, ops } } });
+  const r = await liteClient(lite).call("POST", "/v1/access-tokens", {
+    json: { id, scope: { basins: { prefix: "" }, streams: { prefix: "" }, ops } },
+  });
   expect(r.status).toBe(201);
   return r.json().access_token as string;
 }
@@ -32,9 +34,18 @@ async function issue(id: string, ops: string[]): Promise<string> {
 describe("PUT create-or-reconfigure with a create-only token", () => {
   it("cannot reconfigure a stream created while its body arrived", async () => {
     const secret = await issue("creator-s", ["create-stream", "get-stream-config"]);
-    const req = await slowRequest(lite.url, "PUT", "/v1/streams/audit-log", { authorization: `Bearer ${secret}`, "content-type": "application/json", "svc-basin": basin }, JSON.stringify({ retention_policy: { age: 60 } }));
+    const req = await slowRequest(
+      lite.url,
+      "PUT",
+      "/v1/streams/audit-log",
+      { authorization: `Bearer ${secret}`, "content-type": "application/json", "svc-basin": basin },
+      JSON.stringify({ retention_policy: { age: 60 } }),
+    );
     await new Promise((r) => setTimeout(r, 100));
-    const made = await liteClient(lite).call("POST", "/v1/streams", { basin, json: { stream: "audit-log", config: { retention_policy: { infinite: {} } } } });
+    const made = await liteClient(lite).call("POST", "/v1/streams", {
+      basin,
+      json: { stream: "audit-log", config: { retention_policy: { infinite: {} } } },
+    });
     expect(made.status).toBe(201);
     const res = await req.finish();
     expect(res.status).toBe(403);
@@ -45,7 +56,13 @@ describe("PUT create-or-reconfigure with a create-only token", () => {
   it("cannot reconfigure a basin created while its body arrived", async () => {
     const secret = await issue("creator-b", ["create-basin", "get-basin-config"]);
     const name = `race-basin-${process.pid}`;
-    const req = await slowRequest(lite.url, "PUT", `/v1/basins/${name}`, { authorization: `Bearer ${secret}`, "content-type": "application/json" }, JSON.stringify({ config: { create_stream_on_append: true } }));
+    const req = await slowRequest(
+      lite.url,
+      "PUT",
+      `/v1/basins/${name}`,
+      { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      JSON.stringify({ config: { create_stream_on_append: true } }),
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect((await liteClient(lite).call("POST", "/v1/basins", { json: { basin: name } })).status).toBe(201);
     expect((await req.finish()).status).toBe(403);
@@ -59,7 +76,13 @@ describe("PUT create-or-reconfigure with a create-only token", () => {
     expect((await c.call("PUT", "/v1/streams/fresh", { basin, json: {} })).status).toBe(201);
     expect((await c.call("PUT", "/v1/streams/fresh", { basin, json: {} })).status).toBe(403);
     const reader = await issue("reader-only", ["read"]);
-    const req = await slowRequest(lite.url, "PUT", "/v1/streams/other", { authorization: `Bearer ${reader}`, "content-type": "application/json", "svc-basin": basin }, "{}");
+    const req = await slowRequest(
+      lite.url,
+      "PUT",
+      "/v1/streams/other",
+      { authorization: `Bearer ${reader}`, "content-type": "application/json", "svc-basin": basin },
+      "{}",
+    );
     const early = await req.answer;
     expect(early.status).toBe(403);
     req.socket.destroy();

@@ -24,8 +24,21 @@ describe("a data dir that is readable by others", () => {
     chmodSync(dir, 0o755);
     lite = await startLite({ dataDir: dir, keepDir: true });
     const c = liteClient(lite);
-    expect((await c.call("POST", "/v1/basins", { json: { basin: `mode-files-${process.pid}`, config: { create_stream_on_append: true } } })).status).toBe(201);
-    expect((await c.call("POST", "/v1/streams/s/records", { basin: `mode-files-${process.pid}`, json: { records: [{ body: "secret" }] } })).status).toBe(200);
+    expect(
+      (
+        await c.call("POST", "/v1/basins", {
+          json: { basin: `mode-files-${process.pid}`, config: { create_stream_on_append: true } },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await c.call("POST", "/v1/streams/s/records", {
+          basin: `mode-files-${process.pid}`,
+          json: { records: [{ body: "secret" }] },
+        })
+      ).status,
+    ).toBe(200);
     const files = readdirSync(dir);
     expect(files).toEqual(expect.arrayContaining(["data.mdb", "root-token"]));
     for (const f of files) expect([f, (statSync(join(dir, f)).mode & 0o777).toString(8)]).toEqual([f, "600"]);

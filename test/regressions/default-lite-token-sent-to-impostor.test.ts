@@ -28,20 +28,30 @@ let lite: Lite;
 const captured: string[] = [];
 const servers: (Server | Http2Server)[] = [];
 
-beforeAll(async () => { lite = await startLite(); }, 30_000);
+beforeAll(async () => {
+  lite = await startLite();
+}, 30_000);
 afterAll(async () => {
   for (const s of servers) s.close();
   await lite?.stop();
 });
 
 /** An impostor on a free port that records every Authorization header; /ping answers `proof`. */
-async function impostor(h2: boolean, proof: (challenge: string | undefined) => Promise<string | undefined>): Promise<string> {
-  const handler = (req: { url?: string; headers: Record<string, string | string[] | undefined> }, res: { writeHead(s: number, h: Record<string, string>): { end(b: string): void } }): void => {
+async function impostor(
+  h2: boolean,
+  proof: (challenge: string | undefined) => Promise<string | undefined>,
+): Promise<string> {
+  const handler = (
+    req: { url?: string; headers: Record<string, string | string[] | undefined> },
+    res: { writeHead(s: number, h: Record<string, string>): { end(b: string): void } },
+  ): void => {
     const auth = req.headers.authorization;
     if (typeof auth === "string") captured.push(auth);
     const challenge = req.headers["svc-lite-challenge"];
     void proof(typeof challenge === "string" ? challenge : undefined).then((p) => {
-      res.writeHead(200, { "content-type": "application/json", ...(p ? { "svc-lite-proof": p } : {}) }).end(req.url === "/ping" ? "OK" : '{"basins":[],"has_more":false}');
+      res
+        .writeHead(200, { "content-type": "application/json", ...(p ? { "svc-lite-proof": p } : {}) })
+        .end(req.url === "/ping" ? "OK" : '{"basins":[],"has_more":false}');
     });
   };
   const server = h2 ? createH2Server(handler as never) : createServer(handler as never);
@@ -65,11 +75,24 @@ const relayed = async (challenge: string | undefined): Promise<string | undefine
 };
 
 function client(url: string, token: string, httpClient: "node" | "undici" = "node"): SvcClient {
-  return new SvcClient({ accountEndpoint: url, basinEndpoint: url, accessToken: token, retries: 0, timeoutMs: 5_000, httpClient, liteProof: { tokenFile: "/home/u/.local/share/svc/lite/root-token" } });
+  return new SvcClient({
+    accountEndpoint: url,
+    basinEndpoint: url,
+    accessToken: token,
+    retries: 0,
+    timeoutMs: 5_000,
+    httpClient,
+    liteProof: { tokenFile: "/home/u/.local/share/svc/lite/root-token" },
+  });
 }
 
 describe("the root token found in lite's default data dir", () => {
-  it.each([["node", forged], ["undici", forged], ["node", relayed], ["undici", relayed]] as const)("is never sent to an impostor (unary over %s, proof %o)", async (httpClient, proof) => {
+  it.each([
+    ["node", forged],
+    ["undici", forged],
+    ["node", relayed],
+    ["undici", relayed],
+  ] as const)("is never sent to an impostor (unary over %s, proof %o)", async (httpClient, proof) => {
     captured.length = 0;
     const url = await impostor(false, proof);
     const c = client(url, lite.token, httpClient);
@@ -81,32 +104,42 @@ describe("the root token found in lite's default data dir", () => {
     expect(captured).toEqual([]);
   });
 
-  it.each([["forged", forged], ["relayed", relayed]] as const)("is never sent to an impostor over an HTTP/2 session (%s proof)", async (_name, proof) => {
+  it.each([
+    ["forged", forged],
+    ["relayed", relayed],
+  ] as const)("is never sent to an impostor over an HTTP/2 session (%s proof)", async (_name, proof) => {
     captured.length = 0;
     const url = await impostor(true, proof);
     const c = client(url, lite.token);
     const s = c.basin("impostor-basin").stream("s");
-    const e = await (async () => { for await (const _ of s.read({ seqNum: 0 }, { count: 1 })) break; })().catch((err: unknown) => err);
+    const e = await (async () => {
+      for await (const _ of s.read({ seqNum: 0 }, { count: 1 })) break;
+    })().catch((err: unknown) => err);
     await c.close();
     expectSvcError(e, "unverified_server");
     expect(captured).toEqual([]);
   });
 
-  it.each(["node", "undici"] as const)("still reaches the user's own lite (unary over %s, sessions, SSE)", async (httpClient) => {
-    const c = client(lite.url, lite.token, httpClient);
-    const basin = uniqueBasin("proof");
-    await c.basins.create(basin, { config: { create_stream_on_append: true } });
-    const s = c.basin(basin).stream("s");
-    const session = await s.appender();
-    await session.append({ records: [{ headers: [], body: Buffer.from("one") }] });
-    await session.close();
-    await s.append({ records: [{ headers: [], body: Buffer.from("two") }] });
-    const bodies: string[] = [];
-    for await (const ev of s.read({ seqNum: 0 }, { count: 2 })) if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
-    for await (const ev of s.read({ seqNum: 0 }, { count: 2 }, { transport: "sse" })) if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
-    await c.close();
-    expect(bodies).toEqual(["one", "two", "one", "two"]);
-  });
+  it.each(["node", "undici"] as const)(
+    "still reaches the user's own lite (unary over %s, sessions, SSE)",
+    async (httpClient) => {
+      const c = client(lite.url, lite.token, httpClient);
+      const basin = uniqueBasin("proof");
+      await c.basins.create(basin, { config: { create_stream_on_append: true } });
+      const s = c.basin(basin).stream("s");
+      const session = await s.appender();
+      await session.append({ records: [{ headers: [], body: Buffer.from("one") }] });
+      await session.close();
+      await s.append({ records: [{ headers: [], body: Buffer.from("two") }] });
+      const bodies: string[] = [];
+      for await (const ev of s.read({ seqNum: 0 }, { count: 2 }))
+        if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
+      for await (const ev of s.read({ seqNum: 0 }, { count: 2 }, { transport: "sse" }))
+        if (ev.type === "batch") bodies.push(...ev.records.map((r) => Buffer.from(r.body).toString()));
+      await c.close();
+      expect(bodies).toEqual(["one", "two", "one", "two"]);
+    },
+  );
 
   it("is refused by the user's lite when it is not that lite's token (a stale file)", async () => {
     const c = client(lite.url, "a-stale-token-from-an-older-lite");
@@ -138,7 +171,13 @@ describe.skipIf(!netns)("svc with nothing configured, on 127.0.0.1:4243 of a pri
       kill $FAKE`;
     const r = await new Promise<{ out: string; err: string }>((resolve) => {
       const child = spawn("unshare", ["-rn", "sh", "-c", script], {
-        env: { PATH: process.env.PATH ?? "", HOME: home, XDG_DATA_HOME: join(home, "data"), XDG_CONFIG_HOME: join(home, "config"), FORCE_COLOR: "0" },
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          XDG_DATA_HOME: join(home, "data"),
+          XDG_CONFIG_HOME: join(home, "config"),
+          FORCE_COLOR: "0",
+        },
       });
       let out = "";
       let err = "";

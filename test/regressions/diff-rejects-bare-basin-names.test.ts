@@ -7,8 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("svc diff with bare basin names", () => {
   it("compares two basins named bare, and a stream with a bare basin", async () => {
@@ -16,7 +20,9 @@ describe("svc diff with bare basin names", () => {
     expect((await d.svc(["basin", "create", other, "--retention", "1d"])).code).toBe(0);
     const r = await d.svc(["diff", d.basin, other, "--exit-code"]);
     expect(r.code, r.stderr).toBe(10);
-    expect(r.stdout).toBe(`--- svc://${d.basin}\n+++ svc://${other}\n~ default_stream_config.retention_policy: 1w → 1d\n`);
+    expect(r.stdout).toBe(
+      `--- svc://${d.basin}\n+++ svc://${other}\n~ default_stream_config.retention_policy: 1w → 1d\n`,
+    );
     const uri = await d.newStream("x");
     const s = await d.svc(["diff", uri, d.basin, "--exit-code"]);
     expect(s.code, s.stderr).toBe(0);

@@ -25,27 +25,44 @@ beforeAll(async () => {
   env = cliEnv(lite);
   await createStreams(lite, basin, ["s"], { stream_cipher: "aes-256-gcm" });
   const lines = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `r${from + i}\n`).join("");
-  for (const [key, from, n] of [[keyA, 0, 700], [keyB, 700, 2], [keyA, 702, 3]] as const) {
+  for (const [key, from, n] of [
+    [keyA, 0, 700],
+    [keyB, 700, 2],
+    [keyA, 702, 3],
+  ] as const) {
     const r = await runSvc(["append", uri, "-k", key, "-q"], { env, stdin: lines(from, n) });
     expect(r.code, r.stderr).toBe(0);
   }
 }, 60_000);
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 describe("reading an encrypted stream written with two keys", () => {
-  it.each(["session", "unary", "sse"])("prints every record before the first it cannot decrypt, then names it (%s)", async (transport) => {
-    const r = await runSvc(["read", uri, "-s", "0", "-e", "-k", keyA, "--transport", transport], { env, timeoutMs: 60_000 });
-    expect(r.code, r.stderr).toBe(2);
-    const got = r.stdout.trim().split("\n");
-    expect(got).toHaveLength(700);
-    expect(got[699]).toBe("r699");
-    expect(r.stderr).toContain("record 700 cannot be decrypted with the encryption key given");
-    expect(r.stderr).toContain("hint: svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY");
-  }, 60_000);
+  it.each(["session", "unary", "sse"])(
+    "prints every record before the first it cannot decrypt, then names it (%s)",
+    async (transport) => {
+      const r = await runSvc(["read", uri, "-s", "0", "-e", "-k", keyA, "--transport", transport], {
+        env,
+        timeoutMs: 60_000,
+      });
+      expect(r.code, r.stderr).toBe(2);
+      const got = r.stdout.trim().split("\n");
+      expect(got).toHaveLength(700);
+      expect(got[699]).toBe("r699");
+      expect(r.stderr).toContain("record 700 cannot be decrypted with the encryption key given");
+      expect(r.stderr).toContain(
+        "hint: svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY",
+      );
+    },
+    60_000,
+  );
 
   it("without a key, the hint names svc's flags", async () => {
     const r = await runSvc(["read", uri, "-s", "0", "-e"], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("hint: an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY");
+    expect(r.stderr).toContain(
+      "hint: an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY",
+    );
   });
 });

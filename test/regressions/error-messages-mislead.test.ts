@@ -21,7 +21,10 @@ let notService: Server;
 let notServiceUrl: string;
 beforeAll(async () => {
   d = await dataEnv();
-  notService = createServer((_req, res) => { res.writeHead(404, { "content-type": "text/html" }); res.end("<h1>Not Found</h1>"); });
+  notService = createServer((_req, res) => {
+    res.writeHead(404, { "content-type": "text/html" });
+    res.end("<h1>Not Found</h1>");
+  });
   await new Promise<void>((r) => notService.listen(0, "127.0.0.1", r));
   notServiceUrl = `http://127.0.0.1:${(notService.address() as { port: number }).port}`;
 }, 60_000);
@@ -36,7 +39,9 @@ describe("messages say what is true", () => {
   it("a refused connection names the endpoint in use and where it came from", async () => {
     const r = await runSvc(["basin", "list", "--retries", "0"], { env: at("http://127.0.0.1:9") });
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/hint: is the server at http:\/\/127\.0\.0\.1:9 \(from env SVC_ACCOUNT_ENDPOINT\) running/);
+    expect(r.stderr).toMatch(
+      /hint: is the server at http:\/\/127\.0\.0\.1:9 \(from env SVC_ACCOUNT_ENDPOINT\) running/,
+    );
     expect(r.stderr).not.toContain("4243");
   });
 
@@ -49,7 +54,9 @@ describe("messages say what is true", () => {
 
   it("an endpoint that is not this service gets a hint", async () => {
     const r = await runSvc(["basin", "list"], { env: at(notServiceUrl) });
-    expect(r.stderr).toMatch(/hint: the server answered 404 with no service error code: is http:\/\/127\.0\.0\.1:\d+ \(from env SVC_ACCOUNT_ENDPOINT\) a Stream Storage Service endpoint/);
+    expect(r.stderr).toMatch(
+      /hint: the server answered 404 with no service error code: is http:\/\/127\.0\.0\.1:\d+ \(from env SVC_ACCOUNT_ENDPOINT\) a Stream Storage Service endpoint/,
+    );
   });
 
   it("svc lite on a busy port names the port and suggests --port 0", async () => {
@@ -70,7 +77,9 @@ describe("messages say what is true", () => {
     const r = await d.svc(["basin", "list", "--bogus", "--json"]);
     expect(r.code).toBe(2);
     const last = r.stderr.trim().split("\n").at(-1)!;
-    expect(JSON.parse(last)).toEqual({ error: { status: null, code: "usage", message: "unknown option '--bogus'", exit_code: 2 } });
+    expect(JSON.parse(last)).toEqual({
+      error: { status: null, code: "usage", message: "unknown option '--bogus'", exit_code: 2 },
+    });
   });
 
   it("an invalid apply spec is located by line and column", async () => {
@@ -87,12 +96,14 @@ describe("messages say what is true", () => {
     expect((await d.svc(["basin", "create", basin, "--retention", "7d"])).code).toBe(0);
     const r = await d.svc(["basin", "create", basin, "--if-not-exists", "--retention", "1d"]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/! basin svc:\/\/msg-\w+ already exists with other settings, which were left unchanged: default_stream_config\.retention_policy\.age: 604800 \(asked: 86400\)\. Use --ensure/);
+    expect(r.stderr).toMatch(
+      /! basin svc:\/\/msg-\w+ already exists with other settings, which were left unchanged: default_stream_config\.retention_policy\.age: 604800 \(asked: 86400\)\. Use --ensure/,
+    );
     const same = await d.svc(["basin", "create", basin, "--if-not-exists", "--retention", "7d"]);
     expect(same.stderr).not.toMatch(/other settings/);
   });
 
-  it("one record is \"1 record\"", async () => {
+  it('one record is "1 record"', async () => {
     const uri = await d.newStream("one");
     const r = await d.svc(["append", uri, "--acks", "text"], { stdin: "x\n" });
     expect(r.stderr).toMatch(/\(1 record\)/);

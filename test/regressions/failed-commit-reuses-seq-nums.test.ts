@@ -22,7 +22,9 @@ import { Store } from "../../src/lite/store/store.js";
 import type { AppendAck } from "../../src/types.js";
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 /** Makes the `failAt`-th appendBatch fail without writing anything, like a commit hitting ENOSPC. */
 function flaky<B extends LocalBackend>(backend: B, failAt: Set<number>): B {
@@ -31,7 +33,8 @@ function flaky<B extends LocalBackend>(backend: B, failAt: Set<number>): B {
   const real = log.appendBatch.bind(log);
   log.appendBatch = (id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> => {
     calls++;
-    if (failAt.has(calls)) return new Promise((_, reject) => setTimeout(() => reject(new Error("No space left on device")), 5));
+    if (failAt.has(calls))
+      return new Promise((_, reject) => setTimeout(() => reject(new Error("No space left on device")), 5));
     return real(id, batch, state);
   };
   return backend;
@@ -42,7 +45,12 @@ const text = (b: Uint8Array): string => new TextDecoder().decode(b);
 
 async function scenario(backend: LocalBackend): Promise<void> {
   const store = new Store(backend);
-  await createBasin(store, "basin-one", { create_stream_on_append: true, create_stream_on_read: false, default_stream_config: {} } as never, undefined);
+  await createBasin(
+    store,
+    "basin-one",
+    { create_stream_on_append: true, create_stream_on_read: false, default_stream_config: {} } as never,
+    undefined,
+  );
   const acked = new Map<number, string>();
   let sent = 0;
   for (let round = 0; round < 3; round++) {
@@ -51,7 +59,14 @@ async function scenario(backend: LocalBackend): Promise<void> {
     for (let k = 0; k < 30; k++) {
       const i = sent++;
       const { ack } = state.submit({ records: [{ headers: [], body: body(i) }] });
-      pending.push(ack.then((a: AppendAck) => { acked.set(a.start.seqNum, `record-${i}`); }, () => undefined));
+      pending.push(
+        ack.then(
+          (a: AppendAck) => {
+            acked.set(a.start.seqNum, `record-${i}`);
+          },
+          () => undefined,
+        ),
+      );
     }
     await Promise.all(pending);
   }
@@ -78,7 +93,11 @@ describe("a failed commit never leaves a gap or reuses a seq num", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-failcommit-"));
     dirs.push(dir);
     const backend = flaky(new LmdbBackend(dir), new Set([12, 47]));
-    try { await scenario(backend); } finally { await backend.close(); }
+    try {
+      await scenario(backend);
+    } finally {
+      await backend.close();
+    }
   });
 
   it("memory", async () => {

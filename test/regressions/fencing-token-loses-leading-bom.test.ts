@@ -24,11 +24,12 @@ afterAll(async () => {
 });
 
 const json = (body: unknown) => liteClient(lite).call("POST", "/v1/streams/s/records", { basin, json: body });
-const proto = (fencingToken: string) => liteClient(lite).call("POST", "/v1/streams/s/records", {
-  basin,
-  body: encodeAppendInput({ records: [{ headers: [], body: new TextEncoder().encode("p") }], fencingToken }),
-  headers: { "content-type": "application/protobuf", accept: "application/protobuf" },
-});
+const proto = (fencingToken: string) =>
+  liteClient(lite).call("POST", "/v1/streams/s/records", {
+    basin,
+    body: encodeAppendInput({ records: [{ headers: [], body: new TextEncoder().encode("p") }], fencingToken }),
+    headers: { "content-type": "application/protobuf", accept: "application/protobuf" },
+  });
 
 describe("a fencing token that starts with U+FEFF", () => {
   it("is kept whole: only the exact token passes, over JSON and protobuf", async () => {
@@ -42,7 +43,9 @@ describe("a fencing token that starts with U+FEFF", () => {
     expect(decodeAppendAck(ok.body).end.seqNum).toBe(3);
     expect((await proto("tok")).status).toBe(412);
     // The command record reads back with its BOM.
-    const fence = (await liteClient(lite).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0, count: 1 } })).json().records[0];
+    const fence = (
+      await liteClient(lite).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0, count: 1 } })
+    ).json().records[0];
     expect(fence.body).toBe(TOKEN);
   });
 });

@@ -19,7 +19,6 @@ afterAll(async () => {
   await lite?.stop();
 });
 
-
 async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
@@ -39,7 +38,10 @@ describe("svc read -f across a 30 s server outage", () => {
     const append = async (from: number, n: number): Promise<void> => {
       const c = new SvcClient({ accountEndpoint: lite!.url, basinEndpoint: lite!.url, accessToken: lite!.token });
       const enc = new TextEncoder();
-      await c.basin(basin).stream("s").append({ records: Array.from({ length: n }, (_, i) => ({ headers: [], body: enc.encode(`r${from + i}`) })) });
+      await c
+        .basin(basin)
+        .stream("s")
+        .append({ records: Array.from({ length: n }, (_, i) => ({ headers: [], body: enc.encode(`r${from + i}`) })) });
       await c.close();
     };
     await setup.close();
@@ -48,15 +50,24 @@ describe("svc read -f across a 30 s server outage", () => {
     const home = tempHome();
     const reader = spawn(process.execPath, [SVC_BIN, "read", `svc://${basin}/s`, "-s", "0", "-f", "--retries", "0"], {
       env: {
-        PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), FORCE_COLOR: "0",
-        SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token,
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+        FORCE_COLOR: "0",
+        SVC_ACCOUNT_ENDPOINT: lite.url,
+        SVC_BASIN_ENDPOINT: lite.url,
+        SVC_ACCESS_TOKEN: lite.token,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     let err = "";
-    reader.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-    reader.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+    reader.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    reader.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
     const exited = new Promise<number | null>((r) => reader.once("exit", (code) => r(code)));
     try {
       await until("the first 10 records", () => out.split("\n").length > 10, 15_000);

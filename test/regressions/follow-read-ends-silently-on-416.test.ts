@@ -13,7 +13,12 @@ import { FakeExchange, pos } from "../helpers/fake-exchange.js";
 
 const enc = new TextEncoder();
 const recs = (from: number, n: number): SequencedRecord[] =>
-  Array.from({ length: n }, (_, i) => ({ seqNum: from + i, timestamp: 1000, headers: [], body: enc.encode(`r${from + i}`) }));
+  Array.from({ length: n }, (_, i) => ({
+    seqNum: from + i,
+    timestamp: 1000,
+    headers: [],
+    body: enc.encode(`r${from + i}`),
+  }));
 
 function opener(...exchanges: FakeExchange[]) {
   return async () => {

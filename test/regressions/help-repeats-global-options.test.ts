@@ -20,7 +20,24 @@ describe("global options in help", () => {
   it("svc help globals lists every global option once", async () => {
     const r = await runSvc(["help", "globals"]);
     expect(r.code).toBe(0);
-    for (const flag of ["--access-token", "--account-endpoint", "--basin-endpoint", "--profile", "--config", "--json", "--quiet", "--verbose", "--no-color", "--timeout", "--retries", "--compression", "--insecure", "--dialect", "--encryption-key", "--encryption-key-file"]) {
+    for (const flag of [
+      "--access-token",
+      "--account-endpoint",
+      "--basin-endpoint",
+      "--profile",
+      "--config",
+      "--json",
+      "--quiet",
+      "--verbose",
+      "--no-color",
+      "--timeout",
+      "--retries",
+      "--compression",
+      "--insecure",
+      "--dialect",
+      "--encryption-key",
+      "--encryption-key-file",
+    ]) {
       expect(r.stdout.match(new RegExp(`^  (-\\w, )?${flag}(?=[ ,<]|$)`, "gm")), flag).toHaveLength(1);
     }
   });

@@ -7,7 +7,11 @@
 import { describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
 
-const UNREACHABLE = { SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9", SVC_BASIN_ENDPOINT: "http://127.0.0.1:9", SVC_RETRIES: "0" };
+const UNREACHABLE = {
+  SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9",
+  SVC_BASIN_ENDPOINT: "http://127.0.0.1:9",
+  SVC_RETRIES: "0",
+};
 
 describe("usage hints name the command only", () => {
   it.each([

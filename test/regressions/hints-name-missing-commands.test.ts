@@ -17,7 +17,16 @@ import { freePort } from "../helpers/free-port.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 
 const SRC = resolve(import.meta.dirname, "../../src");
-const VALUE_OPTIONS = new Set(["--profile", "--config", "--access-token", "--account-endpoint", "--basin-endpoint", "--timeout", "--retries", "--compression"]);
+const VALUE_OPTIONS = new Set([
+  "--profile",
+  "--config",
+  "--access-token",
+  "--account-endpoint",
+  "--basin-endpoint",
+  "--timeout",
+  "--retries",
+  "--compression",
+]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -46,7 +55,10 @@ function commandWords(text: string): string[] {
   const words: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (VALUE_OPTIONS.has(t)) { i++; continue; }
+    if (VALUE_OPTIONS.has(t)) {
+      i++;
+      continue;
+    }
     if (!/^[a-z_][a-z0-9_-]*$/.test(t)) break;
     words.push(t);
   }
@@ -82,7 +94,10 @@ async function expectRealCommand(text: string): Promise<void> {
   let parent = await help([]);
   for (let n = 1; n <= words.length; n++) {
     if (!/^Commands:$/m.test(parent.stdout)) break;
-    expect([...listed(parent.stdout)], `${text}: svc ${words.slice(0, n - 1).join(" ")} has no command ${words[n - 1]}`).toContain(words[n - 1]);
+    expect(
+      [...listed(parent.stdout)],
+      `${text}: svc ${words.slice(0, n - 1).join(" ")} has no command ${words[n - 1]}`,
+    ).toContain(words[n - 1]);
     parent = await help(words.slice(0, n));
     expect(parent.code, `${text}: svc ${words.slice(0, n).join(" ")} --help\n${parent.stderr}`).toBe(0);
   }
@@ -90,8 +105,12 @@ async function expectRealCommand(text: string): Promise<void> {
 
 let tls: Lite;
 let plain: Lite;
-beforeAll(async () => { [tls, plain] = await Promise.all([startLite({ args: ["--tls-self"] }), startLite()]); }, 30_000);
-afterAll(async () => { await Promise.all([tls?.stop(), plain?.stop()]); });
+beforeAll(async () => {
+  [tls, plain] = await Promise.all([startLite({ args: ["--tls-self"] }), startLite()]);
+}, 30_000);
+afterAll(async () => {
+  await Promise.all([tls?.stop(), plain?.stop()]);
+});
 
 describe("hints and messages name real commands", () => {
   it("every `svc …` in the sources is a command whose --help works", async () => {
@@ -102,7 +121,9 @@ describe("hints and messages name real commands", () => {
 
   it("a closed endpoint: the hint's commands are real", async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const r = await runSvc(["basin", "list", "--retries", "0"], { env: { SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url } });
+    const r = await runSvc(["basin", "list", "--retries", "0"], {
+      env: { SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url },
+    });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain("running and reachable");
     expect(r.stderr).not.toContain("config check");
@@ -112,19 +133,31 @@ describe("hints and messages name real commands", () => {
   });
 
   it("an untrusted TLS certificate gets a hint about trust, not about the server running", async () => {
-    const r = await runSvc(["basin", "list", "--retries", "0"], { env: { SVC_ACCOUNT_ENDPOINT: tls.url, SVC_BASIN_ENDPOINT: tls.url, SVC_ACCESS_TOKEN: tls.token } });
+    const r = await runSvc(["basin", "list", "--retries", "0"], {
+      env: { SVC_ACCOUNT_ENDPOINT: tls.url, SVC_BASIN_ENDPOINT: tls.url, SVC_ACCESS_TOKEN: tls.token },
+    });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain("(tls_untrusted)");
     expect(r.stderr).not.toContain("running and reachable");
-    expect(r.stderr).toMatch(/hint: the certificate of https:\/\/127\.0\.0\.1:\d+ \(from env SVC_ACCOUNT_ENDPOINT\) is not signed by a CA this machine trusts: add that CA with NODE_EXTRA_CA_CERTS=FILE, or pass --insecure/);
+    expect(r.stderr).toMatch(
+      /hint: the certificate of https:\/\/127\.0\.0\.1:\d+ \(from env SVC_ACCOUNT_ENDPOINT\) is not signed by a CA this machine trusts: add that CA with NODE_EXTRA_CA_CERTS=FILE, or pass --insecure/,
+    );
   });
 
   it("a profile pointing at lite with no token: a plain sentence naming the profile's command", async () => {
     const home = tempHome();
-    writeFileSync(join(home, "config.toml"), `[profiles.local]\naccount_endpoint = "${plain.url}"\nbasin_endpoint = "${plain.url}"\n`);
-    const r = await runSvc(["--profile", "local", "basin", "list"], { home, env: { SVC_CONFIG: join(home, "config.toml") } });
+    writeFileSync(
+      join(home, "config.toml"),
+      `[profiles.local]\naccount_endpoint = "${plain.url}"\nbasin_endpoint = "${plain.url}"\n`,
+    );
+    const r = await runSvc(["--profile", "local", "basin", "list"], {
+      home,
+      env: { SVC_CONFIG: join(home, "config.toml") },
+    });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain("hint: authentication failed: no access token was configured; set SVC_ACCESS_TOKEN, --access-token or `svc --profile local config set access_token -` (svc lite prints its root token in its `export SVC_ACCESS_TOKEN=…` line)");
+    expect(r.stderr).toContain(
+      "hint: authentication failed: no access token was configured; set SVC_ACCESS_TOKEN, --access-token or `svc --profile local config set access_token -` (svc lite prints its root token in its `export SVC_ACCESS_TOKEN=…` line)",
+    );
     for (const text of [...r.stderr.matchAll(/`(svc [^`]*)`/g)].map((m) => m[1]!)) await expectRealCommand(text);
   });
 });

@@ -14,8 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
-beforeAll(async () => { lite = await startLite(); });
-afterAll(async () => { await lite?.stop(); });
+beforeAll(async () => {
+  lite = await startLite();
+});
+afterAll(async () => {
+  await lite?.stop();
+});
 
 /** Writes `request` on a fresh socket; resolves with everything read until the server closes (or `ms`). */
 function exchange(request: Buffer | string, ms = 10_000): Promise<{ text: string; closed: boolean }> {
@@ -23,10 +27,16 @@ function exchange(request: Buffer | string, ms = 10_000): Promise<{ text: string
     const { port } = new URL(lite.url);
     const s = connect(Number(port), "127.0.0.1");
     const chunks: Buffer[] = [];
-    const timer = setTimeout(() => { s.destroy(); resolve({ text: Buffer.concat(chunks).toString("latin1"), closed: false }); }, ms);
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve({ text: Buffer.concat(chunks).toString("latin1"), closed: false });
+    }, ms);
     s.on("data", (c: Buffer) => chunks.push(c));
     s.on("error", () => undefined);
-    s.on("close", () => { clearTimeout(timer); resolve({ text: Buffer.concat(chunks).toString("latin1"), closed: true }); });
+    s.on("close", () => {
+      clearTimeout(timer);
+      resolve({ text: Buffer.concat(chunks).toString("latin1"), closed: true });
+    });
     s.write(request);
   });
 }
@@ -51,8 +61,16 @@ describe("HTTP edge cases get answers, not dropped sockets", () => {
   it.each([
     ["an invalid header name", `GET /health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n`, 400],
     ["a 64 KiB header", `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(64 * 1024)}\r\n\r\n`, 431],
-    ["a bad chunk size", `POST /v1/basins HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`, 400],
-    ["Content-Length with chunked", `POST /v1/basins HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`, 400],
+    [
+      "a bad chunk size",
+      `POST /v1/basins HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`,
+      400,
+    ],
+    [
+      "Content-Length with chunked",
+      `POST /v1/basins HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
+      400,
+    ],
   ])("%s: answered 400/431 with a JSON body, then closed", async (_name, request, status) => {
     const r = await exchange(request.replace("TOKEN", lite.token));
     expect(r.text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
@@ -67,8 +85,13 @@ describe("HTTP edge cases get answers, not dropped sockets", () => {
       await new Promise<void>((resolve) => {
         const s = connect(Number(new URL(lite.url).port), "127.0.0.1");
         s.on("error", () => undefined);
-        s.write(`POST /v1/streams/s/records HTTP/1.1\r\n${host()}svc-basin: ${basin}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"records":[`);
-        setTimeout(() => { s.destroy(); resolve(); }, 100);
+        s.write(
+          `POST /v1/streams/s/records HTTP/1.1\r\n${host()}svc-basin: ${basin}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"records":[`,
+        );
+        setTimeout(() => {
+          s.destroy();
+          resolve();
+        }, 100);
       });
     }
     await new Promise((r) => setTimeout(r, 300));

@@ -21,7 +21,13 @@ const netns = spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"]).sta
 function inNetns(script: string, home: string): Promise<{ out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn("unshare", ["-rn", "sh", "-c", `ip link set lo up\n${script}`], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_DATA_HOME: join(home, "data"), XDG_CONFIG_HOME: join(home, "config"), FORCE_COLOR: "0" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_DATA_HOME: join(home, "data"),
+        XDG_CONFIG_HOME: join(home, "config"),
+        FORCE_COLOR: "0",
+      },
     });
     let out = "";
     let err = "";
@@ -42,11 +48,15 @@ describe.skipIf(!netns)("svc with nothing configured against svc lite --in-memor
   it("a stale root-token file: the token is not sent, and the message says why (exit 3)", async () => {
     const home = scratchDir("svc-inmem-");
     mkdirSync(join(home, "data", "svc", "lite"), { recursive: true });
-    writeFileSync(join(home, "data", "svc", "lite", "root-token"), "stale-token-from-an-earlier-lite-0123456789\n", { mode: 0o600 });
+    writeFileSync(join(home, "data", "svc", "lite", "root-token"), "stale-token-from-an-earlier-lite-0123456789\n", {
+      mode: 0o600,
+    });
     const r = await inNetns(script, home);
     expect(r.out, r.err).toContain("list=3");
     expect(r.err).toContain("could not prove that it is your svc lite");
-    expect(r.err).toContain("hint: if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed");
+    expect(r.err).toContain(
+      "hint: if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed",
+    );
   }, 60_000);
 
   it("no token file: the 401 hint says no token was configured and where lite prints one", async () => {

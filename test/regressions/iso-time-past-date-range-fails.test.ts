@@ -19,7 +19,14 @@ beforeAll(async () => {
   env = cliEnv(lite);
   const c = liteClient(lite);
   await createStreams(lite, basin, { s: { timestamping: { uncapped: true } } });
-  expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "m", timestamp: 9007199254740991 }] } })).status).toBe(200);
+  expect(
+    (
+      await c.call("POST", "/v1/streams/s/records", {
+        basin,
+        json: { records: [{ body: "m", timestamp: 9007199254740991 }] },
+      })
+    ).status,
+  ).toBe(200);
 });
 
 afterAll(async () => {

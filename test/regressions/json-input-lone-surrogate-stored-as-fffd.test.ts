@@ -32,9 +32,18 @@ describe("svc append --format json", () => {
   });
 
   it("keeps a proper surrogate pair (an emoji) as its UTF-8 bytes", async () => {
-    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin: '{"body":"\\ud83d\\ude00"}\n', env: cliEnv(lite) });
+    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], {
+      stdin: '{"body":"\\ud83d\\ude00"}\n',
+      env: cliEnv(lite),
+    });
     expect(r.code).toBe(0);
-    const back = (await liteClient(lite).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 }, headers: { "svc-format": "base64" } })).json().records[0].body;
+    const back = (
+      await liteClient(lite).call("GET", "/v1/streams/s/records", {
+        basin,
+        query: { seq_num: 0 },
+        headers: { "svc-format": "base64" },
+      })
+    ).json().records[0].body;
     expect(Buffer.from(back, "base64")).toEqual(Buffer.from("😀", "utf8"));
   });
 });

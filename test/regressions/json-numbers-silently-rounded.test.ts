@@ -29,8 +29,10 @@ afterAll(async () => {
 });
 
 /** Sends `text` as a JSON body exactly as written (the helper would re-serialize values). */
-const raw = (method: string, path: string, text: string) => liteClient(lite).call(method, path, { basin, body: text, headers: { "content-type": "application/json" } });
-const tail = async () => (await liteClient(lite).call("GET", "/v1/streams/s/records/tail", { basin })).json().tail.seq_num as number;
+const raw = (method: string, path: string, text: string) =>
+  liteClient(lite).call(method, path, { basin, body: text, headers: { "content-type": "application/json" } });
+const tail = async () =>
+  (await liteClient(lite).call("GET", "/v1/streams/s/records/tail", { basin })).json().tail.seq_num as number;
 
 describe("JSON numbers that JSON.parse would round to an integer", () => {
   it("are refused by lite (400 bad_json), and nothing changes", async () => {
@@ -46,26 +48,45 @@ describe("JSON numbers that JSON.parse would round to an integer", () => {
       expect(r.json().message).toMatch(/is not an integer \(it would be rounded to \d+\)/);
     }
     expect(await tail()).toBe(1);
-    expect((await liteClient(lite).call("GET", "/v1/streams/s", { basin })).json().retention_policy).toEqual({ age: 3600 });
+    expect((await liteClient(lite).call("GET", "/v1/streams/s", { basin })).json().retention_policy).toEqual({
+      age: 3600,
+    });
   });
 
   it("integers written with a fraction or an exponent still pass", async () => {
-    expect((await raw("POST", "/v1/streams/s/records", '{"records":[{"body":"g","timestamp":2e12}],"match_seq_num":1.0}')).status).toBe(200);
-    const back = (await liteClient(lite).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 1 } })).json().records[0];
+    expect(
+      (await raw("POST", "/v1/streams/s/records", '{"records":[{"body":"g","timestamp":2e12}],"match_seq_num":1.0}'))
+        .status,
+    ).toBe(200);
+    const back = (await liteClient(lite).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 1 } })).json()
+      .records[0];
     expect([back.seq_num, back.timestamp, back.body]).toEqual([1, 2_000_000_000_000, "g"]);
   });
 
   it("are refused by svc append --format json and svc apply, exit 7, one line", async () => {
     const env = cliEnv(lite);
     const before = await tail();
-    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], { stdin: '{"body":"cf","timestamp":4503599627370497.5}\n', env });
+    const r = await runSvc(["append", `svc://${basin}/s`, "--format", "json"], {
+      stdin: '{"body":"cf","timestamp":4503599627370497.5}\n',
+      env,
+    });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("4503599627370497.5 would be rounded");
-    expect(r.stderr.trim().split("\n").filter((l) => !l.startsWith("hint:"))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => !l.startsWith("hint:")),
+    ).toHaveLength(1);
     expect(await tail()).toBe(before);
 
     const spec = join(work, "spec.json");
-    writeFileSync(spec, JSON.stringify({ basins: [{ name: basin, streams: [{ name: "s", config: { retention_policy: { age: 1 } } }] }] }).replace('"age":1', '"age":86399.99999999999999'));
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        basins: [{ name: basin, streams: [{ name: "s", config: { retention_policy: { age: 1 } } }] }],
+      }).replace('"age":1', '"age":86399.99999999999999'),
+    );
     const a = await runSvc(["apply", "-f", spec, "--dry-run"], { env });
     expect(a.code).toBe(7);
     expect(a.stderr).toContain("86399.99999999999999 is not an integer");

@@ -17,8 +17,10 @@ beforeAll(async () => {
   lite = await startLite({ env: { SVC_LITE_DELETE_GRACE_MS: "600000" } }); // deletions stay pending
   env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
   const c = liteClient(lite);
-  for (const b of [`a-${basin}`, `b-${basin}`, `c-${basin}`]) expect((await c.call("POST", "/v1/basins", { json: { basin: b } })).status).toBe(201);
-  for (const s of ["aaa", "bbb", "ccc"]) expect((await c.call("POST", "/v1/streams", { basin: `b-${basin}`, json: { stream: s } })).status).toBe(201);
+  for (const b of [`a-${basin}`, `b-${basin}`, `c-${basin}`])
+    expect((await c.call("POST", "/v1/basins", { json: { basin: b } })).status).toBe(201);
+  for (const s of ["aaa", "bbb", "ccc"])
+    expect((await c.call("POST", "/v1/streams", { basin: `b-${basin}`, json: { stream: s } })).status).toBe(201);
   expect((await c.call("DELETE", "/v1/streams/aaa", { basin: `b-${basin}` })).status).toBe(202);
   expect((await c.call("DELETE", `/v1/basins/a-${basin}`)).status).toBe(202);
 });

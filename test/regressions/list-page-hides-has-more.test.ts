@@ -25,12 +25,26 @@ beforeAll(async () => {
     expect(r.code, r.stderr).toBe(0);
   }
 }, 60_000);
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 const cases = [
   ["basin list", ["basin", "list", "--prefix", tag], "basins", (o: { name: string }) => o.name, basins],
-  ["stream list", ["stream", "list", `svc://${tag}-a1`], "streams", (o: { name: string }) => o.name, ["s1", "s2", "s3"]],
-  ["token list", ["token", "list", "--prefix", `${tag}/`], "access_tokens", (o: { id: string }) => o.id, ["t1", "t2", "t3"].map((t) => `${tag}/${t}`)],
+  [
+    "stream list",
+    ["stream", "list", `svc://${tag}-a1`],
+    "streams",
+    (o: { name: string }) => o.name,
+    ["s1", "s2", "s3"],
+  ],
+  [
+    "token list",
+    ["token", "list", "--prefix", `${tag}/`],
+    "access_tokens",
+    (o: { id: string }) => o.id,
+    ["t1", "t2", "t3"].map((t) => `${tag}/${t}`),
+  ],
 ] as const;
 
 describe.each(cases)("%s --no-auto-paginate", (_name, args, key, keyOf, names) => {
@@ -42,14 +56,23 @@ describe.each(cases)("%s --no-auto-paginate", (_name, args, key, keyOf, names) =
     const doc = JSON.parse(first.stdout);
     expect(of(doc[key])).toEqual(names.slice(0, 2));
     expect(doc).toMatchObject({ has_more: true, next_start_after: names[1] });
-    const next = JSON.parse((await runSvc([...args, "--limit", "2", "--no-auto-paginate", "--json", "--start-after", doc.next_start_after], { env })).stdout);
+    const next = JSON.parse(
+      (
+        await runSvc([...args, "--limit", "2", "--no-auto-paginate", "--json", "--start-after", doc.next_start_after], {
+          env,
+        })
+      ).stdout,
+    );
     expect(of(next[key])).toEqual(names.slice(2));
     expect(next).toMatchObject({ has_more: false, next_start_after: null });
   });
 
   it("--ndjson: the items, then one has_more line; text: a note on stderr", async () => {
     const nd = await runSvc([...args, "--limit", "2", "--no-auto-paginate", "--ndjson"], { env });
-    const lines = nd.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = nd.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(of(lines.slice(0, 2))).toEqual(names.slice(0, 2));
     expect(lines[2]).toEqual({ has_more: true, next_start_after: names[1] });
     const text = await runSvc([...args, "--limit", "2", "--no-auto-paginate"], { env });

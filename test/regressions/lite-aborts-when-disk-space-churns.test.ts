@@ -45,7 +45,9 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
     const lite: Lite = await startLite({ dataDir });
     const client = liteClient(lite);
     try {
-      const created = await client.call("POST", "/v1/basins", { json: { basin: "disk-full", config: { create_stream_on_append: true } } });
+      const created = await client.call("POST", "/v1/basins", {
+        json: { basin: "disk-full", config: { create_stream_on_append: true } },
+      });
       expect(created.status).toBe(201);
 
       const acked: { stream: string; start: number; end: number; bodies: string[] }[] = [];
@@ -54,8 +56,13 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
       const writer = async (w: number): Promise<void> => {
         for (let i = 0; !stop; i++) {
           const stream = `s${w % 2}`;
-          const bodies = [0, 1].map((k) => `w${w}-i${i}-k${k}-`.padEnd(60_000, String.fromCharCode(97 + ((w + i + k) % 26))));
-          const res = await client.call("POST", `/v1/streams/${stream}/records`, { basin: "disk-full", json: { records: bodies.map((body) => ({ body })) } });
+          const bodies = [0, 1].map((k) =>
+            `w${w}-i${i}-k${k}-`.padEnd(60_000, String.fromCharCode(97 + ((w + i + k) % 26))),
+          );
+          const res = await client.call("POST", `/v1/streams/${stream}/records`, {
+            basin: "disk-full",
+            json: { records: bodies.map((body) => ({ body })) },
+          });
           if (res.status === 200) {
             const ack = res.json();
             acked.push({ stream, start: ack.start.seq_num, end: ack.end.seq_num, bodies });
@@ -68,7 +75,11 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
       const fill = Buffer.alloc(48 << 20);
       const filler = async (): Promise<void> => {
         for (let n = 0; !stop; n++) {
-          try { writeFileSync(join(mountPoint, "fill"), fill); } catch { /* the disk is full: that is the point */ }
+          try {
+            writeFileSync(join(mountPoint, "fill"), fill);
+          } catch {
+            /* the disk is full: that is the point */
+          }
           await new Promise((r) => setTimeout(r, 40 + (n % 4) * 30));
           rmSync(join(mountPoint, "fill"), { force: true });
           await new Promise((r) => setTimeout(r, 40 + (n % 3) * 40));
@@ -90,14 +101,20 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
       expect(acked.length).toBeGreaterThan(0);
 
       // Service resumes once space returns.
-      const after = await client.call("POST", "/v1/streams/s0/records", { basin: "disk-full", json: { records: [{ body: "after" }] } });
+      const after = await client.call("POST", "/v1/streams/s0/records", {
+        basin: "disk-full",
+        json: { records: [{ body: "after" }] },
+      });
       expect(after.status).toBe(200);
 
       // Every acknowledged batch is where its ack said, byte for byte; the streams have no gap.
       for (const stream of ["s0", "s1"]) {
         const stored: string[] = [];
         for (;;) {
-          const res = await client.call("GET", `/v1/streams/${stream}/records`, { basin: "disk-full", query: { seq_num: stored.length, count: 100 } });
+          const res = await client.call("GET", `/v1/streams/${stream}/records`, {
+            basin: "disk-full",
+            query: { seq_num: stored.length, count: 100 },
+          });
           if (res.status === 416) break; // at the tail
           expect(res.status).toBe(200);
           const records = res.json().records as { seq_num: number; body: string }[];

@@ -26,7 +26,11 @@ const NOBODY = 65534;
 /** Starts lite on `dir`: the message it failed with, or "started" (and stops it). */
 async function start(dir: string): Promise<string> {
   return spawnLite(["--port", "0", "--data-dir", dir]).then(
-    async (s) => { s.child.kill("SIGKILL"); await s.exited; return `started with token ${s.token}`; },
+    async (s) => {
+      s.child.kill("SIGKILL");
+      await s.exited;
+      return `started with token ${s.token}`;
+    },
     (e: Error) => e.message,
   );
 }
@@ -51,7 +55,9 @@ describe("a data dir that someone else could have prepared", () => {
     plant(dir, 0o666);
     const err = await start(dir);
     expect(err).toMatch(/exited \(1\)/);
-    expect(err).toMatch(/the data dir is not safe: users other than its owner can write it \(mode 0777\); make it yours alone \(chmod go-w /);
+    expect(err).toMatch(
+      /the data dir is not safe: users other than its owner can write it \(mode 0777\); make it yours alone \(chmod go-w /,
+    );
     expect(err).not.toContain(PLANTED);
     expect(err).not.toMatch(/\n\s+at /);
   });
@@ -66,7 +72,9 @@ describe("a data dir that someone else could have prepared", () => {
       const file = plant(dir, mode);
       const err = await start(dir);
       expect(err, mode.toString(8)).toMatch(/exited \(1\)/);
-      expect(err).toContain(`refusing ${file}: the root token file is not secret: others may read or write it (mode 0${mode.toString(8)}); chmod 600 ${file}`);
+      expect(err).toContain(
+        `refusing ${file}: the root token file is not secret: others may read or write it (mode 0${mode.toString(8)}); chmod 600 ${file}`,
+      );
       expect(err).not.toContain(PLANTED);
     }
   });
@@ -89,7 +97,9 @@ describe("a data dir that someone else could have prepared", () => {
     const dir = dataDir("data-file");
     writeFileSync(join(dir, "data.mdb"), "");
     chmodSync(join(dir, "data.mdb"), 0o666);
-    expect(await start(dir)).toMatch(/data\.mdb: a data file that is not safe: users other than its owner can write it \(mode 0666\)/);
+    expect(await start(dir)).toMatch(
+      /data\.mdb: a data file that is not safe: users other than its owner can write it \(mode 0666\)/,
+    );
   });
 
   it("still starts on a dir of one's own, readable by others, and keeps the token 0600", async () => {
@@ -100,21 +110,26 @@ describe("a data dir that someone else could have prepared", () => {
     expect(await start(dir)).toBe(first);
   });
 
-  it.skipIf(!isRoot)("refuses a data dir, a root-token or a data file owned by another user (as root: nobody)", async () => {
-    const theirs = dataDir("theirs", 0o755);
-    chownSync(theirs, NOBODY, NOBODY);
-    const err = await start(theirs);
-    expect(err).toMatch(/the data dir is not safe: it belongs to another user \(uid 65534\), who could have chosen what it holds; use a data dir of your own/);
+  it.skipIf(!isRoot)(
+    "refuses a data dir, a root-token or a data file owned by another user (as root: nobody)",
+    async () => {
+      const theirs = dataDir("theirs", 0o755);
+      chownSync(theirs, NOBODY, NOBODY);
+      const err = await start(theirs);
+      expect(err).toMatch(
+        /the data dir is not safe: it belongs to another user \(uid 65534\), who could have chosen what it holds; use a data dir of your own/,
+      );
 
-    const tokenTheirs = dataDir("token-theirs");
-    chownSync(plant(tokenTheirs, 0o600), NOBODY, NOBODY);
-    const err2 = await start(tokenTheirs);
-    expect(err2).toMatch(/the root token file is not secret: it belongs to another user \(uid 65534\)/);
-    expect(err2).not.toContain(PLANTED);
+      const tokenTheirs = dataDir("token-theirs");
+      chownSync(plant(tokenTheirs, 0o600), NOBODY, NOBODY);
+      const err2 = await start(tokenTheirs);
+      expect(err2).toMatch(/the root token file is not secret: it belongs to another user \(uid 65534\)/);
+      expect(err2).not.toContain(PLANTED);
 
-    const dataTheirs = dataDir("data-theirs");
-    writeFileSync(join(dataTheirs, "data.mdb"), "", { mode: 0o600 });
-    chownSync(join(dataTheirs, "data.mdb"), NOBODY, NOBODY);
-    expect(await start(dataTheirs)).toMatch(/data\.mdb: a data file that is not safe: it belongs to another user/);
-  });
+      const dataTheirs = dataDir("data-theirs");
+      writeFileSync(join(dataTheirs, "data.mdb"), "", { mode: 0o600 });
+      chownSync(join(dataTheirs, "data.mdb"), NOBODY, NOBODY);
+      expect(await start(dataTheirs)).toMatch(/data\.mdb: a data file that is not safe: it belongs to another user/);
+    },
+  );
 });

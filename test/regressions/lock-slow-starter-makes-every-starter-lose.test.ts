@@ -36,7 +36,10 @@ describe("the data-dir lock on a busy machine", () => {
     // A starter with a larger name than any of ours ('z' > hex) that answers after 1.5 s, then
     // gives up as a losing starter does: closes its socket and removes its file.
     const slow = await peer(dir, "lite-lock-zzzz", 1500);
-    const later = setTimeout(() => void closed(slow).then(() => rmSync(join(dir, "lite-lock-zzzz"), { force: true })), 1700);
+    const later = setTimeout(
+      () => void closed(slow).then(() => rmSync(join(dir, "lite-lock-zzzz"), { force: true })),
+      1700,
+    );
     const t0 = Date.now();
     const lock = await acquireLock(dir);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);

@@ -27,10 +27,17 @@ const NOBODY = 65534;
 
 /** A node child (as nobody when root) running `code`; resolves with its first line of output. */
 function child(code: string, asNobody: boolean): { line: Promise<string>; proc: ChildProcess } {
-  const proc = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "pipe"], cwd: "/", ...(asNobody ? { uid: NOBODY, gid: NOBODY } : {}) });
+  const proc = spawn(process.execPath, ["-e", code], {
+    stdio: ["ignore", "pipe", "pipe"],
+    cwd: "/",
+    ...(asNobody ? { uid: NOBODY, gid: NOBODY } : {}),
+  });
   let out = "";
   const line = new Promise<string>((res) => {
-    proc.stdout!.on("data", (c: Buffer) => { out += c; if (out.includes("\n")) res(out.split("\n")[0]!); });
+    proc.stdout!.on("data", (c: Buffer) => {
+      out += c;
+      if (out.includes("\n")) res(out.split("\n")[0]!);
+    });
     proc.once("exit", () => res(out.split("\n")[0] ?? ""));
   });
   return { line, proc };
@@ -51,22 +58,25 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 describe("the data dir's lock cannot be taken or blocked by another user", () => {
-  it.skipIf(!isRoot)("starts although another user (nobody) holds the old abstract socket name of the data dir", async () => {
-    const dir = join(scratchDir("svc-squat-"), "data");
-    mkdirSync(dir, { mode: 0o700 });
-    const squatter = child(oldLock(dir), true);
-    try {
-      expect(await squatter.line).toBe("bound");
-      const lite = await startLite({ dataDir: dir });
+  it.skipIf(!isRoot)(
+    "starts although another user (nobody) holds the old abstract socket name of the data dir",
+    async () => {
+      const dir = join(scratchDir("svc-squat-"), "data");
+      mkdirSync(dir, { mode: 0o700 });
+      const squatter = child(oldLock(dir), true);
       try {
-        expect((await liteClient(lite).call("GET", "/health")).status).toBe(200);
+        expect(await squatter.line).toBe("bound");
+        const lite = await startLite({ dataDir: dir });
+        try {
+          expect((await liteClient(lite).call("GET", "/health")).status).toBe(200);
+        } finally {
+          await lite.stop();
+        }
       } finally {
-        await lite.stop();
+        await stop(squatter.proc);
       }
-    } finally {
-      await stop(squatter.proc);
-    }
-  });
+    },
+  );
 
   it.skipIf(!isRoot)("another user (nobody) cannot take the lock of a data dir, nor keep lite out", async () => {
     const parent = scratchDir("svc-squat-");
@@ -74,7 +84,10 @@ describe("the data dir's lock cannot be taken or blocked by another user", () =>
     const dir = join(parent, "data");
     mkdirSync(dir, { mode: 0o700 });
     const lockJs = JSON.stringify(join(ROOT, "dist/lite/lock.js"));
-    const other = child(`import(${lockJs}).then((m) => m.acquireLock(${JSON.stringify(dir)})).then(() => { console.log("won"); setInterval(() => {}, 1e6); }, (e) => console.log("refused " + (e.code ?? e.name)))`, true);
+    const other = child(
+      `import(${lockJs}).then((m) => m.acquireLock(${JSON.stringify(dir)})).then(() => { console.log("won"); setInterval(() => {}, 1e6); }, (e) => console.log("refused " + (e.code ?? e.name)))`,
+      true,
+    );
     try {
       expect(await other.line).toBe("refused EACCES");
       const lite = await startLite({ dataDir: dir });
@@ -94,7 +107,14 @@ describe("the data dir's lock cannot be taken or blocked by another user", () =>
     const older = child(oldLock(dir), false);
     try {
       expect(await older.line).toBe("bound");
-      const err = await spawnLite(["--port", "0", "--data-dir", dir]).then(async (s) => { s.child.kill("SIGKILL"); await s.exited; return "started"; }, (e: Error) => e.message);
+      const err = await spawnLite(["--port", "0", "--data-dir", dir]).then(
+        async (s) => {
+          s.child.kill("SIGKILL");
+          await s.exited;
+          return "started";
+        },
+        (e: Error) => e.message,
+      );
       expect(err).toMatch(/another svc lite server is already using the data dir/);
     } finally {
       await stop(older.proc);

@@ -18,7 +18,9 @@ beforeAll(async () => {
   basin = uniqueBasin("surrogate");
   expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
 });
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 describe("names with a lone surrogate", () => {
   it("a stream name in a create body: 400 bad_json, nothing created, U+FFFD still free", async () => {
@@ -37,7 +39,9 @@ describe("names with a lone surrogate", () => {
   });
 
   it("an access-token id: 422 invalid, not issued", async () => {
-    const r = await c.call("POST", "/v1/access-tokens", { json: { id: "t\udc80", scope: { op_groups: { account: { read: true } } } } });
+    const r = await c.call("POST", "/v1/access-tokens", {
+      json: { id: "t\udc80", scope: { op_groups: { account: { read: true } } } },
+    });
     expect(r.status).toBe(422);
     expect(r.json().code).toBe("invalid");
   });

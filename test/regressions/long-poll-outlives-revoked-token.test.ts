@@ -17,7 +17,9 @@ beforeAll(async () => {
   const root = liteClient(lite);
   expect((await root.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
   expect((await root.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
-  expect((await root.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "before" }] } })).status).toBe(200);
+  expect(
+    (await root.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "before" }] } })).status,
+  ).toBe(200);
 });
 
 afterAll(async () => {
@@ -26,21 +28,30 @@ afterAll(async () => {
 
 async function issue(id: string, expiresAt?: string): Promise<string> {
   const r = await liteClient(lite).call("POST", "/v1/access-tokens", {
-    json: { id, ...(expiresAt ? { expires_at: expiresAt } : {}), scope: { basins: { exact: basin }, streams: { exact: "s" }, op_groups: { stream: { read: true } } } },
+    json: {
+      id,
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
+      scope: { basins: { exact: basin }, streams: { exact: "s" }, op_groups: { stream: { read: true } } },
+    },
   });
   expect(r.status).toBe(201);
   return r.json().access_token;
 }
 
-const tailNow = async (): Promise<number> => (await liteClient(lite).call("GET", "/v1/streams/s/records/tail", { basin })).json().tail.seq_num;
+const tailNow = async (): Promise<number> =>
+  (await liteClient(lite).call("GET", "/v1/streams/s/records/tail", { basin })).json().tail.seq_num;
 
 /** A unary read at the current tail, waiting up to 30 s; resolves with its status, body and when. */
 async function longPoll(token: string): Promise<{ status: number; body: string; at: number }> {
-  const r = await liteClient({ url: lite.url, token }).call("GET", "/v1/streams/s/records", { basin, query: { seq_num: await tailNow(), wait: 30 } });
+  const r = await liteClient({ url: lite.url, token }).call("GET", "/v1/streams/s/records", {
+    basin,
+    query: { seq_num: await tailNow(), wait: 30 },
+  });
   return { status: r.status, body: r.text(), at: performance.now() };
 }
 
-const append = (body: string) => liteClient(lite).call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body }] } });
+const append = (body: string) =>
+  liteClient(lite).call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body }] } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("a unary read waiting at the tail", () => {

@@ -25,13 +25,23 @@ afterAll(async () => {
 describe("delays past setTimeout's limit", () => {
   it("a read session waiting longer than 24.8 days follows quietly and still delivers", async () => {
     const conn = connect(lite.url);
-    const req = conn.request({ ":path": "/v1/streams/s/records?tail_offset=0&wait=4294967295", authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" });
+    const req = conn.request({
+      ":path": "/v1/streams/s/records?tail_offset=0&wait=4294967295",
+      authorization: `Bearer ${lite.token}`,
+      "svc-basin": basin,
+      "content-type": "svc/proto",
+    });
     let bytes = 0;
-    req.on("data", (d: Buffer) => { bytes += d.length; });
+    req.on("data", (d: Buffer) => {
+      bytes += d.length;
+    });
     await new Promise((r) => req.once("response", r));
     await new Promise((r) => setTimeout(r, 500)); // following, its idle timer armed
     const before = bytes;
-    expect((await liteClient(lite).call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "later" }] } })).status).toBe(200);
+    expect(
+      (await liteClient(lite).call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "later" }] } }))
+        .status,
+    ).toBe(200);
     await new Promise((r) => setTimeout(r, 300));
     expect(bytes).toBeGreaterThan(before + 5); // the record came through
     req.close();

@@ -16,7 +16,9 @@ beforeAll(async () => {
   uri = await d.newStream("meta");
   expect((await d.svc(["append", uri, "-q"], { stdin: "secret-body-1\nsecret-body-2\n" })).code).toBe(0);
 }, 60_000);
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("svc read --meta-only", () => {
   it("prints sequence numbers and timestamps in text mode, never the bodies", async () => {

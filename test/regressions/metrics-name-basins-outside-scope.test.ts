@@ -17,8 +17,12 @@ beforeAll(async () => {
   lite = await startLite();
   const root = liteClient(lite);
   for (const b of [alpha, beta]) {
-    expect((await root.call("POST", "/v1/basins", { json: { basin: b, config: { create_stream_on_append: true } } })).status).toBe(201);
-    expect((await root.call("POST", "/v1/streams/s/records", { basin: b, json: { records: [{ body: "x" }] } })).status).toBe(200);
+    expect(
+      (await root.call("POST", "/v1/basins", { json: { basin: b, config: { create_stream_on_append: true } } })).status,
+    ).toBe(201);
+    expect(
+      (await root.call("POST", "/v1/streams/s/records", { basin: b, json: { records: [{ body: "x" }] } })).status,
+    ).toBe(200);
   }
 });
 
@@ -27,7 +31,9 @@ afterAll(async () => {
 });
 
 const activeBasins = async (token: string): Promise<string[]> => {
-  const r = await liteClient({ url: lite.url, token }).call("GET", "/v1/metrics", { query: { set: "active-basins", start: Math.floor(Date.now() / 1000) - 3600, end: Math.floor(Date.now() / 1000) } });
+  const r = await liteClient({ url: lite.url, token }).call("GET", "/v1/metrics", {
+    query: { set: "active-basins", start: Math.floor(Date.now() / 1000) - 3600, end: Math.floor(Date.now() / 1000) },
+  });
   expect(r.status).toBe(200);
   return r.json().values[0].label.values;
 };
@@ -40,7 +46,9 @@ describe("account metrics under a scoped token", () => {
     });
     expect(issued.status).toBe(201);
     const tenant = issued.json().access_token as string;
-    const listed = (await liteClient({ url: lite.url, token: tenant }).call("GET", "/v1/basins")).json().basins.map((b: { name: string }) => b.name);
+    const listed = (await liteClient({ url: lite.url, token: tenant }).call("GET", "/v1/basins"))
+      .json()
+      .basins.map((b: { name: string }) => b.name);
     expect(listed).toEqual([alpha]);
     expect(await activeBasins(tenant)).toEqual([alpha]);
 

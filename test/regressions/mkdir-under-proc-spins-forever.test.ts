@@ -18,8 +18,12 @@ import { scratchDir } from "../helpers/scratch.js";
 const UNDER_PROC = `/proc/svc-no-such-dir-${process.pid}`;
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("directories that cannot be made", () => {
   it("svc lite --data-dir under /proc exits 1 at once, naming the data dir", async () => {
@@ -28,14 +32,21 @@ describe("directories that cannot be made", () => {
       const r = await runSvc(["lite", "--port", "0", "--data-dir", dir], { timeoutMs: 10_000 });
       expect(r.code, dir).toBe(1);
       expect(r.stdout, dir).toBe("");
-      expect(r.stderr, dir).toBe(`error: cannot use the data dir ${dir}: cannot create ${UNDER_PROC} (no such file or directory)\n`);
+      expect(r.stderr, dir).toBe(
+        `error: cannot use the data dir ${dir}: cannot create ${UNDER_PROC} (no such file or directory)\n`,
+      );
     }
   }, 30_000);
 
   it("svc config set with its config directory under /proc exits 1 (io)", async () => {
-    const r = await runSvc(["config", "set", "access_token", "not-printed"], { env: { XDG_CONFIG_HOME: UNDER_PROC }, timeoutMs: 10_000 });
+    const r = await runSvc(["config", "set", "access_token", "not-printed"], {
+      env: { XDG_CONFIG_HOME: UNDER_PROC },
+      timeoutMs: 10_000,
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^error: cannot create the config directory ${UNDER_PROC}/svc: ENOENT: .*\\(io\\)\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^error: cannot create the config directory ${UNDER_PROC}/svc: ENOENT: .*\\(io\\)\\n$`),
+    );
     expect(r.stderr).not.toContain("not-printed");
   });
 
@@ -55,13 +66,15 @@ describe("directories that cannot be made", () => {
     const deep = join(root, "a", "b", "c");
     makeDirs(deep, 0o700);
     expect(statSync(deep).isDirectory()).toBe(true);
-    for (const p of [join(root, "a"), join(root, "a", "b"), deep]) expect(statSync(p).mode & 0o777).toBe(0o700 & ~process.umask());
+    for (const p of [join(root, "a"), join(root, "a", "b"), deep])
+      expect(statSync(p).mode & 0o777).toBe(0o700 & ~process.umask());
     makeDirs(deep, 0o700); // already there: fine
     writeFileSync(join(root, "file"), "x");
     expect(() => makeDirs(join(root, "file"))).toThrow(expect.objectContaining({ code: "EEXIST" }));
     expect(() => makeDirs(join(root, "file", "sub"))).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
     mkdirSync(join(root, "locked"));
     chmodSync(join(root, "locked"), 0o500);
-    if (process.getuid?.() !== 0) expect(() => makeDirs(join(root, "locked", "x"))).toThrow(expect.objectContaining({ code: "EACCES" }));
+    if (process.getuid?.() !== 0)
+      expect(() => makeDirs(join(root, "locked", "x"))).toThrow(expect.objectContaining({ code: "EACCES" }));
   });
 });

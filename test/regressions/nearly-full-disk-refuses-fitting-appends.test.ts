@@ -26,10 +26,18 @@ describe.skipIf(!disk)("a nearly full disk", () => {
     const lite = await startLite({ dataDir });
     const client = liteClient(lite);
     try {
-      expect((await client.call("POST", "/v1/basins", { json: { basin: "nearly-full", config: { create_stream_on_append: true } } })).status).toBe(201);
+      expect(
+        (
+          await client.call("POST", "/v1/basins", {
+            json: { basin: "nearly-full", config: { create_stream_on_append: true } },
+          })
+        ).status,
+      ).toBe(201);
       const append = async (bytes: number, i: number): Promise<number> => {
         const body = `${i}-`.padEnd(bytes, "x");
-        return (await client.call("POST", "/v1/streams/s/records", { basin: "nearly-full", json: { records: [{ body }] } })).status;
+        return (
+          await client.call("POST", "/v1/streams/s/records", { basin: "nearly-full", json: { records: [{ body }] } })
+        ).status;
       };
 
       // The disk fills up: appends run until the space lite reserved is gone too.

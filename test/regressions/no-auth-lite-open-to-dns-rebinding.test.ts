@@ -27,20 +27,34 @@ afterAll(async () => {
 });
 
 /** One HTTP/1.1 request with exactly this Host header. */
-function call(lite: Lite, method: string, path: string, host: string, body?: unknown): Promise<{ status: number; json: any }> {
+function call(
+  lite: Lite,
+  method: string,
+  path: string,
+  host: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = request(`${lite.url}${path}`, {
-      method,
-      headers: { host, authorization: `Bearer ${lite.token}`, ...(payload ? { "content-type": "application/json", "content-length": payload.length } : {}) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode!, json: text.startsWith("{") ? JSON.parse(text) : text });
-      });
-    });
+    const req = request(
+      `${lite.url}${path}`,
+      {
+        method,
+        headers: {
+          host,
+          authorization: `Bearer ${lite.token}`,
+          ...(payload ? { "content-type": "application/json", "content-length": payload.length } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: res.statusCode!, json: text.startsWith("{") ? JSON.parse(text) : text });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });
@@ -62,19 +76,33 @@ describe("svc lite --no-auth", () => {
 
   it("answers IP addresses, localhost names and --allow-host names with their subdomains", async () => {
     const port = open.port;
-    for (const host of [`127.0.0.1:${port}`, `[::1]:${port}`, `localhost:${port}`, `LOCALHOST.:${port}`, `${basin}.localhost:${port}`, `192.168.1.20:${port}`, `lite.internal:${port}`, `${basin}.lite.internal`]) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST.:${port}`,
+      `${basin}.localhost:${port}`,
+      `192.168.1.20:${port}`,
+      `lite.internal:${port}`,
+      `${basin}.lite.internal`,
+    ]) {
       expect([host, (await call(open, "GET", "/v1/basins", host)).status]).toEqual([host, 200]);
     }
     expect((await call(open, "GET", "/health", `attacker.example:${port}`)).status).toBe(200); // health stays open
   });
 
   it("takes a --host given as a name as an allowed host, not an address", () => {
-    expect(parseLiteArgs(["--no-auth", "--host", "MyBox.lan", "--allow-host", "lite"]).allowHosts).toEqual(["lite", "mybox.lan"]);
+    expect(parseLiteArgs(["--no-auth", "--host", "MyBox.lan", "--allow-host", "lite"]).allowHosts).toEqual([
+      "lite",
+      "mybox.lan",
+    ]);
     expect(parseLiteArgs(["--no-auth", "--host", "0.0.0.0"]).allowHosts).toEqual([]);
   });
 
   it("refuses a malformed --allow-host at start", async () => {
-    await expect(startLite({ args: ["--no-auth", "--allow-host", "http://lite.internal:80"], inMemory: true })).rejects.toThrow(/--allow-host takes a host name/);
+    await expect(
+      startLite({ args: ["--no-auth", "--allow-host", "http://lite.internal:80"], inMemory: true }),
+    ).rejects.toThrow(/--allow-host takes a host name/);
   });
 });
 

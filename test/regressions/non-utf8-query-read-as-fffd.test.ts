@@ -19,11 +19,16 @@ afterAll(async () => {
 
 const get = async (pathAndQuery: string) => {
   const r = await fetch(`${lite.url}${pathAndQuery}`, { headers: { authorization: `Bearer ${lite.token}` } });
-  return { status: r.status, body: await r.json() as { code?: string; message?: string } };
+  return { status: r.status, body: (await r.json()) as { code?: string; message?: string } };
 };
 
 describe("query strings", () => {
-  it.each(["/v1/basins?start_after=%ED%A0%80", "/v1/basins?prefix=%FF", "/v1/basins?prefix=ab%C3", "/v1/access-tokens?prefix=%E2%82"])("%s is 400 bad_query", async (q) => {
+  it.each([
+    "/v1/basins?start_after=%ED%A0%80",
+    "/v1/basins?prefix=%FF",
+    "/v1/basins?prefix=ab%C3",
+    "/v1/access-tokens?prefix=%E2%82",
+  ])("%s is 400 bad_query", async (q) => {
     const r = await get(q);
     expect([r.status, r.body.code]).toEqual([400, "bad_query"]);
   });

@@ -20,21 +20,49 @@ beforeAll(async () => {
   lite = await startLite({ inMemory: true });
   c = liteClient(lite);
   basin = uniqueBasin("edges");
-  expect((await c.call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true, default_stream_config: { timestamping: { mode: "client-require" } } } } })).status).toBe(201);
+  expect(
+    (
+      await c.call("POST", "/v1/basins", {
+        json: {
+          basin,
+          config: {
+            create_stream_on_append: true,
+            default_stream_config: { timestamping: { mode: "client-require" } },
+          },
+        },
+      })
+    ).status,
+  ).toBe(201);
 });
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 /** AppendInput { records: [{ timestamp: 2^53, body: "x" }] }, hand-encoded. */
 const BIG_TS_INPUT = Buffer.from([0x0a, 0x0c, 0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10, 0x1a, 0x01, 0x78]);
-const tail = async (s: string) => (await c.call("GET", `/v1/streams/${s}/records/tail`, { basin })).json().tail?.seq_num;
+const tail = async (s: string) =>
+  (await c.call("GET", `/v1/streams/${s}/records/tail`, { basin })).json().tail?.seq_num;
 
 describe("number and text edge cases have one clear answer", () => {
   it("a timestamp of 2^53 is 422 invalid in JSON, in protobuf and in a session", async () => {
-    const json = await c.call("POST", "/v1/streams/ts/records", { basin, body: '{"records":[{"timestamp":9007199254740992,"body":"x"}]}', headers: { "content-type": "application/json" } });
+    const json = await c.call("POST", "/v1/streams/ts/records", {
+      basin,
+      body: '{"records":[{"timestamp":9007199254740992,"body":"x"}]}',
+      headers: { "content-type": "application/json" },
+    });
     expect([json.status, json.json().code]).toEqual([422, "invalid"]);
-    const proto = await c.call("POST", "/v1/streams/ts/records", { basin, body: BIG_TS_INPUT, headers: { "content-type": "application/protobuf" } });
+    const proto = await c.call("POST", "/v1/streams/ts/records", {
+      basin,
+      body: BIG_TS_INPUT,
+      headers: { "content-type": "application/protobuf" },
+    });
     expect([proto.status, proto.json().code]).toEqual([422, "invalid"]);
-    const ex = await rawExchange(lite.url, "h2", { method: "POST", path: "/v1/streams/ts/records", duplex: true, headers: { authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" } });
+    const ex = await rawExchange(lite.url, "h2", {
+      method: "POST",
+      path: "/v1/streams/ts/records",
+      duplex: true,
+      headers: { authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" },
+    });
     ex.write(encodeFrame(BIG_TS_INPUT));
     ex.end();
     const p = new FrameParser();
@@ -45,15 +73,27 @@ describe("number and text edge cases have one clear answer", () => {
   });
 
   it("a lone surrogate in a raw body is 400 bad_json and nothing is stored", async () => {
-    const r = await c.call("POST", "/v1/streams/sur/records", { basin, body: '{"records":[{"timestamp":1,"body":"\\ud800"}]}', headers: { "content-type": "application/json" } });
+    const r = await c.call("POST", "/v1/streams/sur/records", {
+      basin,
+      body: '{"records":[{"timestamp":1,"body":"\\ud800"}]}',
+      headers: { "content-type": "application/json" },
+    });
     expect([r.status, r.json().code]).toEqual([400, "bad_json"]);
-    const h = await c.call("POST", "/v1/streams/sur/records", { basin, body: '{"records":[{"timestamp":1,"headers":[["k","\\udc00"]],"body":"x"}]}', headers: { "content-type": "application/json" } });
+    const h = await c.call("POST", "/v1/streams/sur/records", {
+      basin,
+      body: '{"records":[{"timestamp":1,"headers":[["k","\\udc00"]],"body":"x"}]}',
+      headers: { "content-type": "application/json" },
+    });
     expect([h.status, h.json().code]).toEqual([400, "bad_json"]);
     expect(await tail("sur")).toBeUndefined();
   });
 
   it("protobuf with a wrong wire type (08 01) is 400 bad_proto", async () => {
-    const r = await c.call("POST", "/v1/streams/wt/records", { basin, body: Buffer.from([0x08, 0x01]), headers: { "content-type": "application/protobuf" } });
+    const r = await c.call("POST", "/v1/streams/wt/records", {
+      basin,
+      body: Buffer.from([0x08, 0x01]),
+      headers: { "content-type": "application/protobuf" },
+    });
     expect([r.status, r.json().code]).toEqual([400, "bad_proto"]);
   });
 });

@@ -14,8 +14,12 @@ import { RecordSplitter, type Segment } from "../../src/format/record-split.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 const input = `small\n${"a".repeat(1_100_000)}\nafter\n`;
 
@@ -56,9 +60,12 @@ describe("the record splitter with skipOversize", () => {
   };
 
   it("gives each overlong line its place and its length, however the input is cut", () => {
-    fc.assert(fc.property(fc.array(fc.nat(80)), fc.constantFrom("\n", "\r\n", "||"), (cuts, delim) => {
-      const text = ["ok", "x".repeat(30), "fine", "y".repeat(12), "z".repeat(25)].join(delim);
-      expect(split(text, cuts, delim, 10)).toEqual(["ok", "<30>", "fine", "<12>", "<25>"]);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(fc.nat(80)), fc.constantFrom("\n", "\r\n", "||"), (cuts, delim) => {
+        const text = ["ok", "x".repeat(30), "fine", "y".repeat(12), "z".repeat(25)].join(delim);
+        expect(split(text, cuts, delim, 10)).toEqual(["ok", "<30>", "fine", "<12>", "<25>"]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

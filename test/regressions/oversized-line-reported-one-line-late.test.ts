@@ -12,7 +12,14 @@ import { runSvc } from "../helpers/cli.js";
 const BIG = "x".repeat(1024 * 1024 + 100);
 
 function append(stdin: string, ...args: string[]) {
-  return runSvc(["append", "svc://some-basin-01/s", "--dry-run", ...args], { stdin, env: { SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9", SVC_BASIN_ENDPOINT: "http://127.0.0.1:9", SVC_ACCESS_TOKEN: "t" } });
+  return runSvc(["append", "svc://some-basin-01/s", "--dry-run", ...args], {
+    stdin,
+    env: {
+      SVC_ACCOUNT_ENDPOINT: "http://127.0.0.1:9",
+      SVC_BASIN_ENDPOINT: "http://127.0.0.1:9",
+      SVC_ACCESS_TOKEN: "t",
+    },
+  });
 }
 
 describe("oversized lines are named by their own line number", () => {
@@ -35,7 +42,9 @@ describe("oversized lines are named by their own line number", () => {
 
   it("the splitter's error carries the line, whether found in push or in end", () => {
     const s = new RecordSplitter({ maxSegment: 10 });
-    expect(() => s.push(Buffer.from(`a\nb\n${"x".repeat(12)}\nz`))).toThrow(expect.objectContaining({ line: 3 }) as RecordInputError);
+    expect(() => s.push(Buffer.from(`a\nb\n${"x".repeat(12)}\nz`))).toThrow(
+      expect.objectContaining({ line: 3 }) as RecordInputError,
+    );
     const t = new RecordSplitter({ maxSegment: 10 });
     expect(() => t.push(Buffer.from("y".repeat(20)))).toThrow(expect.objectContaining({ line: 1 }) as RecordInputError);
   });

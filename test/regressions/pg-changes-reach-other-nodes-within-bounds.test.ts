@@ -13,7 +13,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liteClient, type LiteClient, type Reply } from "../helpers/lite.js";
-import { append, base64Record, codeOf, PgCluster, show, sleep, trimRecord, type PgNode } from "../helpers/pg-cluster.js";
+import {
+  append,
+  base64Record,
+  codeOf,
+  PgCluster,
+  show,
+  sleep,
+  trimRecord,
+  type PgNode,
+} from "../helpers/pg-cluster.js";
 
 /** A revocation through one node is refused on every node within this. */
 const REVOKE_SEEN_MS = 1_000;
@@ -43,13 +52,21 @@ afterAll(async () => {
  * Polls `probe` from `since` until it says the change is seen; it must be seen within `boundMs`
  * and stay seen for STAYS_MS. `probe` returns undefined when the change shows, else what it saw.
  */
-async function seenWithin(what: string, since: number, boundMs: number, probe: () => Promise<string | undefined>): Promise<void> {
+async function seenWithin(
+  what: string,
+  since: number,
+  boundMs: number,
+  probe: () => Promise<string | undefined>,
+): Promise<void> {
   let last: string | undefined;
   for (;;) {
     const started = Date.now();
     last = await probe();
     if (last === undefined) break;
-    expect(started - since, `${what}: still not seen ${started - since} ms after the change (bound ${boundMs} ms): ${last}`).toBeLessThanOrEqual(boundMs);
+    expect(
+      started - since,
+      `${what}: still not seen ${started - since} ms after the change (bound ${boundMs} ms): ${last}`,
+    ).toBeLessThanOrEqual(boundMs);
     await sleep(POLL_MS);
   }
   const until = Date.now() + STAYS_MS;
@@ -60,14 +77,22 @@ async function seenWithin(what: string, since: number, boundMs: number, probe: (
 }
 
 async function stream(name: string): Promise<void> {
-  const r = await a.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: name, config: { retention_policy: { infinite: {} } } } });
+  const r = await a.client.call("POST", "/v1/streams", {
+    basin: BASIN,
+    json: { stream: name, config: { retention_policy: { infinite: {} } } },
+  });
   expect(r.status, show(r)).toBe(201);
 }
 
 describe("changes made through one node reach another within the stated bounds", () => {
   it(`a revoked access token is refused within ${REVOKE_SEEN_MS} ms`, async () => {
     await stream("rev");
-    const issued = await a.client.call("POST", "/v1/access-tokens", { json: { id: `rev-${process.pid}`, scope: { basins: { prefix: "" }, streams: { prefix: "" }, op_groups: { stream: { read: true, write: true } } } } });
+    const issued = await a.client.call("POST", "/v1/access-tokens", {
+      json: {
+        id: `rev-${process.pid}`,
+        scope: { basins: { prefix: "" }, streams: { prefix: "" }, op_groups: { stream: { read: true, write: true } } },
+      },
+    });
     expect(issued.status, show(issued)).toBe(201);
     const user: LiteClient = liteClient({ url: b.lite.url, token: issued.json().access_token as string });
     try {
@@ -86,7 +111,8 @@ describe("changes made through one node reach another within the stated bounds",
 
   it(`a trim is observed within ${CHANGE_SEEN_MS} ms`, async () => {
     await stream("trim");
-    for (let i = 0; i < 5; i++) expect((await append(a.client, BASIN, "trim", [base64Record(`r${i}`)], { format: "base64" })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await append(a.client, BASIN, "trim", [base64Record(`r${i}`)], { format: "base64" })).status).toBe(200);
     const first = async (): Promise<number | string> => {
       const r = await b.client.call("GET", "/v1/streams/trim/records", { basin: BASIN, query: { seq_num: 0 } });
       return r.status === 200 ? (r.json().records[0]?.seq_num as number) : show(r);
@@ -103,7 +129,10 @@ describe("changes made through one node reach another within the stated bounds",
   it(`a reconfiguration is observed within ${CHANGE_SEEN_MS} ms`, async () => {
     await stream("conf");
     expect((await append(b.client, BASIN, "conf", [{ body: "x" }])).status).toBe(200);
-    const patched = await a.client.call("PATCH", "/v1/streams/conf", { basin: BASIN, json: { timestamping: { mode: "client-require" } } });
+    const patched = await a.client.call("PATCH", "/v1/streams/conf", {
+      basin: BASIN,
+      json: { timestamping: { mode: "client-require" } },
+    });
     expect(patched.status, show(patched)).toBe(200);
     await seenWithin("timestamping client-require, through B", Date.now(), CHANGE_SEEN_MS, async () => {
       const r = await append(b.client, BASIN, "conf", [{ body: "no timestamp" }]);
@@ -114,19 +143,28 @@ describe("changes made through one node reach another within the stated bounds",
   it(`a deletion is observed within ${CHANGE_SEEN_MS} ms, by a read waiting on the stream too`, async () => {
     await stream("del");
     expect((await append(b.client, BASIN, "del", [{ body: "x" }])).status).toBe(200);
-    const waiting = b.client.call("GET", "/v1/streams/del/records", { basin: BASIN, query: { seq_num: 1, wait: 30 } }).then((r) => ({ r, at: Date.now() }));
+    const waiting = b.client
+      .call("GET", "/v1/streams/del/records", { basin: BASIN, query: { seq_num: 1, wait: 30 } })
+      .then((r) => ({ r, at: Date.now() }));
     await sleep(300);
     const deleted = await a.client.call("DELETE", "/v1/streams/del", { basin: BASIN });
     expect(deleted.status, show(deleted)).toBe(202);
     const since = Date.now();
     await seenWithin("the deletion, through B", since, CHANGE_SEEN_MS, async () => {
       const tail = await b.client.call("GET", "/v1/streams/del/records/tail", { basin: BASIN });
-      const appended = await b.client.call("POST", "/v1/streams/del/records", { basin: BASIN, json: { records: [{ body: "late" }] } });
-      const gone = (r: Reply): boolean => r.status === 404 || (r.status === 409 && codeOf(r) === "stream_deletion_pending");
+      const appended = await b.client.call("POST", "/v1/streams/del/records", {
+        basin: BASIN,
+        json: { records: [{ body: "late" }] },
+      });
+      const gone = (r: Reply): boolean =>
+        r.status === 404 || (r.status === 409 && codeOf(r) === "stream_deletion_pending");
       return gone(tail) && gone(appended) ? undefined : `check-tail ${show(tail)}, append ${show(appended)}`;
     });
     const { r, at } = await waiting;
-    expect(at - since, `the read waiting through B ended ${at - since} ms after the deletion: ${show(r)}`).toBeLessThanOrEqual(CHANGE_SEEN_MS);
+    expect(
+      at - since,
+      `the read waiting through B ended ${at - since} ms after the deletion: ${show(r)}`,
+    ).toBeLessThanOrEqual(CHANGE_SEEN_MS);
     expect(r.status === 200 ? r.json().records : [], "records given to the waiting read").toEqual([]);
   }, 40_000);
 });

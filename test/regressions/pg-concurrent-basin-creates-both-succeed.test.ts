@@ -42,8 +42,10 @@ describe("concurrent creates of one basin through two nodes", () => {
       expect(codeOf(loser), outcome).toBe("resource_already_exists");
       const stored = (await a.client.call("GET", `/v1/basins/${basin}`)).json();
       const wonByA = ra.status === 201;
-      expect({ onAppend: stored.create_stream_on_append, onRead: stored.create_stream_on_read }, `${outcome}: the stored config is the winner's`)
-        .toEqual({ onAppend: wonByA, onRead: !wonByA });
+      expect(
+        { onAppend: stored.create_stream_on_append, onRead: stored.create_stream_on_read },
+        `${outcome}: the stored config is the winner's`,
+      ).toEqual({ onAppend: wonByA, onRead: !wonByA });
     }
   }, 60_000);
 });

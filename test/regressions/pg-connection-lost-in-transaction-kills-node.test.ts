@@ -41,17 +41,25 @@ describe("a database connection lost during a transaction", () => {
       a.proxy!.setDelay(150);
       const created = a.client.call("POST", "/v1/basins", { json: { basin: `cut-${k}-${process.pid}` } });
       await sleep(at);
-      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      );
       const r = await created.catch((e: Error) => e);
       const answer = r instanceof Error ? `no answer: ${r.message}` : r.status;
-      expect([201, 500, 503], `cut at ${at} ms: ${r instanceof Error ? answer : show(r)}\n${a.lite.stderr().slice(-1500)}`).toContain(answer);
+      expect(
+        [201, 500, 503],
+        `cut at ${at} ms: ${r instanceof Error ? answer : show(r)}\n${a.lite.stderr().slice(-1500)}`,
+      ).toContain(answer);
       a.proxy!.setDelay(0);
       let alive = await a.client.call("GET", "/v1/basins").catch((e: Error) => e);
       for (let i = 0; i < 50 && (alive instanceof Error || alive.status !== 200); i++) {
         await sleep(100);
         alive = await a.client.call("GET", "/v1/basins").catch((e: Error) => e);
       }
-      expect(alive instanceof Error ? alive.message : alive.status, `the node after the cut at ${at} ms:\n${a.lite.stderr().slice(-2000)}`).toBe(200);
+      expect(
+        alive instanceof Error ? alive.message : alive.status,
+        `the node after the cut at ${at} ms:\n${a.lite.stderr().slice(-2000)}`,
+      ).toBe(200);
     }
   }, 120_000);
 });

@@ -65,7 +65,10 @@ describe("delete-on-empty", () => {
       if (Date.now() - began > BUDGET_MS) break;
       // Swept in name order: the pilot, then the target.
       const [pilot, target] = [`r${i}-a`, `r${i}-b`];
-      for (const s of [pilot, target]) expect((await a.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: s, config: CONFIG } })).status).toBe(201);
+      for (const s of [pilot, target])
+        expect(
+          (await a.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: s, config: CONFIG } })).status,
+        ).toBe(201);
       for (const s of [pilot, target]) expect((await append(a.client, BASIN, s, [{ body: "first" }])).status).toBe(200);
       const seen = await seenDeleted(pilot);
       if (seen !== undefined) await sleep(seen + offset - Date.now());
@@ -73,8 +76,14 @@ describe("delete-on-empty", () => {
       if (second.status !== 200) continue; // deleted as empty before it: no acknowledged append lost
       const at = second.json().start.seq_num as number;
       await sleep(CHECK_AFTER_MS);
-      const read = await a.client.call("GET", `/v1/streams/${target}/records`, { basin: BASIN, query: { seq_num: at } });
-      expect(read.status, `round ${i} (offset ${offset} ms): the record acked at seq ${at}, read ${CHECK_AFTER_MS} ms after its ack: ${show(read)}`).toBe(200);
+      const read = await a.client.call("GET", `/v1/streams/${target}/records`, {
+        basin: BASIN,
+        query: { seq_num: at },
+      });
+      expect(
+        read.status,
+        `round ${i} (offset ${offset} ms): the record acked at seq ${at}, read ${CHECK_AFTER_MS} ms after its ack: ${show(read)}`,
+      ).toBe(200);
       expect(read.json().records.map((r: { body: string }) => r.body)).toEqual(["second"]);
     }
   }, 60_000);

@@ -21,7 +21,10 @@ const role = `intruder_${process.pid}`;
 function dbUrl(user?: string): string {
   const admin = new URL(testPostgresUrl()!);
   const u = new URL(db.url);
-  if (user) { admin.username = user; admin.password = "intruder-pw"; }
+  if (user) {
+    admin.username = user;
+    admin.password = "intruder-pw";
+  }
   admin.pathname = u.pathname;
   return admin.toString();
 }
@@ -33,7 +36,10 @@ beforeAll(async () => {
   const c = liteClient(a);
   expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
   expect((await c.call("POST", "/v1/streams", { basin, json: { stream: "s" } })).status).toBe(201);
-  for (let i = 0; i < 5; i++) expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: `r${i}` }] } })).status).toBe(200);
+  for (let i = 0; i < 5; i++)
+    expect(
+      (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: `r${i}` }] } })).status,
+    ).toBe(200);
   // both nodes have the stream loaded
   expect((await liteClient(b).call("GET", "/v1/streams/s/records/tail", { basin })).json().tail.seq_num).toBe(5);
   const admin = new pg.Client({ connectionString: dbUrl() });
@@ -64,7 +70,13 @@ describe("a notification forged by a role without rights", () => {
     // it has no rights on the tables...
     await expect(intruder.query("SELECT * FROM svc_tails")).rejects.toThrow(/permission denied/);
     // ...but may notify
-    const state = JSON.stringify({ nextSeq: 1_000_000, lastTimestamp: 1, fencingToken: "", trimPoint: 1_000_000, lastArrival: 1 });
+    const state = JSON.stringify({
+      nextSeq: 1_000_000,
+      lastTimestamp: 1,
+      fencingToken: "",
+      trimPoint: 1_000_000,
+      lastArrival: 1,
+    });
     await intruder.query("SELECT pg_notify('svc_lite', $1)", [`t${id}:${state}`]);
     await intruder.end();
     await new Promise((r) => setTimeout(r, 1_500)); // several sweeps
@@ -74,7 +86,10 @@ describe("a notification forged by a role without rights", () => {
       const read = await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0 } });
       expect(read.json().records.map((r: { body: string }) => r.body)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
     }
-    const appended = await liteClient(b).call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "r5" }] } });
+    const appended = await liteClient(b).call("POST", "/v1/streams/s/records", {
+      basin,
+      json: { records: [{ body: "r5" }] },
+    });
     expect(appended.status).toBe(200);
     expect(appended.json().start.seq_num).toBe(5);
   });

@@ -36,14 +36,20 @@ async function serverPids(adminUrl: string): Promise<number[]> {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
       if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pm) pids.push(Number(d));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return pids;
 }
 
 function signal(pids: number[], sig: NodeJS.Signals): void {
   for (const p of pids) {
-    try { process.kill(p, sig); } catch { /* gone */ }
+    try {
+      process.kill(p, sig);
+    } catch {
+      /* gone */
+    }
   }
 }
 
@@ -69,7 +75,8 @@ afterAll(async () => {
 describe("lite on a frozen PostgreSQL", () => {
   it("answers 503 quickly instead of holding the whole node, and serves again once the database answers", async () => {
     const raw = liteClient(lite!);
-    const append = (body: string) => raw.call("POST", "/v1/streams/s/records", { basin: BASIN, json: { records: [{ body }] } });
+    const append = (body: string) =>
+      raw.call("POST", "/v1/streams/s/records", { basin: BASIN, json: { records: [{ body }] } });
     expect((await append("before")).status).toBe(200);
 
     frozen = await serverPids(server!.adminUrl);
@@ -85,7 +92,9 @@ describe("lite on a frozen PostgreSQL", () => {
     }
     signal(frozen, "SIGCONT");
     frozen = [];
-    console.log(`frozen database: check-tail answers ${statuses.join(",")} in ${times.map((t) => t.toFixed(0)).join(",")} ms`);
+    console.log(
+      `frozen database: check-tail answers ${statuses.join(",")} in ${times.map((t) => t.toFixed(0)).join(",")} ms`,
+    );
     expect(statuses.every((s) => s === 503)).toBe(true);
     expect(times[0]!).toBeLessThan(8_000);
     for (const t of times.slice(1)) expect(t).toBeLessThan(1_000);

@@ -34,13 +34,18 @@ describe("a lite node on PostgreSQL", () => {
   it("warns at start when the server runs with fsync=off, and still serves", async () => {
     const node = await startLite({ postgres: `postgres://postgres@127.0.0.1:${server!.port}/unsafe` });
     nodes.push(node);
-    expect(node.stderr()).toMatch(/warning: PostgreSQL at \S+ runs with fsync=off: a crash of its host can lose or corrupt records this node has acknowledged/);
+    expect(node.stderr()).toMatch(
+      /warning: PostgreSQL at \S+ runs with fsync=off: a crash of its host can lose or corrupt records this node has acknowledged/,
+    );
     expect(node.stderr()).not.toContain("full_page_writes");
     const c = new SvcClient({ accountEndpoint: node.url, basinEndpoint: node.url, accessToken: node.token });
     try {
       await c.basins.create(`unsafe-${process.pid}`);
       await c.basin(`unsafe-${process.pid}`).streams.create("s");
-      const ack = await c.basin(`unsafe-${process.pid}`).stream("s").append({ records: [{ headers: [], body: new TextEncoder().encode("x") }] });
+      const ack = await c
+        .basin(`unsafe-${process.pid}`)
+        .stream("s")
+        .append({ records: [{ headers: [], body: new TextEncoder().encode("x") }] });
       expect(ack.end.seqNum).toBe(1);
     } finally {
       await c.close();

@@ -21,7 +21,16 @@
  * (a node started afterwards included).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, base64Record, fenceRecord, PgCluster, show, sleep, trimRecord, type PgNode } from "../helpers/pg-cluster.js";
+import {
+  append,
+  base64Record,
+  fenceRecord,
+  PgCluster,
+  show,
+  sleep,
+  trimRecord,
+  type PgNode,
+} from "../helpers/pg-cluster.js";
 
 /** Offsets (ms) after B's first request for a stream at which A sends its command. */
 const OFFSETS = [400, 350, 450, 300, 500, 425, 375, 250, 550];
@@ -52,7 +61,10 @@ afterAll(async () => {
 });
 
 async function createStream(name: string): Promise<void> {
-  const r = await a.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: name, config: { retention_policy: { infinite: {} } } } });
+  const r = await a.client.call("POST", "/v1/streams", {
+    basin: BASIN,
+    json: { stream: name, config: { retention_policy: { infinite: {} } } },
+  });
   expect(r.status, show(r)).toBe(201);
 }
 
@@ -81,10 +93,20 @@ describe("a node loading a stream that another node appends to", () => {
       expect(plain.status, show(plain)).toBe(200);
 
       const current = await append(a.client, BASIN, s, [{ body: "with t1" }], { fencing_token: "t1" });
-      expect(current.status, `round ${i} (offset ${offset} ms): append with the current token t1 through A: ${show(current)}`).toBe(200);
-      for (const [node, n] of [["B", b], ["A", a], ["a fresh node", c]] as const) {
+      expect(
+        current.status,
+        `round ${i} (offset ${offset} ms): append with the current token t1 through A: ${show(current)}`,
+      ).toBe(200);
+      for (const [node, n] of [
+        ["B", b],
+        ["A", a],
+        ["a fresh node", c],
+      ] as const) {
         const stale = await append(n.client, BASIN, s, [{ body: "with t0" }], { fencing_token: "t0" });
-        expect(stale.status, `round ${i} (offset ${offset} ms): append with the superseded token t0 through ${node}: ${show(stale)}`).toBe(412);
+        expect(
+          stale.status,
+          `round ${i} (offset ${offset} ms): append with the superseded token t0 through ${node}: ${show(stale)}`,
+        ).toBe(412);
         expect(stale.json()).toEqual({ fencing_token_mismatch: "t1" });
       }
     }
@@ -95,7 +117,13 @@ describe("a node loading a stream that another node appends to", () => {
       const s = `trim-${i}`;
       await createStream(s);
       // One batch: a trim to 2 cannot remove it physically, so only the trim point hides 0 and 1.
-      expect((await append(a.client, BASIN, s, [base64Record("r0"), base64Record("r1"), base64Record("r2")], { format: "base64" })).status).toBe(200);
+      expect(
+        (
+          await append(a.client, BASIN, s, [base64Record("r0"), base64Record("r1"), base64Record("r2")], {
+            format: "base64",
+          })
+        ).status,
+      ).toBe(200);
       await duringLoad(s, offset, async () => {
         const r = await append(a.client, BASIN, s, [trimRecord(2)], { format: "base64" });
         expect(r.status, show(r)).toBe(200);
@@ -116,9 +144,22 @@ describe("a node loading a stream that another node appends to", () => {
         if (seen.every((x) => x[0] === 2) || Date.now() > deadline) break;
         await sleep(100);
       }
-      expect(seen, `round ${i} (offset ${offset} ms): records read from seq 0 through A and B, ${TRIM_SEEN_MS} ms after the trim to 2`).toEqual([[2, 3, 4], [2, 3, 4]]);
+      expect(
+        seen,
+        `round ${i} (offset ${offset} ms): records read from seq 0 through A and B, ${TRIM_SEEN_MS} ms after the trim to 2`,
+      ).toEqual([
+        [2, 3, 4],
+        [2, 3, 4],
+      ]);
       await sleep(500);
-      expect([await firstSeen(a), await firstSeen(b), await firstSeen(c)], `round ${i}: read again through A, B and a fresh node`).toEqual([[2, 3, 4], [2, 3, 4], [2, 3, 4]]);
+      expect(
+        [await firstSeen(a), await firstSeen(b), await firstSeen(c)],
+        `round ${i}: read again through A, B and a fresh node`,
+      ).toEqual([
+        [2, 3, 4],
+        [2, 3, 4],
+        [2, 3, 4],
+      ]);
     }
   }, 60_000);
 });

@@ -29,10 +29,12 @@ beforeAll(async () => {
   await client.basins.create("refresh-basin");
   const b = client.basin("refresh-basin");
   for (let i = 0; i < STREAMS; i += 20) {
-    await Promise.all(Array.from({ length: 20 }, async (_, k) => {
-      await b.streams.create(`s${i + k}`);
-      await b.stream(`s${i + k}`).append({ records: [{ headers: [], body: new TextEncoder().encode("loaded") }] });
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, k) => {
+        await b.streams.create(`s${i + k}`);
+        await b.stream(`s${i + k}`).append({ records: [{ headers: [], body: new TextEncoder().encode("loaded") }] });
+      }),
+    );
   }
 }, 60_000);
 
@@ -44,15 +46,23 @@ afterAll(async () => {
 
 describe("a node's metadata refresh does not hold its event loop", () => {
   it("refreshes 100 loaded streams with one query, not two round trips each", async () => {
-    const c = new pg.Client({ connectionString: db!.url.replace("postgres://postgres@", `postgres://postgres:${PG_PASSWORD}@`) });
+    const c = new pg.Client({
+      connectionString: db!.url.replace("postgres://postgres@", `postgres://postgres:${PG_PASSWORD}@`),
+    });
     await c.connect();
     try {
-      const commits = async (): Promise<number> => Number((await c.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0].xact_commit);
+      const commits = async (): Promise<number> =>
+        Number(
+          (await c.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0]
+            .xact_commit,
+        );
       await new Promise((r) => setTimeout(r, 1500)); // what the setup did is counted and flushed
       const before = await commits();
       await new Promise((r) => setTimeout(r, 4000)); // ~8 refreshes, ~40 tail polls
       const during = (await commits()) - before;
-      console.log(`metadata refresh: ${during} transactions in 4 s with ${STREAMS} streams loaded (before the fix: ~1,600)`);
+      console.log(
+        `metadata refresh: ${during} transactions in 4 s with ${STREAMS} streams loaded (before the fix: ~1,600)`,
+      );
       // Before the fix: 2 x 100 per refresh (~1,600 here). Now one per refresh and per poll.
       expect(during, `transactions committed in 4 s while idle with ${STREAMS} streams loaded`).toBeLessThan(400);
     } finally {

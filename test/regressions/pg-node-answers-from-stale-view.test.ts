@@ -60,7 +60,9 @@ afterAll(async () => {
 
 describe("a node with appends in flight on shared storage", () => {
   it("reports the stored tail in a 412 and in check-tail, not its own view", async () => {
-    const admin = new pg.Client({ connectionString: testPostgresUrl()!.replace(/\/[^/]*$/, `/${new URL(db.url).pathname.slice(1)}`) });
+    const admin = new pg.Client({
+      connectionString: testPostgresUrl()!.replace(/\/[^/]*$/, `/${new URL(db.url).pathname.slice(1)}`),
+    });
     await admin.connect();
     try {
       await stream(a).append({ records: [rec("a0")] }); // tail 1
@@ -68,7 +70,9 @@ describe("a node with appends in flight on shared storage", () => {
       expect((await session.append({ records: [rec("b0")] })).end.seqNum).toBe(2); // B's view: 2
 
       // B stops hearing about other nodes; A appends: the stored tail is 3, B still thinks 2.
-      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener' AND datname = current_database()");
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc lite listener' AND datname = current_database()",
+      );
       await new Promise((r) => setTimeout(r, 100)); // gone before A's notification (it reconnects after 1 s)
       expect((await stream(a).append({ records: [rec("a1")] })).end.seqNum).toBe(3);
 
@@ -78,18 +82,32 @@ describe("a node with appends in flight on shared storage", () => {
       await admin.query("LOCK TABLE svc_tails IN EXCLUSIVE MODE");
       let settledBeforeCommit = true;
       let committed = false;
-      const inflight = session.append({ records: [rec("b1"), rec("b2")] }).then(() => undefined, (e: SvcError) => e) // B sequences it at 2..4
-        .finally(() => { settledBeforeCommit = !committed; });
+      const inflight = session
+        .append({ records: [rec("b1"), rec("b2")] })
+        .then(
+          () => undefined,
+          (e: SvcError) => e,
+        ) // B sequences it at 2..4
+        .finally(() => {
+          settledBeforeCommit = !committed;
+        });
       await new Promise((r) => setTimeout(r, 300));
 
       const tail = await stream(b).checkTail();
-      const conditional = stream(b).append({ records: [rec("b3")], matchSeqNum: 2 }).then(() => undefined, (e: SvcError) => e);
+      const conditional = stream(b)
+        .append({ records: [rec("b3")], matchSeqNum: 2 })
+        .then(
+          () => undefined,
+          (e: SvcError) => e,
+        );
       await new Promise((r) => setTimeout(r, 300));
       committed = true;
       await admin.query("COMMIT");
 
       const held = await inflight;
-      console.log(`in-flight append settled ${settledBeforeCommit ? "BEFORE" : "after"} the lock was released: ${held?.code} ${held?.message}; check-tail ${tail.seqNum}; 412 ${(await conditional as SeqNumMismatchError)?.expected}`);
+      console.log(
+        `in-flight append settled ${settledBeforeCommit ? "BEFORE" : "after"} the lock was released: ${held?.code} ${held?.message}; check-tail ${tail.seqNum}; 412 ${((await conditional) as SeqNumMismatchError)?.expected}`,
+      );
       expect(tail.seqNum, "check-tail on B while its append is in flight").toBe(3);
       const refused = await conditional;
       expect(refused).toBeInstanceOf(SeqNumMismatchError);

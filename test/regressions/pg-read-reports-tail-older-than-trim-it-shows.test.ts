@@ -16,13 +16,19 @@ import { batch, readWhileTrimmed } from "../helpers/trim-meanwhile.js";
 
 describe("a read on a shared stream that finds the gap of a trim made meanwhile", () => {
   it("reads on to the tail after that trim", async () => {
-    const seqs = await readWhileTrimmed({
-      // Stored: 0..8 in three batches; this node has not heard of any of it yet.
-      before: [batch(0, 3), batch(3, 3), batch(6, 3)], tail: 9, known: 0,
-      // Between this read's first and second look: another node appends a trim to 6 at seq 9,
-      // and the sweep removes the batches below it.
-      after: [batch(6, 3), batch(9, 1)], stateAfter: { nextSeq: 10, trimPoint: 6 },
-    }, 0);
+    const seqs = await readWhileTrimmed(
+      {
+        // Stored: 0..8 in three batches; this node has not heard of any of it yet.
+        before: [batch(0, 3), batch(3, 3), batch(6, 3)],
+        tail: 9,
+        known: 0,
+        // Between this read's first and second look: another node appends a trim to 6 at seq 9,
+        // and the sweep removes the batches below it.
+        after: [batch(6, 3), batch(9, 1)],
+        stateAfter: { nextSeq: 10, trimPoint: 6 },
+      },
+      0,
+    );
     // Not [6, 7, 8]: a short read that ends at 9 though the trim it shows is stored at 9.
     expect(seqs).toEqual([6, 7, 8, 9]);
   });

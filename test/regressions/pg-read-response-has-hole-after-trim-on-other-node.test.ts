@@ -47,7 +47,10 @@ afterAll(async () => {
 
 /** Creates `name` through B and writes [0, 40) one record a batch, [40, 44) in one, [44, 54) one a batch. */
 async function fill(name: string): Promise<void> {
-  const created = await b.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: name, config: { retention_policy: { infinite: {} } } } });
+  const created = await b.client.call("POST", "/v1/streams", {
+    basin: BASIN,
+    json: { stream: name, config: { retention_policy: { infinite: {} } } },
+  });
   expect(created.status, show(created)).toBe(201);
   for (let i = 0; i < 54; i++) {
     if (i > 40 && i < 44) continue;
@@ -68,7 +71,10 @@ describe("a read through a node that has not seen a trim acknowledged through an
       expect(tail.status, show(tail)).toBe(200);
       a.proxy!.setDelay(150);
       try {
-        const read = a.client.call("GET", `/v1/streams/${name}/records`, { basin: BASIN, query: { seq_num: 0, count: 100 } });
+        const read = a.client.call("GET", `/v1/streams/${name}/records`, {
+          basin: BASIN,
+          query: { seq_num: 0, count: 100 },
+        });
         await sleep(offset);
         const trimmed = await append(b.client, BASIN, name, [trimRecord(TRIM)], { format: "base64" });
         expect(trimmed.status, show(trimmed)).toBe(200);
@@ -76,7 +82,10 @@ describe("a read through a node that has not seen a trim acknowledged through an
         expect(r.status, show(r)).toBe(200);
         const seqs = (r.json().records as { seq_num: number }[]).map((x) => x.seq_num);
         const hole = seqs.findIndex((s, i) => i > 0 && s !== seqs[i - 1]! + 1 && s !== TRIM);
-        if (hole > 0) wrong.push(`trim ${offset} ms into the read: ${seqs.slice(0, hole).join(",")} then ${seqs.slice(hole, hole + 3).join(",")}...`);
+        if (hole > 0)
+          wrong.push(
+            `trim ${offset} ms into the read: ${seqs.slice(0, hole).join(",")} then ${seqs.slice(hole, hole + 3).join(",")}...`,
+          );
       } finally {
         a.proxy!.setDelay(0);
       }

@@ -18,14 +18,21 @@ import { batch, readWhileTrimmed } from "../helpers/trim-meanwhile.js";
 
 describe("a read on a shared stream whose next records were trimmed away while a later batch is cached", () => {
   it("never returns a hole: it starts again past the trim", async () => {
-    const seqs = await readWhileTrimmed({
-      // Stored: 0..8 in three batches; this node knows the tail up to 6 and has the batch at 6
-      // in its cache (it appended it).
-      before: [batch(0, 3), batch(3, 3), batch(6, 3)], tail: 9, known: 6, cached: [batch(6, 3)],
-      // Between this read's first and second look: an append at 9..11 holding a trim to 9
-      // lands, and the sweep removes every batch below 9 from the database.
-      after: [batch(9, 3)], stateAfter: { nextSeq: 12, trimPoint: 9 },
-    }, 0);
+    const seqs = await readWhileTrimmed(
+      {
+        // Stored: 0..8 in three batches; this node knows the tail up to 6 and has the batch at 6
+        // in its cache (it appended it).
+        before: [batch(0, 3), batch(3, 3), batch(6, 3)],
+        tail: 9,
+        known: 6,
+        cached: [batch(6, 3)],
+        // Between this read's first and second look: an append at 9..11 holding a trim to 9
+        // lands, and the sweep removes every batch below 9 from the database.
+        after: [batch(9, 3)],
+        stateAfter: { nextSeq: 12, trimPoint: 9 },
+      },
+      0,
+    );
     // Not [0, 1, 2, 6, 7, 8, 9, 10, 11]: a hole at 3..5, and 6..8 below the trim it shows.
     expect(seqs).toEqual([9, 10, 11]);
   });

@@ -30,7 +30,14 @@ beforeAll(async () => {
   a = await cluster.node();
   b = await cluster.node({ delayMs: 100 });
   expect((await a.client.call("POST", "/v1/basins", { json: { basin: BASIN } })).status).toBe(201);
-  expect((await a.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: "s", config: { retention_policy: { infinite: {} } } } })).status).toBe(201);
+  expect(
+    (
+      await a.client.call("POST", "/v1/streams", {
+        basin: BASIN,
+        json: { stream: "s", config: { retention_policy: { infinite: {} } } },
+      })
+    ).status,
+  ).toBe(201);
   expect((await append(b.client, BASIN, "s", [{ body: "b" }])).status).toBe(200); // B has it loaded
 }, 60_000);
 
@@ -47,7 +54,9 @@ async function check(kind: number, t: number): Promise<string | undefined> {
     const r = await b.client.call("GET", path, { basin: BASIN, query: { seq_num: t - 3, count: 3 } });
     const got = r.status === 200 ? (r.json().records as Seq[]).map((x) => `${x.seq_num}:${x.body}`) : [];
     const want = [0, 1, 2].map((k) => `${t - 3 + k}:a${k}`);
-    return JSON.stringify(got) === JSON.stringify(want) ? undefined : `read from ${t - 3} (A acked up to ${t}): ${show(r)}`;
+    return JSON.stringify(got) === JSON.stringify(want)
+      ? undefined
+      : `read from ${t - 3} (A acked up to ${t}): ${show(r)}`;
   }
   if (kind === 3) {
     const r = await b.client.call("GET", `${path}/tail`, { basin: BASIN });
@@ -55,7 +64,10 @@ async function check(kind: number, t: number): Promise<string | undefined> {
   }
   // 1: at T; 2: at T with clamp; 4: at T with clamp, waiting up to a second for records.
   const clamp = kind !== 1;
-  const r = await b.client.call("GET", path, { basin: BASIN, query: { seq_num: t, clamp, ...(kind === 4 ? { wait: 1 } : {}) } });
+  const r = await b.client.call("GET", path, {
+    basin: BASIN,
+    query: { seq_num: t, clamp, ...(kind === 4 ? { wait: 1 } : {}) },
+  });
   if (r.status === 416 && r.json().tail.seq_num >= t) return undefined;
   if (r.status === 200 && (r.json().records as Seq[]).every((x) => x.seq_num >= t)) return undefined;
   const seqs = r.status === 200 ? ` (records ${(r.json().records as Seq[]).map((x) => x.seq_num).join(",")})` : "";
@@ -66,7 +78,10 @@ describe("reads through a node with appends in flight", () => {
   it("reflect every append acknowledged before they started, and never start below their start", async () => {
     let stop = false;
     const writers = [0, 1].map(async () => {
-      while (!stop) await b.client.call("POST", "/v1/streams/s/records", { basin: BASIN, json: { records: [{ body: "b" }] } }).catch(() => undefined);
+      while (!stop)
+        await b.client
+          .call("POST", "/v1/streams/s/records", { basin: BASIN, json: { records: [{ body: "b" }] } })
+          .catch(() => undefined);
     });
     let wrong: string | undefined;
     try {

@@ -53,7 +53,11 @@ async function untilGone(what: string, probe: (n: PgNode) => Promise<string>): P
     if (seen.every((s) => s === "404") || Date.now() > deadline) break;
     await sleep(200);
   }
-  expect(seen, `${what}, ${GONE_WITHIN_MS} ms after its DELETE answered 202, through A, B and a fresh node`).toEqual(["404", "404", "404"]);
+  expect(seen, `${what}, ${GONE_WITHIN_MS} ms after its DELETE answered 202, through A, B and a fresh node`).toEqual([
+    "404",
+    "404",
+    "404",
+  ]);
 }
 
 describe("a reconfiguration through one node racing a DELETE through another", () => {
@@ -63,7 +67,10 @@ describe("a reconfiguration through one node racing a DELETE through another", (
       const s = `s-${i}`;
       expect((await a.client.call("POST", "/v1/streams", { basin: BASIN, json: { stream: s } })).status).toBe(201);
       expect((await append(a.client, BASIN, s, [{ body: "x" }])).status).toBe(200);
-      const patch = b.client.call("PATCH", `/v1/streams/${s}`, { basin: BASIN, json: { retention_policy: { age: 3600 + i } } });
+      const patch = b.client.call("PATCH", `/v1/streams/${s}`, {
+        basin: BASIN,
+        json: { retention_policy: { age: 3600 + i } },
+      });
       await sleep(offset);
       const del = await a.client.call("DELETE", `/v1/streams/${s}`, { basin: BASIN });
       expect(del.status, show(del)).toBe(202);
@@ -73,8 +80,12 @@ describe("a reconfiguration through one node racing a DELETE through another", (
     }
     // Meanwhile no listing shows a deleted stream as live.
     for (const n of [a, b, c]) {
-      const listed = (await n.client.call("GET", "/v1/streams", { basin: BASIN, query: { prefix: "s-" } })).json().streams as { name: string; deleted_at: string | null }[];
-      expect(listed.filter((x) => x.deleted_at === null).map((x) => x.name), "streams listed as live after their DELETE answered 202").toEqual([]);
+      const listed = (await n.client.call("GET", "/v1/streams", { basin: BASIN, query: { prefix: "s-" } })).json()
+        .streams as { name: string; deleted_at: string | null }[];
+      expect(
+        listed.filter((x) => x.deleted_at === null).map((x) => x.name),
+        "streams listed as live after their DELETE answered 202",
+      ).toEqual([]);
     }
     for (const s of deleted) {
       await untilGone(`stream ${s}`, async (n) => {
@@ -100,8 +111,12 @@ describe("a reconfiguration through one node racing a DELETE through another", (
       expect([200, 404, 409], show(p)).toContain(p.status);
     }
     for (const n of [a, b, c]) {
-      const listed = (await n.client.call("GET", "/v1/basins", { query: { prefix: "patch-del-b-" } })).json().basins as { name: string; deleted_at: string | null }[];
-      expect(listed.filter((x) => x.deleted_at === null).map((x) => x.name), "basins listed as live after their DELETE answered 202").toEqual([]);
+      const listed = (await n.client.call("GET", "/v1/basins", { query: { prefix: "patch-del-b-" } })).json()
+        .basins as { name: string; deleted_at: string | null }[];
+      expect(
+        listed.filter((x) => x.deleted_at === null).map((x) => x.name),
+        "basins listed as live after their DELETE answered 202",
+      ).toEqual([]);
     }
     for (const basin of deleted) {
       await untilGone(`basin ${basin}`, async (n) => {

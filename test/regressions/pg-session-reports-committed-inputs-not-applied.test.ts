@@ -38,7 +38,13 @@ beforeAll(async () => {
   cluster = await PgCluster.create();
   // Metadata stays cached on A: with the database 300 ms away only the appends wait for it.
   a = await cluster.node({ delayMs: 0, env: { SVC_LITE_PG_CACHE_MS: "600000" } });
-  svc = new SvcClient({ accountEndpoint: a.lite.url, basinEndpoint: a.lite.url, accessToken: a.lite.token, retries: 0, timeoutMs: 30_000 });
+  svc = new SvcClient({
+    accountEndpoint: a.lite.url,
+    basinEndpoint: a.lite.url,
+    accessToken: a.lite.token,
+    retries: 0,
+    timeoutMs: 30_000,
+  });
   await svc.basins.create(BASIN);
   await svc.basin(BASIN).streams.create("s");
   stream = svc.basin(BASIN).stream("s");
@@ -68,12 +74,19 @@ describe("an append session whose group statement committed but whose answer was
     const busy = stream.append({ records: [rec("busy")] }).catch((e: unknown) => e);
     await sleep(50);
     const inputs = [2, 3, 4].map((n) => ({ records: Array.from({ length: n }, (_, i) => rec(`input${n}-${i}`)) }));
-    const outcomes = inputs.map((input) => session.append(input).then((ack) => ({ ack, error: undefined }), (error: unknown) => ({ ack: undefined, error })));
+    const outcomes = inputs.map((input) =>
+      session.append(input).then(
+        (ack) => ({ ack, error: undefined }),
+        (error: unknown) => ({ ack: undefined, error }),
+      ),
+    );
     // Everything stored (1 + 2 + 3 + 4 records): cut every connection before A hears back.
     const deadline = Date.now() + 20_000;
     while ((await storedTail()) < before + 10 && Date.now() < deadline) await sleep(5);
     expect(await storedTail(), "the session's inputs reached the database").toBe(before + 10);
-    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
     const results = await Promise.all(outcomes);
     await busy;
     await session.close().catch(() => undefined);
@@ -87,9 +100,12 @@ describe("an append session whose group statement committed but whose answer was
       const bodies = inputs[k]!.records.map((r) => new TextDecoder().decode(r.body));
       const at = bodies.map((b) => stored.get(b));
       if (ack) {
-        if (at.some((s, i) => s !== ack.start.seqNum + i)) wrong.push(`input ${k} acked at ${ack.start.seqNum} but stored at ${at.join(",")}`);
+        if (at.some((s, i) => s !== ack.start.seqNum + i))
+          wrong.push(`input ${k} acked at ${ack.start.seqNum} but stored at ${at.join(",")}`);
       } else if (isSvcError(error) && !error.sideEffects && at.some((s) => s !== undefined)) {
-        wrong.push(`input ${k} reported definitely not applied (${error.code}: ${error.message}) but stored at ${at.join(",")}`);
+        wrong.push(
+          `input ${k} reported definitely not applied (${error.code}: ${error.message}) but stored at ${at.join(",")}`,
+        );
       }
     });
     expect(wrong, wrong.join("\n")).toEqual([]);

@@ -30,7 +30,13 @@ beforeAll(async () => {
   proxy = await startFaultProxy(Number(url.port));
   url.port = String(new URL(proxy.url).port);
   lite = await startLite({ postgres: url.toString(), args: ["--storage-timeout", "2s"] });
-  client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, retries: 0, timeoutMs: 30_000 });
+  client = new SvcClient({
+    accountEndpoint: lite.url,
+    basinEndpoint: lite.url,
+    accessToken: lite.token,
+    retries: 0,
+    timeoutMs: 30_000,
+  });
   await client.basins.create("pg-timeout");
   await client.basin("pg-timeout").streams.create("s");
 }, 60_000);
@@ -59,7 +65,10 @@ describe("lite on PostgreSQL when the database stops answering", () => {
     proxy!.blackHole();
     const t0 = Date.now();
     const outcome = await Promise.race([
-      session.append(one("in doubt")).then(() => "acked", (e: unknown) => e),
+      session.append(one("in doubt")).then(
+        () => "acked",
+        (e: unknown) => e,
+      ),
       new Promise((r) => setTimeout(() => r("no answer in 20 s"), 20_000)),
     ]);
     const waited = Date.now() - t0;
@@ -76,7 +85,13 @@ describe("lite on PostgreSQL when the database stops answering", () => {
     let acked: { text: string; end: number } | undefined;
     for (let i = 0; i < 60 && !acked; i++) {
       const text = `after ${i}`;
-      acked = await s.append(one(text)).then((a) => ({ text, end: a.end.seqNum }), async () => { await new Promise((r) => setTimeout(r, 250)); return undefined; });
+      acked = await s.append(one(text)).then(
+        (a) => ({ text, end: a.end.seqNum }),
+        async () => {
+          await new Promise((r) => setTimeout(r, 250));
+          return undefined;
+        },
+      );
     }
     expect(acked, "an append succeeds once the database answers").toBeDefined();
     const got = (await s.readBatch({ seqNum: 0 }, { count: 100 })).records.map((r) => dec.decode(r.body));

@@ -57,9 +57,15 @@ async function rounds(tag: string, config: object, create: (basin: string) => Pr
     deleted.push(basin);
     const r = await made;
     expect([200, 201, 404, 409], `round ${i}: the create through B: ${show(r)}`).toContain(r.status);
-    for (const [node, n] of [["B", b], ["A", a]] as const) {
+    for (const [node, n] of [
+      ["B", b],
+      ["A", a],
+    ] as const) {
       const late = await append(n.client, basin, "s", [{ body: "after the basin's DELETE" }]);
-      expect(late.status, `round ${i} (offset ${offset} ms): an append through ${node} sent after the basin's DELETE answered 202: ${show(late)}`).not.toBe(200);
+      expect(
+        late.status,
+        `round ${i} (offset ${offset} ms): an append through ${node} sent after the basin's DELETE answered 202: ${show(late)}`,
+      ).not.toBe(200);
     }
   }
   for (const basin of deleted) {
@@ -74,7 +80,10 @@ async function rounds(tag: string, config: object, create: (basin: string) => Pr
       if (seen.every((s) => s === "404") || Date.now() > deadline) break;
       await sleep(200);
     }
-    expect(seen, `basin ${basin}, ${GONE_WITHIN_MS} ms after its DELETE answered 202, through A, B and a fresh node`).toEqual(["404", "404", "404"]);
+    expect(
+      seen,
+      `basin ${basin}, ${GONE_WITHIN_MS} ms after its DELETE answered 202, through A, B and a fresh node`,
+    ).toEqual(["404", "404", "404"]);
   }
   const again = await a.client.call("POST", "/v1/basins", { json: { basin: deleted[0] } });
   expect(again.status, `creating ${deleted[0]} again: ${show(again)}`).toBe(201);
@@ -86,6 +95,8 @@ describe("a stream created through one node while another deletes its basin", ()
   }, 60_000);
 
   it("an auto-creating append: the basin still goes away, and nothing is appended after its DELETE", async () => {
-    await rounds("auto-del", { create_stream_on_append: true }, (basin) => b.client.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "auto" }] } }));
+    await rounds("auto-del", { create_stream_on_append: true }, (basin) =>
+      b.client.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "auto" }] } }),
+    );
   }, 60_000);
 });

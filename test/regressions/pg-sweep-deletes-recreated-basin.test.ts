@@ -35,7 +35,10 @@ beforeAll(async () => {
   await sleep(1_000); // P takes the periodic sweep before any other node exists
   y = await cluster.node({ delayMs: 50, env: ENV });
   z = await cluster.node({ env: ENV });
-  for (let i = 0; i < FILLERS; i++) expect((await z.client.call("POST", "/v1/basins", { json: { basin: `aa-fill-${process.pid}-${i}` } })).status).toBe(201);
+  for (let i = 0; i < FILLERS; i++)
+    expect((await z.client.call("POST", "/v1/basins", { json: { basin: `aa-fill-${process.pid}-${i}` } })).status).toBe(
+      201,
+    );
 }, 60_000);
 
 afterAll(async () => {
@@ -58,9 +61,15 @@ describe("a basin deleted and created again", () => {
       }
       expect(again.status, `round ${i}: creating ${basin} again: ${show(again)}`).toBe(201);
       await sleep(LIVES_MS);
-      for (const [node, n] of [["Z", z], ["Y", y], ["P", p]] as const) {
+      for (const [node, n] of [
+        ["Z", z],
+        ["Y", y],
+        ["P", p],
+      ] as const) {
         const r = await n.client.call("GET", `/v1/basins/${basin}`);
-        expect(r.status, `round ${i}: ${basin}, created again ${LIVES_MS} ms ago, through ${node}: ${show(r)}`).toBe(200);
+        expect(r.status, `round ${i}: ${basin}, created again ${LIVES_MS} ms ago, through ${node}: ${show(r)}`).toBe(
+          200,
+        );
       }
     }
   }, 60_000);

@@ -38,16 +38,30 @@ function counted(backend: MemoryBackend): { total: Map<string, number>; maxPerTu
   for (const name of ["getBasin", "listBasins", "getStream", "listStreams"]) wrap(backend.catalog, name);
   for (const name of ["getState", "readBatches", "findTimestamp", "lastBatch"]) wrap(backend.log, name);
   let on = true;
-  const turn = (): void => { inTurn = 0; if (on) setImmediate(turn); };
+  const turn = (): void => {
+    inTurn = 0;
+    if (on) setImmediate(turn);
+  };
   setImmediate(turn);
-  return { total, maxPerTurn: () => max, stop: () => { on = false; } };
+  return {
+    total,
+    maxPerTurn: () => max,
+    stop: () => {
+      on = false;
+    },
+  };
 }
 
 describe("the background sweep does not hold the event loop", () => {
   it("reads no records when nothing is to be removed, and yields between streams", async () => {
     const storage = new MemoryBackend();
     const store = new Store(storage);
-    await createBasin(store, "sweep-basin", { create_stream_on_append: false, create_stream_on_read: false, default_stream_config: {} } as never, undefined);
+    await createBasin(
+      store,
+      "sweep-basin",
+      { create_stream_on_append: false, create_stream_on_read: false, default_stream_config: {} } as never,
+      undefined,
+    );
     for (let i = 0; i < STREAMS; i++) {
       await createStream(store, "sweep-basin", `s${i}`, { retention_policy: { age: 86_400 } }, undefined);
       const s = await store.stream("sweep-basin", `s${i}`, "none");
@@ -64,10 +78,20 @@ describe("the background sweep does not hold the event loop", () => {
     }
     expect(calls.total.get("listStreams"), "the sweep ran over the basin").toBeGreaterThan(0);
     expect(calls.total.get("readBatches") ?? 0, "records read by a sweep that removes nothing").toBe(0);
-    expect(calls.maxPerTurn(), "storage reads in one event-loop turn (the sweep went through every stream at once)").toBeLessThanOrEqual(4);
+    expect(
+      calls.maxPerTurn(),
+      "storage reads in one event-loop turn (the sweep went through every stream at once)",
+    ).toBeLessThanOrEqual(4);
     // And it still removes what is to be removed: a trim makes the first batch removable.
     const s0 = await store.stream("sweep-basin", "s0", "none");
-    await s0.append({ records: [{ headers: [{ name: new Uint8Array(0), value: new TextEncoder().encode("trim") }], body: new Uint8Array(8).fill(0).map((_, k) => (k === 7 ? 1 : 0)) }] });
+    await s0.append({
+      records: [
+        {
+          headers: [{ name: new Uint8Array(0), value: new TextEncoder().encode("trim") }],
+          body: new Uint8Array(8).fill(0).map((_, k) => (k === 7 ? 1 : 0)),
+        },
+      ],
+    });
     const again = new Janitor(store, 3_600_000, () => {}, 0);
     await again.trigger();
     await again.stop();

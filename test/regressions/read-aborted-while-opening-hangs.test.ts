@@ -18,7 +18,9 @@ beforeAll(async () => {
   env = cliEnv(lite);
   const c = liteClient(lite);
   await createStreams(lite, basin, ["s"]);
-  expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "a" }] } })).status).toBe(200);
+  expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "a" }] } })).status).toBe(
+    200,
+  );
 });
 
 afterAll(async () => {
@@ -32,10 +34,15 @@ describe("a read stopped while it opens", () => {
   });
 
   it("svc bench --duration 0 ends, verified, and removes its stream", async () => {
-    const r = await runSvc(["bench", basin, "--duration", "0", "--catchup-delay", "0s", "--json"], { env, timeoutMs: 20_000 });
+    const r = await runSvc(["bench", basin, "--duration", "0", "--catchup-delay", "0s", "--json"], {
+      env,
+      timeoutMs: 20_000,
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).verified).toBe(true);
-    const streams = (await liteClient(lite).call("GET", "/v1/streams", { basin })).json().streams.filter((s: { deleted_at: unknown }) => !s.deleted_at);
+    const streams = (await liteClient(lite).call("GET", "/v1/streams", { basin }))
+      .json()
+      .streams.filter((s: { deleted_at: unknown }) => !s.deleted_at);
     expect(streams.map((s: { name: string }) => s.name)).toEqual(["s"]);
   });
 });

@@ -17,8 +17,12 @@ import { dataEnv, decodeJsonBase64, type DataEnv } from "../e2e/cli-data-setup.j
 import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 /** Runs svc and returns stdout as exact bytes. */
 function bytesOf(args: string[], stdin?: Buffer): Promise<{ code: number | null; out: Buffer; err: string }> {

@@ -13,25 +13,35 @@ import { spawnLite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 describe("a read-only data dir", () => {
-  it.skipIf(process.getuid?.() !== 0)("gives a clear error at start, empty or holding data", async () => {
-    const dir = scratchDir("svc-ro-");
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", dir]);
-    try {
-      // Holding data: a server wrote to it and stopped, then the file system became read-only.
-      const l = await startLite({ dataDir: `${dir}/data` });
-      const c = new SvcClient({ accountEndpoint: l.url, basinEndpoint: l.url, accessToken: l.token });
-      await c.basins.create("read-only-basin");
-      await c.close();
-      await l.stop();
-      execFileSync("mount", ["-o", "remount,ro", dir]);
-      for (const d of [`${dir}/data`, `${dir}/fresh`, `${dir}/a/b`, dir]) {
-        const err = await spawnLite(["--port", "0", "--data-dir", d]).then((s) => { s.child.kill("SIGKILL"); return "started"; }, (e: Error) => e.message);
-        expect(err, d).toMatch(/exited \(1\)/);
-        expect(err, d).toMatch(/read-only file system/);
-        expect(err, d).not.toMatch(/ENOENT|\n\s+at /);
+  it.skipIf(process.getuid?.() !== 0)(
+    "gives a clear error at start, empty or holding data",
+    async () => {
+      const dir = scratchDir("svc-ro-");
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", dir]);
+      try {
+        // Holding data: a server wrote to it and stopped, then the file system became read-only.
+        const l = await startLite({ dataDir: `${dir}/data` });
+        const c = new SvcClient({ accountEndpoint: l.url, basinEndpoint: l.url, accessToken: l.token });
+        await c.basins.create("read-only-basin");
+        await c.close();
+        await l.stop();
+        execFileSync("mount", ["-o", "remount,ro", dir]);
+        for (const d of [`${dir}/data`, `${dir}/fresh`, `${dir}/a/b`, dir]) {
+          const err = await spawnLite(["--port", "0", "--data-dir", d]).then(
+            (s) => {
+              s.child.kill("SIGKILL");
+              return "started";
+            },
+            (e: Error) => e.message,
+          );
+          expect(err, d).toMatch(/exited \(1\)/);
+          expect(err, d).toMatch(/read-only file system/);
+          expect(err, d).not.toMatch(/ENOENT|\n\s+at /);
+        }
+      } finally {
+        execFileSync("umount", [dir]);
       }
-    } finally {
-      execFileSync("umount", [dir]);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

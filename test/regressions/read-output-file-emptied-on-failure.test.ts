@@ -22,7 +22,10 @@ beforeAll(async () => {
   env = cliEnv(lite);
   const c = liteClient(lite);
   await createStreams(lite, basin, ["s", "empty"]);
-  expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "a" }, { body: "b" }] } })).status).toBe(200);
+  expect(
+    (await c.call("POST", "/v1/streams/s/records", { basin, json: { records: [{ body: "a" }, { body: "b" }] } }))
+      .status,
+  ).toBe(200);
 });
 
 afterAll(async () => {
@@ -50,12 +53,16 @@ describe("svc read/tail -o FILE", () => {
     expect((await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "-o", file], { env })).code).toBe(0);
     expect(readFileSync(file, "utf8")).toBe("a\nb\n");
     writeFileSync(file, "old\n");
-    expect((await runSvc(["read", `svc://${basin}/empty`, "-s", "0", "-e", "--clamp", "-o", file], { env })).code).toBe(0);
+    expect((await runSvc(["read", `svc://${basin}/empty`, "-s", "0", "-e", "--clamp", "-o", file], { env })).code).toBe(
+      0,
+    );
     expect(readFileSync(file, "utf8")).toBe("");
   });
 
   it("still refuses at once a FILE it cannot write", async () => {
-    const r = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "-o", join(work, "no-such-dir", "x.txt")], { env });
+    const r = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "-o", join(work, "no-such-dir", "x.txt")], {
+      env,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("cannot open");
   });

@@ -21,23 +21,37 @@ afterAll(async () => {
 });
 
 const root = () => liteClient(lite);
-const lastHour = (): { start: number; end: number } => ({ start: Math.floor(Date.now() / 1000) - 3600, end: Math.floor(Date.now() / 1000) });
+const lastHour = (): { start: number; end: number } => ({
+  start: Math.floor(Date.now() / 1000) - 3600,
+  end: Math.floor(Date.now() / 1000),
+});
 const readOps = async (): Promise<number> => {
   const r = await root().call("GET", `/v1/metrics/${quiet}`, { query: { set: "basin-ops", ...lastHour() } });
   expect(r.status).toBe(200);
-  const read = (r.json().values as { accumulation: { name: string; values: [number, number][] } }[]).find((v) => v.accumulation.name === "read");
+  const read = (r.json().values as { accumulation: { name: string; values: [number, number][] } }[]).find(
+    (v) => v.accumulation.name === "read",
+  );
   return (read?.accumulation.values ?? []).reduce((n, [, v]) => n + v, 0);
 };
-const active = async (): Promise<string[]> => (await root().call("GET", "/v1/metrics", { query: { set: "active-basins", ...lastHour() } })).json().values[0].label.values;
+const active = async (): Promise<string[]> =>
+  (await root().call("GET", "/v1/metrics", { query: { set: "active-basins", ...lastHour() } })).json().values[0].label
+    .values;
 
 describe("requests refused by authentication or authorization", () => {
   it("do not count as the named basin's operations", async () => {
     expect(await active()).not.toContain(quiet);
     const nobody = liteClient({ url: lite.url, token: "not-a-token" });
-    for (let i = 0; i < 3; i++) expect((await nobody.call("GET", "/v1/streams/nope/records", { basin: quiet })).status).toBe(401);
-    const other = await root().call("POST", "/v1/access-tokens", { json: { id: `other-${process.pid}`, scope: { basins: { exact: "someone-else" }, op_groups: { stream: { read: true } } } } });
+    for (let i = 0; i < 3; i++)
+      expect((await nobody.call("GET", "/v1/streams/nope/records", { basin: quiet })).status).toBe(401);
+    const other = await root().call("POST", "/v1/access-tokens", {
+      json: {
+        id: `other-${process.pid}`,
+        scope: { basins: { exact: "someone-else" }, op_groups: { stream: { read: true } } },
+      },
+    });
     const outsider = liteClient({ url: lite.url, token: other.json().access_token });
-    for (let i = 0; i < 3; i++) expect((await outsider.call("GET", "/v1/streams/nope/records", { basin: quiet })).status).toBe(403);
+    for (let i = 0; i < 3; i++)
+      expect((await outsider.call("GET", "/v1/streams/nope/records", { basin: quiet })).status).toBe(403);
     expect(await readOps()).toBe(0);
     expect(await active()).not.toContain(quiet);
 

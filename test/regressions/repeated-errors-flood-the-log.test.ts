@@ -27,13 +27,22 @@ describe.skipIf(!disk)("a full disk refusing appends", () => {
     let refused = 0;
     const started = Date.now();
     try {
-      expect((await client.call("POST", "/v1/basins", { json: { basin: "log-flood", config: { create_stream_on_append: true } } })).status).toBe(201);
+      expect(
+        (
+          await client.call("POST", "/v1/basins", {
+            json: { basin: "log-flood", config: { create_stream_on_append: true } },
+          })
+        ).status,
+      ).toBe(201);
       fillDisk(disk!);
       // Four writers for 2.5 s: first the space lite reserved runs out, then every append is refused.
       const writer = async (w: number): Promise<void> => {
         for (let i = 0; Date.now() - started < 2500; i++) {
           const body = `${w}-${i}-`.padEnd(256 * 1024 + ((w * 7919 + i) % 4096), "x");
-          const res = await client.call("POST", `/v1/streams/s${w}/records`, { basin: "log-flood", json: { records: [{ body }] } });
+          const res = await client.call("POST", `/v1/streams/s${w}/records`, {
+            basin: "log-flood",
+            json: { records: [{ body }] },
+          });
           if (res.status === 507) refused++;
           else expect(res.status).toBe(200);
         }
@@ -45,10 +54,16 @@ describe.skipIf(!disk)("a full disk refusing appends", () => {
     }
     const elapsed = (Date.now() - started) / 1000;
     expect(refused).toBeGreaterThan(100);
-    const lines = lite.stderr().split("\n").filter((l) => / → 507 storage_full: /.test(l));
+    const lines = lite
+      .stderr()
+      .split("\n")
+      .filter((l) => / → 507 storage_full: /.test(l));
     // The streams' names differ only in a digit: one line a second for them all, one at shutdown.
     expect(lines.length).toBeLessThanOrEqual(Math.ceil(elapsed) + 2);
-    const counted = lines.reduce((n, l) => n + Number(/\((\d+) times like this in the last 1 s\)$/.exec(l)?.[1] ?? 1), 0);
+    const counted = lines.reduce(
+      (n, l) => n + Number(/\((\d+) times like this in the last 1 s\)$/.exec(l)?.[1] ?? 1),
+      0,
+    );
     expect(counted).toBe(refused);
   }, 60_000);
 });

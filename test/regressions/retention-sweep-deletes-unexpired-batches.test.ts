@@ -32,7 +32,9 @@ describe("the retention sweep", () => {
     await sleep(5_500);
     for (let i = 0; i < 20; i++) expect((await append(`new-${i}`)).status).toBe(200);
     // Now the 70 old batches are past a 5 s age and the 20 new ones are not.
-    expect((await c().call("PATCH", "/v1/streams/s", { basin, json: { retention_policy: { age: 5 } } })).status).toBe(200);
+    expect((await c().call("PATCH", "/v1/streams/s", { basin, json: { retention_policy: { age: 5 } } })).status).toBe(
+      200,
+    );
     await sleep(1_000); // several sweeps
     const read = await c().call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0, count: 1000 } });
     expect(read.status).toBe(200);

@@ -25,7 +25,15 @@ afterAll(async () => {
 
 async function issue(id: string): Promise<string> {
   const r = await liteClient(lite).call("POST", "/v1/access-tokens", {
-    json: { id, scope: { basins: { prefix: "" }, streams: { prefix: "" }, access_tokens: { prefix: "victim/" }, ops: ["read", "append", "issue-access-token"] } },
+    json: {
+      id,
+      scope: {
+        basins: { prefix: "" },
+        streams: { prefix: "" },
+        access_tokens: { prefix: "victim/" },
+        ops: ["read", "append", "issue-access-token"],
+      },
+    },
   });
   expect(r.status).toBe(201);
   return r.json().access_token as string;
@@ -40,7 +48,13 @@ describe("a token revoked while its request body arrives", () => {
   it("cannot issue a token once the body completes", async () => {
     const secret = await issue("victim/dev");
     const body = JSON.stringify({ id: "victim/persist", scope: { basins: { prefix: "" }, ops: ["read"] } });
-    const req = await slowRequest(lite.url, "POST", "/v1/access-tokens", { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body);
+    const req = await slowRequest(
+      lite.url,
+      "POST",
+      "/v1/access-tokens",
+      { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body,
+    );
     await new Promise((r) => setTimeout(r, 100));
     await revoke("victim/dev");
     const res = await req.finish();
@@ -53,7 +67,13 @@ describe("a token revoked while its request body arrives", () => {
   it("cannot append once the body completes", async () => {
     const secret = await issue("victim/appender");
     const body = JSON.stringify({ records: [{ body: "after revocation" }] });
-    const req = await slowRequest(lite.url, "POST", "/v1/streams/log/records", { authorization: `Bearer ${secret}`, "content-type": "application/json", "svc-basin": basin }, body);
+    const req = await slowRequest(
+      lite.url,
+      "POST",
+      "/v1/streams/log/records",
+      { authorization: `Bearer ${secret}`, "content-type": "application/json", "svc-basin": basin },
+      body,
+    );
     await new Promise((r) => setTimeout(r, 100));
     await revoke("victim/appender");
     const res = await req.finish();
@@ -65,7 +85,13 @@ describe("a token revoked while its request body arrives", () => {
   it("still acts when not revoked (the slow body itself is fine)", async () => {
     const secret = await issue("victim/ok");
     const body = JSON.stringify({ records: [{ body: "kept" }] });
-    const req = await slowRequest(lite.url, "POST", "/v1/streams/log/records", { authorization: `Bearer ${secret}`, "content-type": "application/json", "svc-basin": basin }, body);
+    const req = await slowRequest(
+      lite.url,
+      "POST",
+      "/v1/streams/log/records",
+      { authorization: `Bearer ${secret}`, "content-type": "application/json", "svc-basin": basin },
+      body,
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect((await req.finish()).status).toBe(200);
     req.socket.destroy();

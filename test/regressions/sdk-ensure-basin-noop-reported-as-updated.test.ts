@@ -10,8 +10,12 @@ import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
 import { sdkClient } from "../helpers/s2-sdk.js";
 
 let lite: Lite;
-beforeAll(async () => { lite = await startLite({ inMemory: true }); });
-afterAll(async () => { await lite.stop(); });
+beforeAll(async () => {
+  lite = await startLite({ inMemory: true });
+});
+afterAll(async () => {
+  await lite.stop();
+});
 
 it("reports an ensure of an unchanged basin as noop through S2's SDK", async () => {
   const s2 = sdkClient(lite);

@@ -28,33 +28,62 @@ describe.each(["svc", "s2"] as const)("the %s-stream-config header", (dialect) =
   const headers = (extra: Record<string, string> = {}) => ({ [`${dialect}-basin`]: basin, ...extra });
   beforeAll(async () => {
     basin = uniqueBasin(`cfg-${dialect}`);
-    const made = await c.call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true, create_stream_on_read: true, default_stream_config: { storage_class: "standard" } } } });
+    const made = await c.call("POST", "/v1/basins", {
+      json: {
+        basin,
+        config: {
+          create_stream_on_append: true,
+          create_stream_on_read: true,
+          default_stream_config: { storage_class: "standard" },
+        },
+      },
+    });
     expect(made.status).toBe(201);
   });
-  const config = async (stream: string) => (await c.call("GET", `/v1/streams/${stream}`, { headers: headers() })).json();
+  const config = async (stream: string) =>
+    (await c.call("GET", `/v1/streams/${stream}`, { headers: headers() })).json();
 
   it("configures a stream an append auto-creates, over the basin's defaults", async () => {
     const cfg = JSON.stringify({ retention_policy: { age: 77 }, timestamping: { mode: "arrival" } });
-    const r = await c.call("POST", "/v1/streams/a/records", { headers: headers({ [header]: cfg }), json: { records: [{ body: "x" }] } });
+    const r = await c.call("POST", "/v1/streams/a/records", {
+      headers: headers({ [header]: cfg }),
+      json: { records: [{ body: "x" }] },
+    });
     expect(r.status).toBe(200);
     const got = await config("a");
-    expect([got.retention_policy, got.timestamping.mode, got.storage_class]).toEqual([{ age: 77 }, "arrival", "standard"]);
+    expect([got.retention_policy, got.timestamping.mode, got.storage_class]).toEqual([
+      { age: 77 },
+      "arrival",
+      "standard",
+    ]);
   });
 
   it("configures a stream a read auto-creates, and is ignored once the stream exists", async () => {
-    const read = await c.call("GET", "/v1/streams/fresh/records", { headers: headers({ [header]: JSON.stringify({ delete_on_empty: { min_age_secs: 30 } }) }), query: { seq_num: 0, wait: 0 } });
+    const read = await c.call("GET", "/v1/streams/fresh/records", {
+      headers: headers({ [header]: JSON.stringify({ delete_on_empty: { min_age_secs: 30 } }) }),
+      query: { seq_num: 0, wait: 0 },
+    });
     expect(read.status).toBe(416);
     expect((await config("fresh")).delete_on_empty.min_age_secs).toBe(30);
-    const again = await c.call("POST", "/v1/streams/fresh/records", { headers: headers({ [header]: JSON.stringify({ retention_policy: { age: 5 } }) }), json: { records: [{ body: "x" }] } });
+    const again = await c.call("POST", "/v1/streams/fresh/records", {
+      headers: headers({ [header]: JSON.stringify({ retention_policy: { age: 5 } }) }),
+      json: { records: [{ body: "x" }] },
+    });
     expect(again.status).toBe(200);
     expect((await config("fresh")).retention_policy).toEqual({ age: 604800 });
   });
 
   it("refuses a bad config and creates nothing", async () => {
-    const bad = await c.call("POST", "/v1/streams/bad/records", { headers: headers({ [header]: "{not json" }), json: { records: [{ body: "x" }] } });
+    const bad = await c.call("POST", "/v1/streams/bad/records", {
+      headers: headers({ [header]: "{not json" }),
+      json: { records: [{ body: "x" }] },
+    });
     expect([bad.status, bad.json().code]).toEqual([400, "bad_header"]);
     expect(bad.json().message).toContain(header);
-    const zero = await c.call("POST", "/v1/streams/bad/records", { headers: headers({ [header]: JSON.stringify({ retention_policy: { age: 0 } }) }), json: { records: [{ body: "x" }] } });
+    const zero = await c.call("POST", "/v1/streams/bad/records", {
+      headers: headers({ [header]: JSON.stringify({ retention_policy: { age: 0 } }) }),
+      json: { records: [{ body: "x" }] },
+    });
     expect([zero.status, zero.json().code]).toEqual([422, "invalid"]);
     expect((await c.call("GET", "/v1/streams/bad", { headers: headers() })).status).toBe(404);
   });

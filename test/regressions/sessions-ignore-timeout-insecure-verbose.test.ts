@@ -36,9 +36,15 @@ const closedPort = freePort;
 /** Accepts connections and never answers a byte. */
 async function silentServer(): Promise<number> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => { sockets.add(s); s.on("error", () => undefined); });
+  const server = net.createServer((s) => {
+    sockets.add(s);
+    s.on("error", () => undefined);
+  });
   const port = await listen(server);
-  closers.push(() => { for (const s of sockets) s.destroy(); return new Promise<void>((r) => server.close(() => r())); });
+  closers.push(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
   return port;
 }
 
@@ -104,51 +110,108 @@ describe("sessions over TLS (HTTP/2, self-signed certificate) and -v", () => {
     // A TLS front for lite with a certificate made now; it offers h2 and http/1.1 by ALPN and
     // forwards the decrypted bytes (lite tells HTTP/2 from HTTP/1.1 by the preface).
     const dir = scratchDir("svc-tls-");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-      "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     const sockets = new Set<net.Socket>();
-    const front = tls.createServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")), ALPNProtocols: ["h2", "http/1.1"] }, (secure) => {
-      const plain = net.connect(lite.port, "127.0.0.1");
-      sockets.add(secure).add(plain);
-      secure.pipe(plain).pipe(secure);
-      const end = (): void => { secure.destroy(); plain.destroy(); };
-      secure.on("error", end).on("close", end);
-      plain.on("error", end).on("close", end);
-    });
+    const front = tls.createServer(
+      {
+        key: readFileSync(join(dir, "key.pem")),
+        cert: readFileSync(join(dir, "cert.pem")),
+        ALPNProtocols: ["h2", "http/1.1"],
+      },
+      (secure) => {
+        const plain = net.connect(lite.port, "127.0.0.1");
+        sockets.add(secure).add(plain);
+        secure.pipe(plain).pipe(secure);
+        const end = (): void => {
+          secure.destroy();
+          plain.destroy();
+        };
+        secure.on("error", end).on("close", end);
+        plain.on("error", end).on("close", end);
+      },
+    );
     front.on("tlsClientError", () => undefined);
     tlsUrl = `https://127.0.0.1:${await listen(front)}`;
-    closers.push(() => { for (const s of sockets) s.destroy(); return new Promise<void>((r) => front.close(() => r())); });
+    closers.push(() => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => front.close(() => r()));
+    });
   });
 
   it("without --insecure a session fails at once with a clear message (exit 6)", async () => {
-    const append = await runSvc(["append", `svc://${basin}/s`, "--retries", "0"], { env: envFor(tlsUrl, lite.token), stdin: "x\n" });
+    const append = await runSvc(["append", `svc://${basin}/s`, "--retries", "0"], {
+      env: envFor(tlsUrl, lite.token),
+      stdin: "x\n",
+    });
     expect(append.code, append.stderr).toBe(6);
     expect(append.stderr).toMatch(/TLS certificate is not trusted \(self-signed certificate/);
     expect(append.stderr).toMatch(/--insecure/);
-    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1", "--retries", "0"], { env: envFor(tlsUrl, lite.token) });
+    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1", "--retries", "0"], {
+      env: envFor(tlsUrl, lite.token),
+    });
     expect(read.code, read.stderr).toBe(6);
     expect(read.stderr).toMatch(/TLS certificate is not trusted/);
   });
 
   it("with --insecure append and read sessions work over h2 + TLS (and the one-request shortcuts over HTTPS)", async () => {
-    const append = await runSvc(["append", `svc://${basin}/s`, "--insecure", "--transport", "session"], { env: envFor(tlsUrl, lite.token), stdin: "over-tls-1\nover-tls-2\n" });
+    const append = await runSvc(["append", `svc://${basin}/s`, "--insecure", "--transport", "session"], {
+      env: envFor(tlsUrl, lite.token),
+      stdin: "over-tls-1\nover-tls-2\n",
+    });
     expect(append.code, append.stderr).toBe(0);
-    const shortcut = await runSvc(["append", `svc://${basin}/s`, "--insecure"], { env: envFor(tlsUrl, lite.token), stdin: "over-tls-3\n" });
+    const shortcut = await runSvc(["append", `svc://${basin}/s`, "--insecure"], {
+      env: envFor(tlsUrl, lite.token),
+      stdin: "over-tls-3\n",
+    });
     expect(shortcut.code, shortcut.stderr).toBe(0);
-    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "--insecure", "--transport", "session"], { env: envFor(tlsUrl, lite.token) });
+    const read = await runSvc(
+      ["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "--insecure", "--transport", "session"],
+      { env: envFor(tlsUrl, lite.token) },
+    );
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toBe("over-tls-1\nover-tls-2\nover-tls-3\n");
-    const unary = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "--insecure"], { env: envFor(tlsUrl, lite.token) });
+    const unary = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "--insecure"], {
+      env: envFor(tlsUrl, lite.token),
+    });
     expect(unary.stdout).toBe(read.stdout);
   });
 
   it("-v logs each session request with its status and latency, never the token", async () => {
-    const append = await runSvc(["append", `svc://${basin}/s`, "-v", "--transport", "session"], { env: envFor(lite.url, lite.token), stdin: "logged\n" });
+    const append = await runSvc(["append", `svc://${basin}/s`, "-v", "--transport", "session"], {
+      env: envFor(lite.url, lite.token),
+      stdin: "logged\n",
+    });
     expect(append.code, append.stderr).toBe(0);
-    expect(append.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records \(session\) → 200 in [\d.]+ ms/);
-    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1", "-v", "--transport", "session"], { env: envFor(lite.url, lite.token) });
+    expect(append.stderr).toMatch(
+      /POST http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records \(session\) → 200 in [\d.]+ ms/,
+    );
+    const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1", "-v", "--transport", "session"], {
+      env: envFor(lite.url, lite.token),
+    });
     expect(read.code, read.stderr).toBe(0);
-    expect(read.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records\?seq_num=0&count=1 \(session\) → 200/);
+    expect(read.stderr).toMatch(
+      /GET http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records\?seq_num=0&count=1 \(session\) → 200/,
+    );
     for (const out of [append.stderr, read.stderr]) expect(out).not.toContain(lite.token);
   });
 
@@ -159,11 +222,17 @@ describe("sessions over TLS (HTTP/2, self-signed certificate) and -v", () => {
     expect(one.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/v1\/streams\/s\/records → 200/);
     expect(one.stderr).not.toContain("(session)");
     // Over 64 KiB: several batches' worth is not a one-shot; a session carries it.
-    const big = await runSvc(["append", `svc://${basin}/s`, "-v", "--max-batch-bytes", "16KiB"], { env, stdin: "y".repeat(1000).concat("\n").repeat(80) });
+    const big = await runSvc(["append", `svc://${basin}/s`, "-v", "--max-batch-bytes", "16KiB"], {
+      env,
+      stdin: "y".repeat(1000).concat("\n").repeat(80),
+    });
     expect(big.code, big.stderr).toBe(0);
     expect(big.stderr).toContain("(session)");
     // --ack-timeout asks for a session's ack bound: no shortcut.
-    const bounded = await runSvc(["append", `svc://${basin}/s`, "-v", "--ack-timeout", "10s"], { env, stdin: "bounded\n" });
+    const bounded = await runSvc(["append", `svc://${basin}/s`, "-v", "--ack-timeout", "10s"], {
+      env,
+      stdin: "bounded\n",
+    });
     expect(bounded.stderr).toContain("(session)");
     const read = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "3", "-v"], { env });
     expect(read.code, read.stderr).toBe(0);

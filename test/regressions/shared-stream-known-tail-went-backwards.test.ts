@@ -18,22 +18,46 @@ import { ReadCursor } from "../../src/lite/store/read-engine.js";
 import { SharedStream } from "../../src/lite/store/shared-stream.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
-const meta = { basin: "b", name: "s", id: 1, config: resolveStreamConfig({}, null), createdAt: new Date(0).toISOString(), deletedAt: null, requestKey: null, rev: 0 };
-const at = (nextSeq: number): StoredState => ({ nextSeq, lastTimestamp: 5, fencingToken: "", trimPoint: 0, lastArrival: 5, live: true });
+const meta = {
+  basin: "b",
+  name: "s",
+  id: 1,
+  config: resolveStreamConfig({}, null),
+  createdAt: new Date(0).toISOString(),
+  deletedAt: null,
+  requestKey: null,
+  rev: 0,
+};
+const at = (nextSeq: number): StoredState => ({
+  nextSeq,
+  lastTimestamp: 5,
+  fencingToken: "",
+  trimPoint: 0,
+  lastArrival: 5,
+  live: true,
+});
 
 describe("a shared stream's known tail", () => {
   it("never goes back when its own group's answer comes after a read of a later tail", async () => {
     let answer!: (r: GroupResult) => void;
     let stored = at(0);
     const log: SharedLog = {
-      append: () => new Promise((r) => { answer = r; }),
+      append: () =>
+        new Promise((r) => {
+          answer = r;
+        }),
       states: async () => new Map([[1, stored]]),
       readBatches: async () => [],
       findTimestamp: async () => undefined,
       batchHeads: async () => [],
       deleteBatchesBelow: async () => 0,
     };
-    const s = new SharedStream(meta, initialState(0), { log, cache: new BatchCache(1 << 20), readState: async () => stored, onTrim: () => {} });
+    const s = new SharedStream(meta, initialState(0), {
+      log,
+      cache: new BatchCache(1 << 20),
+      readState: async () => stored,
+      onTrim: () => {},
+    });
     const ack = s.append({ records: [{ headers: [], body: new Uint8Array([1]) }] });
     await new Promise((r) => setImmediate(r)); // the group is out
     // Other nodes appended 9 after it; this node hears of it first.

@@ -19,9 +19,20 @@ describe("a short read inside a stored batch", () => {
     const backend = new MemoryBackend();
     backend.log.states.set(1, initialState(0));
     const config = resolveStreamConfig({ retention_policy: { infinite: {} } }, null);
-    const meta = { basin: "b", name: "s", id: 1, config, createdAt: new Date(0).toISOString(), deletedAt: null, requestKey: null };
+    const meta = {
+      basin: "b",
+      name: "s",
+      id: 1,
+      config,
+      createdAt: new Date(0).toISOString(),
+      deletedAt: null,
+      requestKey: null,
+    };
     const s = new LocalStream(meta, initialState(0), backend.log);
-    for (let i = 0; i < 100; i++) await s.append({ records: Array.from({ length: 10 }, () => ({ headers: [], body: enc.encode("x".repeat(100)) })) });
+    for (let i = 0; i < 100; i++)
+      await s.append({
+        records: Array.from({ length: 10 }, () => ({ headers: [], body: enc.encode("x".repeat(100)) })),
+      });
 
     const asked: number[] = [];
     const readBatches = backend.log.readBatches.bind(backend.log);
@@ -34,7 +45,9 @@ describe("a short read inside a stored batch", () => {
     const c = await ReadCursor.open(s, { start: { seqNum: 31 }, count: 10 }, true);
     const step = await c.next();
     c.close();
-    expect(step.kind === "batch" && step.batch.records.map((r) => r.seqNum)).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
+    expect(step.kind === "batch" && step.batch.records.map((r) => r.seqNum)).toEqual([
+      31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+    ]);
     // 31..39 from the batch at 30, then 40 from the next: two batches, not 1 + 64
     expect(asked.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3);
   });

@@ -14,9 +14,14 @@ import { liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {
-  lite = await startLite({ inMemory: true, env: { SVC_LITE_HEADERS_TIMEOUT_MS: "1500", SVC_LITE_IDLE_TIMEOUT_MS: "1500" } });
+  lite = await startLite({
+    inMemory: true,
+    env: { SVC_LITE_HEADERS_TIMEOUT_MS: "1500", SVC_LITE_IDLE_TIMEOUT_MS: "1500" },
+  });
 });
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 /** Resolves with the ms until the server closed the socket (or rejects after `limitMs`). */
 function closedAfter(write: (s: ReturnType<typeof connect>) => void, limitMs: number): Promise<number> {
@@ -25,8 +30,14 @@ function closedAfter(write: (s: ReturnType<typeof connect>) => void, limitMs: nu
     const s = connect(Number(new URL(lite.url).port), "127.0.0.1");
     s.on("error", () => undefined);
     s.on("data", () => undefined);
-    const timer = setTimeout(() => { s.destroy(); reject(new Error(`still open after ${limitMs} ms`)); }, limitMs);
-    s.on("close", () => { clearTimeout(timer); resolve(Date.now() - t0); });
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error(`still open after ${limitMs} ms`));
+    }, limitMs);
+    s.on("close", () => {
+      clearTimeout(timer);
+      resolve(Date.now() - t0);
+    });
     s.on("connect", () => write(s));
   });
 }
@@ -37,7 +48,9 @@ describe("slowloris and idle connections are cut after a bounded time", () => {
     let timer: NodeJS.Timeout | undefined;
     const dropped = closedAfter((s) => {
       let i = 0;
-      timer = setInterval(() => { if (!s.destroyed && i < head.length) s.write(head[i++]!); }, 100);
+      timer = setInterval(() => {
+        if (!s.destroyed && i < head.length) s.write(head[i++]!);
+      }, 100);
     }, 15_000);
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) expect((await liteClient(lite).call("GET", "/health")).status).toBe(200);
@@ -64,7 +77,10 @@ describe("slowloris and idle connections are cut after a bounded time", () => {
     const t0 = Date.now();
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("idle h2 connection still open after 10 s")), 10_000);
-      session.on("close", () => { clearTimeout(timer); resolve(); });
+      session.on("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
       session.on("goaway", () => undefined);
     });
     expect(Date.now() - t0).toBeLessThan(8_000);

@@ -21,7 +21,14 @@ beforeAll(async () => {
   env = cliEnv(lite);
   const c = liteClient(lite);
   await createStreams(lite, basin, ["s"]);
-  expect((await c.call("POST", "/v1/streams/s/records", { basin, json: { records: Array.from({ length: 10 }, (_, i) => ({ body: String(i) })) } })).status).toBe(200);
+  expect(
+    (
+      await c.call("POST", "/v1/streams/s/records", {
+        basin,
+        json: { records: Array.from({ length: 10 }, (_, i) => ({ body: String(i) })) },
+      })
+    ).status,
+  ).toBe(200);
   expect((await runSvc(["trim", `svc://${basin}/s`, "3", "-y"], { env })).code).toBe(0); // a command record at 10
 });
 
@@ -31,25 +38,40 @@ afterAll(async () => {
 });
 
 /** One `.bin` file per record (each has a `.json` beside it), in seq order. */
-const bins = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith(".bin")).sort((a, b) => parseInt(a) - parseInt(b));
+const bins = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".bin"))
+    .sort((a, b) => parseInt(a) - parseInt(b));
 
 describe("svc read --split-dir", () => {
   it("writes only what --commands and --grep let through", async () => {
     const dir = join(work, "grep");
-    const r = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", dir, "--commands", "skip", "--grep", "^5$"], { env });
+    const r = await runSvc(
+      ["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", dir, "--commands", "skip", "--grep", "^5$"],
+      { env },
+    );
     expect(r.code).toBe(0);
     expect(bins(dir)).toEqual(["5.bin"]);
   });
 
   it("leaves command records out with --commands skip, and shows them on stderr with --commands stderr", async () => {
     const skip = join(work, "skip");
-    expect((await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", skip, "--commands", "skip"], { env })).code).toBe(0);
+    expect(
+      (await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", skip, "--commands", "skip"], { env }))
+        .code,
+    ).toBe(0);
     const stderr = join(work, "stderr");
-    const r = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", stderr, "--commands", "stderr"], { env });
+    const r = await runSvc(
+      ["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", stderr, "--commands", "stderr"],
+      { env },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/trim/);
     const all = join(work, "all");
-    expect((await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", all, "--commands", "show"], { env })).code).toBe(0);
+    expect(
+      (await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-e", "--split-dir", all, "--commands", "show"], { env }))
+        .code,
+    ).toBe(0);
     const stored = bins(all); // what the read returns (the trim hides 0..2 once applied)
     expect(stored).toHaveLength(8); // 3..9, and the trim command record
     expect(bins(skip)).toHaveLength(7);

@@ -16,7 +16,9 @@ import { LineSplitter, sseEvents } from "../../src/client/sse-read.js";
 import { runSvc } from "../helpers/cli.js";
 
 const servers: Http2Server[] = [];
-afterAll(() => { for (const s of servers) s.close(); });
+afterAll(() => {
+  for (const s of servers) s.close();
+});
 
 /** An h2c server answering every request with an event stream that repeats `chunk` until the client goes. */
 async function flood(chunk: string, prefix = ""): Promise<string> {
@@ -40,9 +42,13 @@ describe("svc read --transport sse against a misbehaving server", () => {
   it("fails at once on a line that never ends, instead of spinning", async () => {
     const url = await flood("a", "data: ");
     const started = Date.now();
-    const r = await runSvc(["read", "svc://some-basin/s", "-s", "0", "-n", "5", "--transport", "sse", "--retries", "0"], {
-      env: { SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url, SVC_ACCESS_TOKEN: "t0k3n-for-tests" }, timeoutMs: 20_000,
-    });
+    const r = await runSvc(
+      ["read", "svc://some-basin/s", "-s", "0", "-n", "5", "--transport", "sse", "--retries", "0"],
+      {
+        env: { SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url, SVC_ACCESS_TOKEN: "t0k3n-for-tests" },
+        timeoutMs: 20_000,
+      },
+    );
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain("longer than 8 MiB");
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -53,7 +59,11 @@ describe("svc read --transport sse against a misbehaving server", () => {
     const c = new SvcClient({ accountEndpoint: url, basinEndpoint: url, accessToken: "t0k3n-for-tests", retries: 0 });
     const started = Date.now();
     const e = await (async () => {
-      for await (const _ of c.basin("some-basin").stream("s").read({ seqNum: 0 }, { count: 5 }, { transport: "sse", heartbeatTimeoutMs: 1_500 })) break;
+      for await (const _ of c
+        .basin("some-basin")
+        .stream("s")
+        .read({ seqNum: 0 }, { count: 5 }, { transport: "sse", heartbeatTimeoutMs: 1_500 }))
+        break;
     })().catch((err: unknown) => err);
     await c.close();
     expect((e as Error).message).toContain("no message from the server for 1.5 s");
@@ -63,16 +73,32 @@ describe("svc read --transport sse against a misbehaving server", () => {
 
 describe("the event-stream line splitter", () => {
   it("gives the same lines whatever the chunking (CR, LF, CRLF, split anywhere)", async () => {
-    const text = "event: batch\r\nid: 3,1,5\rdata: {\"a\":1}\n\ndata: x\r\n\r\n: comment\rdata: y\n\n";
+    const text = 'event: batch\r\nid: 3,1,5\rdata: {"a":1}\n\ndata: x\r\n\r\n: comment\rdata: y\n\n';
     const whole = new LineSplitter(1024).push(text);
     const split = new LineSplitter(1024);
     const oneByOne = [...text].flatMap((c) => split.push(c));
     expect(oneByOne).toEqual(whole);
-    expect(whole).toEqual(["event: batch", "id: 3,1,5", "data: {\"a\":1}", "", "data: x", "", ": comment", "data: y", ""]);
-    async function* bytes(): AsyncGenerator<Uint8Array> { for (const b of Buffer.from(text)) yield Uint8Array.of(b); }
+    expect(whole).toEqual([
+      "event: batch",
+      "id: 3,1,5",
+      'data: {"a":1}',
+      "",
+      "data: x",
+      "",
+      ": comment",
+      "data: y",
+      "",
+    ]);
+    async function* bytes(): AsyncGenerator<Uint8Array> {
+      for (const b of Buffer.from(text)) yield Uint8Array.of(b);
+    }
     const events = [];
     for await (const ev of sseEvents(bytes())) events.push(ev);
-    expect(events).toEqual([{ event: "batch", data: "{\"a\":1}", id: "3,1,5" }, { event: "message", data: "x", id: undefined }, { event: "message", data: "y", id: undefined }]);
+    expect(events).toEqual([
+      { event: "batch", data: '{"a":1}', id: "3,1,5" },
+      { event: "message", data: "x", id: undefined },
+      { event: "message", data: "y", id: undefined },
+    ]);
   });
 
   it("refuses a line past its bound, also when it arrives in pieces", () => {

@@ -29,7 +29,9 @@ beforeAll(async () => {
     expect(r.code, r.stderr).toBe(0);
   }
 }, 60_000);
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 
 /** A real shell pipe, as a user types it. */
 function pipe(left: string[], right: string[]): Promise<{ code: string; stderr: string }> {
@@ -38,7 +40,13 @@ function pipe(left: string[], right: string[]): Promise<{ code: string; stderr: 
   const script = `set -o pipefail; "${process.execPath}" "${SVC_BIN}" ${q(left)} | "${process.execPath}" "${SVC_BIN}" ${q(right)}; echo "rc=$?"`;
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", script], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), FORCE_COLOR: "0", ...d.env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+        FORCE_COLOR: "0",
+        ...d.env,
+      },
     });
     let out = "";
     let err = "";
@@ -61,12 +69,17 @@ describe("copying a stream copies its data, not its commands", () => {
     const source = await records(src);
     expect(source.filter(isCommand)).toHaveLength(2);
     const dst = await d.newStream("dst");
-    const r = await pipe(["read", src, "--from-beginning", "-e", "--format", "json-base64"], ["append", dst, "--format", "json-base64"]);
+    const r = await pipe(
+      ["read", src, "--from-beginning", "-e", "--format", "json-base64"],
+      ["append", dst, "--format", "json-base64"],
+    );
     expect(r.code, r.stderr).toBe("rc=0");
     expect(r.stderr).toMatch(/skipped 2 command records in the input \(1 trim, 1 fence\)/);
     const copy = await records(dst);
     expect(copy.some(isCommand)).toBe(false);
-    expect(copy.map((x) => x.body.toString())).toEqual(source.filter((x) => !isCommand(x)).map((x) => x.body.toString()));
+    expect(copy.map((x) => x.body.toString())).toEqual(
+      source.filter((x) => !isCommand(x)).map((x) => x.body.toString()),
+    );
     // Not fenced: the current token is still empty.
     const w = await d.svc(["append", dst, "-F", ""], { stdin: "later\n" });
     expect(w.code, w.stderr).toBe(0);
@@ -75,7 +88,10 @@ describe("copying a stream copies its data, not its commands", () => {
 
   it("--commands replay appends the fence but never the trim", async () => {
     const dst = await d.newStream("dst");
-    const r = await pipe(["read", src, "--from-beginning", "-e", "--format", "json-base64"], ["append", dst, "--format", "json-base64", "--commands", "replay"]);
+    const r = await pipe(
+      ["read", src, "--from-beginning", "-e", "--format", "json-base64"],
+      ["append", dst, "--format", "json-base64", "--commands", "replay"],
+    );
     expect(r.code, r.stderr).toBe("rc=0");
     expect(r.stderr).toMatch(/skipped 1 command record in the input \(1 trim\).*never replayed/);
     const copy = await records(dst);
@@ -83,7 +99,8 @@ describe("copying a stream copies its data, not its commands", () => {
     expect(commands.map((c) => c.headers[0]![1].toString())).toEqual(["fence"]);
     expect(commands[0]!.body.toString()).toBe("writer-1");
     // Every data record is still there: nothing was trimmed.
-    const data = (rs: { headers: [Buffer, Buffer][]; body: Buffer }[]) => rs.filter((x) => !isCommand(x)).map((x) => x.body.toString());
+    const data = (rs: { headers: [Buffer, Buffer][]; body: Buffer }[]) =>
+      rs.filter((x) => !isCommand(x)).map((x) => x.body.toString());
     expect(data(copy)).toEqual(data(await records(src)));
     // The fence took effect on the copy: a wrong token is refused (exit 5).
     const w = await d.svc(["append", dst, "-F", "someone-else"], { stdin: "later\n" });

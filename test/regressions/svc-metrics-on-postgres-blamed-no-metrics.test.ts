@@ -17,11 +17,17 @@ let off: Lite;
 const basin = uniqueBasin("nm");
 
 const svc = (node: Lite, args: string[], stdin?: string) =>
-  runSvc(args, { stdin, env: { SVC_ACCOUNT_ENDPOINT: node.url, SVC_BASIN_ENDPOINT: node.url, SVC_ACCESS_TOKEN: node.token } });
+  runSvc(args, {
+    stdin,
+    env: { SVC_ACCOUNT_ENDPOINT: node.url, SVC_BASIN_ENDPOINT: node.url, SVC_ACCESS_TOKEN: node.token },
+  });
 
 beforeAll(async () => {
   db = await freshDatabase();
-  [on, off] = await Promise.all([startLite({ postgres: db.url }), startLite({ postgres: db.url, args: ["--no-metrics"] })]);
+  [on, off] = await Promise.all([
+    startLite({ postgres: db.url }),
+    startLite({ postgres: db.url, args: ["--no-metrics"] }),
+  ]);
   expect((await svc(on, ["basin", "create", basin])).code).toBe(0);
   expect((await svc(on, ["stream", "create", `svc://${basin}/s`])).code).toBe(0);
   expect((await svc(on, ["append", `svc://${basin}/s`], "one\ntwo\n")).code).toBe(0);
@@ -47,7 +53,9 @@ describe("svc metrics against svc lite on PostgreSQL", () => {
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe("");
     const lines = r.stderr.trimEnd().split("\n");
-    expect(lines[0]).toBe(`error: Failed to get basin metrics svc://${basin}: metrics are off on this server: it was started with --no-metrics (501 not_implemented)`);
+    expect(lines[0]).toBe(
+      `error: Failed to get basin metrics svc://${basin}: metrics are off on this server: it was started with --no-metrics (501 not_implemented)`,
+    );
     expect(r.stderr.split("--no-metrics")).toHaveLength(2);
   });
 });

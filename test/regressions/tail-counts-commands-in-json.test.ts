@@ -17,7 +17,9 @@ beforeAll(async () => {
   expect((await d.svc(["fence", uri, "w1"])).code).toBe(0);
   expect((await d.svc(["append", uri, "-q", "-F", "w1"], { stdin: "r3\nr4\n" })).code).toBe(0);
 }, 60_000);
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe("svc tail -n 3 on a stream with a fence among its last records", () => {
   it("shows the same three data records in text and in JSON", async () => {
@@ -25,7 +27,10 @@ describe("svc tail -n 3 on a stream with a fence among its last records", () => 
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toBe("r2\nr3\nr4\n");
     const json = await d.svc(["tail", uri, "-n", "3", "--json"]);
-    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { seq_num: number; body: string; headers: string[][] });
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { seq_num: number; body: string; headers: string[][] });
     expect(lines.filter((l) => l.headers.length === 0).map((l) => l.body)).toEqual(["r2", "r3", "r4"]);
     expect(lines.map((l) => l.seq_num)).toEqual([2, 3, 4, 5]);
   });

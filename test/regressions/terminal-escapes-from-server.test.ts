@@ -36,7 +36,13 @@ beforeAll(async () => {
   expect(fence.code, fence.stderr).toBe(0);
   // A server whose error message carries an escape sequence.
   fake = createServer((_req, res) => {
-    res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ code: "permission_denied", message: "no\x1b]0;PWNED\x07 way" }).replace("\\u001b", "\x1b").replace("\\u0007", "\x07"));
+    res
+      .writeHead(403, { "content-type": "application/json" })
+      .end(
+        JSON.stringify({ code: "permission_denied", message: "no\x1b]0;PWNED\x07 way" })
+          .replace("\\u001b", "\x1b")
+          .replace("\\u0007", "\x07"),
+      );
   });
   await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
   fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
@@ -71,7 +77,11 @@ describe.skipIf(!ptyAvailable)("text from a server on a terminal", () => {
   }, 30_000);
 
   it("a server's error message is shown escaped on stderr", async () => {
-    const r = await runSvcInPty(["basin", "list", "--retries", "0"], { SVC_ACCOUNT_ENDPOINT: fakeUrl, SVC_BASIN_ENDPOINT: fakeUrl, SVC_ACCESS_TOKEN: "t0k3n-for-tests" });
+    const r = await runSvcInPty(["basin", "list", "--retries", "0"], {
+      SVC_ACCOUNT_ENDPOINT: fakeUrl,
+      SVC_BASIN_ENDPOINT: fakeUrl,
+      SVC_ACCESS_TOKEN: "t0k3n-for-tests",
+    });
     expect(r.code, r.raw).toBe(3);
     expectDefused(r.raw, ["no\\x1b]0;PWNED\\x07 way"]);
   }, 30_000);

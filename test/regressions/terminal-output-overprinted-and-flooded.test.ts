@@ -17,8 +17,12 @@ import { scratchDir } from "../helpers/scratch.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,21 +30,25 @@ describe.skipIf(!ptyAvailable)("svc on a terminal", () => {
   it.each([
     ["read", (uri: string) => ["read", uri, "-f", "-n", "3"], ""],
     ["tail", (uri: string) => ["tail", uri, "-f", "-n", "0"], "timeout -s INT 5"],
-  ])("%s -f: records never land on the progress line", async (_name, args, before) => {
-    const uri = await d.newStream("tty");
-    const run = runSvcInPty(args(uri), d.env, { before });
-    await sleep(2_000); // the progress line ("waiting for records") is drawn by now
-    for (const body of ["live-1", "live-2", "live-3"]) {
-      const a = await d.svc(["append", uri, "-q"], { stdin: `${body}\n` });
-      expect(a.code, a.stderr).toBe(0);
-      await sleep(400);
-    }
-    const r = await run;
-    expect(r.raw).toContain("⦿"); // the progress line was drawn: the case under test happened
-    const shown = r.screen.filter((l) => l.includes("live-"));
-    expect(shown, r.screen.join("\n")).toEqual(["live-1", "live-2", "live-3"]);
-    expect(r.screen.some((l) => l.includes("⦿") && l.includes("live"))).toBe(false);
-  }, 40_000);
+  ])(
+    "%s -f: records never land on the progress line",
+    async (_name, args, before) => {
+      const uri = await d.newStream("tty");
+      const run = runSvcInPty(args(uri), d.env, { before });
+      await sleep(2_000); // the progress line ("waiting for records") is drawn by now
+      for (const body of ["live-1", "live-2", "live-3"]) {
+        const a = await d.svc(["append", uri, "-q"], { stdin: `${body}\n` });
+        expect(a.code, a.stderr).toBe(0);
+        await sleep(400);
+      }
+      const r = await run;
+      expect(r.raw).toContain("⦿"); // the progress line was drawn: the case under test happened
+      const shown = r.screen.filter((l) => l.includes("live-"));
+      expect(shown, r.screen.join("\n")).toEqual(["live-1", "live-2", "live-3"]);
+      expect(r.screen.some((l) => l.includes("⦿") && l.includes("live"))).toBe(false);
+    },
+    40_000,
+  );
 
   it("append: one live progress line and one summary, no per-batch lines", async () => {
     const uri = await d.newStream("tty");

@@ -36,16 +36,27 @@ afterAll(async () => {
   await lite?.stop();
 });
 
-const appendRaw = (stream: string, records: AppendRecord[]) => liteClient(lite).call("POST", `/v1/streams/${stream}/records`, {
-  basin, body: encodeAppendInput({ records }), headers: { "content-type": "application/protobuf", accept: "application/json" },
-});
+const appendRaw = (stream: string, records: AppendRecord[]) =>
+  liteClient(lite).call("POST", `/v1/streams/${stream}/records`, {
+    basin,
+    body: encodeAppendInput({ records }),
+    headers: { "content-type": "application/protobuf", accept: "application/json" },
+  });
 
 /** Every record a read session delivers from `seqNum` until `count` records came. */
-async function sessionRead(stream: string, seqNum: number, count: number): Promise<{ seqNum: number; headers: number; body: string }[]> {
+async function sessionRead(
+  stream: string,
+  seqNum: number,
+  count: number,
+): Promise<{ seqNum: number; headers: number; body: string }[]> {
   const out: { seqNum: number; headers: number; body: string }[] = [];
-  for await (const ev of client.basin(basin).stream(stream).read({ seqNum }, { count, wait: 10 }) as AsyncGenerator<ReadEvent>) {
+  for await (const ev of client
+    .basin(basin)
+    .stream(stream)
+    .read({ seqNum }, { count, wait: 10 }) as AsyncGenerator<ReadEvent>) {
     if (ev.type !== "batch") continue;
-    for (const r of ev.records) out.push({ seqNum: r.seqNum, headers: r.headers.length, body: new TextDecoder().decode(r.body) });
+    for (const r of ev.records)
+      out.push({ seqNum: r.seqNum, headers: r.headers.length, body: new TextDecoder().decode(r.body) });
   }
   return out;
 }
@@ -66,7 +77,11 @@ describe("records of many tiny headers", () => {
     // 1,048,576 metered together; about 2,097,150 bytes encoded, more than a frame holds.
     expect((await appendRaw("two", [rec(200_000), rec(62_140)])).status).toBe(200);
     await stream.append({ records: [{ headers: [], body: new TextEncoder().encode("after") }] });
-    const expected = [{ seqNum: 1, headers: 200_000, body: "" }, { seqNum: 2, headers: 62_140, body: "" }, { seqNum: 3, headers: 0, body: "after" }];
+    const expected = [
+      { seqNum: 1, headers: 200_000, body: "" },
+      { seqNum: 2, headers: 62_140, body: "" },
+      { seqNum: 3, headers: 0, body: "after" },
+    ];
     expect(await live).toEqual(expected);
     expect(await sessionRead("two", 1, 3)).toEqual(expected); // catch-up from storage
   }, 30_000);

@@ -16,15 +16,22 @@ import { describe, expect, it } from "vitest";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
-const env = { SVC_LITE_TLS_SELF_VALID_MS: "8000", SVC_LITE_TLS_SELF_RENEW_MS: "4000", SVC_LITE_TLS_SELF_CHECK_MS: "200" };
+const env = {
+  SVC_LITE_TLS_SELF_VALID_MS: "8000",
+  SVC_LITE_TLS_SELF_RENEW_MS: "4000",
+  SVC_LITE_TLS_SELF_CHECK_MS: "200",
+};
 
 /** The fingerprint of the certificate lite serves to a new connection. */
 function served(lite: Lite): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port: lite.port, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }, () => {
-      resolve(socket.getPeerX509Certificate()!.fingerprint256);
-      socket.end();
-    });
+    const socket = connect(
+      { host: "127.0.0.1", port: lite.port, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] },
+      () => {
+        resolve(socket.getPeerX509Certificate()!.fingerprint256);
+        socket.end();
+      },
+    );
     socket.on("error", reject);
   });
 }
@@ -45,7 +52,11 @@ describe("a running svc lite --tls-self", () => {
     try {
       const first = (await logLine(lite, /SHA-256 fingerprint (\S+)/, 5_000))[1]!;
       expect(await served(lite)).toBe(first);
-      const renewed = (await logLine(lite, /TLS: the self-signed certificate was renewed .* and kept in (\S+); new SHA-256 fingerprint (\S+)/, 8_000));
+      const renewed = await logLine(
+        lite,
+        /TLS: the self-signed certificate was renewed .* and kept in (\S+); new SHA-256 fingerprint (\S+)/,
+        8_000,
+      );
       expect(renewed[1]).toBe(join(dir, "tls-self-cert.pem"));
       const next = renewed[2]!;
       expect(next).not.toBe(first);
@@ -61,7 +72,11 @@ describe("a running svc lite --tls-self", () => {
     const lite = await startLite({ inMemory: true, args: ["--tls-self"], env });
     try {
       const first = (await logLine(lite, /SHA-256 fingerprint (\S+)/, 5_000))[1]!;
-      const renewed = await logLine(lite, /TLS: the self-signed certificate was renewed \(valid to [^)]*\); new SHA-256 fingerprint (\S+)/, 8_000);
+      const renewed = await logLine(
+        lite,
+        /TLS: the self-signed certificate was renewed \(valid to [^)]*\); new SHA-256 fingerprint (\S+)/,
+        8_000,
+      );
       expect(renewed[1]).not.toBe(first);
       expect(await served(lite)).toBe(renewed[1]);
     } finally {

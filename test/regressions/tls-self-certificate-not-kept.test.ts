@@ -28,7 +28,8 @@ async function logged(lite: Lite, pattern: RegExp): Promise<string> {
   return found.trimEnd();
 }
 
-const fingerprintIn = async (lite: Lite): Promise<string> => (await logged(lite, /SHA-256 fingerprint \S+/)).split(" ").pop()!;
+const fingerprintIn = async (lite: Lite): Promise<string> =>
+  (await logged(lite, /SHA-256 fingerprint \S+/)).split(" ").pop()!;
 
 describe("svc lite --tls-self keeps its certificate in the data dir", () => {
   it("writes it, names it in the log, reuses it after a restart, and svc trusts it through NODE_EXTRA_CA_CERTS", async () => {
@@ -37,7 +38,9 @@ describe("svc lite --tls-self keeps its certificate in the data dir", () => {
     const keyFile = join(dir, "tls-self-key.pem");
     const lite = await startLite({ dataDir: dir, args: ["--tls-self"] });
     try {
-      expect(await logged(lite, /TLS with .*/)).toContain(`a self-signed certificate made now and kept in ${certFile} (clients trust it with NODE_EXTRA_CA_CERTS=${certFile}`);
+      expect(await logged(lite, /TLS with .*/)).toContain(
+        `a self-signed certificate made now and kept in ${certFile} (clients trust it with NODE_EXTRA_CA_CERTS=${certFile}`,
+      );
       const first = await fingerprintIn(lite);
       expect(new X509Certificate(readFileSync(certFile)).fingerprint256).toBe(first);
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -77,15 +80,26 @@ describe("svc lite --tls-self keeps its certificate in the data dir", () => {
     const lite = await startLite({ dataDir: dir, args: ["--tls-self"] });
     await lite.stop();
     chmodSync(join(dir, "tls-self-key.pem"), 0o644);
-    const err = await spawnLite(["--port", "0", "--data-dir", dir, "--tls-self"]).then(async (s) => { s.child.kill("SIGKILL"); await s.exited; return "started"; }, (e: Error) => e.message);
+    const err = await spawnLite(["--port", "0", "--data-dir", dir, "--tls-self"]).then(
+      async (s) => {
+        s.child.kill("SIGKILL");
+        await s.exited;
+        return "started";
+      },
+      (e: Error) => e.message,
+    );
     expect(err).toMatch(/exited \(1\)/);
-    expect(err).toContain(`refusing ${join(dir, "tls-self-key.pem")}: the TLS key file is not secret: others may read or write it (mode 0644)`);
+    expect(err).toContain(
+      `refusing ${join(dir, "tls-self-key.pem")}: the TLS key file is not secret: others may read or write it (mode 0644)`,
+    );
   });
 
   it("says that the certificate is kept nowhere with --in-memory", async () => {
     const lite = await startLite({ inMemory: true, args: ["--tls-self"] });
     try {
-      expect(await logged(lite, /TLS with .*/)).toContain("a self-signed certificate made now and kept nowhere (no data dir: a new one, with a new fingerprint, at every start");
+      expect(await logged(lite, /TLS with .*/)).toContain(
+        "a self-signed certificate made now and kept nowhere (no data dir: a new one, with a new fingerprint, at every start",
+      );
     } finally {
       await lite.stop();
     }

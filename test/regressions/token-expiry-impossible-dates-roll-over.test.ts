@@ -19,13 +19,24 @@ afterAll(async () => {
   await lite?.stop();
 });
 
-const issue = (expires_at: string) => liteClient(lite).call("POST", "/v1/access-tokens", { json: { id: `t${n++}`, expires_at, scope: { ops: ["read"] } } });
-const listed = async (id: string) => (await liteClient(lite).call("GET", "/v1/access-tokens", { query: { prefix: id } })).json().access_tokens[0]?.expires_at;
+const issue = (expires_at: string) =>
+  liteClient(lite).call("POST", "/v1/access-tokens", { json: { id: `t${n++}`, expires_at, scope: { ops: ["read"] } } });
+const listed = async (id: string) =>
+  (await liteClient(lite).call("GET", "/v1/access-tokens", { query: { prefix: id } })).json().access_tokens[0]
+    ?.expires_at;
 
 describe("access-token expires_at", () => {
   it.each([
-    "2027-02-30T00:00:00Z", "2027-02-29T00:00:00Z", "2027-13-01T00:00:00Z", "2027-00-10T00:00:00Z", "2027-04-31T00:00:00Z",
-    "2027-01-01T24:00:00Z", "2027-01-01T23:60:00Z", "2027-01-01T23:59:60Z", "2027-01-01T00:00:00+24:00", "2027-01-01T00:00:00.9999Z",
+    "2027-02-30T00:00:00Z",
+    "2027-02-29T00:00:00Z",
+    "2027-13-01T00:00:00Z",
+    "2027-00-10T00:00:00Z",
+    "2027-04-31T00:00:00Z",
+    "2027-01-01T24:00:00Z",
+    "2027-01-01T23:60:00Z",
+    "2027-01-01T23:59:60Z",
+    "2027-01-01T00:00:00+24:00",
+    "2027-01-01T00:00:00.9999Z",
   ])("%s is refused (422) and no token is made", async (v) => {
     const before = n;
     const r = await issue(v);

@@ -7,14 +7,22 @@ import { runSvc } from "../helpers/cli.js";
 import { cliEnv, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
-beforeAll(async () => { lite = await startLite(); }, 30_000);
-afterAll(async () => { await lite?.stop(); });
+beforeAll(async () => {
+  lite = await startLite();
+}, 30_000);
+afterAll(async () => {
+  await lite?.stop();
+});
 
 describe("svc token list", () => {
   it("marks a token whose expiry has passed", async () => {
     const env = cliEnv(lite);
-    expect((await runSvc(["token", "create", "exp/soon", "--ops", "account-metrics", "--expires-in", "1s"], { env })).code).toBe(0);
-    expect((await runSvc(["token", "create", "exp/later", "--ops", "account-metrics", "--expires-in", "1d"], { env })).code).toBe(0);
+    expect(
+      (await runSvc(["token", "create", "exp/soon", "--ops", "account-metrics", "--expires-in", "1s"], { env })).code,
+    ).toBe(0);
+    expect(
+      (await runSvc(["token", "create", "exp/later", "--ops", "account-metrics", "--expires-in", "1d"], { env })).code,
+    ).toBe(0);
     await new Promise((r) => setTimeout(r, 1_200));
     const r = await runSvc(["token", "list", "--prefix", "exp/"], { env });
     expect(r.code, r.stderr).toBe(0);

@@ -16,8 +16,12 @@ import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;
-beforeAll(async () => { d = await dataEnv(); }, 60_000);
-afterAll(async () => { await d?.stop(); });
+beforeAll(async () => {
+  d = await dataEnv();
+}, 60_000);
+afterAll(async () => {
+  await d?.stop();
+});
 
 async function threeRecords(): Promise<string> {
   const uri = await d.newStream("trim");

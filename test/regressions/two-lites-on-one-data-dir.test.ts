@@ -27,7 +27,12 @@ function contender(dir: string): { outcome: Promise<string>; kill: () => void; e
     .then(() => { process.stdout.write("won\\n"); setInterval(() => {}, 1e6); }, (e) => { process.stdout.write(e.name === "DataDirLocked" ? "lost\\n" : "error " + e.message + "\\n"); process.exit(0); });`;
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
-  const outcome = new Promise<string>((res) => child.stdout!.on("data", (c: Buffer) => { out += c; if (out.includes("\n")) res(out.trim()); }));
+  const outcome = new Promise<string>((res) =>
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c;
+      if (out.includes("\n")) res(out.trim());
+    }),
+  );
   const exited = new Promise<void>((res) => child.once("exit", () => res()));
   return { outcome, kill: () => child.kill("SIGKILL"), exited };
 }
@@ -40,9 +45,17 @@ describe("the data-dir lock follows the directory, not a path", () => {
     symlinkSync(long, link);
     const lite = await startLite({ dataDir: long });
     try {
-      for (const [dir, env] of [[link, {}], [long, { TMPDIR: scratch }], [`${long}/../${"y".repeat(60)}`, {}]] as const) {
+      for (const [dir, env] of [
+        [link, {}],
+        [long, { TMPDIR: scratch }],
+        [`${long}/../${"y".repeat(60)}`, {}],
+      ] as const) {
         const err = await spawnLite(["--port", "0", "--data-dir", dir], env).then(
-          async (s) => { s.child.kill("SIGKILL"); await s.exited; return "started"; },
+          async (s) => {
+            s.child.kill("SIGKILL");
+            await s.exited;
+            return "started";
+          },
           (e: Error) => e.message,
         );
         expect(err, dir).toMatch(/another svc lite server is already using the data dir/);
@@ -72,7 +85,10 @@ describe("the data-dir lock follows the directory, not a path", () => {
     for (let round = 0; round < 6; round++) {
       const cs = [0, 1, 2].map(() => contender(dir));
       const outcomes = await Promise.all(cs.map((c) => c.outcome));
-      expect(outcomes.filter((o) => o === "won"), `round ${round}: ${outcomes}`).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === "won"),
+        `round ${round}: ${outcomes}`,
+      ).toHaveLength(1);
       expect(outcomes.filter((o) => o === "lost")).toHaveLength(2);
       // kill -9 the winner: the next round starts on the dead owner's lock.
       for (const c of cs) c.kill();
@@ -84,7 +100,10 @@ describe("the data-dir lock follows the directory, not a path", () => {
     const dir = join(scratch, "servers");
     mkdirSync(dir);
     for (let round = 0; round < 3; round++) {
-      const starts = await Promise.allSettled([spawnLite(["--port", "0", "--data-dir", dir]), spawnLite(["--port", "0", "--data-dir", join(scratch, "servers", ".")])]);
+      const starts = await Promise.allSettled([
+        spawnLite(["--port", "0", "--data-dir", dir]),
+        spawnLite(["--port", "0", "--data-dir", join(scratch, "servers", ".")]),
+      ]);
       const up = starts.filter((s) => s.status === "fulfilled");
       expect(up, `round ${round}`).toHaveLength(1);
       const s = (up[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof spawnLite>>>).value;

@@ -18,21 +18,36 @@ let basin: string;
 beforeAll(async () => {
   lite = await startLite({ inMemory: true, env: { SVC_LITE_APPEND_BUDGET_BYTES: String(8 << 20) } });
   basin = uniqueBasin("fair");
-  expect((await liteClient(lite).call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true } } })).status).toBe(201);
+  expect(
+    (await liteClient(lite).call("POST", "/v1/basins", { json: { basin, config: { create_stream_on_append: true } } }))
+      .status,
+  ).toBe(201);
 });
-afterAll(async () => { await lite?.stop(); });
+afterAll(async () => {
+  await lite?.stop();
+});
 
 const MIB = 1 << 20;
 // 64 KiB inputs: the acks the greedy session never reads (tiny, buffered by the server until
 // its write buffer is full) cover ~25 MiB before its writer blocks; then it holds the budget.
-const frame = encodeFrame(encodeAppendInput({ records: Array.from({ length: 16 }, () => ({ headers: [], body: new Uint8Array(4 * 1024 - 8) })) }));
+const frame = encodeFrame(
+  encodeAppendInput({
+    records: Array.from({ length: 16 }, () => ({ headers: [], body: new Uint8Array(4 * 1024 - 8) })),
+  }),
+);
 
 describe("a session that never reads its acks cannot stall the others", () => {
   it("while a non-reading session pushes 64 MiB, another session still gets its acks", async () => {
     // The greedy session: a raw HTTP/2 stream whose response is never read (its window fills).
     const greedy = connect(lite.url, { settings: { initialWindowSize: 0 } }); // no ack can reach it
     greedy.on("error", () => undefined);
-    const req = greedy.request({ ":method": "POST", ":path": "/v1/streams/greedy/records", authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" });
+    const req = greedy.request({
+      ":method": "POST",
+      ":path": "/v1/streams/greedy/records",
+      authorization: `Bearer ${lite.token}`,
+      "svc-basin": basin,
+      "content-type": "svc/proto",
+    });
     req.on("error", () => undefined);
     req.pause();
     let sent = 0;
@@ -51,16 +66,29 @@ describe("a session that never reads its acks cannot stall the others", () => {
     // A well-behaved session on another stream, on its own connection.
     const other = connect(lite.url);
     other.on("error", () => undefined);
-    const s = other.request({ ":method": "POST", ":path": "/v1/streams/polite/records", authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" });
+    const s = other.request({
+      ":method": "POST",
+      ":path": "/v1/streams/polite/records",
+      authorization: `Bearer ${lite.token}`,
+      "svc-basin": basin,
+      "content-type": "svc/proto",
+    });
     const parser = new FrameParser();
     const acks: number[] = [];
     const got3 = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${acks.length} acks in 10 s while another session hogs the budget`)), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${acks.length} acks in 10 s while another session hogs the budget`)),
+        10_000,
+      );
       s.on("data", (c: Buffer) => {
         if (acks.length >= 3) return;
         parser.push(c);
-        for (let f = parser.next(); f && acks.length < 3; f = parser.next()) if (!f.terminal) acks.push(decodeAppendAck(f.payload).end.seqNum);
-        if (acks.length >= 3) { clearTimeout(timer); resolve(); }
+        for (let f = parser.next(); f && acks.length < 3; f = parser.next())
+          if (!f.terminal) acks.push(decodeAppendAck(f.payload).end.seqNum);
+        if (acks.length >= 3) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
     });
     for (let i = 0; i < 3; i++) s.write(frame);

@@ -27,7 +27,11 @@ describe("svc append when the connection breaks mid-flight", () => {
       const uri = await d.newStream("doubt");
       const via = { SVC_ACCOUNT_ENDPOINT: proxy.url, SVC_BASIN_ENDPOINT: proxy.url };
       const lines = Array.from({ length: 200_000 }, (_, i) => `${i} ${"d".repeat(200)}`);
-      const run = d.svc(["append", uri, "--linger", "1ms", "--max-batch-records", "100", "--acks", "text"], { env: via, stdin: lines.join("\n") + "\n", timeoutMs: 60_000 });
+      const run = d.svc(["append", uri, "--linger", "1ms", "--max-batch-records", "100", "--acks", "text"], {
+        env: via,
+        stdin: lines.join("\n") + "\n",
+        timeoutMs: 60_000,
+      });
       await new Promise((r) => setTimeout(r, 600 + attempt * 200));
       proxy.cutAll();
       const r = await run;

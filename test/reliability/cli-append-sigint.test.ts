@@ -22,7 +22,6 @@ afterAll(async () => {
   await d?.stop();
 });
 
-
 /** Feeds numbered lines slowly until stopped; returns every line written. */
 function feed(child: ChildProcessWithoutNullStreams, perTick: number): { lines: string[]; stop: () => void } {
   const lines: string[] = [];
@@ -40,7 +39,9 @@ function feed(child: ChildProcessWithoutNullStreams, perTick: number): { lines: 
 }
 
 const closed = (child: ChildProcessWithoutNullStreams) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (code, signal) => r({ code, signal })));
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on("close", (code, signal) => r({ code, signal })),
+  );
 
 describe("svc append under Ctrl-C", () => {
   it(`leaves a prefix of the input holding every reported ack (${RUNS} runs)`, async () => {
@@ -54,14 +55,17 @@ describe("svc append under Ctrl-C", () => {
       const input = feed(child, 1 + Math.floor(random() * 40));
       // Ctrl-C lands during the append, not before the process has started it: on a loaded
       // machine node alone can take most of a second to get there.
-      for (const t0 = Date.now(); !/✓ appended/.test(stderr) && Date.now() - t0 < 20_000;) await new Promise((r) => setTimeout(r, 10));
+      for (const t0 = Date.now(); !/✓ appended/.test(stderr) && Date.now() - t0 < 20_000; )
+        await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, random() * 1200));
       child.kill("SIGINT");
       await new Promise((r) => setTimeout(r, random() * 30));
       input.stop();
       const { code } = await done;
       expect(code, stderr).toBe(130);
-      const acked = [...stderr.matchAll(/✓ appended (\d+)\.\.(\d+) \(/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
+      const acked = [...stderr.matchAll(/✓ appended (\d+)\.\.(\d+) \(/g)].map(
+        (m) => [Number(m[1]), Number(m[2])] as const,
+      );
       const lastEnd = acked.length > 0 ? acked[acked.length - 1]![1] : 0;
       expect(stderr).toMatch(/interrupted: /);
       if (acked.length > 0) expect(stderr).toContain(`last acked position ${lastEnd}`);

@@ -28,7 +28,11 @@ let url = "";
 let script: Behaviour[] = [];
 let attempts = 0;
 
-const OK_APPEND = { start: { seq_num: 0, timestamp: 0 }, end: { seq_num: 1, timestamp: 0 }, tail: { seq_num: 1, timestamp: 0 } };
+const OK_APPEND = {
+  start: { seq_num: 0, timestamp: 0 },
+  end: { seq_num: 1, timestamp: 0 },
+  tail: { seq_num: 1, timestamp: 0 },
+};
 const OK_TAIL = { tail: { seq_num: 1, timestamp: 0 } };
 const err = (status: number, code: string): Behaviour => ({ status, body: { code, message: `scripted ${code}` } });
 
@@ -38,7 +42,10 @@ beforeAll(async () => {
     req.on("end", () => {
       attempts++;
       const b = script.shift();
-      if (b === "reset") { req.socket.resetAndDestroy(); return; }
+      if (b === "reset") {
+        req.socket.resetAndDestroy();
+        return;
+      }
       const ok = req.method === "POST" ? OK_APPEND : OK_TAIL;
       const { status, body } = b ?? { status: 200, body: ok };
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -47,12 +54,23 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
-afterAll(async () => { await new Promise((r) => server.close(r)); });
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+});
 
-async function run(args: string[], behaviours: Behaviour[], stdin?: string, endpoint = url): Promise<{ code: number | null; attempts: number; stderr: string }> {
+async function run(
+  args: string[],
+  behaviours: Behaviour[],
+  stdin?: string,
+  endpoint = url,
+): Promise<{ code: number | null; attempts: number; stderr: string }> {
   script = [...behaviours];
   attempts = 0;
-  const r = await runSvc(args, { env: { SVC_ACCOUNT_ENDPOINT: endpoint, SVC_BASIN_ENDPOINT: endpoint, SVC_ACCESS_TOKEN: "t" }, stdin, timeoutMs: 30_000 });
+  const r = await runSvc(args, {
+    env: { SVC_ACCOUNT_ENDPOINT: endpoint, SVC_BASIN_ENDPOINT: endpoint, SVC_ACCESS_TOKEN: "t" },
+    stdin,
+    timeoutMs: 30_000,
+  });
   return { code: r.code, attempts, stderr: r.stderr };
 }
 
@@ -94,7 +112,8 @@ describe("retry decision table (svc append --transport unary, svc check-tail)", 
     ["422 invalid", 2, err(422, "invalid")],
   ] as [string, number, Behaviour][])("%s: definite, never retried (exit %s)", async (_name, code, b) => {
     expect(await run(append, always(b), "x\n")).toMatchObject({ code, attempts: 1 });
-    if (!("status" in (b as object)) || (b as { status: number }).status !== 412) expect(await run(tail, always(b))).toMatchObject({ code, attempts: 1 });
+    if (!("status" in (b as object)) || (b as { status: number }).status !== 412)
+      expect(await run(tail, always(b))).toMatchObject({ code, attempts: 1 });
   });
 
   it("connection refused: unavailable (6), never outcome unknown", async () => {
@@ -118,11 +137,19 @@ describe("svc against a real lite under faults", () => {
 
   it("svc read > /dev/full: one line naming ENOSPC, exit 1", async () => {
     const uri = await d.newStream("full");
-    expect((await d.svc(["append", uri], { stdin: Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n" })).code).toBe(0);
+    expect(
+      (await d.svc(["append", uri], { stdin: Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n" }))
+        .code,
+    ).toBe(0);
     const env = { ...process.env, HOME: tempHome(), ...d.env };
-    const child = spawn("sh", ["-c", `exec node ${SVC_BIN} read ${uri} --from-beginning --count 1000 > /dev/full`], { env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("sh", ["-c", `exec node ${SVC_BIN} read ${uri} --from-beginning --count 1000 > /dev/full`], {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
-    child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
     const code = await new Promise<number | null>((res) => child.on("exit", res));
     expect(code, stderr).toBe(1);
     expect(stderr).toMatch(/ENOSPC|no space/i);
@@ -133,24 +160,39 @@ describe("svc against a real lite under faults", () => {
   // `--ack-timeout` is being added to svc append; until then `svc append` waits
   // for a black-holed ack forever (seen: still running after 20 s with --timeout 3s), and
   // this test is skipped with a note.
-  const hasAckTimeout = execFileSync(process.execPath, [SVC_BIN, "append", "--help"], { encoding: "utf8" }).includes("--ack-timeout");
-  if (!hasAckTimeout) process.stderr.write("[cli-faults] svc append has no --ack-timeout yet: the ack-timeout case is skipped\n");
-  it.skipIf(!hasAckTimeout)("an ack that never comes: svc append --ack-timeout gives up with exit 75, never hangs", async () => {
-    const uri = await d.newStream("blackhole");
-    const via = { ...d.env, SVC_ACCOUNT_ENDPOINT: proxy.url, SVC_BASIN_ENDPOINT: proxy.url };
-    const child = spawn(process.execPath, [SVC_BIN, "append", uri, "--ack-timeout", "2s"], { env: { ...process.env, HOME: tempHome(), ...via }, stdio: ["pipe", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
-    child.stdin.write("first\n");
-    await new Promise((r) => setTimeout(r, 1000));
-    proxy.blackHole();
-    child.stdin.write("second\n");
-    child.stdin.end();
-    const t0 = Date.now();
-    const code = await Promise.race([new Promise<number | null>((res) => child.on("exit", res)), new Promise<"hang">((res) => setTimeout(() => res("hang"), 20_000))]);
-    proxy.heal();
-    if (code === "hang") child.kill("SIGKILL");
-    console.log(`ack timeout: exit ${code} after ${Date.now() - t0} ms; stderr: ${stderr.trim().split("\n").pop()}`);
-    expect(code, stderr).toBe(75);
-  }, 60_000);
+  const hasAckTimeout = execFileSync(process.execPath, [SVC_BIN, "append", "--help"], { encoding: "utf8" }).includes(
+    "--ack-timeout",
+  );
+  if (!hasAckTimeout)
+    process.stderr.write("[cli-faults] svc append has no --ack-timeout yet: the ack-timeout case is skipped\n");
+  it.skipIf(!hasAckTimeout)(
+    "an ack that never comes: svc append --ack-timeout gives up with exit 75, never hangs",
+    async () => {
+      const uri = await d.newStream("blackhole");
+      const via = { ...d.env, SVC_ACCOUNT_ENDPOINT: proxy.url, SVC_BASIN_ENDPOINT: proxy.url };
+      const child = spawn(process.execPath, [SVC_BIN, "append", uri, "--ack-timeout", "2s"], {
+        env: { ...process.env, HOME: tempHome(), ...via },
+        stdio: ["pipe", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString();
+      });
+      child.stdin.write("first\n");
+      await new Promise((r) => setTimeout(r, 1000));
+      proxy.blackHole();
+      child.stdin.write("second\n");
+      child.stdin.end();
+      const t0 = Date.now();
+      const code = await Promise.race([
+        new Promise<number | null>((res) => child.on("exit", res)),
+        new Promise<"hang">((res) => setTimeout(() => res("hang"), 20_000)),
+      ]);
+      proxy.heal();
+      if (code === "hang") child.kill("SIGKILL");
+      console.log(`ack timeout: exit ${code} after ${Date.now() - t0} ms; stderr: ${stderr.trim().split("\n").pop()}`);
+      expect(code, stderr).toBe(75);
+    },
+    60_000,
+  );
 });

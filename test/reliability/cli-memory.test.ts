@@ -34,7 +34,11 @@ interface Measured {
 }
 
 /** Runs svc with a stdin feeder and stdout target, measuring the child's peak RSS. */
-function measure(args: string[], stdout: "devnull" | "pipe", feed?: (w: NodeJS.WritableStream) => Promise<void>): Promise<Measured & { out: string }> {
+function measure(
+  args: string[],
+  stdout: "devnull" | "pipe",
+  feed?: (w: NodeJS.WritableStream) => Promise<void>,
+): Promise<Measured & { out: string }> {
   const home = tempHome();
   const useTime = existsSync(TIME);
   const cmd = useTime ? TIME : process.execPath;
@@ -42,7 +46,14 @@ function measure(args: string[], stdout: "devnull" | "pipe", feed?: (w: NodeJS.W
   const devnull = stdout === "devnull" ? openSync("/dev/null", "w") : undefined;
   const started = Date.now();
   const child = spawn(cmd, argv, {
-    env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, "data"), FORCE_COLOR: "0", ...d.env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, "data"),
+      FORCE_COLOR: "0",
+      ...d.env,
+    },
     stdio: ["pipe", devnull ?? "pipe", "pipe"],
   });
   let stderr = "";
@@ -50,21 +61,33 @@ function measure(args: string[], stdout: "devnull" | "pipe", feed?: (w: NodeJS.W
   let sampled = 0;
   child.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s));
   child.stdout?.setEncoding("utf8").on("data", (s: string) => (out += s));
-  const sampler = useTime ? undefined : setInterval(() => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
-      if (m) sampled = Math.max(sampled, Number(m[1]));
-    } catch { /* exited */ }
-  }, 50);
+  const sampler = useTime
+    ? undefined
+    : setInterval(() => {
+        try {
+          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+          if (m) sampled = Math.max(sampled, Number(m[1]));
+        } catch {
+          /* exited */
+        }
+      }, 50);
   if (feed) void feed(child.stdin!).then(() => child.stdin!.end());
   else child.stdin!.end();
-  return new Promise((resolve) => child.on("close", (code) => {
-    clearInterval(sampler);
-    if (devnull !== undefined) closeSync(devnull);
-    const m = /MAXRSS_KB=(\d+)/.exec(stderr);
-    const kb = m ? Number(m[1]) : sampled;
-    resolve({ code, peakMiB: kb / 1024, stderr: stderr.replace(/MAXRSS_KB=\d+\n?/, ""), seconds: (Date.now() - started) / 1000, out });
-  }));
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearInterval(sampler);
+      if (devnull !== undefined) closeSync(devnull);
+      const m = /MAXRSS_KB=(\d+)/.exec(stderr);
+      const kb = m ? Number(m[1]) : sampled;
+      resolve({
+        code,
+        peakMiB: kb / 1024,
+        stderr: stderr.replace(/MAXRSS_KB=\d+\n?/, ""),
+        seconds: (Date.now() - started) / 1000,
+        out,
+      });
+    }),
+  );
 }
 
 async function feedLines(w: NodeJS.WritableStream, totalMiB: number): Promise<void> {

@@ -22,7 +22,10 @@ beforeAll(async () => {
   uri = await d.newStream("resume");
   const file = join(scratchDir("svc-resume-"), "in.txt");
   // About 1 KB records: the read carries ~10 MB in catch-up frames of ~1 MB.
-  writeFileSync(file, Array.from({ length: RECORDS }, (_, i) => `${i} ${randomBytes(500).toString("hex")}`).join("\n") + "\n");
+  writeFileSync(
+    file,
+    Array.from({ length: RECORDS }, (_, i) => `${i} ${randomBytes(500).toString("hex")}`).join("\n") + "\n",
+  );
   expect((await d.svc(["append", uri, "-i", file, "-q"])).code).toBe(0);
   proxy = await startFaultProxy(Number(new URL(d.lite.url).port));
 }, 60_000);
@@ -43,9 +46,19 @@ describe("svc read through a faulty connection", () => {
     proxy.cutEachConnectionAfter(() => 1_200_000 + Math.floor(Math.random() * 1_000_000), { delivered: true });
     // A cut before the first whole frame is a failure without progress; reads resume after
     // `--retries` of those in a row, so a link this faulty needs more than the default 2.
-    const r = await d.svc(["read", uri, "-s", "0", "-n", String(count), "--template", "{seq_num} {body}", "-v", "--retries", "10"], { env: via, timeoutMs: 120_000 });
+    const r = await d.svc(
+      ["read", uri, "-s", "0", "-n", String(count), "--template", "{seq_num} {body}", "-v", "--retries", "10"],
+      { env: via, timeoutMs: 120_000 },
+    );
     proxy.cutEachConnectionAfter(undefined);
-    expect(r.code, r.stderr.split("\n").filter((l) => !l.includes("reconnecting")).join("\n").slice(-2000)).toBe(0);
+    expect(
+      r.code,
+      r.stderr
+        .split("\n")
+        .filter((l) => !l.includes("reconnecting"))
+        .join("\n")
+        .slice(-2000),
+    ).toBe(0);
     const lines = r.stdout.split("\n");
     expect(lines.pop()).toBe("");
     expect(lines.length).toBe(count);
@@ -53,7 +66,9 @@ describe("svc read through a faulty connection", () => {
       const [seq, first] = l.split(" ");
       if (seq !== String(i) || first !== String(i)) throw new Error(`line ${i}: ${l.slice(0, 40)}`);
     });
-    console.log(`cuts during the read: ${proxy.cuts - cuts}; reconnects logged: ${(r.stderr.match(/reconnecting/g) ?? []).length}`);
+    console.log(
+      `cuts during the read: ${proxy.cuts - cuts}; reconnects logged: ${(r.stderr.match(/reconnecting/g) ?? []).length}`,
+    );
     expect(proxy.cuts - cuts).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -20,7 +20,11 @@ import { scratchDir } from "../helpers/scratch.js";
 const haveStrace = spawnSync("strace", ["-V"]).status === 0;
 if (!haveStrace) process.stderr.write("SKIPPED the fsync audit: strace is not installed (.ci/run installs it)\n");
 
-interface Event { at: number; end: number; kind: "write" | "sync" | "ack" }
+interface Event {
+  at: number;
+  end: number;
+  kind: "write" | "sync" | "ack";
+}
 
 /** `HH:MM:SS.micro` → seconds. */
 function seconds(t: string): number {
@@ -69,9 +73,12 @@ function parse(trace: string): Event[] {
     const end = at + Number(m[5]);
     if (Number(ret) < 0) continue;
     const fd = /^(\d+)</.exec(args!)?.[1];
-    if (/data\.mdb>/.test(args!) && /^(pwrite64|pwritev|write|writev)$/.test(call!)) events.push({ at, end, kind: dsync.has(fd!) ? "sync" : "write" });
-    else if (/data\.mdb>/.test(args!) && /^(fdatasync|fsync|msync)$/.test(call!)) events.push({ at, end, kind: "sync" });
-    else if (/socket:/.test(args!) && /(writev|write|sendmsg)$/.test(call!) && args!.includes('\\"seq_num\\"')) events.push({ at, end, kind: "ack" });
+    if (/data\.mdb>/.test(args!) && /^(pwrite64|pwritev|write|writev)$/.test(call!))
+      events.push({ at, end, kind: dsync.has(fd!) ? "sync" : "write" });
+    else if (/data\.mdb>/.test(args!) && /^(fdatasync|fsync|msync)$/.test(call!))
+      events.push({ at, end, kind: "sync" });
+    else if (/socket:/.test(args!) && /(writev|write|sendmsg)$/.test(call!) && args!.includes('\\"seq_num\\"'))
+      events.push({ at, end, kind: "ack" });
   }
   return events.sort((a, b) => a.at - b.at);
 }
@@ -79,14 +86,39 @@ function parse(trace: string): Event[] {
 const dir = haveStrace ? scratchDir("svc-fsync-") : "";
 let child: ReturnType<typeof spawn> | undefined;
 afterAll(() => {
-  try { if (child?.pid) process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ }
+  try {
+    if (child?.pid) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    /* gone */
+  }
 });
 
 describe.skipIf(!haveStrace)("fsync audit under strace", () => {
   it("no acknowledgement is written before the sync that covers its write", async () => {
     const tracePath = join(dir, "trace");
-    child = spawn("strace", ["-f", "-tt", "-T", "-y", "-s", "64", "-e", "trace=openat,pwrite64,pwritev,write,writev,sendmsg,fdatasync,fsync,msync", "-o", tracePath,
-      process.execPath, SVC_BIN, "lite", "--port", "0", "--data-dir", join(dir, "data")], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child = spawn(
+      "strace",
+      [
+        "-f",
+        "-tt",
+        "-T",
+        "-y",
+        "-s",
+        "64",
+        "-e",
+        "trace=openat,pwrite64,pwritev,write,writev,sendmsg,fdatasync,fsync,msync",
+        "-o",
+        tracePath,
+        process.execPath,
+        SVC_BIN,
+        "lite",
+        "--port",
+        "0",
+        "--data-dir",
+        join(dir, "data"),
+      ],
+      { stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
     let out = "";
     const started = await new Promise<{ url: string; token: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("lite under strace did not start in 30 s")), 30_000);
@@ -94,14 +126,33 @@ describe.skipIf(!haveStrace)("fsync audit under strace", () => {
         out += c;
         const url = /SVC_ACCOUNT_ENDPOINT=(\S+)/.exec(out)?.[1];
         const token = /SVC_ACCESS_TOKEN=(\S+)/.exec(out)?.[1];
-        if (url && token) { clearTimeout(timer); resolve({ url, token }); }
+        if (url && token) {
+          clearTimeout(timer);
+          resolve({ url, token });
+        }
       });
     });
-    const headers = { authorization: `Bearer ${started.token}`, "content-type": "application/json", "svc-basin": "audit-basin" };
-    expect((await fetch(`${started.url}/v1/basins`, { method: "POST", headers, body: JSON.stringify({ basin: "audit-basin", config: { create_stream_on_append: true } }) })).status).toBe(201);
+    const headers = {
+      authorization: `Bearer ${started.token}`,
+      "content-type": "application/json",
+      "svc-basin": "audit-basin",
+    };
+    expect(
+      (
+        await fetch(`${started.url}/v1/basins`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ basin: "audit-basin", config: { create_stream_on_append: true } }),
+        })
+      ).status,
+    ).toBe(201);
     let acked = 0;
     for (let i = 0; i < 80; i++) {
-      const r = await fetch(`${started.url}/v1/streams/s/records`, { method: "POST", headers, body: JSON.stringify({ records: [{ body: `audit-${i}` }] }) });
+      const r = await fetch(`${started.url}/v1/streams/s/records`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ records: [{ body: `audit-${i}` }] }),
+      });
       expect(r.status).toBe(200);
       await r.arrayBuffer();
       acked++;
@@ -118,9 +169,14 @@ describe.skipIf(!haveStrace)("fsync audit under strace", () => {
       const lastWrite = events.filter((e) => e.kind === "write" && e.at < ack.at).pop();
       expect(lastWrite, "an ack with no write to data.mdb before it").toBeDefined();
       const covering = events.find((e) => e.kind === "sync" && e.at >= lastWrite!.end && e.end <= ack.at);
-      expect(covering, `ack at ${ack.at.toFixed(6)} s: no completed sync between the last write (${lastWrite!.end.toFixed(6)}) and it`).toBeDefined();
+      expect(
+        covering,
+        `ack at ${ack.at.toFixed(6)} s: no completed sync between the last write (${lastWrite!.end.toFixed(6)}) and it`,
+      ).toBeDefined();
       checked++;
     }
-    console.log(`fsync audit: ${checked}/${acked} acks written after a completed sync of their write; ${events.filter((e) => e.kind === "sync").length} syncs`);
+    console.log(
+      `fsync audit: ${checked}/${acked} acks written after a completed sync of their write; ${events.filter((e) => e.kind === "sync").length} syncs`,
+    );
   }, 120_000);
 });

@@ -31,9 +31,13 @@ let lite: Lite;
 let client: SvcClient;
 const enc = new TextEncoder();
 
-const status = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${lite.pid}/status`, "utf8"))![1]) / 1024;
+const status = (field: string): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${lite.pid}/status`, "utf8"))![1]) / 1024;
 const fds = (): number => readdirSync(`/proc/${lite.pid}/fd`).length;
-const pct = (xs: number[], p: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0; };
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
 
 beforeAll(async () => {
   lite = await startLite();
@@ -60,12 +64,17 @@ describe("load", () => {
       try {
         for await (const ev of s.read({ seqNum: 0 }, {}, { signal: ac.signal })) {
           if (ev.type !== "batch") continue;
-          for (const r of ev.records) { if (r.seqNum !== next) errors++; next = r.seqNum + 1; }
+          for (const r of ev.records) {
+            if (r.seqNum !== next) errors++;
+            next = r.seqNum + 1;
+          }
           progress[k] = next;
           const t = acked.get(ev.records[0]!.seqNum);
           latencies.push(t === undefined ? 0 : Math.max(0, Date.now() - t));
         }
-      } catch (e) { if (!ac.signal.aborted) throw e; }
+      } catch (e) {
+        if (!ac.signal.aborted) throw e;
+      }
       return { next, errors };
     });
     await new Promise((r) => setTimeout(r, 500));
@@ -79,10 +88,12 @@ describe("load", () => {
       // Pipelined, one 64 KiB batch every 100 ms (≈ 640 KiB/s in, 125 MiB/s out to 200
       // readers): all 200 readers live in this one test process, which is the bottleneck of
       // this machine long before lite is.
-      pending.push(session.append({ records: Array.from({ length: 64 }, () => ({ headers: [], body })) }).then((ack) => {
-        acked.set(ack.start.seqNum, Date.now());
-        tail = Math.max(tail, ack.end.seqNum);
-      }));
+      pending.push(
+        session.append({ records: Array.from({ length: 64 }, () => ({ headers: [], body })) }).then((ack) => {
+          acked.set(ack.start.seqNum, Date.now());
+          tail = Math.max(tail, ack.end.seqNum);
+        }),
+      );
       peak = Math.max(peak, status("VmRSS"));
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -94,7 +105,9 @@ describe("load", () => {
     while (Date.now() < deadline && progress.some((p) => p < tail)) await new Promise((r) => setTimeout(r, 100));
     ac.abort();
     const results = await done;
-    console.log(`L1 fan-out: ${acked.size} batches in ${FANOUT_SECONDS} s (${tail} records) to 200 readers; ack→delivery p50 ${pct(latencies, 50)} ms p99 ${pct(latencies, 99)} ms; lite RSS peak ${peak.toFixed(0)} MiB`);
+    console.log(
+      `L1 fan-out: ${acked.size} batches in ${FANOUT_SECONDS} s (${tail} records) to 200 readers; ack→delivery p50 ${pct(latencies, 50)} ms p99 ${pct(latencies, 99)} ms; lite RSS peak ${peak.toFixed(0)} MiB`,
+    );
     expect(results.filter((r) => r.errors > 0 || r.next !== tail)).toEqual([]);
     expect(peak).toBeLessThan(400);
   }, 120_000);
@@ -103,11 +116,13 @@ describe("load", () => {
     const b = client.basin(basin);
     const names = Array.from({ length: 1000 }, (_, i) => `many-${String(i).padStart(4, "0")}`);
     for (let i = 0; i < names.length; i += 50) {
-      await Promise.all(names.slice(i, i + 50).map(async (n) => {
-        await b.streams.create(n);
-        await b.stream(n).append({ records: [{ headers: [], body: enc.encode(n) }] });
-        expect((await b.stream(n).checkTail()).seqNum).toBe(1);
-      }));
+      await Promise.all(
+        names.slice(i, i + 50).map(async (n) => {
+          await b.streams.create(n);
+          await b.stream(n).append({ records: [{ headers: [], body: enc.encode(n) }] });
+          expect((await b.stream(n).checkTail()).seqNum).toBe(1);
+        }),
+      );
     }
     let listed = 0;
     let after = "";
@@ -132,24 +147,47 @@ describe("load", () => {
     const rssBefore = status("VmRSS");
     const u = new URL(lite.url);
     const base = fds();
-    const silent = await Promise.all(Array.from({ length: 1000 }, () => new Promise<net.Socket>((res, rej) => {
-      const sock = net.connect(Number(u.port), u.hostname, () => res(sock));
-      sock.on("error", rej);
-    })));
+    const silent = await Promise.all(
+      Array.from(
+        { length: 1000 },
+        () =>
+          new Promise<net.Socket>((res, rej) => {
+            const sock = net.connect(Number(u.port), u.hostname, () => res(sock));
+            sock.on("error", rej);
+          }),
+      ),
+    );
     const gaps: number[] = [];
-    const sessions = await Promise.all(Array.from({ length: 1000 }, () => new Promise<{ req: http.ClientRequest; arrivals: number[]; frames: () => number }>((res, rej) => {
-      const arrivals: number[] = [];
-      const parser = new FrameParser();
-      let count = 0;
-      const req = http.get(`${lite.url}/v1/streams/idle/records?seq_num=0`, { agent: false, headers: { authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" } }, (r) => {
-        if (r.statusCode !== 200) rej(new Error(`session status ${r.statusCode}`));
-        arrivals.push(Date.now());
-        r.on("data", (chunk: Buffer) => { arrivals.push(Date.now()); parser.push(chunk); while (parser.next()) count++; });
-        r.on("error", () => undefined);
-        res({ req, arrivals, frames: () => count });
-      });
-      req.on("error", rej);
-    })));
+    const sessions = await Promise.all(
+      Array.from(
+        { length: 1000 },
+        () =>
+          new Promise<{ req: http.ClientRequest; arrivals: number[]; frames: () => number }>((res, rej) => {
+            const arrivals: number[] = [];
+            const parser = new FrameParser();
+            let count = 0;
+            const req = http.get(
+              `${lite.url}/v1/streams/idle/records?seq_num=0`,
+              {
+                agent: false,
+                headers: { authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto" },
+              },
+              (r) => {
+                if (r.statusCode !== 200) rej(new Error(`session status ${r.statusCode}`));
+                arrivals.push(Date.now());
+                r.on("data", (chunk: Buffer) => {
+                  arrivals.push(Date.now());
+                  parser.push(chunk);
+                  while (parser.next()) count++;
+                });
+                r.on("error", () => undefined);
+                res({ req, arrivals, frames: () => count });
+              },
+            );
+            req.on("error", rej);
+          }),
+      ),
+    );
     const opened = Date.now();
     const peakFds = fds();
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
@@ -163,8 +201,10 @@ describe("load", () => {
     const withHeartbeat = sessions.filter((s) => s.frames() > 0).length;
     for (const s of sessions) s.req.destroy();
     for (const s of silent) s.destroy();
-    console.log(`L3 idle: 1000 silent connections + 1000 read sessions for ${((Date.now() - opened) / 1000).toFixed(0)} s; fds ${base} → ${peakFds}; ` +
-      `sessions with heartbeats ${withHeartbeat}/1000; max gap ${Math.max(...gaps)} ms; lite RSS ${rssBefore.toFixed(0)} → ${rss.toFixed(0)} MiB`);
+    console.log(
+      `L3 idle: 1000 silent connections + 1000 read sessions for ${((Date.now() - opened) / 1000).toFixed(0)} s; fds ${base} → ${peakFds}; ` +
+        `sessions with heartbeats ${withHeartbeat}/1000; max gap ${Math.max(...gaps)} ms; lite RSS ${rssBefore.toFixed(0)} → ${rss.toFixed(0)} MiB`,
+    );
     expect(peakFds - base).toBeGreaterThanOrEqual(2000);
     expect(withHeartbeat).toBe(1000);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(16_000);
@@ -178,27 +218,49 @@ describe("load", () => {
     const base = fds();
     let n = 0;
     let errors = 0;
-    const one = (i: number): Promise<void> => new Promise((resolve) => {
-      if (i % 5 === 0) {
-        // A body promised and cut half-way.
-        const sock = net.connect(Number(u.port), u.hostname, () => {
-          sock.write(`POST /v1/streams/churn/records HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${lite.token}\r\nsvc-basin: ${basin}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"records":`);
-          setImmediate(() => { sock.resetAndDestroy(); resolve(); });
+    const one = (i: number): Promise<void> =>
+      new Promise((resolve) => {
+        if (i % 5 === 0) {
+          // A body promised and cut half-way.
+          const sock = net.connect(Number(u.port), u.hostname, () => {
+            sock.write(
+              `POST /v1/streams/churn/records HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${lite.token}\r\nsvc-basin: ${basin}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"records":`,
+            );
+            setImmediate(() => {
+              sock.resetAndDestroy();
+              resolve();
+            });
+          });
+          sock.on("error", () => resolve());
+          return;
+        }
+        const req = http.get(
+          `${lite.url}/v1/streams/churn/records/tail`,
+          { agent: false, headers: { authorization: `Bearer ${lite.token}`, "svc-basin": basin } },
+          (r) => {
+            if (r.statusCode !== 200) errors++;
+            r.resume();
+            r.on("end", resolve);
+          },
+        );
+        req.on("error", () => {
+          errors++;
+          resolve();
         });
-        sock.on("error", () => resolve());
-        return;
-      }
-      const req = http.get(`${lite.url}/v1/streams/churn/records/tail`, { agent: false, headers: { authorization: `Bearer ${lite.token}`, "svc-basin": basin } }, (r) => {
-        if (r.statusCode !== 200) errors++;
-        r.resume();
-        r.on("end", resolve);
       });
-      req.on("error", () => { errors++; resolve(); });
-    });
-    await Promise.all(Array.from({ length: 16 }, async () => { while (n < CHURN) await one(n++); }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (n < CHURN) await one(n++);
+      }),
+    );
     let after = fds();
-    for (let i = 0; i < 50 && after > base + 5; i++) { await new Promise((r) => setTimeout(r, 100)); after = fds(); }
-    console.log(`L6 churn: ${CHURN} requests, ${errors} errors; lite fds ${base} → ${after}; RSS ${status("VmRSS").toFixed(0)} MiB`);
+    for (let i = 0; i < 50 && after > base + 5; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = fds();
+    }
+    console.log(
+      `L6 churn: ${CHURN} requests, ${errors} errors; lite fds ${base} → ${after}; RSS ${status("VmRSS").toFixed(0)} MiB`,
+    );
     expect(errors).toBe(0);
     expect(Math.abs(after - base)).toBeLessThanOrEqual(5);
     expect(lite.stderr()).not.toMatch(/unhandled|internal error/i);

@@ -34,7 +34,9 @@ beforeAll(async () => {
   lite = await startLite({ dataDir: scratchDir("svc-ordering-"), args: ["--port", String(port)] });
   proxy = await startFaultProxy(port);
   const admin = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
-  await admin.basins.create(basin, { config: { default_stream_config: { retention_policy: { infinite: {} } } } as never });
+  await admin.basins.create(basin, {
+    config: { default_stream_config: { retention_policy: { infinite: {} } } } as never,
+  });
   await admin.close();
 });
 
@@ -44,55 +46,96 @@ afterAll(async () => {
 });
 
 describe("ordering: recorded concurrent histories pass C1-C8 and the search checker", () => {
-  it(`${HISTORIES} histories x ${OPS} ops, ${CLIENTS} clients (SEED=${SEED})`, async () => {
-    const random = rng(SEED);
-    const totals = { histories: 0, failed: 0, timeouts: 0, ops: 0, indefinite: 0, acked: 0, resets: 0, kills: 0, drains: 0, workflows: new Set<string>() };
-    const failures: string[] = [];
-    for (let i = 0; i < HISTORIES; i++) {
-      const workflow = WORKFLOWS[i % WORKFLOWS.length]!;
-      const faults = i % 2 === 1;
-      const name = `h${i}-${workflow}`;
-      const client = new SvcClient({ accountEndpoint: proxy.url, basinEndpoint: proxy.url, accessToken: lite.token, timeoutMs: 10_000 });
-      const stream = client.basin(basin).stream(name);
-      await client.basin(basin).streams.create(name);
-      const rec = new Recorder({ seed: SEED, history: i, workflow, faults, ops: OPS, clients: CLIENTS });
-      let fault: Promise<void> | undefined;
-      const beforeOp = async (n: number): Promise<void> => {
-        if (!faults) return;
-        if (random() < 0.01) { proxy.cutAll(); totals.resets++; }
-        const kill = n === Math.floor(OPS * 0.25) || n === Math.floor(OPS * 0.75);
-        const drain = n === Math.floor(OPS * 0.5);
-        if ((kill || drain) && !fault) {
-          fault = (async () => {
-            if (kill) { await lite.kill9(); totals.kills++; } else { await lite.stop(); totals.drains++; }
-            await lite.restart();
-          })().finally(() => { fault = undefined; });
-        }
+  it(
+    `${HISTORIES} histories x ${OPS} ops, ${CLIENTS} clients (SEED=${SEED})`,
+    async () => {
+      const random = rng(SEED);
+      const totals = {
+        histories: 0,
+        failed: 0,
+        timeouts: 0,
+        ops: 0,
+        indefinite: 0,
+        acked: 0,
+        resets: 0,
+        kills: 0,
+        drains: 0,
+        workflows: new Set<string>(),
       };
-      await runWorkload({ stream, name, recorder: rec, workflow, clients: CLIENTS, ops: OPS, random, beforeOp });
-      await fault;
-      await client.close();
-      const direct = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
-      const final = await readFinal(direct.basin(basin).stream(name), recordKey);
-      await direct.close();
-      const h: History = rec.history({ [name]: final });
-      const v = verify(h);
-      totals.histories++;
-      totals.ops += v.direct.stats.ops;
-      totals.indefinite += v.direct.stats.indefinite;
-      totals.acked += v.direct.stats.acked;
-      totals.workflows.add(workflow);
-      if (v.search.result === "timeout") totals.timeouts++;
-      if (!v.ok) {
-        totals.failed++;
-        const dir = keepArtifacts("ordering", SEED, { [`${name}.verdict.txt`]: v.summary, [`${name}.jsonl`]: historyLines(h) });
-        failures.push(`history ${i} (${workflow}${faults ? ", faults" : ""}): ${v.summary.split("\n").slice(0, 5).join("; ")} [${dir}]`);
+      const failures: string[] = [];
+      for (let i = 0; i < HISTORIES; i++) {
+        const workflow = WORKFLOWS[i % WORKFLOWS.length]!;
+        const faults = i % 2 === 1;
+        const name = `h${i}-${workflow}`;
+        const client = new SvcClient({
+          accountEndpoint: proxy.url,
+          basinEndpoint: proxy.url,
+          accessToken: lite.token,
+          timeoutMs: 10_000,
+        });
+        const stream = client.basin(basin).stream(name);
+        await client.basin(basin).streams.create(name);
+        const rec = new Recorder({ seed: SEED, history: i, workflow, faults, ops: OPS, clients: CLIENTS });
+        let fault: Promise<void> | undefined;
+        const beforeOp = async (n: number): Promise<void> => {
+          if (!faults) return;
+          if (random() < 0.01) {
+            proxy.cutAll();
+            totals.resets++;
+          }
+          const kill = n === Math.floor(OPS * 0.25) || n === Math.floor(OPS * 0.75);
+          const drain = n === Math.floor(OPS * 0.5);
+          if ((kill || drain) && !fault) {
+            fault = (async () => {
+              if (kill) {
+                await lite.kill9();
+                totals.kills++;
+              } else {
+                await lite.stop();
+                totals.drains++;
+              }
+              await lite.restart();
+            })().finally(() => {
+              fault = undefined;
+            });
+          }
+        };
+        await runWorkload({ stream, name, recorder: rec, workflow, clients: CLIENTS, ops: OPS, random, beforeOp });
+        await fault;
+        await client.close();
+        const direct = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
+        const final = await readFinal(direct.basin(basin).stream(name), recordKey);
+        await direct.close();
+        const h: History = rec.history({ [name]: final });
+        const v = verify(h);
+        totals.histories++;
+        totals.ops += v.direct.stats.ops;
+        totals.indefinite += v.direct.stats.indefinite;
+        totals.acked += v.direct.stats.acked;
+        totals.workflows.add(workflow);
+        if (v.search.result === "timeout") totals.timeouts++;
+        if (!v.ok) {
+          totals.failed++;
+          const dir = keepArtifacts("ordering", SEED, {
+            [`${name}.verdict.txt`]: v.summary,
+            [`${name}.jsonl`]: historyLines(h),
+          });
+          failures.push(
+            `history ${i} (${workflow}${faults ? ", faults" : ""}): ${v.summary.split("\n").slice(0, 5).join("; ")} [${dir}]`,
+          );
+        }
       }
-    }
-    console.log(`ordering SEED=${SEED}: histories ${totals.histories}, failed ${totals.failed}, checker timeouts ${totals.timeouts}, ops ${totals.ops}, ` +
-      `acked appends ${totals.acked}, indefinite ${totals.indefinite} (${((100 * totals.indefinite) / totals.ops).toFixed(2)} %), ` +
-      `workflows ${totals.workflows.size}/4, faults: ${totals.resets} reset rounds, ${totals.kills} kills, ${totals.drains} drains`);
-    expect(failures, `SEED=${SEED}: replay with SEED=${SEED} npx vitest run test/reliability/ordering.test.ts`).toEqual([]);
-    expect(totals.timeouts).toBe(0);
-  }, EXTENDED ? 3_000_000 : 400_000);
+      console.log(
+        `ordering SEED=${SEED}: histories ${totals.histories}, failed ${totals.failed}, checker timeouts ${totals.timeouts}, ops ${totals.ops}, ` +
+          `acked appends ${totals.acked}, indefinite ${totals.indefinite} (${((100 * totals.indefinite) / totals.ops).toFixed(2)} %), ` +
+          `workflows ${totals.workflows.size}/4, faults: ${totals.resets} reset rounds, ${totals.kills} kills, ${totals.drains} drains`,
+      );
+      expect(
+        failures,
+        `SEED=${SEED}: replay with SEED=${SEED} npx vitest run test/reliability/ordering.test.ts`,
+      ).toEqual([]);
+      expect(totals.timeouts).toBe(0);
+    },
+    EXTENDED ? 3_000_000 : 400_000,
+  );
 });

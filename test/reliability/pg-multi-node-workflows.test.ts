@@ -25,7 +25,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
-import { Recorder, historyLines, isDataKey, now, recordKey, verify, type AppendOp, type History } from "../helpers/history/index.js";
+import {
+  Recorder,
+  historyLines,
+  isDataKey,
+  now,
+  recordKey,
+  verify,
+  type AppendOp,
+  type History,
+} from "../helpers/history/index.js";
 import { WORKFLOWS, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
 import { PgCluster, sleep, type Database, type PgNode } from "../helpers/pg-cluster.js";
 import { startPostgres } from "../helpers/postgres.js";
@@ -51,7 +60,12 @@ const oldClients: SvcClient[] = [];
 function connect(k: number): void {
   const lite = nodes[k]!.lite;
   if (svc[k]) oldClients.push(svc[k]!);
-  svc[k] = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, timeoutMs: 10_000 });
+  svc[k] = new SvcClient({
+    accountEndpoint: lite.url,
+    basinEndpoint: lite.url,
+    accessToken: lite.token,
+    timeoutMs: 10_000,
+  });
 }
 
 /** Client c's node: c % 3, or the next one alive. */
@@ -75,9 +89,11 @@ beforeAll(async () => {
   cluster = await PgCluster.create(await database());
   nodes.push(await cluster.node({ delayMs: DELAYS[0] }));
   // Started together: the migrations ran with the first; these two race for the advisory lock.
-  nodes.push(...await Promise.all([cluster.node({ delayMs: DELAYS[1] }), cluster.node({ delayMs: DELAYS[2] })]));
+  nodes.push(...(await Promise.all([cluster.node({ delayMs: DELAYS[1] }), cluster.node({ delayMs: DELAYS[2] })])));
   for (let k = 0; k < 3; k++) connect(k);
-  await svc[0]!.basins.create(BASIN, { config: { default_stream_config: { retention_policy: { infinite: {} } } } as never });
+  await svc[0]!.basins.create(BASIN, {
+    config: { default_stream_config: { retention_policy: { infinite: {} } } } as never,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -86,7 +102,12 @@ afterAll(async () => {
   await server?.stop();
 }, 60_000);
 
-interface Faults { kills: number; dbRestarts: number; resumedAt: number | undefined; log: string[] }
+interface Faults {
+  kills: number;
+  dbRestarts: number;
+  resumedAt: number | undefined;
+  log: string[];
+}
 
 /**
  * The extended tier's schedule for one history (op numbers as fractions of OPS): kill -9 of
@@ -94,22 +115,39 @@ interface Faults { kills: number; dbRestarts: number; resumedAt: number | undefi
  * other; while one runs, ops still go out, at most one per 100 ms per client (an outage must
  * not use up the ops before the database is back).
  */
-function faultPlan(victim: number, faults: Faults): { beforeOp: (n: number) => Promise<void>; done: () => Promise<void> } {
+function faultPlan(
+  victim: number,
+  faults: Faults,
+): { beforeOp: (n: number) => Promise<void>; done: () => Promise<void> } {
   let chain: Promise<void> = Promise.resolve();
   let running = 0;
   const at = (frac: number) => Math.floor(OPS * frac);
   const step = (what: string, f: () => Promise<void>): void => {
     running++;
-    chain = chain.then(async () => {
-      const t0 = performance.now();
-      await f();
-      faults.log.push(`${what} (${Math.round(performance.now() - t0)} ms)`);
-    }).finally(() => { running--; });
+    chain = chain
+      .then(async () => {
+        const t0 = performance.now();
+        await f();
+        faults.log.push(`${what} (${Math.round(performance.now() - t0)} ms)`);
+      })
+      .finally(() => {
+        running--;
+      });
   };
   const beforeOp = async (n: number): Promise<void> => {
     if (!EXTENDED) return;
-    if (n === at(0.2)) step(`kill -9 node ${victim}`, async () => { alive[victim] = false; await nodes[victim]!.lite.kill9(); faults.kills++; });
-    if (n === at(0.45)) step(`restart node ${victim}`, async () => { await nodes[victim]!.lite.restart(); connect(victim); alive[victim] = true; });
+    if (n === at(0.2))
+      step(`kill -9 node ${victim}`, async () => {
+        alive[victim] = false;
+        await nodes[victim]!.lite.kill9();
+        faults.kills++;
+      });
+    if (n === at(0.45))
+      step(`restart node ${victim}`, async () => {
+        await nodes[victim]!.lite.restart();
+        connect(victim);
+        alive[victim] = true;
+      });
     if (n === at(0.6)) {
       step("database down ~1 s and up again", async () => {
         await server!.halt();
@@ -131,10 +169,14 @@ function integrity(h: History, name: string): { lost: number; duplicates: number
   let lost = 0;
   for (const a of h.ops) {
     if (a.kind !== "append" || a.outcome !== "ok" || a.start === undefined) continue;
-    a.records.forEach((k, i) => { if (a.start! + i >= final.first && at.get(a.start! + i) !== k) lost++; });
+    a.records.forEach((k, i) => {
+      if (a.start! + i >= final.first && at.get(a.start! + i) !== k) lost++;
+    });
   }
   const keys = final.records.filter((r) => isDataKey(r.key)).map((r) => r.key);
-  const gaps = final.records.filter((r, i) => r.seq !== final.first + i).length + (final.first + final.records.length === final.tail ? 0 : 1);
+  const gaps =
+    final.records.filter((r, i) => r.seq !== final.first + i).length +
+    (final.first + final.records.length === final.tail ? 0 : 1);
   return { lost, duplicates: keys.length - new Set(keys).size, gaps };
 }
 
@@ -145,7 +187,17 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
   await svc[(w + round) % 3]!.basin(BASIN).streams.create(name);
   // Each node has its own view of the trim point (bounded by its cache and polls): reads are
   // held to asynchronous trims (protocol §7.7; test/helpers/history/types.ts).
-  const rec = new Recorder({ suite: "pg-multi-node-workflows", seed: SEED, round, workflow, ops: OPS, clients: CLIENTS, delays: DELAYS, extended: EXTENDED, trims: "async" });
+  const rec = new Recorder({
+    suite: "pg-multi-node-workflows",
+    seed: SEED,
+    round,
+    workflow,
+    ops: OPS,
+    clients: CLIENTS,
+    delays: DELAYS,
+    extended: EXTENDED,
+    trims: "async",
+  });
   const faults: Faults = { kills: 0, dbRestarts: 0, resumedAt: undefined, log: [] };
   const plan = faultPlan((w + round) % 3, faults);
   const perNode = [0, 0, 0];
@@ -155,7 +207,17 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
     return svc[k]!.basin(BASIN).stream(name);
   };
   const began = performance.now();
-  await runWorkload({ stream: svc[0]!.basin(BASIN).stream(name), streamFor, name, recorder: rec, workflow, clients: CLIENTS, ops: OPS, random: rng(seed), beforeOp: plan.beforeOp });
+  await runWorkload({
+    stream: svc[0]!.basin(BASIN).stream(name),
+    streamFor,
+    name,
+    recorder: rec,
+    workflow,
+    clients: CLIENTS,
+    ops: OPS,
+    random: rng(seed),
+    beforeOp: plan.beforeOp,
+  });
   await plan.done();
   const workloadMs = performance.now() - began;
   const final = await readFinal(svc[(w + round + 1) % 3]!.basin(BASIN).stream(name), recordKey);
@@ -166,15 +228,22 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
   const { lost, duplicates, gaps } = integrity(h, name);
   const appends = h.ops.filter((o): o is AppendOp => o.kind === "append");
   const st = v.direct.stats;
-  const ackedAfterRestart = appends.filter((a) => a.outcome === "ok" && faults.resumedAt !== undefined && a.invoke > faults.resumedAt).length;
+  const ackedAfterRestart = appends.filter(
+    (a) => a.outcome === "ok" && faults.resumedAt !== undefined && a.invoke > faults.resumedAt,
+  ).length;
   if (!v.ok || lost + duplicates + gaps > 0) {
-    keepArtifacts("pg-multi-node-workflows", SEED, { [`${name}.verdict.txt`]: `${v.summary}\nacked lost ${lost}, duplicates ${duplicates}, gaps ${gaps}\nfaults: ${faults.log.join("; ")}\n`, [`${name}.jsonl`]: historyLines(h) });
+    keepArtifacts("pg-multi-node-workflows", SEED, {
+      [`${name}.verdict.txt`]: `${v.summary}\nacked lost ${lost}, duplicates ${duplicates}, gaps ${gaps}\nfaults: ${faults.log.join("; ")}\n`,
+      [`${name}.jsonl`]: historyLines(h),
+    });
   }
-  console.log(`pg multi-node ${name} SEED=${SEED}: ${st.ops} ops recorded (per node ${perNode.join("/")}), workload ${(workloadMs / 1000).toFixed(1)} s; ` +
-    `final stream ${final.first}..${final.tail}; ${st.acked} acked batches (${st.ackedRecords} acked records) of ${st.appends} appends, ` +
-    `${appends.filter((a) => a.outcome === "fail").length} refused, ${st.indefinite} indefinite ops; acked lost ${lost}, duplicates ${duplicates}, gaps ${gaps}; ` +
-    `${EXTENDED ? `faults: ${faults.log.join(", ")}; ${ackedAfterRestart} appends acked after the database came back; ` : ""}` +
-    `checker: C1-C8 ${v.direct.ok ? "ok" : `${v.direct.violations.length} violations`}, search ${v.search.result} (${v.search.steps} steps), ${(checkMs / 1000).toFixed(1)} s`);
+  console.log(
+    `pg multi-node ${name} SEED=${SEED}: ${st.ops} ops recorded (per node ${perNode.join("/")}), workload ${(workloadMs / 1000).toFixed(1)} s; ` +
+      `final stream ${final.first}..${final.tail}; ${st.acked} acked batches (${st.ackedRecords} acked records) of ${st.appends} appends, ` +
+      `${appends.filter((a) => a.outcome === "fail").length} refused, ${st.indefinite} indefinite ops; acked lost ${lost}, duplicates ${duplicates}, gaps ${gaps}; ` +
+      `${EXTENDED ? `faults: ${faults.log.join(", ")}; ${ackedAfterRestart} appends acked after the database came back; ` : ""}` +
+      `checker: C1-C8 ${v.direct.ok ? "ok" : `${v.direct.violations.length} violations`}, search ${v.search.result} (${v.search.steps} steps), ${(checkMs / 1000).toFixed(1)} s`,
+  );
   expect(v.summary, `SEED=${SEED} ${name}: the ordering checker failed; history kept under test-artifacts/`).toBe("");
   expect({ lost, duplicates, gaps }).toEqual({ lost: 0, duplicates: 0, gaps: 0 });
   expect(st.ackedRecords).toBeGreaterThan(0);
@@ -187,8 +256,12 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
 
 describe("the ordering checker on three PostgreSQL nodes, two behind a delaying proxy", () => {
   for (const [w, workflow] of WORKFLOWS.entries()) {
-    it(`${workflow}: ${ROUNDS} x ${OPS} ops by ${CLIENTS} clients over 3 nodes${EXTENDED ? ", each with a node killed and the database restarted" : ""} (SEED=${SEED})`, async () => {
-      for (let round = 0; round < ROUNDS; round++) await history(workflow, w, round);
-    }, EXTENDED ? 1_500_000 : 60_000);
+    it(
+      `${workflow}: ${ROUNDS} x ${OPS} ops by ${CLIENTS} clients over 3 nodes${EXTENDED ? ", each with a node killed and the database restarted" : ""} (SEED=${SEED})`,
+      async () => {
+        for (let round = 0; round < ROUNDS; round++) await history(workflow, w, round);
+      },
+      EXTENDED ? 1_500_000 : 60_000,
+    );
   }
 });

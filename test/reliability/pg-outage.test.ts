@@ -23,7 +23,14 @@ import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { isSvcError, type SvcError } from "../../src/errors.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
-import { Recorder, historyLines, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
+import {
+  Recorder,
+  historyLines,
+  recordKey,
+  verify,
+  type AppendOp,
+  type SessionReadOp,
+} from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
 import { liteClient, startLite, type Lite } from "../helpers/lite.js";
 import { PG_PASSWORD, startPostgres } from "../helpers/postgres.js";
@@ -38,7 +45,13 @@ let lite: Lite | undefined;
 const clients: SvcClient[] = [];
 
 function client(): SvcClient {
-  const c = new SvcClient({ accountEndpoint: lite!.url, basinEndpoint: lite!.url, accessToken: lite!.token, retries: 0, timeoutMs: 10_000 });
+  const c = new SvcClient({
+    accountEndpoint: lite!.url,
+    basinEndpoint: lite!.url,
+    accessToken: lite!.token,
+    retries: 0,
+    timeoutMs: 10_000,
+  });
   clients.push(c);
   return c;
 }
@@ -66,17 +79,34 @@ afterAll(async () => {
 describe("lite on PostgreSQL when the database goes away", () => {
   it("fails appends with a retryable 5xx and no ack while it is down, keeps running, and recovers", async () => {
     const rec = new Recorder({ suite: "pg-outage" });
-    const errors: { at: number; via: string; code: string; status: number | undefined; retryable: boolean; message: string }[] = [];
+    const errors: {
+      at: number;
+      via: string;
+      code: string;
+      status: number | undefined;
+      retryable: boolean;
+      message: string;
+    }[] = [];
     let n = 0;
     const input = (w: number) => {
       const k = n++;
-      return { records: Array.from({ length: 1 + (k % 5) }, (_, i) => ({ headers: [], body: enc.encode(`w${w}|${k}|${i}`) })) };
+      return {
+        records: Array.from({ length: 1 + (k % 5) }, (_, i) => ({ headers: [], body: enc.encode(`w${w}|${k}|${i}`) })),
+      };
     };
-    const noted = <T>(via: string, p: Promise<T>): Promise<T> => p.catch((e: unknown) => {
-      const err = e as SvcError;
-      errors.push({ at: now(), via, code: isSvcError(e) ? err.code : String(e), status: err.status, retryable: err.retryable, message: err.message });
-      throw e;
-    });
+    const noted = <T>(via: string, p: Promise<T>): Promise<T> =>
+      p.catch((e: unknown) => {
+        const err = e as SvcError;
+        errors.push({
+          at: now(),
+          via,
+          code: isSvcError(e) ? err.code : String(e),
+          status: err.status,
+          retryable: err.retryable,
+          message: err.message,
+        });
+        throw e;
+      });
 
     let stopped = false;
     const unary = (async () => {
@@ -95,7 +125,13 @@ describe("lite on PostgreSQL when the database goes away", () => {
         const pending: Promise<unknown>[] = [];
         while (!stopped && !failed) {
           const inp = input(1);
-          pending.push(rec.append(1, STREAM, "session", inp, () => noted("session", sess.append(inp))).then((ack) => { if (!ack) failed = true; }));
+          pending.push(
+            rec
+              .append(1, STREAM, "session", inp, () => noted("session", sess.append(inp)))
+              .then((ack) => {
+                if (!ack) failed = true;
+              }),
+          );
           if (pending.length >= 4) await Promise.race([Promise.all(pending.splice(0, 2)), sleep(20)]);
           else await sleep(5);
         }
@@ -107,12 +143,36 @@ describe("lite on PostgreSQL when the database goes away", () => {
     const abort = new AbortController();
     let outages = 0;
     let recoveries = 0;
-    const reading = rec.readSession(100, STREAM, 0, Number.MAX_SAFE_INTEGER, client().basin(BASIN).stream(STREAM).read({ seqNum: 0 }, {}, {
-      signal: abort.signal, follow: true, heartbeatTimeoutMs: 20_000,
-      onOutage: () => { outages++; }, onRecovered: () => { recoveries++; },
-    }));
+    const reading = rec.readSession(
+      100,
+      STREAM,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      client()
+        .basin(BASIN)
+        .stream(STREAM)
+        .read(
+          { seqNum: 0 },
+          {},
+          {
+            signal: abort.signal,
+            follow: true,
+            heartbeatTimeoutMs: 20_000,
+            onOutage: () => {
+              outages++;
+            },
+            onRecovered: () => {
+              recoveries++;
+            },
+          },
+        ),
+    );
     const acked = () => rec.ops.filter((o): o is AppendOp => o.kind === "append" && o.outcome === "ok").length;
-    const delivered = () => (rec.ops.find((o) => o.kind === "read-session") as SessionReadOp).events.reduce((k, e) => k + ("records" in e ? e.records.length : 0), 0);
+    const delivered = () =>
+      (rec.ops.find((o) => o.kind === "read-session") as SessionReadOp).events.reduce(
+        (k, e) => k + ("records" in e ? e.records.length : 0),
+        0,
+      );
 
     await sleep(1_500);
     const beforeKill = acked();
@@ -124,7 +184,9 @@ describe("lite on PostgreSQL when the database goes away", () => {
     let terminated = 0;
     const terminateStarted = now();
     for (let i = 0; i < 3; i++) {
-      const { rows } = await admin.query<{ n: number }>("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = 'outage' AND pid <> pg_backend_pid()");
+      const { rows } = await admin.query<{ n: number }>(
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = 'outage' AND pid <> pg_backend_pid()",
+      );
       terminated += rows[0]!.n;
       await sleep(300);
     }
@@ -143,7 +205,10 @@ describe("lite on PostgreSQL when the database goes away", () => {
     // The node still runs and answers, quickly, with a JSON 5xx.
     const raw = liteClient(lite!);
     const t0 = performance.now();
-    const reply = await raw.call("POST", `/v1/streams/${STREAM}/records`, { basin: BASIN, json: { records: [{ body: "during-outage" }] } });
+    const reply = await raw.call("POST", `/v1/streams/${STREAM}/records`, {
+      basin: BASIN,
+      json: { records: [{ body: "during-outage" }] },
+    });
     const answeredMs = performance.now() - t0;
     await raw.close();
     expect(reply.status, reply.text()).toBeGreaterThanOrEqual(500);
@@ -173,7 +238,10 @@ describe("lite on PostgreSQL when the database goes away", () => {
     const appends = history.ops.filter((o): o is AppendOp => o.kind === "append");
     // No append invoked after the database was down and completed before it was back was acked.
     const ackedWhileDown = appends.filter((a) => a.outcome === "ok" && a.invoke > down && a.complete! < resumeStarted);
-    expect(ackedWhileDown.map((a) => a.id), "acked while the database was down").toEqual([]);
+    expect(
+      ackedWhileDown.map((a) => a.id),
+      "acked while the database was down",
+    ).toEqual([]);
     // Every failure during the outage: a retryable 5xx with a code.
     const during = errors.filter((e) => e.at > haltStarted && e.at < up);
     expect(during.length, "appends failed while the database was down").toBeGreaterThan(0);
@@ -182,25 +250,36 @@ describe("lite on PostgreSQL when the database goes away", () => {
       // lost is cut off by the node (their outcome is unknown; a terminal frame would call the
       // later ones never applied): the client reports them "may or may not have been appended",
       // which it does not retry by itself. Everything else is a retryable failure.
-      const unknownSession = e.via === "session" && e.status === undefined && /may or may not have been appended/.test(e.message);
+      const unknownSession =
+        e.via === "session" && e.status === undefined && /may or may not have been appended/.test(e.message);
       if (!unknownSession) expect(e.retryable, `${e.via}: ${e.code} ${e.status} ${e.message}`).toBe(true);
       if (e.status !== undefined) expect(e.status, `${e.via}: ${e.code} ${e.message}`).toBeGreaterThanOrEqual(500);
     }
     // The reader saw everything, in order, and went on after the outage.
-    const view = (history.ops.find((o) => o.kind === "read-session") as SessionReadOp).events.flatMap((e) => ("records" in e ? e.records : []));
+    const view = (history.ops.find((o) => o.kind === "read-session") as SessionReadOp).events.flatMap((e) =>
+      "records" in e ? e.records : [],
+    );
     expect(view.length).toBe(finalStream.tail);
     expect(view).toEqual(finalStream.records);
     expect(view.length).toBeGreaterThan(deliveredAtHalt);
 
     const verdict = verify(history);
-    if (!verdict.ok) keepArtifacts("pg-outage", process.pid, { "verdict.txt": verdict.summary, "history.jsonl": historyLines(history) });
-    const codes = (from: number, to: number) => [...new Set(errors.filter((e) => e.at >= from && e.at < to).map((e) => `${e.via}:${e.status ?? "-"}:${e.code}`))];
+    if (!verdict.ok)
+      keepArtifacts("pg-outage", process.pid, {
+        "verdict.txt": verdict.summary,
+        "history.jsonl": historyLines(history),
+      });
+    const codes = (from: number, to: number) => [
+      ...new Set(errors.filter((e) => e.at >= from && e.at < to).map((e) => `${e.via}:${e.status ?? "-"}:${e.code}`)),
+    ];
     const failures = (from: number, to: number) => errors.filter((e) => e.at >= from && e.at < to).length;
-    console.log(`pg outage: ${terminated} connections terminated, database down ${((up - haltStarted) / 1e6).toFixed(1)} s; ` +
-      `${verdict.direct.stats.acked} acked appends (${verdict.direct.stats.ackedRecords} records), ${appends.filter((a) => a.outcome === "fail").length} failed, ` +
-      `${verdict.direct.stats.indefinite} indefinite; after the terminations ${failures(terminateStarted, haltStarted)} errors ${JSON.stringify(codes(terminateStarted, haltStarted))}, ` +
-      `while down or coming back ${failures(haltStarted, Infinity)} errors ${JSON.stringify(codes(haltStarted, Infinity))}; during-outage unary reply ${reply.status} ${reply.text()} in ${answeredMs.toFixed(0)} ms; ` +
-      `reader outages ${outages}, recoveries ${recoveries}, ${view.length} records delivered; checker ${verdict.ok ? "ok" : verdict.summary}`);
+    console.log(
+      `pg outage: ${terminated} connections terminated, database down ${((up - haltStarted) / 1e6).toFixed(1)} s; ` +
+        `${verdict.direct.stats.acked} acked appends (${verdict.direct.stats.ackedRecords} records), ${appends.filter((a) => a.outcome === "fail").length} failed, ` +
+        `${verdict.direct.stats.indefinite} indefinite; after the terminations ${failures(terminateStarted, haltStarted)} errors ${JSON.stringify(codes(terminateStarted, haltStarted))}, ` +
+        `while down or coming back ${failures(haltStarted, Infinity)} errors ${JSON.stringify(codes(haltStarted, Infinity))}; during-outage unary reply ${reply.status} ${reply.text()} in ${answeredMs.toFixed(0)} ms; ` +
+        `reader outages ${outages}, recoveries ${recoveries}, ${view.length} records delivered; checker ${verdict.ok ? "ok" : verdict.summary}`,
+    );
     expect(verdict.summary).toBe("");
   }, 90_000);
 });

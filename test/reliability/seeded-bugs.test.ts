@@ -26,10 +26,18 @@ afterAll(() => {
   console.log(`seeded bugs SEED=${SEED}: caught ${caught.length}:\n  ${caught.join("\n  ")}`);
 });
 
-async function withFault<T>(fault: TestFault | undefined, run: (lite: Lite, client: SvcClient) => Promise<T>): Promise<T> {
+async function withFault<T>(
+  fault: TestFault | undefined,
+  run: (lite: Lite, client: SvcClient) => Promise<T>,
+): Promise<T> {
   const env: Record<string, string> = fault ? { SVC_LITE_TEST_FAULTS: "enabled", SVC_LITE_TEST_FAULT: fault } : {};
   const lite = await startLite({ dataDir: scratchDir("svc-seeded-"), env });
-  const client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, timeoutMs: 5_000 });
+  const client = new SvcClient({
+    accountEndpoint: lite.url,
+    basinEndpoint: lite.url,
+    accessToken: lite.token,
+    timeoutMs: 5_000,
+  });
   try {
     // The server says so on stderr (just after its export lines).
     if (fault) await eventually(async () => lite.stderr().includes(`TEST FAULT ACTIVE: ${fault}`), 5_000, 20);
@@ -71,13 +79,39 @@ function crash(fault: TestFault | undefined, cycles = 3): Promise<Verdict> {
     const rec = new Recorder({ seed: SEED, fault, suite: "crash" });
     let n = 0;
     for (let cycle = 0; cycle < cycles; cycle++) {
-      const c = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token, timeoutMs: 5_000 });
+      const c = new SvcClient({
+        accountEndpoint: lite.url,
+        basinEndpoint: lite.url,
+        accessToken: lite.token,
+        timeoutMs: 5_000,
+      });
       const s = c.basin("seeded-bugs").stream("crash");
       const stop = new AbortController();
-      const input = (): AppendInput => ({ records: Array.from({ length: 1 + Math.floor(random() * 10) }, (_, i) => ({ headers: [], body: enc.encode(`k|${n}|${i}|${"x".repeat(Math.floor(random() * 500))}`) })) });
-      const unary = async (): Promise<void> => { while (!stop.signal.aborted) { n++; const inp = input(); if (!(await rec.append(1, "crash", "unary", inp, () => s.append(inp)))) return; } };
+      const input = (): AppendInput => ({
+        records: Array.from({ length: 1 + Math.floor(random() * 10) }, (_, i) => ({
+          headers: [],
+          body: enc.encode(`k|${n}|${i}|${"x".repeat(Math.floor(random() * 500))}`),
+        })),
+      });
+      const unary = async (): Promise<void> => {
+        while (!stop.signal.aborted) {
+          n++;
+          const inp = input();
+          if (!(await rec.append(1, "crash", "unary", inp, () => s.append(inp)))) return;
+        }
+      };
       const tail0 = (await s.checkTail()).seqNum;
-      const work = Promise.all([unary(), unary(), rec.readSession(3, "crash", tail0, Infinity, s.read({ seqNum: tail0 }, {}, { signal: stop.signal, retries: 0, follow: false }))]);
+      const work = Promise.all([
+        unary(),
+        unary(),
+        rec.readSession(
+          3,
+          "crash",
+          tail0,
+          Infinity,
+          s.read({ seqNum: tail0 }, {}, { signal: stop.signal, retries: 0, follow: false }),
+        ),
+      ]);
       await new Promise((r) => setTimeout(r, 300 + random() * 700));
       await lite.kill9();
       stop.abort();
@@ -96,7 +130,15 @@ function crash(fault: TestFault | undefined, cycles = 3): Promise<Verdict> {
     const v = verify(h);
     // The probe after each restart must land on the recovered tail (check 6 of §2.a).
     const probes = h.ops.filter((o) => o.client === 9);
-    if (probes.some((o) => o.outcome !== "ok")) return { ...v, ok: false, summary: `${v.summary}\nprobe: an append after restart failed (${probes.map((o) => o.error).filter(Boolean).join(", ")})` };
+    if (probes.some((o) => o.outcome !== "ok"))
+      return {
+        ...v,
+        ok: false,
+        summary: `${v.summary}\nprobe: an append after restart failed (${probes
+          .map((o) => o.error)
+          .filter(Boolean)
+          .join(", ")})`,
+      };
     return v;
   });
 }
@@ -112,7 +154,12 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
     const proxy = await startFaultProxy(Number(new URL(lite.url).port));
     const saved = { on: process.env.SVC_CLIENT_TEST_FAULTS, name: process.env.SVC_CLIENT_TEST_FAULT };
     if (fault) Object.assign(process.env, { SVC_CLIENT_TEST_FAULTS: "enabled", SVC_CLIENT_TEST_FAULT: fault });
-    const c = new SvcClient({ accountEndpoint: proxy.url, basinEndpoint: proxy.url, accessToken: lite.token, timeoutMs: 5_000 });
+    const c = new SvcClient({
+      accountEndpoint: proxy.url,
+      basinEndpoint: proxy.url,
+      accessToken: lite.token,
+      timeoutMs: 5_000,
+    });
     const rec = new Recorder({ seed: SEED, suite: "session-cuts", ...(fault ? { fault } : {}) });
     try {
       const s = c.basin("seeded-bugs").stream("cuts");
@@ -125,9 +172,18 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
         let failed = false;
         const inflight = new Set<Promise<unknown>>();
         while (!stop.aborted && !failed) {
-          const input: AppendInput = { records: Array.from({ length: 5 }, (_, i) => ({ headers: [], body: enc.encode(`cuts|${n}|${i}|${"y".repeat(200)}`) })) };
+          const input: AppendInput = {
+            records: Array.from({ length: 5 }, (_, i) => ({
+              headers: [],
+              body: enc.encode(`cuts|${n}|${i}|${"y".repeat(200)}`),
+            })),
+          };
           n++;
-          const p = rec.append(1, "cuts", "session", input, () => session.append(input)).then((ack) => { if (!ack) failed = true; });
+          const p = rec
+            .append(1, "cuts", "session", input, () => session.append(input))
+            .then((ack) => {
+              if (!ack) failed = true;
+            });
           inflight.add(p);
           void p.finally(() => inflight.delete(p));
           if (inflight.size >= 8) await Promise.race(inflight);
@@ -141,8 +197,10 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
       await d.close();
       return verify(rec.history({ cuts: final }));
     } finally {
-      if (saved.on === undefined) delete process.env.SVC_CLIENT_TEST_FAULTS; else process.env.SVC_CLIENT_TEST_FAULTS = saved.on;
-      if (saved.name === undefined) delete process.env.SVC_CLIENT_TEST_FAULT; else process.env.SVC_CLIENT_TEST_FAULT = saved.name;
+      if (saved.on === undefined) delete process.env.SVC_CLIENT_TEST_FAULTS;
+      else process.env.SVC_CLIENT_TEST_FAULTS = saved.on;
+      if (saved.name === undefined) delete process.env.SVC_CLIENT_TEST_FAULT;
+      else process.env.SVC_CLIENT_TEST_FAULT = saved.name;
       await c.close();
       await proxy.close();
     }
@@ -163,11 +221,18 @@ describe("checking the checkers: each seeded bug is caught", () => {
     const v = await sessionsThroughCuts("resend-indefinite");
     expect(v.ok, `resend-indefinite went unnoticed (SEED=${SEED})`).toBe(false);
     expect(v.summary).toMatch(/C3/);
-    caught.push(`resend-indefinite → append sessions through connection cuts (C3): ${v.summary.split("\n")[0]!.slice(0, 160)}`);
+    caught.push(
+      `resend-indefinite → append sessions through connection cuts (C3): ${v.summary.split("\n")[0]!.slice(0, 160)}`,
+    );
   }, 60_000);
 
   const cases: [TestFault, string, () => Promise<Verdict>, RegExp][] = [
-    ["ack-before-sync", "crash: kill -9 cycles (C1 acked lost / C7 read uncommitted)", () => crash("ack-before-sync", 5), /C1|C7|search/],
+    [
+      "ack-before-sync",
+      "crash: kill -9 cycles (C1 acked lost / C7 read uncommitted)",
+      () => crash("ack-before-sync", 5),
+      /C1|C7|search/,
+    ],
     ["ignore-match", "ordering match-seq-num (C5)", () => ordering("ignore-match", "match-seq-num"), /C5/],
     ["ignore-fence", "ordering fencing (C6)", () => ordering("ignore-fence", "fencing"), /C6/],
     ["skip-seq", "ordering regular (C1 acked range holds other records)", () => ordering("skip-seq", "regular"), /C1/],
@@ -177,10 +242,14 @@ describe("checking the checkers: each seeded bug is caught", () => {
     ["tail-short", "crash: the append after restart (check 6)", () => crash("tail-short", 2), /probe/],
     ["read-skip", "a following read session in the crash miniature (C7)", () => crash("read-skip", 2), /C7/],
   ];
-  it.each(cases)("%s is caught by %s", async (fault, by, run, expected) => {
-    const v = await run();
-    expect(v.ok, `${fault} went unnoticed by ${by} (SEED=${SEED})`).toBe(false);
-    expect(v.summary).toMatch(expected);
-    caught.push(`${fault} → ${by}: ${v.summary.split("\n")[0]!.slice(0, 160)}`);
-  }, 120_000);
+  it.each(cases)(
+    "%s is caught by %s",
+    async (fault, by, run, expected) => {
+      const v = await run();
+      expect(v.ok, `${fault} went unnoticed by ${by} (SEED=${SEED})`).toBe(false);
+      expect(v.summary).toMatch(expected);
+      caught.push(`${fault} → ${by}: ${v.summary.split("\n")[0]!.slice(0, 160)}`);
+    },
+    120_000,
+  );
 });

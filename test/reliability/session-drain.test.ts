@@ -25,7 +25,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -42,8 +41,11 @@ describe("append sessions across a server drain and restart", () => {
     let reconnects = 0;
 
     for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const writers = await Promise.all(Array.from({ length: WRITERS }, () =>
-        stream.appender({ reconnectBudgetMs: 30_000, onReconnect: () => reconnects++ })));
+      const writers = await Promise.all(
+        Array.from({ length: WRITERS }, () =>
+          stream.appender({ reconnectBudgetMs: 30_000, onReconnect: () => reconnects++ }),
+        ),
+      );
       let acked = 0;
       let stopped: Promise<number | null> | undefined;
       let ackedAtSignal = 0;
@@ -51,12 +53,20 @@ describe("append sessions across a server drain and restart", () => {
       const all: Promise<AppendAck>[] = [];
       writers.forEach((session, w) => {
         for (let i = 0; i < INPUTS; i++) {
-          const records = Array.from({ length: RECORDS_PER_INPUT }, (_, j) => ({ headers: [], body: enc.encode(`${cycle}:${w}:${i}:${j}`) }));
-          all.push(session.append({ records }).then((a) => {
-            // SIGTERM from inside the ack callback, once some but far from all inputs are acked.
-            if (++acked === WRITERS * 8 && !stopped) { ackedAtSignal = acked; stopped = server.stop(); }
-            return a;
+          const records = Array.from({ length: RECORDS_PER_INPUT }, (_, j) => ({
+            headers: [],
+            body: enc.encode(`${cycle}:${w}:${i}:${j}`),
           }));
+          all.push(
+            session.append({ records }).then((a) => {
+              // SIGTERM from inside the ack callback, once some but far from all inputs are acked.
+              if (++acked === WRITERS * 8 && !stopped) {
+                ackedAtSignal = acked;
+                stopped = server.stop();
+              }
+              return a;
+            }),
+          );
         }
       });
       while (!stopped) await new Promise((r) => setTimeout(r, 1));
@@ -89,7 +99,10 @@ describe("append sessions across a server drain and restart", () => {
     expect(duplicates).toBe(0);
     expect(total).toBe(expected);
     for (const [key, bodies] of perWriter) {
-      const order = bodies.map((b) => { const [, , i, j] = b.split(":"); return Number(i) * RECORDS_PER_INPUT + Number(j); });
+      const order = bodies.map((b) => {
+        const [, , i, j] = b.split(":");
+        return Number(i) * RECORDS_PER_INPUT + Number(j);
+      });
       expect(order, `writer ${key} out of order`).toEqual([...order].sort((a, b) => a - b));
     }
     expect(reconnects).toBeGreaterThan(0);

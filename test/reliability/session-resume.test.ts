@@ -30,13 +30,20 @@ beforeAll(async () => {
   const acks = [];
   for (let i = 0; i < RECORDS / PER_BATCH; i++) {
     // 24 random bytes per record: frames barely compress, so cuts land inside them.
-    acks.push(session.append({ records: Array.from({ length: PER_BATCH }, () => ({ headers: [], body: randomBytes(24) })) }));
+    acks.push(
+      session.append({ records: Array.from({ length: PER_BATCH }, () => ({ headers: [], body: randomBytes(24) })) }),
+    );
   }
   await Promise.all(acks);
   await session.close();
   proxy = await startFaultProxy(lite.port);
   // A faulty connection: each attempt may be cut before it makes progress, so allow more retries.
-  proxyClient = new SvcClient({ accountEndpoint: proxy.url, basinEndpoint: proxy.url, accessToken: lite.token, retries: 10 });
+  proxyClient = new SvcClient({
+    accountEndpoint: proxy.url,
+    basinEndpoint: proxy.url,
+    accessToken: lite.token,
+    retries: 10,
+  });
   viaProxy = proxyClient.basin(basin).stream("s");
 }, 60_000);
 
@@ -61,7 +68,11 @@ describe("read session through a faulty connection", () => {
     let next = 0;
     let reconnects = 0;
     let holed = false;
-    for await (const ev of viaProxy.read({ seqNum: 0 }, { count }, { heartbeatTimeoutMs: 1_500, onReconnect: () => reconnects++ })) {
+    for await (const ev of viaProxy.read(
+      { seqNum: 0 },
+      { count },
+      { heartbeatTimeoutMs: 1_500, onReconnect: () => reconnects++ },
+    )) {
       if (ev.type !== "batch") continue;
       for (const r of ev.records) {
         if (r.seqNum !== next) throw new Error(`expected seq ${next}, got ${r.seqNum}`);

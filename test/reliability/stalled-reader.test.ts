@@ -37,15 +37,25 @@ describe("a stalled reader", () => {
     const session = http2.connect(lite.url, { settings: { initialWindowSize: 64 * 1024 } });
     session.on("error", () => undefined);
     const req = session.request({
-      ":method": "GET", ":path": "/v1/streams/s/records?seq_num=0",
-      authorization: `Bearer ${lite.token}`, "svc-basin": basin, "content-type": "svc/proto",
+      ":method": "GET",
+      ":path": "/v1/streams/s/records?seq_num=0",
+      authorization: `Bearer ${lite.token}`,
+      "svc-basin": basin,
+      "content-type": "svc/proto",
     });
     req.on("error", () => undefined);
-    await new Promise<void>((resolve) => req.once("data", () => { req.pause(); resolve(); }));
+    await new Promise<void>((resolve) =>
+      req.once("data", () => {
+        req.pause();
+        resolve();
+      }),
+    );
 
     const before = rssMiB(lite.pid!);
     let peak = before;
-    const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(lite!.pid!)); }, 50);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMiB(lite!.pid!));
+    }, 50);
     const writer = await stream.appender();
     const body = new Uint8Array(1024).fill(0x73);
     const input = { records: Array.from({ length: 1000 }, () => ({ headers: [], body })) };
@@ -61,7 +71,9 @@ describe("a stalled reader", () => {
     }
     await writer.close();
     clearInterval(sampler);
-    console.log(`stalled reader: lite anonymous RSS ${before.toFixed(0)} MiB before, peak ${peaks.map((p) => p.toFixed(0)).join(" then ")} MiB after ${PHASES_MIB.join(" + ")} MiB`);
+    console.log(
+      `stalled reader: lite anonymous RSS ${before.toFixed(0)} MiB before, peak ${peaks.map((p) => p.toFixed(0)).join(" then ")} MiB after ${PHASES_MIB.join(" + ")} MiB`,
+    );
     expect(peaks[0]! - before).toBeLessThanOrEqual(128);
     expect(peaks[1]! - peaks[0]!).toBeLessThanOrEqual(32);
     expect((await stream.checkTail()).seqNum).toBe(acks.length * 1000);

@@ -21,15 +21,25 @@ const alphabet = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 
 describe("strict base64", () => {
   it("accepts exactly the canonical padded standard encoding", () => {
-    fc.assert(fc.property(fc.oneof(
-      fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }).map((a) => a.join("")),
-      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64")),
-      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64url")),
-    ), (text) => {
-      let ok = true;
-      try { decodeBase64Strict(text); } catch { ok = false; }
-      expect(ok, JSON.stringify(text)).toBe(valid(text));
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }).map((a) => a.join("")),
+          fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64")),
+          fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64url")),
+        ),
+        (text) => {
+          let ok = true;
+          try {
+            decodeBase64Strict(text);
+          } catch {
+            ok = false;
+          }
+          expect(ok, JSON.stringify(text)).toBe(valid(text));
+        },
+      ),
+      { numRuns: 5000 },
+    );
   });
 
   it("says which rule a refused text breaks", () => {

@@ -49,8 +49,11 @@ export class BatchPipe {
 
   /** `onBad` reports a record the client refused: it throws to stop, returns to skip it. */
   constructor(
-    private readonly stream: StreamClient, private readonly plan: PipePlan, private readonly tally: AppendTally,
-    private readonly onAck: (ack: AppendAck) => void, private readonly onBad: (where: string, message: string) => void,
+    private readonly stream: StreamClient,
+    private readonly plan: PipePlan,
+    private readonly tally: AppendTally,
+    private readonly onAck: (ack: AppendAck) => void,
+    private readonly onBad: (where: string, message: string) => void,
   ) {}
 
   get failed(): boolean {
@@ -61,7 +64,8 @@ export class BatchPipe {
   async send(b: Batch): Promise<void> {
     if (!this.plan.dryRun) {
       this.appender ??= await openAppender(this.stream, this.plan.appender, b);
-      if (this.tally.batches === 0 && this.plan.conds.matchSeqNum !== undefined) this.match = await resolveMatch(this.plan.conds, this.stream);
+      if (this.tally.batches === 0 && this.plan.conds.matchSeqNum !== undefined)
+        this.match = await resolveMatch(this.plan.conds, this.stream);
       await sleepUntil(throttleDue(this.plan, this.tally, b));
     }
     const taken = await this.offer(b);
@@ -71,10 +75,13 @@ export class BatchPipe {
     if (!taken.ticket) return this.tally.planned(size);
     this.tally.sent(size);
     if (this.match !== undefined) this.match += size.count;
-    const done = taken.ticket.ack().then((ack) => {
-      this.tally.acked(ack, size);
-      this.onAck(ack);
-    }, (e: unknown) => this.tally.failed(e, size));
+    const done = taken.ticket.ack().then(
+      (ack) => {
+        this.tally.acked(ack, size);
+        this.onAck(ack);
+      },
+      (e: unknown) => this.tally.failed(e, size),
+    );
     this.unsettled.add(done);
     void done.then(() => this.unsettled.delete(done));
   }
@@ -83,7 +90,9 @@ export class BatchPipe {
   async drain(interrupted: boolean): Promise<void> {
     if (!this.appender) return;
     const all = Promise.all([...this.unsettled]);
-    const drained = interrupted ? await Promise.race([all.then(() => true), sleep(DRAIN_MS).then(() => false)]) : (await all, true);
+    const drained = interrupted
+      ? await Promise.race([all.then(() => true), sleep(DRAIN_MS).then(() => false)])
+      : (await all, true);
     if (!drained) this.appender.abort("interrupted");
     await all;
     await this.appender.close().catch(() => undefined); // failures were recorded per batch
@@ -139,7 +148,6 @@ export class BatchPipe {
 function sized(b: Batch): Sized {
   return { count: b.records.length, bytes: b.bytes };
 }
-
 
 /** `first` is the first batch to send: when it is also the last and small, it may go unary. */
 function openAppender(stream: StreamClient, o: AppenderPlan, first: Batch): Promise<Appender> {

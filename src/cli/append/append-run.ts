@@ -44,9 +44,15 @@ export interface AppendPlan extends PipePlan {
 }
 
 export async function runAppend(ctx: Context, stream: StreamClient, uri: string, plan: AppendPlan): Promise<void> {
-  const interrupt = new Interrupt(() => ctx.out.info("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)"));
+  const interrupt = new Interrupt(() =>
+    ctx.out.info("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)"),
+  );
   const tally = new AppendTally();
-  const ticker = new StatusTicker(ctx.out, plan.acks === "progress" ? progressMode(ctx.out, true, "periodic") : "off", () => tally.progressLine());
+  const ticker = new StatusTicker(
+    ctx.out,
+    plan.acks === "progress" ? progressMode(ctx.out, true, "periodic") : "off",
+    () => tally.progressLine(),
+  );
   const policy = inputPolicy(ctx.out, plan, tally);
   const source = inputRecords({ ...plan.input, ...policy }, interrupt.signal);
   const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack), policy.onBad);
@@ -65,7 +71,11 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
 }
 
 /** What to do with malformed records and with command records found in the input. */
-export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "commands">, tally: AppendTally): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize"> {
+export function inputPolicy(
+  out: Output,
+  plan: Pick<AppendPlan, "onError" | "commands">,
+  tally: AppendTally,
+): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize"> {
   return {
     skipOversize: plan.onError === "skip",
     onBad: (where, message) => {
@@ -82,12 +92,21 @@ export function inputPolicy(out: Output, plan: Pick<AppendPlan, "onError" | "com
 }
 
 /** Batches the input and hands each batch to the pipe; `--atomic` holds the one batch until the input ends. */
-async function pump(source: AsyncIterator<Parsed[]>, plan: AppendPlan, pipe: BatchPipe, signal: AbortSignal): Promise<void> {
+async function pump(
+  source: AsyncIterator<Parsed[]>,
+  plan: AppendPlan,
+  pipe: BatchPipe,
+  signal: AbortSignal,
+): Promise<void> {
   const limits = plan.atomic ? { ...plan.batch, lingerMs: Infinity } : plan.batch;
   let held: Batch | undefined;
   for await (const b of batches(source, limits, signal)) {
     if (plan.atomic) {
-      if (held) throw inputError(b.records[0]!.where, "--atomic: the input does not fit one batch (1000 records, 1 MiB metered)");
+      if (held)
+        throw inputError(
+          b.records[0]!.where,
+          "--atomic: the input does not fit one batch (1000 records, 1 MiB metered)",
+        );
       held = b;
       continue;
     }
@@ -102,7 +121,14 @@ function showAck(out: Output, mode: AcksMode, ack: AppendAck): void {
   else if (mode === "text") out.success(ackStatusLine(ack));
 }
 
-async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: AppendTally, inputFailure: unknown, interrupt: Interrupt): Promise<void> {
+async function finish(
+  ctx: Context,
+  uri: string,
+  plan: AppendPlan,
+  tally: AppendTally,
+  inputFailure: unknown,
+  interrupt: Interrupt,
+): Promise<void> {
   const note = tally.commandsNote(plan.commands === "replay");
   if (note) ctx.out.info(note);
   const failure = tally.failure;
@@ -110,18 +136,41 @@ async function finish(ctx: Context, uri: string, plan: AppendPlan, tally: Append
   if (clean) await summarise(ctx.out, plan, tally, interrupt.which !== undefined);
   if (failure && failure.sideEffects && failure.code !== "interrupted") {
     const err = new SvcError({
-      code: failure.code, message: `the outcome of the append is unknown: ${failure.message}. ${tally.knownState(uri)}`,
-      origin: failure.origin, status: failure.status, retryable: true, sideEffects: true, cause: failure,
+      code: failure.code,
+      message: `the outcome of the append is unknown: ${failure.message}. ${tally.knownState(uri)}`,
+      origin: failure.origin,
+      status: failure.status,
+      retryable: true,
+      sideEffects: true,
+      cause: failure,
     });
-    throw new OperationError("append", uri, err, `nothing was re-sent; read from ${tally.nextSeq ?? "the last acked position"} to see whether the records in doubt are there`);
+    throw new OperationError(
+      "append",
+      uri,
+      err,
+      `nothing was re-sent; read from ${tally.nextSeq ?? "the last acked position"} to see whether the records in doubt are there`,
+    );
   }
   if (failure && failure.code !== "interrupted") {
-    const before = tally.records > 0 ? `${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the failure (${tally.range()})` : undefined;
-    throw new OperationError("append", uri, failure, [conditionHint(failure), before].filter(Boolean).join("; ") || undefined);
+    const before =
+      tally.records > 0
+        ? `${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the failure (${tally.range()})`
+        : undefined;
+    throw new OperationError(
+      "append",
+      uri,
+      failure,
+      [conditionHint(failure), before].filter(Boolean).join("; ") || undefined,
+    );
   }
   if (inputFailure) {
-    if (tally.records > 0) ctx.out.info(`note: ${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the bad input (${tally.range()}); the batch with the bad input was not sent`);
-    throw inputFailure instanceof SvcError && inputFailure.code === "bad_input" ? inputFailure : new OperationError("append", uri, inputFailure);
+    if (tally.records > 0)
+      ctx.out.info(
+        `note: ${plural(tally.records, "record")} ${tally.records === 1 ? "was" : "were"} appended before the bad input (${tally.range()}); the batch with the bad input was not sent`,
+      );
+    throw inputFailure instanceof SvcError && inputFailure.code === "bad_input"
+      ? inputFailure
+      : new OperationError("append", uri, inputFailure);
   }
   if (interrupt.which) {
     ctx.out.notice(`interrupted: ${tally.knownState(uri)}`);

@@ -50,7 +50,8 @@ export class AppendTally {
   }
 
   failed(e: unknown, b: Sized): void {
-    const err = e instanceof SvcError ? e : new SvcError({ code: "network", message: String(e), origin: "client", cause: e });
+    const err =
+      e instanceof SvcError ? e : new SvcError({ code: "network", message: String(e), origin: "client", cause: e });
     if (err.code === "not_applied") return;
     if (err.sideEffects) {
       this.inDoubtRecords += b.count;
@@ -79,8 +80,14 @@ export class AppendTally {
   }
 
   knownState(uri: string): string {
-    const acked = this.first === undefined ? "no batch was acknowledged" : `Acknowledged: ${plural(this.records, "record")}, ${this.range()}; last acked position ${this.nextSeq}`;
-    const doubt = this.inDoubtRecords > 0 ? `; in doubt: ${this.inDoubtRecords} record${this.inDoubtRecords === 1 ? "" : "s"} in ${this.inDoubtBatches} batch${this.inDoubtBatches === 1 ? "" : "es"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)` : "";
+    const acked =
+      this.first === undefined
+        ? "no batch was acknowledged"
+        : `Acknowledged: ${plural(this.records, "record")}, ${this.range()}; last acked position ${this.nextSeq}`;
+    const doubt =
+      this.inDoubtRecords > 0
+        ? `; in doubt: ${this.inDoubtRecords} record${this.inDoubtRecords === 1 ? "" : "s"} in ${this.inDoubtBatches} batch${this.inDoubtBatches === 1 ? "" : "es"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)`
+        : "";
     return `${acked}${doubt}`;
   }
 
@@ -103,10 +110,13 @@ export class AppendTally {
     const out: Record<string, unknown> = dryRun
       ? { dry_run: true, records: this.sentRecords, bytes: this.sentBytes, batches: this.batches }
       : {
-        records: this.records, bytes: this.bytes, batches: this.batches,
-        start: this.first ?? null, end: this.nextSeq ?? null,
-        tail: this.tail ? positionToJson(this.tail) : null,
-      };
+          records: this.records,
+          bytes: this.bytes,
+          batches: this.batches,
+          start: this.first ?? null,
+          end: this.nextSeq ?? null,
+          tail: this.tail ? positionToJson(this.tail) : null,
+        };
     out.duration_ms = Date.now() - this.startedAt;
     if (this.skipped > 0) out.malformed_skipped = this.skipped;
     if (this.commandsDropped.size > 0) out.commands_skipped = Object.fromEntries(this.commandsDropped);

@@ -24,7 +24,11 @@ export interface Batch {
 const TIMER = Symbol("timer");
 const ABORT = Symbol("abort");
 
-export async function* batches(source: AsyncIterator<Parsed[]>, limits: BatchLimits, signal: AbortSignal): AsyncGenerator<Batch> {
+export async function* batches(
+  source: AsyncIterator<Parsed[]>,
+  limits: BatchLimits,
+  signal: AbortSignal,
+): AsyncGenerator<Batch> {
   let cur: Parsed[] = [];
   let bytes = 0;
   let deadline = 0;
@@ -47,7 +51,11 @@ export async function* batches(source: AsyncIterator<Parsed[]>, limits: BatchLim
     });
     const racers: Promise<IteratorResult<Parsed[]> | typeof TIMER | typeof ABORT>[] = [pending, aborted];
     if (cur.length > 0 && Number.isFinite(limits.lingerMs)) {
-      racers.push(new Promise((resolve) => { timer = setTimeout(() => resolve(TIMER), Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now()))); }));
+      racers.push(
+        new Promise((resolve) => {
+          timer = setTimeout(() => resolve(TIMER), Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())));
+        }),
+      );
     }
     let r: IteratorResult<Parsed[]> | typeof TIMER | typeof ABORT;
     try {

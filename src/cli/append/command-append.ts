@@ -9,7 +9,15 @@ import type { Context } from "../context.js";
 import { attempt, OperationError } from "../failure.js";
 import { conditionHint, resolveMatch, type Conditions } from "../flags/conditions.js";
 
-export async function appendCommandRecord(ctx: Context, stream: StreamClient, uri: string, op: string, record: AppendRecord, conds: Conditions, what: string): Promise<void> {
+export async function appendCommandRecord(
+  ctx: Context,
+  stream: StreamClient,
+  uri: string,
+  op: string,
+  record: AppendRecord,
+  conds: Conditions,
+  what: string,
+): Promise<void> {
   const ack = await attempt(op, uri, async () => {
     const input: AppendInput = { records: [record] };
     const match = await resolveMatch(conds, stream);

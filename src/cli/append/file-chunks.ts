@@ -29,11 +29,15 @@ export function fileChunks(path: string): Chunks {
     async *[Symbol.asyncIterator]() {
       fd = await new Promise<number>((resolve, reject) => openFile(path, "r", (e, f) => (e ? reject(e) : resolve(f))));
       try {
-        const regular = await new Promise<boolean>((resolve, reject) => fstat(fd!, (e, st) => (e ? reject(e) : resolve(st.isFile()))));
+        const regular = await new Promise<boolean>((resolve, reject) =>
+          fstat(fd!, (e, st) => (e ? reject(e) : resolve(st.isFile()))),
+        );
         while (!done) {
           const buf = Buffer.allocUnsafe(CHUNK_BYTES);
           reading = true;
-          const n = await (regular ? readNow(fd, buf) : readLater(fd, buf)).finally(() => { reading = false; });
+          const n = await (regular ? readNow(fd, buf) : readLater(fd, buf)).finally(() => {
+            reading = false;
+          });
           if (n === 0 || done) return;
           yield n === buf.length ? buf : buf.subarray(0, n);
         }
@@ -51,13 +55,15 @@ export function fileChunks(path: string): Chunks {
 
 /** After a turn of the event loop, a synchronous read of what a regular file holds (never waits for a writer). */
 function readNow(fd: number, buf: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => setImmediate(() => {
-    try {
-      resolve(readSync(fd, buf, 0, buf.length, null));
-    } catch (e) {
-      reject(e);
-    }
-  }));
+  return new Promise((resolve, reject) =>
+    setImmediate(() => {
+      try {
+        resolve(readSync(fd, buf, 0, buf.length, null));
+      } catch (e) {
+        reject(e);
+      }
+    }),
+  );
 }
 
 function readLater(fd: number, buf: Buffer): Promise<number> {

@@ -9,8 +9,12 @@
 import { SvcError } from "../../errors.js";
 import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
 import {
-  decorate, parseJsonRecord, RecordInputError, textRecord,
-  type InputFormat, type InvalidUtf8,
+  decorate,
+  parseJsonRecord,
+  RecordInputError,
+  textRecord,
+  type InputFormat,
+  type InvalidUtf8,
 } from "../../format/record-input.js";
 import { meteredSize } from "../../rules/records.js";
 import { RecordSplitter, type Segment } from "../../format/record-split.js";
@@ -27,7 +31,12 @@ export interface Parsed {
 
 /** A record and where it came from; `where` is made only when asked (an error names it). */
 class ParsedRecord implements Parsed {
-  constructor(readonly record: AppendRecord, readonly size: number, private readonly file: string, private readonly line: number) {}
+  constructor(
+    readonly record: AppendRecord,
+    readonly size: number,
+    private readonly file: string,
+    private readonly line: number,
+  ) {}
 
   get where(): string {
     return where(this.file, this.line);
@@ -57,7 +66,13 @@ export interface InputOptions {
 
 /** A malformed record, exit 7: the message names file:line. */
 export function inputError(where: string, message: string): SvcError {
-  return new SvcError({ code: "bad_input", message: `${where}: ${message}`, origin: "client", retryable: false, sideEffects: false });
+  return new SvcError({
+    code: "bad_input",
+    message: `${where}: ${message}`,
+    origin: "client",
+    retryable: false,
+    sideEffects: false,
+  });
 }
 
 function open(file: string): { stream: Input; name: string } {
@@ -69,7 +84,9 @@ type Make = (bytes: Buffer, line: number) => Parsed | undefined;
 type Input = AsyncIterable<Buffer | string> & { destroy(): void };
 
 /** Records still allowed by `maxRecords`, shared across files. */
-interface Budget { left: number }
+interface Budget {
+  left: number;
+}
 
 export async function* inputRecords(o: InputOptions, signal: AbortSignal): AsyncGenerator<Parsed[]> {
   const budget: Budget = { left: o.maxRecords ?? Number.MAX_SAFE_INTEGER };
@@ -119,7 +136,14 @@ function where(name: string, line: number): string {
 }
 
 /** `--format binary`: the whole input is one record (at most 1 MiB). */
-async function* wholeInput(stream: Input, name: string, make: Make, o: InputOptions, signal: AbortSignal, budget: Budget): AsyncGenerator<Parsed[]> {
+async function* wholeInput(
+  stream: Input,
+  name: string,
+  make: Make,
+  o: InputOptions,
+  signal: AbortSignal,
+  budget: Budget,
+): AsyncGenerator<Parsed[]> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -140,7 +164,14 @@ async function* wholeInput(stream: Input, name: string, make: Make, o: InputOpti
 }
 
 /** Delimited input (text, json, templates): the records of each chunk, numbered by line. */
-async function* splitInput(stream: Input, name: string, make: Make, o: InputOptions, signal: AbortSignal, budget: Budget): AsyncGenerator<Parsed[]> {
+async function* splitInput(
+  stream: Input,
+  name: string,
+  make: Make,
+  o: InputOptions,
+  signal: AbortSignal,
+  budget: Budget,
+): AsyncGenerator<Parsed[]> {
   const json = o.format === "json" || o.format === "json-base64";
   const maxSegment = json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes;
   const splitter = new RecordSplitter({
@@ -153,7 +184,10 @@ async function* splitInput(stream: Input, name: string, make: Make, o: InputOpti
     segments.forEach((seg, k) => {
       if (budget.left <= 0) return;
       if (!Buffer.isBuffer(seg)) {
-        o.onBad(`${name}:${firstLine + k}`, `the line is ${seg.oversize} bytes; no record can be that large (at most ${maxSegment})`);
+        o.onBad(
+          `${name}:${firstLine + k}`,
+          `the line is ${seg.oversize} bytes; no record can be that large (at most ${maxSegment})`,
+        );
         return;
       }
       if (json && isBlank(seg)) return;
@@ -188,10 +222,14 @@ async function* splitInput(stream: Input, name: string, make: Make, o: InputOpti
 function parse(o: InputOptions, bytes: Buffer): AppendRecord {
   if (o.template) return o.template(bytes.toString("utf8"));
   switch (o.format) {
-    case "json": return parseJsonRecord(bytes.toString("utf8"), false);
-    case "json-base64": return parseJsonRecord(bytes.toString("utf8"), true);
-    case "binary": return { headers: [], body: bytes };
-    default: return textRecord(bytes, o.invalidUtf8);
+    case "json":
+      return parseJsonRecord(bytes.toString("utf8"), false);
+    case "json-base64":
+      return parseJsonRecord(bytes.toString("utf8"), true);
+    case "binary":
+      return { headers: [], body: bytes };
+    default:
+      return textRecord(bytes, o.invalidUtf8);
   }
 }
 

@@ -12,7 +12,12 @@ import { unflatten } from "./flat.js";
 import type { Action, Plan } from "./plan.js";
 import type { Flat } from "./spec.js";
 
-const STATUS = { create: "created", update: "config updated", noop: "config unchanged", delete: "deletion requested" } as const;
+const STATUS = {
+  create: "created",
+  update: "config updated",
+  noop: "config unchanged",
+  delete: "deletion requested",
+} as const;
 
 function changedFields(a: Action): Flat {
   const out: Flat = {};
@@ -25,7 +30,9 @@ async function run(client: SvcClient, a: Action): Promise<void> {
     const uri = formatUri(a.basin);
     if (a.kind === "create") {
       const scope = a.scope as BasinScope | undefined;
-      await attempt("create basin", uri, () => client.basins.create(a.basin, { config: unflatten(a.fields ?? {}), scope }));
+      await attempt("create basin", uri, () =>
+        client.basins.create(a.basin, { config: unflatten(a.fields ?? {}), scope }),
+      );
     } else if (a.kind === "update") {
       await attempt("reconfigure basin", uri, () => client.basins.reconfigure(a.basin, unflatten(changedFields(a))));
     } else if (a.kind === "delete") {
@@ -45,7 +52,9 @@ async function run(client: SvcClient, a: Action): Promise<void> {
 }
 
 export async function executePlan(client: SvcClient, plan: Plan, out: Output): Promise<void> {
-  const deletes = plan.actions.filter((a) => a.kind === "delete").sort((x, y) => (x.resource === y.resource ? 0 : x.resource === "stream" ? -1 : 1));
+  const deletes = plan.actions
+    .filter((a) => a.kind === "delete")
+    .sort((x, y) => (x.resource === y.resource ? 0 : x.resource === "stream" ? -1 : 1));
   for (const a of [...plan.actions.filter((a) => a.kind !== "delete"), ...deletes]) {
     await run(client, a);
     const name = a.resource === "basin" ? a.basin : `${a.basin}/${a.stream}`;

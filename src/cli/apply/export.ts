@@ -11,7 +11,8 @@ import { currentBasinFlat, currentStreamFlat, desiredBasinFlat, desiredStreamFla
 import type { Flat, FlatValue } from "./spec.js";
 
 function specValue(key: string, v: FlatValue): FlatValue {
-  if (typeof v === "number" && (key.endsWith("retention_policy") || key.endsWith("min_age_secs"))) return formatSeconds(v);
+  if (typeof v === "number" && (key.endsWith("retention_policy") || key.endsWith("min_age_secs")))
+    return formatSeconds(v);
   return v;
 }
 

@@ -10,8 +10,19 @@
 import type { BasinConfig, StreamConfig } from "../../types.js";
 import type { Flat, FlatValue } from "./spec.js";
 
-export const STREAM_KEYS = ["storage_class", "retention_policy", "timestamping.mode", "timestamping.uncapped", "delete_on_empty.min_age_secs"];
-export const BASIN_KEYS = ["create_stream_on_append", "create_stream_on_read", "stream_cipher", ...STREAM_KEYS.map((k) => `default_stream_config.${k}`)];
+export const STREAM_KEYS = [
+  "storage_class",
+  "retention_policy",
+  "timestamping.mode",
+  "timestamping.uncapped",
+  "delete_on_empty.min_age_secs",
+];
+export const BASIN_KEYS = [
+  "create_stream_on_append",
+  "create_stream_on_read",
+  "stream_cipher",
+  ...STREAM_KEYS.map((k) => `default_stream_config.${k}`),
+];
 
 export const SYSTEM_STREAM_DEFAULTS: Flat = {
   storage_class: "express",
@@ -47,7 +58,9 @@ export function currentBasinFlat(c: BasinConfig & { stream_cipher?: string | nul
 /** The desired basin: spec fields over defaults. */
 export function desiredBasinFlat(fields: Flat): Flat {
   const out: Flat = {};
-  for (const k of BASIN_KEYS) out[k] = fields[k] ?? BASIN_DEFAULTS[k] ?? SYSTEM_STREAM_DEFAULTS[k.replace(/^default_stream_config\./, "")] ?? null;
+  for (const k of BASIN_KEYS)
+    out[k] =
+      fields[k] ?? BASIN_DEFAULTS[k] ?? SYSTEM_STREAM_DEFAULTS[k.replace(/^default_stream_config\./, "")] ?? null;
   return out;
 }
 
@@ -63,7 +76,8 @@ export function currentStreamFlat(c: StreamConfig): Flat {
 /** The desired stream: spec, else the desired basin default, else the system default. */
 export function desiredStreamFlat(fields: Flat, basinDesired: Flat): Flat {
   const out: Flat = {};
-  for (const k of STREAM_KEYS) out[k] = fields[k] ?? basinDesired[`default_stream_config.${k}`] ?? SYSTEM_STREAM_DEFAULTS[k]!;
+  for (const k of STREAM_KEYS)
+    out[k] = fields[k] ?? basinDesired[`default_stream_config.${k}`] ?? SYSTEM_STREAM_DEFAULTS[k]!;
   return out;
 }
 

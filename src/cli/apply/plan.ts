@@ -13,7 +13,14 @@ import { SvcError } from "../../errors.js";
 import type { BasinInfo } from "../../types.js";
 import { attempt } from "../failure.js";
 import { formatUri } from "../uri.js";
-import { currentBasinFlat, currentStreamFlat, desiredBasinFlat, desiredStreamFlat, diff, type FieldChange } from "./flat.js";
+import {
+  currentBasinFlat,
+  currentStreamFlat,
+  desiredBasinFlat,
+  desiredStreamFlat,
+  diff,
+  type FieldChange,
+} from "./flat.js";
 import type { BasinSpec, Flat, Spec } from "./spec.js";
 
 export type ActionKind = "create" | "update" | "noop" | "delete";
@@ -43,7 +50,13 @@ function isNotFound(e: unknown): boolean {
 }
 
 /** Names → items of a listing; undefined when the token may not list and `needed` is false. */
-async function listing<T>(operation: string, uri: string | undefined, items: () => AsyncIterable<T>, key: (t: T) => string, needed: boolean): Promise<Map<string, T> | undefined> {
+async function listing<T>(
+  operation: string,
+  uri: string | undefined,
+  items: () => AsyncIterable<T>,
+  key: (t: T) => string,
+  needed: boolean,
+): Promise<Map<string, T> | undefined> {
   const out = new Map<string, T>();
   try {
     await attempt(operation, uri, async () => {
@@ -67,32 +80,61 @@ async function exists(operation: string, uri: string, get: () => Promise<unknown
   }
 }
 
-async function planBasin(client: SvcClient, b: BasinSpec, info: BasinInfo | undefined, prune: boolean): Promise<Action[]> {
+async function planBasin(
+  client: SvcClient,
+  b: BasinSpec,
+  info: BasinInfo | undefined,
+  prune: boolean,
+): Promise<Action[]> {
   const uri = formatUri(b.name);
   const desired = desiredBasinFlat(b.fields);
   if (info && (info.state === "deleting" || info.deleted_at)) {
-    throw new SvcError({ code: "basin_deletion_pending", status: 409, origin: "client", message: `basin ${b.name} is being deleted; apply again once the deletion completes` });
+    throw new SvcError({
+      code: "basin_deletion_pending",
+      status: 409,
+      origin: "client",
+      message: `basin ${b.name} is being deleted; apply again once the deletion completes`,
+    });
   }
   if (!info) {
     return [
       { kind: "create", resource: "basin", basin: b.name, fields: b.fields, ...(b.scope ? { scope: b.scope } : {}) },
-      ...b.streams.map((s): Action => ({ kind: "create", resource: "stream", basin: b.name, stream: s.name, fields: s.fields })),
+      ...b.streams.map(
+        (s): Action => ({ kind: "create", resource: "stream", basin: b.name, stream: s.name, fields: s.fields }),
+      ),
     ];
   }
   const current = await attempt("get basin", uri, () => client.basins.getConfig(b.name));
   const changes = diff(currentBasinFlat(current), desired);
-  const actions: Action[] = [changes.length > 0 ? { kind: "update", resource: "basin", basin: b.name, changes } : { kind: "noop", resource: "basin", basin: b.name }];
+  const actions: Action[] = [
+    changes.length > 0
+      ? { kind: "update", resource: "basin", basin: b.name, changes }
+      : { kind: "noop", resource: "basin", basin: b.name },
+  ];
   const streams = client.basin(b.name).streams;
-  const listed = await listing("list streams in", uri, () => streams.listAll(), (s) => s.name, prune);
+  const listed = await listing(
+    "list streams in",
+    uri,
+    () => streams.listAll(),
+    (s) => s.name,
+    prune,
+  );
   const existing = new Map<string, boolean>();
   for (const [name, s] of listed ?? []) existing.set(name, s.deleted_at != null);
   if (!listed) {
-    for (const s of b.streams) if (await exists("get stream", formatUri(b.name, s.name), () => streams.getConfig(s.name))) existing.set(s.name, false);
+    for (const s of b.streams)
+      if (await exists("get stream", formatUri(b.name, s.name), () => streams.getConfig(s.name)))
+        existing.set(s.name, false);
   }
   for (const s of b.streams) {
     const suri = formatUri(b.name, s.name);
     if (existing.get(s.name) === true) {
-      throw new SvcError({ code: "stream_deletion_pending", status: 409, origin: "client", message: `stream ${suri} is being deleted; apply again once the deletion completes` });
+      throw new SvcError({
+        code: "stream_deletion_pending",
+        status: 409,
+        origin: "client",
+        message: `stream ${suri} is being deleted; apply again once the deletion completes`,
+      });
     }
     let cfg;
     try {
@@ -105,23 +147,35 @@ async function planBasin(client: SvcClient, b: BasinSpec, info: BasinInfo | unde
       continue;
     }
     const sc = diff(currentStreamFlat(cfg), desiredStreamFlat(s.fields, desired));
-    actions.push(sc.length > 0 ? { kind: "update", resource: "stream", basin: b.name, stream: s.name, changes: sc } : { kind: "noop", resource: "stream", basin: b.name, stream: s.name });
+    actions.push(
+      sc.length > 0
+        ? { kind: "update", resource: "stream", basin: b.name, stream: s.name, changes: sc }
+        : { kind: "noop", resource: "stream", basin: b.name, stream: s.name },
+    );
   }
   if (prune) {
     const named = new Set(b.streams.map((s) => s.name));
     for (const [name, deleting] of existing) {
-      if (!named.has(name) && !deleting) actions.push({ kind: "delete", resource: "stream", basin: b.name, stream: name });
+      if (!named.has(name) && !deleting)
+        actions.push({ kind: "delete", resource: "stream", basin: b.name, stream: name });
     }
   }
   return actions;
 }
 
 export async function makePlan(client: SvcClient, spec: Spec, prune: boolean): Promise<Plan> {
-  const listed = await listing("list basins", undefined, () => client.basins.listAll(), (b) => b.name, prune && (spec.prune?.basinPrefixes.length ?? 0) > 0);
+  const listed = await listing(
+    "list basins",
+    undefined,
+    () => client.basins.listAll(),
+    (b) => b.name,
+    prune && (spec.prune?.basinPrefixes.length ?? 0) > 0,
+  );
   const infos = listed ?? new Map<string, BasinInfo>();
   if (!listed) {
     for (const b of spec.basins) {
-      if (await exists("get basin", formatUri(b.name), () => client.basins.getConfig(b.name))) infos.set(b.name, { name: b.name, state: "active", scope: null });
+      if (await exists("get basin", formatUri(b.name), () => client.basins.getConfig(b.name)))
+        infos.set(b.name, { name: b.name, state: "active", scope: null });
     }
   }
   const actions: Action[] = [];
@@ -129,7 +183,8 @@ export async function makePlan(client: SvcClient, spec: Spec, prune: boolean): P
   if (prune) {
     const named = new Set(spec.basins.map((b) => b.name));
     for (const [name, info] of infos) {
-      if (!named.has(name) && ownsBasin(spec, name) && info.state !== "deleting" && !info.deleted_at) actions.push({ kind: "delete", resource: "basin", basin: name });
+      if (!named.has(name) && ownsBasin(spec, name) && info.state !== "deleting" && !info.deleted_at)
+        actions.push({ kind: "delete", resource: "basin", basin: name });
     }
   }
   return { actions };
@@ -144,7 +199,8 @@ export function ownsBasin(spec: Spec, name: string): boolean {
 export function pruneScopeText(spec: Spec): string {
   const streams = `streams of the ${spec.basins.length} basin${spec.basins.length === 1 ? "" : "s"} the spec names`;
   const p = spec.prune?.basinPrefixes ?? [];
-  if (p.length === 0) return `prune scope: ${streams}; no basins (the spec declares no "prune": {"basin_prefixes": [...]})`;
+  if (p.length === 0)
+    return `prune scope: ${streams}; no basins (the spec declares no "prune": {"basin_prefixes": [...]})`;
   if (p.includes("")) return `prune scope: ${streams}; every basin the spec does not name ("basin_prefixes" has "")`;
   return `prune scope: ${streams}; basins starting with ${p.map((x) => JSON.stringify(x)).join(", ")}`;
 }

@@ -10,7 +10,8 @@ const SIGN = { create: "+", update: "~", noop: "=", delete: "-" } as const;
 
 export function showValue(field: string, v: FlatValue): string {
   if (v === null) return "(unset)";
-  if (typeof v === "number" && (field.endsWith("retention_policy") || field.endsWith("min_age_secs"))) return formatSeconds(v);
+  if (typeof v === "number" && (field.endsWith("retention_policy") || field.endsWith("min_age_secs")))
+    return formatSeconds(v);
   return typeof v === "string" ? v : String(v);
 }
 
@@ -23,8 +24,10 @@ export function planLines(plan: Plan): string[] {
   for (const a of plan.actions) {
     const indent = a.resource === "stream" ? "  " : "";
     lines.push(`${indent}${SIGN[a.kind]} ${label(a)}`);
-    for (const [field, v] of Object.entries(a.fields ?? {})) lines.push(`${indent}    ${field}: ${showValue(field, v)}`);
-    for (const c of a.changes ?? []) lines.push(`${indent}    ${c.field}: ${showValue(c.field, c.from)} → ${showValue(c.field, c.to)}`);
+    for (const [field, v] of Object.entries(a.fields ?? {}))
+      lines.push(`${indent}    ${field}: ${showValue(field, v)}`);
+    for (const c of a.changes ?? [])
+      lines.push(`${indent}    ${c.field}: ${showValue(c.field, c.from)} → ${showValue(c.field, c.to)}`);
   }
   return lines;
 }

@@ -1,14 +1,14 @@
 /** `apply --schema`: the JSON Schema of the spec (for `"$schema"` and editor completion). */
 import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../config-flags.js";
 
-const duration = { type: ["string", "integer"], description: "humantime duration (e.g. \"7d\", \"12h 30m\") or seconds" };
+const duration = { type: ["string", "integer"], description: 'humantime duration (e.g. "7d", "12h 30m") or seconds' };
 
 const streamConfig = {
   type: "object",
   additionalProperties: false,
   properties: {
     storage_class: { enum: STORAGE_CLASSES },
-    retention_policy: { anyOf: [{ const: "infinite" }, duration], description: "\"infinite\" or a duration > 0" },
+    retention_policy: { anyOf: [{ const: "infinite" }, duration], description: '"infinite" or a duration > 0' },
     timestamping: {
       type: "object",
       additionalProperties: false,
@@ -17,7 +17,10 @@ const streamConfig = {
     delete_on_empty: {
       type: "object",
       additionalProperties: false,
-      properties: { min_age: { ...duration, description: "delete once empty for this long; 0 disables" }, min_age_secs: { type: "integer", minimum: 0 } },
+      properties: {
+        min_age: { ...duration, description: "delete once empty for this long; 0 disables" },
+        min_age_secs: { type: "integer", minimum: 0 },
+      },
     },
   },
 };
@@ -33,7 +36,8 @@ export const SPEC_SCHEMA = {
     $schema: { type: "string" },
     prune: {
       type: "object",
-      description: "What `apply --prune` may delete beyond the streams of the named basins: basins starting with one of these prefixes (\"\" = all).",
+      description:
+        'What `apply --prune` may delete beyond the streams of the named basins: basins starting with one of these prefixes ("" = all).',
       additionalProperties: false,
       required: ["basin_prefixes"],
       properties: { basin_prefixes: { type: "array", items: { type: "string" } } },

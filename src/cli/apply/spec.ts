@@ -46,7 +46,8 @@ function fail(where: string, message: string): never {
 
 function obj(v: unknown, where: string, allowed: string[]): Obj {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "must be an object");
-  for (const k of Object.keys(v)) if (!allowed.includes(k)) fail(where, `unknown field ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`);
+  for (const k of Object.keys(v))
+    if (!allowed.includes(k)) fail(where, `unknown field ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`);
   return v as Obj;
 }
 
@@ -62,7 +63,7 @@ function bool(v: unknown, where: string): boolean {
 
 function secs(v: unknown, where: string): number {
   if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v !== "string") fail(where, "must be a duration such as \"7d\" or a number of seconds");
+  if (typeof v !== "string") fail(where, 'must be a duration such as "7d" or a number of seconds');
   try {
     return parseDurationSecs(v);
   } catch (e) {
@@ -74,19 +75,21 @@ function secs(v: unknown, where: string): number {
 function streamFields(v: unknown, where: string, prefix: string, out: Flat): void {
   if (v === undefined || v === null) return;
   const c = obj(v, where, ["storage_class", "retention_policy", "timestamping", "delete_on_empty"]);
-  if (c.storage_class != null) out[`${prefix}storage_class`] = choice(c.storage_class, `${where}.storage_class`, STORAGE_CLASSES);
+  if (c.storage_class != null)
+    out[`${prefix}storage_class`] = choice(c.storage_class, `${where}.storage_class`, STORAGE_CLASSES);
   if (c.retention_policy != null) {
     const r = c.retention_policy;
     if (r === "infinite") out[`${prefix}retention_policy`] = "infinite";
     else {
       const s = secs(r, `${where}.retention_policy`);
-      if (s === 0) fail(`${where}.retention_policy`, "must be greater than zero (or \"infinite\")");
+      if (s === 0) fail(`${where}.retention_policy`, 'must be greater than zero (or "infinite")');
       out[`${prefix}retention_policy`] = s;
     }
   }
   if (c.timestamping != null) {
     const t = obj(c.timestamping, `${where}.timestamping`, ["mode", "uncapped"]);
-    if (t.mode != null) out[`${prefix}timestamping.mode`] = choice(t.mode, `${where}.timestamping.mode`, TIMESTAMPING_MODES);
+    if (t.mode != null)
+      out[`${prefix}timestamping.mode`] = choice(t.mode, `${where}.timestamping.mode`, TIMESTAMPING_MODES);
     if (t.uncapped != null) out[`${prefix}timestamping.uncapped`] = bool(t.uncapped, `${where}.timestamping.uncapped`);
   }
   if (c.delete_on_empty != null) {
@@ -99,10 +102,17 @@ function streamFields(v: unknown, where: string, prefix: string, out: Flat): voi
 function basinFields(v: unknown, where: string): Flat {
   const out: Flat = {};
   if (v === undefined || v === null) return out;
-  const c = obj(v, where, ["default_stream_config", "create_stream_on_append", "create_stream_on_read", "stream_cipher"]);
+  const c = obj(v, where, [
+    "default_stream_config",
+    "create_stream_on_append",
+    "create_stream_on_read",
+    "stream_cipher",
+  ]);
   streamFields(c.default_stream_config, `${where}.default_stream_config`, "default_stream_config.", out);
-  if (c.create_stream_on_append != null) out.create_stream_on_append = bool(c.create_stream_on_append, `${where}.create_stream_on_append`);
-  if (c.create_stream_on_read != null) out.create_stream_on_read = bool(c.create_stream_on_read, `${where}.create_stream_on_read`);
+  if (c.create_stream_on_append != null)
+    out.create_stream_on_append = bool(c.create_stream_on_append, `${where}.create_stream_on_append`);
+  if (c.create_stream_on_read != null)
+    out.create_stream_on_read = bool(c.create_stream_on_read, `${where}.create_stream_on_read`);
   if (c.stream_cipher != null) out.stream_cipher = choice(c.stream_cipher, `${where}.stream_cipher`, STREAM_CIPHERS);
   return out;
 }
@@ -143,7 +153,8 @@ export function parseSpec(doc: unknown, source: string): Spec {
 
 function parsePrune(v: unknown, where: string): PruneScope {
   const o = obj(v, where, ["basin_prefixes"]);
-  if (!Array.isArray(o.basin_prefixes) || o.basin_prefixes.some((p) => typeof p !== "string")) fail(`${where}.basin_prefixes`, "must be an array of strings");
+  if (!Array.isArray(o.basin_prefixes) || o.basin_prefixes.some((p) => typeof p !== "string"))
+    fail(`${where}.basin_prefixes`, "must be an array of strings");
   return { basinPrefixes: o.basin_prefixes as string[] };
 }
 

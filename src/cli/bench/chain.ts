@@ -31,7 +31,11 @@ export class ChainWriter {
   private index = 0;
   private readonly filler: Buffer;
 
-  constructor(private readonly runId: Buffer, private readonly writer: number, private readonly size: number) {
+  constructor(
+    private readonly runId: Buffer,
+    private readonly writer: number,
+    private readonly size: number,
+  ) {
     this.prev = genesis(runId, writer);
     this.filler = randomBytes(Math.max(0, size - CHAIN_HEADER_BYTES));
   }
@@ -67,22 +71,30 @@ export class ChainVerifier {
   private readonly nextIndex = new Map<number, number>();
   count = 0;
 
-  constructor(private readonly runId: Buffer, private readonly writers: number) {}
+  constructor(
+    private readonly runId: Buffer,
+    private readonly writers: number,
+  ) {}
 
   check(body: Uint8Array, seqNum: number): Verified {
     const b = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    if (b.length < CHAIN_HEADER_BYTES || !b.subarray(32, 40).equals(this.runId)) throw new ChainError(`record ${seqNum} is not from this run`);
+    if (b.length < CHAIN_HEADER_BYTES || !b.subarray(32, 40).equals(this.runId))
+      throw new ChainError(`record ${seqNum} is not from this run`);
     const writer = b.readUInt32BE(40);
     if (writer >= this.writers) throw new ChainError(`record ${seqNum} names writer ${writer}, which does not exist`);
     const index = b.readUInt32BE(44) * 0x1_0000_0000 + b.readUInt32BE(48);
     const expected = this.nextIndex.get(writer) ?? 0;
     if (index !== expected) {
-      const what = index < expected ? "duplicated or reordered" : `${index - expected} record(s) lost or reordered before it`;
+      const what =
+        index < expected ? "duplicated or reordered" : `${index - expected} record(s) lost or reordered before it`;
       throw new ChainError(`record ${seqNum}: writer ${writer} record ${index}, expected ${expected} (${what})`);
     }
     const prev = this.prev.get(writer) ?? genesis(this.runId, writer);
     const hash = createHash("sha256").update(prev).update(b.subarray(32)).digest();
-    if (!hash.equals(b.subarray(0, 32))) throw new ChainError(`record ${seqNum}: writer ${writer} record ${index} does not match the hash chain (altered)`);
+    if (!hash.equals(b.subarray(0, 32)))
+      throw new ChainError(
+        `record ${seqNum}: writer ${writer} record ${index} does not match the hash chain (altered)`,
+      );
     this.prev.set(writer, Buffer.from(hash));
     this.nextIndex.set(writer, index + 1);
     this.count++;

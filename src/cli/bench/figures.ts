@@ -51,7 +51,13 @@ export interface BenchLive {
 
 export function throughput(records: number, bytes: number, ms: number): Throughput {
   const seconds = Math.max(ms, 1) / 1000;
-  return { records, bytes, seconds: Math.round(seconds * 1000) / 1000, mib_s: Math.round((bytes / MIB / seconds) * 100) / 100, records_per_s: Math.round(records / seconds) };
+  return {
+    records,
+    bytes,
+    seconds: Math.round(seconds * 1000) / 1000,
+    mib_s: Math.round((bytes / MIB / seconds) * 100) / 100,
+    records_per_s: Math.round(records / seconds),
+  };
 }
 
 export function defaultBatchRecords(recordSize: number): number {

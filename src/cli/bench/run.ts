@@ -17,9 +17,17 @@ import { MAX_TIMER_MS } from "../../types.js";
 import type { SvcClient } from "../../client/client.js";
 import type { StreamClient } from "../../client/stream.js";
 import { ChainError, ChainVerifier, ChainWriter, newRunId } from "./chain.js";
-import { defaultBatchRecords, MIB, sleep, throughput, type BenchLive, type BenchPlan, type BenchResult, type Throughput } from "./figures.js";
+import {
+  defaultBatchRecords,
+  MIB,
+  sleep,
+  throughput,
+  type BenchLive,
+  type BenchPlan,
+  type BenchResult,
+  type Throughput,
+} from "./figures.js";
 import { LatencyHistogram } from "./latency.js";
-
 
 /** Unacknowledged bytes per writer. */
 const INFLIGHT_BYTES = 8 * MIB;
@@ -27,7 +35,13 @@ const INFLIGHT_BYTES = 8 * MIB;
 const DRAIN_MS = 30_000;
 
 /** `startSeq`: where this run's records start (the stream's tail when it began). */
-export function runBench(client: SvcClient, plan: BenchPlan, startSeq: number, signal: AbortSignal, onLive: (l: BenchLive) => void): Promise<BenchResult> {
+export function runBench(
+  client: SvcClient,
+  plan: BenchPlan,
+  startSeq: number,
+  signal: AbortSignal,
+  onLive: (l: BenchLive) => void,
+): Promise<BenchResult> {
   return new BenchRun(client.basin(plan.basin).stream(plan.stream), plan, startSeq, signal, onLive).run();
 }
 
@@ -50,14 +64,22 @@ class BenchRun {
   private liveEnd = this.started;
   private catchupAt = 0;
 
-  constructor(private readonly sc: StreamClient, private readonly plan: BenchPlan, private readonly startSeq: number, private readonly signal: AbortSignal, private readonly onLive: (l: BenchLive) => void) {
+  constructor(
+    private readonly sc: StreamClient,
+    private readonly plan: BenchPlan,
+    private readonly startSeq: number,
+    private readonly signal: AbortSignal,
+    private readonly onLive: (l: BenchLive) => void,
+  ) {
     this.live = new ChainVerifier(this.runId, plan.writers);
   }
 
   async run(): Promise<BenchResult> {
     const onAbort = (): void => this.halt();
     this.signal.addEventListener("abort", onAbort);
-    const ticker = setInterval(() => { if (this.phase !== "catchup") this.onLive(this.figures(this.live.count)); }, 250);
+    const ticker = setInterval(() => {
+      if (this.phase !== "catchup") this.onLive(this.figures(this.live.count));
+    }, 250);
     ticker.unref();
     try {
       const reader = this.followLive();
@@ -93,7 +115,9 @@ class BenchRun {
   private async write(): Promise<void> {
     const timer = setTimeout(() => this.stop.abort(), Math.min(MAX_TIMER_MS, this.plan.durationMs));
     try {
-      await Promise.all(Array.from({ length: this.plan.writers }, (_, w) => this.writer(w).catch((e: unknown) => this.failWith(e))));
+      await Promise.all(
+        Array.from({ length: this.plan.writers }, (_, w) => this.writer(w).catch((e: unknown) => this.failWith(e))),
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -114,9 +138,14 @@ class BenchRun {
         await appender.room(n * (this.plan.recordSize + 8)); // records are stamped when they go out
         if (this.stop.signal.aborted) break;
         const sent = performance.now();
-        const input: AppendInput = { records: Array.from({ length: n }, () => ({ headers: [], body: chain.next(sent) })) };
+        const input: AppendInput = {
+          records: Array.from({ length: n }, () => ({ headers: [], body: chain.next(sent) })),
+        };
         const ticket = await appender.submit(input);
-        void ticket.ack().then((a) => this.onAck(a, n, sent), (e: unknown) => this.failWith(e));
+        void ticket.ack().then(
+          (a) => this.onAck(a, n, sent),
+          (e: unknown) => this.failWith(e),
+        );
       }
       await appender.close();
     } catch (e) {
@@ -149,12 +178,19 @@ class BenchRun {
   private async drain(reader: Promise<void>): Promise<void> {
     if (this.caughtUp() || this.failure !== null || this.signal.aborted) this.readerStop.abort();
     else {
-      const t = setTimeout(() => this.failWith(new ChainError(`the live reader saw ${this.live.count} of ${this.acked} acknowledged records within 30 s`)), DRAIN_MS);
+      const t = setTimeout(
+        () =>
+          this.failWith(
+            new ChainError(`the live reader saw ${this.live.count} of ${this.acked} acknowledged records within 30 s`),
+          ),
+        DRAIN_MS,
+      );
       await reader;
       clearTimeout(t);
     }
     await reader;
-    if (this.failure === null && !this.signal.aborted && this.live.count !== this.acked) this.failWith(new ChainError(`the live reader saw ${this.live.count} records, ${this.acked} were acknowledged`));
+    if (this.failure === null && !this.signal.aborted && this.live.count !== this.acked)
+      this.failWith(new ChainError(`the live reader saw ${this.live.count} records, ${this.acked} were acknowledged`));
   }
 
   /** Step 4: after the announced delay, everything read again from the start. */
@@ -166,7 +202,10 @@ class BenchRun {
     await sleep(this.plan.catchupDelayMs, this.signal);
     if (this.signal.aborted) return null;
     this.phase = "catchup";
-    return this.catchupRead().catch((e: unknown) => { this.failWith(e); return null; });
+    return this.catchupRead().catch((e: unknown) => {
+      this.failWith(e);
+      return null;
+    });
   }
 
   private async catchupRead(): Promise<Throughput> {
@@ -182,7 +221,8 @@ class BenchRun {
       this.onLive(this.figures(verifier.count));
     }
     const ms = performance.now() - t0;
-    if (!this.signal.aborted && verifier.count !== this.acked) throw new ChainError(`the catch-up read saw ${verifier.count} records, ${this.acked} were acknowledged`);
+    if (!this.signal.aborted && verifier.count !== this.acked)
+      throw new ChainError(`the catch-up read saw ${verifier.count} records, ${this.acked} were acknowledged`);
     return throughput(verifier.count, bytes, ms);
   }
 
@@ -202,7 +242,13 @@ class BenchRun {
 
   private figures(read: number): BenchLive {
     const now = performance.now();
-    const l: BenchLive = { phase: this.phase, elapsedMs: now - this.started, acked: this.acked, ackedBytes: this.ackedBytes, read };
+    const l: BenchLive = {
+      phase: this.phase,
+      elapsedMs: now - this.started,
+      acked: this.acked,
+      ackedBytes: this.ackedBytes,
+      read,
+    };
     if (this.phase === "catchup-wait") l.catchupInMs = Math.max(0, this.catchupAt - now);
     return l;
   }

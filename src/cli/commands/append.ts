@@ -48,43 +48,111 @@ interface Flags extends ConditionFlags {
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
 export function appendCommand(): Command {
-  const cmd = new Command("append").description("Append records from stdin or files: one per line, or each input whole")
+  const cmd = new Command("append")
+    .description("Append records from stdin or files: one per line, or each input whole")
     .argument("<uri>", "svc://basin/stream")
-    .addOption(new Option("-i, --input <file>", "read FILE (- = stdin); repeat for several files, in order").argParser(collect).default([]))
-    .addOption(new Option("--format <fmt>", "text (a line is a body), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)").default("text"))
+    .addOption(
+      new Option("-i, --input <file>", "read FILE (- = stdin); repeat for several files, in order")
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        "--format <fmt>",
+        "text (a line is a body), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
+      ).default("text"),
+    )
     .addOption(new Option("--whole", "each input (stdin or each file) is one record (= --format binary)"))
-    .addOption(new Option("-d, --delimiter <str>", "text: records end with STR instead of a newline (escapes \\n \\t \\0 \\r\\n \\xHH)"))
+    .addOption(
+      new Option(
+        "-d, --delimiter <str>",
+        "text: records end with STR instead of a newline (escapes \\n \\t \\0 \\r\\n \\xHH)",
+      ),
+    )
     .addOption(new Option("-0, --null", "text: records end with a NUL byte"))
-    .addOption(new Option("--invalid-utf8 <mode>", "text: bytes that are not UTF-8 are kept (bytes), replaced with U+FFFD, or an error").choices(["bytes", "replace", "error"]).default("bytes"))
-    .addOption(new Option("-H, --header <name=value>", "add a header to every record (name:=base64 for bytes); repeatable").argParser(collect).default([]))
-    .addOption(new Option("--timestamp <time>", "client timestamp for records without one: epoch ms, RFC 3339, YYYY-MM-DD or now"))
-    .addOption(new Option("--input-template <tpl>", "parse each line: %v body, %T timestamp, %h{NAME} header value, e.g. '%T %h{type} %v'"))
+    .addOption(
+      new Option(
+        "--invalid-utf8 <mode>",
+        "text: bytes that are not UTF-8 are kept (bytes), replaced with U+FFFD, or an error",
+      )
+        .choices(["bytes", "replace", "error"])
+        .default("bytes"),
+    )
+    .addOption(
+      new Option("-H, --header <name=value>", "add a header to every record (name:=base64 for bytes); repeatable")
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        "--timestamp <time>",
+        "client timestamp for records without one: epoch ms, RFC 3339, YYYY-MM-DD or now",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--input-template <tpl>",
+        "parse each line: %v body, %T timestamp, %h{NAME} header value, e.g. '%T %h{type} %v'",
+      ),
+    )
     .addOption(new Option("--linger <dur>", "wait this long for more records before sending a batch").default("5ms"))
-    .addOption(new Option("--max-batch-records <n>", `records per batch (≤ ${LIMITS.maxBatchRecords})`).default(String(LIMITS.maxBatchRecords)))
+    .addOption(
+      new Option("--max-batch-records <n>", `records per batch (≤ ${LIMITS.maxBatchRecords})`).default(
+        String(LIMITS.maxBatchRecords),
+      ),
+    )
     .addOption(new Option("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)").default("1MiB"))
     .addOption(new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default("5MiB"))
-    .addOption(new Option("--ack-timeout <dur>", "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)"))
-    .addOption(new Option("--transport <kind>", "session (pipelined; the default, except that an input of one small batch goes as one unary request), unary (one request per batch), or auto (session, else unary when the server has no sessions)").choices(["session", "unary", "auto"]))
+    .addOption(
+      new Option(
+        "--ack-timeout <dur>",
+        "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--transport <kind>",
+        "session (pipelined; the default, except that an input of one small batch goes as one unary request), unary (one request per batch), or auto (session, else unary when the server has no sessions)",
+      ).choices(["session", "unary", "auto"]),
+    )
     .addOption(new Option("--rate <n>", "at most N records per second (e.g. 100 or 100/s)"))
     .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
     .addOption(new Option("--max-records <n>", "stop after N input records"))
     .addOption(new Option("--atomic", "the whole input is one batch, appended atomically (≤ 1000 records, ≤ 1 MiB)"))
-    .addOption(new Option("--acks <mode>", "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v or when the input is typed at a terminal)").choices(["text", "ndjson", "none"]))
+    .addOption(
+      new Option(
+        "--acks <mode>",
+        "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v or when the input is typed at a terminal)",
+      ).choices(["text", "ndjson", "none"]),
+    )
     .addOption(new Option("--dry-run", "parse and validate the input; send nothing"))
-    .addOption(new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)").choices(["fail", "skip"]).default("fail"))
-    .addOption(new Option("--commands <mode>", "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)").choices(["skip", "replay"]).default("skip"));
+    .addOption(
+      new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)")
+        .choices(["fail", "skip"])
+        .default("fail"),
+    )
+    .addOption(
+      new Option(
+        "--commands <mode>",
+        "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)",
+      )
+        .choices(["skip", "replay"])
+        .default("skip"),
+    );
   addConditionOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, [arg], f) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
-    const typed = (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
-    const plan = appendPlan(f, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
-    const client = await ctx.client();
-    await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
-      ...plan,
-      appender: { ...plan.appender, onReconnect: (r) => ctx.out.verbose(`append session: ${r}`) },
-    });
-  }));
+  cmd.action(
+    handler<Flags>(async (ctx, [arg], f) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
+      const typed = (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
+      const plan = appendPlan(f, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
+      const client = await ctx.client();
+      await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
+        ...plan,
+        appender: { ...plan.appender, onReconnect: (r) => ctx.out.verbose(`append session: ${r}`) },
+      });
+    }),
+  );
   return examples(cmd, [
     "echo hello | svc append svc://my-basin-01/events",
     "svc append svc://my-basin-01/events -i events.ndjson --format json",
@@ -108,9 +176,11 @@ export function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typ
     if (f.format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
     format = "binary";
   }
-  if ((f.delimiter !== undefined || f.null) && format !== "text") throw usageError("-d/--delimiter and -0/--null apply to --format text only");
+  if ((f.delimiter !== undefined || f.null) && format !== "text")
+    throw usageError("-d/--delimiter and -0/--null apply to --format text only");
   if (f.delimiter !== undefined && f.null) throw usageError("use either -d/--delimiter or -0/--null");
-  if (f.inputTemplate !== undefined && format !== "text") throw usageError("--input-template reads text lines; drop --format");
+  if (f.inputTemplate !== undefined && format !== "text")
+    throw usageError("--input-template reads text lines; drop --format");
   const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : undefined;
   if (delimiter?.length === 0) throw usageError("the delimiter must not be empty");
   const ts = f.timestamp;

@@ -67,66 +67,79 @@ export async function loadSpec(paths: string[]): Promise<Spec> {
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      if (e instanceof SyntaxError) throw clientError("bad_input", `${name}: not valid JSON: ${withLineColumn(e.message, text)}`);
+      if (e instanceof SyntaxError)
+        throw clientError("bad_input", `${name}: not valid JSON: ${withLineColumn(e.message, text)}`);
       throw e;
     }
     const rounded = roundedIntegerLiteral(text);
-    if (rounded !== undefined) throw clientError("bad_input", `${name}: the number ${rounded} is not an integer (it would be rounded to ${Number(rounded)})`);
+    if (rounded !== undefined)
+      throw clientError(
+        "bad_input",
+        `${name}: the number ${rounded} is not an integer (it would be rounded to ${Number(rounded)})`,
+      );
     specs.push(parseSpec(doc, name));
   }
   return mergeSpecs(specs);
 }
 
 export function applyCommand(): Command {
-  const cmd = new Command("apply").description("Make basins and streams match a JSON spec (idempotent; for CI)")
+  const cmd = new Command("apply")
+    .description("Make basins and streams match a JSON spec (idempotent; for CI)")
     .addOption(new Option("-f, --file <file>", "spec file (`-` for stdin; repeat to merge several)").argParser(collect))
     .addOption(new Option("-i, --input <file>").argParser(collect).hideHelp())
     .addOption(new Option("--dry-run", "print the plan on stdout and change nothing"))
     .addOption(new Option("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"))
-    .addOption(new Option("--prune", "also delete the streams of the named basins that the spec does not name, and basins in the spec's \"prune\" scope (asks first; needs --yes without a terminal)"))
+    .addOption(
+      new Option(
+        "--prune",
+        'also delete the streams of the named basins that the spec does not name, and basins in the spec\'s "prune" scope (asks first; needs --yes without a terminal)',
+      ),
+    )
     .addOption(new Option("-y, --yes", "confirm destructive changes (--prune)"))
     .addOption(new Option("--export [basins...]", "print the current state as a spec (all basins, or the ones named)"))
     .addOption(new Option("-o, --output <file>", "with --export: write the spec to this file"))
     .addOption(new Option("--schema", "print the spec's JSON Schema"));
-  cmd.action(handler<Flags>(async (ctx, _args, opts) => {
-    if (opts.schema) return ctx.out.jsonDoc(SPEC_SCHEMA);
-    if (opts.export !== undefined) {
-      const only = Array.isArray(opts.export) ? opts.export.map(parseBasinArg) : [];
-      const spec = await exportSpec(await ctx.client(), only);
-      const text = `${JSON.stringify(spec, null, 2)}\n`;
-      if (opts.output && opts.output !== "-") {
-        writeFileSync(opts.output, text);
-        ctx.out.success(`spec written to ${opts.output}`);
-      } else await ctx.out.jsonText(text);
-      return;
-    }
-    const files = [...(opts.file ?? []), ...(opts.input ?? [])];
-    if (files.length === 0) throw usageError("missing --file SPEC.json (or --export, --schema)");
-    const spec = await loadSpec(files);
-    const client = await ctx.client();
-    const plan = await makePlan(client, spec, opts.prune === true);
-    const changes = pending(plan);
-    if (opts.prune) ctx.out.info(pruneScopeText(spec));
-    if (opts.dryRun) {
-      if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
-      else for (const l of planLines(plan)) await ctx.out.line(l);
-      ctx.out.info(`Plan: ${planSummary(plan)}`);
-    } else {
-      const deletes = plan.actions.filter((a) => a.kind === "delete");
-      if (deletes.length > 0 && !opts.yes) {
-        for (const l of planLines({ actions: deletes })) ctx.out.info(l);
-        await confirmOrStop(ctx.out, "Delete the resources above (--prune)?", false, "changed");
+  cmd.action(
+    handler<Flags>(async (ctx, _args, opts) => {
+      if (opts.schema) return ctx.out.jsonDoc(SPEC_SCHEMA);
+      if (opts.export !== undefined) {
+        const only = Array.isArray(opts.export) ? opts.export.map(parseBasinArg) : [];
+        const spec = await exportSpec(await ctx.client(), only);
+        const text = `${JSON.stringify(spec, null, 2)}\n`;
+        if (opts.output && opts.output !== "-") {
+          writeFileSync(opts.output, text);
+          ctx.out.success(`spec written to ${opts.output}`);
+        } else await ctx.out.jsonText(text);
+        return;
       }
-      await executePlan(client, plan, ctx.out);
-      if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, false));
-      ctx.out.success(changes === 0 ? "Done: nothing to change" : `Done: ${doneSummary(plan)}`);
-    }
-    if (opts.exitCode && changes > 0) throw new ExitRequest(EXIT.pending);
-  }));
+      const files = [...(opts.file ?? []), ...(opts.input ?? [])];
+      if (files.length === 0) throw usageError("missing --file SPEC.json (or --export, --schema)");
+      const spec = await loadSpec(files);
+      const client = await ctx.client();
+      const plan = await makePlan(client, spec, opts.prune === true);
+      const changes = pending(plan);
+      if (opts.prune) ctx.out.info(pruneScopeText(spec));
+      if (opts.dryRun) {
+        if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
+        else for (const l of planLines(plan)) await ctx.out.line(l);
+        ctx.out.info(`Plan: ${planSummary(plan)}`);
+      } else {
+        const deletes = plan.actions.filter((a) => a.kind === "delete");
+        if (deletes.length > 0 && !opts.yes) {
+          for (const l of planLines({ actions: deletes })) ctx.out.info(l);
+          await confirmOrStop(ctx.out, "Delete the resources above (--prune)?", false, "changed");
+        }
+        await executePlan(client, plan, ctx.out);
+        if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, false));
+        ctx.out.success(changes === 0 ? "Done: nothing to change" : `Done: ${doneSummary(plan)}`);
+      }
+      if (opts.exitCode && changes > 0) throw new ExitRequest(EXIT.pending);
+    }),
+  );
   return examples(cmd, [
     "svc apply -f spec.json --dry-run",
     "svc apply -f spec.json",
-    "svc apply -f spec.json --dry-run --exit-code || echo \"drift detected\"",
+    'svc apply -f spec.json --dry-run --exit-code || echo "drift detected"',
     "cat spec.json | svc apply -f -",
     "svc apply -f spec.json --prune --yes",
     "svc apply --export > spec.json",

@@ -39,7 +39,8 @@ interface Flags {
 const MAX_BODY = 1024 * 1024 - 8;
 
 export function benchCommand(): Command {
-  const cmd = new Command("bench").description("Benchmark a basin: write, read live and catch up on a temporary stream, verifying every record")
+  const cmd = new Command("bench")
+    .description("Benchmark a basin: write, read live and catch up on a temporary stream, verifying every record")
     .argument("<basin>", "basin to create the temporary stream in")
     .addOption(new Option("--writers <n>", "concurrent append sessions").default("1"))
     .addOption(new Option("--target-mibps <n>", "total write rate in MiB/s (default 1)"))
@@ -47,41 +48,59 @@ export function benchCommand(): Command {
     .addOption(new Option("--record-size <size>", `record body size, ${CHAIN_HEADER_BYTES} B to 1 MiB`).default("8KiB"))
     .addOption(new Option("--batch-records <n>", "records per append input (default: up to 1000 / 1 MiB)"))
     .addOption(new Option("--duration <dur>", "how long to write").default("60s"))
-    .addOption(new Option("--catchup-delay <dur>", "wait between writing and the catch-up read (announced, and counted down on a terminal)").default("20s"))
+    .addOption(
+      new Option(
+        "--catchup-delay <dur>",
+        "wait between writing and the catch-up read (announced, and counted down on a terminal)",
+      ).default("20s"),
+    )
     .addOption(new Option("--no-catchup", "skip the catch-up read"))
     .addOption(new Option("--keep-stream", "keep the temporary stream"))
     .addOption(new Option("--stream <uri>", "use this existing stream (never deleted)"));
-  cmd.action(handler<Flags>(async (ctx, [arg], f) => {
-    const basin = parseBasinArg(arg!);
-    const plan = planOf(basin, f);
-    const client = await ctx.client();
-    const streams = client.basin(basin).streams;
-    const given = f.stream !== undefined;
-    if (!given) await attempt("create stream", formatUri(basin, plan.stream), () => streams.create(plan.stream));
-    const uri = formatUri(basin, plan.stream);
-    const interrupt = new Interrupt();
-    let result: BenchResult;
-    try {
-      const tail = await attempt("check tail of", uri, () => client.basin(basin).stream(plan.stream).checkTail());
-      ctx.out.info(`bench ${uri}: ${plan.writers} writer(s), ${plan.targetMiBps === undefined ? "max rate" : `${plan.targetMiBps} MiB/s`}, ${humanBytes(plan.recordSize)} records, ${plan.durationMs / 1000} s`);
-      if (plan.catchup) ctx.out.info(catchupPlan(plan));
-      result = await runBench(client, plan, tail.seqNum, interrupt.signal, liveReporter(ctx.out, plan));
-      ctx.out.clearLive();
-    } finally {
-      interrupt.dispose();
-      if (!given && !f.keepStream) {
-        await attempt("delete stream", uri, () => streams.delete(plan.stream)).catch((e: unknown) => ctx.out.warn(`could not delete ${uri}: ${(e as Error).message}`));
-      } else if (!given) ctx.out.info(`kept ${uri}`);
-    }
-    const doc = { stream: uri, writers: plan.writers, record_size: plan.recordSize, target_mibps: plan.targetMiBps ?? null, duration_s: plan.durationMs / 1000, ...result };
-    if (ctx.flags.json) await ctx.out.jsonDoc(doc);
-    else await ctx.out.write(report(result));
-    if (result.interrupted) throw new ExitRequest(interrupt.exitCode);
-    if (result.failure !== null) {
-      process.stderr.write(`error: verification failed: ${result.failure}\n`);
-      throw new ExitRequest(EXIT.verification);
-    }
-  }));
+  cmd.action(
+    handler<Flags>(async (ctx, [arg], f) => {
+      const basin = parseBasinArg(arg!);
+      const plan = planOf(basin, f);
+      const client = await ctx.client();
+      const streams = client.basin(basin).streams;
+      const given = f.stream !== undefined;
+      if (!given) await attempt("create stream", formatUri(basin, plan.stream), () => streams.create(plan.stream));
+      const uri = formatUri(basin, plan.stream);
+      const interrupt = new Interrupt();
+      let result: BenchResult;
+      try {
+        const tail = await attempt("check tail of", uri, () => client.basin(basin).stream(plan.stream).checkTail());
+        ctx.out.info(
+          `bench ${uri}: ${plan.writers} writer(s), ${plan.targetMiBps === undefined ? "max rate" : `${plan.targetMiBps} MiB/s`}, ${humanBytes(plan.recordSize)} records, ${plan.durationMs / 1000} s`,
+        );
+        if (plan.catchup) ctx.out.info(catchupPlan(plan));
+        result = await runBench(client, plan, tail.seqNum, interrupt.signal, liveReporter(ctx.out, plan));
+        ctx.out.clearLive();
+      } finally {
+        interrupt.dispose();
+        if (!given && !f.keepStream) {
+          await attempt("delete stream", uri, () => streams.delete(plan.stream)).catch((e: unknown) =>
+            ctx.out.warn(`could not delete ${uri}: ${(e as Error).message}`),
+          );
+        } else if (!given) ctx.out.info(`kept ${uri}`);
+      }
+      const doc = {
+        stream: uri,
+        writers: plan.writers,
+        record_size: plan.recordSize,
+        target_mibps: plan.targetMiBps ?? null,
+        duration_s: plan.durationMs / 1000,
+        ...result,
+      };
+      if (ctx.flags.json) await ctx.out.jsonDoc(doc);
+      else await ctx.out.write(report(result));
+      if (result.interrupted) throw new ExitRequest(interrupt.exitCode);
+      if (result.failure !== null) {
+        process.stderr.write(`error: verification failed: ${result.failure}\n`);
+        throw new ExitRequest(EXIT.verification);
+      }
+    }),
+  );
   return examples(cmd, [
     "svc bench my-basin-01 --target-mibps 10 --duration 30s",
     "svc bench my-basin-01 --max --writers 4 --record-size 1KiB --duration 10s --catchup-delay 0s --json",
@@ -96,11 +115,16 @@ function planOf(basin: string, f: Flags): BenchPlan {
   if (f.max) targetMiBps = undefined;
   else if (f.targetMibps !== undefined) {
     targetMiBps = Number(f.targetMibps);
-    if (!Number.isFinite(targetMiBps) || targetMiBps <= 0) throw usageError(`--target-mibps must be a positive number (got ${JSON.stringify(f.targetMibps)})`);
+    if (!Number.isFinite(targetMiBps) || targetMiBps <= 0)
+      throw usageError(`--target-mibps must be a positive number (got ${JSON.stringify(f.targetMibps)})`);
   }
   const recordSize = parseSize(f.recordSize, "--record-size", MAX_BODY);
-  if (recordSize < CHAIN_HEADER_BYTES) throw usageError(`--record-size must be at least ${CHAIN_HEADER_BYTES} bytes (the integrity header)`);
-  const batchRecords = f.batchRecords === undefined ? undefined : parseCount(f.batchRecords, "--batch-records", defaultBatchRecords(recordSize));
+  if (recordSize < CHAIN_HEADER_BYTES)
+    throw usageError(`--record-size must be at least ${CHAIN_HEADER_BYTES} bytes (the integrity header)`);
+  const batchRecords =
+    f.batchRecords === undefined
+      ? undefined
+      : parseCount(f.batchRecords, "--batch-records", defaultBatchRecords(recordSize));
   if (batchRecords === 0) throw usageError("--batch-records must be at least 1");
   let stream = `bench-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
   if (f.stream !== undefined) {
@@ -109,8 +133,15 @@ function planOf(basin: string, f: Flags): BenchPlan {
     stream = u.stream;
   }
   return {
-    basin, stream, writers, targetMiBps, recordSize, batchRecords,
-    durationMs: parseMillis(f.duration), catchupDelayMs: parseMillis(f.catchupDelay), catchup: f.catchup,
+    basin,
+    stream,
+    writers,
+    targetMiBps,
+    recordSize,
+    batchRecords,
+    durationMs: parseMillis(f.duration),
+    catchupDelayMs: parseMillis(f.catchupDelay),
+    catchup: f.catchup,
   };
 }
 
@@ -123,7 +154,8 @@ function liveReporter(out: Output, plan: BenchPlan): (l: BenchLive) => void {
   return (l) => {
     if (l.phase === "catchup-wait" && !waitAnnounced) {
       waitAnnounced = true;
-      if (!out.liveWanted) out.info(`writing done; waiting ${plan.catchupDelayMs / 1000} s before the catch-up read (--catchup-delay)`);
+      if (!out.liveWanted)
+        out.info(`writing done; waiting ${plan.catchupDelayMs / 1000} s before the catch-up read (--catchup-delay)`);
     }
     if (out.liveWanted) out.live(liveText(l));
   };
@@ -150,10 +182,21 @@ function latencyLine(name: string, s: LatencySummary): string {
 }
 
 function report(r: BenchResult): string {
-  const t = (name: string, x: { records: number; bytes: number; mib_s: number; records_per_s: number; seconds: number }): string =>
+  const t = (
+    name: string,
+    x: { records: number; bytes: number; mib_s: number; records_per_s: number; seconds: number },
+  ): string =>
     `${name}: ${x.records} records, ${humanBytes(x.bytes)} in ${x.seconds} s: ${x.mib_s} MiB/s, ${x.records_per_s} records/s\n`;
-  let out = t("write", r.write) + latencyLine("ack latency", r.ack_latency) + t("live read", r.live_read) + latencyLine("end-to-end latency", r.e2e_latency);
+  let out =
+    t("write", r.write) +
+    latencyLine("ack latency", r.ack_latency) +
+    t("live read", r.live_read) +
+    latencyLine("end-to-end latency", r.e2e_latency);
   if (r.catchup) out += t("catch-up read", r.catchup);
-  out += r.interrupted ? "interrupted: partial results\n" : r.verified ? "verified: every record arrived once, in order, intact\n" : `verification FAILED: ${r.failure}\n`;
+  out += r.interrupted
+    ? "interrupted: partial results\n"
+    : r.verified
+      ? "verified: every record arrived once, in order, intact\n"
+      : `verification FAILED: ${r.failure}\n`;
   return out;
 }

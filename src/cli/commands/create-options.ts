@@ -19,7 +19,11 @@ export interface WaitFlags {
 
 export function createOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--request-token <token|auto>", "svc-request-token for safe retries (auto: a fresh UUID)").default("auto"))
+    .addOption(
+      new Option("--request-token <token|auto>", "svc-request-token for safe retries (auto: a fresh UUID)").default(
+        "auto",
+      ),
+    )
     .addOption(new Option("--if-not-exists", "succeed (exit 0) when it already exists").conflicts("ensure"))
     .addOption(new Option("--ensure", "create or reconfigure (PUT): only the given settings change"));
 }
@@ -32,17 +36,23 @@ export function createOptions(cmd: Command): Command {
 export function configMismatches(asked: unknown, current: unknown, path = ""): string[] {
   if (asked === undefined) return [];
   if (asked === null || typeof asked !== "object" || Array.isArray(asked)) {
-    return JSON.stringify(asked) === JSON.stringify(current ?? null) ? [] : [`${path}: ${JSON.stringify(current ?? null)} (asked: ${JSON.stringify(asked)})`];
+    return JSON.stringify(asked) === JSON.stringify(current ?? null)
+      ? []
+      : [`${path}: ${JSON.stringify(current ?? null)} (asked: ${JSON.stringify(asked)})`];
   }
   const cur = (current !== null && typeof current === "object" ? current : {}) as Record<string, unknown>;
-  return Object.entries(asked as Record<string, unknown>).flatMap(([k, v]) => configMismatches(v, cur[k], path ? `${path}.${k}` : k));
+  return Object.entries(asked as Record<string, unknown>).flatMap(([k, v]) =>
+    configMismatches(v, cur[k], path ? `${path}.${k}` : k),
+  );
 }
 
 /** Warns when `--if-not-exists` met a resource whose settings differ from the ones given. */
 export function warnIfDifferent(ctx: Context, what: string, asked: unknown, current: unknown): void {
   const diffs = configMismatches(asked, current);
   if (diffs.length === 0) return;
-  ctx.out.warn(`${what} already exists with other settings, which were left unchanged: ${diffs.join("; ")}. Use --ensure to reconfigure it`);
+  ctx.out.warn(
+    `${what} already exists with other settings, which were left unchanged: ${diffs.join("; ")}. Use --ensure to reconfigure it`,
+  );
 }
 
 export function parseCreateFlags(f: CreateFlags): { requestToken?: string } {
@@ -60,17 +70,32 @@ export function addWaitOptions(cmd: Command, what: string): Command {
 }
 
 /** Polls the basin list until the basin reaches `state` (or, for "gone", disappears). */
-export async function waitForBasin(ctx: Context, basin: string, state: BasinState | "gone", f: WaitFlags): Promise<BasinInfo> {
+export async function waitForBasin(
+  ctx: Context,
+  basin: string,
+  state: BasinState | "gone",
+  f: WaitFlags,
+): Promise<BasinInfo> {
   const timeoutMs = parseDuration(f.waitTimeout ?? "60s");
   const deadline = Date.now() + timeoutMs;
   const client = await ctx.client();
   return ctx.out.spin(`waiting for basin ${basin} to be ${state}`, async () => {
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       const info = await attempt("get basin", `svc://${basin}`, () => client.basins.info(basin));
-      if (state === "gone" ? info === undefined : info?.state === state) return info ?? { name: basin, state: "deleting", scope: null };
-      if (info === undefined && state !== "gone") throw new SvcError({ code: "basin_not_found", status: 404, origin: "client", message: `basin ${basin} disappeared while waiting for it to be ${state}` });
+      if (state === "gone" ? info === undefined : info?.state === state)
+        return info ?? { name: basin, state: "deleting", scope: null };
+      if (info === undefined && state !== "gone")
+        throw new SvcError({
+          code: "basin_not_found",
+          status: 404,
+          origin: "client",
+          message: `basin ${basin} disappeared while waiting for it to be ${state}`,
+        });
       if (Date.now() + delay > deadline) {
-        throw clientError("timeout", `basin ${basin} is still ${info?.state ?? "present"} after ${f.waitTimeout ?? "60s"}`);
+        throw clientError(
+          "timeout",
+          `basin ${basin} is still ${info?.state ?? "present"} after ${f.waitTimeout ?? "60s"}`,
+        );
       }
       await new Promise((r) => setTimeout(r, delay));
     }

@@ -27,9 +27,13 @@ interface Flags {
 async function side(client: SvcClient, u: SvcUri, asStream: boolean): Promise<Flat> {
   if (u.stream) {
     const uri = formatUri(u.basin, u.stream);
-    return currentStreamFlat(await attempt("get stream", uri, () => client.basin(u.basin).streams.getConfig(u.stream!)));
+    return currentStreamFlat(
+      await attempt("get stream", uri, () => client.basin(u.basin).streams.getConfig(u.stream!)),
+    );
   }
-  const basin = currentBasinFlat(await attempt("get basin", formatUri(u.basin), () => client.basins.getConfig(u.basin)));
+  const basin = currentBasinFlat(
+    await attempt("get basin", formatUri(u.basin), () => client.basins.getConfig(u.basin)),
+  );
   // A basin against a stream: its default stream config, resolved as a new stream would get it.
   return asStream ? desiredStreamFlat({}, basin) : basin;
 }
@@ -37,43 +41,61 @@ async function side(client: SvcClient, u: SvcUri, asStream: boolean): Promise<Fl
 /** A side: `svc://basin`, `svc://basin/stream`, or a bare basin name (as everywhere a basin is expected). */
 function parseSide(text: string): SvcUri {
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return parseBasinOrPrefix(text);
-  if (text.includes("/")) throw usageError(`${JSON.stringify(text)} is not a basin name; write a stream as svc://basin/stream`);
+  if (text.includes("/"))
+    throw usageError(`${JSON.stringify(text)} is not a basin name; write a stream as svc://basin/stream`);
   return { basin: parseBasinArg(text) };
 }
 
 export function diffLines(left: string, right: string, changes: FieldChange[]): string[] {
-  return [`--- ${left}`, `+++ ${right}`, ...changes.map((c) => `~ ${c.field}: ${showValue(c.field, c.from)} → ${showValue(c.field, c.to)}`)];
+  return [
+    `--- ${left}`,
+    `+++ ${right}`,
+    ...changes.map((c) => `~ ${c.field}: ${showValue(c.field, c.from)} → ${showValue(c.field, c.to)}`),
+  ];
 }
 
 export function diffCommand(): Command {
-  const cmd = new Command("diff").description("Compare the configs of two basins or streams, or the server with a spec file")
+  const cmd = new Command("diff")
+    .description("Compare the configs of two basins or streams, or the server with a spec file")
     .argument("<left>", "basin (name or svc://basin), svc://basin/stream, or a spec file (compared with the server)")
     .argument("[right]", "basin (name or svc://basin) or svc://basin/stream")
     .addOption(new Option("--exit-code", "exit 10 when there are differences"));
-  cmd.action(handler<Flags>(async (ctx, [left, right], f) => {
-    const client = await ctx.client();
-    let count: number;
-    if (right === undefined) {
-      if (!existsSync(left!)) throw usageError(`nothing to compare ${JSON.stringify(left)} with: give two basins or streams, or one spec file (compared with the server)`);
-      const plan = await makePlan(client, await loadSpec([left!]), false);
-      count = pending(plan);
-      if (ctx.flags.json) await ctx.out.jsonDoc({ resource: "spec", left: "server", right: left, ...planJson(plan, true) });
-      else if (count > 0) for (const l of planLines(plan).filter((l) => !/^\s*= /.test(l))) await ctx.out.line(l);
-    } else {
-      const [l, r] = [parseSide(left!), parseSide(right)];
-      const [lName, rName] = [formatUri(l.basin, l.stream), formatUri(r.basin, r.stream)];
-      const streams = l.stream !== undefined || r.stream !== undefined;
-      const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
-      const changes = diff(a, b);
-      count = changes.length;
-      const resource = l.stream !== undefined && r.stream !== undefined ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
-      if (ctx.flags.json) {
-        await ctx.out.jsonDoc({ resource, left: lName, right: rName, differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })) });
-      } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
-    }
-    if (count === 0) ctx.out.success("no differences");
-    if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
-  }));
+  cmd.action(
+    handler<Flags>(async (ctx, [left, right], f) => {
+      const client = await ctx.client();
+      let count: number;
+      if (right === undefined) {
+        if (!existsSync(left!))
+          throw usageError(
+            `nothing to compare ${JSON.stringify(left)} with: give two basins or streams, or one spec file (compared with the server)`,
+          );
+        const plan = await makePlan(client, await loadSpec([left!]), false);
+        count = pending(plan);
+        if (ctx.flags.json)
+          await ctx.out.jsonDoc({ resource: "spec", left: "server", right: left, ...planJson(plan, true) });
+        else if (count > 0) for (const l of planLines(plan).filter((l) => !/^\s*= /.test(l))) await ctx.out.line(l);
+      } else {
+        const [l, r] = [parseSide(left!), parseSide(right)];
+        const [lName, rName] = [formatUri(l.basin, l.stream), formatUri(r.basin, r.stream)];
+        const streams = l.stream !== undefined || r.stream !== undefined;
+        const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
+        const changes = diff(a, b);
+        count = changes.length;
+        const resource =
+          l.stream !== undefined && r.stream !== undefined ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
+        if (ctx.flags.json) {
+          await ctx.out.jsonDoc({
+            resource,
+            left: lName,
+            right: rName,
+            differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })),
+          });
+        } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
+      }
+      if (count === 0) ctx.out.success("no differences");
+      if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
+    }),
+  );
   return examples(cmd, [
     "svc diff my-basin-01 my-basin-02",
     "svc diff svc://my-basin-01/events svc://my-basin-01/audit --json",

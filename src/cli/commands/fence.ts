@@ -12,22 +12,34 @@ import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
 export function fenceCommand(): Command {
-  const cmd = new Command("fence").description("Set (or clear) a stream's fencing token by appending a fence command record")
+  const cmd = new Command("fence")
+    .description("Set (or clear) a stream's fencing token by appending a fence command record")
     .argument("<uri>", "svc://basin/stream")
-    .argument("[new-token]", "the new fencing token, at most 36 UTF-8 bytes (\"\" clears it)")
+    .argument("[new-token]", 'the new fencing token, at most 36 UTF-8 bytes ("" clears it)')
     .addOption(new Option("--clear", "clear the fencing token"));
   addConditionOptions(cmd);
-  cmd.action(handler<ConditionFlags & { clear?: boolean }>(async (ctx, [arg, token], f) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    if (f.clear && token !== undefined && token !== "") throw usageError("give either a new token or --clear");
-    if (!f.clear && token === undefined) throw usageError("missing <new-token> (or --clear to clear the fencing token)");
-    const next = f.clear ? "" : token!;
-    const record = fenceCommandRecord(next);
-    const conds = parseConditions(f);
-    const client = await ctx.client();
-    const what = next === "" ? "fence cleared" : `fence set to ${JSON.stringify(next)}`;
-    await appendCommandRecord(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), "fence", record, conds, what);
-  }));
+  cmd.action(
+    handler<ConditionFlags & { clear?: boolean }>(async (ctx, [arg, token], f) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      if (f.clear && token !== undefined && token !== "") throw usageError("give either a new token or --clear");
+      if (!f.clear && token === undefined)
+        throw usageError("missing <new-token> (or --clear to clear the fencing token)");
+      const next = f.clear ? "" : token!;
+      const record = fenceCommandRecord(next);
+      const conds = parseConditions(f);
+      const client = await ctx.client();
+      const what = next === "" ? "fence cleared" : `fence set to ${JSON.stringify(next)}`;
+      await appendCommandRecord(
+        ctx,
+        client.basin(basin).stream(stream),
+        formatUri(basin, stream),
+        "fence",
+        record,
+        conds,
+        what,
+      );
+    }),
+  );
   return examples(cmd, [
     "svc fence svc://my-basin-01/events writer-2",
     "svc fence svc://my-basin-01/events writer-3 -F writer-2      # only if writer-2 holds the fence",

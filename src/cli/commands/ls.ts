@@ -7,7 +7,13 @@ import { listBasins } from "./basin/list.js";
 import { listStreams } from "./stream/list.js";
 
 export function lsCommand(): Command {
-  const cmd = new Command("ls").description("List basins, or the streams of a basin").argument("[basin]", "basin name, svc://basin or svc://basin/prefix");
-  addListOptions(cmd).action(handler<ListFlags>((ctx, [target], opts) => (target === undefined ? listBasins(ctx, opts) : listStreams(ctx, target, opts))));
+  const cmd = new Command("ls")
+    .description("List basins, or the streams of a basin")
+    .argument("[basin]", "basin name, svc://basin or svc://basin/prefix");
+  addListOptions(cmd).action(
+    handler<ListFlags>((ctx, [target], opts) =>
+      target === undefined ? listBasins(ctx, opts) : listStreams(ctx, target, opts),
+    ),
+  );
   return examples(cmd, ["svc ls", "svc ls my-basin-01"]);
 }

@@ -20,34 +20,38 @@ interface Flags {
 }
 
 export function pingCommand(): Command {
-  const cmd = new Command("ping").description("Check the endpoint: who answers, whether the token is accepted and what it may read, and the round-trip latency")
+  const cmd = new Command("ping")
+    .description(
+      "Check the endpoint: who answers, whether the token is accepted and what it may read, and the round-trip latency",
+    )
     .argument("[uri]", "also probe reads of this basin (svc://basin or a bare name) or stream (svc://basin/stream)")
     .addOption(new Option("-n, --count <n>", "timed GET /ping round trips after the first").default("5"));
-  cmd.action(handler<Flags>(async (ctx, [target], f) => {
-    const count = parseCount(f.count, "--count", 1000);
-    const s = ctx.settings();
-    const plan: PingPlan = { endpoint: { url: s.accountEndpoint.value, source: s.accountEndpoint.source }, count };
-    if (s.basinEndpoint.value !== s.accountEndpoint.value) plan.basinEndpoint = { url: s.basinEndpoint.value, source: s.basinEndpoint.source };
-    if (s.accessToken) plan.token = { value: s.accessToken.value, source: s.accessToken.source };
-    if (target !== undefined) {
-      const u = parseBasinOrPrefix(target);
-      plan.basin = u.basin;
-      if (u.stream !== undefined) plan.stream = u.stream;
-    }
-    const client = await ctx.client();
-    const anonymous = await ctx.anonymousClient();
-    try {
-      const { report, failure } = await attempt("ping", plan.endpoint.url, () => runPing(client, anonymous, plan, (d) => ctx.dialectClient(d)));
-      if (ctx.flags.json) await ctx.out.jsonDoc(report);
-      else for (const l of pingLines(report)) await ctx.out.line(l);
-      if (failure) throw new OperationError("ping", plan.endpoint.url, failure);
-    } finally {
-      await anonymous.close();
-    }
-  }));
-  return examples(cmd, [
-    "svc ping",
-    "svc ping svc://my-basin-01/events -n 20",
-    "svc ping --json | jq .latency_ms.p50",
-  ]);
+  cmd.action(
+    handler<Flags>(async (ctx, [target], f) => {
+      const count = parseCount(f.count, "--count", 1000);
+      const s = ctx.settings();
+      const plan: PingPlan = { endpoint: { url: s.accountEndpoint.value, source: s.accountEndpoint.source }, count };
+      if (s.basinEndpoint.value !== s.accountEndpoint.value)
+        plan.basinEndpoint = { url: s.basinEndpoint.value, source: s.basinEndpoint.source };
+      if (s.accessToken) plan.token = { value: s.accessToken.value, source: s.accessToken.source };
+      if (target !== undefined) {
+        const u = parseBasinOrPrefix(target);
+        plan.basin = u.basin;
+        if (u.stream !== undefined) plan.stream = u.stream;
+      }
+      const client = await ctx.client();
+      const anonymous = await ctx.anonymousClient();
+      try {
+        const { report, failure } = await attempt("ping", plan.endpoint.url, () =>
+          runPing(client, anonymous, plan, (d) => ctx.dialectClient(d)),
+        );
+        if (ctx.flags.json) await ctx.out.jsonDoc(report);
+        else for (const l of pingLines(report)) await ctx.out.line(l);
+        if (failure) throw new OperationError("ping", plan.endpoint.url, failure);
+      } finally {
+        await anonymous.close();
+      }
+    }),
+  );
+  return examples(cmd, ["svc ping", "svc ping svc://my-basin-01/events -n 20", "svc ping --json | jq .latency_ms.p50"]);
 }

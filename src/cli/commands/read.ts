@@ -12,7 +12,13 @@ import { handler } from "../action.js";
 import { stdout } from "../stdout.js";
 import { readCheckpoint } from "../read/checkpoint.js";
 import { parseCount, parseMillis, parseSeconds, parseSize } from "../flags/numbers.js";
-import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../read/output-options.js";
+import {
+  addOutputOptions,
+  applyJsonFlag,
+  checkBinaryTarget,
+  sinkPlan,
+  type OutputFlags,
+} from "../read/output-options.js";
 import { runRead, type ReadRunPlan } from "../read/read-run.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
@@ -41,17 +47,27 @@ interface Flags extends OutputFlags {
 }
 
 export function readCommand(): Command {
-  const cmd = new Command("read").description("Read records from a stream to stdout (or -o FILE). By default it starts at the tail and follows new records, like tail -f: use --from-beginning, -s N, --ago DUR or --tail-offset N for older records, and -e (or -n, -b, --until) to stop.")
+  const cmd = new Command("read")
+    .description(
+      "Read records from a stream to stdout (or -o FILE). By default it starts at the tail and follows new records, like tail -f: use --from-beginning, -s N, --ago DUR or --tail-offset N for older records, and -e (or -n, -b, --until) to stop.",
+    )
     .argument("<uri>", "svc://basin/stream")
     .addOption(new Option("-s, --seq-num <n>", "start at this sequence number"))
-    .addOption(new Option("--timestamp <time>", "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
+    .addOption(
+      new Option("--timestamp <time>", "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)"),
+    )
     .addOption(new Option("--ago <dur>", "start at now − DUR (e.g. 1h)"))
     .addOption(new Option("--tail-offset <n>", "start N records before the tail"))
     .addOption(new Option("--from-beginning", "start at the first record (= -s 0 --clamp)"))
     .addOption(new Option("--clamp", "start at the tail when the start is beyond it"))
     .addOption(new Option("-n, --count <n>", "stop after N records"))
     .addOption(new Option("-b, --bytes <size>", "stop before exceeding SIZE metered bytes (e.g. 1MiB)"))
-    .addOption(new Option("--until <time>", "stop at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD, or a duration from now)"))
+    .addOption(
+      new Option(
+        "--until <time>",
+        "stop at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD, or a duration from now)",
+      ),
+    )
     .addOption(new Option("--until-seq <n>", "stop before sequence number N"))
     .addOption(new Option("--range <a:b>", "start and end in one flag: 100:200, @-1h:now, @2026-01-01:1h"))
     .addOption(new Option("-f, --follow", "keep waiting for new records, even with -n/-b/--until"))
@@ -59,27 +75,37 @@ export function readCommand(): Command {
     .addOption(new Option("-e, --exit-at-tail", "stop when caught up with the tail"))
     .addOption(new Option("--wait <secs>", "stop after SECS at the tail with no new records (server-side)"))
     .addOption(new Option("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"))
-    .addOption(new Option("--transport <kind>", "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse").choices(["session", "unary", "sse"]));
+    .addOption(
+      new Option(
+        "--transport <kind>",
+        "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse",
+      ).choices(["session", "unary", "sse"]),
+    );
   addOutputOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, [arg], f, c) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
-    const sink = sinkPlan(f);
-    checkBinaryTarget(sink, f.force, stdout().isTTY === true);
-    const plan = readPlan(f);
-    if (f.checkpoint !== undefined) {
-      const next = readCheckpoint(f.checkpoint);
-      if (next !== undefined) {
-        plan.start = { seqNum: next };
-        ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
+  cmd.action(
+    handler<Flags>(async (ctx, [arg], f, c) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
+      const sink = sinkPlan(f);
+      checkBinaryTarget(sink, f.force, stdout().isTTY === true);
+      const plan = readPlan(f);
+      if (f.checkpoint !== undefined) {
+        const next = readCheckpoint(f.checkpoint);
+        if (next !== undefined) {
+          plan.start = { seqNum: next };
+          ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
+        }
       }
-    }
-    if (Object.keys(plan.start).length === 0 && process.stderr.isTTY && !ctx.out.quiet) {
-      ctx.out.info("reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones", "dim");
-    }
-    const client = await ctx.client();
-    await runRead(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), plan, sink);
-  }));
+      if (Object.keys(plan.start).length === 0 && process.stderr.isTTY && !ctx.out.quiet) {
+        ctx.out.info(
+          "reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones",
+          "dim",
+        );
+      }
+      const client = await ctx.client();
+      await runRead(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), plan, sink);
+    }),
+  );
   return examples(cmd, [
     "svc read svc://my-basin-01/events --from-beginning -e",
     "svc read svc://my-basin-01/events -s 100 -n 10 --format json",
@@ -91,7 +117,8 @@ export function readCommand(): Command {
 
 export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   const starts = [f.seqNum, f.timestamp, f.ago, f.tailOffset, f.fromBeginning, f.range].filter((v) => v !== undefined);
-  if (starts.length > 1) throw usageError("give at most one start: -s, --timestamp, --ago, --tail-offset, --from-beginning or --range");
+  if (starts.length > 1)
+    throw usageError("give at most one start: -s, --timestamp, --ago, --tail-offset, --from-beginning or --range");
   let start: ReadStart = {};
   const limits: ReadLimits = {};
   let untilSeq: number | undefined;
@@ -111,7 +138,8 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   if (f.until !== undefined) limits.until = parseTimePoint(f.until, "--until", { now, duration: "ahead" });
   if (f.untilSeq !== undefined) untilSeq = parseCount(f.untilSeq, "--until-seq");
   if (f.range !== undefined) {
-    if (f.until !== undefined || f.untilSeq !== undefined) throw usageError("--range already gives the end; drop --until/--until-seq");
+    if (f.until !== undefined || f.untilSeq !== undefined)
+      throw usageError("--range already gives the end; drop --until/--until-seq");
     const r = parseRange(f.range, now);
     if (r.kind === "seq") {
       start = { seqNum: r.start };
@@ -133,7 +161,8 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
     if (stop) throw usageError("--wait and -e/--no-follow contradict each other");
     limits.wait = parseSeconds(f.wait, "--wait");
   } else if (stop) limits.wait = 0;
-  else if (f.follow && (limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined)) limits.wait = FOLLOW_WAIT_SECS;
+  else if (f.follow && (limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined))
+    limits.wait = FOLLOW_WAIT_SECS;
   const bounded = limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined;
   const follow = limits.wait === undefined ? !bounded : limits.wait > 0;
   // A read that stops within one response's worth of records is one unary request: a one-shot

@@ -13,7 +13,13 @@ import { stdout } from "../stdout.js";
 import type { Context } from "../context.js";
 import { runMultiTail, type MultiTailPlan } from "../read/multi-tail.js";
 import { parseCount, parseMillis } from "../flags/numbers.js";
-import { addOutputOptions, applyJsonFlag, checkBinaryTarget, sinkPlan, type OutputFlags } from "../read/output-options.js";
+import {
+  addOutputOptions,
+  applyJsonFlag,
+  checkBinaryTarget,
+  sinkPlan,
+  type OutputFlags,
+} from "../read/output-options.js";
 import { runRead, type ReadRunPlan, type ReadSinkPlan } from "../read/read-run.js";
 import { isMultiTail, parseTailTarget } from "../read/stream-set.js";
 import { tailEvents } from "../read/tail-window.js";
@@ -30,40 +36,63 @@ interface Flags extends OutputFlags {
 }
 
 export function tailCommand(): Command {
-  const cmd = new Command("tail").description("Print the last records of a stream (or of several), then follow with -f")
-    .argument("<uri...>", "svc://basin/stream; several, or svc://basin/prefix* (a trailing *), to follow several streams")
-    .addOption(new Option("-n, --lines <n>", "how many data records, of each stream (fence and trim records among them do not count)").default("10"))
+  const cmd = new Command("tail")
+    .description("Print the last records of a stream (or of several), then follow with -f")
+    .argument(
+      "<uri...>",
+      "svc://basin/stream; several, or svc://basin/prefix* (a trailing *), to follow several streams",
+    )
+    .addOption(
+      new Option(
+        "-n, --lines <n>",
+        "how many data records, of each stream (fence and trim records among them do not count)",
+      ).default("10"),
+    )
     .addOption(new Option("-f, --follow", "then keep printing new records"))
     .addOption(new Option("--since <dur>", "the records newer than DUR (e.g. 10m) instead of the last N"))
-    .addOption(new Option("--discover-interval <dur>", "several streams, -f: how often a svc://basin/prefix* pattern is listed again for new streams").default("5s"))
-    .addOption(new Option("--no-prefix", "several streams: no [stream] label on text lines, no basin/stream fields in JSON"));
+    .addOption(
+      new Option(
+        "--discover-interval <dur>",
+        "several streams, -f: how often a svc://basin/prefix* pattern is listed again for new streams",
+      ).default("5s"),
+    )
+    .addOption(
+      new Option("--no-prefix", "several streams: no [stream] label on text lines, no basin/stream fields in JSON"),
+    );
   addOutputOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, args, f, c) => {
-    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
-    const sink = sinkPlan(f);
-    checkBinaryTarget(sink, f.force, stdout().isTTY === true);
-    const n = parseCount(f.lines, "--lines");
-    const linesGiven = c.getOptionValueSource("lines") === "cli";
-    if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");
-    if (isMultiTail(args)) return tailSeveral(ctx, args, f, sink, n);
-    const { basin, stream } = parseStreamUri(args[0]!);
-    const client = await ctx.client();
-    const sc = client.basin(basin).stream(stream);
-    const uri = formatUri(basin, stream);
-    if (f.since !== undefined) {
-      const from = parseTimePoint(f.since, "--since", { duration: "ago" });
-      const plan: ReadRunPlan = { start: { timestamp: from }, limits: { clamp: true, ...(f.follow ? {} : { wait: 0 }) }, follow: f.follow === true, transport: "session" };
-      return runRead(ctx, sc, uri, plan, sink);
-    }
-    if (n > 0) {
-      const plan: ReadRunPlan = { start: {}, limits: {}, follow: f.follow === true, transport: "session" };
-      return runRead(ctx, sc, uri, plan, sink, (signal) => tailEvents(sc, n, f.follow === true, signal));
-    }
-    const plan: ReadRunPlan = f.follow
-      ? { start: { tailOffset: n }, limits: { clamp: true }, follow: true, transport: "session" }
-      : { start: { tailOffset: n }, limits: { clamp: true, count: n }, follow: false, transport: "session" };
-    await runRead(ctx, sc, uri, plan, sink);
-  }));
+  cmd.action(
+    handler<Flags>(async (ctx, args, f, c) => {
+      applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
+      const sink = sinkPlan(f);
+      checkBinaryTarget(sink, f.force, stdout().isTTY === true);
+      const n = parseCount(f.lines, "--lines");
+      const linesGiven = c.getOptionValueSource("lines") === "cli";
+      if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");
+      if (isMultiTail(args)) return tailSeveral(ctx, args, f, sink, n);
+      const { basin, stream } = parseStreamUri(args[0]!);
+      const client = await ctx.client();
+      const sc = client.basin(basin).stream(stream);
+      const uri = formatUri(basin, stream);
+      if (f.since !== undefined) {
+        const from = parseTimePoint(f.since, "--since", { duration: "ago" });
+        const plan: ReadRunPlan = {
+          start: { timestamp: from },
+          limits: { clamp: true, ...(f.follow ? {} : { wait: 0 }) },
+          follow: f.follow === true,
+          transport: "session",
+        };
+        return runRead(ctx, sc, uri, plan, sink);
+      }
+      if (n > 0) {
+        const plan: ReadRunPlan = { start: {}, limits: {}, follow: f.follow === true, transport: "session" };
+        return runRead(ctx, sc, uri, plan, sink, (signal) => tailEvents(sc, n, f.follow === true, signal));
+      }
+      const plan: ReadRunPlan = f.follow
+        ? { start: { tailOffset: n }, limits: { clamp: true }, follow: true, transport: "session" }
+        : { start: { tailOffset: n }, limits: { clamp: true, count: n }, follow: false, transport: "session" };
+      await runRead(ctx, sc, uri, plan, sink);
+    }),
+  );
   return examples(cmd, [
     "svc tail svc://my-basin-01/events",
     "svc tail svc://my-basin-01/events -n 100 --format json",
@@ -76,7 +105,10 @@ export function tailCommand(): Command {
 
 /** Several streams: one plan for all, each stream read on its own (data/multi-tail.ts). */
 async function tailSeveral(ctx: Context, args: string[], f: Flags, sink: ReadSinkPlan, lines: number): Promise<void> {
-  if (sink.printer.format === "binary") throw usageError("--format binary has no record boundaries to tell several streams apart; use --format json-base64");
+  if (sink.printer.format === "binary")
+    throw usageError(
+      "--format binary has no record boundaries to tell several streams apart; use --format json-base64",
+    );
   if (sink.splitDir !== undefined) throw usageError("--split-dir takes one stream; tail the streams one by one");
   if (sink.stats) throw usageError("--stats takes one stream");
   const plan: MultiTailPlan = {

@@ -29,7 +29,8 @@ interface Flags extends ConditionFlags {
 }
 
 export function trimCommand(): Command {
-  const cmd = new Command("trim").description("Remove the records before a sequence number by appending a trim command record")
+  const cmd = new Command("trim")
+    .description("Remove the records before a sequence number by appending a trim command record")
     .argument("<uri>", "svc://basin/stream")
     .argument("[seq-num]", "the earliest sequence number to keep")
     .addOption(new Option("--keep-last <n>", "keep only the last N records (trim point = tail − N)"))
@@ -38,30 +39,45 @@ export function trimCommand(): Command {
     .addOption(new Option("--dry-run", "show the trim point and how many records would go; change nothing"))
     .addOption(new Option("-y, --yes", "do not ask for confirmation (needed without a terminal)"));
   addConditionOptions(cmd);
-  cmd.action(handler<Flags>(async (ctx, [arg, seq], f) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    const given = [seq, f.keepLast, f.before, f.olderThan].filter((v) => v !== undefined).length;
-    if (given !== 1) throw usageError("give exactly one of <seq-num>, --keep-last, --before or --older-than");
-    const conds = parseConditions(f);
-    const keep = f.keepLast !== undefined ? parseCount(f.keepLast, "--keep-last") : undefined;
-    const time = f.before !== undefined ? parseTimePoint(f.before, "--before")
-      : f.olderThan !== undefined ? parseTimePoint(f.olderThan, "--older-than", { duration: "ago" }) : undefined;
-    const fixed = seq !== undefined ? parseCount(seq, "<seq-num>") : undefined;
-    const uri = formatUri(basin, stream);
-    const client = await ctx.client();
-    const sc = client.basin(basin).stream(stream);
-    const point = fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, keep, time)));
-    const first = await attempt("read", uri, () => firstSeq(sc));
-    const going = Math.max(0, point - first);
-    if (f.dryRun || going === 0) {
-      const range = going > 0 ? ` (${first}..${point - 1})` : "";
-      ctx.out.info(f.dryRun ? `would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${range} would go` : `nothing to trim: no record of ${uri} is before ${point} (the first is ${first}); nothing was appended`);
-      if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
-      return;
-    }
-    await confirmOrStop(ctx.out, `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${first}..${point - 1})?`, f.yes, "trimmed");
-    await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conds, `trim to ${point}`);
-  }));
+  cmd.action(
+    handler<Flags>(async (ctx, [arg, seq], f) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      const given = [seq, f.keepLast, f.before, f.olderThan].filter((v) => v !== undefined).length;
+      if (given !== 1) throw usageError("give exactly one of <seq-num>, --keep-last, --before or --older-than");
+      const conds = parseConditions(f);
+      const keep = f.keepLast !== undefined ? parseCount(f.keepLast, "--keep-last") : undefined;
+      const time =
+        f.before !== undefined
+          ? parseTimePoint(f.before, "--before")
+          : f.olderThan !== undefined
+            ? parseTimePoint(f.olderThan, "--older-than", { duration: "ago" })
+            : undefined;
+      const fixed = seq !== undefined ? parseCount(seq, "<seq-num>") : undefined;
+      const uri = formatUri(basin, stream);
+      const client = await ctx.client();
+      const sc = client.basin(basin).stream(stream);
+      const point = fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, keep, time)));
+      const first = await attempt("read", uri, () => firstSeq(sc));
+      const going = Math.max(0, point - first);
+      if (f.dryRun || going === 0) {
+        const range = going > 0 ? ` (${first}..${point - 1})` : "";
+        ctx.out.info(
+          f.dryRun
+            ? `would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${range} would go`
+            : `nothing to trim: no record of ${uri} is before ${point} (the first is ${first}); nothing was appended`,
+        );
+        if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
+        return;
+      }
+      await confirmOrStop(
+        ctx.out,
+        `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${first}..${point - 1})?`,
+        f.yes,
+        "trimmed",
+      );
+      await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conds, `trim to ${point}`);
+    }),
+  );
   return examples(cmd, [
     "svc trim svc://my-basin-01/events 1000",
     "svc trim svc://my-basin-01/events --keep-last 100 --yes",

@@ -3,14 +3,20 @@ import { flagWords, transitions, walk, type CmdNode } from "./tree.js";
 
 export function bashScript(root: CmdNode): string {
   const globals = root.options.flatMap(flagWords);
-  const trans = transitions(root).map(([from, to]) => `      "${from}") cmdpath="${to}";;`).join("\n");
+  const trans = transitions(root)
+    .map(([from, to]) => `      "${from}") cmdpath="${to}";;`)
+    .join("\n");
   const choices: string[] = [];
   const paths: string[] = [];
   const streamPaths: string[] = [];
   walk(root, (n) => {
     if (n.streamArg) streamPaths.push(`"${n.path}"`);
     for (const o of [...n.options, ...root.options]) {
-      if (o.choices) for (const f of flagWords(o)) choices.push(`    "${n.path}:${f}") COMPREPLY=( $(compgen -W "${o.choices.join(" ")}" -- "$cur") ); return;;`);
+      if (o.choices)
+        for (const f of flagWords(o))
+          choices.push(
+            `    "${n.path}:${f}") COMPREPLY=( $(compgen -W "${o.choices.join(" ")}" -- "$cur") ); return;;`,
+          );
     }
     const opts = [...new Set([...n.options.flatMap(flagWords), ...globals, "--help"])].join(" ");
     const cmds = n.children.map((c) => c.name).join(" ");

@@ -17,7 +17,9 @@ function optLine(o: OptNode, cond?: string): string {
 }
 
 export function fishScript(root: CmdNode): string {
-  const cases = transitions(root).map(([from, to]) => `      case ${q(from)}\n        set p ${q(to)}`).join("\n");
+  const cases = transitions(root)
+    .map(([from, to]) => `      case ${q(from)}\n        set p ${q(to)}`)
+    .join("\n");
   const lines: string[] = [];
   for (const o of root.options) lines.push(optLine(o));
   walk(root, (n) => {

@@ -16,7 +16,11 @@ const UNTYPABLE = /[\u0000-\u001f\u007f-\u009f]/;
  * names). Where a stream is expected (`kind` "stream") a basin URI ends in `/`: the user goes on
  * to type the stream's name.
  */
-export async function completeNames(client: SvcClient, word: string, kind: "basin" | "stream" = "basin"): Promise<string[]> {
+export async function completeNames(
+  client: SvcClient,
+  word: string,
+  kind: "basin" | "stream" = "basin",
+): Promise<string[]> {
   const uri = word.startsWith(SCHEME);
   const rest = uri ? word.slice(SCHEME.length) : word;
   const slash = rest.indexOf("/");

@@ -6,16 +6,26 @@ function q(s: string): string {
 }
 
 export function zshScript(root: CmdNode): string {
-  const trans = transitions(root).map(([from, to]) => `      ("${from}") cmdpath="${to}";;`).join("\n");
+  const trans = transitions(root)
+    .map(([from, to]) => `      ("${from}") cmdpath="${to}";;`)
+    .join("\n");
   const choices: string[] = [];
   const paths: string[] = [];
   walk(root, (n) => {
     for (const o of [...n.options, ...root.options]) {
-      if (o.choices) for (const f of flagWords(o)) choices.push(`    ("${n.path}:${f}") compadd -- ${o.choices.join(" ")}; return;;`);
+      if (o.choices)
+        for (const f of flagWords(o))
+          choices.push(`    ("${n.path}:${f}") compadd -- ${o.choices.join(" ")}; return;;`);
     }
     const cmds = n.children.map((c) => q(`${c.name}:${c.description}`)).join(" ");
     const seen = new Set<string>();
-    const opts = [...n.options, ...root.options].flatMap((o) => flagWords(o).filter((f) => !seen.has(f) && seen.add(f)).map((f) => q(`${f}:${o.description}`))).join(" ");
+    const opts = [...n.options, ...root.options]
+      .flatMap((o) =>
+        flagWords(o)
+          .filter((f) => !seen.has(f) && seen.add(f))
+          .map((f) => q(`${f}:${o.description}`)),
+      )
+      .join(" ");
     paths.push(`    ("${n.path}") cmds=(${cmds}); opts=(${opts});;`);
   });
   return `#compdef svc

@@ -20,7 +20,9 @@ export interface Conditions {
 export function addConditionOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option("-F, --fencing-token <token>", "fail unless the stream's current fencing token is TOKEN"))
-    .addOption(new Option("-m, --match-seq-num <n>", "fail unless the first record gets seq num N; auto = the current tail"));
+    .addOption(
+      new Option("-m, --match-seq-num <n>", "fail unless the first record gets seq num N; auto = the current tail"),
+    );
 }
 
 export function parseConditions(f: ConditionFlags): Conditions {
@@ -47,7 +49,9 @@ export function ensureNoExtra(args: string[], what: string): void {
 
 /** A hint for a failed condition (412), naming what the stream expects. */
 export function conditionHint(e: unknown): string | undefined {
-  if (e instanceof SeqNumMismatchError) return `the stream's next position is ${e.expected}; use -m ${e.expected} (or -m auto) to append there`;
-  if (e instanceof FencingTokenMismatchError) return `the stream is fenced with ${JSON.stringify(e.expected)}; only its holder should write (-F ${JSON.stringify(e.expected)})`;
+  if (e instanceof SeqNumMismatchError)
+    return `the stream's next position is ${e.expected}; use -m ${e.expected} (or -m auto) to append there`;
+  if (e instanceof FencingTokenMismatchError)
+    return `the stream is fenced with ${JSON.stringify(e.expected)}; only its holder should write (-F ${JSON.stringify(e.expected)})`;
   return undefined;
 }

@@ -11,14 +11,25 @@ export function parseCount(text: string, flag: string, max = Number.MAX_SAFE_INT
 }
 
 const SIZE_UNITS: Record<string, number> = {
-  "": 1, b: 1, k: 1000, kb: 1000, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3,
+  "": 1,
+  b: 1,
+  k: 1000,
+  kb: 1000,
+  kib: 1024,
+  m: 1e6,
+  mb: 1e6,
+  mib: 1024 ** 2,
+  g: 1e9,
+  gb: 1e9,
+  gib: 1024 ** 3,
 };
 
 /** `1048576`, `512KiB`, `1MiB`, `2mb`. */
 export function parseSize(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
   const m = /^\s*(\d+)\s*([A-Za-z]*)\s*$/.exec(text);
   const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
-  if (!m || unit === undefined) throw usageError(`${flag} must be a size in bytes like 1048576, 512KiB or 1MiB (got ${JSON.stringify(text)})`);
+  if (!m || unit === undefined)
+    throw usageError(`${flag} must be a size in bytes like 1048576, 512KiB or 1MiB (got ${JSON.stringify(text)})`);
   const n = Number(m[1]) * unit;
   if (!Number.isSafeInteger(n) || n > max) throw usageError(`${flag} must be at most ${max} bytes (got ${text})`);
   return n;

@@ -41,7 +41,9 @@ export class Arrivals<T> {
         continue;
       }
       if (this.closed) return;
-      await new Promise<void>((resolve) => { this.wake = resolve; });
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
       this.wake = undefined;
     }
   }

@@ -15,7 +15,11 @@ export function readCheckpoint(path: string): number | undefined {
     throw clientError("usage", `cannot read checkpoint ${path}: ${(e as Error).message}`);
   }
   const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw clientError("usage", `checkpoint ${path} does not hold a sequence number (${JSON.stringify(text.slice(0, 40))})`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n))
+    throw clientError(
+      "usage",
+      `checkpoint ${path} does not hold a sequence number (${JSON.stringify(text.slice(0, 40))})`,
+    );
   return n;
 }
 
@@ -38,17 +42,23 @@ export function readPositions(path: string): Map<string, number> | undefined {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw clientError("usage", `cannot read checkpoint ${path}: ${(e as Error).message}`);
   }
-  if (/^\s*\d+\s*$/.test(text)) throw clientError("usage", `checkpoint ${path} holds one stream's position (svc read/tail of one stream); use another file for several streams`);
+  if (/^\s*\d+\s*$/.test(text))
+    throw clientError(
+      "usage",
+      `checkpoint ${path} holds one stream's position (svc read/tail of one stream); use another file for several streams`,
+    );
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
     doc = undefined;
   }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw clientError("usage", `checkpoint ${path} is not a JSON object of stream positions`);
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw clientError("usage", `checkpoint ${path} is not a JSON object of stream positions`);
   const out = new Map<string, number>();
   for (const [uri, n] of Object.entries(doc)) {
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw clientError("usage", `checkpoint ${path}: the position of ${uri} is not a sequence number`);
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0)
+      throw clientError("usage", `checkpoint ${path}: the position of ${uri} is not a sequence number`);
     out.set(uri, n);
   }
   return out;
@@ -56,6 +66,9 @@ export function readPositions(path: string): Map<string, number> | undefined {
 
 export function writePositions(path: string, positions: Map<string, number>): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(Object.fromEntries([...positions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}\n`);
+  writeFileSync(
+    tmp,
+    `${JSON.stringify(Object.fromEntries([...positions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}\n`,
+  );
   renameSync(tmp, path);
 }

@@ -50,7 +50,11 @@ const PALETTE = ["cyan", "green", "yellow", "magenta", "blue", "red"] as const;
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const done = (): void => { clearTimeout(t); signal.removeEventListener("abort", done); resolve(); };
+    const done = (): void => {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
     const t = setTimeout(done, Math.min(MAX_TIMER_MS, ms));
     signal.addEventListener("abort", done);
   });
@@ -58,11 +62,26 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** A stream that went away under its reader. */
 function gone(e: unknown): boolean {
-  return e instanceof SvcError && ["stream_not_found", "stream_deletion_pending", "basin_not_found", "basin_deletion_pending"].includes(e.code);
+  return (
+    e instanceof SvcError &&
+    ["stream_not_found", "stream_deletion_pending", "basin_not_found", "basin_deletion_pending"].includes(e.code)
+  );
 }
 
-export async function runMultiTail(ctx: Context, client: SvcClient, plan: MultiTailPlan, sink: ReadSinkPlan): Promise<void> {
-  const run = new MultiTail(ctx, client, plan, sink, await RecordWriter.open(sink.output, sink.appendOutput), sink.output === undefined ? await ctx.out.dataChalk() : undefined);
+export async function runMultiTail(
+  ctx: Context,
+  client: SvcClient,
+  plan: MultiTailPlan,
+  sink: ReadSinkPlan,
+): Promise<void> {
+  const run = new MultiTail(
+    ctx,
+    client,
+    plan,
+    sink,
+    await RecordWriter.open(sink.output, sink.appendOutput),
+    sink.output === undefined ? await ctx.out.dataChalk() : undefined,
+  );
   await run.run();
 }
 
@@ -77,8 +96,15 @@ class MultiTail {
   private failure: unknown;
   private starting = true;
 
-  constructor(private readonly ctx: Context, private readonly client: SvcClient, private readonly plan: MultiTailPlan, private readonly sink: ReadSinkPlan, private readonly writer: RecordWriter, private readonly chalk: ChalkInstance | undefined) {
-    this.positions = sink.checkpoint ? readPositions(sink.checkpoint) ?? new Map() : new Map();
+  constructor(
+    private readonly ctx: Context,
+    private readonly client: SvcClient,
+    private readonly plan: MultiTailPlan,
+    private readonly sink: ReadSinkPlan,
+    private readonly writer: RecordWriter,
+    private readonly chalk: ChalkInstance | undefined,
+  ) {
+    this.positions = sink.checkpoint ? (readPositions(sink.checkpoint) ?? new Map()) : new Map();
     this.printer = new RecordPrinter(sink.printer);
     this.oneBasin = new Set(plan.targets.map((t) => t.basin)).size === 1;
   }
@@ -89,7 +115,10 @@ class MultiTail {
       const refs = await attempt("tail", this.plan.targets.map(targetText).join(" "), () => this.initialStreams());
       for (const ref of refs) this.start(ref, "window");
       if (this.plan.follow) {
-        const what = patterns.length > 0 ? `; new streams matching ${patterns.map(targetText).join(", ")} are picked up every ${this.plan.discoverMs / 1000} s` : "";
+        const what =
+          patterns.length > 0
+            ? `; new streams matching ${patterns.map(targetText).join(", ")} are picked up every ${this.plan.discoverMs / 1000} s`
+            : "";
         this.ctx.out.info(`following ${refs.length} stream${refs.length === 1 ? "" : "s"}${what} (Ctrl-C to stop)`);
         if (patterns.length > 0) void this.discover(patterns);
       }
@@ -119,7 +148,8 @@ class MultiTail {
         refs.set(ref.uri, ref);
       } else {
         const found = await matching(this.client, t);
-        if (found.length === 0) this.ctx.out.info(`no stream matches ${targetText(t)}${this.plan.follow ? " yet" : ""}`);
+        if (found.length === 0)
+          this.ctx.out.info(`no stream matches ${targetText(t)}${this.plan.follow ? " yet" : ""}`);
         for (const ref of found) refs.set(ref.uri, ref);
       }
     }
@@ -165,8 +195,10 @@ class MultiTail {
     const stopAtTail = this.plan.follow ? {} : { wait: 0 };
     const at = this.positions.get(ref.uri) ?? (from === "beginning" ? 0 : undefined);
     if (at !== undefined) return sc.read({ seqNum: at }, { clamp: true, ...stopAtTail }, { signal });
-    if (this.plan.since !== undefined) return sc.read({ timestamp: this.plan.since }, { clamp: true, ...stopAtTail }, { signal });
-    if (this.sink.printer.commands === "show") return sc.read({ tailOffset: this.plan.lines }, { clamp: true, ...stopAtTail }, { signal });
+    if (this.plan.since !== undefined)
+      return sc.read({ timestamp: this.plan.since }, { clamp: true, ...stopAtTail }, { signal });
+    if (this.sink.printer.commands === "show")
+      return sc.read({ tailOffset: this.plan.lines }, { clamp: true, ...stopAtTail }, { signal });
     return tailEvents(sc, this.plan.lines, this.plan.follow, signal);
   }
 
@@ -183,13 +215,18 @@ class MultiTail {
           found = await matching(this.client, t);
           warned.delete(targetText(t));
         } catch (e) {
-          if (!warned.has(targetText(t))) this.ctx.out.warn(`could not list ${targetText(t)}: ${(e as Error).message}; trying again every ${this.plan.discoverMs / 1000} s`);
+          if (!warned.has(targetText(t)))
+            this.ctx.out.warn(
+              `could not list ${targetText(t)}: ${(e as Error).message}; trying again every ${this.plan.discoverMs / 1000} s`,
+            );
           warned.add(targetText(t));
           continue;
         }
         for (const ref of found) {
           if (this.followers.has(ref.uri) || signal.aborted) continue;
-          this.ctx.out.info(`${ref.uri}: new, following from ${this.positions.has(ref.uri) ? "its checkpoint" : "its first record"}`);
+          this.ctx.out.info(
+            `${ref.uri}: new, following from ${this.positions.has(ref.uri) ? "its checkpoint" : "its first record"}`,
+          );
           this.start(ref, "beginning");
         }
       }
@@ -199,7 +236,8 @@ class MultiTail {
   /** The end: nothing is followed and nothing more can be found (no -f, or no pattern). */
   private maybeFinish(): void {
     if (this.starting || this.followers.size > 0) return;
-    if (this.plan.follow && this.plan.targets.some((t) => t.kind === "prefix") && !this.interrupt.signal.aborted) return;
+    if (this.plan.follow && this.plan.targets.some((t) => t.kind === "prefix") && !this.interrupt.signal.aborted)
+      return;
     this.arrivals.close();
   }
 
@@ -211,7 +249,12 @@ class MultiTail {
       for (const p of this.printer.render([r]).pieces) {
         if ("err" in p) this.ctx.out.info(`${label?.text ?? ""}${p.err}`);
         else if (!label) parts.push(p.out);
-        else if (json) parts.push(Buffer.from(withStreamFields(p.out.toString("utf8"), ref.basin, ref.stream, this.sink.printer.json.pretty === true)));
+        else if (json)
+          parts.push(
+            Buffer.from(
+              withStreamFields(p.out.toString("utf8"), ref.basin, ref.stream, this.sink.printer.json.pretty === true),
+            ),
+          );
         else parts.push(prefixRecord(p.out, label.bytes));
       }
     }

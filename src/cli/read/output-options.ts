@@ -39,23 +39,62 @@ const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
 export function addOutputOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--format <fmt>", "text, json, json-base64 (aliases raw, ndjson, base64, json-binsafe), or binary (exact bodies, no delimiter unless -0/--delimiter); --json = --format json").default("text"))
-    .addOption(new Option("--template <tpl>", "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}"))
+    .addOption(
+      new Option(
+        "--format <fmt>",
+        "text, json, json-base64 (aliases raw, ndjson, base64, json-binsafe), or binary (exact bodies, no delimiter unless -0/--delimiter); --json = --format json",
+      ).default("text"),
+    )
+    .addOption(
+      new Option(
+        "--template <tpl>",
+        "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}",
+      ),
+    )
     .addOption(new Option("--omit-empty", "JSON: drop empty headers and body (anchor-identical output)"))
-    .addOption(new Option("--time-format <fmt>", "JSON: add an ISO 8601 \"time\" field (iso); also for command lines").choices(["ms", "iso"]))
+    .addOption(
+      new Option("--time-format <fmt>", 'JSON: add an ISO 8601 "time" field (iso); also for command lines').choices([
+        "ms",
+        "iso",
+      ]),
+    )
     .addOption(new Option("--pretty", "indented JSON, for people"))
     .addOption(new Option("-0, --null", "end each record with NUL instead of a newline"))
     .addOption(new Option("--delimiter <str>", "end each record with STR (escapes \\n \\t \\0 \\xHH)"))
     .addOption(new Option("--headers-only", "JSON: drop bodies"))
-    .addOption(new Option("--meta-only", "seq_num and timestamp only: JSON without headers and body; text prints SEQ<TAB>TIMESTAMP lines"))
-    .addOption(new Option("--commands <mode>", "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)").choices(["show", "skip", "stderr"]))
+    .addOption(
+      new Option(
+        "--meta-only",
+        "seq_num and timestamp only: JSON without headers and body; text prints SEQ<TAB>TIMESTAMP lines",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--commands <mode>",
+        "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)",
+      ).choices(["show", "skip", "stderr"]),
+    )
     .addOption(new Option("--grep <regex>", "only records whose body matches"))
-    .addOption(new Option("--filter <expr>", "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)").argParser(collect).default([]))
-    .addOption(new Option("--invalid-utf8 <mode>", "bytes that are not UTF-8: replace (U+FFFD), error, or base64 (default: text writes them as they are; json writes U+FFFD and says so on stderr: use json-base64)").choices(["replace", "error", "base64"]))
+    .addOption(
+      new Option(
+        "--filter <expr>",
+        "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)",
+      )
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        "--invalid-utf8 <mode>",
+        "bytes that are not UTF-8: replace (U+FFFD), error, or base64 (default: text writes them as they are; json writes U+FFFD and says so on stderr: use json-base64)",
+      ).choices(["replace", "error", "base64"]),
+    )
     .addOption(new Option("-o, --output <file>", "write records to FILE (truncated) instead of stdout"))
     .addOption(new Option("--append-output", "with -o, append to FILE instead of truncating"))
     .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
-    .addOption(new Option("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"))
+    .addOption(
+      new Option("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"),
+    )
     .addOption(new Option("--no-progress", "no progress line (shown only when stderr is a terminal)"))
     .addOption(new Option("--stats", "print a summary on stderr at the end"))
     .addOption(new Option("--force", "write --format binary to a terminal anyway"));
@@ -67,14 +106,25 @@ export function addOutputOptions(cmd: Command): Command {
  */
 export function applyJsonFlag(f: OutputFlags, json: boolean | undefined, formatGiven: boolean): void {
   if (!json) return;
-  if (formatGiven && parseFormatName(f.format) !== "json") throw usageError(`--json is --format json; drop --json or --format ${f.format}`);
+  if (formatGiven && parseFormatName(f.format) !== "json")
+    throw usageError(`--json is --format json; drop --json or --format ${f.format}`);
   f.format = "json";
 }
 
 /** Binary bodies would garble a terminal: refuse unless stdout is redirected, -o/--split-dir, or --force. */
 export function checkBinaryTarget(sink: ReadSinkPlan, force: boolean | undefined, stdoutIsTty: boolean): void {
-  if (sink.printer.format !== "binary" || force || !stdoutIsTty || sink.output !== undefined || sink.splitDir !== undefined) return;
-  throw usageError("refusing to write binary records to a terminal", "redirect stdout (> FILE, | cmd), use -o FILE, or add --force");
+  if (
+    sink.printer.format !== "binary" ||
+    force ||
+    !stdoutIsTty ||
+    sink.output !== undefined ||
+    sink.splitDir !== undefined
+  )
+    return;
+  throw usageError(
+    "refusing to write binary records to a terminal",
+    "redirect stdout (> FILE, | cmd), use -o FILE, or add --force",
+  );
 }
 
 export function sinkPlan(f: OutputFlags): ReadSinkPlan {
@@ -84,15 +134,24 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
   if (f.headersOnly && f.metaOnly) throw usageError("use either --headers-only or --meta-only");
   if (f.appendOutput && f.output === undefined) throw usageError("--append-output needs -o FILE");
   if (f.splitDir !== undefined && f.output !== undefined) throw usageError("use either -o or --split-dir");
-  if (format === "binary" && f.template !== undefined) throw usageError("--template writes text lines; drop --format binary");
+  if (format === "binary" && f.template !== undefined)
+    throw usageError("--template writes text lines; drop --format binary");
   const dropFlag = f.metaOnly ? "--meta-only" : f.headersOnly ? "--headers-only" : undefined;
-  if (dropFlag !== undefined && f.template !== undefined) throw usageError(`${dropFlag} and --template: the template already chooses the fields`);
+  if (dropFlag !== undefined && f.template !== undefined)
+    throw usageError(`${dropFlag} and --template: the template already chooses the fields`);
   if (dropFlag !== undefined && (format === "binary" || (format === "text" && f.headersOnly))) {
-    throw usageError(`${dropFlag} shapes JSON output; use --format json${f.metaOnly ? " (text prints SEQ<TAB>TIMESTAMP lines with --meta-only)" : ""}`);
+    throw usageError(
+      `${dropFlag} shapes JSON output; use --format json${f.metaOnly ? " (text prints SEQ<TAB>TIMESTAMP lines with --meta-only)" : ""}`,
+    );
   }
   // Text with --meta-only: one `seq_num<TAB>timestamp` line per record.
-  if (f.metaOnly && format === "text") f.template = f.timeFormat === "iso" ? "{seq_num}\t{timestamp:iso}" : "{seq_num}\t{timestamp}";
-  const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : Buffer.from(format === "binary" ? "" : "\n");
+  if (f.metaOnly && format === "text")
+    f.template = f.timeFormat === "iso" ? "{seq_num}\t{timestamp:iso}" : "{seq_num}\t{timestamp}";
+  const delimiter = f.null
+    ? Buffer.from([0])
+    : f.delimiter !== undefined
+      ? parseDelimiter(f.delimiter)
+      : Buffer.from(format === "binary" ? "" : "\n");
   const textual = format === "text" || format === "binary" || f.template !== undefined;
   const filter = allOf([...(f.grep !== undefined ? [grepFilter(f.grep)] : []), ...f.filter.map(parseFilter)]);
   const plan: ReadSinkPlan = {

@@ -43,7 +43,14 @@ export interface ReadRunPlan {
 }
 
 /** Reads and prints; `events` overrides the source (tail uses a pre-read window). */
-export async function runRead(ctx: Context, stream: StreamClient, uri: string, plan: ReadRunPlan, sink: ReadSinkPlan, events?: (signal: AbortSignal) => AsyncGenerator<ReadEvent>): Promise<void> {
+export async function runRead(
+  ctx: Context,
+  stream: StreamClient,
+  uri: string,
+  plan: ReadRunPlan,
+  sink: ReadSinkPlan,
+  events?: (signal: AbortSignal) => AsyncGenerator<ReadEvent>,
+): Promise<void> {
   const writer = await RecordWriter.open(sink.output, sink.appendOutput);
   if (sink.splitDir) prepareSplitDir(sink.splitDir);
   const progress = new ReadProgress(ctx.out, progressMode(ctx.out, sink.progress, "off"));
@@ -51,7 +58,14 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
   const interrupt = new Interrupt();
   const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
   const onReconnect = (r: string): void => ctx.out.verbose(`read session reconnecting: ${r}`);
-  const source = events ? events(interrupt.signal) : stream.read(plan.start, plan.limits, { transport: plan.transport, follow: plan.follow, signal: interrupt.signal, onReconnect });
+  const source = events
+    ? events(interrupt.signal)
+    : stream.read(plan.start, plan.limits, {
+        transport: plan.transport,
+        follow: plan.follow,
+        signal: interrupt.signal,
+        onReconnect,
+      });
   try {
     await attempt("read", uri, async () => {
       try {
@@ -76,7 +90,13 @@ export async function runRead(ctx: Context, stream: StreamClient, uri: string, p
   if (interrupt.which) throw new ExitRequest(interrupt.exitCode);
 }
 
-async function consume(source: AsyncGenerator<ReadEvent>, plan: ReadRunPlan, emitter: BatchEmitter, idle: IdleTimer, signal: AbortSignal): Promise<void> {
+async function consume(
+  source: AsyncGenerator<ReadEvent>,
+  plan: ReadRunPlan,
+  emitter: BatchEmitter,
+  idle: IdleTimer,
+  signal: AbortSignal,
+): Promise<void> {
   idle.arm();
   for await (const ev of source) {
     if (ev.type === "heartbeat") {
@@ -94,8 +114,12 @@ async function consume(source: AsyncGenerator<ReadEvent>, plan: ReadRunPlan, emi
 }
 
 /** The records before `untilSeq` (exclusive); `done` once the end has been reached. */
-export function cutAtSeq(records: SequencedRecord[], untilSeq: number | undefined): { records: SequencedRecord[]; done: boolean } {
-  if (untilSeq === undefined || records.length === 0 || records[records.length - 1]!.seqNum < untilSeq) return { records, done: false };
+export function cutAtSeq(
+  records: SequencedRecord[],
+  untilSeq: number | undefined,
+): { records: SequencedRecord[]; done: boolean } {
+  if (untilSeq === undefined || records.length === 0 || records[records.length - 1]!.seqNum < untilSeq)
+    return { records, done: false };
   return { records: records.filter((r) => r.seqNum < untilSeq), done: true };
 }
 
@@ -103,7 +127,10 @@ export function cutAtSeq(records: SequencedRecord[], untilSeq: number | undefine
 export class IdleTimer {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly ms: number | undefined, private readonly onIdle: () => void) {}
+  constructor(
+    private readonly ms: number | undefined,
+    private readonly onIdle: () => void,
+  ) {}
 
   arm(): void {
     if (this.ms === undefined) return;
@@ -122,7 +149,12 @@ export class BatchEmitter {
   private readonly splitJson: JsonOptions;
   private reported = false;
 
-  constructor(private readonly out: Output, private readonly writer: RecordWriter, private readonly sink: ReadSinkPlan, readonly progress: ReadProgress) {
+  constructor(
+    private readonly out: Output,
+    private readonly writer: RecordWriter,
+    private readonly sink: ReadSinkPlan,
+    readonly progress: ReadProgress,
+  ) {
     this.printer = new RecordPrinter({ ...sink.printer, terminal: !writer.isFile && out.dataOnTerminal });
     this.splitJson = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
   }
@@ -135,8 +167,13 @@ export class BatchEmitter {
     const n = this.printer.changed;
     if (n === 0 || this.reported) return;
     this.reported = true;
-    const what = this.sink.printer.format === "json" && this.sink.printer.template === undefined ? "--format json" : "the template's {headers}";
-    this.out.warn(`${plural(n, "record")} held bytes that are not UTF-8, which ${what} cannot carry: ${n === 1 ? "it was" : "they were"} written with U+FFFD in their place. --format json-base64 carries any bytes exactly (--invalid-utf8 error refuses, replace accepts the change)`);
+    const what =
+      this.sink.printer.format === "json" && this.sink.printer.template === undefined
+        ? "--format json"
+        : "the template's {headers}";
+    this.out.warn(
+      `${plural(n, "record")} held bytes that are not UTF-8, which ${what} cannot carry: ${n === 1 ? "it was" : "they were"} written with U+FFFD in their place. --format json-base64 carries any bytes exactly (--invalid-utf8 error refuses, replace accepts the change)`,
+    );
   }
 
   async emit(records: SequencedRecord[]): Promise<void> {

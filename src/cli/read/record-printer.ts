@@ -7,7 +7,14 @@ import type { SequencedRecord } from "../../types.js";
 import { describeCommand, parseCommandRecord } from "../../format/record-command.js";
 import { isCommandRecord } from "../../rules/commands.js";
 import type { RecordFilter } from "../../format/record-filter.js";
-import { lossyFields, renderJson, renderTextBody, type InvalidUtf8Output, type JsonOptions, type OutputFormat } from "../../format/record-output.js";
+import {
+  lossyFields,
+  renderJson,
+  renderTextBody,
+  type InvalidUtf8Output,
+  type JsonOptions,
+  type OutputFormat,
+} from "../../format/record-output.js";
 import { compileTemplate } from "../../format/record-template.js";
 import { formatTime, type TimeFormat } from "../../format/record-time.js";
 import { escapeBody, escapeJson } from "../../format/terminal-text.js";
@@ -70,7 +77,11 @@ export class RecordPrinter {
         ? (r) => escapeBody(o.invalidUtf8 === "error" ? renderTextBody(r.body, "error", r.seqNum) : r.body)
         : (r) => renderTextBody(r.body, o.invalidUtf8, r.seqNum);
     } else {
-      const jo: JsonOptions = { ...o.json, base64: o.format === "json-base64", ...(o.invalidUtf8 !== undefined ? { invalidUtf8: o.invalidUtf8 } : {}) };
+      const jo: JsonOptions = {
+        ...o.json,
+        base64: o.format === "json-base64",
+        ...(o.invalidUtf8 !== undefined ? { invalidUtf8: o.invalidUtf8 } : {}),
+      };
       this.line = terminal ? (r) => escapeJson(renderJson(r, jo)) : (r) => renderJson(r, jo);
       if (o.format === "json" && o.invalidUtf8 === undefined) this.loses = (r) => lossyFields(r, o.json.drop);
     }
@@ -82,7 +93,8 @@ export class RecordPrinter {
   render(records: readonly SequencedRecord[]): Rendered {
     if (this.bodies !== undefined) {
       const out = this.joinBodies(records);
-      if (out !== undefined) return { pieces: records.length > 0 ? [{ out }] : [], printed: records.length, data: records.length };
+      if (out !== undefined)
+        return { pieces: records.length > 0 ? [{ out }] : [], printed: records.length, data: records.length };
     }
     return this.renderEach(records);
   }
@@ -140,9 +152,12 @@ export class RecordPrinter {
 
   /** Counts `r` in `changed` when its line loses bytes (--split-dir metadata: with `drop` "body"). */
   noteChanges(r: SequencedRecord, drop?: "body"): void {
-    const lost = drop === "body"
-      ? this.o.format === "json" && this.o.invalidUtf8 === undefined && lossyFields(r, this.o.json.drop === "all" ? "all" : "body")
-      : this.loses(r);
+    const lost =
+      drop === "body"
+        ? this.o.format === "json" &&
+          this.o.invalidUtf8 === undefined &&
+          lossyFields(r, this.o.json.drop === "all" ? "all" : "body")
+        : this.loses(r);
     if (lost) this.changed++;
   }
 
@@ -154,7 +169,11 @@ export class RecordPrinter {
     const cmd = parseCommandRecord(r);
     if (cmd !== undefined && this.o.commands === "skip") return { keep: false, data: false };
     if (cmd !== undefined && this.o.commands === "stderr") {
-      return { keep: false, data: false, err: `${describeCommand(cmd)} // ${r.seqNum} @ ${formatTime(r.timestamp, this.o.timeFormat)}` };
+      return {
+        keep: false,
+        data: false,
+        err: `${describeCommand(cmd)} // ${r.seqNum} @ ${formatTime(r.timestamp, this.o.timeFormat)}`,
+      };
     }
     return { keep: !this.o.filter || this.o.filter(r), data: cmd === undefined };
   }

@@ -15,7 +15,11 @@ export class RecordWriter {
   private failure: Error | undefined;
   private file: WriteStream | undefined;
 
-  private constructor(private readonly out: NodeJS.WritableStream | undefined, readonly path: string | undefined, private readonly append: boolean) {}
+  private constructor(
+    private readonly out: NodeJS.WritableStream | undefined,
+    readonly path: string | undefined,
+    private readonly append: boolean,
+  ) {}
 
   static async open(path: string | undefined, append = false): Promise<RecordWriter> {
     if (path === undefined || path === "-") return new RecordWriter(stdout(), undefined, false);
@@ -36,7 +40,9 @@ export class RecordWriter {
     if (this.out) return this.out;
     if (!this.file) {
       this.file = createWriteStream(this.path!, { flags: this.append ? "a" : "w" });
-      this.file.on("error", (e) => { this.failure = e; });
+      this.file.on("error", (e) => {
+        this.failure = e;
+      });
     }
     return this.file;
   }
@@ -61,7 +67,9 @@ export class RecordWriter {
     if (this.path !== undefined) {
       const file = this.stream() as WriteStream;
       if (this.failure) throw this.writeError(this.failure);
-      await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(this.writeError(e)) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        file.end((e?: Error | null) => (e ? reject(this.writeError(e)) : resolve())),
+      );
       return;
     }
     await new Promise<void>((resolve) => this.out!.write("", () => resolve()));

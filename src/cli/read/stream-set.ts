@@ -7,7 +7,9 @@ import type { SvcClient } from "../../client/client.js";
 import { usageError } from "../failure.js";
 import { formatUri, parseBasinOrPrefix, parseStreamUri } from "../uri.js";
 
-export type TailTarget = { kind: "stream"; basin: string; stream: string } | { kind: "prefix"; basin: string; prefix: string };
+export type TailTarget =
+  | { kind: "stream"; basin: string; stream: string }
+  | { kind: "prefix"; basin: string; prefix: string };
 
 export interface StreamRef {
   basin: string;
@@ -23,9 +25,12 @@ export function isMultiTail(args: string[]): boolean {
 export function parseTailTarget(text: string): TailTarget {
   const star = text.indexOf("*");
   if (star < 0) return { kind: "stream", ...parseStreamUri(text) };
-  if (star !== text.length - 1) throw usageError(`${JSON.stringify(text)}: only a trailing * is supported (svc://basin/prefix*)`);
+  if (star !== text.length - 1)
+    throw usageError(`${JSON.stringify(text)}: only a trailing * is supported (svc://basin/prefix*)`);
   if (!text.startsWith("svc://") || !text.slice("svc://".length).includes("/")) {
-    throw usageError(`${JSON.stringify(text)}: a pattern matches stream names in one basin: svc://basin/prefix* (e.g. svc://my-basin/app-*)`);
+    throw usageError(
+      `${JSON.stringify(text)}: a pattern matches stream names in one basin: svc://basin/prefix* (e.g. svc://my-basin/app-*)`,
+    );
   }
   const u = parseBasinOrPrefix(text.slice(0, -1));
   return { kind: "prefix", basin: u.basin, prefix: u.stream ?? "" };

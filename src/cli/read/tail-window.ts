@@ -10,7 +10,12 @@ import { RangeNotSatisfiableError } from "../../errors.js";
 import { isCommandRecord } from "../../rules/commands.js";
 import type { SequencedRecord } from "../../types.js";
 
-async function readRange(stream: StreamClient, lo: number, hi: number, signal: AbortSignal): Promise<SequencedRecord[]> {
+async function readRange(
+  stream: StreamClient,
+  lo: number,
+  hi: number,
+  signal: AbortSignal,
+): Promise<SequencedRecord[]> {
   const out: SequencedRecord[] = [];
   try {
     for await (const ev of stream.read({ seqNum: lo }, { count: hi - lo, wait: 0 }, { signal })) {
@@ -23,7 +28,12 @@ async function readRange(stream: StreamClient, lo: number, hi: number, signal: A
 }
 
 /** The records from the start of the last `n` data records up to `tail` (commands included). */
-export async function lastDataRecords(stream: StreamClient, n: number, tail: number, signal: AbortSignal): Promise<SequencedRecord[]> {
+export async function lastDataRecords(
+  stream: StreamClient,
+  n: number,
+  tail: number,
+  signal: AbortSignal,
+): Promise<SequencedRecord[]> {
   let hi = tail;
   let lo = Math.max(0, tail - n);
   let got: SequencedRecord[] = [];
@@ -43,7 +53,12 @@ export async function lastDataRecords(stream: StreamClient, n: number, tail: num
   return got.slice(from);
 }
 
-export async function* tailEvents(stream: StreamClient, n: number, follow: boolean, signal: AbortSignal): AsyncGenerator<ReadEvent> {
+export async function* tailEvents(
+  stream: StreamClient,
+  n: number,
+  follow: boolean,
+  signal: AbortSignal,
+): AsyncGenerator<ReadEvent> {
   const tail = (await stream.checkTail()).seqNum;
   const records = await lastDataRecords(stream, n, tail, signal);
   if (records.length > 0) yield { type: "batch", records };

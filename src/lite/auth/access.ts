@@ -46,7 +46,10 @@ const denied = (message: string): SvcError => serverError("permission_denied", m
 export class Auth {
   private readonly rootHash: string;
 
-  constructor(private readonly opts: AuthOptions, private readonly tokens: TokenBook) {
+  constructor(
+    private readonly opts: AuthOptions,
+    private readonly tokens: TokenBook,
+  ) {
     this.rootHash = sha256Hex(opts.rootToken);
   }
 
@@ -83,7 +86,8 @@ export class Auth {
   recheck(p: Principal): Maybe<void> {
     if (p.kind !== "token") return;
     return then(this.tokens.byKey(p.token.keyId), (now) => {
-      if (!now || now.id !== p.token.id || now.hash !== p.token.hash) throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
+      if (!now || now.id !== p.token.id || now.hash !== p.token.hash)
+        throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
       if (expired(now)) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
     });
   }
@@ -92,9 +96,11 @@ export class Auth {
   authorize(p: Principal, op: Operation, res: Resources = {}): void {
     if (p.kind !== "token") return;
     const { scope, id } = p.token;
-    if (!effectiveOps(scope).has(op)) throw denied(`access token ${JSON.stringify(id)} does not permit operation \`${op}\``);
+    if (!effectiveOps(scope).has(op))
+      throw denied(`access token ${JSON.stringify(id)} does not permit operation \`${op}\``);
     const check = (set: ResourceSet, name: string | undefined, what: string): void => {
-      if (name !== undefined && !inSet(set, name)) throw denied(`access token ${JSON.stringify(id)} does not cover ${what} ${JSON.stringify(name)}`);
+      if (name !== undefined && !inSet(set, name))
+        throw denied(`access token ${JSON.stringify(id)} does not cover ${what} ${JSON.stringify(name)}`);
     };
     check(scope.basins, res.basin, "basin");
     check(scope.streams, res.stream, "stream");
@@ -125,7 +131,11 @@ export class Auth {
   }
 
   /** What a listing may show (undefined: nothing) for the principal's set of that kind. */
-  listing(p: Principal, kind: "basins" | "streams" | "accessTokens", prefix: string): { prefix: string } | { exact: string } | undefined {
+  listing(
+    p: Principal,
+    kind: "basins" | "streams" | "accessTokens",
+    prefix: string,
+  ): { prefix: string } | { exact: string } | undefined {
     if (p.kind !== "token") return { prefix };
     return narrowListing(p.token.scope[kind], prefix);
   }
@@ -137,7 +147,9 @@ export class Auth {
 
   /** §9.4: the prefix an auto-prefix token puts before every stream name, else "". */
   streamPrefix(p: Principal): string {
-    return p.kind === "token" && p.token.autoPrefixStreams && p.token.scope.streams.kind === "prefix" ? p.token.scope.streams.value : "";
+    return p.kind === "token" && p.token.autoPrefixStreams && p.token.scope.streams.kind === "prefix"
+      ? p.token.scope.streams.value
+      : "";
   }
 
   /** A8: issues a token no broader than the requestor's; returns the secret (shown once). */
@@ -148,10 +160,16 @@ export class Auth {
     if (p.kind === "token") checkNoEscalation(p.token, req.scope, expiresAt);
     const minted = mintSecret();
     const token: StoredToken = {
-      id: req.id, keyId: minted.keyId, hash: minted.hash, scope: req.scope,
-      expiresAt, autoPrefixStreams: req.autoPrefixStreams, createdAt: new Date().toISOString(),
+      id: req.id,
+      keyId: minted.keyId,
+      hash: minted.hash,
+      scope: req.scope,
+      expiresAt,
+      autoPrefixStreams: req.autoPrefixStreams,
+      createdAt: new Date().toISOString(),
     };
-    if (!(await this.tokens.add(token))) throw serverError("resource_already_exists", `access token ${JSON.stringify(req.id)} already exists`);
+    if (!(await this.tokens.add(token)))
+      throw serverError("resource_already_exists", `access token ${JSON.stringify(req.id)} already exists`);
     return minted.token;
   }
 
@@ -159,11 +177,17 @@ export class Auth {
   async revoke(p: Principal, id: string): Promise<void> {
     this.authorize(p, "revoke-access-token", { tokenId: id });
     const token = await this.tokens.byId(id);
-    if (!token || !(await this.tokens.remove(id, token.keyId))) throw serverError("access_token_not_found", `access token ${JSON.stringify(id)} does not exist or was revoked`);
+    if (!token || !(await this.tokens.remove(id, token.keyId)))
+      throw serverError("access_token_not_found", `access token ${JSON.stringify(id)} does not exist or was revoked`);
   }
 
   /** A7: tokens inside the principal's access-token set only. */
-  async list(p: Principal, prefix: string, after: string, limit: number): Promise<{ tokens: StoredToken[]; hasMore: boolean }> {
+  async list(
+    p: Principal,
+    prefix: string,
+    after: string,
+    limit: number,
+  ): Promise<{ tokens: StoredToken[]; hasMore: boolean }> {
     const view = this.listing(p, "accessTokens", prefix);
     if (!view) return { tokens: [], hasMore: false };
     if ("exact" in view) {
@@ -192,9 +216,15 @@ function requestorExpiry(p: Principal): string | null {
 function checkNoEscalation(requestor: StoredToken, scope: Scope, expiresAt: string | null): void {
   const mine = effectiveOps(requestor.scope);
   const extra = [...effectiveOps(scope)].filter((op) => !mine.has(op));
-  if (extra.length > 0) throw denied(`cannot issue a token broader than your own: you lack ${extra.map((o) => `\`${o}\``).join(", ")}`);
-  for (const [kind, label] of [["basins", "basin"], ["streams", "stream"], ["accessTokens", "access-token"]] as const) {
-    if (!setWithin(scope[kind], requestor.scope[kind])) throw denied(`cannot issue a token broader than your own: its ${label} set is wider`);
+  if (extra.length > 0)
+    throw denied(`cannot issue a token broader than your own: you lack ${extra.map((o) => `\`${o}\``).join(", ")}`);
+  for (const [kind, label] of [
+    ["basins", "basin"],
+    ["streams", "stream"],
+    ["accessTokens", "access-token"],
+  ] as const) {
+    if (!setWithin(scope[kind], requestor.scope[kind]))
+      throw denied(`cannot issue a token broader than your own: its ${label} set is wider`);
   }
   if (requestor.expiresAt !== null && (expiresAt === null || Date.parse(expiresAt) > Date.parse(requestor.expiresAt))) {
     throw denied(`cannot issue a token that outlives your own (${requestor.expiresAt})`);

@@ -10,10 +10,27 @@ export type Access = "read" | "write";
 /** §9.2: what each group grants, read and write. */
 export const GROUPS: Record<Level, Record<Access, Operation[]>> = {
   account: {
-    read: ["list-basins", "get-basin-config", "list-access-tokens", "account-metrics", "list-locations", "get-default-location"],
-    write: ["create-basin", "delete-basin", "reconfigure-basin", "issue-access-token", "revoke-access-token", "set-default-location"],
+    read: [
+      "list-basins",
+      "get-basin-config",
+      "list-access-tokens",
+      "account-metrics",
+      "list-locations",
+      "get-default-location",
+    ],
+    write: [
+      "create-basin",
+      "delete-basin",
+      "reconfigure-basin",
+      "issue-access-token",
+      "revoke-access-token",
+      "set-default-location",
+    ],
   },
-  basin: { read: ["list-streams", "get-stream-config", "basin-metrics"], write: ["create-stream", "delete-stream", "reconfigure-stream"] },
+  basin: {
+    read: ["list-streams", "get-stream-config", "basin-metrics"],
+    write: ["create-stream", "delete-stream", "reconfigure-stream"],
+  },
   stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
 };
 
@@ -37,7 +54,11 @@ export interface Scope {
 export const NONE: ResourceSet = { kind: "none" };
 
 export function noGroups(): OpGroups {
-  return { account: { read: false, write: false }, basin: { read: false, write: false }, stream: { read: false, write: false } };
+  return {
+    account: { read: false, write: false },
+    basin: { read: false, write: false },
+    stream: { read: false, write: false },
+  };
 }
 
 /** The union of explicit ops and every op of every enabled group (§9.2). */

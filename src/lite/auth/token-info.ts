@@ -39,7 +39,8 @@ export function tokenIdProblem(id: unknown): string | undefined {
 
 function parseSet(v: unknown, field: string): ResourceSet {
   if (v === undefined || v === null) return NONE;
-  if (!isObject(v) || Object.keys(v).length !== 1) throw invalid(`scope.${field} must have exactly one of \`exact\` or \`prefix\``);
+  if (!isObject(v) || Object.keys(v).length !== 1)
+    throw invalid(`scope.${field} must have exactly one of \`exact\` or \`prefix\``);
   if (typeof v.exact === "string") return v.exact === "" ? NONE : { kind: "exact", value: v.exact };
   if (typeof v.prefix === "string") return { kind: "prefix", value: v.prefix };
   throw invalid(`scope.${field} must be {"exact": string} or {"prefix": string}`);
@@ -50,11 +51,13 @@ function parseGroups(v: unknown): OpGroups {
   if (v === undefined || v === null) return groups;
   if (!isObject(v)) throw invalid("scope.op_groups must be an object");
   for (const [level, perms] of Object.entries(v)) {
-    if (level !== "account" && level !== "basin" && level !== "stream") throw invalid(`scope.op_groups has no level \`${level}\``);
+    if (level !== "account" && level !== "basin" && level !== "stream")
+      throw invalid(`scope.op_groups has no level \`${level}\``);
     if (perms === null) continue;
     if (!isObject(perms)) throw invalid(`scope.op_groups.${level} must be {"read"?: bool, "write"?: bool}`);
     for (const [k, b] of Object.entries(perms)) {
-      if ((k !== "read" && k !== "write") || (typeof b !== "boolean" && b !== null)) throw invalid(`scope.op_groups.${level}.${k} must be \`read\` or \`write\` with a boolean`);
+      if ((k !== "read" && k !== "write") || (typeof b !== "boolean" && b !== null))
+        throw invalid(`scope.op_groups.${level}.${k} must be \`read\` or \`write\` with a boolean`);
       groups[level][k] = b === true;
     }
   }
@@ -65,7 +68,8 @@ function parseOps(v: unknown): Operation[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw invalid("scope.ops must be an array of operation names");
   const known = new Set<string>(OPERATIONS);
-  for (const op of v) if (typeof op !== "string" || !known.has(op)) throw invalid(`scope.ops: unknown operation ${JSON.stringify(op)}`);
+  for (const op of v)
+    if (typeof op !== "string" || !known.has(op)) throw invalid(`scope.ops: unknown operation ${JSON.stringify(op)}`);
   return [...new Set(v as Operation[])];
 }
 
@@ -86,7 +90,10 @@ export function parseExpiry(v: unknown, now = Date.now()): string | null | undef
   if (v === null) return null;
   const ms = typeof v === "string" ? rfc3339Ms(v) : undefined;
   if (ms === undefined) throw invalid("`expires_at` must be an RFC 3339 timestamp, e.g. 2030-01-01T00:00:00Z");
-  if (ms === "sub-ms") throw invalid("`expires_at` is more precise than a millisecond: give at most 3 fraction digits (or zeros after them)");
+  if (ms === "sub-ms")
+    throw invalid(
+      "`expires_at` is more precise than a millisecond: give at most 3 fraction digits (or zeros after them)",
+    );
   if (ms <= now) throw invalid("`expires_at` must be in the future");
   return new Date(ms).toISOString();
 }
@@ -101,14 +108,25 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))
 function rfc3339Ms(text: string): number | "sub-ms" | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const fraction = m[7] ?? "";
   if (/[1-9]/.test(fraction.slice(3))) return "sub-ms";
   const offsetMinutes = m[8] === undefined ? 0 : (m[8] === "-" ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]));
   if (m[8] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
-  return Date.UTC(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, "0"))) - offsetMinutes * 60_000;
+  return (
+    Date.UTC(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, "0"))) -
+    offsetMinutes * 60_000
+  );
 }
 
 export function parseIssueRequest(body: unknown): IssueRequest {
@@ -116,11 +134,16 @@ export function parseIssueRequest(body: unknown): IssueRequest {
   const problem = tokenIdProblem(body.id);
   if (problem) throw invalid(problem);
   const scope = parseScope(body.scope);
-  if (body.auto_prefix_streams !== undefined && body.auto_prefix_streams !== null && typeof body.auto_prefix_streams !== "boolean") {
+  if (
+    body.auto_prefix_streams !== undefined &&
+    body.auto_prefix_streams !== null &&
+    typeof body.auto_prefix_streams !== "boolean"
+  ) {
     throw invalid("`auto_prefix_streams` must be a boolean");
   }
   const autoPrefixStreams = body.auto_prefix_streams === true;
-  if (autoPrefixStreams && scope.streams.kind !== "prefix") throw invalid("`auto_prefix_streams` needs a `{\"prefix\": …}` stream scope");
+  if (autoPrefixStreams && scope.streams.kind !== "prefix")
+    throw invalid('`auto_prefix_streams` needs a `{"prefix": …}` stream scope');
   return { id: body.id as string, scope, expiresAt: parseExpiry(body.expires_at), autoPrefixStreams };
 }
 

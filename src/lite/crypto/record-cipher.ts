@@ -24,8 +24,20 @@ const KEY_HEADER = "svc-encryption-key";
 const ID: Record<StreamCipher, number> = { "aes-256-gcm": 1, "aegis-256": 2 };
 
 interface Sodium {
-  crypto_aead_aegis256_encrypt(m: Uint8Array, ad: Uint8Array, nsec: null, npub: Uint8Array, key: Uint8Array): Uint8Array;
-  crypto_aead_aegis256_decrypt(nsec: null, c: Uint8Array, ad: Uint8Array, npub: Uint8Array, key: Uint8Array): Uint8Array;
+  crypto_aead_aegis256_encrypt(
+    m: Uint8Array,
+    ad: Uint8Array,
+    nsec: null,
+    npub: Uint8Array,
+    key: Uint8Array,
+  ): Uint8Array;
+  crypto_aead_aegis256_decrypt(
+    nsec: null,
+    c: Uint8Array,
+    ad: Uint8Array,
+    npub: Uint8Array,
+    key: Uint8Array,
+  ): Uint8Array;
 }
 let sodium: Sodium | undefined;
 
@@ -41,12 +53,22 @@ export async function cipherReady(cipher: StreamCipher): Promise<void> {
  * The key of a request on a stream with `cipher` (null: plaintext, any key is ignored).
  * Missing, not base64, or not 32 bytes → 400 bad_header; the value is never echoed.
  */
-export function requestKey(value: string | undefined, cipher: StreamCipher | null | undefined, header = KEY_HEADER): Buffer | undefined {
+export function requestKey(
+  value: string | undefined,
+  cipher: StreamCipher | null | undefined,
+  header = KEY_HEADER,
+): Buffer | undefined {
   if (!cipher) return undefined;
-  if (value === undefined || value === "") throw serverError("bad_header", `missing encryption key: the stream is encrypted (${cipher}); send ${header}: <base64 of a 32-byte key>`);
-  if (value.length > 44 || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) throw serverError("bad_header", `${header} must be the base64 of a 32-byte key`);
+  if (value === undefined || value === "")
+    throw serverError(
+      "bad_header",
+      `missing encryption key: the stream is encrypted (${cipher}); send ${header}: <base64 of a 32-byte key>`,
+    );
+  if (value.length > 44 || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0)
+    throw serverError("bad_header", `${header} must be the base64 of a 32-byte key`);
   const key = Buffer.from(value, "base64");
-  if (key.length !== 32) throw serverError("bad_header", `${header} must be the base64 of a 32-byte key (this one is ${key.length} bytes)`);
+  if (key.length !== 32)
+    throw serverError("bad_header", `${header} must be the base64 of a 32-byte key (this one is ${key.length} bytes)`);
   return key;
 }
 
@@ -93,10 +115,15 @@ function seal(cipher: StreamCipher, key: Buffer, aad: Buffer, plain: Buffer): Bu
     return Buffer.concat([Buffer.of(ID[cipher]), nonce, body, rest, c.getAuthTag()]);
   }
   const nonce = randomBytes(32);
-  return Buffer.concat([Buffer.of(ID[cipher]), nonce, sodium!.crypto_aead_aegis256_encrypt(plain, aad, null, nonce, key)]);
+  return Buffer.concat([
+    Buffer.of(ID[cipher]),
+    nonce,
+    sodium!.crypto_aead_aegis256_encrypt(plain, aad, null, nonce, key),
+  ]);
 }
 
-const failed = (): Error => serverError("decryption_failed", "the records could not be decrypted: wrong encryption key");
+const failed = (): Error =>
+  serverError("decryption_failed", "the records could not be decrypted: wrong encryption key");
 
 function open(key: Buffer, aad: Buffer, sealed: Uint8Array): Buffer {
   const buf = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
@@ -117,10 +144,13 @@ function open(key: Buffer, aad: Buffer, sealed: Uint8Array): Buffer {
 
 /** Encrypts every record but command records, for storage. */
 export function sealRecords(cipher: StreamCipher, key: Buffer, aad: Buffer, records: AppendRecord[]): AppendRecord[] {
-  return records.map((r) => (isCommandRecord(r) ? r : { ...r, headers: [], body: seal(cipher, key, aad, pack(r.headers, r.body)) }));
+  return records.map((r) =>
+    isCommandRecord(r) ? r : { ...r, headers: [], body: seal(cipher, key, aad, pack(r.headers, r.body)) },
+  );
 }
 
 /** The reader's view of a stored record: decrypted (command records pass as they are). */
 export function recordOpener(key: Buffer, aad: Buffer): (r: SequencedRecord) => SequencedRecord {
-  return (r) => (r.headers.length > 0 ? r : { seqNum: r.seqNum, timestamp: r.timestamp, ...unpack(open(key, aad, r.body)) });
+  return (r) =>
+    r.headers.length > 0 ? r : { seqNum: r.seqNum, timestamp: r.timestamp, ...unpack(open(key, aad, r.body)) };
 }

@@ -2,7 +2,14 @@
 import { serverError } from "../../errors.js";
 import { createBasin, deleteBasin, ensureBasin, getBasin, listBasins, reconfigureBasinOp } from "../store/basins.js";
 import type { RequestContext } from "./context.js";
-import { basinConfigJson, basinInfoJson, ConfigParse, isObject, parseBasinConfig, parseBasinReconfig } from "./config-json.js";
+import {
+  basinConfigJson,
+  basinInfoJson,
+  ConfigParse,
+  isObject,
+  parseBasinConfig,
+  parseBasinReconfig,
+} from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
 import type { BasinMeta } from "../storage/types.js";
@@ -13,7 +20,7 @@ import { checkBasinName, listParams, requestToken } from "./params.js";
 /** The seed's `scope`, or the newest clients' `location` (this server's one, else 422). */
 function checkScope(p: ConfigParse, body: Record<string, unknown>, location: string): void {
   const v = body.scope;
-  if (v !== undefined && v !== null && v !== "cloud:us-east-1") p.fail("scope must be \"cloud:us-east-1\" or null");
+  if (v !== undefined && v !== null && v !== "cloud:us-east-1") p.fail('scope must be "cloud:us-east-1" or null');
   const l = body.location;
   if (l === undefined || l === null) return;
   if (typeof l !== "string") p.fail("location must be a string or null");
@@ -26,7 +33,11 @@ export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Prom
   const view = ctx.auth.listing(ctx.principal, "basins", prefix);
   let page: { basins: BasinMeta[]; hasMore: boolean } = { basins: [], hasMore: false };
   if (view && "prefix" in view) page = await listBasins(ctx.store, view.prefix, startAfter, limit);
-  else if (view && view.exact > startAfter) page = await listBasins(ctx.store, view.exact, startAfter, 1).then((p) => ({ basins: p.basins.filter((b) => b.name === view.exact), hasMore: false }));
+  else if (view && view.exact > startAfter)
+    page = await listBasins(ctx.store, view.exact, startAfter, 1).then((p) => ({
+      basins: p.basins.filter((b) => b.name === view.exact),
+      hasMore: false,
+    }));
   await ex.sendJson(200, { basins: page.basins.map((b) => basinInfoJson(b, ctx.location)), has_more: page.hasMore });
 }
 
@@ -44,7 +55,11 @@ export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   ctx.auth.authorize(ctx.principal, "create-basin", { basin: body.basin });
   const { meta, result } = await createBasin(ctx.store, body.basin, config, token);
   // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
-  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), ex.dialectHeaders("provision-result", result));
+  await ex.sendJson(
+    result === "created" ? 201 : 200,
+    basinInfoJson(meta, ctx.location),
+    ex.dialectHeaders("provision-result", result),
+  );
 }
 
 export async function getBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -64,8 +79,14 @@ export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   checkScope(p, obj, ctx.location);
   const reconfig = parseBasinReconfig(p, obj.config);
   p.finish();
-  const { meta, result } = await ensureBasin(ctx.store, name, reconfig, (op) => ctx.auth.authorize(ctx.principal, op, { basin: name }));
-  await ex.sendJson(result === "created" ? 201 : 200, basinInfoJson(meta, ctx.location), ex.dialectHeaders("provision-result", result));
+  const { meta, result } = await ensureBasin(ctx.store, name, reconfig, (op) =>
+    ctx.auth.authorize(ctx.principal, op, { basin: name }),
+  );
+  await ex.sendJson(
+    result === "created" ? 201 : 200,
+    basinInfoJson(meta, ctx.location),
+    ex.dialectHeaders("provision-result", result),
+  );
 }
 
 export async function reconfigureBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

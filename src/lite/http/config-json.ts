@@ -43,11 +43,17 @@ function bool(p: ConfigParse, v: unknown, where: string): boolean | null | undef
 
 function u64(p: ConfigParse, v: unknown, where: string): number | null | undefined {
   if (v === undefined || v === null) return v;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || !Number.isSafeInteger(v)) p.fail(`${where} must be a non-negative integer`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || !Number.isSafeInteger(v))
+    p.fail(`${where} must be a non-negative integer`);
   return v;
 }
 
-function oneOf<T extends string>(p: ConfigParse, v: unknown, allowed: readonly T[], where: string): T | null | undefined {
+function oneOf<T extends string>(
+  p: ConfigParse,
+  v: unknown,
+  allowed: readonly T[],
+  where: string,
+): T | null | undefined {
   if (v === undefined || v === null) return v;
   if (typeof v !== "string" || !allowed.includes(v as T)) p.fail(`${where} must be one of ${allowed.join(", ")}`);
   return v as T;
@@ -93,7 +99,8 @@ export function parseStreamReconfig(p: ConfigParse, v: unknown, where = "config"
     if (d === null || d === undefined) r.delete_on_empty = null;
     else {
       r.delete_on_empty = {};
-      if (d.min_age_secs !== undefined) r.delete_on_empty.min_age_secs = u64(p, d.min_age_secs, "delete_on_empty.min_age_secs") ?? null;
+      if (d.min_age_secs !== undefined)
+        r.delete_on_empty.min_age_secs = u64(p, d.min_age_secs, "delete_on_empty.min_age_secs") ?? null;
     }
   }
   return r;
@@ -110,20 +117,26 @@ export function toPartial(r: StreamReconfig): PartialStreamConfig {
     if (typeof r.timestamping.uncapped === "boolean") t.uncapped = r.timestamping.uncapped;
     if (Object.keys(t).length > 0) out.timestamping = t;
   }
-  if (r.delete_on_empty && typeof r.delete_on_empty.min_age_secs === "number") out.delete_on_empty = { min_age_secs: r.delete_on_empty.min_age_secs };
+  if (r.delete_on_empty && typeof r.delete_on_empty.min_age_secs === "number")
+    out.delete_on_empty = { min_age_secs: r.delete_on_empty.min_age_secs };
   return out;
 }
-
 
 export function parseBasinReconfig(p: ConfigParse, v: unknown): BasinReconfig {
   const o = object(p, v, "config") ?? {};
   const r: BasinReconfig = {};
   if (o.default_stream_config !== undefined) {
-    r.default_stream_config = o.default_stream_config === null ? null : parseStreamReconfig(p, o.default_stream_config, "default_stream_config");
+    r.default_stream_config =
+      o.default_stream_config === null
+        ? null
+        : parseStreamReconfig(p, o.default_stream_config, "default_stream_config");
   }
-  if (o.create_stream_on_append !== undefined) r.create_stream_on_append = bool(p, o.create_stream_on_append, "create_stream_on_append") ?? null;
-  if (o.create_stream_on_read !== undefined) r.create_stream_on_read = bool(p, o.create_stream_on_read, "create_stream_on_read") ?? null;
-  if (o.stream_cipher !== undefined) r.stream_cipher = oneOf(p, o.stream_cipher, STREAM_CIPHERS, "stream_cipher") ?? null;
+  if (o.create_stream_on_append !== undefined)
+    r.create_stream_on_append = bool(p, o.create_stream_on_append, "create_stream_on_append") ?? null;
+  if (o.create_stream_on_read !== undefined)
+    r.create_stream_on_read = bool(p, o.create_stream_on_read, "create_stream_on_read") ?? null;
+  if (o.stream_cipher !== undefined)
+    r.stream_cipher = oneOf(p, o.stream_cipher, STREAM_CIPHERS, "stream_cipher") ?? null;
   return r;
 }
 
@@ -165,7 +178,14 @@ export function basinConfigJson(c: StoredBasinConfig): Json {
 
 /** §3.4: the union of the seed-era and newest BasinInfo shapes. */
 export function basinInfoJson(b: BasinMeta, location: string): Json {
-  return { name: b.name, scope: "cloud:us-east-1", location, state: b.deletedAt === null ? "active" : "deleting", created_at: b.createdAt, deleted_at: b.deletedAt };
+  return {
+    name: b.name,
+    scope: "cloud:us-east-1",
+    location,
+    state: b.deletedAt === null ? "active" : "deleting",
+    created_at: b.createdAt,
+    deleted_at: b.deletedAt,
+  };
 }
 
 export function streamInfoJson(s: StreamMeta): Json {

@@ -13,7 +13,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { serverError, SvcError } from "../../errors.js";
 import type { SessionIO } from "../session/io.js";
-import { compress, decompress, negotiateCompression, parseContentEncoding, shouldCompress } from "../../wire/compression.js";
+import {
+  compress,
+  decompress,
+  negotiateCompression,
+  parseContentEncoding,
+  shouldCompress,
+} from "../../wire/compression.js";
 import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
 
 const SVC = HEADER_NAMES.svc;
@@ -50,7 +56,10 @@ export class Exchange implements SessionIO {
   /** Whether the request names a protocol header as S2 does (checkDialect). */
   private s2Names = false;
 
-  constructor(readonly req: Req, readonly res: Res) {
+  constructor(
+    readonly req: Req,
+    readonly res: Res,
+  ) {
     this.method = (req.method ?? "GET").toUpperCase();
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -89,7 +98,11 @@ export class Exchange implements SessionIO {
     for (const role of DIALECT_ROLES) {
       if (h[S2[role]] === undefined) continue;
       this.s2Names = true;
-      if (h[SVC[role]] !== undefined) throw serverError("bad_header", `both ${SVC[role]} and ${S2[role]} were sent: name the header once, as svc (${SVC[role]}) or as S2 (${S2[role]}) does`);
+      if (h[SVC[role]] !== undefined)
+        throw serverError(
+          "bad_header",
+          `both ${SVC[role]} and ${S2[role]} were sent: name the header once, as svc (${SVC[role]}) or as S2 (${S2[role]}) does`,
+        );
     }
   }
 
@@ -124,7 +137,11 @@ export class Exchange implements SessionIO {
   /** Reads the whole body, decompressing it per Content-Encoding; at most `limit` bytes. */
   async body(limit = MAX_UNARY_BODY): Promise<Buffer> {
     const encoding = parseContentEncoding(this.header("content-encoding"));
-    if (encoding === undefined) throw serverError("bad_header", `unsupported Content-Encoding ${JSON.stringify(this.header("content-encoding"))}`);
+    if (encoding === undefined)
+      throw serverError(
+        "bad_header",
+        `unsupported Content-Encoding ${JSON.stringify(this.header("content-encoding"))}`,
+      );
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -161,7 +178,13 @@ export class Exchange implements SessionIO {
     await this.send(status, Buffer.from(JSON.stringify(body), "utf8"), "application/json", headers);
   }
 
-  async send(status: number, body: Uint8Array, contentType: string, headers: Headers = {}, compressible = true): Promise<void> {
+  async send(
+    status: number,
+    body: Uint8Array,
+    contentType: string,
+    headers: Headers = {},
+    compressible = true,
+  ): Promise<void> {
     let payload = body;
     const out: Headers = { "content-type": contentType, ...headers };
     if (compressible && shouldCompress(body.length)) {
@@ -182,7 +205,8 @@ export class Exchange implements SessionIO {
 
   sendText(status: number, text: string): void {
     const body = Buffer.from(text, "utf8");
-    if (this.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": String(body.length) })) this.res.end(body);
+    if (this.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": String(body.length) }))
+      this.res.end(body);
   }
 
   /**
@@ -217,7 +241,10 @@ export class Exchange implements SessionIO {
   }
 
   onClose(cb: () => void): () => void {
-    if (this.ioClosed) { cb(); return () => undefined; }
+    if (this.ioClosed) {
+      cb();
+      return () => undefined;
+    }
     this.closeListeners.add(cb);
     return () => this.closeListeners.delete(cb);
   }
@@ -234,7 +261,11 @@ export class Exchange implements SessionIO {
     for (const p of pieces) ok = res.write(p);
     if (ok) return Promise.resolve();
     return new Promise((resolve) => {
-      const done = (): void => { res.off("drain", done); res.off("close", done); resolve(); };
+      const done = (): void => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
       res.once("drain", done);
       res.once("close", done);
     });
@@ -248,7 +279,8 @@ export class Exchange implements SessionIO {
   abort(): void {
     if (this.ioClosed) return;
     const stream = (this.res as Http2ServerResponse).stream as { close?: (code: number) => void } | undefined;
-    if (stream?.close) stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
+    if (stream?.close)
+      stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
     else (this.res as ServerResponse).destroy();
   }
 
@@ -293,5 +325,12 @@ function resetH2(res: Http2ServerResponse): void {
 }
 
 function tooLarge(limit: number): SvcError {
-  return new SvcError({ code: "invalid", status: 413, origin: "server", retryable: false, sideEffects: false, message: `request body exceeds ${limit} bytes` });
+  return new SvcError({
+    code: "invalid",
+    status: 413,
+    origin: "server",
+    retryable: false,
+    sideEffects: false,
+    message: `request body exceeds ${limit} bytes`,
+  });
 }

@@ -18,7 +18,12 @@ export async function answerHealth(ex: Exchange, auth: Auth): Promise<void> {
   const headers: Headers = { "svc-lite-version": LITE_VERSION };
   const nonce = ex.header(LITE_CHALLENGE_HEADER);
   const socket = ex.req.socket;
-  if (nonce !== undefined && isLiteNonce(nonce) && socket?.localAddress !== undefined && socket.localPort !== undefined) {
+  if (
+    nonce !== undefined &&
+    isLiteNonce(nonce) &&
+    socket?.localAddress !== undefined &&
+    socket.localPort !== undefined
+  ) {
     headers[LITE_PROOF_HEADER] = auth.rootProof(liteProofMessage(nonce, socket.localAddress, socket.localPort));
   }
   await ex.send(200, OK, "text/plain; charset=utf-8", headers, false);

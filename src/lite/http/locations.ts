@@ -32,5 +32,9 @@ export async function setDefaultLocationHandler(ex: Exchange, ctx: RequestContex
 /** A location named in a request: the right shape (else `code`), and this server's one (else 422). */
 export function checkLocation(name: string, ours: string, code: "bad_json"): void {
   if (!LOCATION_NAME.test(name)) throw serverError(code, "a location name is 1..64 characters of A-Z a-z 0-9 : . -");
-  if (name !== ours) throw serverError("invalid", `unknown location ${JSON.stringify(name)}: this server has one location, ${JSON.stringify(ours)}`);
+  if (name !== ours)
+    throw serverError(
+      "invalid",
+      `unknown location ${JSON.stringify(name)}: this server has one location, ${JSON.stringify(ours)}`,
+    );
 }

@@ -34,5 +34,6 @@ export function acceptType(ex: Exchange): string {
 
 /** A JSON endpoint's body must be declared JSON, or it is 400 bad_json. */
 export function requireJsonContentType(ex: Exchange): void {
-  if (!isJsonType(contentType(ex))) throw serverError("bad_json", "Expected request with `Content-Type: application/json`");
+  if (!isJsonType(contentType(ex)))
+    throw serverError("bad_json", "Expected request with `Content-Type: application/json`");
 }

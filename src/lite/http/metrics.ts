@@ -17,7 +17,16 @@
 import { serverError } from "../../errors.js";
 import { METRICS_END_LEEWAY_SECS, METRICS_MAX_PERIOD_SECS, METRICS_STORAGE_INTERVAL } from "../../types.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
-import { ACCOUNT_SETS, accountMetrics, BASIN_SETS, basinMetrics, storageGauge, STREAM_SETS, type Interval, type Range } from "../metrics/query.js";
+import {
+  ACCOUNT_SETS,
+  accountMetrics,
+  BASIN_SETS,
+  basinMetrics,
+  storageGauge,
+  STREAM_SETS,
+  type Interval,
+  type Range,
+} from "../metrics/query.js";
 import type { RequestContext } from "./context.js";
 import { getBasin } from "../store/basins.js";
 import { checkStreamExists } from "../store/streams.js";
@@ -34,14 +43,17 @@ interface MetricAsk {
 }
 
 function metricsOf(ctx: RequestContext): LiteMetrics {
-  if (!ctx.metrics) throw serverError("not_implemented", "metrics are off on this server: it was started with --no-metrics");
+  if (!ctx.metrics)
+    throw serverError("not_implemented", "metrics are off on this server: it was started with --no-metrics");
   return ctx.metrics;
 }
 
 function metricSet(q: URLSearchParams, allowed: readonly string[]): string {
   const sets = q.getAll("set");
-  if (sets.length !== 1) throw serverError("bad_query", `query parameter \`set\` is required once: one of ${allowed.join(", ")}`);
-  if (!allowed.includes(sets[0]!)) throw serverError("bad_query", `unknown metric set ${JSON.stringify(sets[0])}: one of ${allowed.join(", ")}`);
+  if (sets.length !== 1)
+    throw serverError("bad_query", `query parameter \`set\` is required once: one of ${allowed.join(", ")}`);
+  if (!allowed.includes(sets[0]!))
+    throw serverError("bad_query", `unknown metric set ${JSON.stringify(sets[0])}: one of ${allowed.join(", ")}`);
   return sets[0]!;
 }
 
@@ -67,15 +79,20 @@ export function metricRange(q: URLSearchParams, ask: MetricAsk, nowSec: number):
   const start = u64Query(q, "start", U32_MAX);
   const end = u64Query(q, "end", U32_MAX);
   const asked = intervalQuery(q);
-  if (start === undefined || end === undefined) invalid(`${start === undefined ? "start" : "end"} is required: both start and end, in epoch seconds`);
+  if (start === undefined || end === undefined)
+    invalid(`${start === undefined ? "start" : "end"} is required: both start and end, in epoch seconds`);
   const span = end - start;
   if (span < 0) invalid("start must not be after end");
-  if (span > METRICS_MAX_PERIOD_SECS) invalid(`the period from start to end must be at most 30 days (${METRICS_MAX_PERIOD_SECS} seconds); it is ${span}`);
+  if (span > METRICS_MAX_PERIOD_SECS)
+    invalid(`the period from start to end must be at most 30 days (${METRICS_MAX_PERIOD_SECS} seconds); it is ${span}`);
   if (end > nowSec + METRICS_END_LEEWAY_SECS) {
-    invalid(`end must not be in the future: it is ${end - nowSec} s ahead of this server's clock, and at most ${METRICS_END_LEEWAY_SECS} s is allowed for clock differences`);
+    invalid(
+      `end must not be in the future: it is ${end - nowSec} s ahead of this server's clock, and at most ${METRICS_END_LEEWAY_SECS} s is allowed for clock differences`,
+    );
   }
   const only = storageInterval(ask);
-  if (only !== undefined && asked !== undefined && asked !== only) invalid(`the ${ask.level} storage set is by ${only} only: interval=${only}, or leave interval out`);
+  if (only !== undefined && asked !== undefined && asked !== only)
+    invalid(`the ${ask.level} storage set is by ${only} only: interval=${only}, or leave interval out`);
   const interval = asked ?? only ?? (span <= 6 * 3600 ? "minute" : span <= 7 * 86_400 ? "hour" : "day");
   return { start, end, interval };
 }

@@ -30,7 +30,10 @@ export function requestBasin(ex: Exchange): string {
   const host = (ex.host ?? "").replace(/:\d+$/, "");
   const dot = host.indexOf(".");
   if (dot > 0 && basinNameProblem(host.slice(0, dot)) === undefined) return host.slice(0, dot);
-  throw serverError("bad_header", `missing header ${quoted(ex.dialectNames("basin"))} (or a \`{basin}.\` Host prefix) naming the basin`);
+  throw serverError(
+    "bad_header",
+    `missing header ${quoted(ex.dialectNames("basin"))} (or a \`{basin}.\` Host prefix) naming the basin`,
+  );
 }
 
 /** `svc-request-token` (or `s2-request-token`): optional, at most 36 bytes (§10.5). */
@@ -38,7 +41,10 @@ export function requestToken(ex: Exchange): string | undefined {
   const token = ex.dialectHeader("request-token");
   if (token === undefined) return undefined;
   if (Buffer.byteLength(token, "utf8") > LIMITS.maxRequestTokenBytes) {
-    throw serverError("bad_header", `${ex.dialectNames("request-token").join(" or ")} must be at most ${LIMITS.maxRequestTokenBytes} bytes`);
+    throw serverError(
+      "bad_header",
+      `${ex.dialectNames("request-token").join(" or ")} must be at most ${LIMITS.maxRequestTokenBytes} bytes`,
+    );
   }
   return token;
 }
@@ -50,7 +56,10 @@ export function requestFormat(ex: Exchange): RecordFormat {
   try {
     return parseFormat(value);
   } catch {
-    throw serverError("bad_header", `invalid ${ex.dialectNames("format").join(" or ")} ${JSON.stringify(value)}: expected raw or base64`);
+    throw serverError(
+      "bad_header",
+      `invalid ${ex.dialectNames("format").join(" or ")} ${JSON.stringify(value)}: expected raw or base64`,
+    );
   }
 }
 
@@ -92,9 +101,15 @@ export interface ListParams {
 export function listParams(q: URLSearchParams, kind: "basin" | "stream"): ListParams {
   const prefix = single(q, "prefix") ?? "";
   const startAfter = single(q, "start_after") ?? "";
-  for (const [name, v] of [["prefix", prefix], ["start_after", startAfter]] as const) {
+  for (const [name, v] of [
+    ["prefix", prefix],
+    ["start_after", startAfter],
+  ] as const) {
     if (kind === "basin" && (v.length > LIMITS.basinNameMax || !BASIN_PREFIX.test(v))) {
-      throw serverError("bad_query", `${name} must be at most ${LIMITS.basinNameMax} characters of [a-z0-9-], starting with a letter or digit`);
+      throw serverError(
+        "bad_query",
+        `${name} must be at most ${LIMITS.basinNameMax} characters of [a-z0-9-], starting with a letter or digit`,
+      );
     }
     if (kind === "stream" && Buffer.byteLength(v, "utf8") > LIMITS.streamNameMaxBytes) {
       throw serverError("bad_query", `${name} must be at most ${LIMITS.streamNameMaxBytes} bytes`);

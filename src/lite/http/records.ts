@@ -81,7 +81,10 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
       // §9.5: a token revoked or expired while the request waits gets 401, not what came after.
       const watch = access.watchToken();
       try {
-        step = await cursor.next(Date.now() + (cursor.waitMs ?? 0), AbortSignal.any([ex.signal, ctx.shutdown, watch.signal]));
+        step = await cursor.next(
+          Date.now() + (cursor.waitMs ?? 0),
+          AbortSignal.any([ex.signal, ctx.shutdown, watch.signal]),
+        );
       } finally {
         watch.stop();
       }

@@ -34,25 +34,47 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { pattern: ["v1", "basins"], methods: { GET: ["list-basins", basins.listBasinsHandler], POST: ["create-basin", basins.createBasinHandler] } },
+  {
+    pattern: ["v1", "basins"],
+    methods: { GET: ["list-basins", basins.listBasinsHandler], POST: ["create-basin", basins.createBasinHandler] },
+  },
   {
     pattern: ["v1", "basins", "*"],
     methods: {
-      GET: ["get-basin-config", basins.getBasinHandler], PUT: [undefined, basins.ensureBasinHandler],
-      PATCH: ["reconfigure-basin", basins.reconfigureBasinHandler], DELETE: ["delete-basin", basins.deleteBasinHandler],
+      GET: ["get-basin-config", basins.getBasinHandler],
+      PUT: [undefined, basins.ensureBasinHandler],
+      PATCH: ["reconfigure-basin", basins.reconfigureBasinHandler],
+      DELETE: ["delete-basin", basins.deleteBasinHandler],
     },
   },
-  { pattern: ["v1", "streams"], methods: { GET: ["list-streams", streams.listStreamsHandler], POST: ["create-stream", streams.createStreamHandler] } },
+  {
+    pattern: ["v1", "streams"],
+    methods: {
+      GET: ["list-streams", streams.listStreamsHandler],
+      POST: ["create-stream", streams.createStreamHandler],
+    },
+  },
   {
     pattern: ["v1", "streams", "*"],
     methods: {
-      GET: ["get-stream-config", streams.getStreamHandler], PUT: [undefined, streams.ensureStreamHandler],
-      PATCH: ["reconfigure-stream", streams.reconfigureStreamHandler], DELETE: ["delete-stream", streams.deleteStreamHandler],
+      GET: ["get-stream-config", streams.getStreamHandler],
+      PUT: [undefined, streams.ensureStreamHandler],
+      PATCH: ["reconfigure-stream", streams.reconfigureStreamHandler],
+      DELETE: ["delete-stream", streams.deleteStreamHandler],
     },
   },
-  { pattern: ["v1", "streams", "*", "records"], methods: { GET: ["read", records.readHandler], POST: ["append", records.appendHandler] } },
+  {
+    pattern: ["v1", "streams", "*", "records"],
+    methods: { GET: ["read", records.readHandler], POST: ["append", records.appendHandler] },
+  },
   { pattern: ["v1", "streams", "*", "records", "tail"], methods: { GET: ["check-tail", records.checkTailHandler] } },
-  { pattern: ["v1", "access-tokens"], methods: { GET: ["list-access-tokens", accessTokens.listTokensHandler], POST: [undefined, accessTokens.issueTokenHandler] } },
+  {
+    pattern: ["v1", "access-tokens"],
+    methods: {
+      GET: ["list-access-tokens", accessTokens.listTokensHandler],
+      POST: [undefined, accessTokens.issueTokenHandler],
+    },
+  },
   { pattern: ["v1", "access-tokens", "*"], methods: { DELETE: [undefined, accessTokens.revokeTokenHandler] } },
   { pattern: ["v1", "metrics"], methods: { GET: ["account-metrics", metrics.accountMetricsHandler] } },
   { pattern: ["v1", "metrics", "*"], methods: { GET: ["basin-metrics", metrics.basinMetricsHandler] } },
@@ -60,15 +82,20 @@ const ROUTES: Route[] = [
   { pattern: ["v1", "locations"], methods: { GET: ["list-locations", locations.listLocationsHandler] } },
   {
     pattern: ["v1", "locations", "default"],
-    methods: { GET: ["get-default-location", locations.getDefaultLocationHandler], PUT: ["set-default-location", locations.setDefaultLocationHandler] },
+    methods: {
+      GET: ["get-default-location", locations.getDefaultLocationHandler],
+      PUT: ["set-default-location", locations.setDefaultLocationHandler],
+    },
   },
   { pattern: ["metrics"], methods: { GET: ["account-metrics", metrics.prometheusHandler] } },
 ];
 
 /** The operation a request counts as in metrics: the route's, or the one its handler decides. */
 const DECIDED_BY_HANDLER: Record<string, string> = {
-  "PUT basins": "ensure-basin", "PUT streams": "ensure-stream",
-  "POST access-tokens": "issue-access-token", "DELETE access-tokens": "revoke-access-token",
+  "PUT basins": "ensure-basin",
+  "PUT streams": "ensure-stream",
+  "POST access-tokens": "issue-access-token",
+  "DELETE access-tokens": "revoke-access-token",
 };
 
 function match(pattern: string[], segments: string[]): string[] | undefined {
@@ -102,7 +129,10 @@ function checkQueryEncoding(raw: string): void {
     try {
       decodeURIComponent(part);
     } catch {
-      throw serverError("bad_query", `the query is not valid percent-encoded UTF-8: ${JSON.stringify(part.slice(0, 60))}`);
+      throw serverError(
+        "bad_query",
+        `the query is not valid percent-encoded UTF-8: ${JSON.stringify(part.slice(0, 60))}`,
+      );
     }
   }
 }
@@ -131,11 +161,17 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
     // Refusals before authentication never wait for the body: the answer closes the
     // connection (HTTP/1.1) or resets the stream (HTTP/2), see Exchange.writeHead.
     if (!deps.auth.enabled && !hostAllowed(ex.host, deps.cors.hosts)) {
-      throw serverError("permission_denied", `requests for host ${JSON.stringify(ex.host)} are refused: svc lite runs with --no-auth and answers only localhost names, IP addresses and --allow-host names`);
+      throw serverError(
+        "permission_denied",
+        `requests for host ${JSON.stringify(ex.host)} are refused: svc lite runs with --no-auth and answers only localhost names, IP addresses and --allow-host names`,
+      );
     }
     if (!corsAllowed(ex, deps)) {
       const from = ex.header("origin") ?? `another site (Sec-Fetch-Site: ${ex.header("sec-fetch-site")})`;
-      throw serverError("permission_denied", `cross-origin requests from ${from} are refused: svc lite runs with --no-auth (allow an origin with --cors-origin)`);
+      throw serverError(
+        "permission_denied",
+        `cross-origin requests from ${from} are refused: svc lite runs with --no-auth (allow an origin with --cors-origin)`,
+      );
     }
     if (ex.method === "OPTIONS" && ex.header("access-control-request-method") !== undefined) {
       // A CORS preflight: allow every method and header (Appendix B).
@@ -163,7 +199,14 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
 }
 
 /** Runs a matched route, then counts the request by operation, status and latency. */
-async function counted(ex: Exchange, deps: RouterDeps, m: LiteMetrics, r: Route, entry: [Operation | undefined, Handler], raw: string[]): Promise<void> {
+async function counted(
+  ex: Exchange,
+  deps: RouterDeps,
+  m: LiteMetrics,
+  r: Route,
+  entry: [Operation | undefined, Handler],
+  raw: string[],
+): Promise<void> {
   const t0 = performance.now();
   const op = entry[0] ?? DECIDED_BY_HANDLER[`${ex.method} ${r.pattern[1]}`] ?? "other";
   try {
@@ -177,7 +220,10 @@ async function counted(ex: Exchange, deps: RouterDeps, m: LiteMetrics, r: Route,
   if (ex.status === 401 || ex.status === 403) return;
   // A basin's own counts only for basins that exist: a typo must not make one "active".
   const basin = r.pattern[1] === "streams" ? basinOfHost(ex) : undefined;
-  m.recorder.request(op, basin !== undefined && (await basinExists(deps.store, basin).catch(() => false)) ? basin : undefined);
+  m.recorder.request(
+    op,
+    basin !== undefined && (await basinExists(deps.store, basin).catch(() => false)) ? basin : undefined,
+  );
 }
 
 /** The basin a basin-level request names, if its name is valid. */
@@ -190,7 +236,13 @@ function basinOfHost(ex: Exchange): string | undefined {
 }
 
 /** Authenticates, authorizes by the path, and runs the handler. */
-async function handle(ex: Exchange, deps: RouterDeps, r: Route, entry: [Operation | undefined, Handler], raw: string[]): Promise<void> {
+async function handle(
+  ex: Exchange,
+  deps: RouterDeps,
+  r: Route,
+  entry: [Operation | undefined, Handler],
+  raw: string[],
+): Promise<void> {
   const principal = await deps.auth.authenticate(ex.header("authorization"));
   // A body may take long to arrive: the principal is checked again once it has, before the
   // request acts (a token revoked meanwhile gets 401, whatever the request).
@@ -201,8 +253,16 @@ async function handle(ex: Exchange, deps: RouterDeps, r: Route, entry: [Operatio
   if (r.pattern[1] === "metrics" && params.length > 1) params[1] = streamPrefix + params[1]!;
   if (entry[0]) deps.auth.authorize(principal, entry[0], resourcesOf(r.pattern, params, ex));
   const ctx: RequestContext = {
-    store: deps.store, params, principal, auth: deps.auth, streamPrefix, shutdown: deps.shutdown, log: deps.log,
-    appendBudget: deps.appendBudget, metrics: deps.metrics, location: deps.location,
+    store: deps.store,
+    params,
+    principal,
+    auth: deps.auth,
+    streamPrefix,
+    shutdown: deps.shutdown,
+    log: deps.log,
+    appendBudget: deps.appendBudget,
+    metrics: deps.metrics,
+    location: deps.location,
   };
   return await entry[1](ex, ctx);
 }
@@ -210,11 +270,20 @@ async function handle(ex: Exchange, deps: RouterDeps, r: Route, entry: [Operatio
 /** §9.3: the basin, stream or token id a path names. */
 function resourcesOf(pattern: string[], params: string[], ex: Exchange): Resources {
   switch (pattern[1]) {
-    case "basins": return { basin: params[0] };
-    case "streams": return { basin: requestBasin(ex), stream: params[0] };
-    case "access-tokens": return { tokenId: params[0] };
-    case "metrics": return params.length === 0 ? {} : params.length === 1 ? { basin: params[0] } : { basin: params[0], stream: params[1] };
-    default: return {};
+    case "basins":
+      return { basin: params[0] };
+    case "streams":
+      return { basin: requestBasin(ex), stream: params[0] };
+    case "access-tokens":
+      return { tokenId: params[0] };
+    case "metrics":
+      return params.length === 0
+        ? {}
+        : params.length === 1
+          ? { basin: params[0] }
+          : { basin: params[0], stream: params[1] };
+    default:
+      return {};
   }
 }
 
@@ -249,7 +318,9 @@ function corsAllowed(ex: Exchange, deps: RouterDeps): boolean {
  */
 export function hostAllowed(host: string | undefined, allowed: string[]): boolean {
   if (host === undefined || host === "") return true;
-  const name = (host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d*$/, "")).toLowerCase().replace(/\.$/, "");
+  const name = (host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d*$/, ""))
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost")) return true;
   return allowed.some((a) => name === a || name.endsWith(`.${a}`));
 }
@@ -262,7 +333,8 @@ export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => 
     log(`internal error on ${ex.method} ${ex.path}: ${(e as Error)?.stack ?? e}`);
   }
   const err = wireError(e);
-  if (err.status !== undefined && err.status >= 500) log(`${ex.method} ${ex.path} → ${err.status} ${err.code}: ${err.message}`);
+  if (err.status !== undefined && err.status >= 500)
+    log(`${ex.method} ${ex.path} → ${err.status} ${err.code}: ${err.message}`);
   if (ex.responded || ex.signal.aborted) return;
   await ex.sendJson(err.status ?? 500, err.toBody()).catch(() => undefined);
 }

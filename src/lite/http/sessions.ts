@@ -31,18 +31,27 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
   const chain: Chain = { failed: false };
   ctx.metrics?.stats.session("append", 1);
   try {
-    await runAppendSession(ex, { submit: (input) => access.submit(input, chain) }, {
-      compression: negotiateCompression(ex.req.headers["accept-encoding"]),
-      drain: drainOf(ctx.shutdown),
-      budget: ctx.appendBudget,
-    });
+    await runAppendSession(
+      ex,
+      { submit: (input) => access.submit(input, chain) },
+      {
+        compression: negotiateCompression(ex.req.headers["accept-encoding"]),
+        drain: drainOf(ctx.shutdown),
+        budget: ctx.appendBudget,
+      },
+    );
   } finally {
     ctx.metrics?.stats.session("append", -1);
   }
 }
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
-export async function readSession(ex: Exchange, ctx: RequestContext, params: ReadParams, kind: "proto" | "sse"): Promise<void> {
+export async function readSession(
+  ex: Exchange,
+  ctx: RequestContext,
+  params: ReadParams,
+  kind: "proto" | "sse",
+): Promise<void> {
   const format = kind === "sse" ? requestFormat(ex) : "raw";
   const resume = kind === "sse" ? ex.header("last-event-id") : undefined;
   const last = resume !== undefined ? parseLastEventId(resume) : undefined;

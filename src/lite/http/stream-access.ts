@@ -30,15 +30,22 @@ export function streamTarget(ex: Exchange, ctx: RequestContext): { basin: string
 
 export class StreamAccess {
   private constructor(
-    readonly stream: LiveStream, private readonly crypto: StreamCrypto,
-    private readonly ctx: RequestContext, private readonly names: { basin: string; stream: string },
+    readonly stream: LiveStream,
+    private readonly crypto: StreamCrypto,
+    private readonly ctx: RequestContext,
+    private readonly names: { basin: string; stream: string },
   ) {}
 
   /**
    * Looks the stream up for the request; `first` (a unary append's input) is authorized first.
    * `records: false` (check-tail) touches no record, so it needs no key.
    */
-  static async open(ex: Exchange, ctx: RequestContext, autoCreate: AutoCreate, opts: { first?: AppendInput; records?: boolean } = {}): Promise<StreamAccess> {
+  static async open(
+    ex: Exchange,
+    ctx: RequestContext,
+    autoCreate: AutoCreate,
+    opts: { first?: AppendInput; records?: boolean } = {},
+  ): Promise<StreamAccess> {
     const names = streamTarget(ex, ctx);
     if (opts.first) ctx.auth.authorizeCommands(ctx.principal, opts.first, names);
     const records = opts.records ?? true;
@@ -62,7 +69,12 @@ export class StreamAccess {
     } catch (e) {
       return this.refuse(e, chain);
     }
-    return checked instanceof Promise ? checked.then(() => this.sealed(input, chain), (e: unknown) => this.refuse(e, chain)) : this.sealed(input, chain);
+    return checked instanceof Promise
+      ? checked.then(
+          () => this.sealed(input, chain),
+          (e: unknown) => this.refuse(e, chain),
+        )
+      : this.sealed(input, chain);
   }
 
   private sealed(input: AppendInput, chain: Chain | undefined): Submitted {
@@ -88,14 +100,25 @@ export class StreamAccess {
   feed(cursor: ReadCursor): ReadFeed {
     const watch = this.watchToken();
     const feed = readFeed(cursor, this.stream, { signal: watch.signal, check: () => this.recheck() });
-    return { ...feed, close: () => { watch.stop(); feed.close(); } };
+    return {
+      ...feed,
+      close: () => {
+        watch.stop();
+        feed.close();
+      },
+    };
   }
 
   /** Aborted, with the 401 as its reason, once the token is revoked or expires; `stop` when done. */
   watchToken(): { signal: AbortSignal; stop: () => void } {
     const revoked = new AbortController();
     const timer = setInterval(() => {
-      Promise.resolve().then(() => this.recheck()).catch((e: unknown) => { clearInterval(timer); revoked.abort(e); });
+      Promise.resolve()
+        .then(() => this.recheck())
+        .catch((e: unknown) => {
+          clearInterval(timer);
+          revoked.abort(e);
+        });
     }, RECHECK_MS);
     timer.unref();
     return { signal: revoked.signal, stop: () => clearInterval(timer) };

@@ -1,7 +1,21 @@
 /** Basin-level stream endpoints B1–B6 (protocol.md §2.3). */
-import { createStream, deleteStream, ensureStream, getStream, listStreams, reconfigureStreamOp } from "../store/streams.js";
+import {
+  createStream,
+  deleteStream,
+  ensureStream,
+  getStream,
+  listStreams,
+  reconfigureStreamOp,
+} from "../store/streams.js";
 import type { RequestContext } from "./context.js";
-import { ConfigParse, isObject, parseStreamReconfig, streamConfigJson, streamInfoJson, toPartial } from "./config-json.js";
+import {
+  ConfigParse,
+  isObject,
+  parseStreamReconfig,
+  streamConfigJson,
+  streamInfoJson,
+  toPartial,
+} from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
 import type { StreamMeta } from "../storage/types.js";
@@ -27,7 +41,11 @@ export async function listStreamsHandler(ex: Exchange, ctx: RequestContext): Pro
   const view = ctx.auth.listing(ctx.principal, "streams", prefix);
   let page: { streams: StreamMeta[]; hasMore: boolean } = { streams: [], hasMore: false };
   if (view && "prefix" in view) page = await listStreams(ctx.store, basin, view.prefix, startAfter, q.limit);
-  else if (view && view.exact > startAfter) page = await listStreams(ctx.store, basin, view.exact, startAfter, 1).then((p) => ({ streams: p.streams.filter((s) => s.name === view.exact), hasMore: false }));
+  else if (view && view.exact > startAfter)
+    page = await listStreams(ctx.store, basin, view.exact, startAfter, 1).then((p) => ({
+      streams: p.streams.filter((s) => s.name === view.exact),
+      hasMore: false,
+    }));
   await ex.sendJson(200, { streams: page.streams.map((m) => infoOut(ctx, m)), has_more: page.hasMore });
 }
 
@@ -64,8 +82,14 @@ export async function ensureStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
   const reconfig = parseStreamReconfig(p, body);
   p.finish();
-  const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, (op) => ctx.auth.authorize(ctx.principal, op, { basin, stream }));
-  await ex.sendJson(result === "created" ? 201 : 200, infoOut(ctx, meta), ex.dialectHeaders("provision-result", result));
+  const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, (op) =>
+    ctx.auth.authorize(ctx.principal, op, { basin, stream }),
+  );
+  await ex.sendJson(
+    result === "created" ? 201 : 200,
+    infoOut(ctx, meta),
+    ex.dialectHeaders("provision-result", result),
+  );
 }
 
 export async function reconfigureStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

@@ -21,13 +21,19 @@ class Histogram {
 }
 
 function labels(pairs: Record<string, string>): string {
-  const inner = Object.entries(pairs).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",");
+  const inner = Object.entries(pairs)
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`)
+    .join(",");
   return inner === "" ? "" : `{${inner}}`;
 }
 
 function histogramLines(name: string, base: Record<string, string>, h: Histogram): string[] {
   const out = LATENCY_BUCKETS.map((le, i) => `${name}_bucket${labels({ ...base, le: String(le) })} ${h.counts[i]}`);
-  out.push(`${name}_bucket${labels({ ...base, le: "+Inf" })} ${h.count}`, `${name}_sum${labels(base)} ${h.sum}`, `${name}_count${labels(base)} ${h.count}`);
+  out.push(
+    `${name}_bucket${labels({ ...base, le: "+Inf" })} ${h.count}`,
+    `${name}_sum${labels(base)} ${h.sum}`,
+    `${name}_count${labels(base)} ${h.count}`,
+  );
   return out;
 }
 
@@ -58,15 +64,59 @@ export class ServerStats {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...body);
     };
     const reqs = [...this.requests.values()].sort((a, b) => (a.operation + a.status < b.operation + b.status ? -1 : 1));
-    family("svc_lite_requests_total", "counter", "API requests this node served since it started, by operation and status.", reqs.map((e) => `svc_lite_requests_total${labels({ operation: e.operation, status: e.status })} ${e.h.count}`));
-    family("svc_lite_request_duration_seconds", "histogram", "API request latency by operation and status (to the end of the handler).", reqs.flatMap((e) => histogramLines("svc_lite_request_duration_seconds", { operation: e.operation, status: e.status }, e.h)));
-    family("svc_lite_appended_records_total", "counter", "Records appended (durable), by every node since metrics were first kept.", [`svc_lite_appended_records_total ${totals.appendedRecords}`]);
-    family("svc_lite_appended_bytes_total", "counter", "Metered bytes appended (durable), by every node since metrics were first kept.", [`svc_lite_appended_bytes_total ${totals.appendedBytes}`]);
-    family("svc_lite_read_records_total", "counter", "Records served to readers, by every node since metrics were first kept.", [`svc_lite_read_records_total ${totals.readRecords}`]);
-    family("svc_lite_read_bytes_total", "counter", "Metered bytes served to readers, by every node since metrics were first kept.", [`svc_lite_read_bytes_total ${totals.readBytes}`]);
-    family("svc_lite_open_sessions", "gauge", "Open append, read and SSE sessions.", ["append", "read", "sse"].map((k) => `svc_lite_open_sessions${labels({ kind: k })} ${this.sessions.get(k) ?? 0}`));
-    family("svc_lite_storage_bytes", "gauge", "Metered bytes of all stored records.", [`svc_lite_storage_bytes ${storedBytes}`]);
-    family("svc_lite_sync_duration_seconds", "histogram", "Time each durable write waited for its sync to disk.", histogramLines("svc_lite_sync_duration_seconds", {}, this.sync));
+    family(
+      "svc_lite_requests_total",
+      "counter",
+      "API requests this node served since it started, by operation and status.",
+      reqs.map((e) => `svc_lite_requests_total${labels({ operation: e.operation, status: e.status })} ${e.h.count}`),
+    );
+    family(
+      "svc_lite_request_duration_seconds",
+      "histogram",
+      "API request latency by operation and status (to the end of the handler).",
+      reqs.flatMap((e) =>
+        histogramLines("svc_lite_request_duration_seconds", { operation: e.operation, status: e.status }, e.h),
+      ),
+    );
+    family(
+      "svc_lite_appended_records_total",
+      "counter",
+      "Records appended (durable), by every node since metrics were first kept.",
+      [`svc_lite_appended_records_total ${totals.appendedRecords}`],
+    );
+    family(
+      "svc_lite_appended_bytes_total",
+      "counter",
+      "Metered bytes appended (durable), by every node since metrics were first kept.",
+      [`svc_lite_appended_bytes_total ${totals.appendedBytes}`],
+    );
+    family(
+      "svc_lite_read_records_total",
+      "counter",
+      "Records served to readers, by every node since metrics were first kept.",
+      [`svc_lite_read_records_total ${totals.readRecords}`],
+    );
+    family(
+      "svc_lite_read_bytes_total",
+      "counter",
+      "Metered bytes served to readers, by every node since metrics were first kept.",
+      [`svc_lite_read_bytes_total ${totals.readBytes}`],
+    );
+    family(
+      "svc_lite_open_sessions",
+      "gauge",
+      "Open append, read and SSE sessions.",
+      ["append", "read", "sse"].map((k) => `svc_lite_open_sessions${labels({ kind: k })} ${this.sessions.get(k) ?? 0}`),
+    );
+    family("svc_lite_storage_bytes", "gauge", "Metered bytes of all stored records.", [
+      `svc_lite_storage_bytes ${storedBytes}`,
+    ]);
+    family(
+      "svc_lite_sync_duration_seconds",
+      "histogram",
+      "Time each durable write waited for its sync to disk.",
+      histogramLines("svc_lite_sync_duration_seconds", {}, this.sync),
+    );
     return `${lines.join("\n")}\n`;
   }
 }

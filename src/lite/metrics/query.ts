@@ -25,7 +25,14 @@ export type Metric =
   | { label: { name: string; values: string[] } };
 
 export const ACCOUNT_SETS = ["active-basins", "account-ops"] as const;
-export const BASIN_SETS = ["storage", "append-ops", "read-ops", "read-throughput", "append-throughput", "basin-ops"] as const;
+export const BASIN_SETS = [
+  "storage",
+  "append-ops",
+  "read-ops",
+  "read-throughput",
+  "append-throughput",
+  "basin-ops",
+] as const;
 export const STREAM_SETS = ["storage"] as const;
 
 export const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
@@ -82,10 +89,16 @@ export function storageGauge(r: Range, samples: StoredSample[], now: number, liv
 }
 
 /** `visible`: the basins the caller may see named (active-basins lists only those). */
-export function accountMetrics(set: string, r: Range, buckets: Bucket[], visible: (basin: string) => boolean): Metric[] {
+export function accountMetrics(
+  set: string,
+  r: Range,
+  buckets: Bucket[],
+  visible: (basin: string) => boolean,
+): Metric[] {
   if (set === "active-basins") {
     const names = new Set<string>();
-    for (const b of buckets) for (const [name, e] of Object.entries(b.basins)) if (basinActive(e) && visible(name)) names.add(name);
+    for (const b of buckets)
+      for (const [name, e] of Object.entries(b.basins)) if (basinActive(e) && visible(name)) names.add(name);
     return [{ label: { name: "active-basins", values: [...names].sort() } }];
   }
   return perOperation(r, buckets, (b) => b.ops);
@@ -95,10 +108,15 @@ export function accountMetrics(set: string, r: Range, buckets: Bucket[], visible
 export function basinMetrics(set: string, basin: string, r: Range, buckets: Bucket[]): Metric[] {
   const of = (b: Bucket): BasinBucket | undefined => b.basins[basin];
   switch (set) {
-    case "append-ops": return [accumulate("append-ops", "operations", r, buckets, (b) => of(b)?.appendOps ?? 0)];
-    case "read-ops": return [accumulate("read-ops", "operations", r, buckets, (b) => of(b)?.readOps ?? 0)];
-    case "append-throughput": return [accumulate("append-throughput", "bytes", r, buckets, (b) => of(b)?.appendBytes ?? 0)];
-    case "read-throughput": return [accumulate("read-throughput", "bytes", r, buckets, (b) => of(b)?.readBytes ?? 0)];
-    default: return perOperation(r, buckets, (b) => of(b)?.ops);
+    case "append-ops":
+      return [accumulate("append-ops", "operations", r, buckets, (b) => of(b)?.appendOps ?? 0)];
+    case "read-ops":
+      return [accumulate("read-ops", "operations", r, buckets, (b) => of(b)?.readOps ?? 0)];
+    case "append-throughput":
+      return [accumulate("append-throughput", "bytes", r, buckets, (b) => of(b)?.appendBytes ?? 0)];
+    case "read-throughput":
+      return [accumulate("read-throughput", "bytes", r, buckets, (b) => of(b)?.readBytes ?? 0)];
+    default:
+      return perOperation(r, buckets, (b) => of(b)?.ops);
   }
 }

@@ -42,7 +42,12 @@ export interface Totals {
   readBytes: number;
 }
 
-const TOTAL_NAMES: Record<keyof Totals, string> = { appendedRecords: "appended-records", appendedBytes: "appended-bytes", readRecords: "read-records", readBytes: "read-bytes" };
+const TOTAL_NAMES: Record<keyof Totals, string> = {
+  appendedRecords: "appended-records",
+  appendedBytes: "appended-bytes",
+  readRecords: "read-records",
+  readBytes: "read-bytes",
+};
 const KEEP_DAYS = 30;
 
 export class MetricsRecorder implements Meters {
@@ -54,7 +59,11 @@ export class MetricsRecorder implements Meters {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly storage: MetricsStore, private readonly flushMs = 10_000, private readonly log: (m: string) => void = () => {}) {}
+  constructor(
+    private readonly storage: MetricsStore,
+    private readonly flushMs = 10_000,
+    private readonly log: (m: string) => void = () => {},
+  ) {}
 
   start(): void {
     this.schedule();
@@ -63,7 +72,13 @@ export class MetricsRecorder implements Meters {
   private schedule(): void {
     const now = Date.now();
     const toBoundary = 60_000 - (now % 60_000) + 5;
-    this.timer = setTimeout(() => { void this.flush(); this.schedule(); }, Math.min(this.flushMs, toBoundary));
+    this.timer = setTimeout(
+      () => {
+        void this.flush();
+        this.schedule();
+      },
+      Math.min(this.flushMs, toBoundary),
+    );
     this.timer.unref();
   }
 
@@ -136,7 +151,9 @@ export class MetricsRecorder implements Meters {
           await this.storage.drop(d.t, d.basin, d.stream, d.id);
         } catch (e) {
           this.drops.unshift(...drops.slice(i));
-          return this.log(`metrics: a deleted stream's stored bytes not dropped yet (kept for the next write): ${(e as Error).message}`);
+          return this.log(
+            `metrics: a deleted stream's stored bytes not dropped yet (kept for the next write): ${(e as Error).message}`,
+          );
         }
       }
     });
@@ -150,9 +167,17 @@ export class MetricsRecorder implements Meters {
   }
 
   /** A stream's (stream "": a basin's) stored bytes: samples in [fromSec, toSec], and now. */
-  async stored(basin: string, stream: string, fromSec: number, toSec: number): Promise<{ samples: StoredSample[]; now: number }> {
+  async stored(
+    basin: string,
+    stream: string,
+    fromSec: number,
+    toSec: number,
+  ): Promise<{ samples: StoredSample[]; now: number }> {
     await this.flush();
-    const [samples, now] = await Promise.all([this.storage.samples(basin, stream, minuteOf(fromSec * 1000), toSec), this.storage.stored(basin, stream)]);
+    const [samples, now] = await Promise.all([
+      this.storage.samples(basin, stream, minuteOf(fromSec * 1000), toSec),
+      this.storage.stored(basin, stream),
+    ]);
     return { samples: samples.map((s) => ({ t: s.t, bytes: Math.max(0, s.bytes) })), now: Math.max(0, now) };
   }
 
@@ -162,7 +187,12 @@ export class MetricsRecorder implements Meters {
     const [rows, stored] = await Promise.all([this.storage.totals(), this.storage.stored()]);
     const byName = new Map(rows);
     const of = (k: keyof Totals): number => byName.get(TOTAL_NAMES[k]) ?? 0;
-    const totals = { appendedRecords: of("appendedRecords"), appendedBytes: of("appendedBytes"), readRecords: of("readRecords"), readBytes: of("readBytes") };
+    const totals = {
+      appendedRecords: of("appendedRecords"),
+      appendedBytes: of("appendedBytes"),
+      readRecords: of("readRecords"),
+      readBytes: of("readBytes"),
+    };
     return { totals, stored: Math.max(0, stored) };
   }
 

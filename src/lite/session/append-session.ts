@@ -107,14 +107,24 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
   }
   await writer;
   if (!failed && opts.drain.draining && !io.closed) {
-    await io.write(encodeTerminalFrame(503, { code: "server_draining", message: "the server is shutting down; reconnect and resend unacknowledged inputs" }));
+    await io.write(
+      encodeTerminalFrame(503, {
+        code: "server_draining",
+        message: "the server is shutting down; reconnect and resend unacknowledged inputs",
+      }),
+    );
   }
   io.end();
 }
 
 async function readInputs(
-  io: SessionIO, port: AppendPort, opts: AppendSessionOptions, stopper: Stopper,
-  push: (p: Pending) => void, fail: (e: SvcError) => void, hasFailed: () => boolean,
+  io: SessionIO,
+  port: AppendPort,
+  opts: AppendSessionOptions,
+  stopper: Stopper,
+  push: (p: Pending) => void,
+  fail: (e: SvcError) => void,
+  hasFailed: () => boolean,
 ): Promise<void> {
   const parser = new FrameParser();
   const chunks = io.chunks[Symbol.asyncIterator]();

@@ -39,7 +39,6 @@ export interface PumpOptions {
 
 export type PumpResult = "done" | "draining" | "closed";
 
-
 /** Pumps events into the sink until the feed ends ("done"), the server drains, or the client leaves. */
 export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, opts: PumpOptions): Promise<PumpResult> {
   const min = opts.heartbeatMinMs ?? 5_000;
@@ -48,11 +47,18 @@ export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, op
   // a long-lived promise would keep every delivered batch reachable).
   const stopper = new Stopper();
   let result: PumpResult = "closed";
-  const stop = (r: PumpResult): void => { if (!stopper.stopped) { result = r; stopper.stop(); } };
+  const stop = (r: PumpResult): void => {
+    if (!stopper.stopped) {
+      result = r;
+      stopper.stop();
+    }
+  };
   const offClose = io.onClose(() => stop("closed"));
   const offDrain = opts.drain.onDrain(() => {
     // Tell the client now (the frame carries the reconnect flag), then end after a grace period.
-    void Promise.resolve(feed.tail()).then((t) => sink.heartbeat(t)).catch(() => undefined);
+    void Promise.resolve(feed.tail())
+      .then((t) => sink.heartbeat(t))
+      .catch(() => undefined);
     setTimeout(() => stop("draining"), opts.drainGraceMs ?? 1_000).unref();
   });
   let following = false;

@@ -31,9 +31,14 @@ export interface Drain {
 /** The server's shutdown signal as the sessions' drain signal. */
 export function drainOf(signal: AbortSignal): Drain {
   return {
-    get draining() { return signal.aborted; },
+    get draining() {
+      return signal.aborted;
+    },
     onDrain(cb) {
-      if (signal.aborted) { cb(); return () => undefined; }
+      if (signal.aborted) {
+        cb();
+        return () => undefined;
+      }
       signal.addEventListener("abort", cb, { once: true });
       return () => signal.removeEventListener("abort", cb);
     },

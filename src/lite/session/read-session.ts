@@ -32,12 +32,22 @@ export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSe
     await io.write(await frameEncoded((reserve) => encodeReadBatch(batch, reserve), opts.compression, { reconnect }));
   };
   try {
-    const result = await pumpFeed(feed, io, {
-      batch: send,
-      heartbeat: (tail: StreamPosition) => send({ records: [], tail }),
-    }, opts);
+    const result = await pumpFeed(
+      feed,
+      io,
+      {
+        batch: send,
+        heartbeat: (tail: StreamPosition) => send({ records: [], tail }),
+      },
+      opts,
+    );
     if (result === "draining") {
-      await io.write(encodeTerminalFrame(503, { code: "server_draining", message: "the server is shutting down; reconnect to continue reading" }));
+      await io.write(
+        encodeTerminalFrame(503, {
+          code: "server_draining",
+          message: "the server is shutting down; reconnect to continue reading",
+        }),
+      );
     }
   } catch (e) {
     await io.write(terminalFor(e));

@@ -30,7 +30,8 @@ export interface SseOptions extends PumpOptions {
 export function parseLastEventId(value: string): { seqNum: number; count: number; bytes: number } {
   const m = /^([0-9]+),([0-9]+),([0-9]+)$/.exec(value.trim());
   const nums = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [];
-  if (!m || !nums.every(Number.isSafeInteger)) throw serverError("bad_header", `invalid Last-Event-ID ${JSON.stringify(value)}: expected seq_num,count,bytes`);
+  if (!m || !nums.every(Number.isSafeInteger))
+    throw serverError("bad_header", `invalid Last-Event-ID ${JSON.stringify(value)}: expected seq_num,count,bytes`);
   return { seqNum: nums[0]!, count: nums[1]!, bytes: nums[2]! };
 }
 
@@ -43,19 +44,29 @@ export async function runSseSession(io: SessionIO, feed: ReadFeed, opts: SseOpti
   const ping = (tail: StreamPosition): Promise<void> =>
     send(`event: ping\ndata: ${JSON.stringify({ timestamp: Date.now(), tail: positionToJson(tail) })}\n\n`);
   try {
-    const result = await pumpFeed(feed, io, {
-      async batch({ records, tail }: ReadBatch) {
-        if (records.length === 0) return tail ? ping(tail) : undefined;
-        count += records.length;
-        bytes += meteredBatchSize(records);
-        const last = records[records.length - 1]!.seqNum;
-        const data = JSON.stringify(readBatchToJson(tail ? { records, tail } : { records }, opts.format));
-        await send(`event: batch\nid: ${last},${count},${bytes}\ndata: ${data}\n\n`);
+    const result = await pumpFeed(
+      feed,
+      io,
+      {
+        async batch({ records, tail }: ReadBatch) {
+          if (records.length === 0) return tail ? ping(tail) : undefined;
+          count += records.length;
+          bytes += meteredBatchSize(records);
+          const last = records[records.length - 1]!.seqNum;
+          const data = JSON.stringify(readBatchToJson(tail ? { records, tail } : { records }, opts.format));
+          await send(`event: batch\nid: ${last},${count},${bytes}\ndata: ${data}\n\n`);
+        },
+        heartbeat: ping,
       },
-      heartbeat: ping,
-    }, opts);
+      opts,
+    );
     if (result === "done") await send("data: [DONE]\n\n");
-    else if (result === "draining") await send(errorEvent(serverError("server_draining", "the server is shutting down; reconnect with Last-Event-ID to continue")));
+    else if (result === "draining")
+      await send(
+        errorEvent(
+          serverError("server_draining", "the server is shutting down; reconnect with Last-Event-ID to continue"),
+        ),
+      );
   } catch (e) {
     await send(errorEvent(wireError(e)));
   }

@@ -31,8 +31,14 @@ export class Stopper {
       const onStop = (): void => resolve(STOP);
       this.listeners.add(onStop);
       work.then(
-        (v) => { this.listeners.delete(onStop); resolve(v); },
-        (e: unknown) => { this.listeners.delete(onStop); reject(e); },
+        (v) => {
+          this.listeners.delete(onStop);
+          resolve(v);
+        },
+        (e: unknown) => {
+          this.listeners.delete(onStop);
+          reject(e);
+        },
       );
     });
   }

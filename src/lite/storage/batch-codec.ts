@@ -77,7 +77,11 @@ class WireRecords implements StoredWire {
   private readonly view: DataView;
   private readonly recordsAt: number;
 
-  constructor(private readonly buf: Buffer, readonly count: number, firstSeq: number) {
+  constructor(
+    private readonly buf: Buffer,
+    readonly count: number,
+    firstSeq: number,
+  ) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
     this.recordsAt = HEAD + count * INDEX_ENTRY;
     if (this.recordsAt > buf.length || this.recordsAt + this.offset(count) !== buf.length) {
@@ -112,7 +116,12 @@ class WireRecords implements StoredWire {
 class WireBatch implements StoredBatch {
   private decoded: SequencedRecord[] | undefined;
 
-  constructor(readonly firstSeq: number, readonly arrival: number, readonly lastTimestamp: number, readonly wire: WireRecords) {}
+  constructor(
+    readonly firstSeq: number,
+    readonly arrival: number,
+    readonly lastTimestamp: number,
+    readonly wire: WireRecords,
+  ) {}
 
   get records(): SequencedRecord[] {
     return (this.decoded ??= decodeWireRecords(this.firstSeq, this.wire));
@@ -126,9 +135,13 @@ function decodeWireRecords(firstSeq: number, wire: WireRecords): SequencedRecord
   } catch (e) {
     throw new Error(`stored batch at seq ${firstSeq} is corrupt (${(e as Error).message})`);
   }
-  if (records.length !== wire.count) throw new Error(`stored batch at seq ${firstSeq} is corrupt (${records.length} records, the index says ${wire.count})`);
+  if (records.length !== wire.count)
+    throw new Error(
+      `stored batch at seq ${firstSeq} is corrupt (${records.length} records, the index says ${wire.count})`,
+    );
   for (let i = 0; i < records.length; i++) {
-    if (records[i]!.seqNum !== firstSeq + i) throw new Error(`stored batch at seq ${firstSeq} is corrupt (record ${i} says seq ${records[i]!.seqNum})`);
+    if (records[i]!.seqNum !== firstSeq + i)
+      throw new Error(`stored batch at seq ${firstSeq} is corrupt (record ${i} says seq ${records[i]!.seqNum})`);
   }
   return records;
 }
@@ -161,7 +174,8 @@ export function decodeBatch(firstSeq: number, value: Uint8Array): StoredBatch {
       headers[h] = { name, value: val };
     }
     const bodyLen = buf.readUInt32BE(at);
-    if (at + 4 + bodyLen > buf.length) throw new Error(`stored batch at seq ${firstSeq} is corrupt (record ${i} runs past the end)`);
+    if (at + 4 + bodyLen > buf.length)
+      throw new Error(`stored batch at seq ${firstSeq} is corrupt (record ${i} runs past the end)`);
     const body = new Uint8Array(ab, base + at + 4, bodyLen);
     at += 4 + bodyLen;
     records[i] = { seqNum: firstSeq + i, timestamp, headers, body };
@@ -182,7 +196,10 @@ export function decodeLanded(first: number, planned: number, floor: number, valu
   const lowest = b.wire ? (b.wire.count > 0 ? b.wire.timestamp(0) : 0) : (b.records[0]?.timestamp ?? 0);
   if (planned === first && floor <= lowest) return b;
   const records = b.records.map((r, i) => ({ ...r, seqNum: first + i, timestamp: Math.max(floor, r.timestamp) }));
-  return decodeBatch(first, encodeBatch({ firstSeq: first, arrival: b.arrival, lastTimestamp: Math.max(floor, b.lastTimestamp), records }));
+  return decodeBatch(
+    first,
+    encodeBatch({ firstSeq: first, arrival: b.arrival, lastTimestamp: Math.max(floor, b.lastTimestamp), records }),
+  );
 }
 
 function asBuffer(b: Uint8Array): Buffer {

@@ -39,13 +39,23 @@ type TokenChange = Extract<CatalogChange, { op: "putToken" | "deleteToken" }>;
 /** Applies `c` when its condition holds against `t` (true), or writes nothing (false). */
 export function applyChange(t: CatalogTables, c: CatalogChange): boolean {
   switch (c.op) {
-    case "createBasin": case "updateBasin": case "deleteBasin": case "removeBasin": return basinChange(t, c);
-    case "createStream": case "updateStream": case "deleteStream": case "removeStream": return streamChange(t, c);
-    default: return tokenChange(t, c);
+    case "createBasin":
+    case "updateBasin":
+    case "deleteBasin":
+    case "removeBasin":
+      return basinChange(t, c);
+    case "createStream":
+    case "updateStream":
+    case "deleteStream":
+    case "removeStream":
+      return streamChange(t, c);
+    default:
+      return tokenChange(t, c);
   }
 }
 
-const live = <M extends { deletedAt: string | null }>(m: M | undefined): m is M => m !== undefined && m.deletedAt === null;
+const live = <M extends { deletedAt: string | null }>(m: M | undefined): m is M =>
+  m !== undefined && m.deletedAt === null;
 
 function basinChange(t: CatalogTables, c: BasinChange): boolean {
   switch (c.op) {

@@ -113,7 +113,8 @@ class MemoryLog implements LocalLog {
 
   async appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
     // The same contract as lmdb: a batch lands only right at the stored tail.
-    if ((this.states.get(id)?.nextSeq ?? 0) !== batch.firstSeq) throw new Error(`batch at seq ${batch.firstSeq} not written: the stored tail is elsewhere`);
+    if ((this.states.get(id)?.nextSeq ?? 0) !== batch.firstSeq)
+      throw new Error(`batch at seq ${batch.firstSeq} not written: the stored tail is elsewhere`);
     let list = this.batches.get(id);
     if (!list) this.batches.set(id, (list = []));
     list.push(batch);
@@ -132,7 +133,10 @@ class MemoryLog implements LocalLog {
     let start = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid]!.firstSeq <= fromSeq) { start = mid; lo = mid + 1; } else hi = mid - 1;
+      if (list[mid]!.firstSeq <= fromSeq) {
+        start = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
     const first = list[start];
     if (first && first.firstSeq + first.records.length <= fromSeq) start++;
@@ -140,7 +144,13 @@ class MemoryLog implements LocalLog {
   }
 
   batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
-    return Promise.resolve(this.slice(id, fromSeq, maxBatches).map((b) => ({ firstSeq: b.firstSeq, count: b.records.length, arrival: b.arrival })));
+    return Promise.resolve(
+      this.slice(id, fromSeq, maxBatches).map((b) => ({
+        firstSeq: b.firstSeq,
+        count: b.records.length,
+        arrival: b.arrival,
+      })),
+    );
   }
 
   findTimestamp(id: number, timestamp: number): number | undefined {
@@ -166,14 +176,20 @@ class MemoryLog implements LocalLog {
 /** Metric sums in a map; a write applies at once, atomically (nothing else runs meanwhile). */
 class MemoryKv implements MetricsKv {
   private readonly map = new Map<string, number>();
-  private readonly writer: KvWriter = { get: (k) => this.map.get(k), put: (k, v) => void this.map.set(k, v), remove: (k) => void this.map.delete(k) };
+  private readonly writer: KvWriter = {
+    get: (k) => this.map.get(k),
+    put: (k, v) => void this.map.set(k, v),
+    remove: (k) => void this.map.delete(k),
+  };
 
   get(key: string): number | undefined {
     return this.map.get(key);
   }
 
   range(start: string, end: string): [string, number][] {
-    return [...this.map].filter(([k]) => byteCompare(k, start) >= 0 && byteCompare(k, end) < 0).sort(([a], [b]) => byteCompare(a, b));
+    return [...this.map]
+      .filter(([k]) => byteCompare(k, start) >= 0 && byteCompare(k, end) < 0)
+      .sort(([a], [b]) => byteCompare(a, b));
   }
 
   async write(_size: number, body: (w: KvWriter) => void): Promise<void> {

@@ -6,13 +6,21 @@
 import type { MetricCount } from "./seams.js";
 
 export const COUNT_OP = "op:";
-export const COUNT_FIELDS = { "append-ops": "appendOps", "append-bytes": "appendBytes", "read-ops": "readOps", "read-bytes": "readBytes" } as const;
+export const COUNT_FIELDS = {
+  "append-ops": "appendOps",
+  "append-bytes": "appendBytes",
+  "read-ops": "readOps",
+  "read-bytes": "readBytes",
+} as const;
 
 /** One minute's tallies: requests by operation, and per basin its requests, appends and reads. */
 export interface MinuteTally {
   t: number;
   ops: Record<string, number>;
-  basins: Record<string, { ops: Record<string, number>; appendOps: number; appendBytes: number; readOps: number; readBytes: number }>;
+  basins: Record<
+    string,
+    { ops: Record<string, number>; appendOps: number; appendBytes: number; readOps: number; readBytes: number }
+  >;
 }
 
 /** The counts a tally holds (zeros left out). */

@@ -55,7 +55,14 @@ export type CatalogChange =
   | { op: "removeBasin"; name: string; id: number }
   | { op: "createStream"; meta: StreamMeta; state: StreamStateRecord }
   | { op: "updateStream"; meta: StreamMeta; rev: number }
-  | { op: "deleteStream"; basin: string; name: string; id: number; at: string; ifTail?: { nextSeq: number; lastArrival: number } }
+  | {
+      op: "deleteStream";
+      basin: string;
+      name: string;
+      id: number;
+      at: string;
+      ifTail?: { nextSeq: number; lastArrival: number };
+    }
   | { op: "removeStream"; basin: string; name: string; id: number }
   | { op: "putToken"; token: StoredToken }
   | { op: "deleteToken"; id: string; keyId: string };

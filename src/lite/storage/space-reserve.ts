@@ -54,7 +54,10 @@ export interface SpaceReserveOptions {
 }
 
 export function storageFull(detail: string): SvcError {
-  return serverError("storage_full", `the data directory's disk is full: ${detail}; nothing was written (free space and retry)`);
+  return serverError(
+    "storage_full",
+    `the data directory's disk is full: ${detail}; nothing was written (free space and retry)`,
+  );
 }
 
 export class SpaceReserve {
@@ -100,8 +103,17 @@ export class SpaceReserve {
     if (this.fileSize - this.used - this.admitted - SLACK >= chunk / 2) return;
     const end = this.fileSize;
     this.growing = this.extend(end, chunk)
-      .then(() => { this.fileSize = Math.max(this.fileSize, this.sizeOnDisk()); }, () => { this.grewInVainAt = Date.now(); })
-      .finally(() => { this.growing = undefined; });
+      .then(
+        () => {
+          this.fileSize = Math.max(this.fileSize, this.sizeOnDisk());
+        },
+        () => {
+          this.grewInVainAt = Date.now();
+        },
+      )
+      .finally(() => {
+        this.growing = undefined;
+      });
   }
 
   /** Resolves once no background extension is running. */
@@ -173,7 +185,11 @@ export class SpaceReserve {
 
   private sizeOnDisk(): number {
     const fd = openSync(this.file, "r");
-    try { return fstatSync(fd).size; } finally { closeSync(fd); }
+    try {
+      return fstatSync(fd).size;
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
@@ -221,7 +237,8 @@ class Fallocate {
   }
 
   private start(): ChildProcessByStdio<Writable, Readable, null> {
-    const script = 'while read -r o l; do if out=$(fallocate -o "$o" -l "$l" "$1" 2>&1); then echo 0; else echo "$? $(printf %s "$out" | tr "\\n" " ")"; fi; done';
+    const script =
+      'while read -r o l; do if out=$(fallocate -o "$o" -l "$l" "$1" 2>&1); then echo 0; else echo "$? $(printf %s "$out" | tr "\\n" " ")"; fi; done';
     const child = spawn("sh", ["-c", script, "svc-fallocate", this.file], { stdio: ["pipe", "pipe", "ignore"] });
     const gone = (): void => {
       if (this.child === child) this.child = undefined;

@@ -37,7 +37,12 @@ export async function judged<T>(what: string, attempt: () => Promise<T | undefin
 }
 
 /** A1. Under the mutex, like every metadata read, so a create is visible only once durable. */
-export function listBasins(store: Store, prefix: string, startAfter: string, limit: number): Promise<{ basins: BasinMeta[]; hasMore: boolean }> {
+export function listBasins(
+  store: Store,
+  prefix: string,
+  startAfter: string,
+  limit: number,
+): Promise<{ basins: BasinMeta[]; hasMore: boolean }> {
   return store.meta.run(async () => {
     const page = await store.catalog.listBasins(prefix, startAfter, limit + 1);
     return { basins: page.slice(0, limit), hasMore: page.length > limit };
@@ -58,53 +63,87 @@ export async function basinExists(store: Store, name: string): Promise<boolean> 
 }
 
 async function newBasin(store: Store, name: string, config: StoredBasinConfig, key: string | null): Promise<BasinMeta> {
-  return { name, config, createdAt: nowIso(), deletedAt: null, requestKey: key, id: await store.catalog.newId(), rev: 0 };
+  return {
+    name,
+    config,
+    createdAt: nowIso(),
+    deletedAt: null,
+    requestKey: key,
+    id: await store.catalog.newId(),
+    rev: 0,
+  };
 }
 
 /** A2: POST create, idempotent with the same svc-request-token and config. */
-export function createBasin(store: Store, name: string, config: StoredBasinConfig, token: string | undefined): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
+export function createBasin(
+  store: Store,
+  name: string,
+  config: StoredBasinConfig,
+  token: string | undefined,
+): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
   const key = token === undefined ? null : requestKey(token, config);
-  return store.meta.run(() => judged(`basin ${name}`, async () => {
-    const existing = await store.catalog.getBasin(name);
-    if (existing) {
-      if (existing.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
-      if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" as const };
-      throw serverError("resource_already_exists", `basin ${name} already exists`);
-    }
-    const meta = await newBasin(store, name, config, key);
-    return (await store.catalog.change({ op: "createBasin", meta })) ? { meta, result: "created" as const } : undefined;
-  }));
+  return store.meta.run(() =>
+    judged(`basin ${name}`, async () => {
+      const existing = await store.catalog.getBasin(name);
+      if (existing) {
+        if (existing.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
+        if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" as const };
+        throw serverError("resource_already_exists", `basin ${name} already exists`);
+      }
+      const meta = await newBasin(store, name, config, key);
+      return (await store.catalog.change({ op: "createBasin", meta }))
+        ? { meta, result: "created" as const }
+        : undefined;
+    }),
+  );
 }
 
 /**
  * A4: PUT create-or-reconfigure with seed-era merge semantics (absent fields unchanged).
  * `authorize` is told which of the two it is (§9.2) from the read the change is made on.
  */
-export function ensureBasin(store: Store, name: string, reconfig: BasinReconfig, authorize: (op: "create-basin" | "reconfigure-basin") => void): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
-  return store.meta.run(() => judged(`basin ${name}`, async () => {
-    const existing = await store.catalog.getBasin(name);
-    authorize(existing ? "reconfigure-basin" : "create-basin");
-    if (existing?.deletedAt) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
-    const config = reconfigureBasin(existing?.config ?? DEFAULT_BASIN_CONFIG, reconfig);
-    if (existing && canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" as const };
-    const meta: BasinMeta = existing ? { ...existing, config } : await newBasin(store, name, config, null);
-    const change: CatalogChange = existing ? { op: "updateBasin", meta, rev: existing.rev ?? 0 } : { op: "createBasin", meta };
-    if (!(await store.catalog.change(change))) return undefined;
-    return { meta: { ...meta, rev: existing ? (existing.rev ?? 0) + 1 : 0 }, result: existing ? "updated" as const : "created" as const };
-  }));
+export function ensureBasin(
+  store: Store,
+  name: string,
+  reconfig: BasinReconfig,
+  authorize: (op: "create-basin" | "reconfigure-basin") => void,
+): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
+  return store.meta.run(() =>
+    judged(`basin ${name}`, async () => {
+      const existing = await store.catalog.getBasin(name);
+      authorize(existing ? "reconfigure-basin" : "create-basin");
+      if (existing?.deletedAt) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
+      const config = reconfigureBasin(existing?.config ?? DEFAULT_BASIN_CONFIG, reconfig);
+      if (existing && canonicalJson(existing.config) === canonicalJson(config))
+        return { meta: existing, result: "noop" as const };
+      const meta: BasinMeta = existing ? { ...existing, config } : await newBasin(store, name, config, null);
+      const change: CatalogChange = existing
+        ? { op: "updateBasin", meta, rev: existing.rev ?? 0 }
+        : { op: "createBasin", meta };
+      if (!(await store.catalog.change(change))) return undefined;
+      return {
+        meta: { ...meta, rev: existing ? (existing.rev ?? 0) + 1 : 0 },
+        result: existing ? ("updated" as const) : ("created" as const),
+      };
+    }),
+  );
 }
 
 /** A5: PATCH. */
 export function reconfigureBasinOp(store: Store, name: string, reconfig: BasinReconfig): Promise<BasinMeta> {
-  return store.meta.run(() => judged(`basin ${name}`, async () => {
-    const existing = await store.catalog.getBasin(name);
-    if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
-    if (existing.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
-    const config = reconfigureBasin(existing.config, reconfig);
-    if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
-    const meta = { ...existing, config };
-    return (await store.catalog.change({ op: "updateBasin", meta, rev: existing.rev ?? 0 })) ? { ...meta, rev: (existing.rev ?? 0) + 1 } : undefined;
-  }));
+  return store.meta.run(() =>
+    judged(`basin ${name}`, async () => {
+      const existing = await store.catalog.getBasin(name);
+      if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
+      if (existing.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
+      const config = reconfigureBasin(existing.config, reconfig);
+      if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
+      const meta = { ...existing, config };
+      return (await store.catalog.change({ op: "updateBasin", meta, rev: existing.rev ?? 0 }))
+        ? { ...meta, rev: (existing.rev ?? 0) + 1 }
+        : undefined;
+    }),
+  );
 }
 
 /**
@@ -113,14 +152,19 @@ export function reconfigureBasinOp(store: Store, name: string, reconfig: BasinRe
  * data and finally the basin.
  */
 export function deleteBasin(store: Store, name: string): Promise<void> {
-  return store.meta.run(() => judged(`basin ${name}`, async () => {
-    const existing = await store.catalog.getBasin(name);
-    if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
-    if (existing.deletedAt !== null) return true;
-    if (!store.shared) for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
-    if (!(await store.catalog.change({ op: "deleteBasin", name, id: existing.id ?? 0, at: nowIso() }))) return undefined;
-    for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
-    store.onWork();
-    return true;
-  })).then(() => undefined);
+  return store.meta
+    .run(() =>
+      judged(`basin ${name}`, async () => {
+        const existing = await store.catalog.getBasin(name);
+        if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
+        if (existing.deletedAt !== null) return true;
+        if (!store.shared) for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
+        if (!(await store.catalog.change({ op: "deleteBasin", name, id: existing.id ?? 0, at: nowIso() })))
+          return undefined;
+        for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
+        store.onWork();
+        return true;
+      }),
+    )
+    .then(() => undefined);
 }

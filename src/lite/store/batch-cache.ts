@@ -97,7 +97,10 @@ function lastAtOrBelow(a: number[], x: number): number {
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (a[mid]! <= x) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    if (a[mid]! <= x) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   return found;
 }

@@ -14,12 +14,19 @@ export function faultyLog(log: LocalLog, fault: TestFault): LocalLog {
   const wrapped: LocalLog = Object.create(log) as LocalLog;
   if (fault === "ack-before-sync") {
     // Resolves before the write is durable; the write still happens.
-    wrapped.appendBatch = (id, batch, state) => { log.appendBatch(id, batch, state).catch(() => undefined); return Promise.resolve(); };
+    wrapped.appendBatch = (id, batch, state) => {
+      log.appendBatch(id, batch, state).catch(() => undefined);
+      return Promise.resolve();
+    };
   } else if (fault === "drop-last") {
-    wrapped.appendBatch = (id, batch, state) => log.appendBatch(id, batch.records.length > 1 ? { ...batch, records: batch.records.slice(0, -1) } : batch, state);
+    wrapped.appendBatch = (id, batch, state) =>
+      log.appendBatch(id, batch.records.length > 1 ? { ...batch, records: batch.records.slice(0, -1) } : batch, state);
   } else if (fault === "tail-short") {
     // A tail loaded one record short, past recovery's own repair (which reads the last batch).
-    wrapped.getState = (id) => { const s = log.getState(id); return s && s.nextSeq > 0 ? { ...s, nextSeq: s.nextSeq - 1 } : s; };
+    wrapped.getState = (id) => {
+      const s = log.getState(id);
+      return s && s.nextSeq > 0 ? { ...s, nextSeq: s.nextSeq - 1 } : s;
+    };
     wrapped.lastBatch = () => undefined;
   }
   return wrapped;
@@ -28,17 +35,28 @@ export function faultyLog(log: LocalLog, fault: TestFault): LocalLog {
 /** The rules with `ignore-match`, `ignore-fence` or `trim-past-own`. */
 export function faultySequencing(fault: TestFault): Sequencing {
   switch (fault) {
-    case "ignore-match": return { ...SEQUENCING, checkConditions: (s, input) => SEQUENCING.checkConditions(s, { ...input, matchSeqNum: undefined }) };
-    case "ignore-fence": return { ...SEQUENCING, checkConditions: (s, input) => SEQUENCING.checkConditions(s, { ...input, fencingToken: undefined }) };
-    case "trim-past-own": return {
-      ...SEQUENCING,
-      sequence(s, config, input, now) {
-        const out = SEQUENCING.sequence(s, config, input, now);
-        for (const c of commandsOf(input)) if (c.trim !== undefined && c.trim > out.state.trimPoint) out.state.trimPoint = c.trim;
-        return out;
-      },
-    };
-    default: return SEQUENCING;
+    case "ignore-match":
+      return {
+        ...SEQUENCING,
+        checkConditions: (s, input) => SEQUENCING.checkConditions(s, { ...input, matchSeqNum: undefined }),
+      };
+    case "ignore-fence":
+      return {
+        ...SEQUENCING,
+        checkConditions: (s, input) => SEQUENCING.checkConditions(s, { ...input, fencingToken: undefined }),
+      };
+    case "trim-past-own":
+      return {
+        ...SEQUENCING,
+        sequence(s, config, input, now) {
+          const out = SEQUENCING.sequence(s, config, input, now);
+          for (const c of commandsOf(input))
+            if (c.trim !== undefined && c.trim > out.state.trimPoint) out.state.trimPoint = c.trim;
+          return out;
+        },
+      };
+    default:
+      return SEQUENCING;
   }
 }
 
@@ -57,7 +75,9 @@ export function faultyStream<S extends LiveStream>(stream: S, fault: TestFault):
     stream.follow = (fromSeq) => {
       const f = follow(fromSeq);
       const push = f?.push.bind(f);
-      if (f && push) f.push = (b) => push(b.records.length > 1 && b.records[0]!.seqNum % 2 === 1 ? { ...b, records: b.records.slice(1) } : b);
+      if (f && push)
+        f.push = (b) =>
+          push(b.records.length > 1 && b.records[0]!.seqNum % 2 === 1 ? { ...b, records: b.records.slice(1) } : b);
       return f;
     };
   }
@@ -66,25 +86,37 @@ export function faultyStream<S extends LiveStream>(stream: S, fault: TestFault):
 
 /** Acks starting at n % 50 ≥ 45 report their range one position late. */
 function skipSeq(ack: Promise<AppendAck>): Promise<AppendAck> {
-  return ack.then((a) => (a.start.seqNum % 50 >= 45 ? { ...a, start: { ...a.start, seqNum: a.start.seqNum + 1 }, end: { ...a.end, seqNum: a.end.seqNum + 1 } } : a));
+  return ack.then((a) =>
+    a.start.seqNum % 50 >= 45
+      ? { ...a, start: { ...a.start, seqNum: a.start.seqNum + 1 }, end: { ...a.end, seqNum: a.end.seqNum + 1 } }
+      : a,
+  );
 }
 
 /** An ack starting at n % 10 = 3 is held back (at most 100 ms) and swapped with the next one. */
 function reorderer(): (ack: Promise<AppendAck>) => Promise<AppendAck> {
   let held: { ack: AppendAck; resolve: (a: AppendAck) => void; timer: NodeJS.Timeout } | undefined;
-  return (ack) => new Promise<AppendAck>((resolve, reject) => {
-    ack.then((a) => {
-      if (!held && a.start.seqNum % 10 === 3) {
-        const h = { ack: a, resolve, timer: setTimeout(() => { if (held === h) held = undefined; resolve(a); }, 100) };
-        held = h;
-        return;
-      }
-      const h = held;
-      if (!h) return resolve(a);
-      held = undefined;
-      clearTimeout(h.timer);
-      h.resolve(a);
-      resolve(h.ack);
-    }, reject);
-  });
+  return (ack) =>
+    new Promise<AppendAck>((resolve, reject) => {
+      ack.then((a) => {
+        if (!held && a.start.seqNum % 10 === 3) {
+          const h = {
+            ack: a,
+            resolve,
+            timer: setTimeout(() => {
+              if (held === h) held = undefined;
+              resolve(a);
+            }, 100),
+          };
+          held = h;
+          return;
+        }
+        const h = held;
+        if (!h) return resolve(a);
+        held = undefined;
+        clearTimeout(h.timer);
+        h.resolve(a);
+        resolve(h.ack);
+      }, reject);
+    });
 }

@@ -35,7 +35,12 @@ export class Janitor {
    * @param deleteGraceMs a deleted stream or basin keeps its `deleting` state at least this
    *   long before cleanup (deletion is asynchronous, §2.3 B6; clients see 409 for a while).
    */
-  constructor(private readonly store: Store, private readonly intervalMs: number, private readonly log: (msg: string) => void, private readonly deleteGraceMs = 1000) {
+  constructor(
+    private readonly store: Store,
+    private readonly intervalMs: number,
+    private readonly log: (msg: string) => void,
+    private readonly deleteGraceMs = 1000,
+  ) {
     store.onWork = () => void this.trigger();
   }
 
@@ -54,10 +59,16 @@ export class Janitor {
   /** Starts a sweep now (or once the running one ends); resolves when the current one ends. */
   trigger(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.running) { this.again = true; return this.running; }
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
     const run = this.runOnce().finally(() => {
       this.running = undefined;
-      if (this.again) { this.again = false; void this.trigger(); }
+      if (this.again) {
+        this.again = false;
+        void this.trigger();
+      }
     });
     this.running = run;
     return run;
@@ -72,13 +83,22 @@ export class Janitor {
   /** A deletion waiting out its grace period gets a sweep soon after it ends. */
   private retryLater(): void {
     if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; void this.trigger(); }, Math.min(this.intervalMs, 250));
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        void this.trigger();
+      },
+      Math.min(this.intervalMs, 250),
+    );
     this.retryTimer.unref();
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => { void this.periodic(); this.schedule(this.intervalMs); }, ms);
+    this.timer = setTimeout(() => {
+      void this.periodic();
+      this.schedule(this.intervalMs);
+    }, ms);
     this.timer.unref();
   }
 
@@ -103,7 +123,7 @@ export class Janitor {
         const basins = await this.store.catalog.listBasins("", after, PAGE);
         for (const b of basins) {
           if (this.stopped) return;
-          await this.sweepBasin(b.name, b.deletedAt !== null && this.graceOver(b.deletedAt) ? b.id ?? 0 : undefined);
+          await this.sweepBasin(b.name, b.deletedAt !== null && this.graceOver(b.deletedAt) ? (b.id ?? 0) : undefined);
         }
         if (basins.length < PAGE) break;
         after = basins[basins.length - 1]!.name;
@@ -130,7 +150,8 @@ export class Janitor {
       if (streams.length < PAGE) break;
       after = streams[streams.length - 1]!.name;
     }
-    if (removeId !== undefined) await this.store.meta.run(() => this.store.catalog.change({ op: "removeBasin", name: basin, id: removeId }));
+    if (removeId !== undefined)
+      await this.store.meta.run(() => this.store.catalog.change({ op: "removeBasin", name: basin, id: removeId }));
   }
 
   /** The stream's state: its live one on this node, or what is stored. */
@@ -161,7 +182,10 @@ export class Janitor {
       for (let want = 1; ; want = 64) {
         const heads = await log.batchHeads(meta.id, cut, want);
         const first = heads.find(live);
-        if (first) { cut = Math.max(cut, first.firstSeq); break; }
+        if (first) {
+          cut = Math.max(cut, first.firstSeq);
+          break;
+        }
         if (heads.length === 0) break;
         const last = heads[heads.length - 1]!;
         cut = Math.max(cut, last.firstSeq + last.count);
@@ -175,7 +199,11 @@ export class Janitor {
       if (removed > 0) this.store.meters.meter(meta.basin, meta.name, meta.id).storage -= removed;
     }
     const minAge = meta.config.delete_on_empty.min_age_secs;
-    if (minAge > 0 && (await log.batchHeads(meta.id, cut, 1)).length === 0 && state.lastArrival + minAge * 1000 <= now) {
+    if (
+      minAge > 0 &&
+      (await log.batchHeads(meta.id, cut, 1)).length === 0 &&
+      state.lastArrival + minAge * 1000 <= now
+    ) {
       await this.deleteIfStillEmpty(meta, state, minAge);
     }
   }
@@ -207,7 +235,17 @@ export class Janitor {
       if (seen.lastArrival + minAge * 1000 > Date.now()) return;
       const ifTail = { nextSeq: seen.nextSeq, lastArrival: seen.lastArrival };
       if (!this.store.shared) live?.markDeleting();
-      if (!(await this.store.catalog.change({ op: "deleteStream", basin: meta.basin, name: meta.name, id: meta.id, at: nowIso(), ifTail }))) return;
+      if (
+        !(await this.store.catalog.change({
+          op: "deleteStream",
+          basin: meta.basin,
+          name: meta.name,
+          id: meta.id,
+          at: nowIso(),
+          ifTail,
+        }))
+      )
+        return;
       if (live && live.id === meta.id) live.markDeleting();
       this.log(`delete-on-empty: stream ${meta.basin}/${meta.name} deleted`);
       this.store.onWork();
@@ -223,7 +261,8 @@ export class Janitor {
     }
     while ((await this.store.log.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)) === DELETE_CHUNK);
     await this.store.meta.run(async () => {
-      if (!(await this.store.catalog.change({ op: "removeStream", basin: meta.basin, name: meta.name, id: meta.id }))) return;
+      if (!(await this.store.catalog.change({ op: "removeStream", basin: meta.basin, name: meta.name, id: meta.id })))
+        return;
       if (live) this.store.forget(live);
       this.store.meters.dropped(meta.basin, meta.name, meta.id);
     });

@@ -65,7 +65,12 @@ export interface LiveStream {
  */
 export function refused(stream: Pick<LiveStream, "whenIdle">, error: unknown, chain?: Chain): Submitted {
   if (chain) chain.failed = true;
-  return { accepted: false, ack: stream.whenIdle().then(() => { throw error; }) };
+  return {
+    accepted: false,
+    ack: stream.whenIdle().then(() => {
+      throw error;
+    }),
+  };
 }
 
 /** What an append of a chain gets once an earlier one of it was refused. */

@@ -46,8 +46,11 @@ export class LocalStream implements LiveStream {
   readonly exact = true;
 
   constructor(
-    public meta: StreamMeta, state: StreamStateRecord, private readonly log: LocalLog,
-    private readonly onTrim: () => void = () => {}, private readonly rules: Sequencing = SEQUENCING,
+    public meta: StreamMeta,
+    state: StreamStateRecord,
+    private readonly log: LocalLog,
+    private readonly onTrim: () => void = () => {},
+    private readonly rules: Sequencing = SEQUENCING,
   ) {
     this.durable = { ...state };
     this.next = { ...state };
@@ -104,16 +107,29 @@ export class LocalStream implements LiveStream {
 
     const { records, state } = this.rules.sequence(this.next, this.meta.config, input, Date.now());
     this.next = state;
-    const batch: StoredBatch = { firstSeq: records[0]!.seqNum, arrival: state.lastArrival, lastTimestamp: state.lastTimestamp, records };
+    const batch: StoredBatch = {
+      firstSeq: records[0]!.seqNum,
+      arrival: state.lastArrival,
+      lastTimestamp: state.lastTimestamp,
+      records,
+    };
     let resolve!: (ack: AppendAck) => void;
     let reject!: (e: unknown) => void;
     let markSettled!: () => void;
-    const promise = new Promise<AppendAck>((res, rej) => { resolve = res; reject = rej; });
-    const settled = new Promise<void>((res) => { markSettled = res; });
+    const promise = new Promise<AppendAck>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const settled = new Promise<void>((res) => {
+      markSettled = res;
+    });
     const entry: Inflight = { batch, state, done: false, settled, resolve, reject, markSettled };
     this.inflight.push(entry);
     this.lastWrite = this.log.appendBatch(this.id, batch, state).then(
-      () => { entry.done = true; this.release(); },
+      () => {
+        entry.done = true;
+        this.release();
+      },
       (e: unknown) => this.fail(e, entry),
     );
     return { accepted: true, ack: promise };
@@ -168,8 +184,16 @@ export class LocalStream implements LiveStream {
   private fail(cause: unknown, entry: Inflight): void {
     if (!this.inflight.includes(entry)) return; // already failed with an earlier entry
     // A write refused before it reached the disk (507 storage_full) keeps its own answer.
-    const error = cause instanceof SvcError && cause.code === "storage_full" ? cause
-      : new SvcError({ code: "storage", message: `storage write failed: ${(cause as Error)?.message ?? cause}`, origin: "server", status: 500, cause });
+    const error =
+      cause instanceof SvcError && cause.code === "storage_full"
+        ? cause
+        : new SvcError({
+            code: "storage",
+            message: `storage write failed: ${(cause as Error)?.message ?? cause}`,
+            origin: "server",
+            status: 500,
+            cause,
+          });
     this.broken = error;
     for (const e of this.inflight.splice(0)) {
       e.reject(error);

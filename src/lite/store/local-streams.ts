@@ -14,7 +14,10 @@ export class LocalStreams implements StreamKind {
   private readonly log: LocalLog;
   private readonly rules = TEST_FAULT ? faultySequencing(TEST_FAULT) : SEQUENCING;
 
-  constructor(log: LocalLog, private readonly hooks: StreamHooks) {
+  constructor(
+    log: LocalLog,
+    private readonly hooks: StreamHooks,
+  ) {
     this.log = TEST_FAULT ? faultyLog(log, TEST_FAULT) : log;
   }
 
@@ -42,7 +45,9 @@ export class LocalStreams implements StreamKind {
     if (!last) return;
     const end = last.firstSeq + last.records.length;
     if (end > state.nextSeq) {
-      this.hooks.log(`recovery: stream ${meta.basin}/${meta.name} state tail ${state.nextSeq} is behind its data (${end}); using the data`);
+      this.hooks.log(
+        `recovery: stream ${meta.basin}/${meta.name} state tail ${state.nextSeq} is behind its data (${end}); using the data`,
+      );
       state.nextSeq = end;
       state.lastTimestamp = last.lastTimestamp;
     }

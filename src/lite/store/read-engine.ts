@@ -50,7 +50,12 @@ export class ReadCursor {
    * @param open the reader's view of a stored record (decryption, §8.8); it may throw
    *   `decryption_failed`. Limits count what the reader gets.
    */
-  static async open(stream: LiveStream, params: ReadParams, unary: boolean, open?: (r: SequencedRecord) => SequencedRecord): Promise<ReadCursor> {
+  static async open(
+    stream: LiveStream,
+    params: ReadParams,
+    unary: boolean,
+    open?: (r: SequencedRecord) => SequencedRecord,
+  ): Promise<ReadCursor> {
     const cursor = new ReadCursor(stream, params, unary, open);
     const start = await resolveStart(stream, params, cursor.canFollow);
     cursor.position = start.position;
@@ -58,7 +63,12 @@ export class ReadCursor {
     return cursor;
   }
 
-  private constructor(private readonly stream: LiveStream, params: ReadParams, unary: boolean, private readonly open?: (r: SequencedRecord) => SequencedRecord) {
+  private constructor(
+    private readonly stream: LiveStream,
+    params: ReadParams,
+    unary: boolean,
+    private readonly open?: (r: SequencedRecord) => SequencedRecord,
+  ) {
     validateReadParams(params);
     const bounded = params.count !== undefined || params.bytes !== undefined || params.until !== undefined;
     if (unary) {
@@ -93,7 +103,10 @@ export class ReadCursor {
           return { kind: "batch", batch };
         }
         if (this.ended) return { kind: "end" };
-        if (!this.canFollow) { this.ended = true; return { kind: "end" }; }
+        if (!this.canFollow) {
+          this.ended = true;
+          return { kind: "end" };
+        }
         this.follower = this.stream.follow(this.position);
         if (!this.follower) {
           // The tail moved meanwhile: catch up again, from the tail as it is now.
@@ -104,8 +117,14 @@ export class ReadCursor {
         return { kind: "following", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
       }
       const f = this.follower;
-      if (f.closed) { this.close(); throw f.closed; }
-      if (f.lagged) { this.close(); continue; } // fell behind: back to storage
+      if (f.closed) {
+        this.close();
+        throw f.closed;
+      }
+      if (f.lagged) {
+        this.close();
+        continue;
+      } // fell behind: back to storage
       const live = f.queue.shift();
       if (live) {
         const { records, full } = this.take(live.records, live.trimPoint);
@@ -158,20 +177,30 @@ export class ReadCursor {
         tailSeq = await this.tailNow();
         if (this.position >= tailSeq) break;
       }
-      const batches = this.takeCarry() ?? await this.stream.readBatches(this.position, want);
+      const batches = this.takeCarry() ?? (await this.stream.readBatches(this.position, want));
       if (batches.length === 0) {
         // Removed by trim or retention (shared: maybe by a trim past the tail this read knows).
-        if (!this.stream.exact && !refreshed) { refreshed = true; tailSeq = await this.tailNow(); continue; }
+        if (!this.stream.exact && !refreshed) {
+          refreshed = true;
+          tailSeq = await this.tailNow();
+          continue;
+        }
         this.position = tailSeq;
         break;
       }
       for (const b of batches) {
         // Past the tail: the end of the read, unless records are missing before it (a gap, below).
-        if (b.firstSeq >= tailSeq && (this.stream.exact || b.firstSeq <= this.position)) { this.position = tailSeq; break; }
+        if (b.firstSeq >= tailSeq && (this.stream.exact || b.firstSeq <= this.position)) {
+          this.position = tailSeq;
+          break;
+        }
         const count = storedCount(b);
         const end = b.firstSeq + count;
         if (end <= this.position) continue;
-        if (ageMs !== undefined && b.arrival + ageMs <= now) { this.position = end; continue; } // expired
+        if (ageMs !== undefined && b.arrival + ageMs <= now) {
+          this.position = end;
+          continue;
+        } // expired
         if (b.firstSeq > this.position) {
           // Where another node may have trimmed, a gap is a prefix removed while this read went
           // on: it starts again past it and the trim point now known, never with a hole, bounded
@@ -186,7 +215,11 @@ export class ReadCursor {
         }
         if (this.takeFrom(b, Math.min(count, tailSeq - b.firstSeq), out)) return this.finish(out, b);
       }
-      want = storedBatchesToRead(batches[batches.length - 1]!, Math.min(LIMITS.maxBatchRecords - out.count, this.remainingCount), Math.min(LIMITS.maxBatchBytes - out.bytes, this.remainingBytes));
+      want = storedBatchesToRead(
+        batches[batches.length - 1]!,
+        Math.min(LIMITS.maxBatchRecords - out.count, this.remainingCount),
+        Math.min(LIMITS.maxBatchBytes - out.bytes, this.remainingBytes),
+      );
     }
     return out.finish();
   }
@@ -205,7 +238,8 @@ export class ReadCursor {
       for (; i < to && !full; i++) {
         const size = wire.metered(i);
         const encoded = wire.encoded(i);
-        if (this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count, encoded, out.encoded) !== "ok") break;
+        if (this.admit(b.firstSeq + i, wire.timestamp(i), size, out.bytes, out.count, encoded, out.encoded) !== "ok")
+          break;
         out.count++;
         out.bytes += size;
         out.encoded += encoded;
@@ -258,7 +292,10 @@ export class ReadCursor {
     for (const stored of records) {
       if (stored.seqNum < this.position) continue;
       this.position = stored.seqNum;
-      if (stored.seqNum < trimPoint) { this.position++; continue; }
+      if (stored.seqNum < trimPoint) {
+        this.position++;
+        continue;
+      }
       const r = this.open ? this.open(stored) : stored;
       const size = meteredSize(r);
       const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
@@ -278,10 +315,30 @@ export class ReadCursor {
    * that would exceed `bytes` end the read; a full batch (1 MiB metered, 1000 records, or as
    * many encoded bytes as one session frame holds) only closes the batch.
    */
-  private admit(seqNum: number, timestamp: number, size: number, batchBytes: number, batchCount: number, encoded: number, batchEncoded: number): "ok" | "stop" | "batch-full" {
-    if (this.until !== undefined && timestamp >= this.until) { this.ended = true; return "stop"; }
-    if (size > this.remainingBytes) { this.ended = true; return "stop"; }
-    if (batchCount > 0 && (batchBytes + size > LIMITS.maxBatchBytes || batchCount >= LIMITS.maxBatchRecords || batchEncoded + encoded > MAX_READ_RECORD_BYTES)) return "batch-full";
+  private admit(
+    seqNum: number,
+    timestamp: number,
+    size: number,
+    batchBytes: number,
+    batchCount: number,
+    encoded: number,
+    batchEncoded: number,
+  ): "ok" | "stop" | "batch-full" {
+    if (this.until !== undefined && timestamp >= this.until) {
+      this.ended = true;
+      return "stop";
+    }
+    if (size > this.remainingBytes) {
+      this.ended = true;
+      return "stop";
+    }
+    if (
+      batchCount > 0 &&
+      (batchBytes + size > LIMITS.maxBatchBytes ||
+        batchCount >= LIMITS.maxBatchRecords ||
+        batchEncoded + encoded > MAX_READ_RECORD_BYTES)
+    )
+      return "batch-full";
     this.position = seqNum + 1;
     this.stream.meter.readRecords++;
     this.stream.meter.readBytes += size;

@@ -22,7 +22,11 @@ export interface ReadParams {
  * The position a read starts at, and the tail now when it had to be asked (-1 when not).
  * Throws 416 with the tail now; `canFollow`: a read that may wait at the tail is no 416 there.
  */
-export async function resolveStart(stream: LiveStream, p: { start?: ReadStart; clamp?: boolean }, canFollow: boolean): Promise<{ position: number; confirmed: number }> {
+export async function resolveStart(
+  stream: LiveStream,
+  p: { start?: ReadStart; clamp?: boolean },
+  canFollow: boolean,
+): Promise<{ position: number; confirmed: number }> {
   const start = p.start ?? { tailOffset: 0 };
   if ("seqNum" in start && start.seqNum < stream.known.nextSeq) return { position: start.seqNum, confirmed: -1 };
   const tail = await stream.tailNow();

@@ -4,7 +4,13 @@
  * state; a shared stream plans with it and the database applies the same rules to what is
  * stored (storage/pg/sequencer.ts).
  */
-import { FencingTokenMismatchError, SeqNumMismatchError, serverError, serverFail, type SvcError } from "../../errors.js";
+import {
+  FencingTokenMismatchError,
+  SeqNumMismatchError,
+  serverError,
+  serverFail,
+  type SvcError,
+} from "../../errors.js";
 import type { AppendInput, SequencedRecord } from "../../types.js";
 import { checkCommand, isCommandRecord } from "../../rules/commands.js";
 import type { ResolvedStreamConfig, StreamStateRecord } from "../storage/types.js";
@@ -13,7 +19,12 @@ import type { ResolvedStreamConfig, StreamStateRecord } from "../storage/types.j
 export interface Sequencing {
   checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined;
   checkTimestamps(config: ResolvedStreamConfig, input: AppendInput): SvcError | undefined;
-  sequence(state: StreamStateRecord, config: ResolvedStreamConfig, input: AppendInput, now: number): { records: SequencedRecord[]; state: StreamStateRecord };
+  sequence(
+    state: StreamStateRecord,
+    config: ResolvedStreamConfig,
+    input: AppendInput,
+    now: number,
+  ): { records: SequencedRecord[]; state: StreamStateRecord };
 }
 
 /**
@@ -21,8 +32,10 @@ export interface Sequencing {
  * match_seq_num against the next ASSIGNABLE position (in-flight appends included).
  */
 export function checkConditions(state: StreamStateRecord, input: AppendInput): SvcError | undefined {
-  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken) return new FencingTokenMismatchError(state.fencingToken);
-  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq) return new SeqNumMismatchError(state.nextSeq);
+  if (input.fencingToken !== undefined && input.fencingToken !== state.fencingToken)
+    return new FencingTokenMismatchError(state.fencingToken);
+  if (input.matchSeqNum !== undefined && input.matchSeqNum !== state.nextSeq)
+    return new SeqNumMismatchError(state.nextSeq);
   return undefined;
 }
 
@@ -38,7 +51,12 @@ export function checkTimestamps(config: ResolvedStreamConfig, input: AppendInput
  * uncapped, never below the previous maximum) and applies fence/trim in record order (§8.5:
  * trim point = min(p, own seq + 1), and it only moves forward).
  */
-export function sequence(state: StreamStateRecord, config: ResolvedStreamConfig, input: AppendInput, now: number): { records: SequencedRecord[]; state: StreamStateRecord } {
+export function sequence(
+  state: StreamStateRecord,
+  config: ResolvedStreamConfig,
+  input: AppendInput,
+  now: number,
+): { records: SequencedRecord[]; state: StreamStateRecord } {
   const { mode, uncapped } = config.timestamping;
   let prev = state.lastTimestamp;
   let token = state.fencingToken;
@@ -81,7 +99,11 @@ export function commandsOf(input: AppendInput): { index: number; fence?: string;
     if (!isCommandRecord(r)) return;
     const cmd = checkCommand(r, serverFail("invalid"));
     if (cmd.op === "fence") out.push({ index, fence: cmd.token });
-    else out.push({ index, trim: cmd.trimPoint > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(cmd.trimPoint) });
+    else
+      out.push({
+        index,
+        trim: cmd.trimPoint > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(cmd.trimPoint),
+      });
   });
   return out;
 }

@@ -57,7 +57,11 @@ export class SharedStream implements LiveStream {
   private last: Promise<void> = Promise.resolve();
   private readonly followers = new Set<Follower>();
 
-  constructor(public meta: StreamMeta, state: StreamStateRecord, private readonly deps: SharedDeps) {
+  constructor(
+    public meta: StreamMeta,
+    state: StreamStateRecord,
+    private readonly deps: SharedDeps,
+  ) {
     this.known = { ...state };
     this.deleting = meta.deletedAt !== null;
   }
@@ -79,8 +83,13 @@ export class SharedStream implements LiveStream {
     let resolve!: (ack: AppendAck) => void;
     let reject!: (e: unknown) => void;
     let markSettled!: () => void;
-    const ack = new Promise<AppendAck>((res, rej) => { resolve = res; reject = rej; });
-    const settled = new Promise<void>((res) => { markSettled = res; });
+    const ack = new Promise<AppendAck>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const settled = new Promise<void>((res) => {
+      markSettled = res;
+    });
     const bytes = input.records.reduce((n, r) => n + r.body.length + 16, 0);
     this.queue.push({ input, chain, bytes, resolve, reject, settled, markSettled });
     this.last = settled;
@@ -99,7 +108,8 @@ export class SharedStream implements LiveStream {
       while (this.queue.length > 0) {
         let n = 0;
         let size = 0;
-        while (n < this.queue.length && n < MAX_GROUP && (n === 0 || size + this.queue[n]!.bytes <= MAX_GROUP_BYTES)) size += this.queue[n++]!.bytes;
+        while (n < this.queue.length && n < MAX_GROUP && (n === 0 || size + this.queue[n]!.bytes <= MAX_GROUP_BYTES))
+          size += this.queue[n++]!.bytes;
         const group = this.queue.splice(0, n).filter((e) => {
           if (!e.chain?.failed && !this.deleting) return true;
           settle(e, e.chain?.failed ? notApplied() : deleting());
@@ -118,11 +128,23 @@ export class SharedStream implements LiveStream {
     let next = this.known.nextSeq;
     const planned: { plan: PlannedAppend; records: SequencedRecord[] }[] = group.map((e, k) => {
       // Timestamps planned from 0: the database raises them to the stored floor (sequencing.ts).
-      const { records, state } = sequence({ ...this.known, nextSeq: next, lastTimestamp: 0 }, this.meta.config, e.input, now);
-      const chain = e.chain ? (chains.get(e.chain) ?? chains.set(e.chain, chains.size + 1).get(e.chain)!) : MAX_GROUP + k + 1;
+      const { records, state } = sequence(
+        { ...this.known, nextSeq: next, lastTimestamp: 0 },
+        this.meta.config,
+        e.input,
+        now,
+      );
+      const chain = e.chain
+        ? (chains.get(e.chain) ?? chains.set(e.chain, chains.size + 1).get(e.chain)!)
+        : MAX_GROUP + k + 1;
       const plan: PlannedAppend = {
-        count: records.length, chain, matchSeqNum: e.input.matchSeqNum, fencingToken: e.input.fencingToken,
-        lastTimestamp: state.lastTimestamp, commands: commandsOf(e.input), plannedFirst: next,
+        count: records.length,
+        chain,
+        matchSeqNum: e.input.matchSeqNum,
+        fencingToken: e.input.fencingToken,
+        lastTimestamp: state.lastTimestamp,
+        commands: commandsOf(e.input),
+        plannedFirst: next,
         data: encodeBatch({ firstSeq: next, arrival: now, lastTimestamp: state.lastTimestamp, records }),
       };
       next += records.length;
@@ -130,14 +152,21 @@ export class SharedStream implements LiveStream {
     });
     let result: GroupResult;
     try {
-      result = await this.deps.log.append(this.id, planned.map((p) => p.plan), now);
+      result = await this.deps.log.append(
+        this.id,
+        planned.map((p) => p.plan),
+        now,
+      );
     } catch (e) {
       this.failGroup(group, e);
       return;
     }
     if (result.refused) {
       this.markDeleting();
-      const e = result.refused === "gone" ? serverError("stream_not_found", `stream ${this.meta.name} does not exist`) : deleting();
+      const e =
+        result.refused === "gone"
+          ? serverError("stream_not_found", `stream ${this.meta.name} does not exist`)
+          : deleting();
       for (const entry of group) settle(entry, e);
       return;
     }
@@ -157,12 +186,24 @@ export class SharedStream implements LiveStream {
     for (const entry of group) if (entry.chain) count.set(entry.chain, (count.get(entry.chain) ?? 0) + 1);
     for (const entry of group) {
       const several = entry.chain !== undefined && count.get(entry.chain)! > 1;
-      settle(entry, unknown && several ? new OutcomeUnknown(`the database may have stored these appends, but its answer was lost: ${(e as Error)?.message ?? e}`, e) : e);
+      settle(
+        entry,
+        unknown && several
+          ? new OutcomeUnknown(
+              `the database may have stored these appends, but its answer was lost: ${(e as Error)?.message ?? e}`,
+              e,
+            )
+          : e,
+      );
     }
   }
 
   /** Acks in order, live batches to followers, landed batches to the cache. */
-  private landed(group: Entry[], planned: { plan: PlannedAppend; records: SequencedRecord[] }[], result: GroupResult): void {
+  private landed(
+    group: Entry[],
+    planned: { plan: PlannedAppend; records: SequencedRecord[] }[],
+    result: GroupResult,
+  ): void {
     const tail = { seqNum: result.state.nextSeq, timestamp: result.state.lastTimestamp };
     let delivered = this.known.nextSeq;
     const cached: StoredBatch[] = [];
@@ -170,11 +211,20 @@ export class SharedStream implements LiveStream {
       const o = result.outcomes[k]!;
       if (!o.ok) return settle(e, refusal(o));
       const { plan, records: planRecords } = planned[k]!;
-      const records = planRecords.map((r, i) => ({ ...r, seqNum: o.firstSeq + i, timestamp: Math.max(o.timestampFloor, r.timestamp) }));
+      const records = planRecords.map((r, i) => ({
+        ...r,
+        seqNum: o.firstSeq + i,
+        timestamp: Math.max(o.timestampFloor, r.timestamp),
+      }));
       const end = o.firstSeq + records.length;
       cached.push(decodeLanded(o.firstSeq, plan.plannedFirst, o.timestampFloor, plan.data));
       if (o.firstSeq === delivered) {
-        for (const f of this.followers) f.push({ records, tail: { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, trimPoint: result.state.trimPoint });
+        for (const f of this.followers)
+          f.push({
+            records,
+            tail: { seqNum: end, timestamp: records[records.length - 1]!.timestamp },
+            trimPoint: result.state.trimPoint,
+          });
         delivered = end;
       }
       const bytes = meteredBatchSize(records);
@@ -183,14 +233,19 @@ export class SharedStream implements LiveStream {
       m.appendRecords += records.length;
       m.appendBytes += bytes;
       m.storage += bytes;
-      e.resolve({ start: { seqNum: o.firstSeq, timestamp: records[0]!.timestamp }, end: { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, tail });
+      e.resolve({
+        start: { seqNum: o.firstSeq, timestamp: records[0]!.timestamp },
+        end: { seqNum: end, timestamp: records[records.length - 1]!.timestamp },
+        tail,
+      });
       e.markSettled();
     });
     this.deps.cache.put(this.id, cached);
     // What this node knows only moves forward: a read of the stored state may have told it of
     // later appends (through other nodes) before this group's answer came.
     if (result.state.nextSeq <= this.known.nextSeq) return;
-    if (delivered >= result.state.nextSeq) this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
+    if (delivered >= result.state.nextSeq)
+      this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
     else this.observe(result.state);
   }
 
@@ -202,7 +257,13 @@ export class SharedStream implements LiveStream {
     if (stored.nextSeq < this.known.nextSeq) return;
     if (stored.trimPoint > this.known.trimPoint) this.deps.onTrim();
     const moved = stored.nextSeq > this.known.nextSeq;
-    this.known = { nextSeq: stored.nextSeq, lastTimestamp: stored.lastTimestamp, fencingToken: stored.fencingToken, trimPoint: Math.max(stored.trimPoint, this.known.trimPoint), lastArrival: stored.lastArrival };
+    this.known = {
+      nextSeq: stored.nextSeq,
+      lastTimestamp: stored.lastTimestamp,
+      fencingToken: stored.fencingToken,
+      trimPoint: Math.max(stored.trimPoint, this.known.trimPoint),
+      lastArrival: stored.lastArrival,
+    };
     if (moved) for (const f of this.followers) f.lag();
   }
 

@@ -21,7 +21,10 @@ const MAX_QUERIES = 2;
 
 /** Reads stored states, sharing queries between concurrent reads. */
 class TailReader {
-  private waiting = new Map<number, { resolve: (s: StoredState | undefined) => void; reject: (e: unknown) => void }[]>();
+  private waiting = new Map<
+    number,
+    { resolve: (s: StoredState | undefined) => void; reject: (e: unknown) => void }[]
+  >();
   private running = 0;
 
   constructor(private readonly backend: SharedBackend) {}
@@ -40,13 +43,20 @@ class TailReader {
       const batch = this.waiting;
       this.waiting = new Map();
       this.running++;
-      this.backend.log.states([...batch.keys()]).then(
-        (found) => { for (const [id, list] of batch) for (const w of list) w.resolve(found.get(id)); },
-        (e: unknown) => { for (const list of batch.values()) for (const w of list) w.reject(e); },
-      ).finally(() => {
-        this.running--;
-        this.pump();
-      });
+      this.backend.log
+        .states([...batch.keys()])
+        .then(
+          (found) => {
+            for (const [id, list] of batch) for (const w of list) w.resolve(found.get(id));
+          },
+          (e: unknown) => {
+            for (const list of batch.values()) for (const w of list) w.reject(e);
+          },
+        )
+        .finally(() => {
+          this.running--;
+          this.pump();
+        });
     }
   }
 }
@@ -55,7 +65,11 @@ export class SharedStreams implements StreamKind {
   private readonly tails: TailReader;
   private readonly cache: BatchCache;
 
-  constructor(private readonly backend: SharedBackend, private readonly hooks: StreamHooks, cacheBytes = 64 << 20) {
+  constructor(
+    private readonly backend: SharedBackend,
+    private readonly hooks: StreamHooks,
+    cacheBytes = 64 << 20,
+  ) {
     this.tails = new TailReader(backend);
     this.cache = new BatchCache(cacheBytes);
     backend.cluster.watch((h) => this.onHint(h));
@@ -65,7 +79,9 @@ export class SharedStreams implements StreamKind {
     const state = await this.tails.read(meta.id);
     if (!state) throw serverError("stream_not_found", `stream ${meta.name} does not exist`);
     return new SharedStream(meta, state, {
-      log: this.backend.log, cache: this.cache, onTrim: this.hooks.onTrim,
+      log: this.backend.log,
+      cache: this.cache,
+      onTrim: this.hooks.onTrim,
       readState: (id) => this.tails.read(id),
     });
   }
@@ -95,19 +111,28 @@ export class SharedStreams implements StreamKind {
       for (const s of loaded) if (!wanted || wanted.has(s.id)) this.refresh(s);
     } else if (h.kind === "meta") {
       for (const s of loaded) {
-        if (h.basin !== undefined && (s.meta.basin !== h.basin || (h.name !== undefined && s.meta.name !== h.name))) continue;
-        void Promise.resolve(this.check(s)).then((v) => { if (v === "gone") this.hooks.forget(s); }, (e: unknown) => this.hooks.log(`could not re-read ${s.meta.basin}/${s.meta.name}: ${(e as Error).message}`));
+        if (h.basin !== undefined && (s.meta.basin !== h.basin || (h.name !== undefined && s.meta.name !== h.name)))
+          continue;
+        void Promise.resolve(this.check(s)).then(
+          (v) => {
+            if (v === "gone") this.hooks.forget(s);
+          },
+          (e: unknown) => this.hooks.log(`could not re-read ${s.meta.basin}/${s.meta.name}: ${(e as Error).message}`),
+        );
       }
     }
   }
 
   private refresh(s: SharedStream): void {
-    this.tails.read(s.id).then((state) => {
-      if (!state) {
-        s.markDeleting();
-        this.hooks.forget(s);
-      } else if (!state.live) s.markDeleting();
-      else s.observe(state);
-    }, () => undefined); // the next poll tries again
+    this.tails.read(s.id).then(
+      (state) => {
+        if (!state) {
+          s.markDeleting();
+          this.hooks.forget(s);
+        } else if (!state.live) s.markDeleting();
+        else s.observe(state);
+      },
+      () => undefined,
+    ); // the next poll tries again
   }
 }

@@ -20,7 +20,6 @@ import { SharedStreams } from "./shared-streams.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
-
 export function streamKey(basin: string, name: string): string {
   return `${basin}\u0000${name}`;
 }
@@ -39,11 +38,19 @@ export class Store {
   meters: Meters = NO_METERS;
   private recorder: MetricsRecorder | undefined;
 
-  constructor(readonly backend: Backend, private readonly logLine: (msg: string) => void = () => {}) {
+  constructor(
+    readonly backend: Backend,
+    private readonly logLine: (msg: string) => void = () => {},
+  ) {
     this.catalog = backend.catalog;
     this.log = backend.log;
     this.tokens = tokenBook(this.catalog);
-    const hooks = { onTrim: () => this.onWork(), loaded: () => this.states.values(), forget: (s: LiveStream) => this.forget(s), log: logLine };
+    const hooks = {
+      onTrim: () => this.onWork(),
+      loaded: () => this.states.values(),
+      forget: (s: LiveStream) => this.forget(s),
+      log: logLine,
+    };
     this.kind = backend.kind === "local" ? new LocalStreams(backend.log, hooks) : new SharedStreams(backend, hooks);
   }
 
@@ -84,9 +91,14 @@ export class Store {
    * auto-created and may throw to refuse the request first (§10.3: a rejected request never
    * creates a stream), e.g. for a key its cipher needs, or set its config (the request's).
    */
-  async stream(basin: string, name: string, autoCreate: AutoCreate, admit?: (meta: StreamMeta) => void): Promise<LiveStream> {
+  async stream(
+    basin: string,
+    name: string,
+    autoCreate: AutoCreate,
+    admit?: (meta: StreamMeta) => void,
+  ): Promise<LiveStream> {
     const hit = this.states.get(streamKey(basin, name));
-    const verdict = hit && await this.kind.check(hit);
+    const verdict = hit && (await this.kind.check(hit));
     if (hit && verdict === "ok") {
       if (hit.deleting) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
       return hit;
@@ -106,18 +118,29 @@ export class Store {
     });
   }
 
-  private async autoCreate(basin: string, name: string, mode: AutoCreate, admit?: (meta: StreamMeta) => void): Promise<StreamMeta> {
+  private async autoCreate(
+    basin: string,
+    name: string,
+    mode: AutoCreate,
+    admit?: (meta: StreamMeta) => void,
+  ): Promise<StreamMeta> {
     for (let attempt = 0; ; attempt++) {
       const b = await this.catalog.getBasin(basin);
       if (!b) throw serverError("basin_not_found", `basin ${basin} does not exist`);
-      const allowed = mode === "append" ? b.config.create_stream_on_append : mode === "read" ? b.config.create_stream_on_read : false;
+      const allowed =
+        mode === "append" ? b.config.create_stream_on_append : mode === "read" ? b.config.create_stream_on_read : false;
       if (!allowed) throw serverError("stream_not_found", `stream ${name} does not exist`);
       if (b.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${basin} is being deleted`);
       const createdMs = Date.now();
       const meta: StreamMeta = {
-        basin, name, id: await this.catalog.newId(),
+        basin,
+        name,
+        id: await this.catalog.newId(),
         config: resolveStreamConfig({}, b.config.default_stream_config),
-        createdAt: nowIso(createdMs), deletedAt: null, requestKey: null, rev: 0,
+        createdAt: nowIso(createdMs),
+        deletedAt: null,
+        requestKey: null,
+        rev: 0,
       };
       if (b.config.stream_cipher) meta.cipher = b.config.stream_cipher;
       admit?.(meta);
@@ -125,7 +148,11 @@ export class Store {
       // Another node created it (use theirs), or the basin changed meanwhile (judge again).
       const theirs = await this.catalog.getStream(basin, name);
       if (theirs) return theirs;
-      if (attempt >= 3) throw serverError("transaction_conflict", `stream ${name} could not be created: its basin keeps changing; retry`);
+      if (attempt >= 3)
+        throw serverError(
+          "transaction_conflict",
+          `stream ${name} could not be created: its basin keeps changing; retry`,
+        );
     }
   }
 

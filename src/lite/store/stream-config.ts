@@ -11,8 +11,6 @@ import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../type
 import type { StreamCipher } from "../crypto/record-cipher.js";
 import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 
-
-
 /** A reconfiguration: absent = keep, null = reset, value = set (per nested field too). */
 export interface StreamReconfig {
   storage_class?: StorageClass | null;
@@ -20,7 +18,6 @@ export interface StreamReconfig {
   timestamping?: { mode?: TimestampingMode | null; uncapped?: boolean | null } | null;
   delete_on_empty?: { min_age_secs?: number | null } | null;
 }
-
 
 export interface BasinReconfig {
   default_stream_config?: StreamReconfig | null;
@@ -43,7 +40,10 @@ export const DEFAULT_BASIN_CONFIG: StoredBasinConfig = {
 };
 
 /** Resolves a requested partial config against basin defaults, then system defaults. */
-export function resolveStreamConfig(requested: PartialStreamConfig, basinDefaults: PartialStreamConfig | null): ResolvedStreamConfig {
+export function resolveStreamConfig(
+  requested: PartialStreamConfig,
+  basinDefaults: PartialStreamConfig | null,
+): ResolvedStreamConfig {
   const d = basinDefaults ?? {};
   const s = SYSTEM_STREAM_DEFAULTS;
   return {
@@ -54,27 +54,47 @@ export function resolveStreamConfig(requested: PartialStreamConfig, basinDefault
       uncapped: requested.timestamping?.uncapped ?? d.timestamping?.uncapped ?? s.timestamping.uncapped,
     },
     delete_on_empty: {
-      min_age_secs: requested.delete_on_empty?.min_age_secs ?? d.delete_on_empty?.min_age_secs ?? s.delete_on_empty.min_age_secs,
+      min_age_secs:
+        requested.delete_on_empty?.min_age_secs ?? d.delete_on_empty?.min_age_secs ?? s.delete_on_empty.min_age_secs,
     },
   };
 }
 
 /** Applies a reconfiguration to a resolved stream config; null resets to the basin/system default. */
-export function reconfigureStream(current: ResolvedStreamConfig, r: StreamReconfig, basinDefaults: PartialStreamConfig | null): ResolvedStreamConfig {
+export function reconfigureStream(
+  current: ResolvedStreamConfig,
+  r: StreamReconfig,
+  basinDefaults: PartialStreamConfig | null,
+): ResolvedStreamConfig {
   const fallback = resolveStreamConfig({}, basinDefaults);
-  const pick = <T>(value: T | null | undefined, keep: T, reset: T): T => (value === undefined ? keep : value === null ? reset : value);
+  const pick = <T>(value: T | null | undefined, keep: T, reset: T): T =>
+    value === undefined ? keep : value === null ? reset : value;
   const ts = r.timestamping;
   const doe = r.delete_on_empty;
   return {
     storage_class: pick(r.storage_class, current.storage_class, fallback.storage_class),
     retention_policy: pick(r.retention_policy, current.retention_policy, fallback.retention_policy),
-    timestamping: ts === undefined ? current.timestamping : ts === null ? fallback.timestamping : {
-      mode: pick(ts.mode, current.timestamping.mode, fallback.timestamping.mode),
-      uncapped: pick(ts.uncapped, current.timestamping.uncapped, fallback.timestamping.uncapped),
-    },
-    delete_on_empty: doe === undefined ? current.delete_on_empty : doe === null ? fallback.delete_on_empty : {
-      min_age_secs: pick(doe.min_age_secs, current.delete_on_empty.min_age_secs, fallback.delete_on_empty.min_age_secs),
-    },
+    timestamping:
+      ts === undefined
+        ? current.timestamping
+        : ts === null
+          ? fallback.timestamping
+          : {
+              mode: pick(ts.mode, current.timestamping.mode, fallback.timestamping.mode),
+              uncapped: pick(ts.uncapped, current.timestamping.uncapped, fallback.timestamping.uncapped),
+            },
+    delete_on_empty:
+      doe === undefined
+        ? current.delete_on_empty
+        : doe === null
+          ? fallback.delete_on_empty
+          : {
+              min_age_secs: pick(
+                doe.min_age_secs,
+                current.delete_on_empty.min_age_secs,
+                fallback.delete_on_empty.min_age_secs,
+              ),
+            },
   };
 }
 
@@ -134,7 +154,9 @@ export function retentionMs(config: ResolvedStreamConfig): number | undefined {
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
   if (v !== null && typeof v === "object") {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
   }
   return JSON.stringify(v);

@@ -28,7 +28,13 @@ async function liveStream(store: Store, basin: string, name: string): Promise<St
 }
 
 /** B1. Cloud's 404 for a missing basin is the recommended behaviour (§2.3). */
-export function listStreams(store: Store, basin: string, prefix: string, startAfter: string, limit: number): Promise<{ streams: StreamMeta[]; hasMore: boolean }> {
+export function listStreams(
+  store: Store,
+  basin: string,
+  prefix: string,
+  startAfter: string,
+  limit: number,
+): Promise<{ streams: StreamMeta[]; hasMore: boolean }> {
   return store.meta.run(async () => {
     if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
     const page = await store.catalog.listStreams(basin, prefix, startAfter, limit + 1);
@@ -48,27 +54,51 @@ export async function checkStreamExists(store: Store, basin: string, name: strin
 }
 
 /** Creates the stream when its basin is live and the name free; undefined when either changed. */
-async function create(store: Store, basin: BasinMeta, name: string, key: string | null, config: StreamMeta["config"]): Promise<StreamMeta | undefined> {
+async function create(
+  store: Store,
+  basin: BasinMeta,
+  name: string,
+  key: string | null,
+  config: StreamMeta["config"],
+): Promise<StreamMeta | undefined> {
   const createdMs = Date.now();
-  const meta: StreamMeta = { basin: basin.name, name, id: await store.catalog.newId(), config, createdAt: nowIso(createdMs), deletedAt: null, requestKey: key, rev: 0 };
+  const meta: StreamMeta = {
+    basin: basin.name,
+    name,
+    id: await store.catalog.newId(),
+    config,
+    createdAt: nowIso(createdMs),
+    deletedAt: null,
+    requestKey: key,
+    rev: 0,
+  };
   if (basin.config.stream_cipher) meta.cipher = basin.config.stream_cipher;
   return (await store.catalog.change({ op: "createStream", meta, state: initialState(createdMs) })) ? meta : undefined;
 }
 
 /** B2: POST create, idempotent with the same svc-request-token and requested config. */
-export function createStream(store: Store, basin: string, name: string, requested: PartialStreamConfig, token: string | undefined): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
+export function createStream(
+  store: Store,
+  basin: string,
+  name: string,
+  requested: PartialStreamConfig,
+  token: string | undefined,
+): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
   const key = token === undefined ? null : requestKey(token, requested);
-  return store.meta.run(() => judged(`stream ${name}`, async () => {
-    const b = await activeBasin(store, basin);
-    const existing = await store.catalog.getStream(basin, name);
-    if (existing) {
-      if (existing.deletedAt !== null) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
-      if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" as const };
-      throw serverError("resource_already_exists", `stream ${name} already exists`);
-    }
-    const meta = await create(store, b, name, key, resolveStreamConfig(requested, b.config.default_stream_config));
-    return meta && { meta, result: "created" as const };
-  }));
+  return store.meta.run(() =>
+    judged(`stream ${name}`, async () => {
+      const b = await activeBasin(store, basin);
+      const existing = await store.catalog.getStream(basin, name);
+      if (existing) {
+        if (existing.deletedAt !== null)
+          throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
+        if (key !== null && existing.requestKey === key) return { meta: existing, result: "noop" as const };
+        throw serverError("resource_already_exists", `stream ${name} already exists`);
+      }
+      const meta = await create(store, b, name, key, resolveStreamConfig(requested, b.config.default_stream_config));
+      return meta && { meta, result: "created" as const };
+    }),
+  );
 }
 
 /**
@@ -76,26 +106,44 @@ export function createStream(store: Store, basin: string, name: string, requeste
  * `authorize` is told which of the two it is (§9.2) under the mutex, from the same read the
  * change is made on: a create-only token cannot reconfigure a stream created meanwhile.
  */
-export function ensureStream(store: Store, basin: string, name: string, reconfig: StreamReconfig, authorize: (op: "create-stream" | "reconfigure-stream") => void): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
-  return store.meta.run(() => judged(`stream ${name}`, async () => {
-    const b = await activeBasin(store, basin);
-    const existing = await store.catalog.getStream(basin, name);
-    authorize(existing ? "reconfigure-stream" : "create-stream");
-    if (existing?.deletedAt) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
-    const defaults = b.config.default_stream_config;
-    if (!existing) {
-      const meta = await create(store, b, name, null, reconfigureStream(resolveStreamConfig({}, defaults), reconfig, defaults));
-      return meta && { meta, result: "created" as const };
-    }
-    const config = reconfigureStream(existing.config, reconfig, defaults);
-    if (canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" as const };
-    const meta = await applyConfig(store, existing, config);
-    return meta && { meta, result: "updated" as const };
-  }));
+export function ensureStream(
+  store: Store,
+  basin: string,
+  name: string,
+  reconfig: StreamReconfig,
+  authorize: (op: "create-stream" | "reconfigure-stream") => void,
+): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
+  return store.meta.run(() =>
+    judged(`stream ${name}`, async () => {
+      const b = await activeBasin(store, basin);
+      const existing = await store.catalog.getStream(basin, name);
+      authorize(existing ? "reconfigure-stream" : "create-stream");
+      if (existing?.deletedAt) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
+      const defaults = b.config.default_stream_config;
+      if (!existing) {
+        const meta = await create(
+          store,
+          b,
+          name,
+          null,
+          reconfigureStream(resolveStreamConfig({}, defaults), reconfig, defaults),
+        );
+        return meta && { meta, result: "created" as const };
+      }
+      const config = reconfigureStream(existing.config, reconfig, defaults);
+      if (canonicalJson(existing.config) === canonicalJson(config)) return { meta: existing, result: "noop" as const };
+      const meta = await applyConfig(store, existing, config);
+      return meta && { meta, result: "updated" as const };
+    }),
+  );
 }
 
 /** Stores a new config made from `existing`; undefined when the stream changed meanwhile. */
-async function applyConfig(store: Store, existing: StreamMeta, config: StreamMeta["config"]): Promise<StreamMeta | undefined> {
+async function applyConfig(
+  store: Store,
+  existing: StreamMeta,
+  config: StreamMeta["config"],
+): Promise<StreamMeta | undefined> {
   if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
   const rev = existing.rev ?? 0;
   if (!(await store.catalog.change({ op: "updateStream", meta: { ...existing, config }, rev }))) return undefined;
@@ -107,29 +155,46 @@ async function applyConfig(store: Store, existing: StreamMeta, config: StreamMet
 }
 
 /** B5: PATCH. */
-export function reconfigureStreamOp(store: Store, basin: string, name: string, reconfig: StreamReconfig): Promise<StreamMeta> {
-  return store.meta.run(() => judged(`stream ${name}`, async () => {
-    const existing = await liveStream(store, basin, name);
-    const b = await store.catalog.getBasin(basin);
-    return applyConfig(store, existing, reconfigureStream(existing.config, reconfig, b?.config.default_stream_config ?? null));
-  }));
+export function reconfigureStreamOp(
+  store: Store,
+  basin: string,
+  name: string,
+  reconfig: StreamReconfig,
+): Promise<StreamMeta> {
+  return store.meta.run(() =>
+    judged(`stream ${name}`, async () => {
+      const existing = await liveStream(store, basin, name);
+      const b = await store.catalog.getBasin(basin);
+      return applyConfig(
+        store,
+        existing,
+        reconfigureStream(existing.config, reconfig, b?.config.default_stream_config ?? null),
+      );
+    }),
+  );
 }
 
 /** B6: DELETE seals the stream at once; the janitor removes the records, then the name. */
 export function deleteStream(store: Store, basin: string, name: string): Promise<void> {
-  return store.meta.run(() => judged(`stream ${name}`, async () => {
-    const s = await store.catalog.getStream(basin, name);
-    if (!s) {
-      if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
-      throw serverError("stream_not_found", `stream ${name} does not exist`);
-    }
-    if (s.deletedAt !== null) return true;
-    const live = store.loaded(basin, name);
-    // This node alone appends to a local stream: it stops taking appends before the write.
-    if (!store.shared && live?.id === s.id) live.markDeleting();
-    if (!(await store.catalog.change({ op: "deleteStream", basin, name, id: s.id, at: nowIso() }))) return undefined;
-    if (live?.id === s.id) live.markDeleting();
-    store.onWork();
-    return true;
-  })).then(() => undefined);
+  return store.meta
+    .run(() =>
+      judged(`stream ${name}`, async () => {
+        const s = await store.catalog.getStream(basin, name);
+        if (!s) {
+          if (!(await store.catalog.getBasin(basin)))
+            throw serverError("basin_not_found", `basin ${basin} does not exist`);
+          throw serverError("stream_not_found", `stream ${name} does not exist`);
+        }
+        if (s.deletedAt !== null) return true;
+        const live = store.loaded(basin, name);
+        // This node alone appends to a local stream: it stops taking appends before the write.
+        if (!store.shared && live?.id === s.id) live.markDeleting();
+        if (!(await store.catalog.change({ op: "deleteStream", basin, name, id: s.id, at: nowIso() })))
+          return undefined;
+        if (live?.id === s.id) live.markDeleting();
+        store.onWork();
+        return true;
+      }),
+    )
+    .then(() => undefined);
 }

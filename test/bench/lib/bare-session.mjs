@@ -51,7 +51,9 @@ async function append() {
   const req = conn.request({ ":method": "POST", ":path": `/v1/streams/${stream}/records`, ...headers });
   let acks = 0;
   const acked = new Promise((resolve, reject) => {
-    frames(req, () => { if (++acks === Number(inputs)) resolve(); });
+    frames(req, () => {
+      if (++acks === Number(inputs)) resolve();
+    });
     req.on("error", reject);
     req.on("end", () => reject(new Error(`session ended after ${acks} of ${inputs} acks`)));
   });
@@ -70,15 +72,22 @@ async function read() {
   const req = conn.request({ ":path": `/v1/streams/${stream}/records?seq_num=0&wait=0`, ...headers });
   let bytes = 0;
   await new Promise((resolve, reject) => {
-    req.on("response", (h) => { if (h[":status"] !== 200) reject(new Error(`status ${h[":status"]}`)); });
-    frames(req, (length) => { bytes += length; });
+    req.on("response", (h) => {
+      if (h[":status"] !== 200) reject(new Error(`status ${h[":status"]}`));
+    });
+    frames(req, (length) => {
+      bytes += length;
+    });
     req.on("end", resolve);
     req.on("error", reject);
   });
   if (bytes === 0) throw new Error("read nothing");
 }
 
-(mode === "append" ? append() : read()).then(() => conn.close(), (e) => {
-  console.error(e.message);
-  process.exit(1);
-});
+(mode === "append" ? append() : read()).then(
+  () => conn.close(),
+  (e) => {
+    console.error(e.message);
+    process.exit(1);
+  },
+);

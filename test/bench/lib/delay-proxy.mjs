@@ -43,7 +43,10 @@ function preciseTimers() {
   const thread = new Worker(CLOCK_THREAD, { eval: true, workerData: shared });
   thread.unref();
   const pending = [];
-  const now = () => { const [sec, ns] = process.hrtime(); return sec * 1e3 + ns / 1e6; };
+  const now = () => {
+    const [sec, ns] = process.hrtime();
+    return sec * 1e3 + ns / 1e6;
+  };
   const arm = () => {
     const next = pending.length > 0 ? pending[0].at : Infinity;
     if (next === deadline[0]) return;
@@ -98,7 +101,9 @@ function pipeDelayed(from, to, delayMs, timers) {
     if (queued >= 8 << 20) from.pause();
     timer ??= timers.after(Math.max(0, queue[0].at - performance.now()), flush);
   });
-  from.on("end", () => { if (queue.length === 0 && !to.destroyed) to.end(); });
+  from.on("end", () => {
+    if (queue.length === 0 && !to.destroyed) to.end();
+  });
 }
 
 /**
@@ -115,8 +120,15 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.setNoDelay(true);
-      s.on("error", () => { client.destroy(); upstream.destroy(); });
-      s.on("close", () => { sockets.delete(s); client.destroy(); upstream.destroy(); });
+      s.on("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+      s.on("close", () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
     }
     pipeDelayed(client, upstream, () => delay, timers);
     pipeDelayed(upstream, client, () => delay, timers);
@@ -124,7 +136,9 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
     port: server.address().port,
-    setDelay(ms) { delay = ms; },
+    setDelay(ms) {
+      delay = ms;
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise((r) => server.close(r));
@@ -140,7 +154,9 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
  */
 export async function startDelayProxyProcess(targetPort, delayMs, targetHost = "127.0.0.1") {
   const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [import.meta.filename, String(targetPort), String(delayMs), targetHost], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [import.meta.filename, String(targetPort), String(delayMs), targetHost], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {

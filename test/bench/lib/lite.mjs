@@ -13,7 +13,10 @@ export async function startBenchLite(extraArgs = [], childEnv = {}) {
   const data = extraArgs.includes("--storage") ? [] : ["--data-dir", join(dir, "data")];
   // BENCH_LITE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the server (NODE_OPTIONS may not).
   const nodeArgs = (process.env.BENCH_LITE_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, BIN, "lite", "--port", "0", ...data, ...extraArgs], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...childEnv } });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, "lite", "--port", "0", ...data, ...extraArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...childEnv },
+  });
   let out = "";
   let err = "";
   child.stderr.on("data", (d) => (err += d));

@@ -8,7 +8,16 @@
  * dir's parent must then be readable by it. The temp dir's name does not start with `svc-`:
  * the tmp-leftover sweep of a concurrent test run would remove it.
  */
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -66,11 +75,22 @@ export async function sweepOrphans() {
     let server;
     try {
       server = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
-    } catch { /* never started, or stopped cleanly */ }
+    } catch {
+      /* never started, or stopped cleanly */
+    }
     if (server > 0 && alive(server) && isPostgres(server)) {
-      try { process.kill(server, "SIGINT"); } catch { /* gone meanwhile */ }
+      try {
+        process.kill(server, "SIGINT");
+      } catch {
+        /* gone meanwhile */
+      }
       for (let i = 0; i < 100 && alive(server); i++) await new Promise((r) => setTimeout(r, 100));
-      if (alive(server)) try { process.kill(server, "SIGKILL"); } catch { /* gone */ }
+      if (alive(server))
+        try {
+          process.kill(server, "SIGKILL");
+        } catch {
+          /* gone */
+        }
     }
     rmSync(dir, { recursive: true, force: true });
   }
@@ -119,11 +139,19 @@ export async function startPostgres(flags = []) {
   const port = await freePort();
   const logs = [];
   const server = new EmbeddedPostgres({
-    databaseDir: join(parent, "data"), port, user: PG_USER, password: PG_PASSWORD, persistent: true, // the data dir goes with its parent in stop(); halt() keeps it
+    databaseDir: join(parent, "data"),
+    port,
+    user: PG_USER,
+    password: PG_PASSWORD,
+    persistent: true, // the data dir goes with its parent in stop(); halt() keeps it
     createPostgresUser: true,
     postgresFlags: ["-c", "max_connections=400", "-c", "listen_addresses=127.0.0.1", ...flags],
-    onLog: (m) => { logs.push(String(m)); },
-    onError: (m) => { logs.push(String(m)); },
+    onLog: (m) => {
+      logs.push(String(m));
+    },
+    onError: (m) => {
+      logs.push(String(m));
+    },
   });
   try {
     await server.initialise();

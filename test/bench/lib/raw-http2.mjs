@@ -17,7 +17,10 @@ export async function rawHttp2({ totalBytes, chunkBytes = 64 * 1024 }) {
     if (headers[":path"] === "/up") {
       let n = 0;
       stream.on("data", (d) => (n += d.length));
-      stream.on("end", () => { stream.respond({ ":status": 200 }); stream.end(String(n)); });
+      stream.on("end", () => {
+        stream.respond({ ":status": 200 });
+        stream.end(String(n));
+      });
       return;
     }
     stream.respond({ ":status": 200 });
@@ -53,7 +56,9 @@ export async function rawHttp2({ totalBytes, chunkBytes = 64 * 1024 }) {
       const child = spawn(process.execPath, ["-e", client], { stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
       child.stdout.on("data", (d) => (out += d));
-      child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`raw http2 client exited ${code}`))));
+      child.on("close", (code) =>
+        code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`raw http2 client exited ${code}`)),
+      );
     });
     return { uploadMiBs: totalBytes / MIB / secs.up, downloadMiBs: totalBytes / MIB / secs.down };
   } finally {

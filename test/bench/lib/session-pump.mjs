@@ -11,7 +11,10 @@ export async function pump(stream, until, depth = 8) {
   let acked = 0;
   const inflight = new Set();
   while (performance.now() < until) {
-    const p = session.append(batch100).then(() => { acked += 100; inflight.delete(p); });
+    const p = session.append(batch100).then(() => {
+      acked += 100;
+      inflight.delete(p);
+    });
     inflight.add(p);
     if (inflight.size >= depth) await Promise.race(inflight);
   }

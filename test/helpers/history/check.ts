@@ -50,22 +50,33 @@ export function checkHistory(h: History): CheckResult {
   const streams = [...new Set([...h.ops.map((o) => o.stream), ...Object.keys(h.final)])];
   for (const s of streams) {
     const final = h.final[s];
-    if (!final) { report("final", `stream ${s} has ops but no final read`); continue; }
-    const view = buildView(s, h.ops.filter((o) => o.stream === s), final, report);
+    if (!final) {
+      report("final", `stream ${s} has ops but no final read`);
+      continue;
+    }
+    const view = buildView(
+      s,
+      h.ops.filter((o) => o.stream === s),
+      final,
+      report,
+    );
     checkFinal(view, report);
     checkAppends(view, report);
     checkRealTime(view, report, asyncTrims(h));
     checkReads(view, report, asyncTrims(h));
     checkTrim(view, report);
   }
-  for (const [check, n] of count) if (n > MAX_PER_CHECK) violations.push({ check, message: `… and ${n - MAX_PER_CHECK} more` });
+  for (const [check, n] of count)
+    if (n > MAX_PER_CHECK) violations.push({ check, message: `… and ${n - MAX_PER_CHECK} more` });
   const appends = h.ops.filter((o): o is AppendOp => o.kind === "append");
   const acked = appends.filter((a) => a.outcome === "ok");
   return {
     ok: violations.length === 0,
     violations,
     stats: {
-      ops: h.ops.length, appends: appends.length, acked: acked.length,
+      ops: h.ops.length,
+      appends: appends.length,
+      acked: acked.length,
       ackedRecords: acked.reduce((n, a) => n + a.records.length, 0),
       indefinite: h.ops.filter((o) => o.outcome === "info").length,
       reads: h.ops.filter((o) => o.kind === "read").length,
@@ -78,10 +89,13 @@ export function checkHistory(h: History): CheckResult {
 function checkFinal(v: StreamView, report: Report): void {
   const { final, stream } = v;
   final.records.forEach((r, i) => {
-    if (r.seq !== final.first + i) report("C3", `${stream}: final read not contiguous at index ${i}: seq ${r.seq}, expected ${final.first + i}`);
-    if (isDataKey(r.key) && !v.owner.has(r.key)) report("C3", `${stream}: phantom record ${JSON.stringify(r.key).slice(0, 60)} at ${r.seq}`);
+    if (r.seq !== final.first + i)
+      report("C3", `${stream}: final read not contiguous at index ${i}: seq ${r.seq}, expected ${final.first + i}`);
+    if (isDataKey(r.key) && !v.owner.has(r.key))
+      report("C3", `${stream}: phantom record ${JSON.stringify(r.key).slice(0, 60)} at ${r.seq}`);
   });
-  if (final.first + final.records.length !== final.tail) report("C3", `${stream}: final read ends at ${final.first + final.records.length} but the tail is ${final.tail}`);
+  if (final.first + final.records.length !== final.tail)
+    report("C3", `${stream}: final read ends at ${final.first + final.records.length} but the tail is ${final.tail}`);
 }
 
 function checkAppends(v: StreamView, report: Report): void {
@@ -90,31 +104,57 @@ function checkAppends(v: StreamView, report: Report): void {
   const finalAt = new Map(final.records.map((r) => [r.seq, r.key]));
   for (const a of v.appends) {
     if (a.outcome === "ok") {
-      if (a.start === undefined || a.end === undefined) { report("C1", `${stream}: op ${a.id} acked without a range`, [a.id]); continue; }
-      if (a.end - a.start !== a.records.length) report("C1", `${stream}: op ${a.id} acked ${a.start}..${a.end} for ${a.records.length} records`, [a.id]);
-      if (a.end > final.tail) report("C1", `${stream}: op ${a.id} acked up to ${a.end} but the final tail is ${final.tail} (acked records lost)`, [a.id]);
+      if (a.start === undefined || a.end === undefined) {
+        report("C1", `${stream}: op ${a.id} acked without a range`, [a.id]);
+        continue;
+      }
+      if (a.end - a.start !== a.records.length)
+        report("C1", `${stream}: op ${a.id} acked ${a.start}..${a.end} for ${a.records.length} records`, [a.id]);
+      if (a.end > final.tail)
+        report(
+          "C1",
+          `${stream}: op ${a.id} acked up to ${a.end} but the final tail is ${final.tail} (acked records lost)`,
+          [a.id],
+        );
       ranges.push({ start: a.start, end: a.end, id: a.id });
       a.records.forEach((k, i) => {
         const seq = a.start! + i;
         if (seq < final.first || seq >= final.tail) return;
         const got = finalAt.get(seq);
-        if (got !== k) report("C1", `${stream}: acked record ${seq} of op ${a.id} ${got === undefined ? "lost" : "differs"}`, [a.id]);
+        if (got !== k)
+          report("C1", `${stream}: acked record ${seq} of op ${a.id} ${got === undefined ? "lost" : "differs"}`, [
+            a.id,
+          ]);
       });
-      if (a.matchSeqNum !== undefined && a.start !== a.matchSeqNum) report("C5", `${stream}: op ${a.id} with match_seq_num ${a.matchSeqNum} landed at ${a.start}`, [a.id]);
+      if (a.matchSeqNum !== undefined && a.start !== a.matchSeqNum)
+        report("C5", `${stream}: op ${a.id} with match_seq_num ${a.matchSeqNum} landed at ${a.start}`, [a.id]);
     } else if (a.outcome === "fail") {
-      if (a.records.some((k) => v.at.has(k))) report("C2", `${stream}: definitely failed op ${a.id} (${a.error}) was written`, [a.id]);
+      if (a.records.some((k) => v.at.has(k)))
+        report("C2", `${stream}: definitely failed op ${a.id} (${a.error}) was written`, [a.id]);
     } else {
       const p = v.placed.get(a.id);
       if (!p) continue;
       // All or nothing: the present records are contiguous at one offset and only a trimmed
       // prefix may be missing.
-      const missing = a.records.map((k, i) => ({ k, seq: p.start + i })).filter(({ k, seq }) => isDataKey(k) && finalAt.get(seq) !== k && seq >= final.first);
-      if (missing.length > 0) report("C3", `${stream}: indefinite op ${a.id} torn: ${missing.length} of ${a.records.length} records missing or moved`, [a.id]);
+      const missing = a.records
+        .map((k, i) => ({ k, seq: p.start + i }))
+        .filter(({ k, seq }) => isDataKey(k) && finalAt.get(seq) !== k && seq >= final.first);
+      if (missing.length > 0)
+        report(
+          "C3",
+          `${stream}: indefinite op ${a.id} torn: ${missing.length} of ${a.records.length} records missing or moved`,
+          [a.id],
+        );
       ranges.push({ start: p.start, end: p.start + a.records.length, id: a.id });
     }
   }
   ranges.sort((x, y) => x.start - y.start);
   for (let i = 1; i < ranges.length; i++) {
-    if (ranges[i]!.start < ranges[i - 1]!.end) report("C1", `${stream}: ops ${ranges[i - 1]!.id} and ${ranges[i]!.id} overlap (${ranges[i - 1]!.start}..${ranges[i - 1]!.end} and ${ranges[i]!.start}..${ranges[i]!.end})`, [ranges[i - 1]!.id, ranges[i]!.id]);
+    if (ranges[i]!.start < ranges[i - 1]!.end)
+      report(
+        "C1",
+        `${stream}: ops ${ranges[i - 1]!.id} and ${ranges[i]!.id} overlap (${ranges[i - 1]!.start}..${ranges[i - 1]!.end} and ${ranges[i]!.start}..${ranges[i]!.end})`,
+        [ranges[i - 1]!.id, ranges[i]!.id],
+      );
   }
 }

@@ -16,7 +16,16 @@ import { searchCheck, type SearchResult } from "./search.js";
 import type { History } from "./types.js";
 
 export * from "./types.js";
-export { Recorder, historyJsonl, historyLines, recordKey, observed, writeHistory, parseHistory, now } from "./recorder.js";
+export {
+  Recorder,
+  historyJsonl,
+  historyLines,
+  recordKey,
+  observed,
+  writeHistory,
+  parseHistory,
+  now,
+} from "./recorder.js";
 export { checkHistory, type CheckResult, type CheckStats } from "./check.js";
 export { isDataKey } from "./view.js";
 export { searchCheck, type SearchResult } from "./search.js";
@@ -33,6 +42,7 @@ export function verify(h: History, searchBudgetMs = 60_000): Verdict {
   const direct = checkHistory(h);
   const search = searchCheck(h, searchBudgetMs);
   const lines = direct.violations.map((v) => `${v.check}: ${v.message}`);
-  if (search.result !== "ok") lines.push(`search: ${search.result}${search.stream ? ` on ${search.stream}` : ""}: ${search.message ?? ""}`);
+  if (search.result !== "ok")
+    lines.push(`search: ${search.result}${search.stream ? ` on ${search.stream}` : ""}: ${search.message ?? ""}`);
   return { ok: direct.ok && search.result === "ok", direct, search, summary: lines.join("\n") };
 }

@@ -9,7 +9,12 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
-import { FencingTokenMismatchError, RangeNotSatisfiableError, SeqNumMismatchError, isSvcError } from "../../../src/errors.js";
+import {
+  FencingTokenMismatchError,
+  RangeNotSatisfiableError,
+  SeqNumMismatchError,
+  isSvcError,
+} from "../../../src/errors.js";
 import type { AppendAck, AppendInput, ReadBatch, SequencedRecord, StreamPosition } from "../../../src/types.js";
 import { isCommandRecord, readCommand } from "../../../src/rules/commands.js";
 import type { AppendOp, CheckTailOp, History, Observed, Op, ReadOp, SessionReadOp } from "./types.js";
@@ -61,27 +66,51 @@ export class Recorder {
   }
 
   /** Records one append; resolves with the ack or undefined (never throws). */
-  async append(client: number, stream: string, via: "unary" | "session", input: AppendInput, send: () => Promise<AppendAck>): Promise<AppendAck | undefined> {
+  async append(
+    client: number,
+    stream: string,
+    via: "unary" | "session",
+    input: AppendInput,
+    send: () => Promise<AppendAck>,
+  ): Promise<AppendAck | undefined> {
     const op = this.begin<AppendOp>({
-      kind: "append", client, stream, via, records: input.records.map(recordKey),
+      kind: "append",
+      client,
+      stream,
+      via,
+      records: input.records.map(recordKey),
       ...(input.matchSeqNum !== undefined ? { matchSeqNum: input.matchSeqNum } : {}),
       ...(input.fencingToken !== undefined ? { fencingToken: input.fencingToken } : {}),
     });
     try {
       const ack = await send();
-      Object.assign(op, { complete: now(), outcome: "ok", start: ack.start.seqNum, end: ack.end.seqNum, tail: ack.tail.seqNum });
+      Object.assign(op, {
+        complete: now(),
+        outcome: "ok",
+        start: ack.start.seqNum,
+        end: ack.end.seqNum,
+        tail: ack.tail.seqNum,
+      });
       return ack;
     } catch (e) {
       op.complete = now();
-      if (e instanceof SeqNumMismatchError) Object.assign(op, { outcome: "fail", error: e.code, expectedSeqNum: e.expected });
-      else if (e instanceof FencingTokenMismatchError) Object.assign(op, { outcome: "fail", error: e.code, currentToken: e.expected });
+      if (e instanceof SeqNumMismatchError)
+        Object.assign(op, { outcome: "fail", error: e.code, expectedSeqNum: e.expected });
+      else if (e instanceof FencingTokenMismatchError)
+        Object.assign(op, { outcome: "fail", error: e.code, currentToken: e.expected });
       else Object.assign(op, outcomeOf(e));
       return undefined;
     }
   }
 
   /** Records one unary read of at most `limit` records from `from`. */
-  async read(client: number, stream: string, from: number, limit: number, send: () => Promise<ReadBatch>): Promise<ReadBatch | undefined> {
+  async read(
+    client: number,
+    stream: string,
+    from: number,
+    limit: number,
+    send: () => Promise<ReadBatch>,
+  ): Promise<ReadBatch | undefined> {
     const op = this.begin<ReadOp>({ kind: "read", client, stream, from, limit, records: [] });
     try {
       const batch = await send();
@@ -114,7 +143,13 @@ export class Recorder {
    * shape). Stops after `maxRecords` records; whatever was delivered before an error stays
    * in the history (the error makes the op `info`, its deliveries are still checked).
    */
-  async readSession(client: number, stream: string, from: number, maxRecords: number, events: AsyncIterable<{ type: "batch" | "heartbeat"; records?: SequencedRecord[]; tail?: StreamPosition }>): Promise<void> {
+  async readSession(
+    client: number,
+    stream: string,
+    from: number,
+    maxRecords: number,
+    events: AsyncIterable<{ type: "batch" | "heartbeat"; records?: SequencedRecord[]; tail?: StreamPosition }>,
+  ): Promise<void> {
     const op = this.begin<SessionReadOp>({ kind: "read-session", client, stream, from, events: [] });
     let got = 0;
     try {
@@ -146,7 +181,11 @@ export class Recorder {
 /** A history as JSONL: a meta line, one line per op, one line per final stream. */
 /** The history as JSONL lines (no newlines inside); a long history is kept line by line. */
 export function historyLines(h: History): string[] {
-  return [JSON.stringify({ meta: h.meta }), ...h.ops.map((o) => JSON.stringify(o)), ...Object.entries(h.final).map(([stream, f]) => JSON.stringify({ final: stream, ...f }))];
+  return [
+    JSON.stringify({ meta: h.meta }),
+    ...h.ops.map((o) => JSON.stringify(o)),
+    ...Object.entries(h.final).map(([stream, f]) => JSON.stringify({ final: stream, ...f })),
+  ];
 }
 
 /**
@@ -174,8 +213,10 @@ export function parseHistory(text: string): History {
     if (!line.trim()) continue;
     const o = JSON.parse(line);
     if (o.meta) h.meta = o.meta;
-    else if (o.final !== undefined) { const { final, ...f } = o; h.final[final] = f; }
-    else h.ops.push(o);
+    else if (o.final !== undefined) {
+      const { final, ...f } = o;
+      h.final[final] = f;
+    } else h.ops.push(o);
   }
   return h;
 }

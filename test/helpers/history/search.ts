@@ -23,17 +23,37 @@ import { asyncTrims, type AppendOp, type FinalStream, type History, type Op } fr
 
 export type SearchResult = { result: "ok" | "fail" | "timeout"; stream?: string; message?: string; steps: number };
 
-interface State { tail: number; token: string; trim: number }
+interface State {
+  tail: number;
+  token: string;
+  trim: number;
+}
 
-interface Item { op: Op; mandatory: boolean; optional: boolean }
+interface Item {
+  op: Op;
+  mandatory: boolean;
+  optional: boolean;
+}
 
-interface Entry { kind: "call" | "return"; item: number; time: number; prev?: Entry; next?: Entry; match?: Entry }
+interface Entry {
+  kind: "call" | "return";
+  item: number;
+  time: number;
+  prev?: Entry;
+  next?: Entry;
+  match?: Entry;
+}
 
 export function searchCheck(h: History, budgetMs = 60_000): SearchResult {
   let steps = 0;
   const deadline = Date.now() + budgetMs;
   for (const stream of Object.keys(h.final)) {
-    const r = searchStream(h.ops.filter((o) => o.stream === stream), h.final[stream]!, deadline, asyncTrims(h));
+    const r = searchStream(
+      h.ops.filter((o) => o.stream === stream),
+      h.final[stream]!,
+      deadline,
+      asyncTrims(h),
+    );
     steps += r.steps;
     if (r.result !== "ok") return { ...r, stream, steps };
   }
@@ -47,7 +67,9 @@ export function searchCheck(h: History, budgetMs = 60_000): SearchResult {
  */
 function witnessed(ops: Op[], final: FinalStream): Map<string, number> {
   const at = new Map<string, number>();
-  const add = (records: { seq: number; key: string }[]): void => { for (const r of records) if (isDataKey(r.key) && !at.has(r.key)) at.set(r.key, r.seq); };
+  const add = (records: { seq: number; key: string }[]): void => {
+    for (const r of records) if (isDataKey(r.key) && !at.has(r.key)) at.set(r.key, r.seq);
+  };
   add(final.records);
   for (const o of ops) {
     if (o.kind === "read") add(o.records);
@@ -62,11 +84,13 @@ function items(ops: Op[], final: FinalStream, present: Map<string, number>): Ite
     if (op.kind === "append") {
       if (op.outcome === "ok") out.push({ op, mandatory: true, optional: false });
       else if (op.outcome === "fail") {
-        if (op.error === "seq_num_mismatch" || op.error === "fencing_token_mismatch") out.push({ op, mandatory: true, optional: false });
+        if (op.error === "seq_num_mismatch" || op.error === "fencing_token_mismatch")
+          out.push({ op, mandatory: true, optional: false });
       } else if (op.records.some((k) => present.has(k))) out.push({ op, mandatory: true, optional: false });
       else if (final.first > 0) out.push({ op, mandatory: false, optional: true });
     } else if (op.kind === "check-tail" && op.outcome === "ok") out.push({ op, mandatory: true, optional: false });
-    else if (op.kind === "read" && op.outcome === "ok" && (op.records.length > 0 || op.tail !== undefined)) out.push({ op, mandatory: true, optional: false });
+    else if (op.kind === "read" && op.outcome === "ok" && (op.records.length > 0 || op.tail !== undefined))
+      out.push({ op, mandatory: true, optional: false });
   }
   return out;
 }
@@ -90,7 +114,13 @@ function applyAppend(s: State, op: AppendOp): State {
   return { tail: s.tail + op.records.length, token, trim };
 }
 
-function step(s: State, it: Item, starts: Map<number, number | undefined>, holes: [number, number][], lateTrims: boolean): State | undefined {
+function step(
+  s: State,
+  it: Item,
+  starts: Map<number, number | undefined>,
+  holes: [number, number][],
+  lateTrims: boolean,
+): State | undefined {
   const op = it.op;
   if (op.kind === "check-tail") return op.tail === s.tail ? s : undefined;
   if (op.kind === "read") {
@@ -99,12 +129,18 @@ function step(s: State, it: Item, starts: Map<number, number | undefined>, holes
     if (first !== undefined && (lateTrims ? first < op.from || first > at : first !== at)) return undefined;
     // A short read's tail (records, fewer than asked) with asynchronous trims: or everything
     // from it up to the tail trimmed.
-    const trimmedAfter = lateTrims && op.records.length > 0 && op.tail !== undefined && op.tail < s.tail && s.trim >= s.tail;
+    const trimmedAfter =
+      lateTrims && op.records.length > 0 && op.tail !== undefined && op.tail < s.tail && s.trim >= s.tail;
     if (op.tail !== undefined && op.tail !== s.tail && !trimmedAfter) return undefined;
     return s;
   }
   if (op.kind !== "append") return undefined;
-  const refused = op.fencingToken !== undefined && op.fencingToken !== s.token ? "token" : op.matchSeqNum !== undefined && op.matchSeqNum !== s.tail ? "seq" : undefined;
+  const refused =
+    op.fencingToken !== undefined && op.fencingToken !== s.token
+      ? "token"
+      : op.matchSeqNum !== undefined && op.matchSeqNum !== s.tail
+        ? "seq"
+        : undefined;
   if (op.outcome === "fail") {
     if (op.error === "seq_num_mismatch") return refused === "seq" && op.expectedSeqNum === s.tail ? s : undefined;
     return refused === "token" && op.currentToken === s.token ? s : undefined;
@@ -120,7 +156,8 @@ function step(s: State, it: Item, starts: Map<number, number | undefined>, holes
 function trimmedHoles(its: Item[], starts: Map<number, number | undefined>, first: number): [number, number][] {
   const covered: [number, number][] = [];
   for (const it of its) {
-    const start = it.op.kind === "append" && !it.optional && it.op.outcome !== "fail" ? starts.get(it.op.id) : undefined;
+    const start =
+      it.op.kind === "append" && !it.optional && it.op.outcome !== "fail" ? starts.get(it.op.id) : undefined;
     if (start !== undefined && it.op.kind === "append") covered.push([start, start + it.op.records.length]);
   }
   covered.sort((a, b) => a[0] - b[0]);
@@ -149,31 +186,50 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number, lateTrims
     let t = Infinity;
     for (const it of its) {
       const s = it.op.kind === "append" && !it.optional ? starts.get(it.op.id) : undefined;
-      if (s !== undefined && s >= end && it.op.outcome === "ok" && it.op.complete !== undefined) t = Math.min(t, it.op.complete);
+      if (s !== undefined && s >= end && it.op.outcome === "ok" && it.op.complete !== undefined)
+        t = Math.min(t, it.op.complete);
     }
     return t;
   });
-  its = its.filter((it) => !it.optional || holes.some(([a, b], i) => it.op.invoke < passed[i]! && it.op.kind === "append" && it.op.records.length <= b - a));
+  its = its.filter(
+    (it) =>
+      !it.optional ||
+      holes.some(([a, b], i) => it.op.invoke < passed[i]! && it.op.kind === "append" && it.op.records.length <= b - a),
+  );
   // Events: calls at invoke; returns at complete, or at infinity (mandatory ones first).
   const events: Entry[] = [];
   its.forEach((it, i) => {
     const call: Entry = { kind: "call", item: i, time: it.op.invoke };
     const indefinite = it.op.outcome === "info" || it.op.complete === undefined;
-    const ret: Entry = { kind: "return", item: i, time: indefinite ? (it.optional ? Infinity : Number.MAX_VALUE) : it.op.complete! };
+    const ret: Entry = {
+      kind: "return",
+      item: i,
+      time: indefinite ? (it.optional ? Infinity : Number.MAX_VALUE) : it.op.complete!,
+    };
     call.match = ret;
     events.push(call, ret);
   });
   events.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === "call" ? -1 : 1));
   const head: Entry = { kind: "call", item: -1, time: -Infinity };
   let prev = head;
-  for (const e of events) { prev.next = e; e.prev = prev; prev = e; }
+  for (const e of events) {
+    prev.next = e;
+    e.prev = prev;
+    prev = e;
+  }
   const lift = (e: Entry): void => {
-    e.prev!.next = e.next; if (e.next) e.next.prev = e.prev;
-    const r = e.match!; r.prev!.next = r.next; if (r.next) r.next.prev = r.prev;
+    e.prev!.next = e.next;
+    if (e.next) e.next.prev = e.prev;
+    const r = e.match!;
+    r.prev!.next = r.next;
+    if (r.next) r.next.prev = r.prev;
   };
   const unlift = (e: Entry): void => {
-    const r = e.match!; r.prev!.next = r; if (r.next) r.next.prev = r;
-    e.prev!.next = e; if (e.next) e.next.prev = e;
+    const r = e.match!;
+    r.prev!.next = r;
+    if (r.next) r.next.prev = r;
+    e.prev!.next = e;
+    if (e.next) e.next.prev = e;
   };
   // Memo key: the state and which MANDATORY ops are linearized. Optional (trimmed-away
   // indefinite) ops count only by number: which subset filled a hole does not matter once
@@ -187,7 +243,10 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number, lateTrims
   const mandatoryIdx = its.map((it) => !it.optional);
   const z1 = new Uint32Array(its.length);
   const z2 = new Uint32Array(its.length);
-  for (let i = 0; i < its.length; i++) { z1[i] = mix32(2 * i + 1); z2[i] = mix32(2 * i + 2); }
+  for (let i = 0; i < its.length; i++) {
+    z1[i] = mix32(2 * i + 1);
+    z2[i] = mix32(2 * i + 2);
+  }
   let h1 = 0;
   let h2 = 0;
   const toggle = (i: number): void => {
@@ -205,7 +264,8 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number, lateTrims
   let deepest = 0;
   let blocked = "";
   while (head.next) {
-    if (++steps % 4096 === 0 && Date.now() > deadline) return { result: "timeout", message: `search budget exhausted after ${steps} steps`, steps };
+    if (++steps % 4096 === 0 && Date.now() > deadline)
+      return { result: "timeout", message: `search budget exhausted after ${steps} steps`, steps };
     if (!entry) return { result: "fail", message: "ran off the event list", steps };
     const it = its[entry.item]!;
     if (entry.kind === "call") {
@@ -230,8 +290,14 @@ function searchStream(ops: Op[], final: FinalStream, deadline: number, lateTrims
       continue;
     }
     if (it.optional) return { result: "ok", steps }; // every mandatory op is linearized
-    if (stack.length >= deepest) blocked = `op ${it.op.id} (${it.op.kind} by client ${it.op.client}) cannot take effect in state ${JSON.stringify(state)}`;
-    if (stack.length === 0) return { result: "fail", message: `no linearization; the longest prefix (${deepest} ops) ends where ${blocked}`, steps };
+    if (stack.length >= deepest)
+      blocked = `op ${it.op.id} (${it.op.kind} by client ${it.op.client}) cannot take effect in state ${JSON.stringify(state)}`;
+    if (stack.length === 0)
+      return {
+        result: "fail",
+        message: `no linearization; the longest prefix (${deepest} ops) ends where ${blocked}`,
+        steps,
+      };
     const top = stack.pop()!;
     state = top.state;
     toggle(top.entry.item);

@@ -36,10 +36,16 @@ export type Report = (check: string, message: string, ops?: number[]) => void;
 export function buildView(stream: string, ops: Op[], final: FinalStream, report: Report): StreamView {
   const appends = ops.filter((o): o is AppendOp => o.kind === "append");
   const owner = new Map<string, AppendOp>();
-  for (const a of appends) for (const k of a.records) if (isDataKey(k)) {
-    if (owner.has(k)) report("history", `${stream}: two appends carry record ${k} (the workload must make bodies unique)`, [owner.get(k)!.id, a.id]);
-    owner.set(k, a);
-  }
+  for (const a of appends)
+    for (const k of a.records)
+      if (isDataKey(k)) {
+        if (owner.has(k))
+          report("history", `${stream}: two appends carry record ${k} (the workload must make bodies unique)`, [
+            owner.get(k)!.id,
+            a.id,
+          ]);
+        owner.set(k, a);
+      }
   const at = new Map<string, number>();
   const truth = new Map<number, string>();
   for (const r of final.records) {
@@ -50,7 +56,9 @@ export function buildView(stream: string, ops: Op[], final: FinalStream, report:
   }
   const placed = new Map<number, Placement>();
   for (const a of appends) {
-    const found = a.records.map((k, i) => (isDataKey(k) && at.has(k) ? at.get(k)! - i : undefined)).filter((x): x is number => x !== undefined);
+    const found = a.records
+      .map((k, i) => (isDataKey(k) && at.has(k) ? at.get(k)! - i : undefined))
+      .filter((x): x is number => x !== undefined);
     const present = found.length;
     if (a.outcome === "ok" && a.start !== undefined) placed.set(a.id, { op: a, start: a.start, present });
     else if (a.outcome === "info" && present > 0) placed.set(a.id, { op: a, start: found[0]!, present });
@@ -59,10 +67,14 @@ export function buildView(stream: string, ops: Op[], final: FinalStream, report:
         const seq = a.start! + i;
         const known = truth.get(seq);
         if (known === undefined) truth.set(seq, k);
-        else if (known !== k) report("C1", `${stream}: acked record ${seq} (op ${a.id}) is ${JSON.stringify(k).slice(0, 60)} but the stream holds ${JSON.stringify(known).slice(0, 60)}`, [a.id]);
+        else if (known !== k)
+          report(
+            "C1",
+            `${stream}: acked record ${seq} (op ${a.id}) is ${JSON.stringify(k).slice(0, 60)} but the stream holds ${JSON.stringify(known).slice(0, 60)}`,
+            [a.id],
+          );
       });
     }
   }
   return { stream, ops, appends, final, truth, owner, placed, at };
 }
-

@@ -58,7 +58,10 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
     return t;
   };
   const maxIds = o.maxClientIds ?? 20;
-  const body = (client: number, n: number, i: number): AppendRecord => ({ headers: [], body: enc.encode(`${o.name}|c${client}|${n}|${i}|${"x".repeat(int(0, 40))}`) });
+  const body = (client: number, n: number, i: number): AppendRecord => ({
+    headers: [],
+    body: enc.encode(`${o.name}|c${client}|${n}|${i}|${"x".repeat(int(0, 40))}`),
+  });
 
   async function slot(): Promise<void> {
     let client = nextClient++;
@@ -71,7 +74,10 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       const s = session;
       session = undefined;
       void s?.close().catch(() => undefined);
-      if (nextClient < maxIds) { client = nextClient++; retired++; }
+      if (nextClient < maxIds) {
+        client = nextClient++;
+        retired++;
+      }
     };
     const learn = (): void => {
       const last = rec.ops[rec.ops.length - 1];
@@ -99,7 +105,8 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       }
       // Trims a little below the known tail; one in five asks for a point beyond it (clamped
       // by the server to the command's own position + 1).
-      if (workflow === "trim" && random() < 0.1 && tail > 5) records.push(trimRecord(random() < 0.2 ? tail + 100 : Math.max(0, tail - int(0, 30))));
+      if (workflow === "trim" && random() < 0.1 && tail > 5)
+        records.push(trimRecord(random() < 0.2 ? tail + 100 : Math.max(0, tail - int(0, 30))));
       n++;
       return input;
     };
@@ -110,11 +117,19 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
       if (roll < 0.2) {
         const inp = input();
         const ack = await rec.append(client, o.name, "unary", inp, () => via().append(inp));
-        if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inp) ?? token; }
+        if (ack) {
+          tail = Math.max(tail, ack.end.seqNum);
+          token = fenced(inp) ?? token;
+        }
         const last = rec.ops[rec.ops.length - 1]!;
         learn();
         if (last.outcome === "info") await retire();
-        else if (last.outcome === "fail" && last.error !== "seq_num_mismatch" && last.error !== "fencing_token_mismatch") await pause();
+        else if (
+          last.outcome === "fail" &&
+          last.error !== "seq_num_mismatch" &&
+          last.error !== "fencing_token_mismatch"
+        )
+          await pause();
       } else if (roll < 0.4) {
         // A session append: pipeline 1..3 inputs (with conditions only the first can match).
         try {
@@ -126,30 +141,43 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const s = session;
         const k = workflow === "regular" || workflow === "trim" ? int(1, 3) : 1;
         const inputs = Array.from({ length: k }, input);
-        const results = await Promise.all(inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.append(inp))));
+        const results = await Promise.all(
+          inputs.map((inp) => rec.append(client, o.name, "session", inp, () => s.append(inp))),
+        );
         const mine = rec.ops.slice(-k);
         for (const [i, ack] of results.entries()) {
-          if (ack) { tail = Math.max(tail, ack.end.seqNum); token = fenced(inputs[i]!) ?? token; }
+          if (ack) {
+            tail = Math.max(tail, ack.end.seqNum);
+            token = fenced(inputs[i]!) ?? token;
+          }
         }
-        for (const op of mine) if (op.kind === "append") {
-          if (op.expectedSeqNum !== undefined) tail = op.expectedSeqNum;
-          if (op.currentToken !== undefined) token = op.currentToken;
-        }
+        for (const op of mine)
+          if (op.kind === "append") {
+            if (op.expectedSeqNum !== undefined) tail = op.expectedSeqNum;
+            if (op.currentToken !== undefined) token = op.currentToken;
+          }
         if (mine.some((op) => op.outcome !== "ok")) {
           // A failed session is finished; an indefinite outcome retires the client.
           if (mine.some((op) => op.outcome === "info")) await retire();
-          else { const s2 = session; session = undefined; void s2?.close().catch(() => undefined); }
+          else {
+            const s2 = session;
+            session = undefined;
+            void s2?.close().catch(() => undefined);
+          }
         }
       } else if (roll < 0.65) {
         const from = Math.max(0, tail - int(0, 40));
         const limit = int(1, 60);
-        const batch = await rec.read(client, o.name, from, limit, () => via().readBatch({ seqNum: from }, { count: limit }));
+        const batch = await rec.read(client, o.name, from, limit, () =>
+          via().readBatch({ seqNum: from }, { count: limit }),
+        );
         const last = rec.ops[rec.ops.length - 1]!;
         if (last.kind === "read" && last.tail !== undefined) tail = Math.max(tail, last.tail);
         if (!batch && last.outcome !== "ok") await pause();
       } else if (roll < 0.8) {
         const t = await rec.checkTail(client, o.name, () => via().checkTail());
-        if (t !== undefined) tail = Math.max(tail, t); else await pause();
+        if (t !== undefined) tail = Math.max(tail, t);
+        else await pause();
       } else {
         const from = Math.max(0, tail - int(0, 40));
         // Mostly records that exist already (the session ends without waiting), sometimes
@@ -157,7 +185,13 @@ export async function runWorkload(o: WorkloadOptions): Promise<{ retired: number
         const count = Math.max(1, Math.min(int(1, 40), tail - from + (random() < 0.2 ? 5 : 0)));
         const ac = new AbortController();
         const timer = setTimeout(() => ac.abort(), 1_500);
-        await rec.readSession(client, o.name, from, count, via().read({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }));
+        await rec.readSession(
+          client,
+          o.name,
+          from,
+          count,
+          via().read({ seqNum: from }, { count, wait: 1 }, { signal: ac.signal, retries: 1, follow: false }),
+        );
         clearTimeout(timer);
       }
     }
@@ -179,7 +213,11 @@ function pause(): Promise<void> {
  * once in CI). Waiting for quiet lets the check see them; each page is bounded by the tail, so
  * the snapshot is consistent even if something lands later.
  */
-export async function readFinal(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, quietMs = 100): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
+export async function readFinal(
+  stream: StreamClient,
+  key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string,
+  quietMs = 100,
+): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
   const tail = await settledTail(stream, quietMs);
   const records: { seq: number; key: string }[] = [];
   await readInto(stream, key, 0, tail, records);
@@ -189,7 +227,7 @@ export async function readFinal(stream: StreamClient, key: (r: { headers: { name
 /** The tail, once two checks `quietMs` apart agree (at most 5 s). */
 async function settledTail(stream: StreamClient, quietMs: number): Promise<number> {
   let tail = (await stream.checkTail()).seqNum;
-  for (const deadline = Date.now() + 5_000; quietMs > 0 && Date.now() < deadline;) {
+  for (const deadline = Date.now() + 5_000; quietMs > 0 && Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, quietMs));
     const now = (await stream.checkTail()).seqNum;
     if (now === tail) break;
@@ -199,7 +237,13 @@ async function settledTail(stream: StreamClient, quietMs: number): Promise<numbe
 }
 
 /** Paged unary reads of [from, tail), each record's key appended to `records`. */
-async function readInto(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, from: number, tail: number, records: { seq: number; key: string }[]): Promise<void> {
+async function readInto(
+  stream: StreamClient,
+  key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string,
+  from: number,
+  tail: number,
+  records: { seq: number; key: string }[],
+): Promise<void> {
   let pos = from;
   while (pos < tail) {
     const b = await stream.readBatch({ seqNum: pos }, { count: Math.min(1000, tail - pos) });
@@ -216,7 +260,12 @@ async function readInto(stream: StreamClient, key: (r: { headers: { name: Uint8A
  * checks; records further back are not re-read, so callers still read in full now and then.
  * A stream whose tail went back below the kept part is read in full.
  */
-export async function readFinalFrom(stream: StreamClient, key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string, prev: { first: number; tail: number; records: { seq: number; key: string }[] }, overlap = 1000): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
+export async function readFinalFrom(
+  stream: StreamClient,
+  key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string,
+  prev: { first: number; tail: number; records: { seq: number; key: string }[] },
+  overlap = 1000,
+): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
   const from = Math.max(prev.first, prev.tail - overlap);
   const tail = (await stream.checkTail()).seqNum;
   if (tail < from || from <= prev.first) return readFinal(stream, key);

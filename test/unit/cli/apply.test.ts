@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { currentBasinFlat, currentStreamFlat, desiredBasinFlat, desiredStreamFlat, diff, unflatten } from "../../../src/cli/apply/flat.js";
+import {
+  currentBasinFlat,
+  currentStreamFlat,
+  desiredBasinFlat,
+  desiredStreamFlat,
+  diff,
+  unflatten,
+} from "../../../src/cli/apply/flat.js";
 import { planLines, planSummary } from "../../../src/cli/apply/render.js";
 import { mergeSpecs, parseSpec } from "../../../src/cli/apply/spec.js";
 
@@ -9,7 +16,12 @@ const spec = {
     {
       name: "my-basin-01",
       config: {
-        default_stream_config: { storage_class: "standard", retention_policy: "7days", timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age: "1day" } },
+        default_stream_config: {
+          storage_class: "standard",
+          retention_policy: "7days",
+          timestamping: { mode: "client-prefer", uncapped: false },
+          delete_on_empty: { min_age: "1day" },
+        },
         create_stream_on_append: true,
       },
       streams: [{ name: "events", config: { retention_policy: "infinite" } }, { name: "a/b" }],
@@ -28,14 +40,26 @@ describe("cli > apply spec", () => {
       "default_stream_config.delete_on_empty.min_age_secs": 86_400,
       create_stream_on_append: true,
     });
-    expect(s.basins[0]!.streams).toEqual([{ name: "events", fields: { retention_policy: "infinite" } }, { name: "a/b", fields: {} }]);
+    expect(s.basins[0]!.streams).toEqual([
+      { name: "events", fields: { retention_policy: "infinite" } },
+      { name: "a/b", fields: {} },
+    ]);
   });
 
   it.each([
     [{ basins: [{ name: "my-basin-01", extra: 1 }] }, /basins\[0\]: unknown field "extra"/],
-    [{ basins: [{ name: "bad" }] }, /basins\[0\]\.name: invalid basin name "bad": must be 8 to 48 characters long \(got 3\)/],
-    [{ basins: [{ name: "my-basin-01", config: { default_stream_config: { storage_class: "fast" } } }] }, /storage_class: must be one of standard, express/],
-    [{ basins: [{ name: "my-basin-01", streams: [{ name: "s", config: { retention_policy: "0s" } }] }] }, /retention_policy: must be greater than zero/],
+    [
+      { basins: [{ name: "bad" }] },
+      /basins\[0\]\.name: invalid basin name "bad": must be 8 to 48 characters long \(got 3\)/,
+    ],
+    [
+      { basins: [{ name: "my-basin-01", config: { default_stream_config: { storage_class: "fast" } } }] },
+      /storage_class: must be one of standard, express/,
+    ],
+    [
+      { basins: [{ name: "my-basin-01", streams: [{ name: "s", config: { retention_policy: "0s" } }] }] },
+      /retention_policy: must be greater than zero/,
+    ],
     [{ basins: [{ name: "my-basin-01", streams: [{ name: "s" }, { name: "s" }] }] }, /appears twice/],
     [{ basin: [] }, /unknown field "basin"/],
     [[], /must be an object/],
@@ -63,14 +87,24 @@ describe("cli > apply diff", () => {
 
   it("reports nothing when the server state matches (reference-server shapes)", () => {
     const current = currentBasinFlat({
-      create_stream_on_append: true, create_stream_on_read: false,
-      default_stream_config: { storage_class: "standard", retention_policy: { age: 604_800 }, timestamping: { mode: "client-prefer", uncapped: false }, delete_on_empty: { min_age_secs: 86_400 } },
+      create_stream_on_append: true,
+      create_stream_on_read: false,
+      default_stream_config: {
+        storage_class: "standard",
+        retention_policy: { age: 604_800 },
+        timestamping: { mode: "client-prefer", uncapped: false },
+        delete_on_empty: { min_age_secs: 86_400 },
+      },
     });
     expect(diff(current, desired)).toEqual([]);
   });
 
   it("reports field changes old → new", () => {
-    const current = currentBasinFlat({ default_stream_config: null, create_stream_on_append: false, create_stream_on_read: true });
+    const current = currentBasinFlat({
+      default_stream_config: null,
+      create_stream_on_append: false,
+      create_stream_on_read: true,
+    });
     const changes = diff(current, desired);
     expect(changes).toContainEqual({ field: "create_stream_on_append", from: false, to: true });
     expect(changes).toContainEqual({ field: "create_stream_on_read", from: true, to: false });
@@ -81,13 +115,25 @@ describe("cli > apply diff", () => {
 
   it("resolves streams: spec, then basin default, then system default; cloud-style omitted fields count as defaults", () => {
     const want = desiredStreamFlat(s.streams[0]!.fields, desired);
-    expect(want).toEqual({ storage_class: "standard", retention_policy: "infinite", "timestamping.mode": "client-prefer", "timestamping.uncapped": false, "delete_on_empty.min_age_secs": 86_400 });
+    expect(want).toEqual({
+      storage_class: "standard",
+      retention_policy: "infinite",
+      "timestamping.mode": "client-prefer",
+      "timestamping.uncapped": false,
+      "delete_on_empty.min_age_secs": 86_400,
+    });
     const plain = desiredStreamFlat({}, desiredBasinFlat({}));
     expect(diff(currentStreamFlat({}), plain)).toEqual([]);
   });
 
   it("builds wire reconfigurations from changed fields", () => {
-    expect(unflatten({ "default_stream_config.retention_policy": "infinite", "default_stream_config.timestamping.mode": null, create_stream_on_read: false })).toEqual({
+    expect(
+      unflatten({
+        "default_stream_config.retention_policy": "infinite",
+        "default_stream_config.timestamping.mode": null,
+        create_stream_on_read: false,
+      }),
+    ).toEqual({
       default_stream_config: { retention_policy: { infinite: {} }, timestamping: { mode: null } },
       create_stream_on_read: false,
     });
@@ -98,8 +144,19 @@ describe("cli > apply diff", () => {
     const lines = planLines({
       actions: [
         { kind: "create", resource: "basin", basin: "my-basin-01", fields: { create_stream_on_append: true } },
-        { kind: "create", resource: "stream", basin: "my-basin-01", stream: "events", fields: { retention_policy: 86_400 } },
-        { kind: "update", resource: "basin", basin: "my-basin-02", changes: [{ field: "default_stream_config.retention_policy", from: 604_800, to: "infinite" }] },
+        {
+          kind: "create",
+          resource: "stream",
+          basin: "my-basin-01",
+          stream: "events",
+          fields: { retention_policy: 86_400 },
+        },
+        {
+          kind: "update",
+          resource: "basin",
+          basin: "my-basin-02",
+          changes: [{ field: "default_stream_config.retention_policy", from: 604_800, to: "infinite" }],
+        },
         { kind: "noop", resource: "stream", basin: "my-basin-02", stream: "x" },
         { kind: "delete", resource: "basin", basin: "old-basin-01" },
       ],
@@ -114,6 +171,8 @@ describe("cli > apply diff", () => {
       "  = stream my-basin-02/x",
       "- basin old-basin-01",
     ]);
-    expect(planSummary({ actions: [{ kind: "noop", resource: "basin", basin: "b" }] })).toBe("0 to create, 0 to change, 0 to delete, 1 unchanged");
+    expect(planSummary({ actions: [{ kind: "noop", resource: "basin", basin: "b" }] })).toBe(
+      "0 to create, 0 to change, 0 to delete, 1 unchanged",
+    );
   });
 });

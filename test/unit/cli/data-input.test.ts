@@ -13,7 +13,13 @@ function file(name: string, content: string | Buffer): string {
   return p;
 }
 
-const base: Omit<InputOptions, "files" | "format"> = { invalidUtf8: "bytes", headers: [], onBad: (w, m) => { throw new Error(`${w}: ${m}`); } };
+const base: Omit<InputOptions, "files" | "format"> = {
+  invalidUtf8: "bytes",
+  headers: [],
+  onBad: (w, m) => {
+    throw new Error(`${w}: ${m}`);
+  },
+};
 
 async function all(o: InputOptions, signal = new AbortController().signal): Promise<Parsed[]> {
   const out: Parsed[] = [];
@@ -36,7 +42,14 @@ describe("cli/append > input-records", () => {
   it("json lines: blank lines skipped, -H headers and a default timestamp added, malformed lines reported by line", async () => {
     const f = file("a.jsonl", '{"body":"x"}\n\n{"body":"y","timestamp":5}\nnot json\n');
     const bad: string[] = [];
-    const got = await all({ ...base, files: [f], format: "json", headers: [{ name: Buffer.from("h"), value: Buffer.from("v") }], timestamp: () => 9, onBad: (w) => bad.push(w) });
+    const got = await all({
+      ...base,
+      files: [f],
+      format: "json",
+      headers: [{ name: Buffer.from("h"), value: Buffer.from("v") }],
+      timestamp: () => 9,
+      onBad: (w) => bad.push(w),
+    });
     expect(got.map(body)).toEqual(["x", "y"]);
     expect(got.map((p) => p.record.timestamp)).toEqual([9, 5]);
     expect(got[0]!.record.headers).toHaveLength(1);
@@ -44,14 +57,28 @@ describe("cli/append > input-records", () => {
   });
 
   it("command records go to onCommand: dropped unless it says keep, and kept as they are (no -H headers)", async () => {
-    const line = (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => JSON.stringify({
-      headers: r.headers.map((h) => [Buffer.from(h.name).toString("base64"), Buffer.from(h.value).toString("base64")]), body: Buffer.from(r.body).toString("base64"),
-    });
-    const f = file("c.jsonl", [line(fenceCommandRecord("w1")), JSON.stringify({ body: "ZGF0YQ==" }), line(trimCommandRecord(3))].join("\n"));
+    const line = (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) =>
+      JSON.stringify({
+        headers: r.headers.map((h) => [
+          Buffer.from(h.name).toString("base64"),
+          Buffer.from(h.value).toString("base64"),
+        ]),
+        body: Buffer.from(r.body).toString("base64"),
+      });
+    const f = file(
+      "c.jsonl",
+      [line(fenceCommandRecord("w1")), JSON.stringify({ body: "ZGF0YQ==" }), line(trimCommandRecord(3))].join("\n"),
+    );
     const seen: string[] = [];
     const got = await all({
-      ...base, files: [f], format: "json-base64", headers: [{ name: Buffer.from("h"), value: Buffer.from("v") }],
-      onCommand: (where, cmd) => { seen.push(`${where} ${cmd.op}`); return cmd.op === "fence"; },
+      ...base,
+      files: [f],
+      format: "json-base64",
+      headers: [{ name: Buffer.from("h"), value: Buffer.from("v") }],
+      onCommand: (where, cmd) => {
+        seen.push(`${where} ${cmd.op}`);
+        return cmd.op === "fence";
+      },
     });
     expect(seen).toEqual([`${f}:1 fence`, `${f}:3 trim`]);
     expect(got.map(body)).toEqual(["w1", "data"]);
@@ -70,7 +97,15 @@ describe("cli/append > input-records", () => {
 
   it("stops after maxRecords, and at once when aborted", async () => {
     const f = file("n.txt", Array.from({ length: 50 }, (_, i) => `${i}`).join("\n"));
-    expect((await all({ ...base, files: [f], format: "text", maxRecords: 7 })).map(body)).toEqual(["0", "1", "2", "3", "4", "5", "6"]);
+    expect((await all({ ...base, files: [f], format: "text", maxRecords: 7 })).map(body)).toEqual([
+      "0",
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+    ]);
     const ac = new AbortController();
     ac.abort();
     expect(await all({ ...base, files: [f], format: "text" }, ac.signal)).toEqual([]);
@@ -83,21 +118,34 @@ async function* source(chunks: (Parsed[] | number)[]): AsyncGenerator<Parsed[]> 
     else yield c;
   }
 }
-const rec = (n: number, size = 10): Parsed => ({ record: { headers: [], body: Buffer.from(String(n)) }, size, where: `in:${n}` });
+const rec = (n: number, size = 10): Parsed => ({
+  record: { headers: [], body: Buffer.from(String(n)) },
+  size,
+  where: `in:${n}`,
+});
 async function collect(chunks: (Parsed[] | number)[], limits: BatchLimits): Promise<number[][]> {
   const out: number[][] = [];
-  for await (const b of batches(source(chunks), limits, new AbortController().signal)) out.push(b.records.map((p) => Number(p.where.slice(3))));
+  for await (const b of batches(source(chunks), limits, new AbortController().signal))
+    out.push(b.records.map((p) => Number(p.where.slice(3))));
   return out;
 }
 
 describe("cli/append > batcher", () => {
   it("cuts at maxRecords and before maxBytes would be exceeded", async () => {
-    expect(await collect([[rec(1), rec(2), rec(3), rec(4), rec(5)]], { lingerMs: 1000, maxRecords: 2, maxBytes: 1000 })).toEqual([[1, 2], [3, 4], [5]]);
-    expect(await collect([[rec(1, 40), rec(2, 40), rec(3, 40)]], { lingerMs: 1000, maxRecords: 10, maxBytes: 100 })).toEqual([[1, 2], [3]]);
+    expect(
+      await collect([[rec(1), rec(2), rec(3), rec(4), rec(5)]], { lingerMs: 1000, maxRecords: 2, maxBytes: 1000 }),
+    ).toEqual([[1, 2], [3, 4], [5]]);
+    expect(
+      await collect([[rec(1, 40), rec(2, 40), rec(3, 40)]], { lingerMs: 1000, maxRecords: 10, maxBytes: 100 }),
+    ).toEqual([[1, 2], [3]]);
   });
 
   it("sends a batch linger ms after its first record, and the rest when the input ends", async () => {
-    expect(await collect([[rec(1)], 80, [rec(2)], [rec(3)]], { lingerMs: 20, maxRecords: 10, maxBytes: 1000 })).toEqual([[1], [2, 3]]);
-    expect(await collect([[rec(1)], 30, [rec(2)]], { lingerMs: Infinity, maxRecords: 10, maxBytes: 1000 })).toEqual([[1, 2]]);
+    expect(await collect([[rec(1)], 80, [rec(2)], [rec(3)]], { lingerMs: 20, maxRecords: 10, maxBytes: 1000 })).toEqual(
+      [[1], [2, 3]],
+    );
+    expect(await collect([[rec(1)], 30, [rec(2)]], { lingerMs: Infinity, maxRecords: 10, maxBytes: 1000 })).toEqual([
+      [1, 2],
+    ]);
   });
 });

@@ -24,7 +24,14 @@ import type { AppendAck, AppendInput, SequencedRecord } from "../../../src/types
 import { scratchDir } from "../../helpers/scratch.js";
 
 const pos = (n: number) => ({ seqNum: n, timestamp: 1000 + n });
-const batch = (n: number, bytes = 10): Batch => ({ records: Array.from({ length: n }, (_, i) => ({ record: { headers: [], body: Buffer.from(`r${i}`) }, size: bytes / n, where: `in:${i}` })), bytes });
+const batch = (n: number, bytes = 10): Batch => ({
+  records: Array.from({ length: n }, (_, i) => ({
+    record: { headers: [], body: Buffer.from(`r${i}`) },
+    size: bytes / n,
+    where: `in:${i}`,
+  })),
+  bytes,
+});
 
 /** A stream whose unary appends are recorded and acked in order (or fail on request). */
 function fakeStream(failAt?: number) {
@@ -33,27 +40,44 @@ function fakeStream(failAt?: number) {
   const stream = {
     append: async (input: AppendInput): Promise<AppendAck> => {
       inputs.push(input);
-      if (inputs.length === failAt) throw new SvcError({ code: "fencing_token_mismatch", status: 412, message: "mismatch", origin: "server", retryable: false, sideEffects: false });
+      if (inputs.length === failAt)
+        throw new SvcError({
+          code: "fencing_token_mismatch",
+          status: 412,
+          message: "mismatch",
+          origin: "server",
+          retryable: false,
+          sideEffects: false,
+        });
       const start = tail;
       tail += input.records.length;
       return { start: pos(start), end: pos(tail), tail: pos(tail) };
     },
-    appender: async (o: { maxInflightBytes?: number }) => new Appender({ unary: () => new UnaryAppends((i) => stream.append(i)) }, { transport: "unary", ...o }),
+    appender: async (o: { maxInflightBytes?: number }) =>
+      new Appender({ unary: () => new UnaryAppends((i) => stream.append(i)) }, { transport: "unary", ...o }),
   } as unknown as StreamClient;
   return { stream, inputs };
 }
 
 function plan(over: Partial<AppendPlan> = {}): AppendPlan {
   return {
-    input: { files: [], format: "text", invalidUtf8: "bytes", headers: [] }, onError: "fail",
-    batch: { lingerMs: 5, maxRecords: 1000, maxBytes: 1 << 20 }, conds: {},
+    input: { files: [], format: "text", invalidUtf8: "bytes", headers: [] },
+    onError: "fail",
+    batch: { lingerMs: 5, maxRecords: 1000, maxBytes: 1 << 20 },
+    conds: {},
     appender: { transport: "unary", maxInflightBytes: 100, onReconnect: () => undefined },
-    acks: "none", commands: "skip", dryRun: false, atomic: false, ...over,
+    acks: "none",
+    commands: "skip",
+    dryRun: false,
+    atomic: false,
+    ...over,
   };
 }
 
 /** `onBad` of --on-error fail: the record the client refused stops the run. */
-const fail = (where: string, message: string): never => { throw new Error(`${where}: ${message}`); };
+const fail = (where: string, message: string): never => {
+  throw new Error(`${where}: ${message}`);
+};
 
 function capture(tty = false) {
   const err = Object.assign(new PassThrough(), { isTTY: tty, columns: 40 });
@@ -70,10 +94,20 @@ describe("cli/append > append pipe", () => {
     const { stream, inputs } = fakeStream();
     const tally = new AppendTally();
     const acks: AppendAck[] = [];
-    const pipe = new BatchPipe(stream, plan({ conds: { matchSeqNum: 0, fencingToken: "w" } }), tally, (a) => acks.push(a), fail);
+    const pipe = new BatchPipe(
+      stream,
+      plan({ conds: { matchSeqNum: 0, fencingToken: "w" } }),
+      tally,
+      (a) => acks.push(a),
+      fail,
+    );
     for (const n of [2, 3, 1]) await pipe.send(batch(n));
     await pipe.drain(false);
-    expect(inputs.map((i) => [i.matchSeqNum, i.fencingToken, i.records.length])).toEqual([[0, "w", 2], [2, "w", 3], [5, "w", 1]]);
+    expect(inputs.map((i) => [i.matchSeqNum, i.fencingToken, i.records.length])).toEqual([
+      [0, "w", 2],
+      [2, "w", 3],
+      [5, "w", 1],
+    ]);
     expect(acks.map((a) => a.end.seqNum)).toEqual([2, 5, 6]);
     expect([tally.records, tally.first, tally.nextSeq]).toEqual([6, 0, 6]);
   });
@@ -99,7 +133,13 @@ describe("cli/append > append pipe", () => {
   });
 
   it("a record the client refuses is named by file:line, or left out of its batch when skipping", async () => {
-    const big: Batch = { records: [...batch(2).records, { record: { headers: [], body: new Uint8Array(1024 * 1024) }, size: 1024 * 1024 + 8, where: "in:7" }], bytes: 10 + 1024 * 1024 + 8 };
+    const big: Batch = {
+      records: [
+        ...batch(2).records,
+        { record: { headers: [], body: new Uint8Array(1024 * 1024) }, size: 1024 * 1024 + 8, where: "in:7" },
+      ],
+      bytes: 10 + 1024 * 1024 + 8,
+    };
     const failing = fakeStream();
     const pipe = new BatchPipe(failing.stream, plan(), new AppendTally(), () => undefined, fail);
     await expect(pipe.send(big)).rejects.toThrow(/^in:7: record is 1048584 metered bytes; the limit is 1048576/);
@@ -108,7 +148,15 @@ describe("cli/append > append pipe", () => {
     const skipping = fakeStream();
     const tally = new AppendTally();
     const skipped: string[] = [];
-    const pipe2 = new BatchPipe(skipping.stream, plan(), tally, () => undefined, (where) => { skipped.push(where); });
+    const pipe2 = new BatchPipe(
+      skipping.stream,
+      plan(),
+      tally,
+      () => undefined,
+      (where) => {
+        skipped.push(where);
+      },
+    );
     await pipe2.send(big);
     await pipe2.drain(false);
     expect(skipped).toEqual(["in:7"]);
@@ -134,8 +182,12 @@ describe("cli/append > append pipe", () => {
     expect(c.err()).toBe("! skipping f:3: bad\n");
     expect(skip.onCommand!("f:1", { op: "fence", token: "x" })).toBe(true);
     expect(skip.onCommand!("f:2", { op: "trim", trimPoint: 3n })).toBe(false);
-    expect(tally.commandsNote(true)).toMatch(/^note: skipped 1 command record in the input \(1 trim\): a trim names a sequence number of the stream it came from/);
-    expect(() => inputPolicy(c.output, { onError: "fail", commands: "skip" }, tally).onBad("f:4", "bad")).toThrow(/f:4: bad/);
+    expect(tally.commandsNote(true)).toMatch(
+      /^note: skipped 1 command record in the input \(1 trim\): a trim names a sequence number of the stream it came from/,
+    );
+    expect(() => inputPolicy(c.output, { onError: "fail", commands: "skip" }, tally).onBad("f:4", "bad")).toThrow(
+      /f:4: bad/,
+    );
   });
 });
 
@@ -146,7 +198,13 @@ describe("cli/append > tally", () => {
     t.acked({ start: pos(4), end: pos(5), tail: pos(5) }, { count: 1, bytes: 12 });
     expect(t.knownState("svc://b/s")).toBe("Acknowledged: 1 record, seq 4..5, end exclusive; last acked position 5");
     expect(t.summary()).toMatch(/^appended 1 record \(12 B\) first 4 last 4 in /);
-    expect(t.toJson(false)).toMatchObject({ records: 1, bytes: 12, start: 4, end: 5, tail: { seq_num: 5, timestamp: 1005 } });
+    expect(t.toJson(false)).toMatchObject({
+      records: 1,
+      bytes: 12,
+      start: 4,
+      end: 5,
+      tail: { seq_num: 5, timestamp: 1005 },
+    });
     expect(t.progressLine()).toMatch(/^⦿ appending: 1 record · 12 B · .*\/s · last acked 4$/);
   });
 });
@@ -177,12 +235,28 @@ describe("cli/read > read run", () => {
     const dir = scratchDir("svc-unit-read-");
     const c = capture();
     const sink: ReadSinkPlan = {
-      output: join(dir, "out"), appendOutput: false, progress: false, stats: false, checkpoint: join(dir, "ckpt"),
-      printer: { format: "text", commands: "stderr", json: {}, delimiter: Buffer.from("\n"), invalidUtf8: "replace", timeFormat: "ms" },
+      output: join(dir, "out"),
+      appendOutput: false,
+      progress: false,
+      stats: false,
+      checkpoint: join(dir, "ckpt"),
+      printer: {
+        format: "text",
+        commands: "stderr",
+        json: {},
+        delimiter: Buffer.from("\n"),
+        invalidUtf8: "replace",
+        timeFormat: "ms",
+      },
     };
     const writer = await RecordWriter.open(sink.output);
     const e = new BatchEmitter(c.output, writer, sink, new ReadProgress(c.output, "off"));
-    const fence = { seqNum: 2, timestamp: 7, headers: [{ name: new Uint8Array(0), value: Buffer.from("fence") }], body: Buffer.from("w") };
+    const fence = {
+      seqNum: 2,
+      timestamp: 7,
+      headers: [{ name: new Uint8Array(0), value: Buffer.from("fence") }],
+      body: Buffer.from("w"),
+    };
     await e.emit([sr(1), fence, sr(3)]);
     await writer.close();
     expect(readFileSync(sink.output!, "utf8")).toBe("b1\nb3\n");
@@ -208,7 +282,13 @@ describe("cli > progress through the output module", () => {
     expect(progressMode(capture(true).output, true, "periodic")).toBe("live");
     expect(progressMode(capture(false).output, true, "periodic")).toBe("periodic");
     expect(progressMode(capture(false).output, true, "off")).toBe("off");
-    expect(progressMode(new Output({ quiet: true, stderr: Object.assign(new PassThrough(), { isTTY: true }), env: {} }), true, "periodic")).toBe("off");
+    expect(
+      progressMode(
+        new Output({ quiet: true, stderr: Object.assign(new PassThrough(), { isTTY: true }), env: {} }),
+        true,
+        "periodic",
+      ),
+    ).toBe("off");
   });
 
   it("the live line is fitted to the terminal and cleared before other stderr lines and before data on a terminal stdout", async () => {

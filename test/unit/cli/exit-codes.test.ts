@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { EXIT, exitCodeFor } from "../../../src/cli/exit-codes.js";
 import { OperationError } from "../../../src/cli/failure.js";
 import { describeError } from "../../../src/cli/sink.js";
-import { clientError, errorFromResponse, FencingTokenMismatchError, SeqNumMismatchError, SvcError } from "../../../src/errors.js";
+import {
+  clientError,
+  errorFromResponse,
+  FencingTokenMismatchError,
+  SeqNumMismatchError,
+  SvcError,
+} from "../../../src/errors.js";
 
 const server = (status: number, code: string) => errorFromResponse(status, { code, message: `${code} happened` });
 
@@ -50,10 +56,21 @@ describe("cli > error sink", () => {
   it("prints `error: Failed to <op> <uri>: <message> (<status> <code>)` and a hint", () => {
     const e = new OperationError("get basin", "svc://my-basin-01", server(404, "basin_not_found"));
     const { lines, code, json } = describeError(e);
-    expect(lines[0]).toBe("error: Failed to get basin svc://my-basin-01: basin_not_found happened (404 basin_not_found)");
+    expect(lines[0]).toBe(
+      "error: Failed to get basin svc://my-basin-01: basin_not_found happened (404 basin_not_found)",
+    );
     expect(lines[1]).toMatch(/^hint: /);
     expect(code).toBe(4);
-    expect(json).toEqual({ error: { status: 404, code: "basin_not_found", message: "basin_not_found happened", operation: "get basin", resource: "svc://my-basin-01", exit_code: 4 } });
+    expect(json).toEqual({
+      error: {
+        status: 404,
+        code: "basin_not_found",
+        message: "basin_not_found happened",
+        operation: "get basin",
+        resource: "svc://my-basin-01",
+        exit_code: 4,
+      },
+    });
   });
 
   it("names where the token came from on auth failures, never the token", () => {
@@ -63,13 +80,21 @@ describe("cli > error sink", () => {
   });
 
   it("usage errors carry no status tag and point at --help", () => {
-    const { lines, code } = describeError(clientError("usage", "missing stream name"), { commandPath: "svc stream create" });
+    const { lines, code } = describeError(clientError("usage", "missing stream name"), {
+      commandPath: "svc stream create",
+    });
     expect(lines).toEqual(["error: missing stream name", "hint: run `svc stream create --help` for usage"]);
     expect(code).toBe(2);
   });
 
   it("client errors show their code", () => {
-    const { lines } = describeError(new OperationError("list basins", undefined, new SvcError({ code: "connect_failed", message: "cannot connect", origin: "client" })));
+    const { lines } = describeError(
+      new OperationError(
+        "list basins",
+        undefined,
+        new SvcError({ code: "connect_failed", message: "cannot connect", origin: "client" }),
+      ),
+    );
     expect(lines[0]).toBe("error: Failed to list basins: cannot connect (connect_failed)");
   });
 });

@@ -23,7 +23,9 @@ describe("cli > output", () => {
     expect(await new Output({ stdout: tty, stderr: tty, env: { NO_COLOR: "" } }).dataChalk()).toBeUndefined();
     expect(await new Output({ stdout: tty, stderr: tty, env: {}, color: false }).dataChalk()).toBeUndefined();
     expect(await new Output({ stdout: tty, stderr: pipe, env: {}, quiet: true }).dataChalk()).toBeDefined();
-    expect(new Output({ stdout: Object.assign(new PassThrough(), { isTTY: true, columns: 123 }), env: {} }).dataColumns).toBe(123);
+    expect(
+      new Output({ stdout: Object.assign(new PassThrough(), { isTTY: true, columns: 123 }), env: {} }).dataColumns,
+    ).toBe(123);
     expect(new Output({ stdout: pipe, env: {} }).dataOnTerminal).toBe(false);
   });
 

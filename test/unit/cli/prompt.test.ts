@@ -10,7 +10,10 @@ describe("cli > confirmation", () => {
     const stdin = process.stdin.isTTY;
     Object.defineProperty(process.stdin, "isTTY", { value: undefined, configurable: true });
     try {
-      await expect(confirm("Delete basin svc://x?", false)).rejects.toMatchObject({ code: "usage", message: "Delete basin svc://x: refusing without --yes (no terminal to ask)" });
+      await expect(confirm("Delete basin svc://x?", false)).rejects.toMatchObject({
+        code: "usage",
+        message: "Delete basin svc://x: refusing without --yes (no terminal to ask)",
+      });
     } finally {
       Object.defineProperty(process.stdin, "isTTY", { value: stdin, configurable: true });
     }

@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LITE_DEFAULT_ENDPOINT, LITE_ROOT_TOKEN_FILE, liteDataDir, resolveSettings } from "../../../src/cli/settings.js";
+import {
+  LITE_DEFAULT_ENDPOINT,
+  LITE_ROOT_TOKEN_FILE,
+  liteDataDir,
+  resolveSettings,
+} from "../../../src/cli/settings.js";
 import { configPath } from "../../../src/cli/config-file.js";
 import type { TomlTable } from "../../../src/cli/toml.js";
 import { scratchDir } from "../../helpers/scratch.js";
@@ -14,7 +19,9 @@ const file: TomlTable = {
   basin_endpoint: "http://file-b",
   access_token: "file-token",
   retries: 5,
-  profiles: { staging: { account_endpoint: "http://prof-a", basin_endpoint: "http://prof-b", access_token: "prof-token" } },
+  profiles: {
+    staging: { account_endpoint: "http://prof-a", basin_endpoint: "http://prof-b", access_token: "prof-token" },
+  },
 };
 
 describe("cli > settings precedence (flag > env > profile > file > default)", () => {
@@ -64,16 +71,28 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
   });
 
   it("env beats the profile", () => {
-    const s = resolveSettings({ profile: "staging" }, { SVC_ACCOUNT_ENDPOINT: "http://env-a", SVC_BASIN_ENDPOINT: "http://env-b", SVC_ACCESS_TOKEN: "env-token" }, file, PATH);
+    const s = resolveSettings(
+      { profile: "staging" },
+      { SVC_ACCOUNT_ENDPOINT: "http://env-a", SVC_BASIN_ENDPOINT: "http://env-b", SVC_ACCESS_TOKEN: "env-token" },
+      file,
+      PATH,
+    );
     expect(s.accountEndpoint).toEqual({ value: "http://env-a", source: "env SVC_ACCOUNT_ENDPOINT" });
     expect(s.accessToken?.value).toBe("env-token");
   });
 
   it("flags beat env", () => {
     const s = resolveSettings(
-      { accountEndpoint: "http://flag-a", basinEndpoint: "http://flag-b", accessToken: "flag-token", timeout: "5s", retries: "0" },
+      {
+        accountEndpoint: "http://flag-a",
+        basinEndpoint: "http://flag-b",
+        accessToken: "flag-token",
+        timeout: "5s",
+        retries: "0",
+      },
       { SVC_ACCOUNT_ENDPOINT: "http://env-a", SVC_BASIN_ENDPOINT: "http://env-b", SVC_ACCESS_TOKEN: "env-token" },
-      file, PATH,
+      file,
+      PATH,
     );
     expect(s.accountEndpoint.value).toBe("http://flag-a");
     expect(s.basinEndpoint.value).toBe("http://flag-b");
@@ -91,17 +110,27 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     const run = () => resolveSettings({}, { SVC_ACCOUNT_ENDPOINT: "http://env-a" }, {}, PATH);
     expect(run).toThrow(expect.objectContaining({ code: "usage" }));
     expect(run).toThrow(/account endpoint comes from env SVC_ACCOUNT_ENDPOINT, but the basin endpoint is not set/);
-    expect(() => resolveSettings({ basinEndpoint: "http://b" }, {}, {}, PATH)).toThrow(/basin endpoint comes from flag --basin-endpoint, but the account endpoint is not set/);
+    expect(() => resolveSettings({ basinEndpoint: "http://b" }, {}, {}, PATH)).toThrow(
+      /basin endpoint comes from flag --basin-endpoint, but the account endpoint is not set/,
+    );
   });
 
   it("an unknown profile is a usage error", () => {
-    expect(() => resolveSettings({ profile: "nope" }, {}, file, PATH)).toThrow(/profile "nope" is not defined in \/cfg\/config.toml/);
+    expect(() => resolveSettings({ profile: "nope" }, {}, file, PATH)).toThrow(
+      /profile "nope" is not defined in \/cfg\/config.toml/,
+    );
   });
 
   it("validates values wherever they come from", () => {
-    expect(() => resolveSettings({}, { SVC_COMPRESSION: "lz4" }, {}, PATH)).toThrow(/SVC_COMPRESSION must be one of none, gzip, zstd/);
-    expect(() => resolveSettings({}, {}, { retries: "many" }, PATH)).toThrow(/retries in \/cfg\/config.toml must be an integer/);
-    expect(() => resolveSettings({ accountEndpoint: "ftp://x", basinEndpoint: "ftp://x" }, {}, {}, PATH)).toThrow(/must use http or https/);
+    expect(() => resolveSettings({}, { SVC_COMPRESSION: "lz4" }, {}, PATH)).toThrow(
+      /SVC_COMPRESSION must be one of none, gzip, zstd/,
+    );
+    expect(() => resolveSettings({}, {}, { retries: "many" }, PATH)).toThrow(
+      /retries in \/cfg\/config.toml must be an integer/,
+    );
+    expect(() => resolveSettings({ accountEndpoint: "ftp://x", basinEndpoint: "ftp://x" }, {}, {}, PATH)).toThrow(
+      /must use http or https/,
+    );
     expect(() => resolveSettings({ timeout: "fast" }, {}, {}, PATH)).toThrow(/invalid duration/);
   });
 
@@ -109,10 +138,21 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     expect(resolveSettings({}, { HOME: home() }, {}, PATH).dialect).toEqual({ value: "svc", source: "default" });
     const withKeys: TomlTable = { ...file, dialect: "svc", profiles: { s2: { dialect: "S2" } } };
     expect(resolveSettings({}, {}, withKeys, PATH).dialect).toEqual({ value: "svc", source: `config ${PATH}` });
-    expect(resolveSettings({ profile: "s2" }, {}, withKeys, PATH).dialect).toEqual({ value: "s2", source: `profile s2 (${PATH})` });
-    expect(resolveSettings({ profile: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({ value: "svc", source: "env SVC_DIALECT" });
-    expect(resolveSettings({ dialect: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({ value: "s2", source: "flag --dialect" });
-    expect(() => resolveSettings({}, { SVC_DIALECT: "s3" }, {}, PATH)).toThrow(/SVC_DIALECT must be one of svc, s2 \(got "s3"\)/);
+    expect(resolveSettings({ profile: "s2" }, {}, withKeys, PATH).dialect).toEqual({
+      value: "s2",
+      source: `profile s2 (${PATH})`,
+    });
+    expect(resolveSettings({ profile: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({
+      value: "svc",
+      source: "env SVC_DIALECT",
+    });
+    expect(resolveSettings({ dialect: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({
+      value: "s2",
+      source: "flag --dialect",
+    });
+    expect(() => resolveSettings({}, { SVC_DIALECT: "s3" }, {}, PATH)).toThrow(
+      /SVC_DIALECT must be one of svc, s2 \(got "s3"\)/,
+    );
   });
 
   it("does not read the lite token when endpoints are configured", () => {
@@ -120,7 +160,12 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     const dir = liteDataDir({ HOME: h });
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, LITE_ROOT_TOKEN_FILE), "root-abc");
-    const s = resolveSettings({}, { HOME: h, SVC_ACCOUNT_ENDPOINT: "http://a", SVC_BASIN_ENDPOINT: "http://a" }, {}, PATH);
+    const s = resolveSettings(
+      {},
+      { HOME: h, SVC_ACCOUNT_ENDPOINT: "http://a", SVC_BASIN_ENDPOINT: "http://a" },
+      {},
+      PATH,
+    );
     expect(s.accessToken).toBeUndefined();
   });
 });

@@ -29,7 +29,7 @@ timeout = "5s"
   it.each([
     ["a = ", "missing value"],
     ["a = [1, 2]", "unsupported value"],
-    ["a = \"open", "unterminated string"],
+    ['a = "open', "unterminated string"],
     ["just words", "expected key = value"],
     ["[[arr]]", "invalid table header"],
     ["a = 1\na = 2", "duplicate key"],
@@ -48,7 +48,12 @@ timeout = "5s"
   });
 
   it("round-trips what it writes", () => {
-    const table = { access_token: "s3cr\"et\n", retries: 2, insecure: true, profiles: { a: { account_endpoint: "http://x" }, "b c": { retries: 0 } } };
+    const table = {
+      access_token: 's3cr"et\n',
+      retries: 2,
+      insecure: true,
+      profiles: { a: { account_endpoint: "http://x" }, "b c": { retries: 0 } },
+    };
     const text = stringifyToml(table);
     expect(text).toMatch(/^access_token = /);
     expect(text).toContain("[profiles.a]");

@@ -30,7 +30,10 @@ describe("cli > svc:// URIs", () => {
     ["svc://my-basin-01", /missing stream name/],
     ["svc://my-basin-01/", /missing stream name/],
     ["svc://my-basin-01/..", /must not be/],
-    [`svc://my-basin-01/${"x".repeat(513)}`, /^invalid stream name "x{60}…": must be at most 512 UTF-8 bytes \(got 513\)$/],
+    [
+      `svc://my-basin-01/${"x".repeat(513)}`,
+      /^invalid stream name "x{60}…": must be at most 512 UTF-8 bytes \(got 513\)$/,
+    ],
     ["s2://my-basin-01/x", /must be `svc:\/\/`/],
   ])("rejects stream URI %j as a usage error", (text, msg) => {
     expect(() => parseStreamUri(text)).toThrow(msg);

@@ -34,7 +34,11 @@ describe("AppendSession (the appender's session lane)", () => {
     ex.ack({ start: pos(2), end: pos(5), tail: pos(5) });
     ex.ack({ start: pos(5), end: pos(6), tail: pos(6) });
     const got = await Promise.all(acks);
-    expect(got.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([[0, 2], [2, 5], [5, 6]]);
+    expect(got.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([
+      [0, 2],
+      [2, 5],
+      [5, 6],
+    ]);
     const closing = s.close();
     expect(ex.ended).toBe(true);
     ex.finish();
@@ -126,7 +130,11 @@ describe("AppendSession (the appender's session lane)", () => {
 
     const missing = new FakeExchange(404, JSON.stringify({ code: "stream_not_found", message: "no such stream" }));
     const s2 = new AppendSession(opener(missing).open);
-    await expect(s2.send(input(1))).rejects.toMatchObject({ code: "stream_not_found", status: 404, sideEffects: false });
+    await expect(s2.send(input(1))).rejects.toMatchObject({
+      code: "stream_not_found",
+      status: 404,
+      sideEffects: false,
+    });
   });
 
   it("fails an input whose ack does not match it", async () => {

@@ -15,7 +15,9 @@ import { FakeExchange, pos } from "../../helpers/fake-exchange.js";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 /** One record of `n` body bytes: `n + 8` metered. */
-const input = (tag: string, n = 60): AppendInput => ({ records: [{ headers: [], body: enc.encode(tag.padEnd(n, ".")) }] });
+const input = (tag: string, n = 60): AppendInput => ({
+  records: [{ headers: [], body: enc.encode(tag.padEnd(n, ".")) }],
+});
 const tagOf = (i: AppendInput): string => dec.decode(i.records[0]!.body).replace(/\.+$/, "");
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,12 +27,16 @@ function scriptedUnary() {
   const pending: { resolve: (a: AppendAck) => void; reject: (e: unknown) => void }[] = [];
   let settled = 0;
   let tail = 0;
-  const lane = new UnaryAppends((i) => new Promise<AppendAck>((resolve, reject) => {
-    sent.push(i);
-    pending.push({ resolve, reject });
-  }));
+  const lane = new UnaryAppends(
+    (i) =>
+      new Promise<AppendAck>((resolve, reject) => {
+        sent.push(i);
+        pending.push({ resolve, reject });
+      }),
+  );
   return {
-    lane, sent,
+    lane,
+    sent,
     ackNext() {
       const start = tail;
       tail += sent[settled++]!.records.length;
@@ -43,7 +49,9 @@ function scriptedUnary() {
   };
 }
 
-const noSession = (): AppendLane => { throw new Error("no session lane expected"); };
+const noSession = (): AppendLane => {
+  throw new Error("no session lane expected");
+};
 
 describe("Appender", () => {
   it("submit waits for room: an input is taken only while the unacknowledged bytes fit", async () => {
@@ -52,7 +60,10 @@ describe("Appender", () => {
     const a = new Appender({ session: () => session, unary: noSession }, { maxInflightBytes: 100 });
     const first = await a.submit(input("a")); // 68 metered: taken at once
     let secondTaken = false;
-    const second = a.submit(input("b")).then((t) => { secondTaken = true; return t; });
+    const second = a.submit(input("b")).then((t) => {
+      secondTaken = true;
+      return t;
+    });
     await ex.waitInputs(1);
     await tick(20);
     expect([secondTaken, ex.inputs.length, a.pendingBytes]).toEqual([false, 1, 68]); // 68 + 68 > 100
@@ -98,7 +109,10 @@ describe("Appender", () => {
 
   it("auto: a server without sessions (501, nothing sent) gets every input unary, in order", async () => {
     const u = scriptedUnary();
-    const session = new AppendSession(async () => new FakeExchange(501, JSON.stringify({ code: "not_implemented", message: "no sessions" })).opened(), { retries: 0 });
+    const session = new AppendSession(
+      async () => new FakeExchange(501, JSON.stringify({ code: "not_implemented", message: "no sessions" })).opened(),
+      { retries: 0 },
+    );
     const a = new Appender({ session: () => session, unary: () => u.lane }, { transport: "auto" });
     const acks = ["a", "b", "c"].map((t) => a.append(input(t)));
     while (u.sent.length < 1) await tick(5);
@@ -117,7 +131,9 @@ describe("Appender", () => {
     await a.room(68);
     const t = await a.submit(input("a"));
     let roomy = false;
-    const room = a.room(68).then(() => { roomy = true; });
+    const room = a.room(68).then(() => {
+      roomy = true;
+    });
     await tick();
     expect(roomy).toBe(false);
     u.ackNext();

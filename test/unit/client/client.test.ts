@@ -38,8 +38,14 @@ describe("client > endpoints", () => {
   it("routes by host only for a {basin}. host form different from the account endpoint", () => {
     expect(isHostRouted("https://{basin}.b.example/v1")).toBe(true);
     expect(isHostRouted("http://127.0.0.1:4243/v1")).toBe(false);
-    expect(basinRoute("https://{basin}.b.example/v1", "https://a.example/v1", "my-basin-01")).toEqual({ base: "https://my-basin-01.b.example/v1", headers: {} });
-    expect(basinRoute("http://h/v1", "http://h/v1", "my-basin-01")).toEqual({ base: "http://h/v1", headers: { "svc-basin": "my-basin-01" } });
+    expect(basinRoute("https://{basin}.b.example/v1", "https://a.example/v1", "my-basin-01")).toEqual({
+      base: "https://my-basin-01.b.example/v1",
+      headers: {},
+    });
+    expect(basinRoute("http://h/v1", "http://h/v1", "my-basin-01")).toEqual({
+      base: "http://h/v1",
+      headers: { "svc-basin": "my-basin-01" },
+    });
     expect(basinRoute("http://other/v1", "http://h/v1", "my-basin-01").headers).toEqual({ "svc-basin": "my-basin-01" });
   });
 });
@@ -48,10 +54,13 @@ describe("client > SvcClient", () => {
   it("sends svc-basin on basin-level requests with a shared endpoint, and percent-encodes stream names", async () => {
     const { agent, c } = client();
     let seen: unknown;
-    agent.get("http://svc.test").intercept({ path: "/v1/streams/a%2Fb%20c", method: "GET" }).reply((o) => {
-      seen = o.headers;
-      return { statusCode: 200, data: JSON.stringify({ storage_class: "express" }) };
-    });
+    agent
+      .get("http://svc.test")
+      .intercept({ path: "/v1/streams/a%2Fb%20c", method: "GET" })
+      .reply((o) => {
+        seen = o.headers;
+        return { statusCode: 200, data: JSON.stringify({ storage_class: "express" }) };
+      });
     expect(await c.basin("my-basin-01").streams.getConfig("a/b c")).toEqual({ storage_class: "express" });
     expect(headerOf(seen, "svc-basin")).toBe("my-basin-01");
     expect(headerOf(seen, "authorization")).toBe("Bearer tok");
@@ -60,10 +69,13 @@ describe("client > SvcClient", () => {
   it("uses the basin host and no svc-basin header with host routing", async () => {
     const { agent, c } = client({ account: "http://a.svc.test", basin: "http://{basin}.b.svc.test" });
     let seen: unknown;
-    agent.get("http://my-basin-01.b.svc.test").intercept({ path: "/v1/streams/s/records/tail", method: "GET" }).reply((o) => {
-      seen = o.headers;
-      return { statusCode: 200, data: JSON.stringify({ tail: { seq_num: 3, timestamp: 17 } }) };
-    });
+    agent
+      .get("http://my-basin-01.b.svc.test")
+      .intercept({ path: "/v1/streams/s/records/tail", method: "GET" })
+      .reply((o) => {
+        seen = o.headers;
+        return { statusCode: 200, data: JSON.stringify({ tail: { seq_num: 3, timestamp: 17 } }) };
+      });
     expect(await c.basin("my-basin-01").stream("s").checkTail()).toEqual({ seqNum: 3, timestamp: 17 });
     expect(headerOf(seen, "svc-basin")).toBeUndefined();
   });
@@ -74,7 +86,14 @@ describe("client > SvcClient", () => {
     const pool = agent.get("http://svc.test");
     const capture = (status: number) => (o: { headers?: unknown }) => {
       tokens.push(headerOf(o.headers, "svc-request-token"));
-      return { statusCode: status, data: JSON.stringify(status === 201 ? { name: "my-basin-01", state: "active", scope: null } : { code: "unavailable", message: "x" }) };
+      return {
+        statusCode: status,
+        data: JSON.stringify(
+          status === 201
+            ? { name: "my-basin-01", state: "active", scope: null }
+            : { code: "unavailable", message: "x" },
+        ),
+      };
     };
     pool.intercept({ path: "/v1/basins", method: "POST" }).reply(capture(503));
     pool.intercept({ path: "/v1/basins", method: "POST" }).reply(capture(201));
@@ -91,10 +110,13 @@ describe("client > SvcClient", () => {
   it("sends a caller-chosen request token", async () => {
     const { agent, c } = client();
     let tok: string | undefined;
-    agent.get("http://svc.test").intercept({ path: "/v1/streams", method: "POST" }).reply((o) => {
-      tok = headerOf(o.headers, "svc-request-token");
-      return { statusCode: 201, data: JSON.stringify({ name: "s", created_at: "2026-01-01T00:00:00Z" }) };
-    });
+    agent
+      .get("http://svc.test")
+      .intercept({ path: "/v1/streams", method: "POST" })
+      .reply((o) => {
+        tok = headerOf(o.headers, "svc-request-token");
+        return { statusCode: 201, data: JSON.stringify({ name: "s", created_at: "2026-01-01T00:00:00Z" }) };
+      });
     await c.basin("my-basin-01").streams.create("s", { requestToken: "my-token" });
     expect(tok).toBe("my-token");
   });
@@ -102,8 +124,12 @@ describe("client > SvcClient", () => {
   it("auto-paginates with start_after = the last name", async () => {
     const { agent, c } = client();
     const pool = agent.get("http://svc.test");
-    pool.intercept({ path: "/v1/basins?prefix=p", method: "GET" }).reply(200, { basins: [{ name: "p-basin-1" }, { name: "p-basin-2" }], has_more: true });
-    pool.intercept({ path: "/v1/basins?prefix=p&start_after=p-basin-2", method: "GET" }).reply(200, { basins: [{ name: "p-basin-3" }], has_more: false });
+    pool
+      .intercept({ path: "/v1/basins?prefix=p", method: "GET" })
+      .reply(200, { basins: [{ name: "p-basin-1" }, { name: "p-basin-2" }], has_more: true });
+    pool
+      .intercept({ path: "/v1/basins?prefix=p&start_after=p-basin-2", method: "GET" })
+      .reply(200, { basins: [{ name: "p-basin-3" }], has_more: false });
     const names: string[] = [];
     for await (const b of c.basins.listAll({ prefix: "p" })) names.push(b.name);
     expect(names).toEqual(["p-basin-1", "p-basin-2", "p-basin-3"]);
@@ -111,7 +137,10 @@ describe("client > SvcClient", () => {
 
   it("stops paginating at max items", async () => {
     const { agent, c } = client();
-    agent.get("http://svc.test").intercept({ path: "/v1/basins?limit=2", method: "GET" }).reply(200, { basins: [{ name: "basin-001" }, { name: "basin-002" }], has_more: true });
+    agent
+      .get("http://svc.test")
+      .intercept({ path: "/v1/basins?limit=2", method: "GET" })
+      .reply(200, { basins: [{ name: "basin-001" }, { name: "basin-002" }], has_more: true });
     const names: string[] = [];
     for await (const b of c.basins.listAll({ max: 2 })) names.push(b.name);
     expect(names).toEqual(["basin-001", "basin-002"]);
@@ -126,7 +155,10 @@ describe("client > SvcClient", () => {
 
   it("rejects unsafe integers in responses instead of rounding", async () => {
     const { agent, c } = client();
-    agent.get("http://svc.test").intercept({ path: "/v1/streams/s/records/tail", method: "GET" }).reply(200, '{"tail":{"seq_num":18446744073709551615,"timestamp":0}}');
+    agent
+      .get("http://svc.test")
+      .intercept({ path: "/v1/streams/s/records/tail", method: "GET" })
+      .reply(200, '{"tail":{"seq_num":18446744073709551615,"timestamp":0}}');
     await expect(c.basin("my-basin-01").stream("s").checkTail()).rejects.toMatchObject({ code: "protocol" });
   });
 
@@ -139,9 +171,14 @@ describe("client > SvcClient", () => {
       body = JSON.parse(String(o.body));
       format = headerOf(o.headers, "svc-format");
       const pos = { seq_num: 0, timestamp: 5 };
-      return { statusCode: 200, data: JSON.stringify({ start: pos, end: { seq_num: 1, timestamp: 5 }, tail: { seq_num: 1, timestamp: 5 } }) };
+      return {
+        statusCode: 200,
+        data: JSON.stringify({ start: pos, end: { seq_num: 1, timestamp: 5 }, tail: { seq_num: 1, timestamp: 5 } }),
+      };
     });
-    pool.intercept({ path: "/v1/streams/s/records?seq_num=0&count=1", method: "GET" }).reply(200, { records: [{ seq_num: 0, timestamp: 5, body: "/wA=" }] });
+    pool
+      .intercept({ path: "/v1/streams/s/records?seq_num=0&count=1", method: "GET" })
+      .reply(200, { records: [{ seq_num: 0, timestamp: 5, body: "/wA=" }] });
     const s = c.basin("my-basin-01").stream("s");
     const ack = await s.append({ records: [{ headers: [], body: new Uint8Array([0xff, 0]) }] });
     expect(ack.end.seqNum).toBe(1);

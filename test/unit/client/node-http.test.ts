@@ -27,9 +27,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_q, _b, res) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_q, _b, res) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+  };
 
 describe("transport > NodeHttpTransport (node:http)", () => {
   it("sends headers and bodies, returns 2xx bodies", async () => {
@@ -42,15 +44,25 @@ describe("transport > NodeHttpTransport (node:http)", () => {
     expect(JSON.parse(Buffer.from(res.body).toString())).toEqual({ ok: true });
     const last = seen.at(-1)!;
     expect(last).toMatchObject({ method: "POST", url: "/v1/basins", body: '{"basin":"x"}' });
-    expect(last.headers).toMatchObject({ authorization: "Bearer t", "content-type": "application/json", "content-length": "13" });
+    expect(last.headers).toMatchObject({
+      authorization: "Bearer t",
+      "content-type": "application/json",
+      "content-length": "13",
+    });
   });
 
   it("retries an idempotent 503 and honours the budget", async () => {
     const t = new NodeHttpTransport({ retries: 1 });
     handlers.push(json(503, { code: "unavailable", message: "busy" }), json(200, { n: 1 }));
     expect((await t.request({ method: "GET", url: `${base}/a`, idempotent: true })).status).toBe(200);
-    handlers.push(json(503, { code: "unavailable", message: "busy" }), json(503, { code: "unavailable", message: "busy" }));
-    await expect(t.request({ method: "GET", url: `${base}/a`, idempotent: true })).rejects.toMatchObject({ code: "unavailable", status: 503 });
+    handlers.push(
+      json(503, { code: "unavailable", message: "busy" }),
+      json(503, { code: "unavailable", message: "busy" }),
+    );
+    await expect(t.request({ method: "GET", url: `${base}/a`, idempotent: true })).rejects.toMatchObject({
+      code: "unavailable",
+      status: 503,
+    });
     await t.close();
   });
 
@@ -58,7 +70,9 @@ describe("transport > NodeHttpTransport (node:http)", () => {
     const t = new NodeHttpTransport({ retries: 2 });
     const before = seen.length;
     handlers.push(json(503, { code: "unavailable", message: "busy" }));
-    await expect(t.request({ method: "POST", url: `${base}/r`, body: "{}", idempotent: false })).rejects.toMatchObject({ code: "unavailable" });
+    await expect(t.request({ method: "POST", url: `${base}/r`, body: "{}", idempotent: false })).rejects.toMatchObject({
+      code: "unavailable",
+    });
     expect(seen.length - before).toBe(1);
     await t.close();
   });
@@ -66,23 +80,32 @@ describe("transport > NodeHttpTransport (node:http)", () => {
   it("maps 412 bodies and empty error bodies", async () => {
     const t = new NodeHttpTransport({ retries: 0 });
     handlers.push(json(412, { fencing_token_mismatch: "w2" }));
-    await expect(t.request({ method: "POST", url: `${base}/x`, body: "{}", idempotent: false })).rejects.toMatchObject({ code: "fencing_token_mismatch", expected: "w2" });
+    await expect(t.request({ method: "POST", url: `${base}/x`, body: "{}", idempotent: false })).rejects.toMatchObject({
+      code: "fencing_token_mismatch",
+      expected: "w2",
+    });
     handlers.push((_q, _b, res) => res.writeHead(404).end());
-    await expect(t.request({ method: "GET", url: `${base}/x`, idempotent: true })).rejects.toMatchObject({ status: 404 });
+    await expect(t.request({ method: "GET", url: `${base}/x`, idempotent: true })).rejects.toMatchObject({
+      status: 404,
+    });
     await t.close();
   });
 
   it("times out a silent server (timeout after connecting) and retries idempotent calls", async () => {
     const t = new NodeHttpTransport({ retries: 0, timeoutMs: 100 });
     handlers.push(() => {}); // never answers
-    await expect(t.request({ method: "GET", url: `${base}/slow`, idempotent: true })).rejects.toMatchObject({ code: "timeout" });
+    await expect(t.request({ method: "GET", url: `${base}/slow`, idempotent: true })).rejects.toMatchObject({
+      code: "timeout",
+    });
     await t.close();
   });
 
   it("a refused connection is connect_failed (nothing sent)", async () => {
     const lines: string[] = [];
     const t = new NodeHttpTransport({ retries: 1, log: (l) => lines.push(l) });
-    await expect(t.request({ method: "POST", url: "http://127.0.0.1:1/v1/x", body: "{}", idempotent: false })).rejects.toMatchObject({ code: "connect_failed" });
+    await expect(
+      t.request({ method: "POST", url: "http://127.0.0.1:1/v1/x", body: "{}", idempotent: false }),
+    ).rejects.toMatchObject({ code: "connect_failed" });
     expect(lines.filter((l) => l.includes("→ connect_failed"))).toHaveLength(2);
     await t.close();
   });

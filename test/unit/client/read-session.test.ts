@@ -6,7 +6,12 @@ import { FakeExchange, pos } from "../../helpers/fake-exchange.js";
 
 const enc = new TextEncoder();
 const recs = (from: number, n: number): SequencedRecord[] =>
-  Array.from({ length: n }, (_, i) => ({ seqNum: from + i, timestamp: 1000, headers: [], body: enc.encode(`r${from + i}`) }));
+  Array.from({ length: n }, (_, i) => ({
+    seqNum: from + i,
+    timestamp: 1000,
+    headers: [],
+    body: enc.encode(`r${from + i}`),
+  }));
 
 function opener(...exchanges: (FakeExchange | Error)[]) {
   const queries: string[] = [];
@@ -33,8 +38,9 @@ describe("readQuery", () => {
     const p = { nextSeq: undefined, count: 0, bytes: 0, idleSince: undefined };
     expect(readQuery({ tailOffset: 5 }, { count: 10, clamp: true }, p)).toBe("tail_offset=5&count=10&clamp=true");
     const resumed = { nextSeq: 42, count: 4, bytes: 100, idleSince: 1_000 };
-    expect(readQuery({ timestamp: 7 }, { count: 10, bytes: 1000, until: 99, wait: 30 }, resumed, 11_500))
-      .toBe("seq_num=42&count=6&bytes=900&until=99&wait=20");
+    expect(readQuery({ timestamp: 7 }, { count: 10, bytes: 1000, until: 99, wait: 30 }, resumed, 11_500)).toBe(
+      "seq_num=42&count=6&bytes=900&until=99&wait=20",
+    );
   });
 });
 
@@ -108,10 +114,14 @@ describe("readSession", () => {
     const { open, queries } = opener(first, refused(), refused(), refused(), back);
     const outages: string[] = [];
     const recovered: (number | undefined)[] = [];
-    const events = collect(readSession(open, {
-      start: { seqNum: 0 }, retries: 0,
-      onOutage: (e) => outages.push(e.code), onRecovered: (n) => recovered.push(n),
-    }));
+    const events = collect(
+      readSession(open, {
+        start: { seqNum: 0 },
+        retries: 0,
+        onOutage: (e) => outages.push(e.code),
+        onRecovered: (n) => recovered.push(n),
+      }),
+    );
     first.batch({ records: recs(0, 2), tail: pos(2) });
     first.cut();
     while (queries.length < 5) await new Promise((r) => setTimeout(r, 5));
@@ -125,7 +135,9 @@ describe("readSession", () => {
 
   it("a bounded read gives up after --retries failures without progress; a follow read that never connected too", async () => {
     const refused = () => clientError("connect_failed", "cannot connect (ECONNREFUSED)");
-    const bounded = collect(readSession(opener(refused(), refused()).open, { start: { seqNum: 0 }, limits: { count: 5 }, retries: 1 }));
+    const bounded = collect(
+      readSession(opener(refused(), refused()).open, { start: { seqNum: 0 }, limits: { count: 5 }, retries: 1 }),
+    );
     await expect(bounded).rejects.toMatchObject({ code: "connect_failed" });
     const never = collect(readSession(opener(refused()).open, { start: { seqNum: 0 }, retries: 0 }));
     await expect(never).rejects.toMatchObject({ code: "connect_failed" });

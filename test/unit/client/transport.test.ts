@@ -10,7 +10,12 @@ function setup(retries = 2) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
-  const t = new HttpTransport({ dispatcher: agent, retries, timeoutMs: 1000, headers: () => ({ authorization: "Bearer t" }) });
+  const t = new HttpTransport({
+    dispatcher: agent,
+    retries,
+    timeoutMs: 1000,
+    headers: () => ({ authorization: "Bearer t" }),
+  });
   return { agent, pool, t };
 }
 
@@ -54,7 +59,9 @@ describe("transport > retry policy (reliability.md §2.f)", () => {
 describe("transport > HttpTransport (undici)", () => {
   it("returns 2xx bodies and sends the base headers", async () => {
     const { pool, t } = setup();
-    pool.intercept({ path: "/v1/basins", method: "GET", headers: { authorization: "Bearer t" } }).reply(200, { basins: [], has_more: false });
+    pool
+      .intercept({ path: "/v1/basins", method: "GET", headers: { authorization: "Bearer t" } })
+      .reply(200, { basins: [], has_more: false });
     const res = await t.request({ method: "GET", url: `${ORIGIN}/v1/basins`, idempotent: true });
     expect(res.status).toBe(200);
     expect(JSON.parse(Buffer.from(res.body).toString())).toEqual({ basins: [], has_more: false });
@@ -72,28 +79,44 @@ describe("transport > HttpTransport (undici)", () => {
     const { pool, t } = setup(2);
     pool.intercept({ path: "/v1/x", method: "POST" }).reply(503, { code: "unavailable", message: "busy" });
     pool.intercept({ path: "/v1/x", method: "POST" }).reply(200, "{}");
-    await expect(t.request({ method: "POST", url: `${ORIGIN}/v1/x`, body: "{}", idempotent: false })).rejects.toMatchObject({ code: "unavailable", status: 503 });
+    await expect(
+      t.request({ method: "POST", url: `${ORIGIN}/v1/x`, body: "{}", idempotent: false }),
+    ).rejects.toMatchObject({ code: "unavailable", status: 503 });
   });
 
   it("gives up after the retry budget with the last error", async () => {
     const { pool, t } = setup(1);
-    pool.intercept({ path: "/v1/x", method: "GET" }).reply(429, { code: "rate_limited", message: "slow down" }, { headers: { "retry-after-ms": "1" } }).times(2);
-    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/x`, idempotent: true })).rejects.toMatchObject({ code: "rate_limited", retryAfterMs: 1 });
+    pool
+      .intercept({ path: "/v1/x", method: "GET" })
+      .reply(429, { code: "rate_limited", message: "slow down" }, { headers: { "retry-after-ms": "1" } })
+      .times(2);
+    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/x`, idempotent: true })).rejects.toMatchObject({
+      code: "rate_limited",
+      retryAfterMs: 1,
+    });
   });
 
   it("maps 412 and 416 bodies to their structured errors", async () => {
     const { pool, t } = setup(0);
     pool.intercept({ path: "/v1/a", method: "POST" }).reply(412, { seq_num_mismatch: 7 });
     pool.intercept({ path: "/v1/b", method: "GET" }).reply(416, { tail: { seq_num: 3, timestamp: 9 } });
-    await expect(t.request({ method: "POST", url: `${ORIGIN}/v1/a`, body: "{}", idempotent: false })).rejects.toMatchObject({ code: "seq_num_mismatch", expected: 7 });
-    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/b`, idempotent: true })).rejects.toMatchObject({ code: "range_not_satisfiable", tail: { seqNum: 3, timestamp: 9 } });
+    await expect(
+      t.request({ method: "POST", url: `${ORIGIN}/v1/a`, body: "{}", idempotent: false }),
+    ).rejects.toMatchObject({ code: "seq_num_mismatch", expected: 7 });
+    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/b`, idempotent: true })).rejects.toMatchObject({
+      code: "range_not_satisfiable",
+      tail: { seqNum: 3, timestamp: 9 },
+    });
   });
 
   it("handles empty and non-JSON error bodies by status", async () => {
     const { pool, t } = setup(0);
     pool.intercept({ path: "/v1/a", method: "GET" }).reply(404, "");
     pool.intercept({ path: "/v1/b", method: "GET" }).reply(500, "<html>oops</html>");
-    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/a`, idempotent: true })).rejects.toMatchObject({ status: 404, code: "http_404" });
+    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/a`, idempotent: true })).rejects.toMatchObject({
+      status: 404,
+      code: "http_404",
+    });
     const e = await t.request({ method: "GET", url: `${ORIGIN}/v1/b`, idempotent: true }).catch((x) => x);
     expect(e).toBeInstanceOf(SvcError);
     expect(e.status).toBe(500);
@@ -115,7 +138,9 @@ describe("transport > HttpTransport (undici)", () => {
     agent.disableNetConnect();
     agent.get(ORIGIN).intercept({ path: "/v1/slow", method: "GET" }).reply(200, "{}").delay(500);
     const t = new HttpTransport({ dispatcher: agent, retries: 0, timeoutMs: 50 });
-    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/slow`, idempotent: true })).rejects.toMatchObject({ code: "timeout" });
+    await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/slow`, idempotent: true })).rejects.toMatchObject({
+      code: "timeout",
+    });
     void pool;
   });
 });

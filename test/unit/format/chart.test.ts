@@ -1,11 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { BLOCKS, fitBars, levels, renderChart, timeLabel, valueLabel, type ChartSeries } from "../../../src/format/chart.js";
+import {
+  BLOCKS,
+  fitBars,
+  levels,
+  renderChart,
+  timeLabel,
+  valueLabel,
+  type ChartSeries,
+} from "../../../src/format/chart.js";
 import { metricsCsv, metricsTable, metricsText, rfc3339Secs } from "../../../src/format/metric-output.js";
 import type { Metric } from "../../../src/types.js";
 
 const T0 = Date.UTC(2026, 10, 25, 13, 0) / 1000;
 const series = (values: number[], extra: Partial<ChartSeries> = {}): ChartSeries => ({
-  name: "append-ops", unit: "operations", interval: "minute", points: values.map((v, i) => [T0 + 60 * i, v]), ...extra,
+  name: "append-ops",
+  unit: "operations",
+  interval: "minute",
+  points: values.map((v, i) => [T0 + 60 * i, v]),
+  ...extra,
 });
 /** The bars of a rendered chart row (after the `┤`/`│` axis). */
 const bars = (line: string): string => line.replace(/^.*?[┤│]/, "");
@@ -21,7 +33,10 @@ describe("format > chart", () => {
   });
 
   it("spreads values over 8 levels per row, labels max and min with units", () => {
-    const lines = renderChart(series([0, 1024, 2048], { name: "storage", unit: "bytes", interval: undefined }), { width: 80, height: 2 });
+    const lines = renderChart(series([0, 1024, 2048], { name: "storage", unit: "bytes", interval: undefined }), {
+      width: 80,
+      height: 2,
+    });
     expect(lines[0]).toBe("storage (bytes)");
     expect(lines[1]).toBe("2.00 KiB ┤  █");
     expect(lines[2]).toBe("     0 B ┤▁██");
@@ -38,22 +53,43 @@ describe("format > chart", () => {
       const lines = renderChart(series(values), { width, height: 3 });
       for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
       const row = bars(lines[3]!);
-      expect(row.length).toBe(fitBars(values.map((v, i) => [i, v]), width - 3).values.length);
+      expect(row.length).toBe(
+        fitBars(
+          values.map((v, i) => [i, v]),
+          width - 3,
+        ).values.length,
+      );
       expect(row.length).toBeLessThanOrEqual(width - 3);
       expect(bars(lines[1]!)).toContain("█");
     }
     expect(renderChart(series(values), { width: 40 }).at(-1)).toBe("   each bar: the largest of 2 minutes");
     expect(renderChart(series(values), { width: 80 })).toHaveLength(4);
-    expect(fitBars([[0, 1], [1, 5], [2, 2], [3, 0], [4, 7]], 2)).toEqual({ values: [5, 7], perBar: 3 });
+    expect(
+      fitBars(
+        [
+          [0, 1],
+          [1, 5],
+          [2, 2],
+          [3, 0],
+          [4, 7],
+        ],
+        2,
+      ),
+    ).toEqual({ values: [5, 7], perBar: 3 });
   });
 
   it("colours through the paint it is given; nothing else", () => {
     const tag = (t: string) => (s: string) => `<${t}>${s}</${t}>`;
-    const lines = renderChart(series([0, 3]), { width: 40, paint: { title: tag("t"), bar: tag("b"), zero: tag("z"), axis: tag("a") } });
+    const lines = renderChart(series([0, 3]), {
+      width: 40,
+      paint: { title: tag("t"), bar: tag("b"), zero: tag("z"), axis: tag("a") },
+    });
     expect(lines[0]).toBe("<t>append-ops (operations per minute)</t>");
     expect(lines[1]).toBe("<a>3 ┤</a><z>▁</z><b>█</b>");
     // A colour is switched once per run of like bars, not once per bar.
-    expect(renderChart(series([0, 0, 3, 3, 0]), { width: 40, paint: { zero: tag("z"), bar: tag("b") } })[1]).toBe("3 ┤<z>▁▁</z><b>██</b><z>▁</z>");
+    expect(renderChart(series([0, 0, 3, 3, 0]), { width: 40, paint: { zero: tag("z"), bar: tag("b") } })[1]).toBe(
+      "3 ┤<z>▁▁</z><b>██</b><z>▁</z>",
+    );
   });
 
   it("labels", () => {
@@ -61,13 +97,26 @@ describe("format > chart", () => {
     expect(valueLabel(1234567, "operations")).toBe("1,234,567");
     expect(timeLabel(T0, "day")).toBe("2026-11-25");
     expect(timeLabel(T0 + 90, "minute", true)).toBe("13:01");
-    expect(renderChart(series([]), { width: 40 })).toEqual(["append-ops (operations per minute)", "  (no data in this range)"]);
+    expect(renderChart(series([]), { width: 40 })).toEqual([
+      "append-ops (operations per minute)",
+      "  (no data in this range)",
+    ]);
   });
 });
 
 describe("format > metric-output", () => {
   const values: Metric[] = [
-    { accumulation: { name: "append-throughput", unit: "bytes", interval: "minute", values: [[T0, 0], [T0 + 60, 9007199254740991]] } },
+    {
+      accumulation: {
+        name: "append-throughput",
+        unit: "bytes",
+        interval: "minute",
+        values: [
+          [T0, 0],
+          [T0 + 60, 9007199254740991],
+        ],
+      },
+    },
     { gauge: { name: "storage", unit: "bytes", values: [[T0, 166]] } },
     { scalar: { name: "total", unit: "operations", value: 0.5 } },
     { label: { name: "active-basins", values: ["a,b", "c"] } },
@@ -88,10 +137,20 @@ describe("format > metric-output", () => {
 
   it("table: a header per series, time<TAB>value lines", () => {
     expect(metricsTable(values)).toEqual([
-      "# append-throughput (accumulation, bytes per minute)", "time\tvalue", "2026-11-25T13:00:00Z\t0", "2026-11-25T13:01:00Z\t9007199254740991",
-      "", "# storage (gauge, bytes)", "time\tvalue", "2026-11-25T13:00:00Z\t166",
-      "", "total: 0.5 operations",
-      "", "# active-basins (label)", "a,b", "c",
+      "# append-throughput (accumulation, bytes per minute)",
+      "time\tvalue",
+      "2026-11-25T13:00:00Z\t0",
+      "2026-11-25T13:01:00Z\t9007199254740991",
+      "",
+      "# storage (gauge, bytes)",
+      "time\tvalue",
+      "2026-11-25T13:00:00Z\t166",
+      "",
+      "total: 0.5 operations",
+      "",
+      "# active-basins (label)",
+      "a,b",
+      "c",
     ]);
   });
 

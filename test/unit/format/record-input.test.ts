@@ -1,12 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseFormatName } from "../../../src/format/format-name.js";
-import { checkInputRecord, parseHeaderFlag, parseJsonRecord, RecordInputError, textRecord } from "../../../src/format/record-input.js";
+import {
+  checkInputRecord,
+  parseHeaderFlag,
+  parseJsonRecord,
+  RecordInputError,
+  textRecord,
+} from "../../../src/format/record-input.js";
 import { renderJson } from "../../../src/format/record-output.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
 const bytes = fc.uint8Array({ maxLength: 64 });
-const header = fc.record({ name: fc.uint8Array({ minLength: 1, maxLength: 16 }), value: fc.uint8Array({ maxLength: 16 }) });
+const header = fc.record({
+  name: fc.uint8Array({ minLength: 1, maxLength: 16 }),
+  value: fc.uint8Array({ maxLength: 16 }),
+});
 const record = fc.record({
   seqNum: fc.nat(),
   timestamp: fc.nat(),
@@ -20,21 +29,29 @@ const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Bu
 
 describe("format > record-input", () => {
   it("json-base64 round-trips any bytes (read output fed back to append)", () => {
-    fc.assert(fc.property(record, fc.boolean(), (r, omitEmpty) => {
-      const back = parseJsonRecord(renderJson(r, { base64: true, omitEmpty }), true);
-      expect(back.timestamp).toBe(r.timestamp);
-      expect(same(back.body, r.body)).toBe(true);
-      expect(back.headers.length).toBe(r.headers.length);
-      back.headers.forEach((h, i) => {
-        expect(same(h.name, r.headers[i]!.name)).toBe(true);
-        expect(same(h.value, r.headers[i]!.value)).toBe(true);
-      });
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(record, fc.boolean(), (r, omitEmpty) => {
+        const back = parseJsonRecord(renderJson(r, { base64: true, omitEmpty }), true);
+        expect(back.timestamp).toBe(r.timestamp);
+        expect(same(back.body, r.body)).toBe(true);
+        expect(back.headers.length).toBe(r.headers.length);
+        back.headers.forEach((h, i) => {
+          expect(same(h.name, r.headers[i]!.name)).toBe(true);
+          expect(same(h.value, r.headers[i]!.value)).toBe(true);
+        });
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it("every byte value survives json-base64", () => {
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-    const r: SequencedRecord = { seqNum: 1, timestamp: 2, headers: [{ name: all, value: new Uint8Array(0) }], body: all };
+    const r: SequencedRecord = {
+      seqNum: 1,
+      timestamp: 2,
+      headers: [{ name: all, value: new Uint8Array(0) }],
+      body: all,
+    };
     const back = parseJsonRecord(renderJson(r, { base64: true }), true);
     expect(same(back.body, all)).toBe(true);
     expect(same(back.headers[0]!.name, all)).toBe(true);
@@ -42,15 +59,32 @@ describe("format > record-input", () => {
   });
 
   it("json (raw) round-trips any Unicode text", () => {
-    fc.assert(fc.property(unicode, fc.array(fc.tuple(unicode.filter((s) => s !== ""), unicode), { maxLength: 3 }), (body, hs) => {
-      const r: SequencedRecord = {
-        seqNum: 0, timestamp: 5, body: Buffer.from(body),
-        headers: hs.map(([n, v]) => ({ name: Buffer.from(n), value: Buffer.from(v) })),
-      };
-      const back = parseJsonRecord(renderJson(r, { base64: false }), false);
-      expect(Buffer.from(back.body).toString()).toBe(body);
-      expect(back.headers.map((h) => [Buffer.from(h.name).toString(), Buffer.from(h.value).toString()])).toEqual(hs);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        unicode,
+        fc.array(
+          fc.tuple(
+            unicode.filter((s) => s !== ""),
+            unicode,
+          ),
+          { maxLength: 3 },
+        ),
+        (body, hs) => {
+          const r: SequencedRecord = {
+            seqNum: 0,
+            timestamp: 5,
+            body: Buffer.from(body),
+            headers: hs.map(([n, v]) => ({ name: Buffer.from(n), value: Buffer.from(v) })),
+          };
+          const back = parseJsonRecord(renderJson(r, { base64: false }), false);
+          expect(Buffer.from(back.body).toString()).toBe(body);
+          expect(back.headers.map((h) => [Buffer.from(h.name).toString(), Buffer.from(h.value).toString()])).toEqual(
+            hs,
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it("ignores unknown fields and accepts {}", () => {
@@ -81,12 +115,24 @@ describe("format > record-input", () => {
   });
 
   it("judges each record by the service's rules, as a RecordInputError (the reader adds file:line)", () => {
-    expect(checkInputRecord({ headers: [{ name: Buffer.from("k"), value: Buffer.from("vv") }], body: new Uint8Array(0) })).toBe(13);
+    expect(
+      checkInputRecord({ headers: [{ name: Buffer.from("k"), value: Buffer.from("vv") }], body: new Uint8Array(0) }),
+    ).toBe(13);
     expect(checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 8) })).toBe(1024 * 1024);
     expect(() => checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(RecordInputError);
     expect(() => checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(/limit is 1048576/);
-    expect(() => checkInputRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("x") }, { name: Buffer.from("a"), value: new Uint8Array(0) }], body: new Uint8Array(0) })).toThrow(/empty name/);
-    expect(() => checkInputRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("zap") }], body: new Uint8Array(0) })).toThrow(/unknown command "zap"/);
+    expect(() =>
+      checkInputRecord({
+        headers: [
+          { name: new Uint8Array(0), value: Buffer.from("x") },
+          { name: Buffer.from("a"), value: new Uint8Array(0) },
+        ],
+        body: new Uint8Array(0),
+      }),
+    ).toThrow(/empty name/);
+    expect(() =>
+      checkInputRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("zap") }], body: new Uint8Array(0) }),
+    ).toThrow(/unknown command "zap"/);
   });
 
   it("text lines keep bytes, replace or refuse invalid UTF-8", () => {

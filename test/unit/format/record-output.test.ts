@@ -2,7 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lossyUtf8 } from "../../../src/bytes.js";
 import { ackStatusLine, ackToJson, commandAckLine } from "../../../src/format/record-ack.js";
-import { describeCommand, fenceCommandRecord, parseCommandRecord, trimCommandRecord } from "../../../src/format/record-command.js";
+import {
+  describeCommand,
+  fenceCommandRecord,
+  parseCommandRecord,
+  trimCommandRecord,
+} from "../../../src/format/record-command.js";
 import { parseFormatName } from "../../../src/format/format-name.js";
 import { isCommandRecord } from "../../../src/rules/commands.js";
 import { grepFilter, parseFilter } from "../../../src/format/record-filter.js";
@@ -11,33 +16,56 @@ import { compileTemplate } from "../../../src/format/record-template.js";
 import { compileInputTemplate } from "../../../src/format/record-input-template.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
-const rec = (body: string | Uint8Array, headers: [string, string][] = [], seqNum = 3, timestamp = 1771390606217): SequencedRecord => ({
-  seqNum, timestamp, body: typeof body === "string" ? Buffer.from(body) : body,
+const rec = (
+  body: string | Uint8Array,
+  headers: [string, string][] = [],
+  seqNum = 3,
+  timestamp = 1771390606217,
+): SequencedRecord => ({
+  seqNum,
+  timestamp,
+  body: typeof body === "string" ? Buffer.from(body) : body,
   headers: headers.map(([n, v]) => ({ name: Buffer.from(n), value: Buffer.from(v) })),
 });
 
 describe("format > record-output", () => {
   it("renders JSON with a fixed field order, always with headers and body", () => {
-    expect(renderJson(rec("hello", [["k", "v"]]), { base64: false })).toBe('{"seq_num":3,"timestamp":1771390606217,"headers":[["k","v"]],"body":"hello"}');
-    expect(renderJson(rec(""), { base64: false })).toBe('{"seq_num":3,"timestamp":1771390606217,"headers":[],"body":""}');
+    expect(renderJson(rec("hello", [["k", "v"]]), { base64: false })).toBe(
+      '{"seq_num":3,"timestamp":1771390606217,"headers":[["k","v"]],"body":"hello"}',
+    );
+    expect(renderJson(rec(""), { base64: false })).toBe(
+      '{"seq_num":3,"timestamp":1771390606217,"headers":[],"body":""}',
+    );
     expect(renderJson(rec(""), { base64: false, omitEmpty: true })).toBe('{"seq_num":3,"timestamp":1771390606217}');
-    expect(renderJson(rec("hi"), { base64: true, isoTime: true })).toBe('{"seq_num":3,"timestamp":1771390606217,"time":"2026-02-18T04:56:46.217Z","headers":[],"body":"aGk="}');
-    expect(renderJson(rec("hi", [["a", "b"]]), { base64: false, drop: "body" })).toBe('{"seq_num":3,"timestamp":1771390606217,"headers":[["a","b"]]}');
-    expect(renderJson(rec("hi", [["a", "b"]]), { base64: false, drop: "all" })).toBe('{"seq_num":3,"timestamp":1771390606217}');
+    expect(renderJson(rec("hi"), { base64: true, isoTime: true })).toBe(
+      '{"seq_num":3,"timestamp":1771390606217,"time":"2026-02-18T04:56:46.217Z","headers":[],"body":"aGk="}',
+    );
+    expect(renderJson(rec("hi", [["a", "b"]]), { base64: false, drop: "body" })).toBe(
+      '{"seq_num":3,"timestamp":1771390606217,"headers":[["a","b"]]}',
+    );
+    expect(renderJson(rec("hi", [["a", "b"]]), { base64: false, drop: "all" })).toBe(
+      '{"seq_num":3,"timestamp":1771390606217}',
+    );
   });
 
   it("handles invalid UTF-8 in JSON: replace, base64 or error", () => {
     const bad = rec(Buffer.from([0x68, 0xff]));
     expect(JSON.parse(renderJson(bad, { base64: false })).body).toBe("h\ufffd");
-    expect(JSON.parse(renderJson(bad, { base64: false, invalidUtf8: "base64" }))).toMatchObject({ encoding: "base64", body: "aP8=" });
+    expect(JSON.parse(renderJson(bad, { base64: false, invalidUtf8: "base64" }))).toMatchObject({
+      encoding: "base64",
+      body: "aP8=",
+    });
     expect(() => renderJson(bad, { base64: false, invalidUtf8: "error" })).toThrow(/not valid UTF-8/);
   });
 
   it("renders text bodies as their own bytes, or (--invalid-utf8 replace) like the server's lossy raw format", () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (b) => {
-      expect(Buffer.from(renderTextBody(b)).equals(Buffer.from(b))).toBe(true);
-      expect(Buffer.from(renderTextBody(b, "replace")).toString("utf8")).toBe(lossyUtf8(b));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (b) => {
+        expect(Buffer.from(renderTextBody(b)).equals(Buffer.from(b))).toBe(true);
+        expect(Buffer.from(renderTextBody(b, "replace")).toString("utf8")).toBe(lossyUtf8(b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("parses output format names", () => {
@@ -50,8 +78,12 @@ describe("format > record-output", () => {
 
 describe("format > record-template", () => {
   it("fills placeholders and escapes", () => {
-    const t = compileTemplate("{seq_num}\\t{timestamp:iso}\\t{header:content-type}\\t{body}|{body:base64}|{body:hex}|{headers}|{size}|{{x}}");
-    expect(t(rec("hi", [["content-type", "text/plain"]])).toString()).toBe('3\t2026-02-18T04:56:46.217Z\ttext/plain\thi|aGk=|6869|[["content-type","text/plain"]]|34|{x}');
+    const t = compileTemplate(
+      "{seq_num}\\t{timestamp:iso}\\t{header:content-type}\\t{body}|{body:base64}|{body:hex}|{headers}|{size}|{{x}}",
+    );
+    expect(t(rec("hi", [["content-type", "text/plain"]])).toString()).toBe(
+      '3\t2026-02-18T04:56:46.217Z\ttext/plain\thi|aGk=|6869|[["content-type","text/plain"]]|34|{x}',
+    );
     expect(compileTemplate("{header:missing}.{timestamp:ms}")(rec("x")).toString()).toBe(".1771390606217");
   });
 
@@ -92,10 +124,23 @@ describe("format > record-command", () => {
   });
 
   it("labels ack positions", () => {
-    const ack = { start: { seqNum: 0, timestamp: 5 }, end: { seqNum: 3, timestamp: 6 }, tail: { seqNum: 3, timestamp: 6 } };
+    const ack = {
+      start: { seqNum: 0, timestamp: 5 },
+      end: { seqNum: 3, timestamp: 6 },
+      tail: { seqNum: 3, timestamp: 6 },
+    };
     expect(ackStatusLine(ack, "ms")).toBe("appended 0..3 (3 records) tail 3 @ 6");
-    expect(ackToJson(ack)).toEqual({ start: { seq_num: 0, timestamp: 5 }, end: { seq_num: 3, timestamp: 6 }, tail: { seq_num: 3, timestamp: 6 }, records: 3 });
-    const cmd = { start: { seqNum: 7, timestamp: 9 }, end: { seqNum: 8, timestamp: 9 }, tail: { seqNum: 8, timestamp: 9 } };
+    expect(ackToJson(ack)).toEqual({
+      start: { seq_num: 0, timestamp: 5 },
+      end: { seq_num: 3, timestamp: 6 },
+      tail: { seq_num: 3, timestamp: 6 },
+      records: 3,
+    });
+    const cmd = {
+      start: { seqNum: 7, timestamp: 9 },
+      end: { seqNum: 8, timestamp: 9 },
+      tail: { seqNum: 8, timestamp: 9 },
+    };
     expect(commandAckLine('fence set to "writer-2"', cmd, "ms")).toBe('fence set to "writer-2" (record 7 @ 9) tail 8');
   });
 });

@@ -19,22 +19,30 @@ function splitAll(input: Buffer, cuts: number[], delimiter?: Buffer, max?: numbe
 describe("format > record-split", () => {
   it("splits lines however the input is chunked", () => {
     const seg = fc.string({ unit: fc.constantFrom("a", "b", "\r", "x", "\t"), maxLength: 8 });
-    fc.assert(fc.property(fc.array(seg, { maxLength: 12 }), fc.boolean(), fc.array(fc.nat(120)), (segs, trailing, cuts) => {
-      const text = segs.join("\n") + (trailing && segs.length > 0 ? "\n" : "");
-      const pieces = text.split("\n");
-      if (pieces[pieces.length - 1] === "") pieces.pop(); // a final delimiter ends the last line
-      const expected = pieces.map((l) => l.replace(/\r$/, ""));
-      expect(splitAll(Buffer.from(text, "latin1"), cuts)).toEqual(expected);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.array(seg, { maxLength: 12 }), fc.boolean(), fc.array(fc.nat(120)), (segs, trailing, cuts) => {
+        const text = segs.join("\n") + (trailing && segs.length > 0 ? "\n" : "");
+        const pieces = text.split("\n");
+        if (pieces[pieces.length - 1] === "") pieces.pop(); // a final delimiter ends the last line
+        const expected = pieces.map((l) => l.replace(/\r$/, ""));
+        expect(splitAll(Buffer.from(text, "latin1"), cuts)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it("splits at multi-byte delimiters straddling chunks", () => {
     const delim = Buffer.from("<|>");
-    const seg = fc.string({ unit: fc.constantFrom("<", "|", ">", "a", "\n"), maxLength: 6 }).filter((s) => !s.includes("<|>") && !s.endsWith("<|") && !s.endsWith("<"));
-    fc.assert(fc.property(fc.array(seg, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(60)), (segs, cuts) => {
-      const text = segs.join("<|>") + "<|>";
-      expect(splitAll(Buffer.from(text), cuts, delim)).toEqual(segs);
-    }), { numRuns: 1000 });
+    const seg = fc
+      .string({ unit: fc.constantFrom("<", "|", ">", "a", "\n"), maxLength: 6 })
+      .filter((s) => !s.includes("<|>") && !s.endsWith("<|") && !s.endsWith("<"));
+    fc.assert(
+      fc.property(fc.array(seg, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(60)), (segs, cuts) => {
+        const text = segs.join("<|>") + "<|>";
+        expect(splitAll(Buffer.from(text), cuts, delim)).toEqual(segs);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it("keeps \\r with other delimiters, drops a final empty segment, keeps empty lines", () => {

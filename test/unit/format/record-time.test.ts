@@ -19,7 +19,9 @@ describe("format > record-time", () => {
     expect(() => parseTimePoint("2026-02-30", "--timestamp")).toThrow(/--timestamp: invalid time/);
     expect(() => parseTimePoint("1h", "--timestamp")).toThrow(/--timestamp/);
     expect(() => parseTimePoint("yesterday", "--until", { duration: "ahead" })).toThrow(/duration from now/);
-    expect(() => parseTimePoint("99999999999999999999", "--timestamp")).toThrow(/99999999999999999999 is above 9007199254740991/);
+    expect(() => parseTimePoint("99999999999999999999", "--timestamp")).toThrow(
+      /99999999999999999999 is above 9007199254740991/,
+    );
   });
 
   it("formats", () => {
@@ -34,8 +36,16 @@ describe("format > record-time", () => {
     expect(parseRange("100:", now)).toEqual({ kind: "seq", start: 100 });
     expect(parseRange(":5", now)).toEqual({ kind: "seq", start: 0, end: 5 });
     expect(parseRange("@-1h:now", now)).toEqual({ kind: "time", start: now - 3_600_000, end: now });
-    expect(parseRange("@2026-01-01:1h", now)).toEqual({ kind: "time", start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 1, 1) });
-    expect(parseRange("@2026-01-01T10:00:00Z:@2026-01-01T11:00:00Z", now)).toEqual({ kind: "time", start: Date.UTC(2026, 0, 1, 10), end: Date.UTC(2026, 0, 1, 11) });
+    expect(parseRange("@2026-01-01:1h", now)).toEqual({
+      kind: "time",
+      start: Date.UTC(2026, 0, 1),
+      end: Date.UTC(2026, 0, 1, 1),
+    });
+    expect(parseRange("@2026-01-01T10:00:00Z:@2026-01-01T11:00:00Z", now)).toEqual({
+      kind: "time",
+      start: Date.UTC(2026, 0, 1, 10),
+      end: Date.UTC(2026, 0, 1, 11),
+    });
     expect(parseRange("@2026-01-01T10:00:00Z", now)).toEqual({ kind: "time", start: Date.UTC(2026, 0, 1, 10) });
     expect(() => parseRange("5:3", now)).toThrow(/after the start/);
     expect(() => parseRange("a:b", now)).toThrow(/not a sequence number/);

@@ -10,7 +10,17 @@
  * requires a violation of that rule (and the clean copy to pass).
  */
 import { execFile } from "node:child_process";
-import { appendFileSync, cpSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +31,11 @@ const FIXTURES = join(ROOT, "test/fixtures/boundaries");
 const DEPCRUISE = join(ROOT, "node_modules/.bin/depcruise");
 const run = promisify(execFile);
 
-interface Violation { rule: { name: string }; from: string; to: string }
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -35,13 +49,18 @@ async function cruise(cwd: string, roots: string[]): Promise<{ code: number; vio
   let code = 0;
   let out: string;
   try {
-    out = (await run(DEPCRUISE, [...roots, "--config", ".dependency-cruiser.cjs"], { cwd, maxBuffer: 64 << 20 })).stdout;
+    out = (await run(DEPCRUISE, [...roots, "--config", ".dependency-cruiser.cjs"], { cwd, maxBuffer: 64 << 20 }))
+      .stdout;
   } catch (e) {
     const err = e as { code?: number; stdout?: string };
     code = err.code ?? 1;
     out = err.stdout ?? "";
   }
-  const violations = [...out.matchAll(/^\s*error ([a-z-]+): (\S+) →\s*(\S+)/gm)].map((m) => ({ rule: { name: m[1]! }, from: m[2]!, to: m[3]! }));
+  const violations = [...out.matchAll(/^\s*error ([a-z-]+): (\S+) →\s*(\S+)/gm)].map((m) => ({
+    rule: { name: m[1]! },
+    from: m[2]!,
+    to: m[3]!,
+  }));
   return { code, violations };
 }
 
@@ -68,32 +87,36 @@ describe("import boundaries (.dependency-cruiser.cjs)", () => {
     expect(code).toBe(0);
   }, 60_000);
 
-  it.each(rules)("%s: its fixture fails the check", async (rule) => {
-    const dir = join(FIXTURES, rule);
-    const touched: string[] = [];
-    const undo: (() => void)[] = [];
-    for (const file of filesUnder(dir)) {
-      const text = readFileSync(file, "utf8");
-      const rel = relative(dir, file);
-      if (rel.endsWith(".ts.fixture")) {
-        const target = rel.slice(0, -".fixture".length);
-        writeFileSync(join(repo, target), text);
-        undo.push(() => rmSync(join(repo, target)));
-        touched.push(target);
-      } else if (rel.endsWith(".ts.append")) {
-        const target = rel.slice(0, -".append".length);
-        const before = readFileSync(join(repo, target), "utf8");
-        appendFileSync(join(repo, target), `\n${text}`);
-        undo.push(() => writeFileSync(join(repo, target), before));
-        touched.push(target);
+  it.each(rules)(
+    "%s: its fixture fails the check",
+    async (rule) => {
+      const dir = join(FIXTURES, rule);
+      const touched: string[] = [];
+      const undo: (() => void)[] = [];
+      for (const file of filesUnder(dir)) {
+        const text = readFileSync(file, "utf8");
+        const rel = relative(dir, file);
+        if (rel.endsWith(".ts.fixture")) {
+          const target = rel.slice(0, -".fixture".length);
+          writeFileSync(join(repo, target), text);
+          undo.push(() => rmSync(join(repo, target)));
+          touched.push(target);
+        } else if (rel.endsWith(".ts.append")) {
+          const target = rel.slice(0, -".append".length);
+          const before = readFileSync(join(repo, target), "utf8");
+          appendFileSync(join(repo, target), `\n${text}`);
+          undo.push(() => writeFileSync(join(repo, target), before));
+          touched.push(target);
+        }
       }
-    }
-    try {
-      const { code, violations } = await cruise(repo, touched);
-      expect(code).not.toBe(0);
-      expect(violations.filter((v) => touched.includes(v.from)).map((v) => v.rule.name)).toContain(rule);
-    } finally {
-      for (const u of undo) u();
-    }
-  }, 60_000);
+      try {
+        const { code, violations } = await cruise(repo, touched);
+        expect(code).not.toBe(0);
+        expect(violations.filter((v) => touched.includes(v.from)).map((v) => v.rule.name)).toContain(rule);
+      } finally {
+        for (const u of undo) u();
+      }
+    },
+    60_000,
+  );
 });

@@ -24,7 +24,9 @@ function sections(markdown: string): Set<string> {
 
 /** The section numbers after each `protocol.md`: "§6.5, §6.7", "§6.2–6.4", "§8.3–§8.5". */
 export function citations(text: string): string[] {
-  const lists = text.matchAll(/protocol\.md((?:\s*(?:,|;|and|or)?\s*§\s?\d+(?:\.\d+)*(?:\s*[–-]\s*§?\d+(?:\.\d+)*)?)+)/g);
+  const lists = text.matchAll(
+    /protocol\.md((?:\s*(?:,|;|and|or)?\s*§\s?\d+(?:\.\d+)*(?:\s*[–-]\s*§?\d+(?:\.\d+)*)?)+)/g,
+  );
   return [...lists].flatMap((m) => [...m[1]!.matchAll(/\d+(?:\.\d+)*/g)].map((n) => n[0]));
 }
 

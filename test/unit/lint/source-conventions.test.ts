@@ -23,14 +23,22 @@ const files = sourceFiles(SRC).map((p) => ({ path: relative(ROOT, p), text: read
 
 describe("src/ conventions", () => {
   it("has no barrels: no re-exports, and index.ts only for command groups", () => {
-    const reexports = files.flatMap((f) => [...f.text.matchAll(/^export (?:type )?(?:\{[^}]*\}|\*(?: as \w+)?) from .*$/gm)].map((m) => `${f.path}: ${m[0]}`));
+    const reexports = files.flatMap((f) =>
+      [...f.text.matchAll(/^export (?:type )?(?:\{[^}]*\}|\*(?: as \w+)?) from .*$/gm)].map(
+        (m) => `${f.path}: ${m[0]}`,
+      ),
+    );
     expect(reexports).toEqual([]);
-    const indexes = files.map((f) => f.path).filter((p) => p.endsWith("/index.ts") && !p.startsWith("src/cli/commands/"));
+    const indexes = files
+      .map((f) => f.path)
+      .filter((p) => p.endsWith("/index.ts") && !p.startsWith("src/cli/commands/"));
     expect(indexes).toEqual([]);
   });
 
   it("refers to no issue numbers", () => {
-    const refs = files.flatMap((f) => f.text.split("\n").flatMap((line, i) => (/\bissues? #?\d/i.test(line) ? [`${f.path}:${i + 1}`] : [])));
+    const refs = files.flatMap((f) =>
+      f.text.split("\n").flatMap((line, i) => (/\bissues? #?\d/i.test(line) ? [`${f.path}:${i + 1}`] : [])),
+    );
     expect(refs).toEqual([]);
   });
 });

@@ -20,13 +20,22 @@ const record = fc.record({
   headers: fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 3 }),
   body: fc.uint8Array({ maxLength: 300 }),
 });
-const batchArb = fc.tuple(fc.nat({ max: 2 ** 40 }), fc.array(record, { minLength: 1, maxLength: 20 })).map(([firstSeq, recs]): StoredBatch => ({
-  firstSeq, arrival: 1_700_000_000_000, lastTimestamp: recs[recs.length - 1]!.timestamp,
-  records: recs.map((r, i) => ({ seqNum: firstSeq + i, ...r })),
-}));
+const batchArb = fc.tuple(fc.nat({ max: 2 ** 40 }), fc.array(record, { minLength: 1, maxLength: 20 })).map(
+  ([firstSeq, recs]): StoredBatch => ({
+    firstSeq,
+    arrival: 1_700_000_000_000,
+    lastTimestamp: recs[recs.length - 1]!.timestamp,
+    records: recs.map((r, i) => ({ seqNum: firstSeq + i, ...r })),
+  }),
+);
 
 function plainRecords(records: SequencedRecord[]) {
-  return records.map((r) => ({ seqNum: r.seqNum, timestamp: r.timestamp, body: [...r.body], headers: r.headers.map((h) => ({ name: [...h.name], value: [...h.value] })) }));
+  return records.map((r) => ({
+    seqNum: r.seqNum,
+    timestamp: r.timestamp,
+    body: [...r.body],
+    headers: r.headers.map((h) => ({ name: [...h.name], value: [...h.value] })),
+  }));
 }
 
 function plain(b: StoredBatch) {
@@ -52,7 +61,10 @@ function encodeV1(batch: StoredBatch): Buffer {
     h.writeDoubleBE(r.timestamp, 0);
     h.writeUInt32BE(r.headers.length, 8);
     parts.push(h);
-    for (const x of r.headers) { field(x.name); field(x.value); }
+    for (const x of r.headers) {
+      field(x.name);
+      field(x.value);
+    }
     field(r.body);
   }
   return Buffer.concat(parts);
@@ -60,62 +72,85 @@ function encodeV1(batch: StoredBatch): Buffer {
 
 describe("stored batch codec", () => {
   it("round-trips any batch, also from a value at an offset inside a larger buffer", () => {
-    fc.assert(fc.property(batchArb, fc.nat({ max: 64 }), (batch, pad) => {
-      const value = encodeBatch(batch);
-      const host = Buffer.alloc(pad + value.length + 7, 0xee);
-      value.copy(host, pad);
-      for (const v of [value, host.subarray(pad, pad + value.length)]) {
-        expect(plain(decodeBatch(batch.firstSeq, v))).toEqual(plain(batch));
-      }
-    }));
+    fc.assert(
+      fc.property(batchArb, fc.nat({ max: 64 }), (batch, pad) => {
+        const value = encodeBatch(batch);
+        const host = Buffer.alloc(pad + value.length + 7, 0xee);
+        value.copy(host, pad);
+        for (const v of [value, host.subarray(pad, pad + value.length)]) {
+          expect(plain(decodeBatch(batch.firstSeq, v))).toEqual(plain(batch));
+        }
+      }),
+    );
   });
 
   it("offers any run of records as exactly the ReadBatch bytes of those records, with their timestamps and metered sizes", () => {
-    fc.assert(fc.property(batchArb, fc.nat(), fc.nat(), fc.nat({ max: 64 }), (batch, a, b, pad) => {
-      const value = encodeBatch(batch);
-      const host = Buffer.alloc(pad + value.length, 0xee);
-      value.copy(host, pad);
-      const stored = decodeBatch(batch.firstSeq, host.subarray(pad));
-      const wire = stored.wire!;
-      const n = batch.records.length;
-      expect(wire.count).toBe(n);
-      const from = a % (n + 1);
-      const to = from + (b % (n - from + 1));
-      const run = batch.records.slice(from, to);
-      expect(Buffer.from(wire.slice(from, to)).equals(Buffer.from(encodeReadBatch({ records: run })))).toBe(true);
-      expect(plainRecords(decodeReadBatch(wire.slice(from, to)).records)).toEqual(plainRecords(run));
-      for (let i = 0; i < n; i++) {
-        expect(wire.timestamp(i)).toBe(batch.records[i]!.timestamp);
-        expect(wire.metered(i)).toBe(meteredSize(batch.records[i]!));
-      }
-    }));
+    fc.assert(
+      fc.property(batchArb, fc.nat(), fc.nat(), fc.nat({ max: 64 }), (batch, a, b, pad) => {
+        const value = encodeBatch(batch);
+        const host = Buffer.alloc(pad + value.length, 0xee);
+        value.copy(host, pad);
+        const stored = decodeBatch(batch.firstSeq, host.subarray(pad));
+        const wire = stored.wire!;
+        const n = batch.records.length;
+        expect(wire.count).toBe(n);
+        const from = a % (n + 1);
+        const to = from + (b % (n - from + 1));
+        const run = batch.records.slice(from, to);
+        expect(Buffer.from(wire.slice(from, to)).equals(Buffer.from(encodeReadBatch({ records: run })))).toBe(true);
+        expect(plainRecords(decodeReadBatch(wire.slice(from, to)).records)).toEqual(plainRecords(run));
+        for (let i = 0; i < n; i++) {
+          expect(wire.timestamp(i)).toBe(batch.records[i]!.timestamp);
+          expect(wire.metered(i)).toBe(meteredSize(batch.records[i]!));
+        }
+      }),
+    );
   });
 
   it("still decodes values written in version 1", () => {
-    fc.assert(fc.property(batchArb, (batch) => {
-      const stored = decodeBatch(batch.firstSeq, encodeV1(batch));
-      expect(stored.wire).toBeUndefined();
-      expect(plain(stored)).toEqual(plain(batch));
-    }));
+    fc.assert(
+      fc.property(batchArb, (batch) => {
+        const stored = decodeBatch(batch.firstSeq, encodeV1(batch));
+        expect(stored.wire).toBeUndefined();
+        expect(plain(stored)).toEqual(plain(batch));
+      }),
+    );
   });
 
   it("a batch whose records are read as stored and one re-encoded from them send the same bytes", () => {
-    const batch: StoredBatch = { firstSeq: 0, arrival: 1, lastTimestamp: 9, records: [
-      { seqNum: 0, timestamp: 0, headers: [], body: new Uint8Array(0) },
-      { seqNum: 1, timestamp: 9, headers: [{ name: Buffer.from("k"), value: new Uint8Array(0) }], body: Buffer.from("x") },
-    ] };
+    const batch: StoredBatch = {
+      firstSeq: 0,
+      arrival: 1,
+      lastTimestamp: 9,
+      records: [
+        { seqNum: 0, timestamp: 0, headers: [], body: new Uint8Array(0) },
+        {
+          seqNum: 1,
+          timestamp: 9,
+          headers: [{ name: Buffer.from("k"), value: new Uint8Array(0) }],
+          body: Buffer.from("x"),
+        },
+      ],
+    };
     const stored = decodeBatch(0, encodeBatch(batch));
     const viaWire = encodeReadBatch({ records: [], encoded: [stored.wire!.slice(0, 2)] });
     expect(Buffer.from(viaWire).equals(Buffer.from(encodeReadBatch({ records: stored.records })))).toBe(true);
   });
 
   it("refuses a truncated or padded value, or one whose records disagree with its key, instead of returning wrong records", () => {
-    const batch: StoredBatch = { firstSeq: 5, arrival: 1, lastTimestamp: 2, records: [{ seqNum: 5, timestamp: 2, headers: [], body: new Uint8Array(10).fill(7) }] };
+    const batch: StoredBatch = {
+      firstSeq: 5,
+      arrival: 1,
+      lastTimestamp: 2,
+      records: [{ seqNum: 5, timestamp: 2, headers: [], body: new Uint8Array(10).fill(7) }],
+    };
     for (const value of [encodeBatch(batch), encodeV1(batch)]) {
       expect(() => decodeBatch(5, value.subarray(0, value.length - 3)).records).toThrow(/corrupt/);
       expect(() => decodeBatch(5, Buffer.concat([value, Buffer.of(0)])).records).toThrow(/corrupt/);
     }
     expect(() => decodeBatch(6, encodeBatch(batch)).records).toThrow(/corrupt \(record 0 says seq 5\)/);
-    expect(() => decodeBatch(5, Buffer.concat([Buffer.of(3), encodeBatch(batch).subarray(1)]))).toThrow(/unknown stored batch version 3/);
+    expect(() => decodeBatch(5, Buffer.concat([Buffer.of(3), encodeBatch(batch).subarray(1)]))).toThrow(
+      /unknown stored batch version 3/,
+    );
   });
 });

@@ -20,14 +20,24 @@ const SIZES = [3, 1, 5, 2, 7];
 async function check(backend: LocalBackend): Promise<void> {
   const store = new Store(backend);
   const storage = backend.log;
-  await createBasin(store, "heads-basin", { create_stream_on_append: false, create_stream_on_read: false, default_stream_config: {} } as never, undefined);
+  await createBasin(
+    store,
+    "heads-basin",
+    { create_stream_on_append: false, create_stream_on_read: false, default_stream_config: {} } as never,
+    undefined,
+  );
   await createStream(store, "heads-basin", "s", {}, undefined);
   const s = await store.stream("heads-basin", "s", "none");
-  for (const n of SIZES) await s.append({ records: Array.from({ length: n }, (_, i) => ({ headers: [], body: new TextEncoder().encode(`r${i}`) })) });
+  for (const n of SIZES)
+    await s.append({
+      records: Array.from({ length: n }, (_, i) => ({ headers: [], body: new TextEncoder().encode(`r${i}`) })),
+    });
   const total = SIZES.reduce((a, b) => a + b, 0);
   for (let from = 0; from <= total + 1; from++) {
     for (const max of [1, 2, 64]) {
-      const want = storage.readBatches(s.id, from, max).map((b) => ({ firstSeq: b.firstSeq, count: b.records.length, arrival: b.arrival }));
+      const want = storage
+        .readBatches(s.id, from, max)
+        .map((b) => ({ firstSeq: b.firstSeq, count: b.records.length, arrival: b.arrival }));
       expect(await storage.batchHeads(s.id, from, max), `from ${from}, max ${max}`).toEqual(want);
     }
   }

@@ -28,21 +28,63 @@ const M = 60;
 const none = { counts: [], totals: [], stored: [] };
 
 async function contract(m: MetricsStore): Promise<void> {
-  await m.add({ ...none, counts: [{ t: M, scope: "", name: "op:append", n: 2 }, { t: M, scope: "basin-one", name: "append-ops", n: 2 }], totals: [["appended-records", 5]] });
-  await m.add({ ...none, counts: [{ t: M, scope: "", name: "op:append", n: 1 }, { t: 2 * M, scope: "basin-two", name: "op:read", n: 4 }], totals: [["appended-records", 1]] });
-  expect(await m.counts(M, 2 * M)).toEqual(expect.arrayContaining([
-    { t: M, scope: "", name: "op:append", n: 3 }, { t: M, scope: "basin-one", name: "append-ops", n: 2 }, { t: 2 * M, scope: "basin-two", name: "op:read", n: 4 },
-  ]));
+  await m.add({
+    ...none,
+    counts: [
+      { t: M, scope: "", name: "op:append", n: 2 },
+      { t: M, scope: "basin-one", name: "append-ops", n: 2 },
+    ],
+    totals: [["appended-records", 5]],
+  });
+  await m.add({
+    ...none,
+    counts: [
+      { t: M, scope: "", name: "op:append", n: 1 },
+      { t: 2 * M, scope: "basin-two", name: "op:read", n: 4 },
+    ],
+    totals: [["appended-records", 1]],
+  });
+  expect(await m.counts(M, 2 * M)).toEqual(
+    expect.arrayContaining([
+      { t: M, scope: "", name: "op:append", n: 3 },
+      { t: M, scope: "basin-one", name: "append-ops", n: 2 },
+      { t: 2 * M, scope: "basin-two", name: "op:read", n: 4 },
+    ]),
+  );
   expect(await m.counts(M, 2 * M, "basin-one")).toEqual([{ t: M, scope: "basin-one", name: "append-ops", n: 2 }]);
   expect(await m.counts(2 * M, 3 * M, "")).toEqual([]);
   expect(await m.totals()).toEqual([["appended-records", 6]]);
 
   // Stored bytes: deltas per stream, the basin's row follows, each change sampled.
-  await m.add({ ...none, stored: [{ t: M, basin: "basin-one", stream: "a", id: 1, n: 100 }, { t: M, basin: "basin-one", stream: "b/c", id: 2, n: 50 }] });
-  await m.add({ ...none, stored: [{ t: 2 * M, basin: "basin-one", stream: "a", id: 1, n: -30 }, { t: 2 * M, basin: "basin-two", stream: "a", id: 3, n: 7 }] });
-  expect([await m.stored("basin-one", "a"), await m.stored("basin-one", "b/c"), await m.stored("basin-one"), await m.stored("basin-two"), await m.stored()]).toEqual([70, 50, 120, 7, 127]);
-  expect(await m.samples("basin-one", "a", 0, 3 * M)).toEqual([{ t: M, bytes: 100 }, { t: 2 * M, bytes: 70 }]);
-  expect(await m.samples("basin-one", "", 0, 3 * M)).toEqual([{ t: M, bytes: 150 }, { t: 2 * M, bytes: 120 }]);
+  await m.add({
+    ...none,
+    stored: [
+      { t: M, basin: "basin-one", stream: "a", id: 1, n: 100 },
+      { t: M, basin: "basin-one", stream: "b/c", id: 2, n: 50 },
+    ],
+  });
+  await m.add({
+    ...none,
+    stored: [
+      { t: 2 * M, basin: "basin-one", stream: "a", id: 1, n: -30 },
+      { t: 2 * M, basin: "basin-two", stream: "a", id: 3, n: 7 },
+    ],
+  });
+  expect([
+    await m.stored("basin-one", "a"),
+    await m.stored("basin-one", "b/c"),
+    await m.stored("basin-one"),
+    await m.stored("basin-two"),
+    await m.stored(),
+  ]).toEqual([70, 50, 120, 7, 127]);
+  expect(await m.samples("basin-one", "a", 0, 3 * M)).toEqual([
+    { t: M, bytes: 100 },
+    { t: 2 * M, bytes: 70 },
+  ]);
+  expect(await m.samples("basin-one", "", 0, 3 * M)).toEqual([
+    { t: M, bytes: 150 },
+    { t: 2 * M, bytes: 120 },
+  ]);
   expect(await m.samples("basin-one", "b/c", 2 * M, 3 * M)).toEqual([]);
 
   // A drop: the stream's bytes leave it and its basin, both sampled; dropping again changes nothing.
@@ -55,7 +97,10 @@ async function contract(m: MetricsStore): Promise<void> {
   // Pruning drops counts and samples of minutes before the cut, nothing else.
   await m.add({ ...none, pruneBefore: 2 * M });
   expect(await m.counts(0, 3 * M)).toEqual([{ t: 2 * M, scope: "basin-two", name: "op:read", n: 4 }]);
-  expect(await m.samples("basin-one", "", 0, 3 * M)).toEqual([{ t: 2 * M, bytes: 120 }, { t: 3 * M, bytes: 50 }]);
+  expect(await m.samples("basin-one", "", 0, 3 * M)).toEqual([
+    { t: 2 * M, bytes: 120 },
+    { t: 3 * M, bytes: 50 },
+  ]);
   expect(await m.stored("basin-one", "b/c")).toBe(50);
   expect(await m.totals()).toEqual([["appended-records", 6]]);
 }

@@ -9,9 +9,15 @@ import { drainOf, type Drain, type SessionIO } from "../../../src/lite/session/i
 class DrainSignal implements Drain {
   private readonly c = new AbortController();
   private readonly d = drainOf(this.c.signal);
-  get draining(): boolean { return this.d.draining; }
-  onDrain(cb: () => void): () => void { return this.d.onDrain(cb); }
-  start(): void { this.c.abort(); }
+  get draining(): boolean {
+    return this.d.draining;
+  }
+  onDrain(cb: () => void): () => void {
+    return this.d.onDrain(cb);
+  }
+  start(): void {
+    this.c.abort();
+  }
 }
 import type { FeedEvent, ReadFeed } from "../../../src/lite/session/feed-pump.js";
 import { FrameParser, encodeFrame, decodeTerminal } from "../../../src/wire/framing.js";
@@ -38,13 +44,27 @@ class MemoryIO implements SessionIO {
       yield c;
     }
   }
-  send(bytes: Uint8Array | null): void { this.queue.push(bytes); this.wake?.(); }
-  async write(b: Uint8Array): Promise<void> { this.out.push(b); }
-  async writev(pieces: readonly Uint8Array[]): Promise<void> { for (const p of pieces) this.out.push(p); }
-  end(): void { this.ended = true; }
+  send(bytes: Uint8Array | null): void {
+    this.queue.push(bytes);
+    this.wake?.();
+  }
+  async write(b: Uint8Array): Promise<void> {
+    this.out.push(b);
+  }
+  async writev(pieces: readonly Uint8Array[]): Promise<void> {
+    for (const p of pieces) this.out.push(p);
+  }
+  end(): void {
+    this.ended = true;
+  }
   aborted = false;
-  abort(): void { this.aborted = true; }
-  onClose(cb: () => void): () => void { this.closers.push(cb); return () => undefined; }
+  abort(): void {
+    this.aborted = true;
+  }
+  onClose(cb: () => void): () => void {
+    this.closers.push(cb);
+    return () => undefined;
+  }
   frames() {
     const p = new FrameParser();
     for (const c of this.out) p.push(c);
@@ -56,7 +76,10 @@ class MemoryIO implements SessionIO {
 
 const pos = (s: number): StreamPosition => ({ seqNum: s, timestamp: 7 });
 const frameOf = (input: AppendInput) => encodeFrame(encodeAppendInput(input));
-const one = (body: string, extra: Partial<AppendInput> = {}): AppendInput => ({ records: [{ headers: [], body: enc.encode(body) }], ...extra });
+const one = (body: string, extra: Partial<AppendInput> = {}): AppendInput => ({
+  records: [{ headers: [], body: enc.encode(body) }],
+  ...extra,
+});
 
 /** A stream that sequences synchronously and acks when the test says the batch is durable. */
 function fakeStream() {
@@ -163,7 +186,9 @@ function feedOf(events: FeedEvent[], tail = pos(3)): ReadFeed & { closed: boolea
       },
     },
     tail: () => tail,
-    close() { feed.closed = true; },
+    close() {
+      feed.closed = true;
+    },
   };
   return feed;
 }
@@ -174,9 +199,15 @@ describe("read session (server)", () => {
     const rec = { seqNum: 2, timestamp: 7, headers: [], body: enc.encode("x") };
     // The second batch carries its records already encoded (as catch-up from stored batches
     // does): it goes out as a frame head and those bytes, and must decode the same.
-    const stored = [{ seqNum: 3, timestamp: 8, headers: [{ name: enc.encode("h"), value: enc.encode("v") }], body: enc.encode("yz") }];
+    const stored = [
+      { seqNum: 3, timestamp: 8, headers: [{ name: enc.encode("h"), value: enc.encode("v") }], body: enc.encode("yz") },
+    ];
     const encoded = [encodeReadBatch({ records: stored })];
-    const feed = feedOf([{ kind: "batch", batch: { records: [rec] } }, { kind: "batch", batch: { records: stored, encoded } }, { kind: "following", tail: pos(3) }]);
+    const feed = feedOf([
+      { kind: "batch", batch: { records: [rec] } },
+      { kind: "batch", batch: { records: stored, encoded } },
+      { kind: "following", tail: pos(3) },
+    ]);
     const o = { ...opts(), heartbeatMinMs: 10, heartbeatMaxMs: 20, drainGraceMs: 30 };
     const done = runReadSession(io, feed, o);
     await new Promise((r) => setTimeout(r, 80));
@@ -186,7 +217,14 @@ describe("read session (server)", () => {
     const batches = frames.filter((f) => !f.terminal).map((f) => decodeReadBatch(f.payload));
     expect(batches[0]!.records.map((r) => r.seqNum)).toEqual([2]);
     expect(batches[0]!.tail).toBeUndefined();
-    expect(batches[1]!.records.map((r) => [r.seqNum, r.timestamp, Buffer.from(r.body).toString(), Buffer.from(r.headers[0]!.value).toString()])).toEqual([[3, 8, "yz", "v"]]);
+    expect(
+      batches[1]!.records.map((r) => [
+        r.seqNum,
+        r.timestamp,
+        Buffer.from(r.body).toString(),
+        Buffer.from(r.headers[0]!.value).toString(),
+      ]),
+    ).toEqual([[3, 8, "yz", "v"]]);
     batches.splice(1, 1);
     expect(batches.length).toBeGreaterThanOrEqual(4); // batch, first heartbeat, periodic ones, drain notice
     expect(batches.slice(1).every((b) => b.records.length === 0 && b.tail?.seqNum === 3)).toBe(true);
@@ -207,7 +245,7 @@ describe("SSE session", () => {
     const text = Buffer.concat(io.out).toString();
     expect(text).toBe(
       'event: batch\nid: 11,4,52\ndata: {"records":[{"seq_num":10,"timestamp":7,"body":"aGVsbG8="},{"seq_num":11,"timestamp":7,"body":"aGVsbG8="}]}\n\n' +
-      "data: [DONE]\n\n",
+        "data: [DONE]\n\n",
     );
   });
 

@@ -11,7 +11,9 @@ import { scratchDir } from "../../helpers/scratch.js";
 
 const MiB = 1024 * 1024;
 const savedPath = process.env.PATH;
-afterEach(() => { process.env.PATH = savedPath; });
+afterEach(() => {
+  process.env.PATH = savedPath;
+});
 
 function freshFile(): string {
   const file = join(scratchDir("svc-reserve-"), "data.mdb");

@@ -6,7 +6,9 @@ import { VERSION } from "../../../src/cli/version.js";
 import { LITE_VERSION } from "../../../src/lite/version.js";
 
 it("lite > version is the package version and the CLI's", () => {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../../package.json"), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../../package.json"), "utf8")) as {
+    version: string;
+  };
   expect(LITE_VERSION).toBe(pkg.version);
   expect(VERSION).toBe(pkg.version);
 });

@@ -10,7 +10,13 @@ import { describe, expect, it } from "vitest";
 import { decodeBytes, encodeBytes } from "../../../src/bytes.js";
 import { clientFail, serverFail } from "../../../src/errors.js";
 import {
-  checkCommand, commandProblem, fenceRecord, fencingTokenProblem, isCommandRecord, readCommand, trimRecord,
+  checkCommand,
+  commandProblem,
+  fenceRecord,
+  fencingTokenProblem,
+  isCommandRecord,
+  readCommand,
+  trimRecord,
 } from "../../../src/rules/commands.js";
 import type { AppendRecord, Header } from "../../../src/types.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
@@ -21,12 +27,14 @@ const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s.replace(/\s+
 const toHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const h = (name: string, value: string): Header => ({ name: utf8(name), value: utf8(value) });
-const record = (headers: Header[], body: Uint8Array | string = new Uint8Array(0)): AppendRecord =>
-  ({ headers, body: typeof body === "string" ? utf8(body) : body });
+const record = (headers: Header[], body: Uint8Array | string = new Uint8Array(0)): AppendRecord => ({
+  headers,
+  body: typeof body === "string" ? utf8(body) : body,
+});
 const parse = (r: AppendRecord) => checkCommand(r, serverFail("invalid"));
 
 describe("fence and trim records (§8.5)", () => {
-  it("fence: one header, empty name, value \"fence\", body = the token", () => {
+  it('fence: one header, empty name, value "fence", body = the token', () => {
     const r = fenceRecord("tok");
     expect(r.headers.length).toBe(1);
     expect(toHex(r.headers[0]!.name)).toBe("");
@@ -56,7 +64,7 @@ describe("fence and trim records (§8.5)", () => {
     [0x0102030405060708n, "0102030405060708"],
     [2 ** 53 - 1, "001fffffffffffff"],
     [2n ** 64n - 1n, "ffffffffffffffff"],
-  ])("trim to %s: value \"trim\", body %s (8 bytes, big-endian)", (point, body) => {
+  ])('trim to %s: value "trim", body %s (8 bytes, big-endian)', (point, body) => {
     const r = trimRecord(point);
     expect(r.headers.length).toBe(1);
     expect(toHex(r.headers[0]!.name)).toBe("");
@@ -93,8 +101,14 @@ describe("recognising and judging commands (§8.5)", () => {
     expect(parse(fenceRecord(""))).toEqual({ op: "fence", token: "" });
     expect(parse(record([h("", "fence")], "€".repeat(12)))).toEqual({ op: "fence", token: "€".repeat(12) });
     expect(parse(trimRecord(5))).toEqual({ op: "trim", trimPoint: 5n });
-    expect(parse(record([h("", "trim")], hex("ff ff ff ff ff ff ff ff")))).toEqual({ op: "trim", trimPoint: 2n ** 64n - 1n });
-    expect(parse(record([h("", "trim")], decodeBytes("AAAAAAAAAAI=", "base64")))).toEqual({ op: "trim", trimPoint: 2n });
+    expect(parse(record([h("", "trim")], hex("ff ff ff ff ff ff ff ff")))).toEqual({
+      op: "trim",
+      trimPoint: 2n ** 64n - 1n,
+    });
+    expect(parse(record([h("", "trim")], decodeBytes("AAAAAAAAAAI=", "base64")))).toEqual({
+      op: "trim",
+      trimPoint: 2n,
+    });
   });
 
   it("a leading U+FEFF is part of the token, not a byte-order mark", () => {
@@ -102,8 +116,8 @@ describe("recognising and judging commands (§8.5)", () => {
   });
 
   it.each<[string, AppendRecord, RegExp]>([
-    ["unknown op \"x\"", record([h("", "x")]), /^unknown command "x"/],
-    ["op in another case (\"FENCE\")", record([h("", "FENCE")], "t"), /^unknown command "FENCE"/],
+    ['unknown op "x"', record([h("", "x")]), /^unknown command "x"/],
+    ['op in another case ("FENCE")', record([h("", "FENCE")], "t"), /^unknown command "FENCE"/],
     ["op with trailing space", record([h("", "trim ")], new Uint8Array(8)), /^unknown command "trim "/],
     ["empty op", record([h("", "")]), /^unknown command ""/],
     ["trim body of 0 bytes", record([h("", "trim")]), /exactly 8 bytes.*\(got 0\)/],
@@ -132,13 +146,17 @@ describe("recognising and judging commands (§8.5)", () => {
 
   it("build then read round-trips any token and any trim point (property)", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 9 }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (token, point) => {
-        fc.pre(utf8(token).length <= 36 && !/\p{Surrogate}/u.test(token));
-        expect(readCommand(fenceRecord(token))).toEqual({ op: "fence", token });
-        expect(readCommand(trimRecord(point))).toEqual({ op: "trim", trimPoint: point });
-        const body = trimRecord(point).body;
-        expect(new DataView(body.buffer, body.byteOffset, 8).getBigUint64(0, false)).toBe(point);
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 9 }),
+        fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+        (token, point) => {
+          fc.pre(utf8(token).length <= 36 && !/\p{Surrogate}/u.test(token));
+          expect(readCommand(fenceRecord(token))).toEqual({ op: "fence", token });
+          expect(readCommand(trimRecord(point))).toEqual({ op: "trim", trimPoint: point });
+          const body = trimRecord(point).body;
+          expect(new DataView(body.buffer, body.byteOffset, 8).getBigUint64(0, false)).toBe(point);
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });

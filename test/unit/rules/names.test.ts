@@ -33,9 +33,12 @@ describe("basin names", () => {
 });
 
 describe("stream names and access token ids", () => {
-  it.each(["s", "x".repeat(512), "é".repeat(256), "a/b", "with space", "\0", "...", "😀"])("stream %j keeps the rule", (name) => {
-    expect(streamNameProblem(name)).toBeUndefined();
-  });
+  it.each(["s", "x".repeat(512), "é".repeat(256), "a/b", "with space", "\0", "...", "😀"])(
+    "stream %j keeps the rule",
+    (name) => {
+      expect(streamNameProblem(name)).toBeUndefined();
+    },
+  );
 
   it.each<[string, string]>([
     ["", "must not be empty"],
@@ -60,16 +63,26 @@ describe("stream names and access token ids", () => {
 
 describe("the message and whose error it is", () => {
   it("names the kind and the name, then the rule", () => {
-    expect(badName("basin", "Bad_Name")).toBe('invalid basin name "Bad_Name": may contain only lowercase letters, digits and hyphens');
-    expect(badName("stream", "a\udc80b")).toBe('invalid stream name "a\\udc80b": must be Unicode text, but it holds a lone UTF-16 surrogate, which UTF-8 cannot carry');
+    expect(badName("basin", "Bad_Name")).toBe(
+      'invalid basin name "Bad_Name": may contain only lowercase letters, digits and hyphens',
+    );
+    expect(badName("stream", "a\udc80b")).toBe(
+      'invalid stream name "a\\udc80b": must be Unicode text, but it holds a lone UTF-16 surrogate, which UTF-8 cannot carry',
+    );
     expect(badName("token", "")).toBe('invalid access token id "": must not be empty');
     expect(badName("stream", "ok")).toBeUndefined();
   });
 
   it("shows at most 60 characters of a long name, never half of a surrogate pair", () => {
-    expect(badName("stream", "x".repeat(600))).toBe(`invalid stream name "${"x".repeat(60)}…": must be at most 512 UTF-8 bytes (got 600)`);
-    expect(badName("stream", "😀".repeat(200))).toBe(`invalid stream name "${"😀".repeat(60)}…": must be at most 512 UTF-8 bytes (got 800)`);
-    expect(badName("basin", "a".repeat(64))).toBe(`invalid basin name "${"a".repeat(64)}": must be 8 to 48 characters long (got 64)`);
+    expect(badName("stream", "x".repeat(600))).toBe(
+      `invalid stream name "${"x".repeat(60)}…": must be at most 512 UTF-8 bytes (got 600)`,
+    );
+    expect(badName("stream", "😀".repeat(200))).toBe(
+      `invalid stream name "${"😀".repeat(60)}…": must be at most 512 UTF-8 bytes (got 800)`,
+    );
+    expect(badName("basin", "a".repeat(64))).toBe(
+      `invalid basin name "${"a".repeat(64)}": must be 8 to 48 characters long (got 64)`,
+    );
   });
 
   it("checkName returns a good name and throws the caller's error for a bad one: the same message on both sides", () => {

@@ -12,7 +12,14 @@ import { describe, expect, it } from "vitest";
 import { clientFail, serverFail, type SvcError } from "../../../src/errors.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import {
-  checkAppendInput, checkRecord, MAX_READ_RECORD_BYTES, meteredBatchSize, meteredSize, readSize, readSizeBound, recordProblem,
+  checkAppendInput,
+  checkRecord,
+  MAX_READ_RECORD_BYTES,
+  meteredBatchSize,
+  meteredSize,
+  readSize,
+  readSizeBound,
+  recordProblem,
 } from "../../../src/rules/records.js";
 import type { AppendInput, AppendRecord, Header } from "../../../src/types.js";
 import { recordFieldSize, sequencedRecordSize } from "../../../src/wire/record-encode.js";
@@ -23,8 +30,10 @@ const MiB = 1024 * 1024;
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const h = (name: string, value: string): Header => ({ name: utf8(name), value: utf8(value) });
-const record = (headers: Header[], body: Uint8Array | string = new Uint8Array(0)): AppendRecord =>
-  ({ headers, body: typeof body === "string" ? utf8(body) : body });
+const record = (headers: Header[], body: Uint8Array | string = new Uint8Array(0)): AppendRecord => ({
+  headers,
+  body: typeof body === "string" ? utf8(body) : body,
+});
 const bodyOf = (n: number): AppendRecord => record([], new Uint8Array(n));
 /** `n` headers `a: b`: 4 metered bytes each, 8 in a read. */
 const tinyHeaders = (n: number): AppendRecord => record(Array.from({ length: n }, () => h("a", "b")));
@@ -42,10 +51,10 @@ describe("metered size (§8.2)", () => {
   it("a record with no headers and an empty body: 8", () => {
     expect(meteredSize(record([]))).toBe(8);
   });
-  it("body \"hello\": 13", () => {
+  it('body "hello": 13', () => {
     expect(meteredSize(record([], "hello"))).toBe(13);
   });
-  it("fence carrying \"t\": 8 + 2 + 5 + 1 = 16; trim: 8 + 2 + 4 + 8 = 22", () => {
+  it('fence carrying "t": 8 + 2 + 5 + 1 = 16; trim: 8 + 2 + 4 + 8 = 22', () => {
     expect(meteredSize(fenceRecord("t"))).toBe(16);
     expect(meteredSize(fenceRecord(""))).toBe(15);
     expect(meteredSize(trimRecord(12345))).toBe(22);
@@ -63,11 +72,23 @@ describe("metered size (§8.2)", () => {
   it("matches the formula for random records (property)", () => {
     const bytes = fc.uint8Array({ maxLength: 40 });
     fc.assert(
-      fc.property(fc.array(fc.record({ headers: fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 5 }), body: bytes }), { maxLength: 6 }), (records) => {
-        const each = records.map((r) => 8 + 2 * r.headers.length + r.headers.reduce((s, x) => s + x.name.length + x.value.length, 0) + r.body.length);
-        expect(records.map((r) => meteredSize(r))).toEqual(each);
-        expect(meteredBatchSize(records)).toBe(each.reduce((s, x) => s + x, 0));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({ headers: fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 5 }), body: bytes }),
+          { maxLength: 6 },
+        ),
+        (records) => {
+          const each = records.map(
+            (r) =>
+              8 +
+              2 * r.headers.length +
+              r.headers.reduce((s, x) => s + x.name.length + x.value.length, 0) +
+              r.body.length,
+          );
+          expect(records.map((r) => meteredSize(r))).toEqual(each);
+          expect(meteredBatchSize(records)).toBe(each.reduce((s, x) => s + x, 0));
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });
@@ -77,18 +98,31 @@ describe("the size of a record in a read", () => {
   it("is what the encoder writes for it at the largest seq num and timestamp (property)", () => {
     const bytes = fc.uint8Array({ maxLength: 300 });
     fc.assert(
-      fc.property(fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 6 }), fc.uint8Array({ maxLength: 20_000 }), (headers, body) => {
-        const encoded = sequencedRecordSize({ seqNum: Number.MAX_SAFE_INTEGER, timestamp: Number.MAX_SAFE_INTEGER, headers, body });
-        expect(readSize({ headers, body })).toBe(recordFieldSize(encoded));
-        expect(readSizeBound({ headers }, meteredSize({ headers, body }))).toBeGreaterThanOrEqual(readSize({ headers, body }));
-      }),
+      fc.property(
+        fc.array(fc.record({ name: bytes, value: bytes }), { maxLength: 6 }),
+        fc.uint8Array({ maxLength: 20_000 }),
+        (headers, body) => {
+          const encoded = sequencedRecordSize({
+            seqNum: Number.MAX_SAFE_INTEGER,
+            timestamp: Number.MAX_SAFE_INTEGER,
+            headers,
+            body,
+          });
+          expect(readSize({ headers, body })).toBe(recordFieldSize(encoded));
+          expect(readSizeBound({ headers }, meteredSize({ headers, body }))).toBeGreaterThanOrEqual(
+            readSize({ headers, body }),
+          );
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });
 
   it("a record of exactly 1 MiB metered in tiny headers does not fit one read frame; a few fewer do", () => {
     expect(meteredSize(tinyHeaders(262_142))).toBe(MiB);
-    expect(recordProblem(tinyHeaders(262_142))).toMatch(/^record would take \d+ bytes when read \(its 262142 headers cost more there than metered\); the limit is 2097087, one session frame$/);
+    expect(recordProblem(tinyHeaders(262_142))).toMatch(
+      /^record would take \d+ bytes when read \(its 262142 headers cost more there than metered\); the limit is 2097087, one session frame$/,
+    );
     expect(readSize(tinyHeaders(262_133))).toBeLessThanOrEqual(MAX_READ_RECORD_BYTES);
     expect(recordProblem(tinyHeaders(262_133))).toBeUndefined();
   });
@@ -98,15 +132,21 @@ describe("one record (svc append judges each line with it)", () => {
   it("returns the metered size, or throws the caller's error with the rule it breaks", () => {
     const fail = (message: string) => new Error(`stdin:3: ${message}`);
     expect(checkRecord(record([h("k", "v")], "x"), fail)).toBe(8 + 2 + 2 + 1);
-    expect(() => checkRecord(bodyOf(MiB - 7), fail)).toThrow("stdin:3: record is 1048577 metered bytes; the limit is 1048576 (1 MiB)");
+    expect(() => checkRecord(bodyOf(MiB - 7), fail)).toThrow(
+      "stdin:3: record is 1048577 metered bytes; the limit is 1048576 (1 MiB)",
+    );
   });
 
   it("judges the read-frame bound too (svc append used to leave it to the batch)", () => {
-    expect(() => checkRecord(tinyHeaders(262_140), clientFail("bad_input"))).toThrow(/^record would take 2097142 bytes when read/);
+    expect(() => checkRecord(tinyHeaders(262_140), clientFail("bad_input"))).toThrow(
+      /^record would take 2097142 bytes when read/,
+    );
   });
 
   it("judges the command of a command record (svc append used to send a bad one)", () => {
-    expect(recordProblem(fenceRecord("x".repeat(40)))).toBe("record: fence command payload (the new fencing token) must be at most 36 bytes (got 40)");
+    expect(recordProblem(fenceRecord("x".repeat(40)))).toBe(
+      "record: fence command payload (the new fencing token) must be at most 36 bytes (got 40)",
+    );
     expect(recordProblem(record([h("", "nope")], "x"))).toMatch(/^record: unknown command "nope"/);
     expect(recordProblem(fenceRecord("tok"))).toBeUndefined();
   });
@@ -129,13 +169,17 @@ describe("an append (§8.1)", () => {
   it("1000 records pass, 1001 are refused", () => {
     const r = record([], "x");
     expect(check({ records: Array<AppendRecord>(1000).fill(r) })).toBe(9000);
-    expect(refused(() => check({ records: Array<AppendRecord>(1001).fill(r) })).message).toBe("an append carries at most 1000 records (got 1001)");
+    expect(refused(() => check({ records: Array<AppendRecord>(1001).fill(r) })).message).toBe(
+      "an append carries at most 1000 records (got 1001)",
+    );
   });
 
   it("a batch of exactly 1,048,576 metered bytes passes; one byte more is refused", () => {
     const half = MiB / 2 - 8;
     expect(check({ records: [bodyOf(half), bodyOf(half)] })).toBe(MiB);
-    expect(refused(() => check({ records: [bodyOf(half), bodyOf(half + 1)] })).message).toMatch(/at most 1048576 metered bytes .*1048577/);
+    expect(refused(() => check({ records: [bodyOf(half), bodyOf(half + 1)] })).message).toMatch(
+      /at most 1048576 metered bytes .*1048577/,
+    );
   });
 
   it("a batch of many records summing exactly 1 MiB passes (the 8-byte overhead counts)", () => {
@@ -148,15 +192,19 @@ describe("an append (§8.1)", () => {
 
   it("a single record of exactly 1 MiB passes; over 1 MiB is refused, named by its index", () => {
     expect(check({ records: [bodyOf(MiB - 8)] })).toBe(MiB);
-    expect(refused(() => check({ records: [bodyOf(1), bodyOf(MiB - 7)] })).message).toBe("record 1 is 1048577 metered bytes; the limit is 1048576 (1 MiB)");
+    expect(refused(() => check({ records: [bodyOf(1), bodyOf(MiB - 7)] })).message).toBe(
+      "record 1 is 1048577 metered bytes; the limit is 1048576 (1 MiB)",
+    );
     refused(() => check({ records: [record([h("k", "x".repeat(MiB))])] }));
   });
 
   it("a record that would not fit one read frame is refused", () => {
-    expect(refused(() => check({ records: [tinyHeaders(262_142)] })).message).toMatch(/^record 0 would take \d+ bytes when read/);
+    expect(refused(() => check({ records: [tinyHeaders(262_142)] })).message).toMatch(
+      /^record 0 would take \d+ bytes when read/,
+    );
   });
 
-  it("§12 item 25: [\"k\",\"v\"] is fine; [\"\",\"x\"] alone is an unknown command", () => {
+  it('§12 item 25: ["k","v"] is fine; ["","x"] alone is an unknown command', () => {
     expect(check({ records: [record([h("k", "v")])] })).toBe(8 + 2 + 2);
     expect(refused(() => check({ records: [record([h("", "x")])] })).message).toMatch(/^record 0: unknown command "x"/);
   });
@@ -168,7 +216,9 @@ describe("an append (§8.1)", () => {
   it("a fencing_token condition over 36 bytes → refused (protobuf and session path)", () => {
     const records = [record([], "x")];
     expect(check({ records, fencingToken: "x".repeat(36) })).toBe(9);
-    expect(refused(() => check({ records, fencingToken: "x".repeat(37) })).message).toBe("fencing token must be at most 36 UTF-8 bytes (got 37)");
+    expect(refused(() => check({ records, fencingToken: "x".repeat(37) })).message).toBe(
+      "fencing token must be at most 36 UTF-8 bytes (got 37)",
+    );
     refused(() => check({ records, fencingToken: "€".repeat(12) + "a" }));
   });
 
@@ -178,6 +228,11 @@ describe("an append (§8.1)", () => {
 
   it("the client's error is its own: bad input, from this side", () => {
     const e = svcErrorOf(() => checkAppendInput({ records: [] }, clientFail("bad_input")));
-    expect([e.code, e.status, e.origin, e.message]).toEqual(["bad_input", undefined, "client", "an append must carry at least one record"]);
+    expect([e.code, e.status, e.origin, e.message]).toEqual([
+      "bad_input",
+      undefined,
+      "client",
+      "an append must carry at least one record",
+    ]);
   });
 });

@@ -17,7 +17,12 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import {
-  compress, COMPRESSION_THRESHOLD, decompress, MAX_FRAME_PAYLOAD, negotiateCompression, shouldCompress,
+  compress,
+  COMPRESSION_THRESHOLD,
+  decompress,
+  MAX_FRAME_PAYLOAD,
+  negotiateCompression,
+  shouldCompress,
 } from "../../../src/wire/compression.js";
 import type { Compression } from "../../../src/wire/framing.js";
 
@@ -49,14 +54,22 @@ function expectTypedRefusal(e: unknown, codes: string[] = ["bad_frame"]): void {
 }
 
 /** A zstd frame of RLE blocks, laid out by hand (RFC 8878 §3.1.1). Window 128 KiB (WD 0x38). */
-function zstdRleFrame(opts: { blocks: number[]; byte?: number; contentSize?: number; fcsBytes?: 2 | 4 | 8 }): Uint8Array {
+function zstdRleFrame(opts: {
+  blocks: number[];
+  byte?: number;
+  contentSize?: number;
+  fcsBytes?: 2 | 4 | 8;
+}): Uint8Array {
   const parts: number[] = [0x28, 0xb5, 0x2f, 0xfd];
   const fcsFlag = opts.contentSize === undefined ? 0 : ({ 2: 1, 4: 2, 8: 3 } as const)[opts.fcsBytes ?? 4];
   parts.push(fcsFlag << 6, 0x38);
   if (opts.contentSize !== undefined) {
     const n = opts.fcsBytes ?? 4;
     let v = BigInt(n === 2 ? opts.contentSize - 256 : opts.contentSize);
-    for (let i = 0; i < n; i++) { parts.push(Number(v & 0xffn)); v >>= 8n; }
+    for (let i = 0; i < n; i++) {
+      parts.push(Number(v & 0xffn));
+      v >>= 8n;
+    }
   }
   opts.blocks.forEach((size, i) => {
     const header = size * 8 + (1 << 1) + (i === opts.blocks.length - 1 ? 1 : 0);
@@ -88,7 +101,9 @@ async function gzipZeros(total: number): Promise<Uint8Array> {
 async function rssGrowthWhile(fn: () => Promise<unknown>): Promise<{ growth: number; error: unknown }> {
   const base = process.memoryUsage.rss();
   let peak = base;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 1);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 1);
   let error: unknown;
   try {
     await fn();
@@ -107,7 +122,9 @@ interface Fixtures {
   valid: { name: string; algorithm: Compression; hex: string; plain: string }[];
   invalid: { name: string; algorithm: Compression; hex: string }[];
 }
-const fixtures = JSON.parse(readFileSync(new URL("../../fixtures/wire/compression.json", import.meta.url), "utf8")) as Fixtures;
+const fixtures = JSON.parse(
+  readFileSync(new URL("../../fixtures/wire/compression.json", import.meta.url), "utf8"),
+) as Fixtures;
 
 describe("hand-made compressed payloads", () => {
   it.each(fixtures.valid)("decompresses $name", async (fx) => {
@@ -125,7 +142,12 @@ describe("compress / decompress round trip", () => {
   const random = (n: number): Uint8Array => {
     const out = new Uint8Array(n);
     let s = 0x9e3779b9;
-    for (let i = 0; i < n; i++) { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; out[i] = s & 0xff; }
+    for (let i = 0; i < n; i++) {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      out[i] = s & 0xff;
+    }
     return out;
   };
   const cases: [string, Uint8Array][] = [
@@ -140,7 +162,8 @@ describe("compress / decompress round trip", () => {
   describe.each(["zstd", "gzip"] as const)("%s", (algorithm) => {
     it.each(cases)("%s", async (_name, data) => {
       const packed = await compress(data, algorithm);
-      if (algorithm === "zstd") expect(toHex(packed.subarray(0, 4))).toBe("28b52ffd"); // a standard zstd frame
+      if (algorithm === "zstd")
+        expect(toHex(packed.subarray(0, 4))).toBe("28b52ffd"); // a standard zstd frame
       else expect(toHex(packed.subarray(0, 3))).toBe("1f8b08"); // a standard gzip member, deflate
       const back = await decompress(packed, algorithm);
       expect(back.length).toBe(data.length);
@@ -173,7 +196,7 @@ describe("compress / decompress round trip", () => {
     });
   });
 
-  it("compress(…, \"none\") is the identity", async () => {
+  it('compress(…, "none") is the identity', async () => {
     expect(toHex(await compress(hex("01 02 03"), "none"))).toBe("010203");
   });
 });
@@ -195,7 +218,10 @@ describe("decompressed size cap (§6.2: 2,097,151 bytes)", () => {
     const out = await decompress(atCap, "zstd");
     expect(out.length).toBe(CAP);
     expect(out[CAP - 1]).toBe(0x61);
-    expectTypedRefusal(await rejection(decompress(zstdRleFrame({ blocks: blocksOf(CAP + 1), contentSize: CAP + 1 }), "zstd")), ["too_large"]);
+    expectTypedRefusal(
+      await rejection(decompress(zstdRleFrame({ blocks: blocksOf(CAP + 1), contentSize: CAP + 1 }), "zstd")),
+      ["too_large"],
+    );
   });
 
   it("zstd without a content size (streaming encoders omit it): the cap decompresses; one byte more is refused", async () => {
@@ -205,7 +231,9 @@ describe("decompressed size cap (§6.2: 2,097,151 bytes)", () => {
 
   it("zstd made by the encoder: the cap decompresses, one byte more is refused", async () => {
     expect((await decompress(await compress(new Uint8Array(CAP), "zstd"), "zstd")).length).toBe(CAP);
-    expectTypedRefusal(await rejection(decompress(await compress(new Uint8Array(CAP + 1), "zstd"), "zstd")), ["too_large"]);
+    expectTypedRefusal(await rejection(decompress(await compress(new Uint8Array(CAP + 1), "zstd"), "zstd")), [
+      "too_large",
+    ]);
   });
 
   it("an uncompressed payload over the cap is refused too", async () => {
@@ -278,7 +306,14 @@ describe("negotiateCompression (§6.4)", () => {
 });
 
 describe("shouldCompress: nothing under 1 KiB (§6.4)", () => {
-  it.each([[0, false], [1, false], [1023, false], [1024, true], [1025, true], [CAP, true]])("%i bytes → %s", (size, expected) => {
+  it.each([
+    [0, false],
+    [1, false],
+    [1023, false],
+    [1024, true],
+    [1025, true],
+    [CAP, true],
+  ])("%i bytes → %s", (size, expected) => {
     expect(shouldCompress(size)).toBe(expected);
   });
 

@@ -7,8 +7,15 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  classify, errorFromResponse, FencingTokenMismatchError, RangeNotSatisfiableError, SeqNumMismatchError, SERVER_CODES,
-  SvcError, serverError, type ServerCode,
+  classify,
+  errorFromResponse,
+  FencingTokenMismatchError,
+  RangeNotSatisfiableError,
+  SeqNumMismatchError,
+  SERVER_CODES,
+  SvcError,
+  serverError,
+  type ServerCode,
 } from "../../../src/errors.js";
 
 // code, status, retryable, no side effects guaranteed
@@ -51,7 +58,14 @@ describe("catalogue (§11.2)", () => {
 
     const fromServer = errorFromResponse(status, { code, message: "m" });
     expect(fromServer).toBeInstanceOf(SvcError);
-    expect(fromServer).toMatchObject({ code, status, retryable, sideEffects: !noSideEffects, origin: "server", message: "m" });
+    expect(fromServer).toMatchObject({
+      code,
+      status,
+      retryable,
+      sideEffects: !noSideEffects,
+      origin: "server",
+      message: "m",
+    });
 
     const made = serverError(code as ServerCode, "m");
     expect(made).toMatchObject({ code, status, retryable, sideEffects: !noSideEffects, origin: "server" });
@@ -64,25 +78,26 @@ describe("catalogue (§11.2)", () => {
   });
 
   it("the structured statuses are not retryable (§11.2)", () => {
-    for (const code of ["seq_num_mismatch", "fencing_token_mismatch"]) expect(classify(code)).toMatchObject({ status: 412, retryable: false });
+    for (const code of ["seq_num_mismatch", "fencing_token_mismatch"])
+      expect(classify(code)).toMatchObject({ status: 412, retryable: false });
     expect(classify("range_not_satisfiable")).toMatchObject({ status: 416, retryable: false });
   });
 });
 
 describe("errorFromResponse (§11.1)", () => {
-  it("412 {\"seq_num_mismatch\": n} → SeqNumMismatchError with the next position", () => {
+  it('412 {"seq_num_mismatch": n} → SeqNumMismatchError with the next position', () => {
     const e = errorFromResponse(412, { seq_num_mismatch: 5 });
     expect(e).toBeInstanceOf(SeqNumMismatchError);
     expect(e).toMatchObject({ status: 412, retryable: false, origin: "server", expected: 5 });
     expect(e.toBody()).toEqual({ seq_num_mismatch: 5 });
   });
 
-  it("412 {\"seq_num_mismatch\": 0} (a falsy value) is still recognised", () => {
+  it('412 {"seq_num_mismatch": 0} (a falsy value) is still recognised', () => {
     expect(errorFromResponse(412, { seq_num_mismatch: 0 })).toMatchObject({ expected: 0 });
     expect(errorFromResponse(412, { seq_num_mismatch: 0 })).toBeInstanceOf(SeqNumMismatchError);
   });
 
-  it("412 {\"fencing_token_mismatch\": \"tok\"} → FencingTokenMismatchError with the current token", () => {
+  it('412 {"fencing_token_mismatch": "tok"} → FencingTokenMismatchError with the current token', () => {
     const e = errorFromResponse(412, { fencing_token_mismatch: "tok" });
     expect(e).toBeInstanceOf(FencingTokenMismatchError);
     expect(e).toMatchObject({ status: 412, retryable: false, expected: "tok" });
@@ -95,17 +110,28 @@ describe("errorFromResponse (§11.1)", () => {
     expect(e).toMatchObject({ expected: "" });
   });
 
-  it("416 {\"tail\": {...}} → RangeNotSatisfiableError with the tail, including {0,0}", () => {
+  it('416 {"tail": {...}} → RangeNotSatisfiableError with the tail, including {0,0}', () => {
     const e = errorFromResponse(416, { tail: { seq_num: 2, timestamp: 1767225600000 } });
     expect(e).toBeInstanceOf(RangeNotSatisfiableError);
     expect(e).toMatchObject({ status: 416, retryable: false, tail: { seqNum: 2, timestamp: 1767225600000 } });
     expect(e.toBody()).toEqual({ tail: { seq_num: 2, timestamp: 1767225600000 } });
-    expect(errorFromResponse(416, { tail: { seq_num: 0, timestamp: 0 } })).toMatchObject({ tail: { seqNum: 0, timestamp: 0 } });
+    expect(errorFromResponse(416, { tail: { seq_num: 0, timestamp: 0 } })).toMatchObject({
+      tail: { seqNum: 0, timestamp: 0 },
+    });
   });
 
   it.each<[number, boolean, boolean]>([
-    [400, false, false], [403, false, false], [404, false, false], [409, false, false], [422, false, false],
-    [408, true, true], [429, true, false], [500, true, true], [502, true, false], [503, true, true], [504, true, true],
+    [400, false, false],
+    [403, false, false],
+    [404, false, false],
+    [409, false, false],
+    [422, false, false],
+    [408, true, true],
+    [429, true, false],
+    [500, true, true],
+    [502, true, false],
+    [503, true, true],
+    [504, true, true],
   ])("an unknown code with status %i falls back to the status: retryable %s", (status, retryable, sideEffects) => {
     const e = errorFromResponse(status, { code: "brand_new_code", message: "m" });
     expect(e).toBeInstanceOf(SvcError);
@@ -114,8 +140,15 @@ describe("errorFromResponse (§11.1)", () => {
   });
 
   it.each<[string, number, boolean]>([
-    ["invalid_argument", 400, false], ["invalid_stream_config", 400, false], ["deadline_exceeded", 408, true], ["timeout", 408, true],
-    ["basin_creating", 503, true], ["stream_exists", 409, false], ["stream_being_deleted", 409, false], ["internal", 500, true], ["authz", 403, false],
+    ["invalid_argument", 400, false],
+    ["invalid_stream_config", 400, false],
+    ["deadline_exceeded", 408, true],
+    ["timeout", 408, true],
+    ["basin_creating", 503, true],
+    ["stream_exists", 409, false],
+    ["stream_being_deleted", 409, false],
+    ["internal", 500, true],
+    ["authz", 403, false],
   ])("legacy code %s (§11.3) with status %i keeps its status; retryable %s", (code, status, retryable) => {
     const e = errorFromResponse(status, { code, message: "m" });
     expect(e).toMatchObject({ code, status, retryable });
@@ -133,6 +166,9 @@ describe("errorFromResponse (§11.1)", () => {
   });
 
   it("the retry-after-ms hint is kept", () => {
-    expect(errorFromResponse(429, { code: "rate_limited", message: "slow down" }, 250)).toMatchObject({ retryable: true, retryAfterMs: 250 });
+    expect(errorFromResponse(429, { code: "rate_limited", message: "slow down" }, 250)).toMatchObject({
+      retryable: true,
+      retryAfterMs: 250,
+    });
   });
 });

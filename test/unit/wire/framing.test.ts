@@ -14,8 +14,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import {
-  decodeTerminal, encodeFrame, encodeFrameInPlace, encodeTerminalFrame, FrameError, FrameParser, MAX_FRAME_LENGTH,
-  type Compression, type Frame,
+  decodeTerminal,
+  encodeFrame,
+  encodeFrameInPlace,
+  encodeTerminalFrame,
+  FrameError,
+  FrameParser,
+  MAX_FRAME_LENGTH,
+  type Compression,
+  type Frame,
 } from "../../../src/wire/framing.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);
@@ -36,7 +43,10 @@ function concatBytes(parts: Uint8Array[]): Uint8Array {
 /** A frame laid out by hand from §6.2. */
 function specFrame(flags: number, payload: Uint8Array): Uint8Array {
   const length = payload.length + 1;
-  return concatBytes([new Uint8Array([(length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff, flags & 0xff]), payload]);
+  return concatBytes([
+    new Uint8Array([(length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff, flags & 0xff]),
+    payload,
+  ]);
 }
 
 const CC_BITS: Record<Compression, number> = { none: 0x00, zstd: 0x20, gzip: 0x40 };
@@ -90,7 +100,11 @@ function randomChunks(n: number, seed: number): number[] {
   const sizes: number[] = [];
   let left = n;
   while (left > 0) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     const size = 1 + (s % Math.min(left, 7));
     sizes.push(size);
     left -= size;
@@ -117,13 +131,18 @@ function expectBadFrame(e: unknown): void {
 
 // ---------------------------------------------------------------- fixtures
 
-interface FixtureFrame extends FrameView { status?: number; body?: unknown }
+interface FixtureFrame extends FrameView {
+  status?: number;
+  body?: unknown;
+}
 interface Fixtures {
   valid: { name: string; hex: string; frames: FixtureFrame[] }[];
   invalid: { name: string; hex: string; framesBefore?: number }[];
   truncated: { name: string; hex: string; framesBefore?: number }[];
 }
-const fixtures = JSON.parse(readFileSync(new URL("../../fixtures/wire/frames.json", import.meta.url), "utf8")) as Fixtures;
+const fixtures = JSON.parse(
+  readFileSync(new URL("../../fixtures/wire/frames.json", import.meta.url), "utf8"),
+) as Fixtures;
 
 /** Walks a stream by the §6.2 layout; used only to check the fixtures themselves. */
 function specSplit(bytes: Uint8Array): { flags: number; payload: Uint8Array }[] {
@@ -142,7 +161,12 @@ describe("frame fixtures (§6.2 worked examples and hand-written vectors)", () =
   it.each(fixtures.valid)("fixture is self-consistent: $name", (fx) => {
     const split = specSplit(hex(fx.hex));
     expect(split.map((f) => expectedView(f.flags, f.payload))).toEqual(
-      fx.frames.map((f) => ({ terminal: f.terminal, compression: f.compression, reconnect: f.reconnect, payload: f.payload.replace(/\s+/g, "") })),
+      fx.frames.map((f) => ({
+        terminal: f.terminal,
+        compression: f.compression,
+        reconnect: f.reconnect,
+        payload: f.payload.replace(/\s+/g, ""),
+      })),
     );
   });
 
@@ -151,9 +175,17 @@ describe("frame fixtures (§6.2 worked examples and hand-written vectors)", () =
       const bytes = hex(fx.hex);
       const chunks = mode === "random" ? randomChunks(bytes.length, bytes.length * 7919) : mode;
       const frames = feed(bytes, chunks);
-      expect(frames).toEqual(fx.frames.map((f) => ({ terminal: f.terminal, compression: f.compression, reconnect: f.reconnect, payload: f.payload.replace(/\s+/g, "") })));
+      expect(frames).toEqual(
+        fx.frames.map((f) => ({
+          terminal: f.terminal,
+          compression: f.compression,
+          reconnect: f.reconnect,
+          payload: f.payload.replace(/\s+/g, ""),
+        })),
+      );
       fx.frames.forEach((f, i) => {
-        if (f.status !== undefined) expect(decodeTerminal(hex(frames[i]!.payload))).toEqual({ status: f.status, body: f.body });
+        if (f.status !== undefined)
+          expect(decodeTerminal(hex(frames[i]!.payload))).toEqual({ status: f.status, body: f.body });
       });
     });
 
@@ -163,7 +195,8 @@ describe("frame fixtures (§6.2 worked examples and hand-written vectors)", () =
       const parser = new FrameParser();
       let got = 0;
       const e = thrown(() => {
-        const sizes = chunks === "all" ? [bytes.length] : chunks === "byte" ? Array<number>(bytes.length).fill(1) : chunks;
+        const sizes =
+          chunks === "all" ? [bytes.length] : chunks === "byte" ? Array<number>(bytes.length).fill(1) : chunks;
         let at = 0;
         for (const size of sizes) {
           parser.push(bytes.subarray(at, at + size));
@@ -182,7 +215,9 @@ describe("frame fixtures (§6.2 worked examples and hand-written vectors)", () =
       expect(frames.length).toBe(fx.framesBefore ?? 0);
       const parser = new FrameParser();
       parser.push(bytes);
-      while (parser.next() !== null) { /* drain */ }
+      while (parser.next() !== null) {
+        /* drain */
+      }
       expectBadFrame(thrown(() => parser.end()));
     });
   });
@@ -191,7 +226,7 @@ describe("frame fixtures (§6.2 worked examples and hand-written vectors)", () =
 // ---------------------------------------------------------------- encoding
 
 describe("encodeFrame / encodeTerminalFrame", () => {
-  it("§6.2 worked example: AppendInput{records:[{body:\"hi\"}]} uncompressed", () => {
+  it('§6.2 worked example: AppendInput{records:[{body:"hi"}]} uncompressed', () => {
     expect(toHex(encodeFrame(hex("0a 04 1a 02 68 69")))).toBe("000007000a041a026869");
   });
 
@@ -199,15 +234,19 @@ describe("encodeFrame / encodeTerminalFrame", () => {
     expect(toHex(encodeFrame(hex("12 05 08 05 10 e8 07")))).toBe("000008001205080510e807");
   });
 
-  it("§6.2 worked example: terminal 412 {\"seq_num_mismatch\":5}", () => {
+  it('§6.2 worked example: terminal 412 {"seq_num_mismatch":5}', () => {
     expect(toHex(encodeTerminalFrame(412, { seq_num_mismatch: 5 }))).toBe(
       "00001980019c7b227365715f6e756d5f6d69736d61746368223a357d",
     );
   });
 
   it.each([
-    ["none", false, 0x00], ["zstd", false, 0x20], ["gzip", false, 0x40],
-    ["none", true, 0x10], ["zstd", true, 0x30], ["gzip", true, 0x50],
+    ["none", false, 0x00],
+    ["zstd", false, 0x20],
+    ["gzip", false, 0x40],
+    ["none", true, 0x10],
+    ["zstd", true, 0x30],
+    ["gzip", true, 0x50],
   ] as const)("flags for compression %s, reconnect %s are the byte %i", (compression, reconnect, flags) => {
     const payload = hex("01 02 03");
     expect(toHex(encodeFrame(payload, { compression, reconnect }))).toBe(toHex(specFrame(flags, payload)));
@@ -216,7 +255,10 @@ describe("encodeFrame / encodeTerminalFrame", () => {
   it("terminal frames carry exactly 0x80 (§6.3)", () => {
     const bytes = encodeTerminalFrame(503, { code: "server_draining", message: "bye" });
     expect(bytes[3]).toBe(0x80);
-    expect(decodeTerminal(bytes.subarray(4))).toEqual({ status: 503, body: { code: "server_draining", message: "bye" } });
+    expect(decodeTerminal(bytes.subarray(4))).toEqual({
+      status: 503,
+      body: { code: "server_draining", message: "bye" },
+    });
   });
 
   it("the largest payload (2,097,151 bytes) is framed with length 0x200000", () => {
@@ -236,18 +278,18 @@ describe("encodeFrame / encodeTerminalFrame", () => {
 // ---------------------------------------------------------------- parser limits and rules
 
 describe("FrameParser rules (§6.2, reliability §2.c)", () => {
-  it.each([["ff ff ff 00", "0xffffff (16 MiB)"], ["20 00 01 00", "2 MiB + 1"]])(
-    "rejects length %s (%s) from the 4-byte header alone, before any body arrives",
-    (header) => {
-      const parser = new FrameParser();
-      const before = process.memoryUsage().rss;
-      parser.push(hex(header));
-      expectBadFrame(thrown(() => parser.next()));
-      expect(process.memoryUsage().rss - before).toBeLessThan(5 * 1024 * 1024);
-      // The failure sticks: the stream cannot be resynchronised.
-      expectBadFrame(thrown(() => parser.next()));
-    },
-  );
+  it.each([
+    ["ff ff ff 00", "0xffffff (16 MiB)"],
+    ["20 00 01 00", "2 MiB + 1"],
+  ])("rejects length %s (%s) from the 4-byte header alone, before any body arrives", (header) => {
+    const parser = new FrameParser();
+    const before = process.memoryUsage().rss;
+    parser.push(hex(header));
+    expectBadFrame(thrown(() => parser.next()));
+    expect(process.memoryUsage().rss - before).toBeLessThan(5 * 1024 * 1024);
+    // The failure sticks: the stream cannot be resynchronised.
+    expectBadFrame(thrown(() => parser.next()));
+  });
 
   it("accepts length exactly 2 MiB and waits for its body", () => {
     const parser = new FrameParser();
@@ -273,8 +315,13 @@ describe("FrameParser rules (§6.2, reliability §2.c)", () => {
 
   it("decodeTerminal: status is big-endian, the body is JSON", () => {
     expect(decodeTerminal(hex("01 9c 7b 7d"))).toEqual({ status: 412, body: {} });
-    expect(decodeTerminal(hex("01 a0 7b 22 74 61 69 6c 22 3a 7b 22 73 65 71 5f 6e 75 6d 22 3a 30 2c 22 74 69 6d 65 73 74 61 6d 70 22 3a 30 7d 7d")))
-      .toEqual({ status: 416, body: { tail: { seq_num: 0, timestamp: 0 } } });
+    expect(
+      decodeTerminal(
+        hex(
+          "01 a0 7b 22 74 61 69 6c 22 3a 7b 22 73 65 71 5f 6e 75 6d 22 3a 30 2c 22 74 69 6d 65 73 74 61 6d 70 22 3a 30 7d 7d",
+        ),
+      ),
+    ).toEqual({ status: 416, body: { tail: { seq_num: 0, timestamp: 0 } } });
     expectBadFrame(thrown(() => decodeTerminal(hex(""))));
     expectBadFrame(thrown(() => decodeTerminal(hex("01"))));
     expectBadFrame(thrown(() => decodeTerminal(hex("01 90 ff"))));
@@ -296,7 +343,10 @@ describe("FrameParser rules (§6.2, reliability §2.c)", () => {
       for (let i = 0; i < bytes.length; i++) {
         parser.push(bytes.subarray(i, i + 1));
         const f = parser.next();
-        if (f !== null) { frames++; last = f; }
+        if (f !== null) {
+          frames++;
+          last = f;
+        }
       }
       parser.end();
       return { frames, length: last?.payload.length ?? -1, sample: last?.payload[123_457] ?? -1 };
@@ -306,7 +356,9 @@ describe("FrameParser rules (§6.2, reliability §2.c)", () => {
       result = vm.runInNewContext("run()", { run }, { timeout: 10_000 }) as ReturnType<typeof run>;
     } catch (e) {
       if ((e as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") {
-        throw new Error("FrameParser did not finish a 2 MiB frame fed 1 byte at a time within 10 s: its work grows faster than linearly with the number of chunks");
+        throw new Error(
+          "FrameParser did not finish a 2 MiB frame fed 1 byte at a time within 10 s: its work grows faster than linearly with the number of chunks",
+        );
       }
       throw e;
     }
@@ -325,15 +377,21 @@ const jsonBodyArb = fc.oneof(
   fc.record({ fencing_token_mismatch: fc.string({ unit: "binary", maxLength: 36 }) }),
 );
 /** A terminal frame built by hand: status + UTF-8 JSON, flags 0x80 plus optional reserved bits. */
-const terminalArb = fc.record({ status: fc.integer({ min: 0, max: 0xffff }), body: jsonBodyArb, reserved: fc.integer({ min: 0, max: 15 }) })
+const terminalArb = fc
+  .record({ status: fc.integer({ min: 0, max: 0xffff }), body: jsonBodyArb, reserved: fc.integer({ min: 0, max: 15 }) })
   .map(({ status, body, reserved }) => {
-    const payload = concatBytes([new Uint8Array([status >> 8, status & 0xff]), new TextEncoder().encode(JSON.stringify(body))]);
+    const payload = concatBytes([
+      new Uint8Array([status >> 8, status & 0xff]),
+      new TextEncoder().encode(JSON.stringify(body)),
+    ]);
     return { bytes: specFrame(0x80 | reserved, payload), view: expectedView(0x80 | reserved, payload) };
   });
-const regularArb = fc.record({ flags: regularFlagsArb, payload: fc.uint8Array({ maxLength: 300 }) })
+const regularArb = fc
+  .record({ flags: regularFlagsArb, payload: fc.uint8Array({ maxLength: 300 }) })
   .map(({ flags, payload }) => ({ bytes: specFrame(flags, payload), view: expectedView(flags, payload) }));
 /** A session: regular frames, and maybe one terminal frame at the end (§6.3: nothing follows it). */
-const streamArb = fc.tuple(fc.array(regularArb, { maxLength: 12 }), fc.option(terminalArb, { nil: undefined }))
+const streamArb = fc
+  .tuple(fc.array(regularArb, { maxLength: 12 }), fc.option(terminalArb, { nil: undefined }))
   .map(([regular, terminal]) => {
     const frames = terminal ? [...regular, terminal] : regular;
     return { bytes: concatBytes(frames.map((f) => f.bytes)), views: frames.map((f) => f.view) };
@@ -342,12 +400,17 @@ const streamArb = fc.tuple(fc.array(regularArb, { maxLength: 12 }), fc.option(te
 describe("properties (fast-check)", () => {
   it("encodeFrame matches the §6.2 layout and decodes back, for random payloads and flags", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 2048 }), compressionArb, fc.boolean(), (payload, compression, reconnect) => {
-        const flags = CC_BITS[compression] | (reconnect ? 0x10 : 0);
-        const bytes = encodeFrame(payload, { compression, reconnect });
-        expect(toHex(bytes)).toBe(toHex(specFrame(flags, payload)));
-        expect(feed(bytes, "all")).toEqual([{ terminal: false, compression, reconnect, payload: toHex(payload) }]);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 2048 }),
+        compressionArb,
+        fc.boolean(),
+        (payload, compression, reconnect) => {
+          const flags = CC_BITS[compression] | (reconnect ? 0x10 : 0);
+          const bytes = encodeFrame(payload, { compression, reconnect });
+          expect(toHex(bytes)).toBe(toHex(specFrame(flags, payload)));
+          expect(feed(bytes, "all")).toEqual([{ terminal: false, compression, reconnect, payload: toHex(payload) }]);
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });
@@ -366,10 +429,14 @@ describe("properties (fast-check)", () => {
 
   it("chunking invariance: any split of a stream of random frames gives the same frames", () => {
     fc.assert(
-      fc.property(streamArb, fc.array(fc.integer({ min: 1, max: 64 }), { maxLength: 400 }), ({ bytes, views }, cuts) => {
-        expect(feed(bytes, "all")).toEqual(views);
-        expect(feed(bytes, cuts)).toEqual(views);
-      }),
+      fc.property(
+        streamArb,
+        fc.array(fc.integer({ min: 1, max: 64 }), { maxLength: 400 }),
+        ({ bytes, views }, cuts) => {
+          expect(feed(bytes, "all")).toEqual(views);
+          expect(feed(bytes, cuts)).toEqual(views);
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });
@@ -392,7 +459,9 @@ describe("properties (fast-check)", () => {
         if (at >= bytes.length) break;
         parser.push(bytes.subarray(at, at + size));
         at += size;
-        while (parser.next() !== null) { /* drain */ }
+        while (parser.next() !== null) {
+          /* drain */
+        }
       }
       parser.end();
       return true;
@@ -404,29 +473,42 @@ describe("properties (fast-check)", () => {
 
   it("random bytes only ever raise the typed FrameError", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 96 }), fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 20 }), (bytes, cuts) => onlyFrameErrors(bytes, cuts)),
+      fc.property(
+        fc.uint8Array({ maxLength: 96 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 20 }),
+        (bytes, cuts) => onlyFrameErrors(bytes, cuts),
+      ),
       { seed: SEED, numRuns: 2000 },
     );
   });
 
   it("random bytes behind plausible headers (small lengths, any flags) only raise FrameError", () => {
-    const unit = fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 12 }))
+    const unit = fc
+      .tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 12 }))
       .map(([length, flags, rest]) => concatBytes([new Uint8Array([0, 0, length, flags]), rest]));
     fc.assert(
-      fc.property(fc.array(unit, { maxLength: 8 }), fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 30 }), (units, cuts) =>
-        onlyFrameErrors(concatBytes(units), cuts)),
+      fc.property(
+        fc.array(unit, { maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 30 }),
+        (units, cuts) => onlyFrameErrors(concatBytes(units), cuts),
+      ),
       { seed: SEED, numRuns: 2000 },
     );
   });
 
   it("mutated valid streams (flipped bytes, truncation) only raise FrameError", () => {
     fc.assert(
-      fc.property(streamArb, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), fc.nat(), (stream, flips, cut) => {
-        const bytes = stream.bytes.slice();
-        for (const [at, v] of flips) if (bytes.length > 0) bytes[at % bytes.length] = v;
-        const truncated = bytes.subarray(0, bytes.length === 0 ? 0 : cut % (bytes.length + 1));
-        return onlyFrameErrors(truncated, [3, 1, 7]);
-      }),
+      fc.property(
+        streamArb,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
+        fc.nat(),
+        (stream, flips, cut) => {
+          const bytes = stream.bytes.slice();
+          for (const [at, v] of flips) if (bytes.length > 0) bytes[at % bytes.length] = v;
+          const truncated = bytes.subarray(0, bytes.length === 0 ? 0 : cut % (bytes.length + 1));
+          return onlyFrameErrors(truncated, [3, 1, 7]);
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });
@@ -447,14 +529,19 @@ describe("properties (fast-check)", () => {
 
 describe("encodeFrameInPlace (the message is written after the head, not copied)", () => {
   it("gives the same bytes as encodeFrame for any payload, with and without the reconnect flag", () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 5000 }), fc.boolean(), (payload, reconnect) => {
-      const inPlace = encodeFrameInPlace((reserve) => {
-        const out = Buffer.alloc(reserve + payload.length, 0xee);
-        out.set(payload, reserve);
-        return out;
-      }, { reconnect });
-      expect(Buffer.from(inPlace).equals(Buffer.from(encodeFrame(payload, { reconnect })))).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 5000 }), fc.boolean(), (payload, reconnect) => {
+        const inPlace = encodeFrameInPlace(
+          (reserve) => {
+            const out = Buffer.alloc(reserve + payload.length, 0xee);
+            out.set(payload, reserve);
+            return out;
+          },
+          { reconnect },
+        );
+        expect(Buffer.from(inPlace).equals(Buffer.from(encodeFrame(payload, { reconnect })))).toBe(true);
+      }),
+    );
   });
 
   it("refuses a message over the frame limit, as encodeFrame does", () => {

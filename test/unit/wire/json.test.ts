@@ -19,8 +19,15 @@ import type { AppendInput, RecordFormat, SequencedRecord } from "../../../src/ty
 import { decodeBase64Strict, decodeBytes, encodeBytes, lossyUtf8 } from "../../../src/bytes.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import {
-  appendAckFromJson, appendAckToJson, appendInputFromJson, appendInputToJson, parseFormat, parseJsonText,
-  readBatchFromJson, readBatchToJson, sequencedRecordToJson,
+  appendAckFromJson,
+  appendAckToJson,
+  appendInputFromJson,
+  appendInputToJson,
+  parseFormat,
+  parseJsonText,
+  readBatchFromJson,
+  readBatchToJson,
+  sequencedRecordToJson,
 } from "../../../src/wire/json.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
 
@@ -58,15 +65,25 @@ function refLossy(b: Uint8Array): string {
   const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // keep U+FEFF: it is data
   let out = "";
   let invalidRun = false;
-  for (let i = 0; i < b.length;) {
+  for (let i = 0; i < b.length; ) {
     let n = 0;
     for (let len = 1; len <= 4 && i + len <= b.length; len++) {
       try {
         const s = strict.decode(b.subarray(i, i + len));
-        if ([...s].length === 1) { n = len; out += (invalidRun ? "\ufffd" : "") + s; invalidRun = false; break; }
-      } catch { /* not a complete sequence of this length */ }
+        if ([...s].length === 1) {
+          n = len;
+          out += (invalidRun ? "\ufffd" : "") + s;
+          invalidRun = false;
+          break;
+        }
+      } catch {
+        /* not a complete sequence of this length */
+      }
     }
-    if (n === 0) { invalidRun = true; i += 1; } else i += n;
+    if (n === 0) {
+      invalidRun = true;
+      i += 1;
+    } else i += n;
   }
   return out + (invalidRun ? "\ufffd" : "");
 }
@@ -75,22 +92,33 @@ interface Fixtures {
   base64: { valid: [string, string][]; invalid: string[] };
   lossyUtf8: [string, string][];
 }
-const fixtures = JSON.parse(readFileSync(new URL("../../fixtures/wire/json.json", import.meta.url), "utf8")) as Fixtures;
+const fixtures = JSON.parse(
+  readFileSync(new URL("../../fixtures/wire/json.json", import.meta.url), "utf8"),
+) as Fixtures;
 
 // ---------------------------------------------------------------- svc-format
 
 describe("svc-format header (§4.2)", () => {
   it.each<[string | undefined, RecordFormat]>([
-    [undefined, "raw"], ["raw", "raw"], ["base64", "base64"],
-    ["json", "raw"], ["json-binsafe", "base64"],
-    ["  base64  ", "base64"], ["\traw\t", "raw"], [" json-binsafe", "base64"], ["json ", "raw"],
+    [undefined, "raw"],
+    ["raw", "raw"],
+    ["base64", "base64"],
+    ["json", "raw"],
+    ["json-binsafe", "base64"],
+    ["  base64  ", "base64"],
+    ["\traw\t", "raw"],
+    [" json-binsafe", "base64"],
+    ["json ", "raw"],
   ])("%j → %s", (header, expected) => {
     expect(parseFormat(header)).toBe(expected);
   });
 
-  it.each(["hex", "base-64", "b64", "base64url", "utf8", "raw,base64", "ra w", "binary"])("%j → 400 bad_header", (header) => {
-    expectCode(() => parseFormat(header), "bad_header", 400);
-  });
+  it.each(["hex", "base-64", "b64", "base64url", "utf8", "raw,base64", "ra w", "binary"])(
+    "%j → 400 bad_header",
+    (header) => {
+      expectCode(() => parseFormat(header), "bad_header", 400);
+    },
+  );
 });
 
 // ---------------------------------------------------------------- base64
@@ -148,17 +176,20 @@ describe("strict base64 (§4.4)", () => {
   it("strings outside the canonical form are refused (property): any text the decoder accepts re-encodes to itself", () => {
     const chars = fc.constantFrom(..."AaQgk048+/=-_ \n@".split(""));
     fc.assert(
-      fc.property(fc.array(chars, { maxLength: 12 }).map((cs) => cs.join("")), (text) => {
-        let bytes: Uint8Array;
-        try {
-          bytes = decodeBase64Strict(text);
-        } catch (e) {
-          expect(e).toBeInstanceOf(SvcError);
-          expect((e as SvcError).code).toBe("invalid");
-          return;
-        }
-        expect(refBase64(bytes)).toBe(text);
-      }),
+      fc.property(
+        fc.array(chars, { maxLength: 12 }).map((cs) => cs.join("")),
+        (text) => {
+          let bytes: Uint8Array;
+          try {
+            bytes = decodeBase64Strict(text);
+          } catch (e) {
+            expect(e).toBeInstanceOf(SvcError);
+            expect((e as SvcError).code).toBe("invalid");
+            return;
+          }
+          expect(refBase64(bytes)).toBe(text);
+        },
+      ),
       { seed: SEED, numRuns: 2000 },
     );
   });
@@ -173,7 +204,7 @@ describe("raw format (§4.3)", () => {
     expect(encodeBytes(hex(bytes), "raw")).toBe(text);
   });
 
-  it("§12 item 24: ff fe written as base64, read as raw → \"\\ufffd\", read as base64 → \"//4=\"", () => {
+  it('§12 item 24: ff fe written as base64, read as raw → "\\ufffd", read as base64 → "//4="', () => {
     const stored = decodeBytes("//4=", "base64");
     expect(toHex(stored)).toBe("fffe");
     expect(encodeBytes(stored, "raw")).toBe("\ufffd");
@@ -185,7 +216,16 @@ describe("raw format (§4.3)", () => {
     const piece = fc.oneof(
       fc.integer({ min: 0, max: 255 }).map((b) => [b]),
       fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).map((s) => [...utf8(s)]),
-      fc.constantFrom([0xe2, 0x82], [0xf0, 0x9f], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xef, 0xbf, 0xbd], [0xef, 0xbb, 0xbf], [0x80], [0xff]),
+      fc.constantFrom(
+        [0xe2, 0x82],
+        [0xf0, 0x9f],
+        [0xed, 0xa0, 0x80],
+        [0xc0, 0x80],
+        [0xef, 0xbf, 0xbd],
+        [0xef, 0xbb, 0xbf],
+        [0x80],
+        [0xff],
+      ),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
@@ -213,7 +253,8 @@ describe("raw format (§4.3)", () => {
   });
 
   it("a lone surrogate in raw text is refused (400 bad_json), never stored as U+FFFD", () => {
-    for (const text of ["\ud800", "a\udc00", "\ud800\ud800\udc00"]) expectCode(() => decodeBytes(text, "raw"), "bad_json", 400);
+    for (const text of ["\ud800", "a\udc00", "\ud800\ud800\udc00"])
+      expectCode(() => decodeBytes(text, "raw"), "bad_json", 400);
     expect(toHex(decodeBytes("\ud83d\ude00", "raw"))).toBe("f09f9880");
   });
 
@@ -229,14 +270,23 @@ describe("raw format (§4.3)", () => {
 
 describe("parseJsonText never rounds (reliability §2.c)", () => {
   it.each([
-    "9007199254740993", "9007199254740992", "-9007199254740993", "18446744073709551615",
-    '{"match_seq_num":9007199254740993}', '{"records":[{"timestamp":9007199254740993}]}', "[1,[2,[9007199254740993]]]", "1e16",
+    "9007199254740993",
+    "9007199254740992",
+    "-9007199254740993",
+    "18446744073709551615",
+    '{"match_seq_num":9007199254740993}',
+    '{"records":[{"timestamp":9007199254740993}]}',
+    "[1,[2,[9007199254740993]]]",
+    "1e16",
   ])("%s → out_of_range (svc lite: 422 invalid, as for protobuf and frames)", (text) => {
     expectCode(() => parseJsonText(text), "out_of_range", undefined);
   });
 
   it.each([
-    ["9007199254740991", 9007199254740991], ["0", 0], ["1.5", 1.5], ['{"a":[9007199254740991]}', { a: [9007199254740991] }],
+    ["9007199254740991", 9007199254740991],
+    ["0", 0],
+    ["1.5", 1.5],
+    ['{"a":[9007199254740991]}', { a: [9007199254740991] }],
   ])("%s parses exactly", (text, value) => {
     expect(parseJsonText(text)).toEqual(value);
   });
@@ -265,10 +315,13 @@ describe("parseJsonText never rounds (reliability §2.c)", () => {
 // ---------------------------------------------------------------- AppendInput shapes
 
 describe("AppendInput from JSON (§3.3, §8.1)", () => {
-  const parse = (text: string, format: RecordFormat = "raw"): AppendInput => appendInputFromJson(parseJsonText(text), format);
+  const parse = (text: string, format: RecordFormat = "raw"): AppendInput =>
+    appendInputFromJson(parseJsonText(text), format);
 
   it("Appendix A: the raw append request", () => {
-    const input = parse('{"records":[{"headers":[["type","created"]],"body":"{\\"id\\":1}"},{"body":"second","timestamp":1767225600000}],"match_seq_num":0}');
+    const input = parse(
+      '{"records":[{"headers":[["type","created"]],"body":"{\\"id\\":1}"},{"body":"second","timestamp":1767225600000}],"match_seq_num":0}',
+    );
     expect(input.matchSeqNum).toBe(0);
     expect(input.fencingToken).toBeUndefined();
     expect(input.records.length).toBe(2);
@@ -342,7 +395,9 @@ describe("AppendInput from JSON (§3.3, §8.1)", () => {
   });
 
   it("fencing_token of exactly 36 bytes is accepted (ASCII and multi-byte)", () => {
-    expect(parse('{"records":[],"fencing_token":"012345678901234567890123456789012345"}').fencingToken).toHaveLength(36);
+    expect(parse('{"records":[],"fencing_token":"012345678901234567890123456789012345"}').fencingToken).toHaveLength(
+      36,
+    );
     expect(parse('{"records":[],"fencing_token":"€€€€€€€€€€€€"}').fencingToken).toBe("€".repeat(12));
     expect(parse('{"records":[],"fencing_token":""}').fencingToken).toBe("");
   });
@@ -367,20 +422,32 @@ describe("AppendInput from JSON (§3.3, §8.1)", () => {
   it("toJson → text → fromJson round-trips any input in base64, and UTF-8 input in raw (property)", () => {
     const bytes = fc.uint8Array({ maxLength: 20 });
     const textBytes = fc.string({ unit: "binary", maxLength: 10 }).map(utf8);
-    const inputArb = (b: fc.Arbitrary<Uint8Array>): fc.Arbitrary<AppendInput> => fc.record({
-      records: fc.array(fc.record({
-        timestamp: fc.option(fc.maxSafeNat(), { nil: undefined }),
-        headers: fc.array(fc.record({ name: b, value: b }), { maxLength: 3 }),
-        body: b,
-      }), { maxLength: 4 }),
-      matchSeqNum: fc.option(fc.maxSafeNat(), { nil: undefined }),
-      fencingToken: fc.option(fc.string({ maxLength: 36, unit: "grapheme-ascii" }), { nil: undefined }),
-    });
+    const inputArb = (b: fc.Arbitrary<Uint8Array>): fc.Arbitrary<AppendInput> =>
+      fc.record({
+        records: fc.array(
+          fc.record({
+            timestamp: fc.option(fc.maxSafeNat(), { nil: undefined }),
+            headers: fc.array(fc.record({ name: b, value: b }), { maxLength: 3 }),
+            body: b,
+          }),
+          { maxLength: 4 },
+        ),
+        matchSeqNum: fc.option(fc.maxSafeNat(), { nil: undefined }),
+        fencingToken: fc.option(fc.string({ maxLength: 36, unit: "grapheme-ascii" }), { nil: undefined }),
+      });
     const view = (x: AppendInput): unknown => ({
-      records: x.records.map((r) => ({ t: r.timestamp, h: r.headers.map((h) => [toHex(h.name), toHex(h.value)]), b: toHex(r.body) })),
-      m: x.matchSeqNum, f: x.fencingToken,
+      records: x.records.map((r) => ({
+        t: r.timestamp,
+        h: r.headers.map((h) => [toHex(h.name), toHex(h.value)]),
+        b: toHex(r.body),
+      })),
+      m: x.matchSeqNum,
+      f: x.fencingToken,
     });
-    for (const [format, arb] of [["base64", inputArb(bytes)], ["raw", inputArb(textBytes)]] as const) {
+    for (const [format, arb] of [
+      ["base64", inputArb(bytes)],
+      ["raw", inputArb(textBytes)],
+    ] as const) {
       fc.assert(
         fc.property(arb, (input) => {
           const text = JSON.stringify(appendInputToJson(input, format));
@@ -399,43 +466,91 @@ describe("AppendInput from JSON (§3.3, §8.1)", () => {
 // ---------------------------------------------------------------- responses
 
 describe("responses (§3.3): empty fields omitted", () => {
-  const rec = (over: Partial<SequencedRecord>): SequencedRecord => ({ seqNum: 7, timestamp: 1000, headers: [], body: new Uint8Array(0), ...over });
-
-  it.each(["raw", "base64"] as const)("SequencedRecord with no headers and an empty body is {seq_num, timestamp} (%s)", (format) => {
-    expect(JSON.stringify(sequencedRecordToJson(rec({}), format))).toBe('{"seq_num":7,"timestamp":1000}');
-    expect(JSON.stringify(sequencedRecordToJson(rec({ seqNum: 0, timestamp: 0 }), format))).toBe('{"seq_num":0,"timestamp":0}');
+  const rec = (over: Partial<SequencedRecord>): SequencedRecord => ({
+    seqNum: 7,
+    timestamp: 1000,
+    headers: [],
+    body: new Uint8Array(0),
+    ...over,
   });
+
+  it.each(["raw", "base64"] as const)(
+    "SequencedRecord with no headers and an empty body is {seq_num, timestamp} (%s)",
+    (format) => {
+      expect(JSON.stringify(sequencedRecordToJson(rec({}), format))).toBe('{"seq_num":7,"timestamp":1000}');
+      expect(JSON.stringify(sequencedRecordToJson(rec({ seqNum: 0, timestamp: 0 }), format))).toBe(
+        '{"seq_num":0,"timestamp":0}',
+      );
+    },
+  );
 
   it("body without headers, headers without body", () => {
-    expect(sequencedRecordToJson(rec({ body: utf8("hi") }), "raw")).toStrictEqual({ seq_num: 7, timestamp: 1000, body: "hi" });
-    expect(sequencedRecordToJson(rec({ body: utf8("hi") }), "base64")).toStrictEqual({ seq_num: 7, timestamp: 1000, body: "aGk=" });
-    expect(sequencedRecordToJson(rec({ headers: [{ name: utf8("k"), value: new Uint8Array(0) }] }), "raw"))
-      .toStrictEqual({ seq_num: 7, timestamp: 1000, headers: [["k", ""]] });
+    expect(sequencedRecordToJson(rec({ body: utf8("hi") }), "raw")).toStrictEqual({
+      seq_num: 7,
+      timestamp: 1000,
+      body: "hi",
+    });
+    expect(sequencedRecordToJson(rec({ body: utf8("hi") }), "base64")).toStrictEqual({
+      seq_num: 7,
+      timestamp: 1000,
+      body: "aGk=",
+    });
+    expect(
+      sequencedRecordToJson(rec({ headers: [{ name: utf8("k"), value: new Uint8Array(0) }] }), "raw"),
+    ).toStrictEqual({ seq_num: 7, timestamp: 1000, headers: [["k", ""]] });
   });
 
-  it("command records read back as [[\"\",\"fence\"]] / [[\"\",\"trim\"]], ZmVuY2U= / dHJpbQ== in base64", () => {
+  it('command records read back as [["","fence"]] / [["","trim"]], ZmVuY2U= / dHJpbQ== in base64', () => {
     const fence = fenceRecord("tok");
-    expect(sequencedRecordToJson(rec(fence), "raw")).toStrictEqual({ seq_num: 7, timestamp: 1000, headers: [["", "fence"]], body: "tok" });
-    expect(sequencedRecordToJson(rec(fence), "base64")).toStrictEqual({ seq_num: 7, timestamp: 1000, headers: [["", "ZmVuY2U="]], body: "dG9r" });
-    expect(sequencedRecordToJson(rec(fenceRecord("")), "base64")).toStrictEqual({ seq_num: 7, timestamp: 1000, headers: [["", "ZmVuY2U="]] });
-    expect(sequencedRecordToJson(rec(trimRecord(5)), "base64")).toStrictEqual({ seq_num: 7, timestamp: 1000, headers: [["", "dHJpbQ=="]], body: "AAAAAAAAAAU=" });
+    expect(sequencedRecordToJson(rec(fence), "raw")).toStrictEqual({
+      seq_num: 7,
+      timestamp: 1000,
+      headers: [["", "fence"]],
+      body: "tok",
+    });
+    expect(sequencedRecordToJson(rec(fence), "base64")).toStrictEqual({
+      seq_num: 7,
+      timestamp: 1000,
+      headers: [["", "ZmVuY2U="]],
+      body: "dG9r",
+    });
+    expect(sequencedRecordToJson(rec(fenceRecord("")), "base64")).toStrictEqual({
+      seq_num: 7,
+      timestamp: 1000,
+      headers: [["", "ZmVuY2U="]],
+    });
+    expect(sequencedRecordToJson(rec(trimRecord(5)), "base64")).toStrictEqual({
+      seq_num: 7,
+      timestamp: 1000,
+      headers: [["", "dHJpbQ=="]],
+      body: "AAAAAAAAAAU=",
+    });
   });
 
   it("ReadBatch omits tail when absent, and has it when present", () => {
     expect(JSON.stringify(readBatchToJson({ records: [] }, "raw"))).toBe('{"records":[]}');
-    expect(readBatchToJson({ records: [], tail: { seqNum: 5, timestamp: 1000 } }, "raw"))
-      .toStrictEqual({ records: [], tail: { seq_num: 5, timestamp: 1000 } });
-    expect(readBatchToJson({ records: [], tail: { seqNum: 0, timestamp: 0 } }, "raw"))
-      .toStrictEqual({ records: [], tail: { seq_num: 0, timestamp: 0 } });
+    expect(readBatchToJson({ records: [], tail: { seqNum: 5, timestamp: 1000 } }, "raw")).toStrictEqual({
+      records: [],
+      tail: { seq_num: 5, timestamp: 1000 },
+    });
+    expect(readBatchToJson({ records: [], tail: { seqNum: 0, timestamp: 0 } }, "raw")).toStrictEqual({
+      records: [],
+      tail: { seq_num: 0, timestamp: 0 },
+    });
   });
 
   it("Appendix A: the base64 read response, both ways", () => {
-    const text = '{"records":[{"seq_num":0,"timestamp":1767225600000,"headers":[["dHlwZQ==","Y3JlYXRlZA=="]],"body":"eyJpZCI6MX0="},'
-      + '{"seq_num":1,"timestamp":1767225600000,"body":"c2Vjb25k"}]}';
+    const text =
+      '{"records":[{"seq_num":0,"timestamp":1767225600000,"headers":[["dHlwZQ==","Y3JlYXRlZA=="]],"body":"eyJpZCI6MX0="},' +
+      '{"seq_num":1,"timestamp":1767225600000,"body":"c2Vjb25k"}]}';
     const batch = readBatchFromJson(parseJsonText(text), "base64");
     expect(batch.tail).toBeUndefined();
-    expect(batch.records.map((r) => [r.seqNum, r.timestamp, r.headers.length, Buffer.from(r.body).toString()]))
-      .toEqual([[0, 1767225600000, 1, '{"id":1}'], [1, 1767225600000, 0, "second"]]);
+    expect(batch.records.map((r) => [r.seqNum, r.timestamp, r.headers.length, Buffer.from(r.body).toString()])).toEqual(
+      [
+        [0, 1767225600000, 1, '{"id":1}'],
+        [1, 1767225600000, 0, "second"],
+      ],
+    );
     expect(readBatchToJson(batch, "base64")).toStrictEqual(JSON.parse(text));
     expect(readBatchToJson(batch, "raw")).toStrictEqual({
       records: [
@@ -446,13 +561,27 @@ describe("responses (§3.3): empty fields omitted", () => {
   });
 
   it("Appendix A: the append ack", () => {
-    const text = '{"start":{"seq_num":0,"timestamp":1767225600000},"end":{"seq_num":2,"timestamp":1767225600000},"tail":{"seq_num":2,"timestamp":1767225600000}}';
+    const text =
+      '{"start":{"seq_num":0,"timestamp":1767225600000},"end":{"seq_num":2,"timestamp":1767225600000},"tail":{"seq_num":2,"timestamp":1767225600000}}';
     const ack = appendAckFromJson(parseJsonText(text));
-    expect(ack).toEqual({ start: { seqNum: 0, timestamp: 1767225600000 }, end: { seqNum: 2, timestamp: 1767225600000 }, tail: { seqNum: 2, timestamp: 1767225600000 } });
+    expect(ack).toEqual({
+      start: { seqNum: 0, timestamp: 1767225600000 },
+      end: { seqNum: 2, timestamp: 1767225600000 },
+      tail: { seqNum: 2, timestamp: 1767225600000 },
+    });
     expect(appendAckToJson(ack)).toStrictEqual(JSON.parse(text));
   });
 
   it("an ack position without both fields → bad_json", () => {
-    expectCode(() => appendAckFromJson({ start: { seq_num: 0 }, end: { seq_num: 1, timestamp: 0 }, tail: { seq_num: 1, timestamp: 0 } }), "bad_json", 400);
+    expectCode(
+      () =>
+        appendAckFromJson({
+          start: { seq_num: 0 },
+          end: { seq_num: 1, timestamp: 0 },
+          tail: { seq_num: 1, timestamp: 0 },
+        }),
+      "bad_json",
+      400,
+    );
   });
 });

@@ -20,7 +20,12 @@ import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, ReadBatch, StreamPosition } from "../../../src/types.js";
 import {
-  decodeAppendAck, decodeAppendInput, decodeReadBatch, encodeAppendAck, encodeAppendInput, encodeReadBatch,
+  decodeAppendAck,
+  decodeAppendInput,
+  decodeReadBatch,
+  encodeAppendAck,
+  encodeAppendInput,
+  encodeReadBatch,
 } from "../../../src/wire/proto.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
 
@@ -37,14 +42,38 @@ function toHex(b: Uint8Array): string {
 // ---------------------------------------------------------------- normalised values (as in the fixtures)
 
 type HeaderV = [string, string];
-interface PosV { seqNum: number; timestamp: number }
-interface AppendRecordV { timestamp?: number; headers: HeaderV[]; body: string }
-interface AppendInputV { records: AppendRecordV[]; matchSeqNum?: number; fencingToken?: string }
-interface AppendAckV { start: PosV; end: PosV; tail: PosV }
-interface SequencedRecordV { seqNum: number; timestamp: number; headers: HeaderV[]; body: string }
-interface ReadBatchV { records: SequencedRecordV[]; tail?: PosV }
+interface PosV {
+  seqNum: number;
+  timestamp: number;
+}
+interface AppendRecordV {
+  timestamp?: number;
+  headers: HeaderV[];
+  body: string;
+}
+interface AppendInputV {
+  records: AppendRecordV[];
+  matchSeqNum?: number;
+  fencingToken?: string;
+}
+interface AppendAckV {
+  start: PosV;
+  end: PosV;
+  tail: PosV;
+}
+interface SequencedRecordV {
+  seqNum: number;
+  timestamp: number;
+  headers: HeaderV[];
+  body: string;
+}
+interface ReadBatchV {
+  records: SequencedRecordV[];
+  tail?: PosV;
+}
 
-const normHeaders = (hs: { name: Uint8Array; value: Uint8Array }[]): HeaderV[] => hs.map((h) => [toHex(h.name), toHex(h.value)]);
+const normHeaders = (hs: { name: Uint8Array; value: Uint8Array }[]): HeaderV[] =>
+  hs.map((h) => [toHex(h.name), toHex(h.value)]);
 const normPos = (p: StreamPosition): PosV => ({ seqNum: p.seqNum, timestamp: p.timestamp });
 
 function normInput(x: AppendInput): AppendInputV {
@@ -62,13 +91,19 @@ function normInput(x: AppendInput): AppendInputV {
 const normAck = (x: AppendAck): AppendAckV => ({ start: normPos(x.start), end: normPos(x.end), tail: normPos(x.tail) });
 function normBatch(x: ReadBatch): ReadBatchV {
   const out: ReadBatchV = {
-    records: x.records.map((r) => ({ seqNum: r.seqNum, timestamp: r.timestamp, headers: normHeaders(r.headers), body: toHex(r.body) })),
+    records: x.records.map((r) => ({
+      seqNum: r.seqNum,
+      timestamp: r.timestamp,
+      headers: normHeaders(r.headers),
+      body: toHex(r.body),
+    })),
   };
   if (x.tail !== undefined) out.tail = normPos(x.tail);
   return out;
 }
 
-const denormHeaders = (hs: HeaderV[]): { name: Uint8Array; value: Uint8Array }[] => hs.map(([n, v]) => ({ name: hex(n), value: hex(v) }));
+const denormHeaders = (hs: HeaderV[]): { name: Uint8Array; value: Uint8Array }[] =>
+  hs.map(([n, v]) => ({ name: hex(n), value: hex(v) }));
 function denormInput(v: AppendInputV): AppendInput {
   const out: AppendInput = {
     records: v.records.map((r) => {
@@ -83,7 +118,12 @@ function denormInput(v: AppendInputV): AppendInput {
 }
 function denormBatch(v: ReadBatchV): ReadBatch {
   const out: ReadBatch = {
-    records: v.records.map((r) => ({ seqNum: r.seqNum, timestamp: r.timestamp, headers: denormHeaders(r.headers), body: hex(r.body) })),
+    records: v.records.map((r) => ({
+      seqNum: r.seqNum,
+      timestamp: r.timestamp,
+      headers: denormHeaders(r.headers),
+      body: hex(r.body),
+    })),
   };
   if (v.tail !== undefined) out.tail = { ...v.tail };
   return out;
@@ -108,15 +148,27 @@ function readVarint(b: Uint8Array, at: number): [bigint, number] {
   throw new RefError("bad_proto");
 }
 
-interface RawField { no: number; wt: number; varint?: bigint; bytes?: Uint8Array }
+interface RawField {
+  no: number;
+  wt: number;
+  varint?: bigint;
+  bytes?: Uint8Array;
+}
 
 /** Splits a message into fields; fixed32/64 and groups are skipped (only unknown fields use them). */
 function rawFields(b: Uint8Array): RawField[] {
   const out: RawField[] = [];
   let at = 0;
   const skip = (wt: number, no: number): void => {
-    if (wt === 0) { at = readVarint(b, at)[1]; return; }
-    if (wt === 1 || wt === 5) { at += wt === 1 ? 8 : 4; if (at > b.length) throw new RefError("bad_proto"); return; }
+    if (wt === 0) {
+      at = readVarint(b, at)[1];
+      return;
+    }
+    if (wt === 1 || wt === 5) {
+      at += wt === 1 ? 8 : 4;
+      if (at > b.length) throw new RefError("bad_proto");
+      return;
+    }
     if (wt === 2) {
       const [n, next] = readVarint(b, at);
       if (n > BigInt(b.length - next)) throw new RefError("bad_proto");
@@ -128,7 +180,10 @@ function rawFields(b: Uint8Array): RawField[] {
         const [key, next] = readVarint(b, at);
         at = next;
         const [inner, innerWt] = [Number(key >> 3n), Number(key & 7n)];
-        if (innerWt === 4) { if (inner !== no) throw new RefError("bad_proto"); return; }
+        if (innerWt === 4) {
+          if (inner !== no) throw new RefError("bad_proto");
+          return;
+        }
         skip(innerWt, inner);
       }
     }
@@ -160,8 +215,10 @@ const u64 = (v: bigint): number => {
   if (v > MAX_SAFE) throw new RefError("out_of_range");
   return Number(v);
 };
-const lastVarint = (fs: RawField[], no: number): bigint | undefined => fs.filter((f) => f.no === no && f.wt === 0).at(-1)?.varint;
-const allBytes = (fs: RawField[], no: number): Uint8Array[] => fs.filter((f) => f.no === no && f.wt === 2).map((f) => f.bytes!);
+const lastVarint = (fs: RawField[], no: number): bigint | undefined =>
+  fs.filter((f) => f.no === no && f.wt === 0).at(-1)?.varint;
+const allBytes = (fs: RawField[], no: number): Uint8Array[] =>
+  fs.filter((f) => f.no === no && f.wt === 2).map((f) => f.bytes!);
 const lastBytes = (fs: RawField[], no: number): Uint8Array => allBytes(fs, no).at(-1) ?? new Uint8Array(0);
 /** Protobuf merges repeated occurrences of a singular message: like decoding their concatenation. */
 const merged = (fs: RawField[], no: number): Uint8Array | undefined => {
@@ -209,7 +266,12 @@ function refReadBatch(b: Uint8Array): ReadBatchV {
   const out: ReadBatchV = {
     records: allBytes(fs, 1).map((rb) => {
       const r = rawFields(rb);
-      return { seqNum: u64(lastVarint(r, 1) ?? 0n), timestamp: u64(lastVarint(r, 2) ?? 0n), headers: allBytes(r, 3).map(refHeader), body: toHex(lastBytes(r, 4)) };
+      return {
+        seqNum: u64(lastVarint(r, 1) ?? 0n),
+        timestamp: u64(lastVarint(r, 2) ?? 0n),
+        headers: allBytes(r, 3).map(refHeader),
+        body: toHex(lastBytes(r, 4)),
+      };
     }),
   };
   const tail = merged(fs, 2);
@@ -218,7 +280,11 @@ function refReadBatch(b: Uint8Array): ReadBatchV {
 }
 
 // Reference encoder with deliberate non-canonical choices (all valid per §5.2).
-interface Style { explicitEmpty: boolean; unknown: boolean; reverse: boolean }
+interface Style {
+  explicitEmpty: boolean;
+  unknown: boolean;
+  reverse: boolean;
+}
 function varint(n: bigint | number): number[] {
   let v = BigInt(n);
   const out: number[] = [];
@@ -231,49 +297,93 @@ function varint(n: bigint | number): number[] {
 }
 type Chunk = [no: number, bytes: number[]];
 const vField = (no: number, v: number): Chunk => [no, [...varint((no << 3) | 0), ...varint(v)]];
-const lField = (no: number, b: Uint8Array | number[]): Chunk => [no, [...varint((no << 3) | 2), ...varint(b.length), ...b]];
+const lField = (no: number, b: Uint8Array | number[]): Chunk => [
+  no,
+  [...varint((no << 3) | 2), ...varint(b.length), ...b],
+];
 function message(chunks: Chunk[], s: Style): number[] {
   const ordered = s.reverse ? [...chunks].sort((a, b) => b[0] - a[0]) : chunks; // stable: repeated fields keep their order
-  const unknown: Chunk[] = s.unknown ? [[99, [...varint((99 << 3) | 0), 7]], [98, [...varint((98 << 3) | 2), 2, 0xca, 0xfe]]] : [];
+  const unknown: Chunk[] = s.unknown
+    ? [
+        [99, [...varint((99 << 3) | 0), 7]],
+        [98, [...varint((98 << 3) | 2), 2, 0xca, 0xfe]],
+      ]
+    : [];
   return [...unknown.slice(0, 1), ...ordered, ...unknown.slice(1)].flatMap((c) => c[1]);
 }
-const implicitBytes = (no: number, hexValue: string, s: Style): Chunk[] => (hexValue === "" && !s.explicitEmpty ? [] : [lField(no, hex(hexValue))]);
+const implicitBytes = (no: number, hexValue: string, s: Style): Chunk[] =>
+  hexValue === "" && !s.explicitEmpty ? [] : [lField(no, hex(hexValue))];
 const implicitU64 = (no: number, v: number, s: Style): Chunk[] => (v === 0 && !s.explicitEmpty ? [] : [vField(no, v)]);
-const refEncHeader = ([n, v]: HeaderV, s: Style): number[] => message([...implicitBytes(1, n, s), ...implicitBytes(2, v, s)], s);
-const refEncPos = (p: PosV, s: Style): number[] => message([...implicitU64(1, p.seqNum, s), ...implicitU64(2, p.timestamp, s)], s);
+const refEncHeader = ([n, v]: HeaderV, s: Style): number[] =>
+  message([...implicitBytes(1, n, s), ...implicitBytes(2, v, s)], s);
+const refEncPos = (p: PosV, s: Style): number[] =>
+  message([...implicitU64(1, p.seqNum, s), ...implicitU64(2, p.timestamp, s)], s);
 
 function refEncInput(x: AppendInputV, s: Style): Uint8Array {
-  const records = x.records.map((r) => lField(1, message([
-    ...(r.timestamp === undefined ? [] : [vField(1, r.timestamp)]),
-    ...r.headers.map((h) => lField(2, refEncHeader(h, s))),
-    ...implicitBytes(3, r.body, s),
-  ], s)));
-  return new Uint8Array(message([
-    ...records,
-    ...(x.matchSeqNum === undefined ? [] : [vField(2, x.matchSeqNum)]),
-    ...(x.fencingToken === undefined ? [] : [lField(3, [...Buffer.from(x.fencingToken, "utf8")])]),
-  ], s));
+  const records = x.records.map((r) =>
+    lField(
+      1,
+      message(
+        [
+          ...(r.timestamp === undefined ? [] : [vField(1, r.timestamp)]),
+          ...r.headers.map((h) => lField(2, refEncHeader(h, s))),
+          ...implicitBytes(3, r.body, s),
+        ],
+        s,
+      ),
+    ),
+  );
+  return new Uint8Array(
+    message(
+      [
+        ...records,
+        ...(x.matchSeqNum === undefined ? [] : [vField(2, x.matchSeqNum)]),
+        ...(x.fencingToken === undefined ? [] : [lField(3, [...Buffer.from(x.fencingToken, "utf8")])]),
+      ],
+      s,
+    ),
+  );
 }
 const refEncAck = (x: AppendAckV, s: Style): Uint8Array =>
-  new Uint8Array(message([lField(1, refEncPos(x.start, s)), lField(2, refEncPos(x.end, s)), lField(3, refEncPos(x.tail, s))], s));
+  new Uint8Array(
+    message([lField(1, refEncPos(x.start, s)), lField(2, refEncPos(x.end, s)), lField(3, refEncPos(x.tail, s))], s),
+  );
 function refEncBatch(x: ReadBatchV, s: Style): Uint8Array {
-  const records = x.records.map((r) => lField(1, message([
-    ...implicitU64(1, r.seqNum, s), ...implicitU64(2, r.timestamp, s),
-    ...r.headers.map((h) => lField(3, refEncHeader(h, s))), ...implicitBytes(4, r.body, s),
-  ], s)));
+  const records = x.records.map((r) =>
+    lField(
+      1,
+      message(
+        [
+          ...implicitU64(1, r.seqNum, s),
+          ...implicitU64(2, r.timestamp, s),
+          ...r.headers.map((h) => lField(3, refEncHeader(h, s))),
+          ...implicitBytes(4, r.body, s),
+        ],
+        s,
+      ),
+    ),
+  );
   return new Uint8Array(message([...records, ...(x.tail === undefined ? [] : [lField(2, refEncPos(x.tail, s))])], s));
 }
 
 // ---------------------------------------------------------------- fixtures
 
-interface Vector<V> { name: string; hex: string; canonical?: boolean; value?: V; error?: "bad_proto" | "out_of_range" }
+interface Vector<V> {
+  name: string;
+  hex: string;
+  canonical?: boolean;
+  value?: V;
+  error?: "bad_proto" | "out_of_range";
+}
 interface Fixtures {
   AppendInput: Vector<AppendInputV>[];
   AppendInputWrongWireType: { name: string; hex: string }[];
   AppendAck: Vector<AppendAckV>[];
   ReadBatch: Vector<ReadBatchV>[];
 }
-const fixtures = JSON.parse(readFileSync(new URL("../../fixtures/wire/proto.json", import.meta.url), "utf8")) as Fixtures;
+const fixtures = JSON.parse(
+  readFileSync(new URL("../../fixtures/wire/proto.json", import.meta.url), "utf8"),
+) as Fixtures;
 
 function refErrorOf(fn: () => unknown): string {
   try {
@@ -293,9 +403,27 @@ interface Codec<T, V> {
   ref: (b: Uint8Array) => V;
 }
 const codecs = {
-  AppendInput: { encode: encodeAppendInput, decode: decodeAppendInput, norm: normInput, denorm: denormInput, ref: refAppendInput } satisfies Codec<AppendInput, AppendInputV>,
-  AppendAck: { encode: encodeAppendAck, decode: decodeAppendAck, norm: normAck, denorm: (v: AppendAckV): AppendAck => structuredClone(v), ref: refAppendAck } satisfies Codec<AppendAck, AppendAckV>,
-  ReadBatch: { encode: encodeReadBatch, decode: decodeReadBatch, norm: normBatch, denorm: denormBatch, ref: refReadBatch } satisfies Codec<ReadBatch, ReadBatchV>,
+  AppendInput: {
+    encode: encodeAppendInput,
+    decode: decodeAppendInput,
+    norm: normInput,
+    denorm: denormInput,
+    ref: refAppendInput,
+  } satisfies Codec<AppendInput, AppendInputV>,
+  AppendAck: {
+    encode: encodeAppendAck,
+    decode: decodeAppendAck,
+    norm: normAck,
+    denorm: (v: AppendAckV): AppendAck => structuredClone(v),
+    ref: refAppendAck,
+  } satisfies Codec<AppendAck, AppendAckV>,
+  ReadBatch: {
+    encode: encodeReadBatch,
+    decode: decodeReadBatch,
+    norm: normBatch,
+    denorm: denormBatch,
+    ref: refReadBatch,
+  } satisfies Codec<ReadBatch, ReadBatchV>,
 };
 
 function fixtureSuite<T, V>(kind: string, vectors: Vector<V>[], codec: Codec<T, V>): void {
@@ -342,8 +470,9 @@ describe("specific §5.2 rules", () => {
     const explicit = decodeAppendInput(hex("0a 10 12 09 0a 00 12 05 66 65 6e 63 65 1a 03 74 6f 6b"));
     expect(normInput(explicit)).toEqual(normInput(implicit));
     expect(normInput(implicit)).toEqual({ records: [{ headers: [["", "66656e6365"]], body: "746f6b" }] });
-    expect(["0a0e1207120566656e63651a03746f6b", "0a1012090a00120566656e63651a03746f6b"])
-      .toContain(toHex(encodeAppendInput(implicit)));
+    expect(["0a0e1207120566656e63651a03746f6b", "0a1012090a00120566656e63651a03746f6b"]).toContain(
+      toHex(encodeAppendInput(implicit)),
+    );
   });
 
   it("match_seq_num = 0 keeps its presence; absent stays absent", () => {
@@ -384,23 +513,40 @@ describe("specific §5.2 rules", () => {
 
   it("2^53 - 1 round-trips exactly in every u64 field", () => {
     const max = Number(MAX_SAFE);
-    const input: AppendInput = { records: [{ timestamp: max, headers: [], body: new Uint8Array(0) }], matchSeqNum: max };
+    const input: AppendInput = {
+      records: [{ timestamp: max, headers: [], body: new Uint8Array(0) }],
+      matchSeqNum: max,
+    };
     expect(normInput(decodeAppendInput(encodeAppendInput(input)))).toEqual(normInput(input));
     const p = { seqNum: max, timestamp: max };
-    expect(normAck(decodeAppendAck(encodeAppendAck({ start: p, end: p, tail: p })))).toEqual({ start: p, end: p, tail: p });
-    const batch: ReadBatch = { records: [{ seqNum: max, timestamp: max, headers: [], body: new Uint8Array(0) }], tail: p };
+    expect(normAck(decodeAppendAck(encodeAppendAck({ start: p, end: p, tail: p })))).toEqual({
+      start: p,
+      end: p,
+      tail: p,
+    });
+    const batch: ReadBatch = {
+      records: [{ seqNum: max, timestamp: max, headers: [], body: new Uint8Array(0) }],
+      tail: p,
+    };
     expect(normBatch(decodeReadBatch(encodeReadBatch(batch)))).toEqual(normBatch(batch));
   });
 
-  it.each([2 ** 53, 2 ** 53 + 2, 2 ** 64, -1, 1.5, Number.NaN])("the encoder refuses %s as a u64 (out_of_range), never rounds or wraps it", (bad) => {
-    const e1 = svcErrorOf(() => encodeAppendInput({ records: [], matchSeqNum: bad }));
-    expect(e1.code).toBe("out_of_range");
-    const e2 = svcErrorOf(() => encodeAppendInput({ records: [{ timestamp: bad, headers: [], body: new Uint8Array(0) }] }));
-    expect(e2.code).toBe("out_of_range");
-    const p = { seqNum: bad, timestamp: 0 };
-    expect(svcErrorOf(() => encodeAppendAck({ start: p, end: p, tail: p })).code).toBe("out_of_range");
-    expect(svcErrorOf(() => encodeReadBatch({ records: [], tail: { seqNum: 0, timestamp: bad } })).code).toBe("out_of_range");
-  });
+  it.each([2 ** 53, 2 ** 53 + 2, 2 ** 64, -1, 1.5, Number.NaN])(
+    "the encoder refuses %s as a u64 (out_of_range), never rounds or wraps it",
+    (bad) => {
+      const e1 = svcErrorOf(() => encodeAppendInput({ records: [], matchSeqNum: bad }));
+      expect(e1.code).toBe("out_of_range");
+      const e2 = svcErrorOf(() =>
+        encodeAppendInput({ records: [{ timestamp: bad, headers: [], body: new Uint8Array(0) }] }),
+      );
+      expect(e2.code).toBe("out_of_range");
+      const p = { seqNum: bad, timestamp: 0 };
+      expect(svcErrorOf(() => encodeAppendAck({ start: p, end: p, tail: p })).code).toBe("out_of_range");
+      expect(svcErrorOf(() => encodeReadBatch({ records: [], tail: { seqNum: 0, timestamp: bad } })).code).toBe(
+        "out_of_range",
+      );
+    },
+  );
 });
 
 // ---------------------------------------------------------------- properties
@@ -409,21 +555,34 @@ const bytesHex = fc.uint8Array({ maxLength: 24 }).map(toHex);
 const u64Arb = fc.oneof(fc.constantFrom(0, 1, 127, 128, 2 ** 32, Number(MAX_SAFE)), fc.maxSafeNat());
 const headerArb = fc.tuple(bytesHex, bytesHex);
 const posArb = fc.record({ seqNum: u64Arb, timestamp: u64Arb });
-const appendRecordArb = fc.record({ timestamp: fc.option(u64Arb, { nil: undefined }), headers: fc.array(headerArb, { maxLength: 3 }), body: bytesHex })
-  .map((r): AppendRecordV => (r.timestamp === undefined ? { headers: r.headers, body: r.body } : r as AppendRecordV));
-const appendInputArb = fc.record({
-  records: fc.array(appendRecordArb, { maxLength: 4 }),
-  matchSeqNum: fc.option(u64Arb, { nil: undefined }),
-  fencingToken: fc.option(fc.string({ unit: "binary", maxLength: 12 }), { nil: undefined }),
-}).map((x): AppendInputV => {
-  const out: AppendInputV = { records: x.records };
-  if (x.matchSeqNum !== undefined) out.matchSeqNum = x.matchSeqNum;
-  if (x.fencingToken !== undefined) out.fencingToken = x.fencingToken;
-  return out;
-});
+const appendRecordArb = fc
+  .record({
+    timestamp: fc.option(u64Arb, { nil: undefined }),
+    headers: fc.array(headerArb, { maxLength: 3 }),
+    body: bytesHex,
+  })
+  .map((r): AppendRecordV => (r.timestamp === undefined ? { headers: r.headers, body: r.body } : (r as AppendRecordV)));
+const appendInputArb = fc
+  .record({
+    records: fc.array(appendRecordArb, { maxLength: 4 }),
+    matchSeqNum: fc.option(u64Arb, { nil: undefined }),
+    fencingToken: fc.option(fc.string({ unit: "binary", maxLength: 12 }), { nil: undefined }),
+  })
+  .map((x): AppendInputV => {
+    const out: AppendInputV = { records: x.records };
+    if (x.matchSeqNum !== undefined) out.matchSeqNum = x.matchSeqNum;
+    if (x.fencingToken !== undefined) out.fencingToken = x.fencingToken;
+    return out;
+  });
 const appendAckArb = fc.record({ start: posArb, end: posArb, tail: posArb });
-const sequencedArb = fc.record({ seqNum: u64Arb, timestamp: u64Arb, headers: fc.array(headerArb, { maxLength: 3 }), body: bytesHex });
-const readBatchArb = fc.record({ records: fc.array(sequencedArb, { maxLength: 4 }), tail: fc.option(posArb, { nil: undefined }) })
+const sequencedArb = fc.record({
+  seqNum: u64Arb,
+  timestamp: u64Arb,
+  headers: fc.array(headerArb, { maxLength: 3 }),
+  body: bytesHex,
+});
+const readBatchArb = fc
+  .record({ records: fc.array(sequencedArb, { maxLength: 4 }), tail: fc.option(posArb, { nil: undefined }) })
   .map((x): ReadBatchV => (x.tail === undefined ? { records: x.records } : (x as ReadBatchV)));
 const styleArb = fc.record({ explicitEmpty: fc.boolean(), unknown: fc.boolean(), reverse: fc.boolean() });
 
@@ -434,19 +593,22 @@ describe("properties (fast-check)", () => {
     ["AppendInput", appendInputArb, codecs.AppendInput, refEncInput],
     ["AppendAck", appendAckArb, codecs.AppendAck, refEncAck],
     ["ReadBatch", readBatchArb, codecs.ReadBatch, refEncBatch],
-  ] as const)("%s: decode(encode(x)) = x, the reference decoder reads our bytes, we read any valid encoding", (_kind, arb, codec, refEnc) => {
-    const c = codec as unknown as Codec<unknown, unknown>;
-    const enc = refEnc as (x: unknown, s: Style) => Uint8Array;
-    fc.assert(
-      fc.property(arb as fc.Arbitrary<unknown>, styleArb, (value, style) => {
-        const bytes = c.encode(c.denorm(value));
-        expect(c.norm(c.decode(bytes))).toEqual(value);
-        expect(c.ref(bytes)).toEqual(value);
-        expect(c.norm(c.decode(enc(value, style)))).toEqual(value);
-      }),
-      runs,
-    );
-  });
+  ] as const)(
+    "%s: decode(encode(x)) = x, the reference decoder reads our bytes, we read any valid encoding",
+    (_kind, arb, codec, refEnc) => {
+      const c = codec as unknown as Codec<unknown, unknown>;
+      const enc = refEnc as (x: unknown, s: Style) => Uint8Array;
+      fc.assert(
+        fc.property(arb as fc.Arbitrary<unknown>, styleArb, (value, style) => {
+          const bytes = c.encode(c.denorm(value));
+          expect(c.norm(c.decode(bytes))).toEqual(value);
+          expect(c.ref(bytes)).toEqual(value);
+          expect(c.norm(c.decode(enc(value, style)))).toEqual(value);
+        }),
+        runs,
+      );
+    },
+  );
 
   it.each([
     ["AppendInput", decodeAppendInput],

@@ -9,45 +9,70 @@ import { addBasinConfigOptions, basinConfigFromFlags, type BasinConfigFlags } fr
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
-import { addWaitOptions, createOptions, parseCreateFlags, waitForBasin, warnIfDifferent, type CreateFlags, type WaitFlags } from "../create-options.js";
+import {
+  addWaitOptions,
+  createOptions,
+  parseCreateFlags,
+  waitForBasin,
+  warnIfDifferent,
+  type CreateFlags,
+  type WaitFlags,
+} from "../create-options.js";
 
 type Flags = BasinConfigFlags & CreateFlags & WaitFlags & { scope?: string };
 
 export function basinCreateCommand(name = "create"): Command {
   const cmd = new Command(name).description("Create a basin").argument("<basin>", "basin name or svc://basin");
   addBasinConfigOptions(cmd);
-  cmd.addOption(new Option("--scope <scope>", "where the basin lives (cannot change later)").choices(["cloud:us-east-1"]));
+  cmd.addOption(
+    new Option("--scope <scope>", "where the basin lives (cannot change later)").choices(["cloud:us-east-1"]),
+  );
   addWaitOptions(createOptions(cmd), "until the basin is active");
-  cmd.action(handler<Flags>(async (ctx, [arg], opts) => {
-    const basin = parseBasinArg(arg!);
-    const uri = formatUri(basin);
-    const config = basinConfigFromFlags(opts);
-    const { requestToken } = parseCreateFlags(opts);
-    const client = await ctx.client();
-    const scope = opts.scope as BasinScope | undefined;
-    let info: BasinInfo;
-    let result: string;
-    if (opts.ensure) {
-      const r = await attempt("ensure basin", uri, () => client.basins.ensure(basin, { config, scope }));
-      info = r.info;
-      result = r.status === 201 || r.provision === "created" ? "created" : r.provision === "noop" ? "unchanged" : "updated";
-    } else {
-      try {
-        const r = await attempt("create basin", uri, () => client.basins.create(basin, { config, scope, requestToken }));
+  cmd.action(
+    handler<Flags>(async (ctx, [arg], opts) => {
+      const basin = parseBasinArg(arg!);
+      const uri = formatUri(basin);
+      const config = basinConfigFromFlags(opts);
+      const { requestToken } = parseCreateFlags(opts);
+      const client = await ctx.client();
+      const scope = opts.scope as BasinScope | undefined;
+      let info: BasinInfo;
+      let result: string;
+      if (opts.ensure) {
+        const r = await attempt("ensure basin", uri, () => client.basins.ensure(basin, { config, scope }));
         info = r.info;
-        result = "created";
-      } catch (e) {
-        if (!opts.ifNotExists || !isAlreadyExists(e)) throw e;
-        info = (await attempt("get basin", uri, () => client.basins.info(basin))) ?? { name: basin, state: "active", scope: null };
-        result = "exists";
-        if (Object.keys(config ?? {}).length > 0) warnIfDifferent(ctx, `basin ${uri}`, config, await attempt("get basin", uri, () => client.basins.getConfig(basin)));
+        result =
+          r.status === 201 || r.provision === "created" ? "created" : r.provision === "noop" ? "unchanged" : "updated";
+      } else {
+        try {
+          const r = await attempt("create basin", uri, () =>
+            client.basins.create(basin, { config, scope, requestToken }),
+          );
+          info = r.info;
+          result = "created";
+        } catch (e) {
+          if (!opts.ifNotExists || !isAlreadyExists(e)) throw e;
+          info = (await attempt("get basin", uri, () => client.basins.info(basin))) ?? {
+            name: basin,
+            state: "active",
+            scope: null,
+          };
+          result = "exists";
+          if (Object.keys(config ?? {}).length > 0)
+            warnIfDifferent(
+              ctx,
+              `basin ${uri}`,
+              config,
+              await attempt("get basin", uri, () => client.basins.getConfig(basin)),
+            );
+        }
       }
-    }
-    if (opts.wait && info.state !== "active") info = await waitForBasin(ctx, basin, "active", opts);
-    if (result === "exists") ctx.out.success(`basin ${uri} already exists`);
-    else ctx.out.success(`basin ${uri} ${result}${info.state !== "active" ? ` (state: ${info.state})` : ""}`);
-    if (ctx.flags.json) await ctx.out.jsonDoc({ ...info, result });
-  }));
+      if (opts.wait && info.state !== "active") info = await waitForBasin(ctx, basin, "active", opts);
+      if (result === "exists") ctx.out.success(`basin ${uri} already exists`);
+      else ctx.out.success(`basin ${uri} ${result}${info.state !== "active" ? ` (state: ${info.state})` : ""}`);
+      if (ctx.flags.json) await ctx.out.jsonDoc({ ...info, result });
+    }),
+  );
   return examples(cmd, [
     "svc basin create my-basin-01",
     "svc basin create my-basin-01 --storage-class standard --retention 30d --create-stream-on-append",

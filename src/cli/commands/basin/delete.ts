@@ -15,26 +15,30 @@ export function isNotFound(e: unknown): boolean {
 }
 
 export function basinDeleteCommand(name = "delete"): Command {
-  const cmd = new Command(name).description("Delete a basin and all its streams").argument("<basin>", "basin name or svc://basin")
+  const cmd = new Command(name)
+    .description("Delete a basin and all its streams")
+    .argument("<basin>", "basin name or svc://basin")
     .addOption(new Option("-y, --yes", "do not ask for confirmation"))
     .addOption(new Option("--if-exists", "succeed (exit 0) when it does not exist"));
   addWaitOptions(cmd, "until the basin is gone");
-  cmd.action(handler<Flags>(async (ctx, [arg], opts) => {
-    const basin = parseBasinArg(arg!);
-    const uri = formatUri(basin);
-    await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes, "deleted");
-    const client = await ctx.client();
-    try {
-      await attempt("delete basin", uri, () => client.basins.delete(basin));
-    } catch (e) {
-      if (!opts.ifExists || !isNotFound(e)) throw e;
-      ctx.out.success(`basin ${uri} does not exist`);
-      if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: "absent" });
-      return;
-    }
-    if (opts.wait) await waitForBasin(ctx, basin, "gone", opts);
-    ctx.out.success(opts.wait ? `basin ${uri} deleted` : `basin ${uri} deletion requested`);
-    if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: opts.wait ? "deleted" : "deleting" });
-  }));
+  cmd.action(
+    handler<Flags>(async (ctx, [arg], opts) => {
+      const basin = parseBasinArg(arg!);
+      const uri = formatUri(basin);
+      await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes, "deleted");
+      const client = await ctx.client();
+      try {
+        await attempt("delete basin", uri, () => client.basins.delete(basin));
+      } catch (e) {
+        if (!opts.ifExists || !isNotFound(e)) throw e;
+        ctx.out.success(`basin ${uri} does not exist`);
+        if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: "absent" });
+        return;
+      }
+      if (opts.wait) await waitForBasin(ctx, basin, "gone", opts);
+      ctx.out.success(opts.wait ? `basin ${uri} deleted` : `basin ${uri} deletion requested`);
+      if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: opts.wait ? "deleted" : "deleting" });
+    }),
+  );
   return examples(cmd, ["svc basin delete my-basin-01", "svc basin delete my-basin-01 --yes --if-exists --wait"]);
 }

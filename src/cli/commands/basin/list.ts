@@ -41,7 +41,7 @@ function isDeleting(b: BasinInfo): boolean {
 }
 
 function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): string {
-  if (long) return ctx.out.shown(longRow(b.created_at, isDeleting(b) ? "deleting" : b.state ?? "-", b.name));
+  if (long) return ctx.out.shown(longRow(b.created_at, isDeleting(b) ? "deleting" : (b.state ?? "-"), b.name));
   const name = ctx.out.shown(b.name);
   return isDeleting(b) ? `${name} ${ctx.out.red("[deleting]")}` : name;
 }
@@ -49,5 +49,9 @@ function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): strin
 export function basinListCommand(name = "list"): Command {
   const cmd = new Command(name).description("List basins");
   addListOptions(cmd).action(handler<ListFlags>((ctx, _args, opts) => listBasins(ctx, opts)));
-  return examples(cmd, ["svc basin list", "svc basin list --prefix prod- --long", "svc basin list --ndjson | jq -r .name"]);
+  return examples(cmd, [
+    "svc basin list",
+    "svc basin list --prefix prod- --long",
+    "svc basin list --ndjson | jq -r .name",
+  ]);
 }

@@ -8,19 +8,26 @@ import { examples } from "../../help.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
 
 export function basinReconfigureCommand(name = "reconfigure"): Command {
-  const cmd = new Command(name).description("Change a basin's configuration (only the given settings)").argument("<basin>", "basin name or svc://basin");
+  const cmd = new Command(name)
+    .description("Change a basin's configuration (only the given settings)")
+    .argument("<basin>", "basin name or svc://basin");
   addBasinConfigOptions(cmd);
-  cmd.action(handler<BasinConfigFlags>(async (ctx, [arg], opts) => {
-    const basin = parseBasinArg(arg!);
-    const uri = formatUri(basin);
-    const change = basinConfigFromFlags(opts);
-    if (!change) throw usageError("nothing to change: give at least one setting, e.g. --retention 7d or --create-stream-on-append");
-    const client = await ctx.client();
-    const config = await attempt("reconfigure basin", uri, () => client.basins.reconfigure(basin, change));
-    ctx.out.success(`basin ${uri} reconfigured`);
-    if (ctx.flags.json) return ctx.out.jsonDoc(config);
-    for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
-  }));
+  cmd.action(
+    handler<BasinConfigFlags>(async (ctx, [arg], opts) => {
+      const basin = parseBasinArg(arg!);
+      const uri = formatUri(basin);
+      const change = basinConfigFromFlags(opts);
+      if (!change)
+        throw usageError(
+          "nothing to change: give at least one setting, e.g. --retention 7d or --create-stream-on-append",
+        );
+      const client = await ctx.client();
+      const config = await attempt("reconfigure basin", uri, () => client.basins.reconfigure(basin, change));
+      ctx.out.success(`basin ${uri} reconfigured`);
+      if (ctx.flags.json) return ctx.out.jsonDoc(config);
+      for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
+    }),
+  );
   return examples(cmd, [
     "svc basin reconfigure my-basin-01 --retention 30d",
     "svc basin reconfigure my-basin-01 --no-create-stream-on-append --timestamping-mode arrival",

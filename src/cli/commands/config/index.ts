@@ -8,12 +8,17 @@ import { configSetCommand } from "./set.js";
 import { configUnsetCommand } from "./unset.js";
 
 export function configCommand(): Command {
-  const cmd = new Command("config").description("Read and change the config file (keys: account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries, dialect)");
+  const cmd = new Command("config").description(
+    "Read and change the config file (keys: account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries, dialect)",
+  );
   cmd.addCommand(configListCommand().alias("ls"));
   cmd.addCommand(configGetCommand());
   cmd.addCommand(configSetCommand());
   cmd.addCommand(configUnsetCommand());
   cmd.addCommand(configPathCommand());
-  cmd.addHelpText("after", "\nPrecedence: flag > environment (SVC_*) > profile ([profiles.NAME], chosen by --profile or SVC_PROFILE) > top level of the file > defaults.\nWith no endpoint configured, svc uses a local svc lite at http://127.0.0.1:4243 and its root token.\n");
+  cmd.addHelpText(
+    "after",
+    "\nPrecedence: flag > environment (SVC_*) > profile ([profiles.NAME], chosen by --profile or SVC_PROFILE) > top level of the file > defaults.\nWith no endpoint configured, svc uses a local svc lite at http://127.0.0.1:4243 and its root token.\n",
+  );
   return examples(cmd, ["svc config set account_endpoint https://a.example.com", "svc config list", "svc config path"]);
 }

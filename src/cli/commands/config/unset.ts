@@ -7,19 +7,23 @@ import { examples } from "../../help.js";
 import { changed, targetTable, where } from "./shared.js";
 
 export function configUnsetCommand(): Command {
-  const cmd = new Command("unset").description("Remove a setting from the config file").argument("<key>", "setting name");
-  cmd.action(handler(async (ctx, [key]) => {
-    keySpec(key!);
-    let removed = false;
-    await updateConfigFile(ctx.configPath, (file) => {
-      const table = targetTable(ctx, file, false);
-      if (table && key! in table) {
-        delete table[key!];
-        removed = true;
-      }
-    });
-    ctx.out.success(removed ? `${key} unset in ${where(ctx)}` : `${key} was not set in ${where(ctx)}`);
-    if (ctx.flags.json) await ctx.out.jsonLine({ ...changed(ctx, key!), removed });
-  }));
+  const cmd = new Command("unset")
+    .description("Remove a setting from the config file")
+    .argument("<key>", "setting name");
+  cmd.action(
+    handler(async (ctx, [key]) => {
+      keySpec(key!);
+      let removed = false;
+      await updateConfigFile(ctx.configPath, (file) => {
+        const table = targetTable(ctx, file, false);
+        if (table && key! in table) {
+          delete table[key!];
+          removed = true;
+        }
+      });
+      ctx.out.success(removed ? `${key} unset in ${where(ctx)}` : `${key} was not set in ${where(ctx)}`);
+      if (ctx.flags.json) await ctx.out.jsonLine({ ...changed(ctx, key!), removed });
+    }),
+  );
   return examples(cmd, ["svc config unset compression"]);
 }

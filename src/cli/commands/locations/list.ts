@@ -11,11 +11,13 @@ export function locationLine(l: LocationInfo): string {
 
 export function locationsListCommand(): Command {
   const cmd = new Command("list").description("List the locations basins can be placed in");
-  cmd.action(handler(async (ctx) => {
-    const client = await ctx.client();
-    const locations = await attempt("list locations", undefined, () => client.locations.list());
-    if (ctx.flags.json) return ctx.out.jsonDoc(locations);
-    for (const l of locations) await ctx.out.line(locationLine(l));
-  }));
+  cmd.action(
+    handler(async (ctx) => {
+      const client = await ctx.client();
+      const locations = await attempt("list locations", undefined, () => client.locations.list());
+      if (ctx.flags.json) return ctx.out.jsonDoc(locations);
+      for (const l of locations) await ctx.out.line(locationLine(l));
+    }),
+  );
   return examples(cmd, ["svc locations list", "svc locations list --json"]);
 }

@@ -8,14 +8,19 @@ import { examples } from "../../help.js";
 const LOCATION_NAME = /^[A-Za-z0-9:.-]{1,64}$/;
 
 export function locationsSetDefaultCommand(): Command {
-  const cmd = new Command("set-default").description("Set the default location for new basins").argument("<name>", "location name, e.g. aws:us-east-1");
-  cmd.action(handler(async (ctx, [name]) => {
-    if (!LOCATION_NAME.test(name!)) throw usageError(`invalid location name ${JSON.stringify(name)}: 1 to 64 letters, digits, ':', '.' or '-'`);
-    const client = await ctx.client();
-    const l = await attempt("set default location", name, () => client.locations.setDefault(name!));
-    if (ctx.flags.json) await ctx.out.jsonDoc(l);
-    else await ctx.out.line(l.name);
-    ctx.out.success(`default location is now ${JSON.stringify(l.name)}`);
-  }));
+  const cmd = new Command("set-default")
+    .description("Set the default location for new basins")
+    .argument("<name>", "location name, e.g. aws:us-east-1");
+  cmd.action(
+    handler(async (ctx, [name]) => {
+      if (!LOCATION_NAME.test(name!))
+        throw usageError(`invalid location name ${JSON.stringify(name)}: 1 to 64 letters, digits, ':', '.' or '-'`);
+      const client = await ctx.client();
+      const l = await attempt("set default location", name, () => client.locations.setDefault(name!));
+      if (ctx.flags.json) await ctx.out.jsonDoc(l);
+      else await ctx.out.line(l.name);
+      ctx.out.success(`default location is now ${JSON.stringify(l.name)}`);
+    }),
+  );
   return examples(cmd, ["svc locations set-default local", "svc locations set-default aws:us-east-1"]);
 }

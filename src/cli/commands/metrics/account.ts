@@ -7,13 +7,22 @@ import { examples } from "../../help.js";
 import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
 
 export function metricsAccountCommand(): Command {
-  const cmd = metricOptions(new Command("account").description("Account metrics: active-basins, account-ops"), "account", ACCOUNT_METRIC_SETS);
-  cmd.action(handler<MetricFlags>(async (ctx, _args, flags) => {
-    const q = metricsQuery(flags, "account", ACCOUNT_METRIC_SETS);
-    const format = metricsFormat(ctx, flags);
-    const client = await ctx.client();
-    const res = await attempt("get account metrics", undefined, () => client.metrics.accountMetrics(q));
-    await printMetrics(ctx, format, res);
-  }));
-  return examples(cmd, ["svc metrics account --metric active-basins", "svc metrics account --metric account-ops --ago 7d --interval day"]);
+  const cmd = metricOptions(
+    new Command("account").description("Account metrics: active-basins, account-ops"),
+    "account",
+    ACCOUNT_METRIC_SETS,
+  );
+  cmd.action(
+    handler<MetricFlags>(async (ctx, _args, flags) => {
+      const q = metricsQuery(flags, "account", ACCOUNT_METRIC_SETS);
+      const format = metricsFormat(ctx, flags);
+      const client = await ctx.client();
+      const res = await attempt("get account metrics", undefined, () => client.metrics.accountMetrics(q));
+      await printMetrics(ctx, format, res);
+    }),
+  );
+  return examples(cmd, [
+    "svc metrics account --metric active-basins",
+    "svc metrics account --metric account-ops --ago 7d --interval day",
+  ]);
 }

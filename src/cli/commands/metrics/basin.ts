@@ -8,16 +8,23 @@ import { formatUri, parseBasinArg } from "../../uri.js";
 import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
 
 export function metricsBasinCommand(): Command {
-  const cmd = metricOptions(new Command("basin").description("Basin metrics: storage, append-ops, read-ops, append-throughput, read-throughput, basin-ops")
-    .argument("<basin>", "basin name or svc://basin"), "basin", BASIN_METRIC_SETS);
-  cmd.action(handler<MetricFlags>(async (ctx, [arg], flags) => {
-    const basin = parseBasinArg(arg!);
-    const q = metricsQuery(flags, "basin", BASIN_METRIC_SETS);
-    const format = metricsFormat(ctx, flags);
-    const client = await ctx.client();
-    const res = await attempt("get basin metrics", formatUri(basin), () => client.metrics.basinMetrics(basin, q));
-    await printMetrics(ctx, format, res);
-  }));
+  const cmd = metricOptions(
+    new Command("basin")
+      .description("Basin metrics: storage, append-ops, read-ops, append-throughput, read-throughput, basin-ops")
+      .argument("<basin>", "basin name or svc://basin"),
+    "basin",
+    BASIN_METRIC_SETS,
+  );
+  cmd.action(
+    handler<MetricFlags>(async (ctx, [arg], flags) => {
+      const basin = parseBasinArg(arg!);
+      const q = metricsQuery(flags, "basin", BASIN_METRIC_SETS);
+      const format = metricsFormat(ctx, flags);
+      const client = await ctx.client();
+      const res = await attempt("get basin metrics", formatUri(basin), () => client.metrics.basinMetrics(basin, q));
+      await printMetrics(ctx, format, res);
+    }),
+  );
   return examples(cmd, [
     "svc metrics basin my-basin-01 --metric append-throughput",
     "svc metrics basin my-basin-01 --metric basin-ops --ago 1d --interval hour",

@@ -6,7 +6,9 @@ import { metricsBasinCommand } from "./basin.js";
 import { metricsStreamCommand } from "./stream.js";
 
 export function metricsCommand(): Command {
-  const cmd = new Command("metrics").description("Show metrics of the account, a basin or a stream: a chart on a terminal, a table, CSV or JSON");
+  const cmd = new Command("metrics").description(
+    "Show metrics of the account, a basin or a stream: a chart on a terminal, a table, CSV or JSON",
+  );
   cmd.addCommand(metricsAccountCommand());
   cmd.addCommand(metricsBasinCommand());
   cmd.addCommand(metricsStreamCommand());

@@ -10,7 +10,14 @@ import { Command, Option } from "commander";
 import { formatSeconds, parseDuration } from "../../../format/duration.js";
 import { metricsCsv, metricsTable, metricsText } from "../../../format/metric-output.js";
 import { parseTimePoint } from "../../../format/record-time.js";
-import { METRICS_END_LEEWAY_SECS, METRICS_MAX_PERIOD_SECS, METRICS_STORAGE_INTERVAL, type MetricInterval, type MetricSetResponse, type MetricsQuery } from "../../../types.js";
+import {
+  METRICS_END_LEEWAY_SECS,
+  METRICS_MAX_PERIOD_SECS,
+  METRICS_STORAGE_INTERVAL,
+  type MetricInterval,
+  type MetricSetResponse,
+  type MetricsQuery,
+} from "../../../types.js";
 import type { Context } from "../../context.js";
 import { usageError } from "../../failure.js";
 
@@ -33,12 +40,20 @@ const CHART_HEIGHT = 4;
 
 /** The service's rules of a metrics request, as the help says them. */
 function rules(level: MetricLevel): string {
-  const storage = level === "account" ? [] : [`  - --metric storage is by ${METRICS_STORAGE_INTERVAL[level]} only (--interval ${METRICS_STORAGE_INTERVAL[level]}, the default for it)`];
-  return ["", "Rules (as the service checks them; svc checks them before sending):",
+  const storage =
+    level === "account"
+      ? []
+      : [
+          `  - --metric storage is by ${METRICS_STORAGE_INTERVAL[level]} only (--interval ${METRICS_STORAGE_INTERVAL[level]}, the default for it)`,
+        ];
+  return [
+    "",
+    "Rules (as the service checks them; svc checks them before sending):",
     "  - the range is --start (or --ago before --end) to --end; --start must not be after --end",
     `  - the range is at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}`,
     `  - --end is not in the future (at most ${formatSeconds(METRICS_END_LEEWAY_SECS)} ahead, for clock differences)`,
-    ...storage].join("\n");
+    ...storage,
+  ].join("\n");
 }
 
 /** Adds the shared flags and the rules; `sets` are offered in help and shell completion. */
@@ -46,22 +61,44 @@ export function metricOptions(cmd: Command, level: MetricLevel, sets: readonly s
   const metric = new Option("--metric <set>", "the metric set (required)");
   // Listed for help and completion; checked by metricsQuery, which names the level in its error.
   metric.argChoices = [...sets];
-  const interval = level === "account" ? "points per minute, hour or day (default: the server picks by range)"
-    : `points per minute, hour or day (default: the server picks by range; storage: ${METRICS_STORAGE_INTERVAL[level]})`;
-  return cmd.addOption(metric)
-    .addOption(new Option("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)").conflicts("ago"))
+  const interval =
+    level === "account"
+      ? "points per minute, hour or day (default: the server picks by range)"
+      : `points per minute, hour or day (default: the server picks by range; storage: ${METRICS_STORAGE_INTERVAL[level]})`;
+  return cmd
+    .addOption(metric)
+    .addOption(
+      new Option("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)").conflicts(
+        "ago",
+      ),
+    )
     .addOption(new Option("--end <time>", "until TIME (default now): RFC 3339, unix seconds, YYYY-MM-DD"))
-    .addOption(new Option("--ago <duration>", `from this long before --end (default 1h, at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}): e.g. 30m, 1h, 7d`))
+    .addOption(
+      new Option(
+        "--ago <duration>",
+        `from this long before --end (default 1h, at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}): e.g. 30m, 1h, 7d`,
+      ),
+    )
     .addOption(new Option("--interval <interval>", interval).choices(["minute", "hour", "day"]))
-    .addOption(new Option("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json").choices(["chart", "table", "csv", "json"]))
+    .addOption(
+      new Option("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json").choices([
+        "chart",
+        "table",
+        "csv",
+        "json",
+      ]),
+    )
     .addHelpText("after", rules(level));
 }
 
 /** Unix seconds of `--start`/`--end`: bare digits are seconds, otherwise a time (or a duration ago). */
 export function parseMetricTime(text: string, flag: string, nowMs: number): number {
   const s = text.trim();
-  const secs = /^\d+$/.test(s) ? Number(s) : Math.floor(parseTimePoint(s, flag, { duration: "ago", now: nowMs }) / 1000);
-  if (!Number.isSafeInteger(secs) || secs > U32_MAX) throw usageError(`${flag} ${JSON.stringify(text)} is out of range: unix seconds up to ${U32_MAX}`);
+  const secs = /^\d+$/.test(s)
+    ? Number(s)
+    : Math.floor(parseTimePoint(s, flag, { duration: "ago", now: nowMs }) / 1000);
+  if (!Number.isSafeInteger(secs) || secs > U32_MAX)
+    throw usageError(`${flag} ${JSON.stringify(text)} is out of range: unix seconds up to ${U32_MAX}`);
   return secs;
 }
 
@@ -78,24 +115,37 @@ function metricsRange(flags: MetricFlags, nowMs: number): { start: number; end: 
   }
   if (start > end) throw usageError("--start must not be after --end");
   if (end - start > METRICS_MAX_PERIOD_SECS) {
-    throw usageError(`the range must be at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}: from --start to --end is ${formatSeconds(end - start)}`);
+    throw usageError(
+      `the range must be at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}: from --start to --end is ${formatSeconds(end - start)}`,
+    );
   }
   if (end > nowSec + METRICS_END_LEEWAY_SECS) {
-    throw usageError(`--end must not be in the future: it is ${formatSeconds(end - nowSec)} from now (at most ${formatSeconds(METRICS_END_LEEWAY_SECS)} ahead, for clock differences)`);
+    throw usageError(
+      `--end must not be in the future: it is ${formatSeconds(end - nowSec)} from now (at most ${formatSeconds(METRICS_END_LEEWAY_SECS)} ahead, for clock differences)`,
+    );
   }
   return { start, end };
 }
 
 /** The query for `sets` at `level` from the flags; every problem is a usage error. */
-export function metricsQuery<S extends string>(flags: MetricFlags, level: MetricLevel, sets: readonly S[], nowMs = Date.now()): MetricsQuery<S> {
+export function metricsQuery<S extends string>(
+  flags: MetricFlags,
+  level: MetricLevel,
+  sets: readonly S[],
+  nowMs = Date.now(),
+): MetricsQuery<S> {
   const allowed = sets.join(", ");
   if (flags.metric === undefined) throw usageError(`--metric is required: one of ${allowed}`);
-  if (!sets.includes(flags.metric as S)) throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);
+  if (!sets.includes(flags.metric as S))
+    throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);
   const { start, end } = metricsRange(flags, nowMs);
   let interval = flags.interval;
   if (flags.metric === "storage" && level !== "account") {
     const only = METRICS_STORAGE_INTERVAL[level];
-    if (interval !== undefined && interval !== only) throw usageError(`--metric storage of a ${level} is by ${only} only: --interval ${only}, or leave --interval out`);
+    if (interval !== undefined && interval !== only)
+      throw usageError(
+        `--metric storage of a ${level} is by ${only} only: --interval ${only}, or leave --interval out`,
+      );
     interval = only;
   }
   return { set: flags.metric as S, start, end, interval };
@@ -116,5 +166,6 @@ export async function printMetrics(ctx: Context, format: MetricsFormat, res: Met
   // A chart escapes the server's text itself (it may be coloured): its lines go out as they are.
   const c = await ctx.out.dataChalk();
   const paint = c ? { title: c.bold, axis: c.dim, bar: c.cyan, zero: c.dim } : undefined;
-  for (const l of metricsText(res.values, { width: ctx.out.dataColumns, height: CHART_HEIGHT, paint })) await ctx.out.paintedLine(l);
+  for (const l of metricsText(res.values, { width: ctx.out.dataColumns, height: CHART_HEIGHT, paint }))
+    await ctx.out.paintedLine(l);
 }

@@ -8,14 +8,25 @@ import { formatUri, parseStreamUri } from "../../uri.js";
 import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
 
 export function metricsStreamCommand(): Command {
-  const cmd = metricOptions(new Command("stream").description("Stream metrics: storage").argument("<uri>", "svc://basin/stream"), "stream", STREAM_METRIC_SETS);
-  cmd.action(handler<MetricFlags>(async (ctx, [arg], flags) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    const q = metricsQuery(flags, "stream", STREAM_METRIC_SETS);
-    const format = metricsFormat(ctx, flags);
-    const client = await ctx.client();
-    const res = await attempt("get stream metrics", formatUri(basin, stream), () => client.metrics.streamMetrics(basin, stream, q));
-    await printMetrics(ctx, format, res);
-  }));
-  return examples(cmd, ["svc metrics stream svc://my-basin-01/events --metric storage", "svc metrics stream svc://my-basin-01/events --metric storage --ago 30d --json"]);
+  const cmd = metricOptions(
+    new Command("stream").description("Stream metrics: storage").argument("<uri>", "svc://basin/stream"),
+    "stream",
+    STREAM_METRIC_SETS,
+  );
+  cmd.action(
+    handler<MetricFlags>(async (ctx, [arg], flags) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      const q = metricsQuery(flags, "stream", STREAM_METRIC_SETS);
+      const format = metricsFormat(ctx, flags);
+      const client = await ctx.client();
+      const res = await attempt("get stream metrics", formatUri(basin, stream), () =>
+        client.metrics.streamMetrics(basin, stream, q),
+      );
+      await printMetrics(ctx, format, res);
+    }),
+  );
+  return examples(cmd, [
+    "svc metrics stream svc://my-basin-01/events --metric storage",
+    "svc metrics stream svc://my-basin-01/events --metric storage --ago 30d --json",
+  ]);
 }

@@ -8,13 +8,15 @@ import { formatUri, parseStreamUri } from "../../uri.js";
 
 export function streamGetCommand(name = "get"): Command {
   const cmd = new Command(name).description("Show a stream's configuration").argument("<uri>", "svc://basin/stream");
-  cmd.action(handler(async (ctx, [arg]) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    const uri = formatUri(basin, stream);
-    const client = await ctx.client();
-    const config = await attempt("get stream", uri, () => client.basin(basin).streams.getConfig(stream));
-    if (ctx.flags.json) return ctx.out.jsonDoc({ basin, name: stream, config });
-    for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
-  }));
+  cmd.action(
+    handler(async (ctx, [arg]) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      const uri = formatUri(basin, stream);
+      const client = await ctx.client();
+      const config = await attempt("get stream", uri, () => client.basin(basin).streams.getConfig(stream));
+      if (ctx.flags.json) return ctx.out.jsonDoc({ basin, name: stream, config });
+      for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
+    }),
+  );
   return examples(cmd, ["svc stream get svc://my-basin-01/events", "svc stream get svc://my-basin-01/events --json"]);
 }

@@ -16,5 +16,10 @@ export function streamCommand(): Command {
   cmd.addCommand(streamInfoCommand().alias("describe"));
   cmd.addCommand(streamReconfigureCommand());
   cmd.addCommand(streamDeleteCommand().alias("rm"));
-  return examples(cmd, ["svc stream create svc://my-basin-01/events", "svc stream list my-basin-01", "svc stream get svc://my-basin-01/events", "svc stream info svc://my-basin-01/events"]);
+  return examples(cmd, [
+    "svc stream create svc://my-basin-01/events",
+    "svc stream list my-basin-01",
+    "svc stream get svc://my-basin-01/events",
+    "svc stream info svc://my-basin-01/events",
+  ]);
 }

@@ -46,14 +46,29 @@ async function gather(client: SvcClient, basin: string, stream: string): Promise
     client.metrics.streamMetrics(basin, stream, { set: "storage", start: now - STORAGE_WINDOW_SECS, end: now }),
   ]);
   const parts = [config, entry, tail, first, metrics];
-  const missing = parts.find((p) => p.status === "rejected" && p.reason instanceof SvcError && (p.reason.code === "stream_not_found" || p.reason.code === "basin_not_found"));
+  const missing = parts.find(
+    (p) =>
+      p.status === "rejected" &&
+      p.reason instanceof SvcError &&
+      (p.reason.code === "stream_not_found" || p.reason.code === "basin_not_found"),
+  );
   if (missing?.status === "rejected") throw missing.reason;
   if (parts.every((p) => p.status === "rejected")) throw (config as PromiseRejectedResult).reason;
-  for (const p of parts) if (p.status === "rejected" && !(p.reason instanceof SvcError && p.reason.status !== undefined)) throw p.reason;
+  for (const p of parts)
+    if (p.status === "rejected" && !(p.reason instanceof SvcError && p.reason.status !== undefined)) throw p.reason;
 
   const r: StreamInfoReport = {
-    uri: formatUri(basin, stream), basin, stream,
-    created_at: null, deleted_at: null, cipher: null, config: null, tail: null, first: null, stored_bytes: null, unknown: {},
+    uri: formatUri(basin, stream),
+    basin,
+    stream,
+    created_at: null,
+    deleted_at: null,
+    cipher: null,
+    config: null,
+    tail: null,
+    first: null,
+    stored_bytes: null,
+    unknown: {},
   };
   if (config.status === "fulfilled") r.config = config.value as Record<string, unknown>;
   else r.unknown.config = reason(config.reason);
@@ -81,14 +96,20 @@ async function gather(client: SvcClient, basin: string, stream: string): Promise
 }
 
 export function streamInfoCommand(name = "info"): Command {
-  const cmd = new Command(name).description("Show a stream in one view: config, created, cipher, tail, first readable record, stored bytes")
+  const cmd = new Command(name)
+    .description("Show a stream in one view: config, created, cipher, tail, first readable record, stored bytes")
     .argument("<uri>", "svc://basin/stream");
-  cmd.action(handler(async (ctx, [arg]) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    const client = await ctx.client();
-    const report = await attempt("get info of", formatUri(basin, stream), () => gather(client, basin, stream));
-    if (ctx.flags.json) return ctx.out.jsonDoc(report);
-    for (const l of streamInfoLines(report)) await ctx.out.line(l);
-  }));
-  return examples(cmd, ["svc stream info svc://my-basin-01/events", "svc stream info svc://my-basin-01/events --json | jq .tail.seq_num"]);
+  cmd.action(
+    handler(async (ctx, [arg]) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      const client = await ctx.client();
+      const report = await attempt("get info of", formatUri(basin, stream), () => gather(client, basin, stream));
+      if (ctx.flags.json) return ctx.out.jsonDoc(report);
+      for (const l of streamInfoLines(report)) await ctx.out.line(l);
+    }),
+  );
+  return examples(cmd, [
+    "svc stream info svc://my-basin-01/events",
+    "svc stream info svc://my-basin-01/events --json | jq .tail.seq_num",
+  ]);
 }

@@ -22,7 +22,11 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
       const page = await basin.streams.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
       end = pageEnd(page, (s) => s.name);
       source = page.items;
-    } else source = basin.streams.listAll({ ...all, keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null });
+    } else
+      source = basin.streams.listAll({
+        ...all,
+        keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null,
+      });
     for await (const s of source) {
       const deleting = s.deleted_at !== undefined && s.deleted_at !== null;
       if (deleting && !flags.includeDeleted) continue;
@@ -47,7 +51,13 @@ function streamLine(ctx: Context, basin: string, s: StreamInfo, deleting: boolea
 }
 
 export function streamListCommand(name = "list"): Command {
-  const cmd = new Command(name).description("List the streams of a basin").argument("<basin>", "basin name, svc://basin, or svc://basin/prefix");
+  const cmd = new Command(name)
+    .description("List the streams of a basin")
+    .argument("<basin>", "basin name, svc://basin, or svc://basin/prefix");
   addListOptions(cmd).action(handler<ListFlags>((ctx, [target], opts) => listStreams(ctx, target!, opts)));
-  return examples(cmd, ["svc stream list my-basin-01", "svc stream list svc://my-basin-01/orders/ --long", "svc stream list my-basin-01 --json"]);
+  return examples(cmd, [
+    "svc stream list my-basin-01",
+    "svc stream list svc://my-basin-01/orders/ --long",
+    "svc stream list my-basin-01 --json",
+  ]);
 }

@@ -8,18 +8,24 @@ import { examples } from "../../help.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 
 export function streamReconfigureCommand(name = "reconfigure"): Command {
-  const cmd = new Command(name).description("Change a stream's configuration (only the given settings)").argument("<uri>", "svc://basin/stream");
+  const cmd = new Command(name)
+    .description("Change a stream's configuration (only the given settings)")
+    .argument("<uri>", "svc://basin/stream");
   addStreamConfigOptions(cmd);
-  cmd.action(handler<StreamConfigFlags>(async (ctx, [arg], opts) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    const uri = formatUri(basin, stream);
-    const change = streamConfigFromFlags(opts);
-    if (!change) throw usageError("nothing to change: give at least one setting, e.g. --retention 7d");
-    const client = await ctx.client();
-    const config = await attempt("reconfigure stream", uri, () => client.basin(basin).streams.reconfigure(stream, change));
-    ctx.out.success(`stream ${uri} reconfigured`);
-    if (ctx.flags.json) return ctx.out.jsonDoc({ basin, name: stream, config });
-    for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
-  }));
+  cmd.action(
+    handler<StreamConfigFlags>(async (ctx, [arg], opts) => {
+      const { basin, stream } = parseStreamUri(arg!);
+      const uri = formatUri(basin, stream);
+      const change = streamConfigFromFlags(opts);
+      if (!change) throw usageError("nothing to change: give at least one setting, e.g. --retention 7d");
+      const client = await ctx.client();
+      const config = await attempt("reconfigure stream", uri, () =>
+        client.basin(basin).streams.reconfigure(stream, change),
+      );
+      ctx.out.success(`stream ${uri} reconfigured`);
+      if (ctx.flags.json) return ctx.out.jsonDoc({ basin, name: stream, config });
+      for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
+    }),
+  );
   return examples(cmd, ["svc stream reconfigure svc://my-basin-01/events --retention 1d --storage-class standard"]);
 }

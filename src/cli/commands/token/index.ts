@@ -10,5 +10,9 @@ export function tokenCommand(): Command {
   cmd.addCommand(tokenCreateCommand());
   cmd.addCommand(tokenListCommand().alias("ls"));
   cmd.addCommand(tokenRevokeCommand().alias("rm"));
-  return examples(cmd, ["svc token create ci/reader --basins-exact my-basin-01 --streams-prefix '' --op-groups stream=r", "svc token list", "svc token revoke ci/reader --yes"]);
+  return examples(cmd, [
+    "svc token create ci/reader --basins-exact my-basin-01 --streams-prefix '' --op-groups stream=r",
+    "svc token list",
+    "svc token revoke ci/reader --yes",
+  ]);
 }

@@ -23,8 +23,10 @@ export function readTokenFile(file: string): Partial<AccessTokenInfo> {
   };
   const top = fields(doc, "(top level)", ["id", "scope", "expires_at", "auto_prefix_streams"], fail);
   if (top.id !== undefined && typeof top.id !== "string") fail("id", "must be a string");
-  if (top.expires_at !== undefined && top.expires_at !== null && typeof top.expires_at !== "string") fail("expires_at", "must be an RFC 3339 time or null");
-  if (top.auto_prefix_streams !== undefined && typeof top.auto_prefix_streams !== "boolean") fail("auto_prefix_streams", "must be true or false");
+  if (top.expires_at !== undefined && top.expires_at !== null && typeof top.expires_at !== "string")
+    fail("expires_at", "must be an RFC 3339 time or null");
+  if (top.auto_prefix_streams !== undefined && typeof top.auto_prefix_streams !== "boolean")
+    fail("auto_prefix_streams", "must be true or false");
   if (top.scope !== undefined) checkScope(top.scope, fail);
   return top as Partial<AccessTokenInfo>;
 }
@@ -32,7 +34,11 @@ export function readTokenFile(file: string): Partial<AccessTokenInfo> {
 function fields(v: unknown, where: string, allowed: string[], fail: (where: string, message: string) => never): Obj {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "must be an object");
   for (const k of Object.keys(v as Obj)) {
-    if (!allowed.includes(k)) fail(where === "(top level)" ? k : `${where}.${k}`, `unknown field ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`);
+    if (!allowed.includes(k))
+      fail(
+        where === "(top level)" ? k : `${where}.${k}`,
+        `unknown field ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`,
+      );
   }
   return v as Obj;
 }
@@ -44,20 +50,23 @@ function checkScope(scope: unknown, fail: (where: string, message: string) => ne
     if (set === undefined || set === null) continue;
     const o = fields(set, `scope.${key}`, ["exact", "prefix"], fail);
     const keys = Object.keys(o);
-    if (keys.length !== 1 || typeof o[keys[0]!] !== "string") fail(`scope.${key}`, 'must be {"exact": NAME} or {"prefix": PREFIX}');
+    if (keys.length !== 1 || typeof o[keys[0]!] !== "string")
+      fail(`scope.${key}`, 'must be {"exact": NAME} or {"prefix": PREFIX}');
   }
   if (s.op_groups !== undefined && s.op_groups !== null) {
     const groups = fields(s.op_groups, "scope.op_groups", ["account", "basin", "stream"], fail);
     for (const [level, rw] of Object.entries(groups)) {
       if (rw === null) continue;
       const p = fields(rw, `scope.op_groups.${level}`, ["read", "write"], fail);
-      for (const [k, v] of Object.entries(p)) if (typeof v !== "boolean") fail(`scope.op_groups.${level}.${k}`, "must be true or false");
+      for (const [k, v] of Object.entries(p))
+        if (typeof v !== "boolean") fail(`scope.op_groups.${level}.${k}`, "must be true or false");
     }
   }
   if (s.ops !== undefined && s.ops !== null) {
     if (!Array.isArray(s.ops)) fail("scope.ops", "must be an array of operation names");
     (s.ops as unknown[]).forEach((op, i) => {
-      if (typeof op !== "string" || !(OPERATIONS as readonly string[]).includes(op)) fail(`scope.ops[${i}]`, `unknown operation ${JSON.stringify(op)} (operations: ${OPERATIONS.join(", ")})`);
+      if (typeof op !== "string" || !(OPERATIONS as readonly string[]).includes(op))
+        fail(`scope.ops[${i}]`, `unknown operation ${JSON.stringify(op)} (operations: ${OPERATIONS.join(", ")})`);
     });
   }
 }

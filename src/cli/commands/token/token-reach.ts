@@ -10,10 +10,27 @@ import type { AccessTokenScope, Operation, ResourceSet } from "../../../types.js
 /** §9.2: what each group grants, read and write. */
 export const OP_GROUPS: Record<"account" | "basin" | "stream", Record<"read" | "write", Operation[]>> = {
   account: {
-    read: ["list-basins", "get-basin-config", "list-access-tokens", "account-metrics", "list-locations", "get-default-location"],
-    write: ["create-basin", "delete-basin", "reconfigure-basin", "issue-access-token", "revoke-access-token", "set-default-location"],
+    read: [
+      "list-basins",
+      "get-basin-config",
+      "list-access-tokens",
+      "account-metrics",
+      "list-locations",
+      "get-default-location",
+    ],
+    write: [
+      "create-basin",
+      "delete-basin",
+      "reconfigure-basin",
+      "issue-access-token",
+      "revoke-access-token",
+      "set-default-location",
+    ],
   },
-  basin: { read: ["list-streams", "get-stream-config", "basin-metrics"], write: ["create-stream", "delete-stream", "reconfigure-stream"] },
+  basin: {
+    read: ["list-streams", "get-stream-config", "basin-metrics"],
+    write: ["create-stream", "delete-stream", "reconfigure-stream"],
+  },
   stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
 };
 
@@ -23,7 +40,12 @@ type SetKey = "basins" | "streams" | "access_tokens";
 function needs(op: Operation): SetKey[] {
   if (["account-metrics", "list-locations", "get-default-location", "set-default-location"].includes(op)) return [];
   if (["issue-access-token", "revoke-access-token", "list-access-tokens"].includes(op)) return ["access_tokens"];
-  if (["list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config", "basin-metrics"].includes(op)) return ["basins"];
+  if (
+    ["list-basins", "create-basin", "delete-basin", "reconfigure-basin", "get-basin-config", "basin-metrics"].includes(
+      op,
+    )
+  )
+    return ["basins"];
   return ["basins", "streams"];
 }
 

@@ -3,7 +3,13 @@
  * request: one of each ⊕ pair, op names against the enum (kebab or snake case, with a
  * did-you-mean), `--op-groups` syntax, and an expiry in the future.
  */
-import { OPERATIONS, type AccessTokenInfo, type AccessTokenScope, type ReadWritePermissions, type ResourceSet } from "../../../types.js";
+import {
+  OPERATIONS,
+  type AccessTokenInfo,
+  type AccessTokenScope,
+  type ReadWritePermissions,
+  type ResourceSet,
+} from "../../../types.js";
 import { parseDuration } from "../../../format/duration.js";
 import { usageError } from "../../failure.js";
 import { readTokenFile } from "./token-file.js";
@@ -42,11 +48,17 @@ function distance(a: string, b: string): number {
 /** `list_basins` and `LIST-BASINS` are `list-basins`; an unknown name suggests the nearest. */
 export function parseOps(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+  for (const raw of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
     const op = raw.toLowerCase().replaceAll("_", "-");
     if (!TOKEN_OPERATIONS.includes(op)) {
       const best = [...TOKEN_OPERATIONS].sort((x, y) => distance(op, x) - distance(op, y))[0]!;
-      throw usageError(`--ops: unknown operation ${JSON.stringify(raw)}${distance(op, best) <= 4 ? `; did you mean ${best}?` : ""}`, `operations: ${TOKEN_OPERATIONS.join(", ")}`);
+      throw usageError(
+        `--ops: unknown operation ${JSON.stringify(raw)}${distance(op, best) <= 4 ? `; did you mean ${best}?` : ""}`,
+        `operations: ${TOKEN_OPERATIONS.join(", ")}`,
+      );
     }
     if (!out.includes(op)) out.push(op);
   }
@@ -56,33 +68,50 @@ export function parseOps(text: string): string[] {
 /** `account=rw,basin=r,stream=w` → op_groups. */
 export function parseOpGroups(text: string): NonNullable<AccessTokenScope["op_groups"]> {
   const groups: Record<string, ReadWritePermissions> = {};
-  for (const part of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+  for (const part of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
     const m = /^(account|basin|stream)=(r|w|rw|wr)$/.exec(part);
-    if (!m) throw usageError(`--op-groups: expected LEVEL=r|w|rw with LEVEL account, basin or stream (got ${JSON.stringify(part)})`, "example: --op-groups account=r,basin=rw,stream=rw");
+    if (!m)
+      throw usageError(
+        `--op-groups: expected LEVEL=r|w|rw with LEVEL account, basin or stream (got ${JSON.stringify(part)})`,
+        "example: --op-groups account=r,basin=rw,stream=rw",
+      );
     groups[m[1]!] = { read: m[2]!.includes("r"), write: m[2]!.includes("w") };
   }
   return groups;
 }
 
 function resourceSet(prefix: string | undefined, exact: string | undefined, name: string): ResourceSet | undefined {
-  if (prefix !== undefined && exact !== undefined) throw usageError(`--${name}-prefix and --${name}-exact cannot be used together`);
+  if (prefix !== undefined && exact !== undefined)
+    throw usageError(`--${name}-prefix and --${name}-exact cannot be used together`);
   if (prefix !== undefined) return { prefix };
   if (exact !== undefined) return { exact };
   return undefined;
 }
 
 function expiry(flags: TokenFlags, now: number): string | undefined {
-  if (flags.expiresIn !== undefined && flags.expiresAt !== undefined) throw usageError("--expires-in and --expires-at cannot be used together");
+  if (flags.expiresIn !== undefined && flags.expiresAt !== undefined)
+    throw usageError("--expires-in and --expires-at cannot be used together");
   if (flags.expiresIn !== undefined) {
     let ms: number;
-    try { ms = parseDuration(flags.expiresIn); } catch (e) { throw usageError(`--expires-in: ${(e as Error).message}`); }
+    try {
+      ms = parseDuration(flags.expiresIn);
+    } catch (e) {
+      throw usageError(`--expires-in: ${(e as Error).message}`);
+    }
     if (!(ms > 0)) throw usageError("--expires-in must be more than zero");
-    if (now + ms > 8.64e15) throw usageError(`--expires-in ${flags.expiresIn} ends after the last time a timestamp can name (+275760-09-13)`);
+    if (now + ms > 8.64e15)
+      throw usageError(`--expires-in ${flags.expiresIn} ends after the last time a timestamp can name (+275760-09-13)`);
     return new Date(now + ms).toISOString();
   }
   if (flags.expiresAt !== undefined) {
     const ms = Date.parse(flags.expiresAt);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(flags.expiresAt) || Number.isNaN(ms)) throw usageError(`--expires-at must be an RFC 3339 time such as 2030-01-01T00:00:00Z (got ${JSON.stringify(flags.expiresAt)})`);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(flags.expiresAt) || Number.isNaN(ms))
+      throw usageError(
+        `--expires-at must be an RFC 3339 time such as 2030-01-01T00:00:00Z (got ${JSON.stringify(flags.expiresAt)})`,
+      );
     if (ms <= now) throw usageError("--expires-at must be in the future");
     return flags.expiresAt;
   }
@@ -93,7 +122,11 @@ function expiry(flags: TokenFlags, now: number): string | undefined {
 export function tokenRequest(id: string, flags: TokenFlags, now = Date.now()): AccessTokenInfo {
   const base: Partial<AccessTokenInfo> = flags.fromFile !== undefined ? readTokenFile(flags.fromFile) : {};
   const scope: AccessTokenScope = { ...(base.scope ?? {}) };
-  const sets = [["basins", flags.basinsPrefix, flags.basinsExact], ["streams", flags.streamsPrefix, flags.streamsExact], ["access_tokens", flags.tokensPrefix, flags.tokensExact]] as const;
+  const sets = [
+    ["basins", flags.basinsPrefix, flags.basinsExact],
+    ["streams", flags.streamsPrefix, flags.streamsExact],
+    ["access_tokens", flags.tokensPrefix, flags.tokensExact],
+  ] as const;
   for (const [key, prefix, exact] of sets) {
     const set = resourceSet(prefix, exact, key === "access_tokens" ? "tokens" : key);
     if (set) scope[key] = set;
@@ -104,7 +137,8 @@ export function tokenRequest(id: string, flags: TokenFlags, now = Date.now()): A
   const expiresAt = expiry(flags, now);
   if (expiresAt !== undefined) info.expires_at = expiresAt;
   if (flags.autoPrefixStreams) info.auto_prefix_streams = true;
-  if (info.auto_prefix_streams && !(scope.streams && "prefix" in scope.streams)) throw usageError("--auto-prefix-streams needs --streams-prefix");
+  if (info.auto_prefix_streams && !(scope.streams && "prefix" in scope.streams))
+    throw usageError("--auto-prefix-streams needs --streams-prefix");
   const grants = (scope.ops?.length ?? 0) > 0 || Object.values(scope.op_groups ?? {}).some((g) => g?.read || g?.write);
   if (!grants) throw usageError("the token would grant no operation: give --ops and/or --op-groups");
   return info;

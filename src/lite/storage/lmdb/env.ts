@@ -65,22 +65,33 @@ export class LmdbEnv {
   private waiting = 0;
   private line: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dir: string, reserve: SpaceReserveOptions = {}) {
+  constructor(
+    private readonly dir: string,
+    reserve: SpaceReserveOptions = {},
+  ) {
     this.openEnv();
     this.checkFormat();
     this.migrateStates();
     // lmdb takes a file path, or a directory to hold data.mdb.
     const file = statSync(dir).isDirectory() ? join(dir, "data.mdb") : dir;
-    this.reserve = new SpaceReserve(file, () => {
-      const { lastPageNumber, pageSize } = this.env.getStats() as { lastPageNumber: number; pageSize: number };
-      return (lastPageNumber + 1) * pageSize;
-    }, reserve);
+    this.reserve = new SpaceReserve(
+      file,
+      () => {
+        const { lastPageNumber, pageSize } = this.env.getStats() as { lastPageNumber: number; pageSize: number };
+        return (lastPageNumber + 1) * pageSize;
+      },
+      reserve,
+    );
   }
 
   private openEnv(): void {
     // The files lmdb creates are the owner's only, whatever the umask or the data dir's mode
     // (lmdb's default is 0664; `permissionsMode` is read by lmdb-js but not in its types).
-    const options: RootDatabaseOptionsWithPath & { permissionsMode: number } = { path: this.dir, maxDbs: 12, permissionsMode: 0o600 };
+    const options: RootDatabaseOptionsWithPath & { permissionsMode: number } = {
+      path: this.dir,
+      maxDbs: 12,
+      permissionsMode: 0o600,
+    };
     this.env = open(options);
     this.basins = this.env.openDB({ name: "basins", encoding: "json", keyEncoding: "binary" });
     this.streams = this.env.openDB({ name: "streams", encoding: "json", keyEncoding: "binary" });
@@ -97,7 +108,9 @@ export class LmdbEnv {
     const format = this.misc.get("dataFormat") ?? 1;
     if (format > DATA_FORMAT) {
       this.env.close();
-      throw new Error(`${this.dir} was written by a newer svc (data format ${format}; this svc reads up to ${DATA_FORMAT}): upgrade svc`);
+      throw new Error(
+        `${this.dir} was written by a newer svc (data format ${format}; this svc reads up to ${DATA_FORMAT}): upgrade svc`,
+      );
     }
     if (format < DATA_FORMAT) this.misc.putSync("dataFormat", DATA_FORMAT);
   }
@@ -119,7 +132,15 @@ export class LmdbEnv {
    */
   write<T>(cost: number, issue: () => Promise<T>, check: (result: T) => void = () => {}): Promise<T> {
     if (this.failure !== undefined) {
-      return Promise.reject(new SvcError({ code: "storage", status: 500, origin: "server", retryable: true, message: `storage is recovering from a failed write: ${(this.failure as Error)?.message ?? this.failure}` }));
+      return Promise.reject(
+        new SvcError({
+          code: "storage",
+          status: 500,
+          origin: "server",
+          retryable: true,
+          message: `storage is recovering from a failed write: ${(this.failure as Error)?.message ?? this.failure}`,
+        }),
+      );
     }
     if (this.waiting === 0 && this.reserve.tryAdmit(cost)) {
       this.reserve.maybeGrow();
@@ -133,7 +154,9 @@ export class LmdbEnv {
     this.waiting++;
     const before = this.line;
     let leave!: () => void;
-    this.line = new Promise<void>((res) => { leave = res; });
+    this.line = new Promise<void>((res) => {
+      leave = res;
+    });
     try {
       await before;
       while (!this.reserve.tryAdmit(cost)) {
@@ -167,13 +190,15 @@ export class LmdbEnv {
       check(result);
       return result;
     })();
-    done.catch(() => undefined).finally(() => {
-      if (--this.pending > 0) return;
-      this.failure = undefined;
-      // lmdb's writer is idle: the estimates of settled writes may give way to the measured mark.
-      if (this.waiting === 0) this.remeasure();
-      for (const wake of this.idleWaiters.splice(0)) wake();
-    });
+    done
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.pending > 0) return;
+        this.failure = undefined;
+        // lmdb's writer is idle: the estimates of settled writes may give way to the measured mark.
+        if (this.waiting === 0) this.remeasure();
+        for (const wake of this.idleWaiters.splice(0)) wake();
+      });
     return done;
   }
 

@@ -47,7 +47,13 @@ export function listStart(base: Buffer, prefix: string, after: string): Buffer {
 }
 
 /** Values of a database keyed by their UTF-8 name: names > `after` starting with `prefix`. */
-export function listByName<V>(db: Database<V, Buffer>, name: (v: V) => string, prefix: string, after: string, limit: number): V[] {
+export function listByName<V>(
+  db: Database<V, Buffer>,
+  name: (v: V) => string,
+  prefix: string,
+  after: string,
+  limit: number,
+): V[] {
   const out: V[] = [];
   for (const { value } of db.getRange({ start: listStart(Buffer.alloc(0), prefix, after) })) {
     if (!name(value).startsWith(prefix) || out.length >= limit) break;

@@ -26,14 +26,24 @@ export class LmdbLog implements LocalLog {
   appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
     const value = encodeBatch(batch);
     const e = this.e;
-    const write = (): Promise<boolean> => e.tails.ifVersion(id, batch.firstSeq, () => {
-      e.batches.put(batchKey(id, batch.firstSeq), value);
-      e.tsidx.put(tsKey(id, batch.lastTimestamp, batch.firstSeq), ONE);
-      e.tails.put(id, state, state.nextSeq);
-    });
-    return this.e.write(WRITE_OVERHEAD + Math.ceil(value.length * 1.25), write, (written) => {
-      if (written !== true) throw new SvcError({ code: "storage", status: 500, origin: "server", retryable: true, message: `batch at seq ${batch.firstSeq} not written: the stored tail is elsewhere (an earlier write failed)` });
-    }).then(() => undefined);
+    const write = (): Promise<boolean> =>
+      e.tails.ifVersion(id, batch.firstSeq, () => {
+        e.batches.put(batchKey(id, batch.firstSeq), value);
+        e.tsidx.put(tsKey(id, batch.lastTimestamp, batch.firstSeq), ONE);
+        e.tails.put(id, state, state.nextSeq);
+      });
+    return this.e
+      .write(WRITE_OVERHEAD + Math.ceil(value.length * 1.25), write, (written) => {
+        if (written !== true)
+          throw new SvcError({
+            code: "storage",
+            status: 500,
+            origin: "server",
+            retryable: true,
+            message: `batch at seq ${batch.firstSeq} not written: the stored tail is elsewhere (an earlier write failed)`,
+          });
+      })
+      .then(() => undefined);
   }
 
   readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[] {
@@ -41,7 +51,11 @@ export class LmdbLog implements LocalLog {
     const held = this.holding(id, fromSeq);
     if (held) out.push(decodeBatch(held.first, this.e.batches.getBinary(held.key)!));
     if (out.length >= maxBatches) return out;
-    for (const { key, value } of this.e.batches.getRange({ start: batchKey(id, fromSeq), end: idKey(id + 1), limit: maxBatches - out.length })) {
+    for (const { key, value } of this.e.batches.getRange({
+      start: batchKey(id, fromSeq),
+      end: idKey(id + 1),
+      limit: maxBatches - out.length,
+    })) {
       out.push(decodeBatch(readU64(key, 4), value));
     }
     return out;
@@ -53,7 +67,11 @@ export class LmdbLog implements LocalLog {
     const held = this.holding(id, fromSeq);
     if (held) out.push({ firstSeq: held.first, count: held.head.count, arrival: held.head.arrival });
     if (out.length < maxBatches) {
-      for (const key of this.e.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id + 1), limit: maxBatches - out.length })) {
+      for (const key of this.e.batches.getKeys({
+        start: batchKey(id, fromSeq),
+        end: idKey(id + 1),
+        limit: maxBatches - out.length,
+      })) {
         const head = this.headerAt(key);
         out.push({ firstSeq: readU64(key, 4), count: head.count, arrival: head.arrival });
       }
@@ -66,8 +84,16 @@ export class LmdbLog implements LocalLog {
    * (a value is a copy of up to a MiB, and a sequential catch-up starts every read exactly at a
    * batch). A batch starting at `fromSeq` is left to the forward scan.
    */
-  private holding(id: number, fromSeq: number): { key: Buffer; first: number; head: ReturnType<typeof batchHeader> } | undefined {
-    for (const key of this.e.batches.getKeys({ start: batchKey(id, fromSeq), end: idKey(id), reverse: true, limit: 1 })) {
+  private holding(
+    id: number,
+    fromSeq: number,
+  ): { key: Buffer; first: number; head: ReturnType<typeof batchHeader> } | undefined {
+    for (const key of this.e.batches.getKeys({
+      start: batchKey(id, fromSeq),
+      end: idKey(id),
+      reverse: true,
+      limit: 1,
+    })) {
       const first = readU64(key, 4);
       if (first === fromSeq) return undefined;
       const head = this.headerAt(key);
@@ -91,7 +117,12 @@ export class LmdbLog implements LocalLog {
   }
 
   lastBatch(id: number): StoredBatch | undefined {
-    for (const { key, value } of this.e.batches.getRange({ start: batchKey(id, MAX_SEQ), end: idKey(id), reverse: true, limit: 1 })) {
+    for (const { key, value } of this.e.batches.getRange({
+      start: batchKey(id, MAX_SEQ),
+      end: idKey(id),
+      reverse: true,
+      limit: 1,
+    })) {
       return decodeBatch(readU64(key, 4), value);
     }
     return undefined;
@@ -100,19 +131,29 @@ export class LmdbLog implements LocalLog {
   async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
     const e = this.e;
     let n = 0;
-    for (const key of e.batches.getKeys({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: max })) {
+    for (const key of e.batches.getKeys({
+      start: batchKey(id, 0),
+      end: batchKey(id, Math.min(seq, MAX_SEQ)),
+      limit: max,
+    })) {
       if (readU64(key, 4) + this.headerAt(key).count > seq) break;
       n++;
     }
     if (n === 0) return 0;
     // Removal needs no flush before anyone is told: nothing is acknowledged on it, and a lost
     // removal is redone by the next sweep. It still goes through the write gate.
-    await e.write(WRITE_OVERHEAD, () => e.env.batch(() => {
-      for (const key of e.batches.getKeys({ start: batchKey(id, 0), end: batchKey(id, Math.min(seq, MAX_SEQ)), limit: n })) {
-        e.tsidx.remove(tsKey(id, this.headerAt(key).lastTimestamp, readU64(key, 4)));
-        e.batches.remove(key);
-      }
-    }));
+    await e.write(WRITE_OVERHEAD, () =>
+      e.env.batch(() => {
+        for (const key of e.batches.getKeys({
+          start: batchKey(id, 0),
+          end: batchKey(id, Math.min(seq, MAX_SEQ)),
+          limit: n,
+        })) {
+          e.tsidx.remove(tsKey(id, this.headerAt(key).lastTimestamp, readU64(key, 4)));
+          e.batches.remove(key);
+        }
+      }),
+    );
     return n;
   }
 }

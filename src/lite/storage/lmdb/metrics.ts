@@ -18,7 +18,10 @@ type OldBucket = MinuteTally & { basins: Record<string, { storage?: number; stre
 class LmdbKv implements MetricsKv {
   readonly writer: KvWriter;
 
-  constructor(private readonly db: Database<number, string>, private readonly e: LmdbEnv) {
+  constructor(
+    private readonly db: Database<number, string>,
+    private readonly e: LmdbEnv,
+  ) {
     this.writer = { get: (k) => db.get(k), put: (k, v) => void db.put(k, v), remove: (k) => void db.remove(k) };
   }
 
@@ -31,7 +34,9 @@ class LmdbKv implements MetricsKv {
   }
 
   write(size: number, body: (w: KvWriter) => void): Promise<void> {
-    return this.e.write(WRITE_OVERHEAD + size * 128, () => this.db.transaction(() => body(this.writer))).then(() => undefined);
+    return this.e
+      .write(WRITE_OVERHEAD + size * 128, () => this.db.transaction(() => body(this.writer)))
+      .then(() => undefined);
   }
 }
 
@@ -42,7 +47,14 @@ export class LmdbMetrics extends LocalMetrics {
     super(kv);
     const old = [...e.metrics.getRange({ start: "b:", end: "b;" })];
     const storage = e.metrics.get("storage") as [string, string, number][] | undefined;
-    if (old.length > 0 || storage !== undefined) db.transactionSync(() => this.convert(kv.writer, old.map(({ value }) => value as OldBucket), storage ?? []));
+    if (old.length > 0 || storage !== undefined)
+      db.transactionSync(() =>
+        this.convert(
+          kv.writer,
+          old.map(({ value }) => value as OldBucket),
+          storage ?? [],
+        ),
+      );
   }
 
   private convert(w: KvWriter, old: OldBucket[], storage: [string, string, number][]): void {

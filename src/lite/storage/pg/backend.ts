@@ -28,7 +28,13 @@ export class PgBackend implements SharedBackend {
   readonly durable = true;
   readonly metrics: MetricsStore;
 
-  private constructor(readonly config: PgConfig, private readonly db: Db, readonly catalog: PgCatalog, readonly log: PgLog, readonly cluster: PgCluster) {
+  private constructor(
+    readonly config: PgConfig,
+    private readonly db: Db,
+    readonly catalog: PgCatalog,
+    readonly log: PgLog,
+    readonly cluster: PgCluster,
+  ) {
     this.metrics = new PgMetrics(db);
   }
 
@@ -44,7 +50,12 @@ export class PgBackend implements SharedBackend {
       await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
-      throw new SvcError({ code: "unavailable", origin: "server", status: 503, message: `cannot use PostgreSQL at ${where}: ${(e as Error).message}` });
+      throw new SvcError({
+        code: "unavailable",
+        origin: "server",
+        status: 503,
+        message: `cannot use PostgreSQL at ${where}: ${(e as Error).message}`,
+      });
     } finally {
       await client.end().catch(() => {});
     }
@@ -62,7 +73,10 @@ export class PgBackend implements SharedBackend {
 
   /** The root token every node shares: the first node's candidate wins. */
   async sharedRootToken(candidate: string): Promise<string> {
-    await this.db.write("INSERT INTO svc_settings (key, value) VALUES ('root_token', $1) ON CONFLICT (key) DO NOTHING", [candidate]);
+    await this.db.write(
+      "INSERT INTO svc_settings (key, value) VALUES ('root_token', $1) ON CONFLICT (key) DO NOTHING",
+      [candidate],
+    );
     const rows = await this.db.read<{ value: string }>("SELECT value FROM svc_settings WHERE key = 'root_token'");
     return rows[0]!.value;
   }
@@ -79,8 +93,12 @@ export class PgBackend implements SharedBackend {
  * are the server's settings, not ours to change: the node says so at start, once.
  */
 async function warnIfNotDurable(client: pg.Client, where: string, log: (m: string) => void): Promise<void> {
-  const { rows } = await client.query<{ name: string }>("SELECT name FROM pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name");
+  const { rows } = await client.query<{ name: string }>(
+    "SELECT name FROM pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name",
+  );
   if (rows.length === 0) return;
   const off = rows.map((r) => `${r.name}=off`).join(" and ");
-  log(`warning: PostgreSQL at ${where} runs with ${off}: a crash of its host can lose or corrupt records this node has acknowledged`);
+  log(
+    `warning: PostgreSQL at ${where} runs with ${off}: a crash of its host can lose or corrupt records this node has acknowledged`,
+  );
 }

@@ -27,13 +27,17 @@ export class TtlCache<V> {
     if (pending) return pending;
     const gen = this.generation;
     const started = performance.now();
-    const p = load().then((v) => {
-      if (this.generation === gen) {
-        if (v === undefined) this.entries.delete(key);
-        else this.entries.set(key, { value: v, at: started });
-      }
-      return v;
-    }).finally(() => { if (this.loading.get(key) === p) this.loading.delete(key); });
+    const p = load()
+      .then((v) => {
+        if (this.generation === gen) {
+          if (v === undefined) this.entries.delete(key);
+          else this.entries.set(key, { value: v, at: started });
+        }
+        return v;
+      })
+      .finally(() => {
+        if (this.loading.get(key) === p) this.loading.delete(key);
+      });
     this.loading.set(key, p);
     return p;
   }

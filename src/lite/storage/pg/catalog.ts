@@ -18,7 +18,11 @@ import { num, type Db, type Tx } from "./db.js";
 
 const CHANNEL = "svc_lite";
 
-interface MetaRow { id: string; rev: string; meta: string }
+interface MetaRow {
+  id: string;
+  rev: string;
+  meta: string;
+}
 
 function basinOf(r: MetaRow): BasinMeta {
   return { ...(JSON.parse(r.meta) as BasinMeta), id: num(r.id), rev: num(r.rev) };
@@ -35,14 +39,18 @@ function json(meta: BasinMeta | StreamMeta): string {
 }
 
 /** The SET of sealing a basin or stream at `$at` (a parameter's placeholder). */
-const seal = (at: string): string => `deleted = true, rev = rev + 1, meta = jsonb_set(meta::jsonb, '{deletedAt}', to_jsonb(${at}::text))::text`;
+const seal = (at: string): string =>
+  `deleted = true, rev = rev + 1, meta = jsonb_set(meta::jsonb, '{deletedAt}', to_jsonb(${at}::text))::text`;
 
 export class PgCatalog implements Catalog {
   private readonly basins: TtlCache<BasinMeta>;
   private readonly streams: TtlCache<StreamMeta>;
   private readonly tokens: TtlCache<StoredToken>;
 
-  constructor(private readonly db: Db, ttlMs: number) {
+  constructor(
+    private readonly db: Db,
+    ttlMs: number,
+  ) {
     this.basins = new TtlCache(ttlMs);
     this.streams = new TtlCache(ttlMs);
     this.tokens = new TtlCache(ttlMs);
@@ -71,19 +79,28 @@ export class PgCatalog implements Catalog {
   }
 
   async listBasins(prefix: string, after: string, limit: number): Promise<BasinMeta[]> {
-    const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_basins WHERE starts_with(name, $1) AND name > $2 ORDER BY name LIMIT $3", [prefix, after, limit]);
+    const rows = await this.db.read<MetaRow>(
+      "SELECT id, rev, meta FROM svc_basins WHERE starts_with(name, $1) AND name > $2 ORDER BY name LIMIT $3",
+      [prefix, after, limit],
+    );
     return rows.map(basinOf);
   }
 
   getStream(basin: string, name: string) {
     return this.streams.get(`${basin}\u0000${name}`, async () => {
-      const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND name = $2", [basin, name]);
+      const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND name = $2", [
+        basin,
+        name,
+      ]);
       return rows[0] && streamOf(rows[0]);
     });
   }
 
   async listStreams(basin: string, prefix: string, after: string, limit: number): Promise<StreamMeta[]> {
-    const rows = await this.db.read<MetaRow>("SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND starts_with(name, $2) AND name > $3 ORDER BY name LIMIT $4", [basin, prefix, after, limit]);
+    const rows = await this.db.read<MetaRow>(
+      "SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND starts_with(name, $2) AND name > $3 ORDER BY name LIMIT $4",
+      [basin, prefix, after, limit],
+    );
     return rows.map(streamOf);
   }
 
@@ -100,7 +117,10 @@ export class PgCatalog implements Catalog {
   }
 
   async listTokens(prefix: string, after: string, limit: number): Promise<StoredToken[]> {
-    const rows = await this.db.read<{ token: string }>("SELECT token FROM svc_tokens WHERE starts_with(id, $1) AND id > $2 ORDER BY id LIMIT $3", [prefix, after, limit]);
+    const rows = await this.db.read<{ token: string }>(
+      "SELECT token FROM svc_tokens WHERE starts_with(id, $1) AND id > $2 ORDER BY id LIMIT $3",
+      [prefix, after, limit],
+    );
     return rows.map((r) => JSON.parse(r.token) as StoredToken);
   }
 
@@ -124,11 +144,21 @@ export class PgCatalog implements Catalog {
 
 function hintOf(c: CatalogChange): ClusterHint {
   switch (c.op) {
-    case "putToken": case "deleteToken": return { kind: "tokens" };
-    case "createBasin": case "updateBasin": return { kind: "meta", basin: c.meta.name };
-    case "deleteBasin": case "removeBasin": return { kind: "meta", basin: c.name };
-    case "createStream": case "updateStream": return { kind: "meta", basin: c.meta.basin, name: c.meta.name };
-    case "deleteStream": case "removeStream": return { kind: "meta", basin: c.basin, name: c.name };
+    case "putToken":
+    case "deleteToken":
+      return { kind: "tokens" };
+    case "createBasin":
+    case "updateBasin":
+      return { kind: "meta", basin: c.meta.name };
+    case "deleteBasin":
+    case "removeBasin":
+      return { kind: "meta", basin: c.name };
+    case "createStream":
+    case "updateStream":
+      return { kind: "meta", basin: c.meta.basin, name: c.meta.name };
+    case "deleteStream":
+    case "removeStream":
+      return { kind: "meta", basin: c.basin, name: c.name };
   }
 }
 
@@ -146,40 +176,92 @@ async function one(tx: Tx, sql: string, params: unknown[]): Promise<boolean> {
 async function apply(tx: Tx, c: CatalogChange): Promise<boolean> {
   switch (c.op) {
     case "createBasin":
-      return one(tx, "INSERT INTO svc_basins (name, id, rev, deleted, meta) VALUES ($1, $2, 0, false, $3) ON CONFLICT (name) DO NOTHING", [c.meta.name, c.meta.id ?? 0, json(c.meta)]);
+      return one(
+        tx,
+        "INSERT INTO svc_basins (name, id, rev, deleted, meta) VALUES ($1, $2, 0, false, $3) ON CONFLICT (name) DO NOTHING",
+        [c.meta.name, c.meta.id ?? 0, json(c.meta)],
+      );
     case "updateBasin":
-      return one(tx, "UPDATE svc_basins SET meta = $3, rev = rev + 1 WHERE name = $1 AND id = $2 AND rev = $4 AND NOT deleted", [c.meta.name, c.meta.id ?? 0, json(c.meta), c.rev]);
+      return one(
+        tx,
+        "UPDATE svc_basins SET meta = $3, rev = rev + 1 WHERE name = $1 AND id = $2 AND rev = $4 AND NOT deleted",
+        [c.meta.name, c.meta.id ?? 0, json(c.meta), c.rev],
+      );
     case "deleteBasin": {
-      if (!(await one(tx, `UPDATE svc_basins SET ${seal("$3")} WHERE name = $1 AND id = $2 AND NOT deleted`, [c.name, c.id, c.at]))) return false;
-      await tx.query("SELECT 1 FROM svc_tails WHERE id IN (SELECT id FROM svc_streams WHERE basin = $1 AND NOT deleted) ORDER BY id FOR UPDATE", [c.name]);
+      if (
+        !(await one(tx, `UPDATE svc_basins SET ${seal("$3")} WHERE name = $1 AND id = $2 AND NOT deleted`, [
+          c.name,
+          c.id,
+          c.at,
+        ]))
+      )
+        return false;
+      await tx.query(
+        "SELECT 1 FROM svc_tails WHERE id IN (SELECT id FROM svc_streams WHERE basin = $1 AND NOT deleted) ORDER BY id FOR UPDATE",
+        [c.name],
+      );
       await tx.query(`UPDATE svc_streams SET ${seal("$2")} WHERE basin = $1 AND NOT deleted`, [c.name, c.at]);
       return true;
     }
     case "removeBasin":
-      return one(tx, "DELETE FROM svc_basins WHERE name = $1 AND id = $2 AND deleted AND NOT EXISTS (SELECT 1 FROM svc_streams WHERE basin = $1)", [c.name, c.id]);
+      return one(
+        tx,
+        "DELETE FROM svc_basins WHERE name = $1 AND id = $2 AND deleted AND NOT EXISTS (SELECT 1 FROM svc_streams WHERE basin = $1)",
+        [c.name, c.id],
+      );
     case "createStream": {
       const s = c.state;
-      if ((await tx.query("SELECT 1 FROM svc_basins WHERE name = $1 AND NOT deleted FOR SHARE", [c.meta.basin])).rowCount !== 1) return false;
-      if (!(await one(tx, "INSERT INTO svc_streams (basin, name, id, deleted, rev, meta) VALUES ($1, $2, $3, false, 0, $4) ON CONFLICT (basin, name) DO NOTHING", [c.meta.basin, c.meta.name, c.meta.id, json(c.meta)]))) return false;
-      await tx.query("INSERT INTO svc_tails (id, next_seq, last_ts, fencing_token, trim_point, last_arrival) VALUES ($1, $2, $3, $4, $5, $6)", [c.meta.id, s.nextSeq, s.lastTimestamp, s.fencingToken, s.trimPoint, s.lastArrival]);
+      if (
+        (await tx.query("SELECT 1 FROM svc_basins WHERE name = $1 AND NOT deleted FOR SHARE", [c.meta.basin]))
+          .rowCount !== 1
+      )
+        return false;
+      if (
+        !(await one(
+          tx,
+          "INSERT INTO svc_streams (basin, name, id, deleted, rev, meta) VALUES ($1, $2, $3, false, 0, $4) ON CONFLICT (basin, name) DO NOTHING",
+          [c.meta.basin, c.meta.name, c.meta.id, json(c.meta)],
+        ))
+      )
+        return false;
+      await tx.query(
+        "INSERT INTO svc_tails (id, next_seq, last_ts, fencing_token, trim_point, last_arrival) VALUES ($1, $2, $3, $4, $5, $6)",
+        [c.meta.id, s.nextSeq, s.lastTimestamp, s.fencingToken, s.trimPoint, s.lastArrival],
+      );
       return true;
     }
     case "updateStream":
-      return one(tx, "UPDATE svc_streams SET meta = $4, rev = rev + 1 WHERE basin = $1 AND name = $2 AND id = $3 AND rev = $5 AND NOT deleted", [c.meta.basin, c.meta.name, c.meta.id, json(c.meta), c.rev]);
+      return one(
+        tx,
+        "UPDATE svc_streams SET meta = $4, rev = rev + 1 WHERE basin = $1 AND name = $2 AND id = $3 AND rev = $5 AND NOT deleted",
+        [c.meta.basin, c.meta.name, c.meta.id, json(c.meta), c.rev],
+      );
     case "deleteStream": {
       // The tail's lock orders this against every append (sequencer-sql.ts).
       const tail = c.ifTail
-        ? await tx.query("SELECT 1 FROM svc_tails WHERE id = $1 AND next_seq = $2 AND last_arrival = $3 FOR UPDATE", [c.id, c.ifTail.nextSeq, c.ifTail.lastArrival])
+        ? await tx.query("SELECT 1 FROM svc_tails WHERE id = $1 AND next_seq = $2 AND last_arrival = $3 FOR UPDATE", [
+            c.id,
+            c.ifTail.nextSeq,
+            c.ifTail.lastArrival,
+          ])
         : await tx.query("SELECT 1 FROM svc_tails WHERE id = $1 FOR UPDATE", [c.id]);
       if (c.ifTail && tail.rowCount !== 1) return false;
-      return one(tx, `UPDATE svc_streams SET ${seal("$4")} WHERE basin = $1 AND name = $2 AND id = $3 AND NOT deleted`, [c.basin, c.name, c.id, c.at]);
+      return one(
+        tx,
+        `UPDATE svc_streams SET ${seal("$4")} WHERE basin = $1 AND name = $2 AND id = $3 AND NOT deleted`,
+        [c.basin, c.name, c.id, c.at],
+      );
     }
     case "removeStream":
       await tx.query("DELETE FROM svc_batches WHERE id = $1", [c.id]);
       await tx.query("DELETE FROM svc_tails WHERE id = $1", [c.id]);
       return one(tx, "DELETE FROM svc_streams WHERE basin = $1 AND name = $2 AND id = $3", [c.basin, c.name, c.id]);
     case "putToken":
-      return one(tx, "INSERT INTO svc_tokens (id, key_id, token) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [c.token.id, c.token.keyId, JSON.stringify(c.token)]);
+      return one(tx, "INSERT INTO svc_tokens (id, key_id, token) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [
+        c.token.id,
+        c.token.keyId,
+        JSON.stringify(c.token),
+      ]);
     case "deleteToken":
       return one(tx, "DELETE FROM svc_tokens WHERE id = $1 AND key_id = $2", [c.id, c.keyId]);
   }

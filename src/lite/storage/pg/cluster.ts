@@ -30,12 +30,18 @@ export function parseHint(payload: string): ClusterHint | undefined {
   if (payload === "k") return { kind: "tokens" };
   if (payload === "t*") return { kind: "tails" };
   if (payload.startsWith("t")) {
-    const ids = payload.slice(1).split(":")[0]!.split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+    const ids = payload
+      .slice(1)
+      .split(":")[0]!
+      .split(",")
+      .map(Number)
+      .filter((n) => Number.isSafeInteger(n) && n > 0);
     return ids.length > 0 ? { kind: "tails", ids } : undefined;
   }
   if (payload.startsWith("m")) {
     const v = JSON.parse(payload.slice(1)) as unknown;
-    if (!Array.isArray(v) || typeof v[0] !== "string" || (v[1] !== undefined && typeof v[1] !== "string")) return undefined;
+    if (!Array.isArray(v) || typeof v[0] !== "string" || (v[1] !== undefined && typeof v[1] !== "string"))
+      return undefined;
     return { kind: "meta", basin: v[0], ...(v[1] === undefined ? {} : { name: v[1] as string }) };
   }
   return undefined;
@@ -53,7 +59,13 @@ export class PgCluster implements Cluster {
   private announcing = false;
 
   /** `forget`: told every hint first (the catalog drops what it names). */
-  constructor(private readonly config: PgConfig, private readonly db: Db, private readonly log: (m: string) => void, private readonly pollMs: number, private readonly forget: (h: ClusterHint) => void) {}
+  constructor(
+    private readonly config: PgConfig,
+    private readonly db: Db,
+    private readonly log: (m: string) => void,
+    private readonly pollMs: number,
+    private readonly forget: (h: ClusterHint) => void,
+  ) {}
 
   watch(onHint: (h: ClusterHint) => void): void {
     this.onHint = onHint;
@@ -85,7 +97,11 @@ export class PgCluster implements Cluster {
         this.moved.clear();
         const payload = `t${ids.join(",")}`;
         // A payload is at most 8000 bytes: a longer list says "every stream" (the receivers poll all they serve).
-        await this.db.writes.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [CHANNEL, payload.length < 7900 ? payload : "t*"])
+        await this.db.writes
+          .query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [
+            CHANNEL,
+            payload.length < 7900 ? payload : "t*",
+          ])
           .catch((e: unknown) => this.log(`notification failed (other nodes will poll): ${(e as Error).message}`));
         // At most one notification per ANNOUNCE_MS: a stream appended to a thousand times a
         // second costs the other nodes one re-read per period, not one per append.
@@ -105,7 +121,8 @@ export class PgCluster implements Cluster {
       if (this.listenClient === c) this.listenClient = undefined;
       void c.end().catch(() => {});
       if (this.closed) return;
-      if (!this.listenLost) this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every second`);
+      if (!this.listenLost)
+        this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every second`);
       this.listenLost = true;
       setTimeout(() => void this.listen(), 1000).unref();
     };
@@ -115,7 +132,10 @@ export class PgCluster implements Cluster {
     try {
       await c.connect();
       await c.query(`LISTEN ${CHANNEL}`);
-      if (this.closed) { await c.end(); return; }
+      if (this.closed) {
+        await c.end();
+        return;
+      }
       this.listenClient = c;
       if (this.listenLost) this.log("database notifications back");
       this.listenLost = false;

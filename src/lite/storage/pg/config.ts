@@ -28,23 +28,34 @@ export function isPostgresUrl(s: string): boolean {
 }
 
 /** Parses the URL; a password in the URL wins, then the file, then PGPASSWORD. */
-export function parsePgUrl(text: string, opts: { passwordFile?: string; poolSize?: number; writeTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): PgConfig {
+export function parsePgUrl(
+  text: string,
+  opts: { passwordFile?: string; poolSize?: number; writeTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): PgConfig {
   const env = opts.env ?? process.env;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw clientError("usage", "svc lite: --storage must be postgres://USER@HOST[:PORT]/DATABASE (the URL given does not parse)");
+    throw clientError(
+      "usage",
+      "svc lite: --storage must be postgres://USER@HOST[:PORT]/DATABASE (the URL given does not parse)",
+    );
   }
-  if (!isPostgresUrl(text)) throw clientError("usage", `svc lite: --storage supports postgres:// URLs only, got ${url.protocol}//…`);
+  if (!isPostgresUrl(text))
+    throw clientError("usage", `svc lite: --storage supports postgres:// URLs only, got ${url.protocol}//…`);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
-  if (database === "" || url.hostname === "") throw clientError("usage", "svc lite: --storage needs a host and a database: postgres://USER@HOST[:PORT]/DATABASE");
+  if (database === "" || url.hostname === "")
+    throw clientError("usage", "svc lite: --storage needs a host and a database: postgres://USER@HOST[:PORT]/DATABASE");
   let password = url.password === "" ? undefined : decodeURIComponent(url.password);
   if (password === undefined && opts.passwordFile !== undefined) {
     try {
       password = readFileSync(opts.passwordFile, "utf8").split(/\r?\n/)[0]!;
     } catch (e) {
-      throw clientError("usage", `svc lite: cannot read --storage-password-file ${opts.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw clientError(
+        "usage",
+        `svc lite: cannot read --storage-password-file ${opts.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   }
   if (password === undefined && env.PGPASSWORD) password = env.PGPASSWORD;
@@ -66,9 +77,20 @@ export function redactedUrl(c: PgConfig): string {
 }
 
 /** Options for a `pg` client or pool: every commit waits for the WAL flush (and sync standbys). */
-export function clientOptions(c: PgConfig): { host: string; port: number; user: string; password?: string; database: string; options: string; connectionTimeoutMillis: number } {
+export function clientOptions(c: PgConfig): {
+  host: string;
+  port: number;
+  user: string;
+  password?: string;
+  database: string;
+  options: string;
+  connectionTimeoutMillis: number;
+} {
   return {
-    host: c.host, port: c.port, user: c.user, database: c.database,
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    database: c.database,
     ...(c.password === undefined ? {} : { password: c.password }),
     options: "-c synchronous_commit=on",
     connectionTimeoutMillis: 10_000,

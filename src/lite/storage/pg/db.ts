@@ -21,12 +21,30 @@ export function bytes(v: unknown): Buffer {
 
 /** A failed statement: retryable, its outcome unknown to the client (it may have committed). */
 export function storageError(e: unknown): SvcError {
-  return e instanceof SvcError ? e : new SvcError({ code: "storage", origin: "server", status: 500, retryable: true, message: `database write failed: ${(e as Error)?.message ?? e}`, cause: e });
+  return e instanceof SvcError
+    ? e
+    : new SvcError({
+        code: "storage",
+        origin: "server",
+        status: 500,
+        retryable: true,
+        message: `database write failed: ${(e as Error)?.message ?? e}`,
+        cause: e,
+      });
 }
 
 /** A failed read: nothing was changed, retry. */
 export function unavailable(e: unknown): SvcError {
-  return e instanceof SvcError ? e : new SvcError({ code: "unavailable", origin: "server", status: 503, retryable: true, message: `database read failed: ${(e as Error)?.message ?? e}`, cause: e });
+  return e instanceof SvcError
+    ? e
+    : new SvcError({
+        code: "unavailable",
+        origin: "server",
+        status: 503,
+        retryable: true,
+        message: `database read failed: ${(e as Error)?.message ?? e}`,
+        cause: e,
+      });
 }
 
 export type Tx = pg.PoolClient;
@@ -48,19 +66,30 @@ export class Db {
   private lastAnswer = 0;
   private closed = false;
 
-  constructor(readonly config: PgConfig, private readonly log: (m: string) => void) {
+  constructor(
+    readonly config: PgConfig,
+    private readonly log: (m: string) => void,
+  ) {
     // Every statement is bounded: a database that stops answering (a partition, a frozen host:
     // no reset, no FIN) fails the statement instead of holding the stream's writes forever.
     const bounded = { statement_timeout: config.writeTimeoutMs, query_timeout: config.writeTimeoutMs + 1_000 };
     this.writes = new pg.Pool({ ...clientOptions(config), ...bounded, max: config.poolSize });
-    this.reads = new pg.Pool({ ...clientOptions(config), statement_timeout: READ_TIMEOUT_MS, query_timeout: READ_TIMEOUT_MS, max: config.poolSize, application_name: "svc lite reads" });
+    this.reads = new pg.Pool({
+      ...clientOptions(config),
+      statement_timeout: READ_TIMEOUT_MS,
+      query_timeout: READ_TIMEOUT_MS,
+      max: config.poolSize,
+      application_name: "svc lite reads",
+    });
     for (const p of [this.writes, this.reads]) p.on("error", (e) => log(`database connection lost: ${e.message}`));
   }
 
   /** A read through the read pool; failures are 503 `unavailable`. */
   async read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
     if (this.stuckSince !== undefined) {
-      throw unavailable(new Error(`the database has not answered for ${Math.round((Date.now() - this.stuckSince) / 1000)} s`));
+      throw unavailable(
+        new Error(`the database has not answered for ${Math.round((Date.now() - this.stuckSince) / 1000)} s`),
+      );
     }
     const started = performance.now();
     try {
@@ -69,7 +98,12 @@ export class Db {
       return rows;
     } catch (e) {
       // A timeout opens the circuit, unless the database answered something since this read began.
-      if (/timeout/i.test((e as Error).message ?? "") && (e as { code?: string }).code === undefined && this.lastAnswer < started) this.openCircuit();
+      if (
+        /timeout/i.test((e as Error).message ?? "") &&
+        (e as { code?: string }).code === undefined &&
+        this.lastAnswer < started
+      )
+        this.openCircuit();
       throw unavailable(e);
     }
   }
@@ -85,11 +119,18 @@ export class Db {
   private openCircuit(): void {
     if (this.stuckSince !== undefined) return;
     this.stuckSince = Date.now() - READ_TIMEOUT_MS;
-    this.log(`the database did not answer a read within ${READ_TIMEOUT_MS} ms: reads fail at once until it answers again`);
+    this.log(
+      `the database did not answer a read within ${READ_TIMEOUT_MS} ms: reads fail at once until it answers again`,
+    );
     const probe = (): void => {
       if (this.closed) return;
       const t = setTimeout(() => {
-        this.reads.query("SELECT 1").then(() => this.answered(), () => { if (this.stuckSince !== undefined) probe(); });
+        this.reads.query("SELECT 1").then(
+          () => this.answered(),
+          () => {
+            if (this.stuckSince !== undefined) probe();
+          },
+        );
       }, 500);
       t.unref();
     };
@@ -117,9 +158,13 @@ export class Db {
    * transaction (its statements fail with it) and the connection is not given back.
    */
   async tx(body: (c: Tx) => Promise<boolean>): Promise<boolean> {
-    const c = await this.writes.connect().catch((e: unknown) => { throw storageError(e); });
+    const c = await this.writes.connect().catch((e: unknown) => {
+      throw storageError(e);
+    });
     let failure: unknown;
-    const lost = (e: Error): void => { failure ??= e; };
+    const lost = (e: Error): void => {
+      failure ??= e;
+    };
     c.on("error", lost);
     try {
       await c.query("BEGIN");

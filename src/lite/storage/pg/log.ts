@@ -13,10 +13,22 @@ interface AppendRow {
   o_firsts: (string | null)[] | null;
   o_floors: (string | null)[] | null;
   o_errs: (string | null)[] | null;
-  o_next_seq: string; o_last_ts: string; o_fencing_token: string; o_trim_point: string; o_last_arrival: string;
+  o_next_seq: string;
+  o_last_ts: string;
+  o_fencing_token: string;
+  o_trim_point: string;
+  o_last_arrival: string;
 }
 
-interface StateRow { id: string; next_seq: string; last_ts: string; fencing_token: string; trim_point: string; last_arrival: string; deleted: boolean | null }
+interface StateRow {
+  id: string;
+  next_seq: string;
+  last_ts: string;
+  fencing_token: string;
+  trim_point: string;
+  last_arrival: string;
+  deleted: boolean | null;
+}
 
 /** The SQL of a group of `n` appends: buffers travel as binary parameters, one each. */
 function appendSql(n: number): string {
@@ -37,7 +49,15 @@ function surelyRolledBack(e: unknown): boolean {
 
 /** Nothing of the group was written: a definite failure, safe to retry. */
 function notWritten(cause: unknown): SvcError {
-  return new SvcError({ code: "storage", origin: "server", status: 500, retryable: true, sideEffects: false, cause, message: `the database did not store the append (${(cause as Error)?.message ?? cause}); nothing was written: retry` });
+  return new SvcError({
+    code: "storage",
+    origin: "server",
+    status: 500,
+    retryable: true,
+    sideEffects: false,
+    cause,
+    message: `the database did not store the append (${(cause as Error)?.message ?? cause}); nothing was written: retry`,
+  });
 }
 
 function outcome(first: string | null, floor: string | null, err: string | null): AppendOutcome {
@@ -51,11 +71,15 @@ export class PgLog implements SharedLog {
   /** Told after every group that landed something (cluster.ts announces it to the other nodes). */
   onAppended: (id: number) => void = () => {};
 
-
   constructor(private readonly db: Db) {}
 
   async append(id: number, group: PlannedAppend[], arrival: number): Promise<GroupResult> {
-    const cmd = { batch: [] as number[], index: [] as number[], fence: [] as (string | null)[], trim: [] as (number | null)[] };
+    const cmd = {
+      batch: [] as number[],
+      index: [] as number[],
+      fence: [] as (string | null)[],
+      trim: [] as (number | null)[],
+    };
     group.forEach((g, k) => {
       for (const c of g.commands) {
         cmd.batch.push(k + 1);
@@ -67,9 +91,19 @@ export class PgLog implements SharedLog {
     let row: AppendRow;
     try {
       const res = await this.db.write<AppendRow>(appendSql(group.length), [
-        id, arrival, group.map((g) => g.count), group.map((g) => g.chain), group.map((g) => g.matchSeqNum ?? null),
-        group.map((g) => g.fencingToken ?? null), group.map((g) => g.lastTimestamp), group.map((g) => g.plannedFirst),
-        cmd.batch, cmd.index, cmd.fence, cmd.trim, ...group.map((g) => g.data),
+        id,
+        arrival,
+        group.map((g) => g.count),
+        group.map((g) => g.chain),
+        group.map((g) => g.matchSeqNum ?? null),
+        group.map((g) => g.fencingToken ?? null),
+        group.map((g) => g.lastTimestamp),
+        group.map((g) => g.plannedFirst),
+        cmd.batch,
+        cmd.index,
+        cmd.fence,
+        cmd.trim,
+        ...group.map((g) => g.data),
       ]);
       row = res.rows[0]!;
     } catch (e) {
@@ -82,7 +116,13 @@ export class PgLog implements SharedLog {
   }
 
   private result(id: number, r: AppendRow): GroupResult {
-    const state: StreamStateRecord = { nextSeq: num(r.o_next_seq), lastTimestamp: num(r.o_last_ts), fencingToken: r.o_fencing_token, trimPoint: num(r.o_trim_point), lastArrival: num(r.o_last_arrival) };
+    const state: StreamStateRecord = {
+      nextSeq: num(r.o_next_seq),
+      lastTimestamp: num(r.o_last_ts),
+      fencingToken: r.o_fencing_token,
+      trimPoint: num(r.o_trim_point),
+      lastArrival: num(r.o_last_arrival),
+    };
     if (r.o_refused) return { refused: r.o_refused, outcomes: [], state };
     const outcomes = r.o_firsts!.map((first, k) => outcome(first, r.o_floors![k]!, r.o_errs![k]!));
     if (outcomes.some((o) => o.ok)) this.onAppended(id);
@@ -92,18 +132,31 @@ export class PgLog implements SharedLog {
   async states(ids: number[]): Promise<Map<number, StoredState>> {
     const rows = await this.db.read<StateRow>(
       `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, t.trim_point, t.last_arrival, s.deleted
-       FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id WHERE t.id = ANY($1::bigint[])`, [ids]);
-    return new Map(rows.map((r) => [num(r.id), {
-      nextSeq: num(r.next_seq), lastTimestamp: num(r.last_ts), fencingToken: r.fencing_token,
-      trimPoint: num(r.trim_point), lastArrival: num(r.last_arrival), live: r.deleted === false,
-    }]));
+       FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id WHERE t.id = ANY($1::bigint[])`,
+      [ids],
+    );
+    return new Map(
+      rows.map((r) => [
+        num(r.id),
+        {
+          nextSeq: num(r.next_seq),
+          lastTimestamp: num(r.last_ts),
+          fencingToken: r.fencing_token,
+          trimPoint: num(r.trim_point),
+          lastArrival: num(r.last_arrival),
+          live: r.deleted === false,
+        },
+      ]),
+    );
   }
 
   async readBatches(id: number, fromSeq: number, maxBatches: number): Promise<StoredBatch[]> {
     const rows = await this.db.read<{ first_seq: string; planned_seq: string | null; ts_floor: string; data: Buffer }>(
       `SELECT first_seq, planned_seq, ts_floor, data FROM svc_batches WHERE id = $1 AND end_seq > $2
        AND first_seq >= coalesce((SELECT max(first_seq) FROM svc_batches WHERE id = $1 AND first_seq <= $2), 0)
-       ORDER BY first_seq LIMIT $3`, [id, fromSeq, maxBatches]);
+       ORDER BY first_seq LIMIT $3`,
+      [id, fromSeq, maxBatches],
+    );
     return rows.map((r) => {
       const first = num(r.first_seq);
       return decodeLanded(first, r.planned_seq === null ? first : num(r.planned_seq), num(r.ts_floor), bytes(r.data));
@@ -111,7 +164,10 @@ export class PgLog implements SharedLog {
   }
 
   async findTimestamp(id: number, timestamp: number): Promise<number | undefined> {
-    const rows = await this.db.read<{ first_seq: string }>("SELECT first_seq FROM svc_batches WHERE id = $1 AND last_ts >= $2 ORDER BY last_ts, first_seq LIMIT 1", [id, timestamp]);
+    const rows = await this.db.read<{ first_seq: string }>(
+      "SELECT first_seq FROM svc_batches WHERE id = $1 AND last_ts >= $2 ORDER BY last_ts, first_seq LIMIT 1",
+      [id, timestamp],
+    );
     return rows[0] && num(rows[0].first_seq);
   }
 
@@ -119,14 +175,21 @@ export class PgLog implements SharedLog {
   async batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]> {
     const rows = await this.db.read<{ first_seq: string; end_seq: string; head: Buffer }>(
       `SELECT first_seq, end_seq, substring(data from 1 for ${BATCH_HEAD_BYTES}) AS head FROM svc_batches
-       WHERE id = $1 AND end_seq > $2 ORDER BY first_seq LIMIT $3`, [id, fromSeq, maxBatches]);
-    return rows.map((r) => ({ firstSeq: num(r.first_seq), count: num(r.end_seq) - num(r.first_seq), arrival: batchHeader(r.head).arrival }));
+       WHERE id = $1 AND end_seq > $2 ORDER BY first_seq LIMIT $3`,
+      [id, fromSeq, maxBatches],
+    );
+    return rows.map((r) => ({
+      firstSeq: num(r.first_seq),
+      count: num(r.end_seq) - num(r.first_seq),
+      arrival: batchHeader(r.head).arrival,
+    }));
   }
 
   async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
     const res = await this.db.write(
       "DELETE FROM svc_batches WHERE id = $1 AND first_seq IN (SELECT first_seq FROM svc_batches WHERE id = $1 AND end_seq <= $2 ORDER BY first_seq LIMIT $3)",
-      [id, Math.min(seq, Number.MAX_SAFE_INTEGER), max]);
+      [id, Math.min(seq, Number.MAX_SAFE_INTEGER), max],
+    );
     return res.rowCount ?? 0;
   }
 }

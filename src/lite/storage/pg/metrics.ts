@@ -37,7 +37,8 @@ const ADD_TOTALS = `INSERT INTO svc_metric_totals AS m (name, n)
   ON CONFLICT (name) DO UPDATE SET n = m.n + EXCLUDED.n`;
 const LOCK_BASINS = `INSERT INTO svc_metric_stored (basin, stream, id, bytes, dropped, t)
   SELECT b, '', 0, 0, false, 0 FROM unnest($1::text[]) AS b ORDER BY b ON CONFLICT (basin, stream) DO NOTHING`;
-const LOCKED_BASINS = "SELECT basin, bytes FROM svc_metric_stored WHERE stream = '' AND basin = ANY($1::text[]) ORDER BY basin FOR UPDATE";
+const LOCKED_BASINS =
+  "SELECT basin, bytes FROM svc_metric_stored WHERE stream = '' AND basin = ANY($1::text[]) ORDER BY basin FOR UPDATE";
 const READ_STREAMS = `SELECT m.basin, m.stream, m.id, m.bytes, m.dropped FROM svc_metric_stored m
   JOIN unnest($1::text[], $2::text[]) AS d(basin, stream) ON m.basin = d.basin AND m.stream = d.stream`;
 const WRITE_ROWS = `INSERT INTO svc_metric_stored AS m (basin, stream, id, bytes, dropped, t)
@@ -48,7 +49,14 @@ const WRITE_SAMPLES = `INSERT INTO svc_metric_samples AS m (basin, stream, t, by
   ON CONFLICT (basin, stream, t) DO UPDATE SET bytes = EXCLUDED.bytes`;
 
 /** A stored row as read and as it will be written. */
-interface Row { basin: string; stream: string; id: number; bytes: number; dropped: boolean; t: number }
+interface Row {
+  basin: string;
+  stream: string;
+  id: number;
+  bytes: number;
+  dropped: boolean;
+  t: number;
+}
 
 const rowKey = (basin: string, stream: string): string => `${basin}/${stream}`;
 
@@ -61,7 +69,8 @@ const held = (r: Row | undefined): number => (r === undefined || r.dropped ? 0 :
  * what an older stream of the name left.
  */
 function applied(r: Row | undefined, c: StoredChange): Row | undefined {
-  if (r === undefined || r.id < c.id) return { basin: c.basin, stream: c.stream, id: c.id, bytes: c.n, dropped: false, t: c.t };
+  if (r === undefined || r.id < c.id)
+    return { basin: c.basin, stream: c.stream, id: c.id, bytes: c.n, dropped: false, t: c.t };
   if (r.id > c.id || r.dropped) return undefined;
   return { ...r, bytes: r.bytes + c.n, t: Math.max(r.t, c.t) };
 }
@@ -71,9 +80,20 @@ export class PgMetrics implements MetricsStore {
 
   async add(d: MetricsDelta): Promise<void> {
     const counts = [...sumBy(d.counts, (c) => `${c.t}/${c.scope}/${c.name}`).values()];
-    const totals = [...sumBy(d.totals.map(([name, n]) => ({ name, n })), (x) => x.name).values()];
+    const totals = [
+      ...sumBy(
+        d.totals.map(([name, n]) => ({ name, n })),
+        (x) => x.name,
+      ).values(),
+    ];
     await this.db.tx(async (tx) => {
-      if (counts.length > 0) await tx.query(ADD_COUNTS, [counts.map((c) => c.t), counts.map((c) => c.scope), counts.map((c) => c.name), counts.map((c) => c.n)]);
+      if (counts.length > 0)
+        await tx.query(ADD_COUNTS, [
+          counts.map((c) => c.t),
+          counts.map((c) => c.scope),
+          counts.map((c) => c.name),
+          counts.map((c) => c.n),
+        ]);
       if (totals.length > 0) await tx.query(ADD_TOTALS, [totals.map((x) => x.name), totals.map((x) => x.n)]);
       if (d.stored.length > 0) await this.changeStored(tx, d.stored);
       return true;
@@ -126,21 +146,35 @@ export class PgMetrics implements MetricsStore {
   }
 
   async counts(from: number, to: number, scope?: string): Promise<MetricCount[]> {
-    const rows = scope === undefined
-      ? await this.db.read<{ t: string; scope: string; name: string; n: string }>("SELECT t, scope, name, n FROM svc_metric_counts WHERE t BETWEEN $1 AND $2", [from, to])
-      : await this.db.read<{ t: string; scope: string; name: string; n: string }>("SELECT t, scope, name, n FROM svc_metric_counts WHERE scope = $3 AND t BETWEEN $1 AND $2", [from, to, scope]);
+    const rows =
+      scope === undefined
+        ? await this.db.read<{ t: string; scope: string; name: string; n: string }>(
+            "SELECT t, scope, name, n FROM svc_metric_counts WHERE t BETWEEN $1 AND $2",
+            [from, to],
+          )
+        : await this.db.read<{ t: string; scope: string; name: string; n: string }>(
+            "SELECT t, scope, name, n FROM svc_metric_counts WHERE scope = $3 AND t BETWEEN $1 AND $2",
+            [from, to, scope],
+          );
     return rows.map((r) => ({ t: num(r.t), scope: r.scope, name: r.name, n: num(r.n) }));
   }
 
   async samples(basin: string, stream: string, from: number, to: number): Promise<StoredSample[]> {
-    const rows = await this.db.read<{ t: string; bytes: string }>("SELECT t, bytes FROM svc_metric_samples WHERE basin = $1 AND stream = $2 AND t BETWEEN $3 AND $4 ORDER BY t", [basin, stream, from, to]);
+    const rows = await this.db.read<{ t: string; bytes: string }>(
+      "SELECT t, bytes FROM svc_metric_samples WHERE basin = $1 AND stream = $2 AND t BETWEEN $3 AND $4 ORDER BY t",
+      [basin, stream, from, to],
+    );
     return rows.map((r) => ({ t: num(r.t), bytes: num(r.bytes) }));
   }
 
   async stored(basin?: string, stream = ""): Promise<number> {
-    const rows = basin === undefined
-      ? await this.db.read<{ n: string | null }>("SELECT sum(bytes) AS n FROM svc_metric_stored WHERE stream = ''")
-      : await this.db.read<{ n: string | null }>("SELECT bytes AS n FROM svc_metric_stored WHERE basin = $1 AND stream = $2", [basin, stream]);
+    const rows =
+      basin === undefined
+        ? await this.db.read<{ n: string | null }>("SELECT sum(bytes) AS n FROM svc_metric_stored WHERE stream = ''")
+        : await this.db.read<{ n: string | null }>(
+            "SELECT bytes AS n FROM svc_metric_stored WHERE basin = $1 AND stream = $2",
+            [basin, stream],
+          );
     return rows[0]?.n == null ? 0 : num(rows[0].n);
   }
 
@@ -164,18 +198,40 @@ function sumBy<T extends { n: number }>(items: T[], key: (t: T) => string): Map<
 async function lockBasins(tx: Tx, basins: string[]): Promise<Map<string, Row>> {
   await tx.query(LOCK_BASINS, [basins]);
   const { rows } = await tx.query<{ basin: string; bytes: string }>(LOCKED_BASINS, [basins]);
-  return new Map(rows.map((r) => [r.basin, { basin: r.basin, stream: "", id: 0, bytes: num(r.bytes), dropped: false, t: 0 }]));
+  return new Map(
+    rows.map((r) => [r.basin, { basin: r.basin, stream: "", id: 0, bytes: num(r.bytes), dropped: false, t: 0 }]),
+  );
 }
 
 async function readRows(tx: Tx, keys: { basin: string; stream: string }[]): Promise<Map<string, Row>> {
-  const { rows } = await tx.query<{ basin: string; stream: string; id: string; bytes: string; dropped: boolean }>(READ_STREAMS, [keys.map((k) => k.basin), keys.map((k) => k.stream)]);
-  return new Map(rows.map((r) => [rowKey(r.basin, r.stream), { basin: r.basin, stream: r.stream, id: num(r.id), bytes: num(r.bytes), dropped: r.dropped, t: 0 }]));
+  const { rows } = await tx.query<{ basin: string; stream: string; id: string; bytes: string; dropped: boolean }>(
+    READ_STREAMS,
+    [keys.map((k) => k.basin), keys.map((k) => k.stream)],
+  );
+  return new Map(
+    rows.map((r) => [
+      rowKey(r.basin, r.stream),
+      { basin: r.basin, stream: r.stream, id: num(r.id), bytes: num(r.bytes), dropped: r.dropped, t: 0 },
+    ]),
+  );
 }
 
 /** Writes the rows, and samples `sampled` at their minutes. */
 async function writeRows(tx: Tx, rows: Row[], sampled = rows): Promise<void> {
   if (rows.length === 0) return;
-  await tx.query(WRITE_ROWS, [rows.map((r) => r.basin), rows.map((r) => r.stream), rows.map((r) => r.id), rows.map((r) => r.bytes), rows.map((r) => r.dropped), rows.map((r) => r.t)]);
+  await tx.query(WRITE_ROWS, [
+    rows.map((r) => r.basin),
+    rows.map((r) => r.stream),
+    rows.map((r) => r.id),
+    rows.map((r) => r.bytes),
+    rows.map((r) => r.dropped),
+    rows.map((r) => r.t),
+  ]);
   if (sampled.length === 0) return;
-  await tx.query(WRITE_SAMPLES, [sampled.map((r) => r.basin), sampled.map((r) => r.stream), sampled.map((r) => r.t), sampled.map((r) => r.bytes)]);
+  await tx.query(WRITE_SAMPLES, [
+    sampled.map((r) => r.basin),
+    sampled.map((r) => r.stream),
+    sampled.map((r) => r.t),
+    sampled.map((r) => r.bytes),
+  ]);
 }

@@ -51,7 +51,9 @@ export async function migrate(client: pg.Client, where: string): Promise<number>
     const current = rows[0]?.v ?? 0;
     if (current > MIGRATIONS.length) {
       throw new SvcError({
-        code: "unavailable", origin: "server", status: 503,
+        code: "unavailable",
+        origin: "server",
+        status: 503,
         message: `the database at ${where} has svc lite schema version ${current}, newer than this svc knows (${MIGRATIONS.length}): upgrade svc on this node`,
       });
     }

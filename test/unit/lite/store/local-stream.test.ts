@@ -14,7 +14,15 @@ import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js
 
 const enc = new TextEncoder();
 const input = (...bodies: string[]) => ({ records: bodies.map((b) => ({ headers: [], body: enc.encode(b) })) });
-const meta = (id = 1): StreamMeta => ({ basin: "b", name: `s${id}`, id, config: resolveStreamConfig({}, null), createdAt: new Date(0).toISOString(), deletedAt: null, requestKey: null });
+const meta = (id = 1): StreamMeta => ({
+  basin: "b",
+  name: `s${id}`,
+  id,
+  config: resolveStreamConfig({}, null),
+  createdAt: new Date(0).toISOString(),
+  deletedAt: null,
+  requestKey: null,
+});
 
 function fresh(id = 1) {
   const backend = new MemoryBackend();
@@ -26,7 +34,10 @@ describe("a local stream", () => {
   it("sequences pipelined appends and acks them in order, each with the tail at its ack", async () => {
     const { stream, backend } = fresh();
     const acks = await Promise.all([stream.append(input("a", "b")), stream.append(input("c"))]);
-    expect(acks.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([[0, 2], [2, 3]]);
+    expect(acks.map((a) => [a.start.seqNum, a.end.seqNum])).toEqual([
+      [0, 2],
+      [2, 3],
+    ]);
     expect(acks[1]!.tail.seqNum).toBe(3);
     expect(stream.known.nextSeq).toBe(3);
     expect(backend.log.readBatches(1, 0, 10).map((b) => b.records.length)).toEqual([2, 1]);
@@ -39,7 +50,9 @@ describe("a local stream", () => {
     const refused = stream.submit({ ...input("c"), matchSeqNum: 0 });
     expect([first.accepted, ok.accepted, refused.accepted]).toEqual([true, true, false]);
     let firstDone = false;
-    void first.ack.then(() => { firstDone = true; });
+    void first.ack.then(() => {
+      firstDone = true;
+    });
     await expect(refused.ack).rejects.toEqual(new SeqNumMismatchError(2));
     expect(firstDone).toBe(true);
     expect((await ok.ack).start.seqNum).toBe(1);
@@ -73,8 +86,13 @@ describe("a local stream", () => {
     const { stream, backend } = fresh();
     const real = backend.log.appendBatch.bind(backend.log);
     let calls = 0;
-    backend.log.appendBatch = (id, batch, state) => (++calls === 2 ? Promise.reject(new Error("disk gone")) : real(id, batch, state));
-    const results = await Promise.allSettled([stream.append(input("a")), stream.append(input("b")), stream.append(input("c"))]);
+    backend.log.appendBatch = (id, batch, state) =>
+      ++calls === 2 ? Promise.reject(new Error("disk gone")) : real(id, batch, state);
+    const results = await Promise.allSettled([
+      stream.append(input("a")),
+      stream.append(input("b")),
+      stream.append(input("c")),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected"]);
     expect(stream.broken?.code).toBe("storage");
     await expect(stream.append(input("d"))).rejects.toMatchObject({ code: "storage" });

@@ -18,10 +18,24 @@ const enc = new TextEncoder();
 async function stream(): Promise<LocalStream> {
   const backend = new MemoryBackend();
   backend.log.states.set(1, initialState(0));
-  const config = resolveStreamConfig({ timestamping: { mode: "client-prefer", uncapped: true }, retention_policy: { infinite: {} } }, null);
-  const s = new LocalStream({ basin: "b", name: "s", id: 1, config, createdAt: new Date(0).toISOString(), deletedAt: null, requestKey: null }, initialState(0), backend.log);
+  const config = resolveStreamConfig(
+    { timestamping: { mode: "client-prefer", uncapped: true }, retention_policy: { infinite: {} } },
+    null,
+  );
+  const s = new LocalStream(
+    { basin: "b", name: "s", id: 1, config, createdAt: new Date(0).toISOString(), deletedAt: null, requestKey: null },
+    initialState(0),
+    backend.log,
+  );
   let t = 100;
-  for (const n of [3, 3, 4]) await s.append({ records: Array.from({ length: n }, () => ({ headers: [], body: enc.encode("x".repeat(10)), timestamp: (t += 10) - 10 })) });
+  for (const n of [3, 3, 4])
+    await s.append({
+      records: Array.from({ length: n }, () => ({
+        headers: [],
+        body: enc.encode("x".repeat(10)),
+        timestamp: (t += 10) - 10,
+      })),
+    });
   return s;
 }
 
