@@ -74,7 +74,7 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     },
     findTimestamp: async () => undefined,
     batchHeads: async () => [],
-    deleteBatchesBelow: async () => 0,
+    deleteBatchesBelow: async () => ({ batches: 0, metered: 0 }),
   };
   const cache = new BatchCache(t.cached ? 1 << 20 : 0);
   if (t.cached) cache.put(1, t.cached);

@@ -50,7 +50,7 @@ describe("a shared stream's known tail", () => {
       readBatches: async () => [],
       findTimestamp: async () => undefined,
       batchHeads: async () => [],
-      deleteBatchesBelow: async () => 0,
+      deleteBatchesBelow: async () => ({ batches: 0, metered: 0 }),
     };
     const s = new SharedStream(meta, initialState(0), {
       log,

@@ -24,7 +24,7 @@
  * per read), so decoding copies nothing.
  */
 import type { Header, SequencedRecord } from "../../types.js";
-import { meteredSize } from "../../rules/records.js";
+import { meteredBatchSize, meteredSize } from "../../rules/records.js";
 import { decodeReadBatchBytes } from "../../wire/record-decode.js";
 import { recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-encode.js";
 import type { StoredBatch, StoredWire } from "./types.js";
@@ -35,6 +35,8 @@ const HEAD = 1 + 8 + 8 + 4;
 /** How many leading bytes of a value `batchHeader` reads (both versions). */
 export const BATCH_HEAD_BYTES = HEAD;
 const INDEX_ENTRY = 16;
+/** Bytes per record of a version-2 value's index. */
+export const BATCH_INDEX_ENTRY_BYTES = INDEX_ENTRY;
 
 export function encodeBatch(batch: StoredBatch): Buffer {
   const records = batch.records;
@@ -70,6 +72,20 @@ export function batchHeader(value: Uint8Array): { arrival: number; lastTimestamp
   const buf = asBuffer(value);
   if (buf[0] !== V1 && buf[0] !== V2) throw new Error(`unknown stored batch version ${buf[0]}`);
   return { arrival: buf.readDoubleBE(1), lastTimestamp: buf.readDoubleBE(9), count: buf.readUInt32BE(17) };
+}
+
+/**
+ * The metered size (rules/records.ts) of all records of a stored value, from its index alone
+ * in version 2 (`value` may stop after the index: BATCH_HEAD_BYTES + count ×
+ * BATCH_INDEX_ENTRY_BYTES), decoded in version 1.
+ */
+export function meteredOfValue(value: Uint8Array): number {
+  const buf = asBuffer(value);
+  const { count } = batchHeader(buf);
+  if (buf[0] === V1) return meteredBatchSize(decodeBatch(0, buf).records);
+  let total = 0;
+  for (let i = 0; i < count; i++) total += buf.readUInt32LE(HEAD + i * INDEX_ENTRY + 8);
+  return total;
 }
 
 /** The records of a version-2 value, by index: what a catch-up read needs without decoding them. */

@@ -106,6 +106,7 @@ function streamChange(t: CatalogTables, c: StreamChange): boolean {
     case "deleteStream": {
       const cur = t.stream(c.basin, c.name);
       if (!live(cur) || cur.id !== c.id) return false;
+      if (c.ifRev !== undefined && (cur.rev ?? 0) !== c.ifRev) return false;
       if (c.ifTail) {
         const state = t.tail(c.id);
         if (!state || state.nextSeq !== c.ifTail.nextSeq || state.lastArrival !== c.ifTail.lastArrival) return false;

@@ -3,7 +3,8 @@
  * durability. Writes "complete" on the next microtask, in order.
  */
 import type { StoredToken } from "../auth/token-info.js";
-import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore } from "./seams.js";
+import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore, Removed, StreamRevision } from "./seams.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
 import { applyChange, type CatalogTables } from "./catalog-rules.js";
 import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
@@ -26,7 +27,9 @@ class MemoryCatalog implements Catalog {
   private tokenKeys = new Map<string, string>();
   private nextId = 1;
 
-  constructor(private readonly log: MemoryLog) {}
+  constructor(private readonly log: MemoryLog) {
+    log.stream = (basin, name) => this.getStream(basin, name);
+  }
 
   getBasin(name: string): BasinMeta | undefined {
     return this.basins.get(name);
@@ -103,6 +106,8 @@ class MemoryCatalog implements Catalog {
 }
 
 class MemoryLog implements LocalLog {
+  /** The catalog's stream of that name (set by the catalog), for removals conditional on its revision. */
+  stream: (basin: string, name: string) => StreamMeta | undefined = () => undefined;
   readonly states = new Map<number, StreamStateRecord>();
   readonly batches = new Map<number, StoredBatch[]>();
 
@@ -163,13 +168,15 @@ class MemoryLog implements LocalLog {
     return list?.[list.length - 1];
   }
 
-  async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
+  async deleteBatchesBelow(id: number, seq: number, max: number, ifRev?: StreamRevision): Promise<Removed> {
     const list = this.batches.get(id);
-    if (!list) return 0;
+    const meta = ifRev && this.stream(ifRev.basin, ifRev.name);
+    if (!list || (ifRev && (meta?.id !== id || meta.deletedAt !== null || (meta.rev ?? 0) !== ifRev.rev)))
+      return { batches: 0, metered: 0 };
     let n = 0;
     while (n < max && n < list.length && list[n]!.firstSeq + list[n]!.records.length <= seq) n++;
-    list.splice(0, n);
-    return n;
+    const gone = list.splice(0, n);
+    return { batches: n, metered: gone.reduce((m, b) => m + meteredBatchSize(b.records), 0) };
   }
 }
 

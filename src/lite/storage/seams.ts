@@ -43,7 +43,8 @@ export interface CatalogReads {
  *   createStream   the basin is there and not being deleted, and the name is free
  *   updateStream   the stored stream is `meta.id` at revision `rev`, and not being deleted
  *   deleteStream   the stored stream is `id` and not being deleted (and, with `ifTail`, its
- *                  state still has that tail and last arrival: nothing was appended since)
+ *                  state still has that tail and last arrival: nothing was appended since;
+ *                  with `ifRev`, it is still at that revision: its config did not change)
  *   removeStream   the stored stream is `id`; it, its state and its records are removed
  *   putToken       no token has the id
  *   deleteToken    the token `id` is stored with key `keyId`
@@ -62,6 +63,7 @@ export type CatalogChange =
       id: number;
       at: string;
       ifTail?: { nextSeq: number; lastArrival: number };
+      ifRev?: number;
     }
   | { op: "removeStream"; basin: string; name: string; id: number }
   | { op: "putToken"; token: StoredToken }
@@ -72,6 +74,20 @@ export interface Catalog extends CatalogReads {
   newId(): Maybe<number>;
   /** Applies `change` when its condition holds (true) or does nothing (false); durable when resolved. */
   change(change: CatalogChange): Promise<boolean>;
+}
+
+/** A stream as the sweep saw it: what a removal decided from its config is conditional on. */
+export interface StreamRevision {
+  basin: string;
+  name: string;
+  rev: number;
+}
+
+/** What a removal of batches removed. */
+export interface Removed {
+  batches: number;
+  /** Metered bytes of their records (rules/records.ts). */
+  metered: number;
 }
 
 /** What every log offers to reads and to the background sweep. */
@@ -85,8 +101,13 @@ export interface RecordLog {
   findTimestamp(id: number, timestamp: number): Maybe<number | undefined>;
   /** Where each batch starts, how many records, when it arrived: no records are read. */
   batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]>;
-  /** Removes up to `max` whole batches that lie entirely below `seq`; returns how many. */
-  deleteBatchesBelow(id: number, seq: number, max: number): Promise<number>;
+  /**
+   * Removes up to `max` whole batches that lie entirely below `seq`: how many, and the metered
+   * size of their records. With `ifRev`, only while the stream is still stored under that
+   * name, live, at that revision, checked in the same write: a removal decided from a config
+   * (retention) removes nothing once the config has changed.
+   */
+  deleteBatchesBelow(id: number, seq: number, max: number, ifRev?: StreamRevision): Promise<Removed>;
 }
 
 /** The log of a local backend: the store sequences, the log stores batch and state together. Reads answer at once. */

@@ -8,13 +8,18 @@
  * time (`Cluster.leadsSweep`): a sweep reads every stream's first batch head, and every node
  * doing so every period multiplied that load by the number of nodes. A node still sweeps at
  * once after a trim or delete made through it, and once at start. What the sweep decides it
- * does only by conditional changes (storage/seams.ts): a stream deleted when empty is deleted
- * only if nothing was appended since the sweep looked, through any node; a basin is removed
- * only if it is still the one the sweep saw being deleted.
+ * does only by conditional changes (storage/seams.ts), checked by the write that acts:
+ * - trimmed records are removed unconditionally (a trim is never undone);
+ * - expired records only while the stream is at the revision whose retention expired them;
+ * - a stream empty long enough is deleted only if nothing was appended since the sweep looked,
+ *   through any node, and its config is still the one judged (a PATCH turning
+ *   delete-on-empty off, acknowledged before that write, keeps the stream);
+ * - a basin is removed only if it is still the one the sweep saw being deleted (a basin being
+ *   deleted cannot be reconfigured).
  */
+import type { StreamRevision } from "../storage/seams.js";
 import type { BatchHead, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { retentionMs } from "./stream-config.js";
-import { meteredBatchSize } from "../../rules/records.js";
 import { nowIso } from "./live-stream.js";
 import type { LocalStream } from "./local-stream.js";
 import type { Store } from "./store.js";
@@ -161,92 +166,104 @@ export class Janitor {
     return this.store.storedState(meta.id);
   }
 
-  /** Removes trimmed and expired batches; deletes the stream when empty long enough. */
+  /**
+   * Removes trimmed and expired batches; deletes the stream when empty long enough. What the
+   * sweep decides from the stream's config (retention, delete-on-empty) it does only while the
+   * stream is still at the revision it judged (`meta.rev`), checked by the write that acts: a
+   * PATCH acknowledged before that write wins, whenever this pass listed the stream.
+   */
   private async sweepStream(meta: StreamMeta): Promise<void> {
-    const log = this.store.log;
     const state = await this.stateOf(meta);
     if (!state) return;
-    let cut = state.trimPoint;
-    const ageMs = retentionMs(meta.config);
     const now = Date.now();
-    // Batch headers only: most sweeps find nothing to do, and reading records to learn that
-    // (on PostgreSQL each stream's first batch, whole, every sweep, on every node) was most of
-    // a sweep's cost.
-    if (ageMs !== undefined) {
-      // Arrival times never decrease along a stream, so expired batches form a prefix. Most
-      // sweeps find nothing expired: the first batch alone says so, and only then are more read.
-      // The cut never goes past a batch this sweep has seen expire: pages of heads are read
-      // until a live batch or the last stored one (it once jumped to the tail when 64 heads in
-      // a row had expired, removing live records after them).
-      const live = (b: BatchHead): boolean => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq;
-      for (let want = 1; ; want = 64) {
-        const heads = await log.batchHeads(meta.id, cut, want);
-        const first = heads.find(live);
-        if (first) {
-          cut = Math.max(cut, first.firstSeq);
-          break;
-        }
-        if (heads.length === 0) break;
-        const last = heads[heads.length - 1]!;
-        cut = Math.max(cut, last.firstSeq + last.count);
-        if (heads.length < want) break;
-      }
-    }
-    const oldest = cut > 0 ? (await log.batchHeads(meta.id, 0, 1))[0] : undefined;
-    if (oldest && oldest.firstSeq + oldest.count <= cut) {
-      const removed = await this.bytesBelow(meta.id, cut);
-      while ((await log.deleteBatchesBelow(meta.id, cut, DELETE_CHUNK)) === DELETE_CHUNK);
-      if (removed > 0) this.store.meters.meter(meta.basin, meta.name, meta.id).storage -= removed;
-    }
+    const judged: StreamRevision = { basin: meta.basin, name: meta.name, rev: meta.rev ?? 0 };
+    await this.removeBelow(meta, state.trimPoint);
+    const expired = await this.expiredBelow(meta, state, now);
+    if (expired > state.trimPoint) await this.removeBelow(meta, expired, judged);
     const minAge = meta.config.delete_on_empty.min_age_secs;
     if (
       minAge > 0 &&
-      (await log.batchHeads(meta.id, cut, 1)).length === 0 &&
+      (await this.store.log.batchHeads(meta.id, Math.max(state.trimPoint, expired), 1)).length === 0 &&
       state.lastArrival + minAge * 1000 <= now
     ) {
       await this.deleteIfStillEmpty(meta, state, minAge);
     }
   }
 
-  /** Metered bytes of the whole batches below `seq`: what deleteBatchesBelow will remove. */
-  private async bytesBelow(id: number, seq: number): Promise<number> {
-    let total = 0;
-    let from = 0;
-    for (;;) {
-      const page = await this.store.log.readBatches(id, from, from === 0 ? 1 : 64);
-      if (page.length === 0) return total;
-      for (const b of page) {
-        from = b.firstSeq + b.records.length;
-        if (from > seq) return total;
-        total += meteredBatchSize(b.records);
-      }
+  /**
+   * Where the records expired by the stream's retention end (0: none expired). Batch headers
+   * only: most sweeps find nothing to do, and reading records to learn that (on PostgreSQL
+   * each stream's first batch, whole, every sweep, on every node) was most of a sweep's cost.
+   */
+  private async expiredBelow(meta: StreamMeta, state: StreamStateRecord, now: number): Promise<number> {
+    const ageMs = retentionMs(meta.config);
+    if (ageMs === undefined) return 0;
+    // Arrival times never decrease along a stream, so expired batches form a prefix. Most
+    // sweeps find nothing expired: the first batch alone says so, and only then are more read.
+    // The cut never goes past a batch this sweep has seen expire: pages of heads are read
+    // until a live batch or the last stored one (it once jumped to the tail when 64 heads in
+    // a row had expired, removing live records after them).
+    const live = (b: BatchHead): boolean => b.arrival + ageMs > now || b.firstSeq >= state.nextSeq;
+    let cut = state.trimPoint;
+    for (let want = 1; ; want = 64) {
+      const heads = await this.store.log.batchHeads(meta.id, cut, want);
+      const first = heads.find(live);
+      if (first) return Math.max(cut, first.firstSeq);
+      if (heads.length === 0) return cut;
+      const last = heads[heads.length - 1]!;
+      cut = Math.max(cut, last.firstSeq + last.count);
+      if (heads.length < want) return cut;
     }
   }
 
+  /** Removes the whole batches below `seq` (with `ifRev`, only while the stream is at that revision). */
+  private async removeBelow(meta: StreamMeta, seq: number, ifRev?: StreamRevision): Promise<void> {
+    const log = this.store.log;
+    const oldest = seq > 0 ? (await log.batchHeads(meta.id, 0, 1))[0] : undefined;
+    if (!oldest || oldest.firstSeq + oldest.count > seq) return;
+    let metered = 0;
+    for (;;) {
+      const removed = await log.deleteBatchesBelow(meta.id, seq, DELETE_CHUNK, ifRev);
+      metered += removed.metered;
+      if (removed.batches < DELETE_CHUNK) break;
+    }
+    if (metered > 0) this.store.meters.meter(meta.basin, meta.name, meta.id).storage -= metered;
+  }
+
   /**
-   * Deletes a stream found empty, only if nothing was appended since `seen` was read: the
-   * change is conditional on the stored tail and last arrival (through any node), and on this
-   * node no append may be in flight.
+   * Deletes a stream found empty, only if nothing was appended since `seen` was read and its
+   * config is still the one judged: the change is conditional on the stored tail, last arrival
+   * and revision (through any node), and on this node no append may be in flight.
    */
   private deleteIfStillEmpty(meta: StreamMeta, seen: StreamStateRecord, minAge: number): Promise<void> {
     return this.store.meta.run(async () => {
-      const live = this.store.loaded(meta.basin, meta.name);
-      if (live && live.id === meta.id && !this.store.shared && !(live as LocalStream).idle) return;
+      const loaded = this.store.loaded(meta.basin, meta.name);
+      const live = loaded && loaded.id === meta.id ? loaded : undefined;
       if (seen.lastArrival + minAge * 1000 > Date.now()) return;
+      if (!this.store.shared && live) {
+        // This node is the only writer: nothing may be in flight, and appends are refused from
+        // here on. Metadata changes wait for this one (the mutex), so the revision read now
+        // is the one the change finds.
+        if (
+          !(live as LocalStream).idle ||
+          ((await this.store.catalog.getStream(meta.basin, meta.name))?.rev ?? 0) !== (meta.rev ?? 0)
+        )
+          return;
+        live.markDeleting();
+      }
       const ifTail = { nextSeq: seen.nextSeq, lastArrival: seen.lastArrival };
-      if (!this.store.shared) live?.markDeleting();
-      if (
-        !(await this.store.catalog.change({
-          op: "deleteStream",
-          basin: meta.basin,
-          name: meta.name,
-          id: meta.id,
-          at: nowIso(),
-          ifTail,
-        }))
-      )
-        return;
-      if (live && live.id === meta.id) live.markDeleting();
+      const at = nowIso();
+      const change = {
+        op: "deleteStream",
+        basin: meta.basin,
+        name: meta.name,
+        id: meta.id,
+        at,
+        ifTail,
+        ifRev: meta.rev ?? 0,
+      } as const;
+      if (!(await this.store.catalog.change(change))) return;
+      live?.markDeleting();
       this.log(`delete-on-empty: stream ${meta.basin}/${meta.name} deleted`);
       this.store.onWork();
     });
@@ -259,7 +276,9 @@ export class Janitor {
       live.markDeleting();
       await live.whenIdle();
     }
-    while ((await this.store.log.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)) === DELETE_CHUNK);
+    while (
+      (await this.store.log.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)).batches === DELETE_CHUNK
+    );
     await this.store.meta.run(async () => {
       if (!(await this.store.catalog.change({ op: "removeStream", basin: meta.basin, name: meta.name, id: meta.id })))
         return;

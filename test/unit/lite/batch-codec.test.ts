@@ -8,7 +8,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeBatch, encodeBatch } from "../../../src/lite/storage/batch-codec.js";
+import {
+  BATCH_HEAD_BYTES,
+  BATCH_INDEX_ENTRY_BYTES,
+  decodeBatch,
+  encodeBatch,
+  meteredOfValue,
+} from "../../../src/lite/storage/batch-codec.js";
 import type { StoredBatch } from "../../../src/lite/storage/types.js";
 import type { SequencedRecord } from "../../../src/types.js";
 import { meteredSize } from "../../../src/rules/records.js";
@@ -113,6 +119,19 @@ describe("stored batch codec", () => {
         const stored = decodeBatch(batch.firstSeq, encodeV1(batch));
         expect(stored.wire).toBeUndefined();
         expect(plain(stored)).toEqual(plain(batch));
+      }),
+    );
+  });
+
+  it("tells a value's metered size from its index alone (version 2) or its records (version 1)", () => {
+    fc.assert(
+      fc.property(batchArb, (batch) => {
+        const metered = batch.records.reduce((n, r) => n + meteredSize(r), 0);
+        const v2 = encodeBatch(batch);
+        expect(meteredOfValue(v2)).toBe(metered);
+        const indexEnd = BATCH_HEAD_BYTES + BATCH_INDEX_ENTRY_BYTES * batch.records.length;
+        expect(meteredOfValue(v2.subarray(0, indexEnd)), "from the header and index only").toBe(metered);
+        expect(meteredOfValue(encodeV1(batch))).toBe(metered);
       }),
     );
   });

@@ -6,12 +6,12 @@
  * was measured 3× faster than one key per record (performance.md §6).
  */
 import { SvcError } from "../../../errors.js";
-import type { LocalLog } from "../seams.js";
+import type { LocalLog, Removed, StreamRevision } from "../seams.js";
 import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
-import { batchHeader, decodeBatch, encodeBatch } from "../batch-codec.js";
+import { batchHeader, decodeBatch, encodeBatch, meteredOfValue } from "../batch-codec.js";
 import { WRITE_OVERHEAD } from "../space-reserve.js";
 import type { LmdbEnv } from "./env.js";
-import { batchKey, idKey, readU64, tsKey } from "./keys.js";
+import { batchKey, idKey, readU64, streamKey, tsKey } from "./keys.js";
 
 const ONE = Buffer.from([1]);
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
@@ -128,32 +128,40 @@ export class LmdbLog implements LocalLog {
     return undefined;
   }
 
-  async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
+  /**
+   * With `ifRev`, the stream's stored revision is checked inside the write transaction that
+   * removes (this process is the only writer, and writes are serialised through `e.write`).
+   */
+  async deleteBatchesBelow(id: number, seq: number, max: number, ifRev?: StreamRevision): Promise<Removed> {
     const e = this.e;
+    const end = batchKey(id, Math.min(seq, MAX_SEQ));
     let n = 0;
-    for (const key of e.batches.getKeys({
-      start: batchKey(id, 0),
-      end: batchKey(id, Math.min(seq, MAX_SEQ)),
-      limit: max,
-    })) {
+    for (const key of e.batches.getKeys({ start: batchKey(id, 0), end, limit: max })) {
       if (readU64(key, 4) + this.headerAt(key).count > seq) break;
       n++;
     }
-    if (n === 0) return 0;
+    if (n === 0) return { batches: 0, metered: 0 };
+    const judged = (): boolean => {
+      const meta = ifRev && e.streams.get(streamKey(ifRev.basin, ifRev.name));
+      return (
+        !ifRev || (meta !== undefined && meta.id === id && meta.deletedAt === null && (meta.rev ?? 0) === ifRev.rev)
+      );
+    };
     // Removal needs no flush before anyone is told: nothing is acknowledged on it, and a lost
     // removal is redone by the next sweep. It still goes through the write gate.
-    await e.write(WRITE_OVERHEAD, () =>
-      e.env.batch(() => {
-        for (const key of e.batches.getKeys({
-          start: batchKey(id, 0),
-          end: batchKey(id, Math.min(seq, MAX_SEQ)),
-          limit: n,
-        })) {
-          e.tsidx.remove(tsKey(id, this.headerAt(key).lastTimestamp, readU64(key, 4)));
+    return e.write(WRITE_OVERHEAD, () =>
+      e.env.transaction((): Removed => {
+        const removed = { batches: 0, metered: 0 };
+        if (!judged()) return removed;
+        for (const key of e.batches.getKeys({ start: batchKey(id, 0), end, limit: n })) {
+          const value = e.batches.getBinaryFast(key)!;
+          e.tsidx.remove(tsKey(id, batchHeader(value).lastTimestamp, readU64(key, 4)));
+          removed.metered += meteredOfValue(value);
+          removed.batches++;
           e.batches.remove(key);
         }
+        return removed;
       }),
     );
-    return n;
   }
 }

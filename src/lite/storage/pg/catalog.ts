@@ -246,10 +246,12 @@ async function apply(tx: Tx, c: CatalogChange): Promise<boolean> {
           ])
         : await tx.query("SELECT 1 FROM svc_tails WHERE id = $1 FOR UPDATE", [c.id]);
       if (c.ifTail && tail.rowCount !== 1) return false;
+      // With ifRev, a PATCH committed first (the row lock orders them) leaves the stream alone.
       return one(
         tx,
-        `UPDATE svc_streams SET ${seal("$4")} WHERE basin = $1 AND name = $2 AND id = $3 AND NOT deleted`,
-        [c.basin, c.name, c.id, c.at],
+        `UPDATE svc_streams SET ${seal("$4")} WHERE basin = $1 AND name = $2 AND id = $3 AND NOT deleted
+         AND ($5::bigint IS NULL OR rev = $5)`,
+        [c.basin, c.name, c.id, c.at, c.ifRev ?? null],
       );
     }
     case "removeStream":

@@ -2,9 +2,23 @@
  * The record log on PostgreSQL: appends sequenced by the database (one `svc_append` call per
  * group, sequencer-sql.ts), and reads of batches and stream states through the read pool.
  */
-import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../seams.js";
+import type {
+  AppendOutcome,
+  GroupResult,
+  PlannedAppend,
+  Removed,
+  SharedLog,
+  StoredState,
+  StreamRevision,
+} from "../seams.js";
 import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
-import { BATCH_HEAD_BYTES, batchHeader, decodeLanded } from "../batch-codec.js";
+import {
+  BATCH_HEAD_BYTES,
+  batchHeader,
+  decodeLanded,
+  meteredOfValue,
+  BATCH_INDEX_ENTRY_BYTES,
+} from "../batch-codec.js";
 import { SvcError } from "../../../errors.js";
 import { bytes, num, type Db } from "./db.js";
 
@@ -185,11 +199,23 @@ export class PgLog implements SharedLog {
     }));
   }
 
-  async deleteBatchesBelow(id: number, seq: number, max: number): Promise<number> {
-    const res = await this.db.write(
-      "DELETE FROM svc_batches WHERE id = $1 AND first_seq IN (SELECT first_seq FROM svc_batches WHERE id = $1 AND end_seq <= $2 ORDER BY first_seq LIMIT $3)",
-      [id, Math.min(seq, Number.MAX_SAFE_INTEGER), max],
-    );
-    return res.rowCount ?? 0;
+  /**
+   * One statement. With `ifRev` its first step locks the stream's row as it was judged (FOR
+   * SHARE: a PATCH committing meanwhile is waited for, and then the row no longer matches), so
+   * the removal and the config it was decided on are one moment. Values are version 2 (all this
+   * backend writes): their index gives the metered size without the records.
+   */
+  async deleteBatchesBelow(id: number, seq: number, max: number, ifRev?: StreamRevision): Promise<Removed> {
+    const below = "SELECT first_seq FROM svc_batches WHERE id = $1 AND end_seq <= $2 ORDER BY first_seq LIMIT $3";
+    const head = `substring(data from 1 for ${BATCH_HEAD_BYTES} + ${BATCH_INDEX_ENTRY_BYTES} * (end_seq - first_seq)::int)`;
+    const params: unknown[] = [id, Math.min(seq, Number.MAX_SAFE_INTEGER), max];
+    const sql = ifRev
+      ? `WITH judged AS (SELECT 1 FROM svc_streams WHERE id = $1 AND rev = $4 AND NOT deleted FOR SHARE)
+         DELETE FROM svc_batches WHERE id = $1 AND EXISTS (SELECT 1 FROM judged) AND first_seq IN (${below})
+         RETURNING ${head} AS head`
+      : `DELETE FROM svc_batches WHERE id = $1 AND first_seq IN (${below}) RETURNING ${head} AS head`;
+    if (ifRev) params.push(ifRev.rev);
+    const res = await this.db.write<{ head: Buffer }>(sql, params);
+    return { batches: res.rows.length, metered: res.rows.reduce((n, r) => n + meteredOfValue(bytes(r.head)), 0) };
   }
 }
