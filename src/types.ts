@@ -130,6 +130,7 @@ export interface Page<T> {
 /** Where a read starts: exactly one of these, or none (the tail). */
 export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number } | Record<string, never>;
 
+/** What bounds a read (protocol.md §7.4, §7.5), and whether a start past the tail is clamped (§7.2). */
 export interface ReadLimits {
   count?: number;
   bytes?: number;
@@ -139,6 +140,17 @@ export interface ReadLimits {
   wait?: number;
   clamp?: boolean;
 }
+
+/** A read as asked for: where it starts and what bounds it (the query string of B8, wire/read-query.ts). */
+export interface ReadParams extends ReadLimits {
+  start?: ReadStart;
+}
+
+/**
+ * What a read yields, on either side: a batch of records (catch-up batches have no `tail`, live
+ * ones do; protocol.md §7.6) or a heartbeat (a batch with no records: the reader is at the tail).
+ */
+export type ReadEvent = ({ type: "batch" } & ReadBatch) | { type: "heartbeat"; tail?: StreamPosition };
 
 /** Access-token scope in its JSON (wire) shape: protocol.md §3.5. */
 export type ResourceSet = { exact: string } | { prefix: string };

@@ -10,7 +10,7 @@
 import { RangeNotSatisfiableError, SvcError } from "../errors.js";
 import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
 import { meteredBatchSize } from "../rules/records.js";
-import type { ReadEvent } from "./read-session.js";
+import type { ReadEvent } from "../types.js";
 import type { ReadOnce } from "./unary-read.js";
 
 const isDecryptionFailure = (e: unknown): e is SvcError => e instanceof SvcError && e.code === "decryption_failed";

@@ -17,21 +17,11 @@
  */
 import { RangeNotSatisfiableError, SvcError, clientError } from "../errors.js";
 import { backoffDelay, sleep } from "../transport/retry.js";
-import {
-  MAX_TIMER_MS,
-  type ReadBatch,
-  type ReadLimits,
-  type ReadStart,
-  type SequencedRecord,
-  type StreamPosition,
-} from "../types.js";
+import { MAX_TIMER_MS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
 import { meteredBatchSize } from "../rules/records.js";
 import { decodeReadBatch } from "../wire/proto.js";
+import { encodeReadQuery } from "../wire/read-query.js";
 import { serverMessages, type OpenExchange } from "./session-frames.js";
-
-export type ReadEvent =
-  | { type: "batch"; records: SequencedRecord[]; tail?: StreamPosition }
-  | { type: "heartbeat"; tail?: StreamPosition };
 
 export interface ReadSessionOptions {
   start?: ReadStart;
@@ -69,22 +59,17 @@ export interface AttemptHooks {
 /** One exchange's events; "done" on a clean end, "reconnect" on the server's advice. */
 export type ReadAttempt = (p: Progress, hooks: AttemptHooks) => AsyncGenerator<ReadEvent, "done" | "reconnect">;
 
-/** The query string for a (re)started read. Exported for tests. */
+/** The query string for a (re)started read: after what was delivered, with the limits lowered by it. Exported for tests. */
 export function readQuery(start: ReadStart, limits: ReadLimits, p: Progress, now = Date.now()): string {
-  const q = new URLSearchParams();
-  if (p.nextSeq !== undefined) q.set("seq_num", String(p.nextSeq));
-  else if ("seqNum" in start) q.set("seq_num", String(start.seqNum));
-  else if ("timestamp" in start) q.set("timestamp", String(start.timestamp));
-  else if ("tailOffset" in start) q.set("tail_offset", String(start.tailOffset));
-  if (limits.count !== undefined) q.set("count", String(Math.max(0, limits.count - p.count)));
-  if (limits.bytes !== undefined) q.set("bytes", String(Math.max(0, limits.bytes - p.bytes)));
-  if (limits.until !== undefined) q.set("until", String(limits.until));
-  if (limits.clamp) q.set("clamp", "true");
-  if (limits.wait !== undefined) {
-    const spent = p.idleSince === undefined ? 0 : Math.floor((now - p.idleSince) / 1000);
-    q.set("wait", String(Math.max(0, limits.wait - spent)));
-  }
-  return q.toString();
+  const spent = p.idleSince === undefined ? 0 : Math.floor((now - p.idleSince) / 1000);
+  return encodeReadQuery({
+    start: p.nextSeq !== undefined ? { seqNum: p.nextSeq } : start,
+    ...(limits.count !== undefined ? { count: Math.max(0, limits.count - p.count) } : {}),
+    ...(limits.bytes !== undefined ? { bytes: Math.max(0, limits.bytes - p.bytes) } : {}),
+    ...(limits.until !== undefined ? { until: limits.until } : {}),
+    ...(limits.wait !== undefined ? { wait: Math.max(0, limits.wait - spent) } : {}),
+    ...(limits.clamp ? { clamp: true } : {}),
+  });
 }
 
 /** A read with no limit that would end it: it follows the stream forever. */

@@ -11,16 +11,9 @@
  *   data: [DONE]                                          (clean end)
  */
 import { classify, clientError, errorFromResponse } from "../errors.js";
-import type { ReadBatch } from "../types.js";
+import type { ReadBatch, ReadEvent } from "../types.js";
 import { parseJsonText, positionFromJson, readBatchFromJson } from "../wire/json.js";
-import {
-  readQuery,
-  resumingRead,
-  takeBatch,
-  watched,
-  type ReadEvent,
-  type ReadSessionOptions,
-} from "./read-session.js";
+import { readQuery, resumingRead, takeBatch, watched, type ReadSessionOptions } from "./read-session.js";
 import type { OpenExchange } from "./session-frames.js";
 
 export interface SseEvent {

@@ -7,7 +7,7 @@
  * lazily (management commands never load them).
  */
 import { clientError, clientFail } from "../errors.js";
-import type { AppendAck, AppendInput, ReadBatch, ReadLimits, ReadStart, StreamPosition } from "../types.js";
+import type { AppendAck, AppendInput, ReadBatch, ReadEvent, ReadLimits, ReadStart, StreamPosition } from "../types.js";
 import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJson } from "../wire/json.js";
 import type { Caller } from "./caller.js";
 import { query, seg, type BasinRoute } from "./endpoints.js";
@@ -15,7 +15,8 @@ import { checkName } from "../rules/names.js";
 import { checkAppendInput } from "../rules/records.js";
 import type { AppendSessionOptions } from "./append-session.js";
 import type { Appender, AppenderOptions, AppendLane } from "./appender.js";
-import type { ReadEvent, ReadSessionOptions } from "./read-session.js";
+import type { ReadSessionOptions } from "./read-session.js";
+import { encodeReadQuery } from "../wire/read-query.js";
 import type { OpenExchange } from "./session-frames.js";
 import type { ReadOnce } from "./unary-read.js";
 
@@ -95,17 +96,8 @@ export class StreamClient {
 
   /** One unary read: at most 1000 records / 1 MiB per call. */
   async readBatch(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
-    const s = start as { seqNum?: number; timestamp?: number; tailOffset?: number };
-    const q = query({
-      seq_num: s.seqNum,
-      timestamp: s.timestamp,
-      tail_offset: s.tailOffset,
-      count: limits.count,
-      bytes: limits.bytes,
-      until: limits.until,
-      wait: limits.wait,
-      clamp: limits.clamp,
-    });
+    const query = encodeReadQuery({ start, ...limits });
+    const q = query ? `?${query}` : "";
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({

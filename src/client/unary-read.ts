@@ -10,15 +10,8 @@
  * server like a session does.
  */
 import { RangeNotSatisfiableError } from "../errors.js";
-import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
-import {
-  isFollowRead,
-  resumingRead,
-  takeBatch,
-  type Progress,
-  type ReadEvent,
-  type ReadSessionOptions,
-} from "./read-session.js";
+import { LIMITS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
+import { isFollowRead, resumingRead, takeBatch, type Progress, type ReadSessionOptions } from "./read-session.js";
 
 /** One unary read request. */
 export type ReadOnce = (start: ReadStart, limits: ReadLimits) => Promise<ReadBatch>;

@@ -19,6 +19,7 @@ import { route, type CorsPolicy } from "./http/router.js";
 import { sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
 import { ByteBudget } from "./session/byte-budget.js";
+import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
 /**
@@ -67,7 +68,7 @@ export class LiteServer {
   private readonly net = createNetServer({ pauseOnConnect: false });
   private readonly http1;
   private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
-  private readonly shutdown = new AbortController();
+  private readonly drain = new DrainSignal();
   private readonly appendBudget = new ByteBudget(appendBudgetBytes());
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
@@ -90,7 +91,7 @@ export class LiteServer {
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res);
-      void route(ex, { ...deps, shutdown: this.shutdown.signal, appendBudget: this.appendBudget }).finally(() => {
+      void route(ex, { ...deps, drain: this.drain, appendBudget: this.appendBudget }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };
@@ -158,7 +159,7 @@ export class LiteServer {
   /** Graceful stop: at most `graceMs` for in-flight requests, then connections are cut. */
   async close(graceMs = 10_000): Promise<void> {
     this.net.close();
-    this.shutdown.abort();
+    this.drain.start();
     for (const s of this.sessions) s.close();
     this.http1.closeIdleConnections();
     if (this.inflight > 0) {

@@ -77,6 +77,13 @@ export function encodeFrameInPlace(
   return out;
 }
 
+/** A copy of regular frame `frame` with the reconnect-advised flag set (a frame shared by several sessions stays as it is). */
+export function withReconnect(frame: Uint8Array): Uint8Array {
+  const out = new Uint8Array(frame);
+  out[3] = out[3]! | FLAG_RECONNECT;
+  return out;
+}
+
 /**
  * The 4-byte head of a regular, uncompressed frame whose payload (`payloadLength` bytes) the
  * caller sends after it as it is: lite sends stored records this way, without copying them.

@@ -6,7 +6,7 @@
 import type { SharedLog, StoredState } from "../../src/lite/storage/seams.js";
 import type { StoredBatch, StreamStateRecord } from "../../src/lite/storage/types.js";
 import { BatchCache } from "../../src/lite/store/batch-cache.js";
-import { ReadCursor } from "../../src/lite/store/read-engine.js";
+import { ReadFeed } from "../../src/lite/store/read-feed.js";
 import { SharedStream } from "../../src/lite/store/shared-stream.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
@@ -86,12 +86,12 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     lastArrival: t.known === 0 ? 0 : 5,
   };
   const s = new SharedStream(meta, known, { log, cache, readState: async () => state, onTrim: () => {} });
-  const cursor = await ReadCursor.open(s, { start: { seqNum: from }, count: 100 }, true);
+  const feed = await ReadFeed.open(s, { start: { seqNum: from }, count: 100 }, true);
   try {
-    const step = await cursor.next();
-    if (step.kind !== "batch") throw new Error(`the read answered ${step.kind}, not a batch`);
-    return step.batch.records.map((r) => r.seqNum);
+    const ev = await feed.next();
+    if (ev?.type !== "batch") throw new Error(`the read answered ${ev?.type ?? "its end"}, not a batch`);
+    return ev.records.map((r) => r.seqNum);
   } finally {
-    cursor.close();
+    feed.close();
   }
 }

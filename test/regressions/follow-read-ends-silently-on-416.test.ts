@@ -7,7 +7,8 @@
  * a bounded read resuming exactly at the tail ends quietly, as before.
  */
 import { describe, expect, it } from "vitest";
-import { readSession, type ReadEvent } from "../../src/client/read-session.js";
+import { readSession } from "../../src/client/read-session.js";
+import type { ReadEvent } from "../../src/types.js";
 import type { SequencedRecord } from "../../src/types.js";
 import { FakeExchange, pos } from "../helpers/fake-exchange.js";
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryBackend } from "../../src/lite/storage/memory.js";
 import { initialState } from "../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../src/lite/store/local-stream.js";
-import { ReadCursor } from "../../src/lite/store/read-engine.js";
+import { ReadFeed } from "../../src/lite/store/read-feed.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
 const enc = new TextEncoder();
@@ -42,12 +42,10 @@ describe("a short read inside a stored batch", () => {
       return got;
     };
 
-    const c = await ReadCursor.open(s, { start: { seqNum: 31 }, count: 10 }, true);
-    const step = await c.next();
-    c.close();
-    expect(step.kind === "batch" && step.batch.records.map((r) => r.seqNum)).toEqual([
-      31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
-    ]);
+    const feed = await ReadFeed.open(s, { start: { seqNum: 31 }, count: 10 }, true);
+    const ev = await feed.next();
+    feed.close();
+    expect(ev?.type === "batch" && ev.records.map((r) => r.seqNum)).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
     // 31..39 from the batch at 30, then 40 from the next: two batches, not 1 + 64
     expect(asked.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3);
   });

@@ -17,7 +17,7 @@
  */
 import type { ChalkInstance } from "chalk";
 import type { SvcClient } from "../../client/client.js";
-import type { ReadEvent } from "../../client/read-session.js";
+import type { ReadEvent } from "../../types.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";

@@ -4,7 +4,7 @@
  * being written (output ends at a record boundary) and exits 130; a 416 for a start at the
  * tail means "nothing to read" (exit 0); a start beyond the tail is an error (exit 5).
  */
-import type { ReadEvent } from "../../client/read-session.js";
+import type { ReadEvent } from "../../types.js";
 import type { ReadTransport, StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { meteredSize } from "../../rules/records.js";

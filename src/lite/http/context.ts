@@ -3,6 +3,7 @@ import type { Auth, Principal } from "../auth/access.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
 import type { ByteBudget } from "../session/byte-budget.js";
+import type { Drain } from "../session/io.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
 export interface RequestContext {
@@ -13,8 +14,8 @@ export interface RequestContext {
   auth: Auth;
   /** §9.4: what an auto-prefix token puts before stream names ("" otherwise); path params already carry it. */
   streamPrefix: string;
-  /** Aborted on shutdown so long-polls answer at once. */
-  shutdown: AbortSignal;
+  /** The server's drain (shutdown) signal: sessions wind down, long-polls answer at once. */
+  drain: Drain;
   log: (msg: string) => void;
   /** In-flight append bytes shared by every append session (protocol.md §6.5 item 7). */
   appendBudget: ByteBudget;

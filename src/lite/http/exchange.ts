@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { serverError, SvcError } from "../../errors.js";
-import type { SessionIO } from "../session/io.js";
+import { LIVE_SLACK_BYTES, type SessionIO } from "../session/io.js";
 import {
   compress,
   decompress,
@@ -259,7 +259,23 @@ export class Exchange implements SessionIO {
     const res = this.res as ServerResponse;
     let ok = true;
     for (const p of pieces) ok = res.write(p);
-    if (ok) return Promise.resolve();
+    return ok ? Promise.resolve() : this.drained();
+  }
+
+  writeNow(pieces: readonly Uint8Array[]): boolean {
+    if (this.ioClosed) return true;
+    const res = this.res as ServerResponse;
+    for (const p of pieces) res.write(p);
+    // The HTTP/2 compatibility response does not count what waits; its stream does.
+    const waiting = (this.res as Http2ServerResponse).stream?.writableLength ?? res.writableLength;
+    return waiting <= LIVE_SLACK_BYTES;
+  }
+
+  drained(): Promise<void> {
+    const res = this.res as ServerResponse;
+    // The HTTP/2 compatibility response does not say; its stream does.
+    const stream = (this.res as Http2ServerResponse).stream as { writableNeedDrain?: boolean } | undefined;
+    if (this.ioClosed || !(res.writableNeedDrain ?? stream?.writableNeedDrain)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         res.off("drain", done);

@@ -6,7 +6,8 @@
 import { serverError, serverFail, type ServerCode } from "../../errors.js";
 import { basinNameProblem, checkName } from "../../rules/names.js";
 import { LIMITS } from "../../types.js";
-import type { RecordFormat } from "../../types.js";
+import type { ReadParams, RecordFormat } from "../../types.js";
+import { boolParam, decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
 import { parseFormat } from "../../wire/json.js";
 import type { Exchange } from "./exchange.js";
 
@@ -68,27 +69,21 @@ function quoted(names: string[]): string {
 }
 
 function single(q: URLSearchParams, name: string): string | undefined {
-  const all = q.getAll(name);
-  if (all.length > 1) throw serverError("bad_query", `query parameter ${name} is repeated`);
-  return all[0];
+  return oneParam(q, name, serverFail("bad_query"));
 }
 
 /** A u64 query value as a safe integer; anything else (negative, fraction, huge) → bad_query. */
 export function u64Query(q: URLSearchParams, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  const v = single(q, name);
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw serverError("bad_query", `${name} must be a non-negative integer`);
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n > max) throw serverError("bad_query", `${name} is too large`);
-  return n;
+  return u64Param(q, name, serverFail("bad_query"), max);
 }
 
 export function boolQuery(q: URLSearchParams, name: string): boolean | undefined {
-  const v = single(q, name);
-  if (v === undefined) return undefined;
-  if (v === "true") return true;
-  if (v === "false") return false;
-  throw serverError("bad_query", `${name} must be true or false`);
+  return boolParam(q, name, serverFail("bad_query"));
+}
+
+/** The read a request's query asks for (wire/read-query.ts): bad values → bad_query, two starts → invalid. */
+export function readQuery(q: URLSearchParams): ReadParams {
+  return decodeReadQuery(q, { query: serverFail("bad_query"), invalid: serverFail("invalid") });
 }
 
 export interface ListParams {

@@ -17,6 +17,7 @@ import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import { basinExists } from "../store/basins.js";
 import type { ByteBudget } from "../session/byte-budget.js";
+import type { Drain } from "../session/io.js";
 import * as basins from "./basins.js";
 import { answerHealth } from "./health.js";
 import type { Handler, RequestContext } from "./context.js";
@@ -148,7 +149,7 @@ export interface RouterDeps {
   store: Store;
   auth: Auth;
   cors: CorsPolicy;
-  shutdown: AbortSignal;
+  drain: Drain;
   log: (msg: string) => void;
   appendBudget: ByteBudget;
   metrics?: LiteMetrics | undefined;
@@ -258,7 +259,7 @@ async function handle(
     principal,
     auth: deps.auth,
     streamPrefix,
-    shutdown: deps.shutdown,
+    drain: deps.drain,
     log: deps.log,
     appendBudget: deps.appendBudget,
     metrics: deps.metrics,

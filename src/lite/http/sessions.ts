@@ -2,20 +2,20 @@
  * Streaming forms of B7 and B8 (protocol.md §6, §6.9): append sessions and read sessions over
  * `svc/proto` frames, and SSE reads. Everything that can fail before the 200 (validation, 404,
  * 409, 416) fails as an ordinary JSON response; after the 200, errors are terminal frames or
- * SSE `error` events. The server's shutdown signal is the sessions' drain signal.
+ * SSE `error` events. The server's drain signal (ctx.drain) is the sessions'.
  *
  * Auth: a session outlives its token's checks at the start, so its principal is checked
  * again at every message (StreamAccess): each append input, each read batch, and every second
  * while a read waits. A revoked or expired token ends the session with a terminal 401 `authn`
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
-import type { ReadParams } from "../store/read-start.js";
+import { resumedAfter } from "../store/read-plan.js";
+import type { ReadParams } from "../../types.js";
 import type { Chain } from "../store/live-stream.js";
 import { negotiateCompression } from "../../wire/compression.js";
 import { runAppendSession } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
-import { drainOf } from "../session/io.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { contentType } from "./media.js";
@@ -36,7 +36,7 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
       { submit: (input) => access.submit(input, chain) },
       {
         compression: negotiateCompression(ex.req.headers["accept-encoding"]),
-        drain: drainOf(ctx.shutdown),
+        drain: ctx.drain,
         budget: ctx.appendBudget,
       },
     );
@@ -55,17 +55,12 @@ export async function readSession(
   const format = kind === "sse" ? requestFormat(ex) : "raw";
   const resume = kind === "sse" ? ex.header("last-event-id") : undefined;
   const last = resume !== undefined ? parseLastEventId(resume) : undefined;
-  if (last) {
-    // §6.9: resume after the last delivered record with the limits reduced, saturating at 0.
-    params.start = { seqNum: last.seqNum + 1 };
-    if (params.count !== undefined) params.count = Math.max(0, params.count - last.count);
-    if (params.bytes !== undefined) params.bytes = Math.max(0, params.bytes - last.bytes);
-  }
   const access = await StreamAccess.open(ex, ctx, "read");
-  const feed = access.feed(await access.cursor(params, false)); // 416 happens here, before the 200
+  // §6.9: a resumed SSE read goes on after the last record delivered, its limits lowered.
+  const feed = await access.feed(last ? resumedAfter(params, last) : params, false); // 416 here, before the 200
   const type = kind === "sse" ? "text/event-stream" : contentType(ex);
   if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
-  const drain = drainOf(ctx.shutdown);
+  const drain = ctx.drain;
   const gauge = kind === "sse" ? "sse" : "read";
   ctx.metrics?.stats.session(gauge, 1);
   try {

@@ -7,14 +7,11 @@
  * opened, and a read that waits watches its token (§9.5: revoked or expired, it ends with 401
  * within RECHECK_MS).
  */
-import type { AppendInput } from "../../types.js";
+import type { AppendInput, ReadParams } from "../../types.js";
 import type { Maybe } from "../../types.js";
 import type { AutoCreate } from "../store/store.js";
 import { refused, type Chain, type LiveStream, type Submitted } from "../store/live-stream.js";
-import { ReadCursor } from "../store/read-engine.js";
-import type { ReadParams } from "../store/read-start.js";
-import { readFeed } from "../store/read-feed.js";
-import type { ReadFeed } from "../session/feed-pump.js";
+import { ReadFeed } from "../store/read-feed.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { admitNew, PLAIN, streamCrypto, type StreamCrypto } from "./encryption.js";
@@ -91,22 +88,38 @@ export class StreamAccess {
     return refused(this.stream, e, chain);
   }
 
-  /** A cursor at the request's start (416 here, before any answer), its records opened. */
-  cursor(params: ReadParams, unary: boolean): Promise<ReadCursor> {
-    return ReadCursor.open(this.stream, params, unary, this.crypto.open);
+  /**
+   * The request's read (store/read-feed.ts), its records opened: 416 here, before any answer.
+   * The token is checked again before every catch-up batch, judged at once before every live
+   * one (a check that would need I/O sends the read through the full check first), and watched
+   * while the read waits: revoked or expired, the read fails with 401 within RECHECK_MS.
+   */
+  async feed(params: ReadParams, unary: boolean): Promise<ReadFeed> {
+    const watch = this.watchToken();
+    try {
+      return await ReadFeed.open(this.stream, params, unary, {
+        open: this.crypto.open,
+        check: () => this.recheck(),
+        checkNow: () => this.checkNow(),
+        signal: watch.signal,
+        onClose: watch.stop,
+      });
+    } catch (e) {
+      watch.stop();
+      throw e;
+    }
   }
 
-  /** The cursor as a session's feed: the token checked at every event and watched while it waits. */
-  feed(cursor: ReadCursor): ReadFeed {
-    const watch = this.watchToken();
-    const feed = readFeed(cursor, this.stream, { signal: watch.signal, check: () => this.recheck() });
-    return {
-      ...feed,
-      close: () => {
-        watch.stop();
-        feed.close();
-      },
-    };
+  /** Whether the token holds, when that is known without I/O (else false: the full check runs first). */
+  private checkNow(): boolean {
+    try {
+      const r = this.recheck();
+      if (!(r instanceof Promise)) return true;
+      r.catch(() => undefined);
+      return false;
+    } catch {
+      return false;
+    }
   }
 
   /** Aborted, with the 401 as its reason, once the token is revoked or expires; `stop` when done. */

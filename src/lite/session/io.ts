@@ -1,9 +1,17 @@
 /**
  * What a streaming response needs from the HTTP layer, the same for HTTP/1.1 and HTTP/2 (the
  * request's Exchange gives it: http/exchange.ts): the request body as chunks, back-pressured
- * writes, and an end. Also the server's drain signal (SIGTERM), which sessions watch to set the
- * reconnect-advised flag and wind down.
+ * writes, writes that do not wait (the live fan-out's), and an end. Also the server's drain
+ * signal (SIGTERM), which sessions watch to set the reconnect-advised flag and wind down.
  */
+
+/**
+ * How much a follower's connection may hold unsent before it leaves the live path (then it waits
+ * for its connection and catches up from storage): a few batches of slack, so one large batch,
+ * or a burst, does not send a reader that keeps up back to storage, while one that stopped
+ * reading holds at most this much (plus the batch that crossed it) of the server's memory.
+ */
+export const LIVE_SLACK_BYTES = 256 * 1024;
 
 export interface SessionIO {
   /** The request body, as it arrives. */
@@ -12,6 +20,13 @@ export interface SessionIO {
   write(bytes: Uint8Array): Promise<void>;
   /** Writes several pieces in order, as one write would write their concatenation. */
   writev(pieces: readonly Uint8Array[]): Promise<void>;
+  /**
+   * Writes pieces in order at once: false once more than LIVE_SLACK_BYTES wait to be sent on the
+   * connection (the writer should stop and wait for `drained`).
+   */
+  writeNow(pieces: readonly Uint8Array[]): boolean;
+  /** Resolves when the connection can take more (or is gone). */
+  drained(): Promise<void>;
   /** Ends the response. */
   end(): void;
   /** Cuts the response off (no end: the client sees a lost connection). */
@@ -24,23 +39,37 @@ export interface SessionIO {
 
 export interface Drain {
   readonly draining: boolean;
-  /** Calls `cb` once when draining starts (at once if it already has). */
+  /** Calls `cb` once when draining starts (at once if it already has); returns an unsubscribe function. */
   onDrain(cb: () => void): () => void;
 }
 
-/** The server's shutdown signal as the sessions' drain signal. */
-export function drainOf(signal: AbortSignal): Drain {
-  return {
-    get draining() {
-      return signal.aborted;
-    },
-    onDrain(cb) {
-      if (signal.aborted) {
-        cb();
-        return () => undefined;
-      }
-      signal.addEventListener("abort", cb, { once: true });
-      return () => signal.removeEventListener("abort", cb);
-    },
-  };
+/**
+ * The server's drain signal: one for the whole server, which every session and long-poll
+ * watches through a set of its own (a listener per session on one AbortSignal made Node warn of
+ * a leak past ten, and cost an add and a remove per session).
+ */
+export class DrainSignal implements Drain {
+  private started = false;
+  private readonly callbacks = new Set<() => void>();
+
+  get draining(): boolean {
+    return this.started;
+  }
+
+  onDrain(cb: () => void): () => void {
+    if (this.started) {
+      cb();
+      return () => undefined;
+    }
+    this.callbacks.add(cb);
+    return () => this.callbacks.delete(cb);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const all = [...this.callbacks];
+    this.callbacks.clear();
+    for (const cb of all) cb();
+  }
 }

@@ -1,31 +1,35 @@
 /**
- * Drives a read feed for a session (protocol.md §6.6, §7.5, §6.9): takes the feed's events
- * one at a time (the next is pulled only after the previous one was written, so a slow reader
- * holds back the feed instead of filling memory), and while following the tail inserts a
- * heartbeat at a random 5–15 s interval whenever no records arrive. The first heartbeat of
- * each following phase comes from the feed itself (`following`), at once.
+ * Drives a read for a session (protocol.md §6.6, §6.9, §7.5), framed or SSE alike:
+ * - catch-up batches are pulled one at a time, each only after the last was written (a slow
+ *   reader holds back its read instead of filling memory);
+ * - at the tail the read follows: the stream's fan-out writes each live batch to the session
+ *   itself (store/read-feed.ts `follow`), with no work per batch here; a session whose connection
+ *   fills leaves the live path, waits for it to drain, and catches up from storage;
+ * - while it waits, a heartbeat goes out at a random 5–15 s interval whenever no records arrive
+ *   (one timer per session, re-armed only when it fires); the first of each following phase
+ *   comes at once, from the read itself.
  */
-import type { ReadBatch, StreamPosition } from "../../types.js";
+import type { Maybe, ReadBatch, ReadEvent, StreamPosition } from "../../types.js";
+import type { FollowEnd, LiveSink } from "../store/read-feed.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
 
-export type FeedEvent =
-  | { kind: "batch"; batch: ReadBatch }
-  /** The reader reached the tail and now follows it. */
-  | { kind: "following"; tail: StreamPosition };
-
-export interface ReadFeed {
-  /** Ends when the read ends cleanly; throws an SvcError when it fails. */
-  events: AsyncIterator<FeedEvent>;
-  /** The stream's tail now, for heartbeats (it may have to ask the database). */
-  tail(): StreamPosition | Promise<StreamPosition>;
-  /** Stops the feed (the client went away, or the server drains). */
+/** What a session reads from (store/read-feed.ts ReadFeed). */
+export interface ReadSource {
+  next(): Promise<ReadEvent | undefined>;
+  follow(sink: LiveSink): Promise<FollowEnd>;
+  /** The stream's tail now, for heartbeats (it may ask the database). */
+  tail(): Maybe<StreamPosition>;
+  /** When the last live batch was delivered (ms epoch; 0: none). */
+  readonly lastLiveAt: number;
   close(): void;
 }
 
-export interface FeedSink {
+/** A session's wire: how it writes a batch, a heartbeat, and live batches. */
+export interface SessionSink {
   batch(batch: ReadBatch): Promise<void>;
   heartbeat(tail: StreamPosition): Promise<void>;
+  readonly live: LiveSink;
 }
 
 export interface PumpOptions {
@@ -39,12 +43,13 @@ export interface PumpOptions {
 
 export type PumpResult = "done" | "draining" | "closed";
 
-/** Pumps events into the sink until the feed ends ("done"), the server drains, or the client leaves. */
-export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, opts: PumpOptions): Promise<PumpResult> {
-  const min = opts.heartbeatMinMs ?? 5_000;
-  const max = opts.heartbeatMaxMs ?? 15_000;
-  // Races go through Stoppers whose listeners are removed as each race settles (a loop racing
-  // a long-lived promise would keep every delivered batch reachable).
+/** Pumps the read into the sink until it ends ("done"), the server drains, or the client leaves. */
+export async function pumpRead(
+  feed: ReadSource,
+  io: SessionIO,
+  sink: SessionSink,
+  opts: PumpOptions,
+): Promise<PumpResult> {
   const stopper = new Stopper();
   let result: PumpResult = "closed";
   const stop = (r: PumpResult): void => {
@@ -53,48 +58,86 @@ export async function pumpFeed(feed: ReadFeed, io: SessionIO, sink: FeedSink, op
       stopper.stop();
     }
   };
+  const heartbeat = (): void =>
+    void Promise.resolve()
+      .then(() => feed.tail())
+      .then((t) => sink.heartbeat(t))
+      .catch(() => undefined); // a stream gone meanwhile ends the read itself
   const offClose = io.onClose(() => stop("closed"));
   const offDrain = opts.drain.onDrain(() => {
     // Tell the client now (the frame carries the reconnect flag), then end after a grace period.
-    void Promise.resolve(feed.tail())
-      .then((t) => sink.heartbeat(t))
-      .catch(() => undefined);
+    heartbeat();
     setTimeout(() => stop("draining"), opts.drainGraceMs ?? 1_000).unref();
   });
-  let following = false;
-  let timer: NodeJS.Timeout | undefined;
-  let next: Promise<IteratorResult<FeedEvent>> | undefined;
+  const beats = new Heartbeats(feed, heartbeat, opts.heartbeatMinMs ?? 5_000, opts.heartbeatMaxMs ?? 15_000);
   try {
-    next = feed.events.next();
     for (;;) {
-      // The heartbeat timer is its own stopper: it fires, or the next event wins and clears it.
-      const tick = new Stopper();
-      if (following) {
-        clearTimeout(timer);
-        timer = setTimeout(() => tick.stop(), min + Math.random() * (max - min));
-      }
-      const raced = await stopper.race(tick.race(next));
-      clearTimeout(timer);
-      if (raced === STOP) {
-        if (stopper.stopped) return result;
-        await sink.heartbeat(await feed.tail());
+      const ev = await stopper.race(feed.next());
+      if (ev === STOP) return result;
+      if (!ev) return "done";
+      if (ev.type === "batch") {
+        await sink.batch(ev);
         continue;
       }
-      if (raced.done) return "done";
-      const ev = raced.value;
-      if (ev.kind === "following") {
-        following = true;
-        await sink.heartbeat(ev.tail);
-      } else {
-        await sink.batch(ev.batch);
-      }
-      next = feed.events.next();
+      await sink.heartbeat(ev.tail!);
+      beats.start();
+      const end = await stopper.race(feed.follow(sink.live));
+      beats.stop();
+      if (end === STOP) return result;
+      if (end === "done" || end === "idle") return "done";
+      if (end === "full" && (await stopper.race(io.drained())) === STOP) return result;
     }
   } finally {
-    clearTimeout(timer);
+    beats.stop();
     offClose();
     offDrain();
     feed.close();
-    next?.catch(() => undefined); // a pending pull may fail once the feed is closed
+  }
+}
+
+/**
+ * Heartbeats while a read follows: at a random interval whenever nothing was sent for that long.
+ * The timer is not reset by live batches (that would cost every delivery a timer): when it fires
+ * early it waits out the rest.
+ */
+class Heartbeats {
+  private timer: NodeJS.Timeout | undefined;
+  private lastBeat = 0;
+  private interval = 0;
+
+  constructor(
+    private readonly feed: ReadSource,
+    private readonly send: () => void,
+    private readonly minMs: number,
+    private readonly maxMs: number,
+  ) {}
+
+  start(): void {
+    this.lastBeat = Date.now();
+    this.interval = this.pick();
+    this.arm(this.interval);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private pick(): number {
+    return this.minMs + Math.random() * (this.maxMs - this.minMs);
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(() => this.fire(), Math.max(1, ms));
+  }
+
+  private fire(): void {
+    const now = Date.now();
+    const quietSince = Math.max(this.lastBeat, this.feed.lastLiveAt);
+    if (now - quietSince < this.interval) return this.arm(quietSince + this.interval - now);
+    this.send();
+    this.lastBeat = now;
+    this.interval = this.pick();
+    this.arm(this.interval);
   }
 }

@@ -3,21 +3,29 @@
  * per frame when negotiated and at least 1 KiB, heartbeats as batches with no records and the
  * current tail, a clean end when the read is complete, and a terminal frame for errors after
  * the 200. While the server drains, frames carry the reconnect-advised flag; a client still
- * attached after the grace period gets terminal 503 `server_draining`.
+ * attached after the grace period gets terminal 503 `server_draining`. Live batches are framed
+ * once per compression for every session that follows the stream (`live.shape`).
  */
 import type { ReadBatch, StreamPosition } from "../../types.js";
-import { encodeTerminalFrame, frameHead, type Compression } from "../../wire/framing.js";
+import {
+  encodeFrameInPlace,
+  encodeTerminalFrame,
+  frameHead,
+  withReconnect,
+  type Compression,
+} from "../../wire/framing.js";
 import { frameEncoded } from "../../wire/message-frame.js";
 import { encodeReadBatch } from "../../wire/proto.js";
+import type { LiveBatch } from "../store/live-fanout.js";
 import { terminalFor } from "../wire-error.js";
-import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
+import { pumpRead, type PumpOptions, type ReadSource } from "./read-pump.js";
 import type { SessionIO } from "./io.js";
 
 export interface ReadSessionOptions extends PumpOptions {
   compression: Compression;
 }
 
-export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSessionOptions): Promise<void> {
+export async function runReadSession(io: SessionIO, feed: ReadSource, opts: ReadSessionOptions): Promise<void> {
   const send = async (batch: ReadBatch): Promise<void> => {
     const reconnect = opts.drain.draining;
     const encoded = batch.encoded;
@@ -31,13 +39,25 @@ export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSe
     }
     await io.write(await frameEncoded((reserve) => encodeReadBatch(batch, reserve), opts.compression, { reconnect }));
   };
+  const key = `frame:${opts.compression}`;
+  const make = (b: LiveBatch): Uint8Array | Promise<Uint8Array> =>
+    opts.compression === "none"
+      ? encodeFrameInPlace((reserve) => encodeReadBatch(b.readBatch, reserve))
+      : frameEncoded((reserve) => encodeReadBatch(b.readBatch, reserve), opts.compression);
   try {
-    const result = await pumpFeed(
+    const result = await pumpRead(
       feed,
       io,
       {
         batch: send,
         heartbeat: (tail: StreamPosition) => send({ records: [], tail }),
+        live: {
+          shape: { key, make },
+          deliver(b) {
+            const frame = b.shaped(key)!;
+            return io.writeNow([opts.drain.draining ? withReconnect(frame) : frame]);
+          },
+        },
       },
       opts,
     );

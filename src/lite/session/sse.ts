@@ -9,14 +9,16 @@
  *   data: [DONE]                                                        (clean end)
  *
  * Cumulative counts continue from a resumed `Last-Event-ID`, so a second resume still
- * subtracts the right amounts.
+ * subtracts the right amounts. A live batch's `data:` line is made once per record format for
+ * every session that follows the stream; only the `event` and `id` lines are this session's.
  */
 import type { ReadBatch, RecordFormat, StreamPosition } from "../../types.js";
 import { serverError, type SvcError } from "../../errors.js";
 import { wireError } from "../wire-error.js";
 import { readBatchToJson, positionToJson } from "../../wire/json.js";
 import { meteredBatchSize } from "../../rules/records.js";
-import { pumpFeed, type ReadFeed, type PumpOptions } from "./feed-pump.js";
+import type { LiveBatch } from "../store/live-fanout.js";
+import { pumpRead, type PumpOptions, type ReadSource } from "./read-pump.js";
 import type { SessionIO } from "./io.js";
 
 export interface SseOptions extends PumpOptions {
@@ -37,26 +39,41 @@ export function parseLastEventId(value: string): { seqNum: number; count: number
 
 const encoder = new TextEncoder();
 
-export async function runSseSession(io: SessionIO, feed: ReadFeed, opts: SseOptions): Promise<void> {
+/** The `data:` line and blank line of a batch event. */
+function dataLine(batch: ReadBatch, format: RecordFormat): string {
+  const { records, tail } = batch;
+  return `data: ${JSON.stringify(readBatchToJson(tail ? { records, tail } : { records }, format))}\n\n`;
+}
+
+export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOptions): Promise<void> {
   let count = opts.startCount ?? 0;
   let bytes = opts.startBytes ?? 0;
   const send = (text: string): Promise<void> => io.write(encoder.encode(text));
   const ping = (tail: StreamPosition): Promise<void> =>
     send(`event: ping\ndata: ${JSON.stringify({ timestamp: Date.now(), tail: positionToJson(tail) })}\n\n`);
+  const key = `sse:${opts.format}`;
   try {
-    const result = await pumpFeed(
+    const result = await pumpRead(
       feed,
       io,
       {
-        async batch({ records, tail }: ReadBatch) {
+        async batch(batch: ReadBatch) {
+          const { records, tail } = batch;
           if (records.length === 0) return tail ? ping(tail) : undefined;
           count += records.length;
           bytes += meteredBatchSize(records);
           const last = records[records.length - 1]!.seqNum;
-          const data = JSON.stringify(readBatchToJson(tail ? { records, tail } : { records }, opts.format));
-          await send(`event: batch\nid: ${last},${count},${bytes}\ndata: ${data}\n\n`);
+          await send(`event: batch\nid: ${last},${count},${bytes}\n${dataLine(batch, opts.format)}`);
         },
         heartbeat: ping,
+        live: {
+          shape: { key, make: (b: LiveBatch) => encoder.encode(dataLine(b.readBatch, opts.format)) },
+          deliver(b) {
+            count += b.records.length;
+            bytes += b.metered;
+            return io.writeNow(withHead(`event: batch\nid: ${b.end - 1},${count},${bytes}\n`, b.shaped(key)!));
+          },
+        },
       },
       opts,
     );
@@ -71,6 +88,19 @@ export async function runSseSession(io: SessionIO, feed: ReadFeed, opts: SseOpti
     await send(errorEvent(wireError(e)));
   }
   io.end();
+}
+
+/**
+ * This session's event and id lines before the shared data line: one piece when the data is
+ * small (a write is the dearest part of a delivery; a copy of a few hundred bytes is not), two
+ * when copying it would cost more than the second write.
+ */
+function withHead(head: string, data: Uint8Array): Uint8Array[] {
+  if (data.length > 16 * 1024) return [encoder.encode(head), data];
+  const out = Buffer.allocUnsafe(head.length + data.length);
+  out.write(head, 0, "latin1");
+  out.set(data, head.length);
+  return [out];
 }
 
 function errorEvent(err: SvcError): string {

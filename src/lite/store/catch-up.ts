@@ -32,6 +32,13 @@ export class CatchUpBatch {
   /** Bytes of the records' encoded fields (a session frame holds MAX_READ_RECORD_BYTES). */
   encoded = 0;
 
+  /** Counts one more record (its piece is pushed by the caller). */
+  add(metered: number, encoded: number): void {
+    this.count++;
+    this.bytes += metered;
+    this.encoded += encoded;
+  }
+
   finish(): ReadBatch | undefined {
     if (this.count === 0) return undefined;
     const pieces = this.pieces;

@@ -8,14 +8,16 @@
  *   is applied;
  * - `tailNow` reflects every append acknowledged before it was called, through any node;
  * - reads may serve any record below `known.nextSeq` without asking anyone again;
- * - followers see only durable records, in order, without gaps.
+ * - followers see only durable records, in order, without gaps (live-fanout.ts); a read never
+ *   returns a hole (stored-reader.ts).
  */
 import { serverError, type SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
 import type { Maybe } from "../../types.js";
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
-import type { Follower } from "./follower.js";
+import type { LiveSubscriber } from "./live-fanout.js";
+import type { StoredReader } from "./stored-reader.js";
 
 /** The appends of one append session: after one is refused, the rest are not applied. */
 export interface Chain {
@@ -50,9 +52,15 @@ export interface LiveStream {
   tailNow(): Maybe<StreamPosition>;
   readBatches(fromSeq: number, maxBatches: number): Maybe<StoredBatch[]>;
   findTimestamp(timestamp: number): Maybe<number | undefined>;
-  /** Registers a follower at `fromSeq`; undefined when the known tail is elsewhere. */
-  follow(fromSeq: number): Follower | undefined;
-  unfollow(f: Follower): void;
+  /** What one read sees of the stored records (stored-reader.ts); `confirmed`: the tail the database gave it (-1: none). */
+  reader(confirmed: number): StoredReader;
+  /**
+   * Adds a reader waiting at the tail to the stream's fan-out (live-fanout.ts): false when it is
+   * behind what was published (it reads storage first); throws when the stream cannot be
+   * followed (being deleted, storage failed).
+   */
+  follow(s: LiveSubscriber): boolean;
+  unfollow(s: LiveSubscriber): void;
   /** Seals the stream: no more appends; followers end with 409. */
   markDeleting(): void;
   /** Ends every follower (server shutdown). */

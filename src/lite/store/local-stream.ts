@@ -15,7 +15,8 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { LocalLog } from "../storage/seams.js";
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { SEQUENCING, type Sequencing } from "./sequencing.js";
-import { Follower } from "./follower.js";
+import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
+import { LocalReader, type StoredReader } from "./stored-reader.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
@@ -30,13 +31,16 @@ interface Inflight {
   markSettled: () => void;
 }
 
+const deletionPending = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
+
 export class LocalStream implements LiveStream {
   /** Everything durable: what reads, check-tail and followers may see. */
   durable: StreamStateRecord;
   /** The next assignable position and the state including in-flight appends. */
   private next: StreamStateRecord;
   private inflight: Inflight[] = [];
-  private followers = new Set<Follower>();
+  /** Readers waiting at the durable tail. */
+  private readonly fanout: LiveFanout;
   deleting = false;
   /** Set after a storage failure: the state must be reloaded from storage. */
   broken: SvcError | undefined;
@@ -54,6 +58,7 @@ export class LocalStream implements LiveStream {
   ) {
     this.durable = { ...state };
     this.next = { ...state };
+    this.fanout = new LiveFanout(state.nextSeq);
     this.deleting = meta.deletedAt !== null;
   }
 
@@ -99,7 +104,7 @@ export class LocalStream implements LiveStream {
     const refuse = (e: unknown): Submitted => refused(this, e, chain);
     if (chain?.failed) return refuse(notApplied());
     if (this.broken) return refuse(this.broken);
-    if (this.deleting) return refuse(serverError("stream_deletion_pending", "the stream is being deleted"));
+    if (this.deleting) return refuse(deletionPending());
     const tsError = this.rules.checkTimestamps(this.meta.config, input);
     if (tsError) return refuse(tsError);
     const condition = this.rules.checkConditions(this.next, input);
@@ -158,8 +163,6 @@ export class LocalStream implements LiveStream {
       if (e.state.trimPoint > this.durable.trimPoint) this.onTrim();
       this.durable = e.state;
       released.push(e);
-      const tail = { seqNum: e.state.nextSeq, timestamp: e.state.lastTimestamp };
-      for (const f of this.followers) f.push({ records: e.batch.records, tail, trimPoint: e.state.trimPoint });
     }
     const tail = this.tail;
     for (const e of released) {
@@ -177,6 +180,16 @@ export class LocalStream implements LiveStream {
       m.appendRecords += e.batch.records.length;
       m.appendBytes += bytes;
       m.storage += bytes;
+    }
+    // The acks first: the fan-out only queues (delivery runs later), so no append waits for it.
+    for (const e of released) {
+      this.fanout.publish(
+        new LiveBatch(
+          e.batch.records,
+          { seqNum: e.state.nextSeq, timestamp: e.state.lastTimestamp },
+          e.state.trimPoint,
+        ),
+      );
     }
   }
 
@@ -199,33 +212,29 @@ export class LocalStream implements LiveStream {
       e.reject(error);
       e.markSettled();
     }
-    for (const f of this.followers) f.close(error);
-    this.followers.clear();
+    this.fanout.closeAll(error);
   }
 
-  /** Registers a follower at `fromSeq`; undefined when the durable tail has moved past it. */
-  follow(fromSeq: number): Follower | undefined {
-    if (this.durable.nextSeq !== fromSeq) return undefined;
-    const f = new Follower();
-    if (this.deleting) f.close(serverError("stream_deletion_pending", "the stream is being deleted"));
-    else if (this.broken) f.close(this.broken);
-    else this.followers.add(f);
-    return f;
+  reader(): StoredReader {
+    return new LocalReader(this);
   }
 
-  unfollow(f: Follower): void {
-    this.followers.delete(f);
+  follow(s: LiveSubscriber): boolean {
+    if (this.deleting) throw deletionPending();
+    if (this.broken) throw this.broken;
+    return this.fanout.join(s);
+  }
+
+  unfollow(s: LiveSubscriber): void {
+    this.fanout.leave(s);
   }
 
   markDeleting(): void {
     this.deleting = true;
-    const error = serverError("stream_deletion_pending", "the stream is being deleted");
-    for (const f of this.followers) f.close(error);
-    this.followers.clear();
+    this.fanout.closeAll(deletionPending());
   }
 
   closeFollowers(error: SvcError): void {
-    for (const f of this.followers) f.close(error);
-    this.followers.clear();
+    this.fanout.closeAll(error);
   }
 }

@@ -16,9 +16,11 @@ import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { decodeLanded, encodeBatch } from "../storage/batch-codec.js";
 import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../storage/seams.js";
-import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
+import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
-import { Follower } from "./follower.js";
+import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
+import { SharedReader } from "./shared-reader.js";
+import type { StoredReader } from "./stored-reader.js";
 import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 import { OutcomeUnknown } from "../wire-error.js";
 import { checkTimestamps, commandsOf, sequence } from "./sequencing.js";
@@ -55,7 +57,10 @@ export class SharedStream implements LiveStream {
   private queue: Entry[] = [];
   private busy = false;
   private last: Promise<void> = Promise.resolve();
-  private readonly followers = new Set<Follower>();
+  /** Readers waiting at the tail; what other nodes append reaches them through `feedLive`. */
+  private readonly fanout: LiveFanout;
+  /** `feedLive` is reading what other nodes appended. */
+  private feeding = false;
 
   constructor(
     public meta: StreamMeta,
@@ -64,6 +69,7 @@ export class SharedStream implements LiveStream {
   ) {
     this.known = { ...state };
     this.deleting = meta.deletedAt !== null;
+    this.fanout = new LiveFanout(state.nextSeq);
   }
 
   get id(): number {
@@ -207,6 +213,7 @@ export class SharedStream implements LiveStream {
     const tail = { seqNum: result.state.nextSeq, timestamp: result.state.lastTimestamp };
     let delivered = this.known.nextSeq;
     const cached: StoredBatch[] = [];
+    const live: LiveBatch[] = [];
     group.forEach((e, k) => {
       const o = result.outcomes[k]!;
       if (!o.ok) return settle(e, refusal(o));
@@ -219,12 +226,13 @@ export class SharedStream implements LiveStream {
       const end = o.firstSeq + records.length;
       cached.push(decodeLanded(o.firstSeq, plan.plannedFirst, o.timestampFloor, plan.data));
       if (o.firstSeq === delivered) {
-        for (const f of this.followers)
-          f.push({
+        live.push(
+          new LiveBatch(
             records,
-            tail: { seqNum: end, timestamp: records[records.length - 1]!.timestamp },
-            trimPoint: result.state.trimPoint,
-          });
+            { seqNum: end, timestamp: records[records.length - 1]!.timestamp },
+            result.state.trimPoint,
+          ),
+        );
         delivered = end;
       }
       const bytes = meteredBatchSize(records);
@@ -241,9 +249,11 @@ export class SharedStream implements LiveStream {
       e.markSettled();
     });
     this.deps.cache.put(this.id, cached);
+    // The acks first: the fan-out only queues (delivery runs later), so no append waits for it.
+    for (const b of live) if (b.firstSeq === this.fanout.position) this.fanout.publish(b);
     // What this node knows only moves forward: a read of the stored state may have told it of
     // later appends (through other nodes) before this group's answer came.
-    if (result.state.nextSeq <= this.known.nextSeq) return;
+    if (result.state.nextSeq <= this.known.nextSeq) return void this.feedLive();
     if (delivered >= result.state.nextSeq)
       this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
     else this.observe(result.state);
@@ -264,7 +274,42 @@ export class SharedStream implements LiveStream {
       trimPoint: Math.max(stored.trimPoint, this.known.trimPoint),
       lastArrival: stored.lastArrival,
     };
-    if (moved) for (const f of this.followers) f.lag();
+    if (moved) void this.feedLive();
+  }
+
+  /**
+   * Records this node learnt of without landing them (other nodes appended) reach its followers
+   * as its own do: read once (the batch cache, else the database) and published to the fan-out,
+   * in order. A gap (the records were trimmed meanwhile) or a failed read sends every follower to
+   * storage, which resolves it.
+   */
+  private async feedLive(): Promise<void> {
+    if (this.feeding) return;
+    this.feeding = true;
+    try {
+      while (this.fanout.position < this.known.nextSeq && !this.deleting) {
+        if (this.fanout.size === 0) return this.fanout.lagAll(this.known.nextSeq);
+        const from = this.fanout.position;
+        const batches = await this.readBatches(from, 16);
+        const trimPoint = this.known.trimPoint;
+        let progressed = false;
+        for (const b of batches) {
+          const end = b.firstSeq + storedCount(b);
+          if (end <= this.fanout.position) continue; // published meanwhile (this node landed it)
+          if (b.firstSeq !== this.fanout.position || end > this.known.nextSeq) break;
+          const records = b.records;
+          this.fanout.publish(
+            new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, trimPoint),
+          );
+          progressed = true;
+        }
+        if (!progressed && this.fanout.position === from) return this.fanout.lagAll(this.known.nextSeq);
+      }
+    } catch {
+      this.fanout.lagAll(this.known.nextSeq);
+    } finally {
+      this.feeding = false;
+    }
   }
 
   async tailNow(): Promise<StreamPosition> {
@@ -289,16 +334,17 @@ export class SharedStream implements LiveStream {
     return Promise.resolve(this.deps.log.findTimestamp(this.id, timestamp));
   }
 
-  follow(fromSeq: number): Follower | undefined {
-    if (this.known.nextSeq !== fromSeq) return undefined;
-    const f = new Follower();
-    if (this.deleting) f.close(deleting());
-    else this.followers.add(f);
-    return f;
+  reader(confirmed: number): StoredReader {
+    return new SharedReader(this, confirmed);
   }
 
-  unfollow(f: Follower): void {
-    this.followers.delete(f);
+  follow(sub: LiveSubscriber): boolean {
+    if (this.deleting) throw deleting();
+    return this.fanout.join(sub);
+  }
+
+  unfollow(sub: LiveSubscriber): void {
+    this.fanout.leave(sub);
   }
 
   markDeleting(): void {
@@ -309,8 +355,7 @@ export class SharedStream implements LiveStream {
   }
 
   closeFollowers(error: SvcError): void {
-    for (const f of this.followers) f.close(error);
-    this.followers.clear();
+    this.fanout.closeAll(error);
   }
 }
 

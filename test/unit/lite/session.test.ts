@@ -3,27 +3,14 @@ import { runAppendSession, type AppendPort } from "../../../src/lite/session/app
 import { runReadSession } from "../../../src/lite/session/read-session.js";
 import { runSseSession, parseLastEventId } from "../../../src/lite/session/sse.js";
 import { ByteBudget } from "../../../src/lite/session/byte-budget.js";
-import { drainOf, type Drain, type SessionIO } from "../../../src/lite/session/io.js";
+import { DrainSignal, type SessionIO } from "../../../src/lite/session/io.js";
 
-/** A drain signal the test can start, built on the server's own adapter. */
-class DrainSignal implements Drain {
-  private readonly c = new AbortController();
-  private readonly d = drainOf(this.c.signal);
-  get draining(): boolean {
-    return this.d.draining;
-  }
-  onDrain(cb: () => void): () => void {
-    return this.d.onDrain(cb);
-  }
-  start(): void {
-    this.c.abort();
-  }
-}
-import type { FeedEvent, ReadFeed } from "../../../src/lite/session/feed-pump.js";
+import type { ReadSource } from "../../../src/lite/session/read-pump.js";
+import { LiveBatch } from "../../../src/lite/store/live-fanout.js";
 import { FrameParser, encodeFrame, decodeTerminal } from "../../../src/wire/framing.js";
 import { encodeAppendInput, decodeAppendAck, decodeReadBatch, encodeReadBatch } from "../../../src/wire/proto.js";
 import { SeqNumMismatchError } from "../../../src/errors.js";
-import type { AppendAck, AppendInput, StreamPosition } from "../../../src/types.js";
+import type { AppendAck, AppendInput, ReadEvent, StreamPosition } from "../../../src/types.js";
 
 const enc = new TextEncoder();
 
@@ -54,6 +41,11 @@ class MemoryIO implements SessionIO {
   async writev(pieces: readonly Uint8Array[]): Promise<void> {
     for (const p of pieces) this.out.push(p);
   }
+  writeNow(pieces: readonly Uint8Array[]): boolean {
+    for (const p of pieces) this.out.push(p);
+    return true;
+  }
+  async drained(): Promise<void> {}
   end(): void {
     this.ended = true;
   }
@@ -174,17 +166,14 @@ describe("append session (server)", () => {
   });
 });
 
-function feedOf(events: FeedEvent[], tail = pos(3)): ReadFeed & { closed: boolean } {
+/** A read that yields `events`, then follows forever (no live batch comes). */
+function feedOf(events: ReadEvent[], tail = pos(3)): ReadSource & { closed: boolean } {
   const it = events[Symbol.iterator]();
   const feed = {
     closed: false,
-    events: {
-      next: async () => {
-        const r = it.next();
-        if (r.done) return new Promise<IteratorResult<FeedEvent>>(() => undefined); // follows forever
-        return r;
-      },
-    },
+    lastLiveAt: 0,
+    next: async () => it.next().value,
+    follow: () => new Promise<never>(() => undefined),
     tail: () => tail,
     close() {
       feed.closed = true;
@@ -204,9 +193,9 @@ describe("read session (server)", () => {
     ];
     const encoded = [encodeReadBatch({ records: stored })];
     const feed = feedOf([
-      { kind: "batch", batch: { records: [rec] } },
-      { kind: "batch", batch: { records: stored, encoded } },
-      { kind: "following", tail: pos(3) },
+      { type: "batch", records: [rec] },
+      { type: "batch", records: stored, encoded },
+      { type: "heartbeat", tail: pos(3) },
     ]);
     const o = { ...opts(), heartbeatMinMs: 10, heartbeatMaxMs: 20, drainGraceMs: 30 };
     const done = runReadSession(io, feed, o);
@@ -238,15 +227,51 @@ describe("SSE session", () => {
   it("numbers batch events cumulatively from Last-Event-ID and ends with [DONE]", async () => {
     const io = new MemoryIO();
     const recs = [0, 1].map((s) => ({ seqNum: 10 + s, timestamp: 7, headers: [], body: enc.encode("hello") }));
-    const events: FeedEvent[] = [{ kind: "batch", batch: { records: recs } }];
+    const events: ReadEvent[] = [{ type: "batch", records: recs }];
     const it = events[Symbol.iterator]();
-    const feed: ReadFeed = { events: { next: async () => it.next() }, tail: () => pos(12), close: () => undefined };
+    const feed: ReadSource = {
+      next: async () => it.next().value,
+      follow: async () => "done",
+      tail: () => pos(12),
+      lastLiveAt: 0,
+      close: () => undefined,
+    };
     await runSseSession(io, feed, { format: "base64", drain: new DrainSignal(), startCount: 2, startBytes: 26 });
     const text = Buffer.concat(io.out).toString();
     expect(text).toBe(
       'event: batch\nid: 11,4,52\ndata: {"records":[{"seq_num":10,"timestamp":7,"body":"aGVsbG8="},{"seq_num":11,"timestamp":7,"body":"aGVsbG8="}]}\n\n' +
         "data: [DONE]\n\n",
     );
+  });
+
+  it("writes live batches as this session's event and id lines and the data line every follower shares", async () => {
+    const io = new MemoryIO();
+    const live = (seq: number) =>
+      new LiveBatch([{ seqNum: seq, timestamp: 7, headers: [], body: enc.encode("hi") }], pos(seq + 1), 0);
+    const batches = [live(5), live(6)];
+    let asked = 0;
+    const feed: ReadSource = {
+      next: async () => (asked++ === 0 ? { type: "heartbeat", tail: pos(5) } : undefined),
+      async follow(sink) {
+        for (const b of batches) {
+          b.setShape(sink.shape!.key, await sink.shape!.make(b));
+          sink.deliver(b);
+        }
+        return "done";
+      },
+      tail: () => pos(7),
+      lastLiveAt: 0,
+      close: () => undefined,
+    };
+    await runSseSession(io, feed, { format: "raw", drain: new DrainSignal(), startCount: 3, startBytes: 30 });
+    const text = Buffer.concat(io.out).toString();
+    expect(text.split("\n\n").filter((e) => e.startsWith("event: batch"))).toEqual([
+      'event: batch\nid: 5,4,40\ndata: {"records":[{"seq_num":5,"timestamp":7,"body":"hi"}],"tail":{"seq_num":6,"timestamp":7}}',
+      'event: batch\nid: 6,5,50\ndata: {"records":[{"seq_num":6,"timestamp":7,"body":"hi"}],"tail":{"seq_num":7,"timestamp":7}}',
+    ]);
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+    // the data line is the batch's shape, the same bytes for every follower
+    expect(Buffer.from(batches[0]!.shaped("sse:raw")!).toString()).toContain('"seq_num":5');
   });
 
   it("parses Last-Event-ID strictly", () => {

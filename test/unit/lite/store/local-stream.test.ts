@@ -9,6 +9,7 @@ import { SeqNumMismatchError, type SvcError } from "../../../../src/errors.js";
 import { MemoryBackend } from "../../../../src/lite/storage/memory.js";
 import type { StreamMeta } from "../../../../src/lite/storage/types.js";
 import { initialState } from "../../../../src/lite/store/live-stream.js";
+import type { LiveSubscriber } from "../../../../src/lite/store/live-fanout.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 
@@ -71,14 +72,32 @@ describe("a local stream", () => {
 
   it("gives followers only durable batches, in order, and closes them on deletion", async () => {
     const { stream } = fresh();
-    const f = stream.follow(0)!;
-    expect(stream.follow(5)).toBeUndefined();
+    const got: number[][] = [];
+    let ended: unknown;
+    const at = (position: number): LiveSubscriber & { position: number } => ({
+      position,
+      shape: undefined,
+      offer(b) {
+        got.push(b.records.map((r) => r.seqNum));
+        this.position = b.end;
+        return true;
+      },
+      evicted(why) {
+        ended = why;
+      },
+    });
+    const f = at(0);
+    expect(stream.follow(f)).toBe(true);
+    expect(stream.follow(at(5)), "a follower ahead of the tail waits for it").toBe(true);
     const pending = stream.append(input("a"));
-    expect(f.queue).toHaveLength(0); // not durable yet
+    await new Promise((r) => setImmediate(r));
+    expect(got).toHaveLength(0); // not durable yet
     await pending;
-    expect(f.queue.map((b) => b.records.map((r) => r.seqNum))).toEqual([[0]]);
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual([[0]]);
     stream.markDeleting();
-    expect((f.closed as SvcError).code).toBe("stream_deletion_pending");
+    expect((ended as SvcError).code).toBe("stream_deletion_pending");
+    expect(() => stream.follow(at(1))).toThrow(expect.objectContaining({ code: "stream_deletion_pending" }));
     await expect(stream.append(input("b"))).rejects.toMatchObject({ code: "stream_deletion_pending" });
   });
 

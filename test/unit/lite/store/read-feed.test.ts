@@ -1,16 +1,19 @@
 /**
- * The read engine (src/lite/store/read-engine.ts, protocol.md §7) over a local stream on the
- * in-memory log: where a read starts (the 416 rules), the limits, `until`, the trim point,
- * and the move from catching up to following live batches.
+ * The read pipeline (src/lite/store/read-feed.ts, protocol.md §7) over a local stream on the
+ * in-memory log: where a read starts (the 416 rules), the limits, `until`, the trim point, the
+ * move from catching up to following, and the live path: each durable batch offered once to every
+ * follower with the same bytes, a follower that cannot take a batch whole (limits, a full
+ * connection) sent back to storage, and `wait` (§7.5).
  */
 import { describe, expect, it } from "vitest";
 import { MemoryBackend } from "../../../../src/lite/storage/memory.js";
+import type { LiveBatch } from "../../../../src/lite/store/live-fanout.js";
 import { initialState } from "../../../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
-import { ReadCursor, type ReadStep } from "../../../../src/lite/store/read-engine.js";
-import type { ReadParams } from "../../../../src/lite/store/read-start.js";
+import { ReadFeed, type LiveSink } from "../../../../src/lite/store/read-feed.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 import { trimRecord } from "../../../../src/rules/commands.js";
+import type { ReadEvent, ReadParams } from "../../../../src/types.js";
 
 const enc = new TextEncoder();
 
@@ -28,29 +31,60 @@ async function stream(): Promise<LocalStream> {
     backend.log,
   );
   let t = 100;
-  for (const n of [3, 3, 4])
-    await s.append({
-      records: Array.from({ length: n }, () => ({
-        headers: [],
-        body: enc.encode("x".repeat(10)),
-        timestamp: (t += 10) - 10,
-      })),
-    });
+  for (const n of [3, 3, 4]) await s.append({ records: records(n, () => (t += 10) - 10) });
   return s;
 }
 
-const seqs = (step: ReadStep) => (step.kind === "batch" ? step.batch.records.map((r) => r.seqNum) : step.kind);
+function records(n: number, ts?: () => number) {
+  return Array.from({ length: n }, () => ({
+    headers: [],
+    body: enc.encode("x".repeat(10)),
+    ...(ts ? { timestamp: ts() } : {}),
+  }));
+}
+
+const seqs = (ev: ReadEvent | undefined) =>
+  ev?.type === "batch" ? ev.records.map((r) => r.seqNum) : (ev?.type ?? "end");
 
 async function read(s: LocalStream, params: ReadParams, unary = true) {
-  const c = await ReadCursor.open(s, params, unary);
+  const feed = await ReadFeed.open(s, params, unary);
   try {
-    return seqs(await c.next());
+    return seqs(await feed.next());
   } finally {
-    c.close();
+    feed.close();
   }
 }
 
-describe("the read engine", () => {
+/** A sink that keeps what it is given; `room` says whether it takes more. */
+function sink(room = () => true): LiveSink & { got: number[][]; made: number } {
+  const out = {
+    got: [] as number[][],
+    made: 0,
+    shape: {
+      key: "test",
+      make: (b: LiveBatch) => {
+        out.made++;
+        return enc.encode(b.records.map((r) => r.seqNum).join(","));
+      },
+    },
+    deliver(b: LiveBatch) {
+      out.got.push(b.records.map((r) => r.seqNum));
+      return room();
+    },
+  };
+  return out;
+}
+
+/** A feed of `s` that has caught up and waits at the tail. */
+async function atTail(s: LocalStream, params: ReadParams = {}): Promise<ReadFeed> {
+  const feed = await ReadFeed.open(s, { start: { seqNum: 10 }, ...params }, false);
+  expect(await feed.next()).toMatchObject({ type: "heartbeat", tail: { seqNum: 10 } });
+  return feed;
+}
+
+const turn = () => new Promise((r) => setTimeout(r, 5));
+
+describe("the read pipeline", () => {
   it("starts at a seq num, a timestamp or a tail offset", async () => {
     const s = await stream();
     expect(await read(s, { start: { seqNum: 4 } })).toEqual([4, 5, 6, 7, 8, 9]);
@@ -63,8 +97,9 @@ describe("the read engine", () => {
     await expect(read(s, { start: { seqNum: 11 } })).rejects.toMatchObject({ status: 416, tail: { seqNum: 10 } });
     await expect(read(s, { start: { seqNum: 10 } })).rejects.toMatchObject({ status: 416 });
     await expect(read(s, { start: { timestamp: 1000 } })).rejects.toMatchObject({ status: 416 });
-    // clamped to the tail, a session follows there (with wait=0 its feed then ends: read-feed.ts)
-    expect(await read(s, { start: { seqNum: 50 }, clamp: true, wait: 0 }, false)).toBe("following");
+    // clamped to the tail: a session with no limits and wait=0 reads to the tail and ends there, no heartbeat
+    expect(await read(s, { start: { seqNum: 50 }, clamp: true, wait: 0 }, false)).toBe("end");
+    expect(await read(s, { start: { seqNum: 50 }, clamp: true }, false)).toBe("heartbeat");
   });
 
   it("stops at count, at bytes (never inside a record), and before the first record at or past until", async () => {
@@ -82,16 +117,91 @@ describe("the read engine", () => {
 
   it("catches up, then follows: a heartbeat at the tail, then live batches as they become durable", async () => {
     const s = await stream();
-    const c = await ReadCursor.open(s, { start: { seqNum: 8 } }, false);
-    expect(seqs(await c.next())).toEqual([8, 9]);
-    const following = await c.next();
-    expect(following).toMatchObject({ kind: "following", tail: { seqNum: 10 } });
-    const live = c.next(Date.now() + 5_000);
-    await s.append({ records: [{ headers: [], body: enc.encode("new") }] });
-    const step = await live;
-    expect(seqs(step)).toEqual([10]);
-    expect(step.kind === "batch" && step.batch.tail?.seqNum).toBe(11);
-    expect((await c.next(Date.now() + 20)).kind).toBe("timeout");
-    c.close();
+    const feed = await ReadFeed.open(s, { start: { seqNum: 8 } }, false);
+    expect(seqs(await feed.next())).toEqual([8, 9]);
+    await feed.next();
+    const live = sink();
+    const following = feed.follow(live);
+    await s.append({ records: records(1) });
+    await s.append({ records: records(2) });
+    await turn();
+    expect(live.got.flat()).toEqual([10, 11, 12]);
+    expect(feed.position).toBe(13);
+    feed.close();
+    expect(await following).toBe("stopped");
+  });
+
+  it("makes each live batch's shape once, however many follow the stream", async () => {
+    const s = await stream();
+    const sinks = Array.from({ length: 50 }, () => sink());
+    const feeds = await Promise.all(sinks.map(() => atTail(s)));
+    const ends = feeds.map((f, i) => f.follow(sinks[i]!));
+    await s.append({ records: records(2) });
+    await turn();
+    expect(sinks.every((k) => k.got.flat().join() === "10,11")).toBe(true);
+    expect(
+      sinks.reduce((n, k) => n + k.made, 0),
+      "shapes made for 50 followers of one batch",
+    ).toBe(1);
+    for (const f of feeds) f.close();
+    await Promise.all(ends);
+  });
+
+  it("sends a follower that cannot take a live batch whole back to storage, which serves what its limits allow", async () => {
+    const s = await stream();
+    const feed = await atTail(s, { count: 3, wait: 5 });
+    const live = sink();
+    const following = feed.follow(live);
+    await s.append({ records: records(5) });
+    expect(await following).toBe("storage");
+    expect(live.got).toEqual([]);
+    expect(seqs(await feed.next())).toEqual([10, 11, 12]);
+    expect(await feed.next()).toBeUndefined(); // its count is met
+    feed.close();
+  });
+
+  it("ends following with `full` when the connection has no room, and the read goes on from storage", async () => {
+    const s = await stream();
+    const feed = await atTail(s);
+    const live = sink(() => false);
+    const following = feed.follow(live);
+    await s.append({ records: records(1) });
+    expect(await following).toBe("full");
+    await s.append({ records: records(1) });
+    expect(live.got).toEqual([[10]]);
+    expect(seqs(await feed.next())).toEqual([11]);
+    feed.close();
+  });
+
+  it("ends when `wait` passes with no live batch, and then with `done` once a count is met", async () => {
+    const s = await stream();
+    const idle = await atTail(s, { wait: 0.05 } as ReadParams);
+    expect(await idle.follow(sink())).toBe("idle");
+    idle.close();
+    const counted = await atTail(s, { count: 2, wait: 5 });
+    const live = sink();
+    const following = counted.follow(live);
+    await s.append({ records: records(2) });
+    expect(await following).toBe("done");
+    expect(live.got).toEqual([[10, 11]]);
+    expect(await counted.next()).toBeUndefined();
+    counted.close();
+  });
+
+  it("fails at once, even while following, when its signal aborts; a deleted stream ends its followers", async () => {
+    const s = await stream();
+    const revoked = new AbortController();
+    const feed = await ReadFeed.open(s, { start: { seqNum: 10 } }, false, { signal: revoked.signal });
+    await feed.next();
+    const following = feed.follow(sink());
+    revoked.abort(new Error("revoked"));
+    await expect(following).rejects.toThrow("revoked");
+    await expect(feed.next()).rejects.toThrow("revoked");
+    feed.close();
+    const other = await atTail(s);
+    const ended = other.follow(sink());
+    s.markDeleting();
+    await expect(ended).rejects.toMatchObject({ code: "stream_deletion_pending" });
+    other.close();
   });
 });

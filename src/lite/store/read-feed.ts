@@ -1,0 +1,363 @@
+/**
+ * THE read pipeline of lite (protocol.md §7): unary reads, read sessions and SSE all read through
+ * a ReadFeed. The feed knows limits and following, nothing of storage kinds or of the wire: what is
+ * stored comes through the stream's StoredReader (stored-reader.ts, trims and gaps resolved), what
+ * is appended while the read waits at the tail through the stream's fan-out (live-fanout.ts).
+ *
+ *   next()    one catch-up batch of stored records (no `tail`), a heartbeat when the read has
+ *             reached the tail and may wait there (follow next), or undefined at its end;
+ *   follow()  at the tail: each live batch goes straight to the sink, the same bytes as every
+ *             other follower's, until the read must read storage again (it fell behind, or a
+ *             batch it cannot take whole), its connection is full, its limits are met, or its
+ *             `wait` ran out (§7.5).
+ *
+ * A feed holds one stop signal for its life: `close()`, or the abort of `signal` (a revoked
+ * token's 401), which ends it at once, even while it follows.
+ */
+import { LIMITS, MAX_TIMER_MS, type Maybe, type ReadBatch, type ReadEvent, type SequencedRecord } from "../../types.js";
+import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
+import type { StoredBatch } from "../storage/types.js";
+import { CatchUpBatch } from "./catch-up.js";
+import type { LiveStream } from "./live-stream.js";
+import type { LiveBatch, LiveSubscriber } from "./live-fanout.js";
+import { planRead, resolveStart, type ReadPlan } from "./read-plan.js";
+import type { StoredReader } from "./stored-reader.js";
+import type { ReadParams } from "../../types.js";
+import type { SvcError } from "../../errors.js";
+
+export interface FeedOptions {
+  /** The reader's view of a stored record (decryption, §8.8; may throw `decryption_failed`). */
+  open?: (r: SequencedRecord) => SequencedRecord;
+  /** Checked before every catch-up event (the token): a promise, or throws. */
+  check?: () => Maybe<void>;
+  /** Whether `check` would pass, answered at once without I/O; false sends the read back to `next` first. */
+  checkNow?: () => boolean;
+  /** Aborted with a reason: the read fails with it, at once. */
+  signal?: AbortSignal;
+  /** Told once, when the read is closed. */
+  onClose?: () => void;
+}
+
+/** Where live batches go while a feed follows: a session's wire, or a long-poll's answer. */
+export interface LiveSink {
+  /** The wire shape this reader reads (the fan-out makes it once per batch). */
+  readonly shape?: LiveSubscriber["shape"];
+  /** Writes `b` (every record of it is this reader's) at once: false when nothing more should be written now. */
+  deliver(b: LiveBatch): boolean;
+}
+
+/**
+ * Why following ended: `storage` (read on with next()), `full` (the sink took a batch and has no
+ * room: wait for it, then next()), `done` (the read's limits are met), `idle` (its `wait` ran
+ * out), `stopped` (closed).
+ */
+export type FollowEnd = "storage" | "full" | "done" | "idle" | "stopped";
+
+export class ReadFeed {
+  position = 0;
+  private remainingCount: number;
+  private remainingBytes: number;
+  private ended = false;
+  private stopped: { reason: unknown } | undefined;
+  /** Since when the read waits without a live batch (§7.5: armed when it first follows). */
+  private idleSince: number | undefined;
+  /** When the last live batch was delivered (ms epoch; 0: none). */
+  lastLiveAt = 0;
+  private reader!: StoredReader;
+  private following: Following | undefined;
+  private readonly onAbort = (): void => this.stop({ reason: this.opts.signal!.reason });
+
+  /** Judges `params` (planRead) and resolves the start: 416 here, before any answer. */
+  static async open(stream: LiveStream, params: ReadParams, unary: boolean, opts: FeedOptions = {}): Promise<ReadFeed> {
+    const feed = new ReadFeed(stream, planRead(params, unary), opts);
+    const start = await resolveStart(stream, feed.plan);
+    feed.position = start.position;
+    feed.reader = stream.reader(start.confirmed);
+    feed.listen();
+    return feed;
+  }
+
+  private constructor(
+    private readonly stream: LiveStream,
+    readonly plan: ReadPlan,
+    private readonly opts: FeedOptions,
+  ) {
+    this.remainingCount = plan.count;
+    this.remainingBytes = plan.bytes;
+    if (plan.count === 0 || plan.bytes === 0) this.ended = true;
+  }
+
+  private listen(): void {
+    const signal = this.opts.signal;
+    if (signal?.aborted) this.onAbort();
+    else signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** The stream's tail now (a heartbeat's; it may ask the database). */
+  tail() {
+    return this.stream.tailNow();
+  }
+
+  async next(): Promise<ReadEvent | undefined> {
+    this.failIfStopped();
+    if (this.ended || this.stopped) return undefined;
+    await this.opts.check?.();
+    const batch = await this.catchUp();
+    this.failIfStopped();
+    if (this.stopped) return undefined;
+    if (batch) {
+      this.stream.meter.readOps++;
+      return { type: "batch", ...batch };
+    }
+    // §7.5: wait=0 with no limits reads to the tail and stops there, without a heartbeat.
+    if (this.ended || !this.plan.canFollow || this.plan.waitMs === 0) {
+      this.ended = true;
+      return undefined;
+    }
+    this.idleSince ??= Date.now();
+    const known = this.stream.known;
+    return { type: "heartbeat", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
+  }
+
+  /** Waits at the tail, live batches to `sink`, until the read must do something else (FollowEnd). */
+  follow(sink: LiveSink): Promise<FollowEnd> {
+    this.failIfStopped();
+    if (this.ended) return Promise.resolve("done");
+    if (this.following) throw new Error("a feed follows once at a time");
+    return new Promise<FollowEnd>((resolve, reject) => {
+      const f = new Following(this, sink, resolve, reject);
+      try {
+        if (!this.stream.follow(f)) return resolve("storage"); // behind what was published: storage first
+      } catch (e) {
+        return reject(e);
+      }
+      this.following = f;
+      this.armIdle();
+    });
+  }
+
+  /** Stops the read (the client went away, the server drains, the answer is complete). */
+  close(): void {
+    this.opts.signal?.removeEventListener("abort", this.onAbort);
+    if (!this.stopped) this.stop(undefined);
+    this.opts.onClose?.();
+  }
+
+  /** A live batch offered by the fan-out: taken whole and written, or the read leaves the live path. */
+  take(b: LiveBatch, sink: LiveSink): boolean {
+    const n = b.records.length;
+    const until = this.plan.until;
+    const whole =
+      this.opts.open === undefined &&
+      b.trimPoint <= this.position &&
+      n <= this.remainingCount &&
+      b.metered <= this.remainingBytes &&
+      (until === undefined || b.lastTimestamp < until);
+    if (!whole || !(this.opts.checkNow?.() ?? true) || !shapedFor(b, sink)) return this.endFollow("storage");
+    this.position = b.end;
+    this.remainingCount -= n;
+    this.remainingBytes -= b.metered;
+    const m = this.stream.meter;
+    m.readOps++;
+    m.readRecords += n;
+    m.readBytes += b.metered;
+    this.idleSince = this.lastLiveAt = Date.now();
+    const room = sink.deliver(b);
+    if (this.remainingCount === 0 || this.remainingBytes === 0) {
+      this.ended = true;
+      return this.endFollow("done");
+    }
+    return room || this.endFollow("full");
+  }
+
+  /** Ends following (if it still does) with `end`: false, as the fan-out's answer. */
+  endFollow(end: FollowEnd | { error: unknown }): false {
+    const f = this.following;
+    if (!f) return false;
+    this.following = undefined;
+    this.stream.unfollow(f);
+    f.settle(end);
+    return false;
+  }
+
+  /** §7.5: the read ends once `wait` passed since the last live batch (a timer per follower, re-armed only when it fires). */
+  private armIdle(): void {
+    const waitMs = this.plan.waitMs;
+    const f = this.following;
+    if (waitMs === undefined || !f) return;
+    const left = this.idleSince! + waitMs - Date.now();
+    if (left > 0) {
+      f.timer = setTimeout(() => this.armIdle(), Math.min(left, MAX_TIMER_MS));
+      return;
+    }
+    this.ended = true;
+    this.endFollow("idle");
+  }
+
+  private stop(s: { reason: unknown } | undefined): void {
+    this.stopped = s ?? { reason: undefined };
+    this.endFollow(s ? { error: s.reason } : "stopped");
+  }
+
+  private failIfStopped(): void {
+    if (this.stopped?.reason !== undefined) throw this.stopped.reason;
+  }
+
+  /**
+   * One catch-up batch from storage, bounded by the tail now; undefined when caught up. Stored
+   * records that carry their wire bytes (and need no decryption) are taken by their index and
+   * sent as runs of those bytes; the rest as decoded records.
+   */
+  private async catchUp(): Promise<ReadBatch | undefined> {
+    let out = new CatchUpBatch();
+    while (!this.ended && this.stopped === undefined) {
+      const room = {
+        records: Math.min(LIMITS.maxBatchRecords - out.count, this.remainingCount),
+        bytes: Math.min(LIMITS.maxBatchBytes - out.bytes, this.remainingBytes),
+      };
+      const step = await this.reader.next(this.position, room);
+      if (step.kind === "end") {
+        this.position = Math.max(this.position, step.at);
+        break;
+      }
+      if (step.kind === "restart") {
+        if (out.count > 0) out = this.discard(out);
+        this.position = step.from;
+        continue;
+      }
+      this.position = step.from;
+      if (this.takeRun(step.batch, step.to, out)) break;
+    }
+    return out.finish();
+  }
+
+  /**
+   * Takes records of stored batch `b` from the position up to seq `to` into `out`: runs of its
+   * wire bytes when it has them (and needs no decryption), else decoded records. True when `out`
+   * is full or the read ended inside `b`.
+   */
+  private takeRun(b: StoredBatch, to: number, out: CatchUpBatch): boolean {
+    const from = this.position - b.firstSeq;
+    const end = to - b.firstSeq;
+    const wire = this.opts.open ? undefined : b.wire;
+    if (wire) {
+      let i = from;
+      let full = false;
+      for (; i < end && !full; i++) {
+        const size = wire.metered(i);
+        const encoded = wire.encoded(i);
+        if (this.admit(b.firstSeq + i, wire.timestamp(i), size, out, encoded) !== "ok") break;
+        out.add(size, encoded);
+        full = this.ended || out.count >= LIMITS.maxBatchRecords;
+      }
+      if (i > from) out.pieces.push(wire.slice(from, i));
+      return i < end || full;
+    }
+    for (let i = from; i < end; i++) {
+      const r = this.opts.open ? this.opts.open(b.records[i]!) : b.records[i]!;
+      const size = meteredSize(r);
+      const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
+      if (this.admit(r.seqNum, r.timestamp, size, out, encoded) !== "ok") return true;
+      out.pieces.push(r);
+      out.add(size, encoded);
+      if (this.ended || out.count >= LIMITS.maxBatchRecords) return true;
+    }
+    return false;
+  }
+
+  /** Gives back what `out` took (limits, metrics): an empty batch to start again. */
+  private discard(out: CatchUpBatch): CatchUpBatch {
+    this.remainingCount += out.count;
+    this.remainingBytes += out.bytes;
+    this.stream.meter.readRecords -= out.count;
+    this.stream.meter.readBytes -= out.bytes;
+    return new CatchUpBatch();
+  }
+
+  /**
+   * Decides whether a record may be delivered and accounts for it (§7.4): `until` and a record
+   * that would exceed `bytes` end the read; a full batch (1 MiB metered, 1000 records, or as many
+   * encoded bytes as one session frame holds) only closes the batch.
+   */
+  private admit(
+    seqNum: number,
+    timestamp: number,
+    size: number,
+    out: CatchUpBatch,
+    encoded: number,
+  ): "ok" | "stop" | "full" {
+    const until = this.plan.until;
+    if (until !== undefined && timestamp >= until) {
+      this.ended = true;
+      return "stop";
+    }
+    if (size > this.remainingBytes) {
+      this.ended = true;
+      return "stop";
+    }
+    if (
+      out.count > 0 &&
+      (out.bytes + size > LIMITS.maxBatchBytes ||
+        out.count >= LIMITS.maxBatchRecords ||
+        out.encoded + encoded > MAX_READ_RECORD_BYTES)
+    )
+      return "full";
+    this.position = seqNum + 1;
+    this.stream.meter.readRecords++;
+    this.stream.meter.readBytes += size;
+    this.remainingBytes -= size;
+    this.remainingCount -= 1;
+    if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
+    return "ok";
+  }
+}
+
+/**
+ * Whether `b` has the sink's shape, made now if it can be at once (the fan-out makes shapes before
+ * offering; a batch made afterwards, or a shape asked for later, has none yet).
+ */
+function shapedFor(b: LiveBatch, sink: LiveSink): boolean {
+  const shape = sink.shape;
+  if (!shape || b.shaped(shape.key)) return true;
+  const made = shape.make(b);
+  if (made instanceof Promise) {
+    made.catch(() => undefined);
+    return false;
+  }
+  b.setShape(shape.key, made);
+  return true;
+}
+
+/** A feed following the tail, as the stream's fan-out sees it. */
+class Following implements LiveSubscriber {
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly feed: ReadFeed,
+    private readonly sink: LiveSink,
+    private readonly resolve: (end: FollowEnd) => void,
+    private readonly reject: (e: unknown) => void,
+  ) {}
+
+  get position(): number {
+    return this.feed.position;
+  }
+
+  get shape() {
+    return this.sink.shape;
+  }
+
+  offer(b: LiveBatch): boolean {
+    return this.feed.take(b, this.sink);
+  }
+
+  evicted(why: "lagged" | SvcError): void {
+    this.feed.endFollow(why === "lagged" ? "storage" : { error: why });
+  }
+
+  settle(end: FollowEnd | { error: unknown }): void {
+    clearTimeout(this.timer);
+    if (typeof end === "object") this.reject(end.error);
+    else this.resolve(end);
+  }
+}
