@@ -143,8 +143,12 @@ export interface StoredState extends StreamStateRecord {
 
 /** The log of a shared backend: the database sequences every append against its stored tail. */
 export interface SharedLog extends RecordLog {
-  /** Sequences and stores `group` (in order) in one statement; durable when resolved. */
-  append(id: number, group: PlannedAppend[], arrival: number): Promise<GroupResult>;
+  /**
+   * Sequences and stores `group` (in order) in one statement; durable when resolved.
+   * `queuedSince` (performance.now()): when its first append began to wait, which the write's
+   * deadline counts from (an append queued behind a hung statement does not wait twice).
+   */
+  append(id: number, group: PlannedAppend[], arrival: number, queuedSince?: number): Promise<GroupResult>;
   /** The stored states of streams `ids` (absent: no such stream), in one read. */
   states(ids: number[]): Promise<Map<number, StoredState>>;
 }

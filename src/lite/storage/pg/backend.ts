@@ -15,6 +15,7 @@ import { PgCatalog } from "./catalog.js";
 import { PgLog } from "./log.js";
 import { PgCluster } from "./cluster.js";
 import { PgMetrics } from "./metrics.js";
+import { endWithin } from "./wait.js";
 
 export interface PgTimings {
   /** How often the tails of the streams a node serves are polled (a missed hint). */
@@ -38,10 +39,17 @@ export class PgBackend implements SharedBackend {
     this.metrics = new PgMetrics(db);
   }
 
-  /** Connects, applies migrations under the advisory lock, and opens the pools. */
+  /**
+   * Connects, applies migrations under the advisory lock, and opens the pools. Each statement
+   * here (the current migrations included) has the write deadline.
+   */
   static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
     const where = redactedUrl(config);
-    const client = new pg.Client(clientOptions(config));
+    const client = new pg.Client({
+      ...clientOptions(config, config.writeTimeoutMs),
+      query_timeout: config.writeTimeoutMs,
+      application_name: "svc lite starting",
+    });
     // A connection lost here fails the awaited statement; unheard, its 'error' event would end the process.
     client.on("error", () => {});
     try {
@@ -50,14 +58,15 @@ export class PgBackend implements SharedBackend {
       await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
+      const why = (e as Error).message;
       throw new SvcError({
         code: "unavailable",
         origin: "server",
         status: 503,
-        message: `cannot use PostgreSQL at ${where}: ${(e as Error).message}`,
+        message: `cannot use PostgreSQL at ${where}: ${/read timeout/i.test(why) ? `no answer within ${config.writeTimeoutMs} ms` : why}`,
       });
     } finally {
-      await client.end().catch(() => {});
+      await endWithin(client, 1_000);
     }
     const db = new Db(config, log);
     const catalog = new PgCatalog(db, timings.cacheMs);

@@ -97,8 +97,8 @@ export class PgCluster implements Cluster {
         this.moved.clear();
         const payload = `t${ids.join(",")}`;
         // A payload is at most 8000 bytes: a longer list says "every stream" (the receivers poll all they serve).
-        await this.db.writes
-          .query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [
+        await this.db
+          .write("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [
             CHANNEL,
             payload.length < 7900 ? payload : "t*",
           ])
@@ -113,7 +113,7 @@ export class PgCluster implements Cluster {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const c = new pg.Client({ ...clientOptions(this.config), application_name: "svc lite listener" });
+    const c = new pg.Client({ ...clientOptions(this.config, this.db.readMs), application_name: "svc lite listener" });
     let dropped = false;
     const drop = (why: string): void => {
       if (dropped) return;
