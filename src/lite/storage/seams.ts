@@ -218,10 +218,16 @@ export interface MetricsStore {
   totals(): Maybe<[name: string, n: number][]>;
 }
 
-/** What another node changed, as a hint to read again (never trusted for its content). */
+/**
+ * What another node changed, as a hint to read again (never trusted for its content). Hints
+ * between nodes carry ids, never names (any role that may connect can listen): a metadata
+ * hint names a stream (`streamId`), a basin (`basinId`), or a basin with all its streams
+ * (`streams`, a basin deleted); the receiving node adds the basin's name (`basin`) when it can
+ * find it. A hint with no ids means everything of its kind.
+ */
 export type ClusterHint =
   | { kind: "tails"; ids?: number[] }
-  | { kind: "meta"; basin?: string; name?: string }
+  | { kind: "meta"; basinId?: number; streamId?: number; streams?: boolean; basin?: string }
   | { kind: "tokens" };
 
 /** Several nodes on one database: hints of each other's changes, and who runs the sweep. */

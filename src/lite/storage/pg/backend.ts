@@ -71,7 +71,10 @@ export class PgBackend implements SharedBackend {
     const db = new Db(config, log);
     const catalog = new PgCatalog(db, timings.cacheMs);
     const records = new PgLog(db);
-    const cluster = new PgCluster(config, db, log, timings.pollMs, (h) => catalog.forget(h));
+    const cluster = new PgCluster(config, db, log, timings.pollMs, {
+      forget: (h) => catalog.forget(h),
+      basinName: (id) => catalog.basinName(id),
+    });
     records.onAppended = (id) => cluster.announce({ kind: "tails", ids: [id] });
     return new PgBackend(config, db, catalog, records, cluster);
   }

@@ -2,12 +2,13 @@
  * Several lite nodes on one database: what each tells the others, and who runs the sweep.
  *
  * Hints travel by NOTIFY on channel `svc_lite`: `t<ids>` (tails moved; sent after the
- * commit, several streams per statement), `m<json>` (a basin's or stream's metadata changed;
- * sent in the changing transaction), `k` (tokens changed). Any role that may connect can
- * NOTIFY, so a hint's content is never trusted: it only says what to read again from the
- * tables. When the listening connection drops it reconnects every second, and a poll every
- * `pollMs` (tails of the streams this node serves) bounds what a missed hint can delay; the
- * catalog's cache bounds the rest (catalog.ts).
+ * commit, several streams per statement), `ms<id>` / `mb<id>` / `mB<id>` (a stream's, a
+ * basin's, or a basin's and all its streams' metadata changed; sent in the changing
+ * transaction), `k` (tokens changed). They carry ids, never names: any role that may connect
+ * can LISTEN (and NOTIFY), so a hint's content is never trusted either: it only says what to
+ * read again from the tables. When the listening connection drops it reconnects every
+ * second, and a poll every `pollMs` (tails of the streams this node serves) bounds what a
+ * missed hint can delay; the catalog's cache bounds the rest (catalog.ts).
  *
  * The periodic sweep runs on one node at a time: the node whose listening connection holds
  * SWEEP_LOCK, a session-level advisory lock that PostgreSQL releases when that connection ends
@@ -25,6 +26,13 @@ const ANNOUNCE_MS = 5;
 /** The session-level advisory lock of the node that runs the periodic sweep ("svc_sw"). */
 const SWEEP_LOCK = 0x7376_635f_7377;
 
+/** A positive safe integer from a hint's text, or undefined. */
+function idOf(text: string): number | undefined {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 /** A notification's payload as a hint; undefined when it is not one of ours. */
 export function parseHint(payload: string): ClusterHint | undefined {
   if (payload === "k") return { kind: "tokens" };
@@ -38,13 +46,22 @@ export function parseHint(payload: string): ClusterHint | undefined {
       .filter((n) => Number.isSafeInteger(n) && n > 0);
     return ids.length > 0 ? { kind: "tails", ids } : undefined;
   }
-  if (payload.startsWith("m")) {
-    const v = JSON.parse(payload.slice(1)) as unknown;
-    if (!Array.isArray(v) || typeof v[0] !== "string" || (v[1] !== undefined && typeof v[1] !== "string"))
-      return undefined;
-    return { kind: "meta", basin: v[0], ...(v[1] === undefined ? {} : { name: v[1] as string }) };
-  }
+  if (payload === "m") return { kind: "meta" };
+  // A node of an older version names a basin or stream ("m[...]"): read every one again.
+  if (payload.startsWith("m[")) return { kind: "meta" };
+  const id = idOf(payload.slice(2));
+  if (id === undefined) return undefined;
+  if (payload.startsWith("ms")) return { kind: "meta", streamId: id };
+  if (payload.startsWith("mb")) return { kind: "meta", basinId: id };
+  if (payload.startsWith("mB")) return { kind: "meta", basinId: id, streams: true };
   return undefined;
+}
+
+export interface ClusterDeps {
+  /** Told every hint first (the catalog drops what it names). */
+  forget: (h: ClusterHint) => void;
+  /** The name of basin `id`, to drop its streams (a hint names only the id). */
+  basinName: (id: number) => Promise<string | undefined>;
 }
 
 export class PgCluster implements Cluster {
@@ -58,13 +75,12 @@ export class PgCluster implements Cluster {
   private readonly moved = new Set<number>();
   private announcing = false;
 
-  /** `forget`: told every hint first (the catalog drops what it names). */
   constructor(
     private readonly config: PgConfig,
     private readonly db: Db,
     private readonly log: (m: string) => void,
     private readonly pollMs: number,
-    private readonly forget: (h: ClusterHint) => void,
+    private readonly deps: ClusterDeps,
   ) {}
 
   watch(onHint: (h: ClusterHint) => void): void {
@@ -75,7 +91,7 @@ export class PgCluster implements Cluster {
   }
 
   private hint(h: ClusterHint): void {
-    this.forget(h);
+    this.deps.forget(h);
     this.onHint?.(h);
   }
 
@@ -149,12 +165,14 @@ export class PgCluster implements Cluster {
   }
 
   private onNotify(payload: string): void {
-    try {
-      const h = parseHint(payload);
-      if (h) this.hint(h);
-    } catch (e) {
-      this.log(`ignored a malformed notification: ${(e as Error).message}`);
-    }
+    const h = parseHint(payload);
+    if (!h) return;
+    if (h.kind !== "meta" || !h.streams || h.basinId === undefined) return this.hint(h);
+    // A basin deleted with its streams: its name says which streams to drop.
+    this.deps.basinName(h.basinId).then(
+      (basin) => this.hint(basin === undefined ? h : { ...h, basin }),
+      () => this.hint(h), // without the name, every stream is read again
+    );
   }
 
   async leadsSweep(): Promise<boolean> {
