@@ -236,8 +236,11 @@ export interface Cluster {
   watch(onHint: (hint: ClusterHint) => void): void;
   /** Tells the other nodes about a change this node made (after it is durable). */
   announce(hint: ClusterHint): void;
-  /** Whether this node runs the periodic sweep now (one node at a time does). */
-  leadsSweep(): Promise<boolean>;
+  /**
+   * Whether this node runs the periodic sweep now (one node at a time does): it holds the
+   * sweep's lease, renewed in the background, and will for a while yet. Never waits.
+   */
+  leadsSweep(): boolean;
 }
 
 interface BackendBase {

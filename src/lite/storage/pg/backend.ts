@@ -22,6 +22,8 @@ export interface PgTimings {
   pollMs: number;
   /** How long a node serves a basin, stream or token from its cache at most. */
   cacheMs: number;
+  /** The term of the sweep's lease (lease.ts). */
+  leaseMs: number;
 }
 
 export class PgBackend implements SharedBackend {
@@ -71,7 +73,7 @@ export class PgBackend implements SharedBackend {
     const db = new Db(config, log);
     const catalog = new PgCatalog(db, timings.cacheMs);
     const records = new PgLog(db);
-    const cluster = new PgCluster(config, db, log, timings.pollMs, {
+    const cluster = new PgCluster(config, db, log, timings, {
       forget: (h) => catalog.forget(h),
       basinName: (id) => catalog.basinName(id),
     });

@@ -6,25 +6,20 @@
  * basin's, or a basin's and all its streams' metadata changed; sent in the changing
  * transaction), `k` (tokens changed). They carry ids, never names: any role that may connect
  * can LISTEN (and NOTIFY), so a hint's content is never trusted either: it only says what to
- * read again from the tables. When the listening connection drops it reconnects every
- * second, and a poll every `pollMs` (tails of the streams this node serves) bounds what a
- * missed hint can delay; the catalog's cache bounds the rest (catalog.ts).
+ * read again from the tables. The listening connection is checked every second and made again
+ * when it fails (listener.ts), and a poll every `pollMs` (tails of the streams this node
+ * serves) bounds what a missed hint can delay; the catalog's cache bounds the rest (catalog.ts).
  *
- * The periodic sweep runs on one node at a time: the node whose listening connection holds
- * SWEEP_LOCK, a session-level advisory lock that PostgreSQL releases when that connection ends
- * (the node stopped, died, or lost the connection). Every node asks each period; the first to
- * ask after the holder is gone takes over.
+ * The periodic sweep runs on one node at a time: the holder of the sweep's lease (lease.ts).
  */
-import pg from "pg";
 import type { Cluster, ClusterHint } from "../seams.js";
-import { clientOptions, type PgConfig } from "./config.js";
+import type { PgConfig } from "./config.js";
 import type { Db } from "./db.js";
+import { SweepLease } from "./lease.js";
+import { CHANNEL, Listener } from "./listener.js";
 
-const CHANNEL = "svc_lite";
 /** The shortest time between two notifications of moved tails from one node. */
 const ANNOUNCE_MS = 5;
-/** The session-level advisory lock of the node that runs the periodic sweep ("svc_sw"). */
-const SWEEP_LOCK = 0x7376_635f_7377;
 
 /** A positive safe integer from a hint's text, or undefined. */
 function idOf(text: string): number | undefined {
@@ -66,28 +61,45 @@ export interface ClusterDeps {
 
 export class PgCluster implements Cluster {
   private onHint: ((h: ClusterHint) => void) | undefined;
-  private listenClient: pg.Client | undefined;
+  private readonly listener: Listener;
+  private readonly lease: SweepLease;
   private pollTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** The listening connection is lost and not yet back (said once per outage in the log). */
-  private listenLost = false;
-  private sweepHolder: pg.Client | undefined;
   private readonly moved = new Set<number>();
   private announcing = false;
 
   constructor(
-    private readonly config: PgConfig,
+    config: PgConfig,
     private readonly db: Db,
     private readonly log: (m: string) => void,
-    private readonly pollMs: number,
+    private readonly timings: { pollMs: number; leaseMs: number },
     private readonly deps: ClusterDeps,
-  ) {}
+  ) {
+    this.listener = new Listener(
+      config,
+      log,
+      timings.pollMs,
+      (p) => this.onNotify(p),
+      () => {
+        // whatever moved while not listening
+        this.hint({ kind: "tails" });
+        this.hint({ kind: "meta" });
+        this.hint({ kind: "tokens" });
+      },
+    );
+    this.lease = new SweepLease(db, log, timings.leaseMs);
+  }
 
   watch(onHint: (h: ClusterHint) => void): void {
     this.onHint = onHint;
-    void this.listen();
-    this.pollTimer = setInterval(() => this.hint({ kind: "tails" }), this.pollMs);
+    this.listener.start();
+    this.lease.start();
+    this.pollTimer = setInterval(() => this.hint({ kind: "tails" }), this.timings.pollMs);
     this.pollTimer.unref();
+  }
+
+  leadsSweep(): boolean {
+    return !this.closed && this.lease.held();
   }
 
   private hint(h: ClusterHint): void {
@@ -127,43 +139,6 @@ export class PgCluster implements Cluster {
     })();
   }
 
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    const c = new pg.Client({ ...clientOptions(this.config, this.db.readMs), application_name: "svc lite listener" });
-    let dropped = false;
-    const drop = (why: string): void => {
-      if (dropped) return;
-      dropped = true;
-      if (this.listenClient === c) this.listenClient = undefined;
-      void c.end().catch(() => {});
-      if (this.closed) return;
-      if (!this.listenLost)
-        this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every second`);
-      this.listenLost = true;
-      setTimeout(() => void this.listen(), 1000).unref();
-    };
-    c.on("notification", (n) => this.onNotify(n.payload ?? ""));
-    c.on("error", (e) => drop(e.message));
-    c.on("end", () => drop("connection closed"));
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${CHANNEL}`);
-      if (this.closed) {
-        await c.end();
-        return;
-      }
-      this.listenClient = c;
-      if (this.listenLost) this.log("database notifications back");
-      this.listenLost = false;
-      // whatever moved while not listening
-      this.hint({ kind: "tails" });
-      this.hint({ kind: "meta" });
-      this.hint({ kind: "tokens" });
-    } catch (e) {
-      drop((e as Error).message);
-    }
-  }
-
   private onNotify(payload: string): void {
     const h = parseHint(payload);
     if (!h) return;
@@ -175,24 +150,9 @@ export class PgCluster implements Cluster {
     );
   }
 
-  async leadsSweep(): Promise<boolean> {
-    const c = this.listenClient;
-    if (!c || this.closed) return false;
-    if (this.sweepHolder === c) return true;
-    try {
-      const { rows } = await c.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [SWEEP_LOCK]);
-      if (rows[0]?.got !== true || this.listenClient !== c) return false;
-    } catch {
-      return false; // the connection is failing: its own handlers reconnect
-    }
-    this.sweepHolder = c;
-    this.log("this node now runs the periodic sweep (one node at a time: trims, retention, deletions)");
-    return true;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    await this.listenClient?.end().catch(() => {});
+    await Promise.all([this.lease.close(), this.listener.close()]);
   }
 }

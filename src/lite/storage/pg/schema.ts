@@ -13,6 +13,11 @@
  *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)
  *   svc_stream_ids  ids of streams and basins
  *   svc_metric_*  metric counts, totals, stored bytes and their samples (metrics.ts)
+ *   svc_leases    name → holder, expires_at (the sweep's leadership, lease.ts)
+ *
+ * Privileges: every table belongs to the role that migrated; PostgreSQL grants PUBLIC nothing
+ * on a new table, so a role that may only connect can read or write none of them (unless the
+ * database's owner changed its default privileges).
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
@@ -37,6 +42,9 @@ export const MIGRATIONS: readonly string[] = [
   MIGRATION_2,
   // 3: metrics, summed by the database (metrics.ts)
   MIGRATION_3,
+  // 4: the sweep's lease (lease.ts), free from the start
+  `CREATE TABLE svc_leases (name text PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL);
+   INSERT INTO svc_leases (name, holder, expires_at) VALUES ('sweep', '', '-infinity');`,
 ];
 
 /** Any fixed 64-bit key: the lock all svc lite nodes take while migrating. */
