@@ -24,6 +24,8 @@ export interface PgTimings {
   cacheMs: number;
   /** The term of the sweep's lease (lease.ts). */
   leaseMs: number;
+  /** How long a starting node waits for the migration lock before it gives up. */
+  migrationWaitMs: number;
 }
 
 export class PgBackend implements SharedBackend {
@@ -42,8 +44,9 @@ export class PgBackend implements SharedBackend {
   }
 
   /**
-   * Connects, applies migrations under the advisory lock, and opens the pools. Each statement
-   * here (the current migrations included) has the write deadline.
+   * Connects, applies migrations under the migration lock, and opens the pools. Each statement
+   * here (the current migrations included) has the write deadline; the wait for the lock has
+   * its own bound (migration-lock.ts).
    */
   static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
     const where = redactedUrl(config);
@@ -56,7 +59,7 @@ export class PgBackend implements SharedBackend {
     client.on("error", () => {});
     try {
       await client.connect();
-      await migrate(client, where);
+      await migrate(client, where, log, timings.migrationWaitMs);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
