@@ -295,7 +295,7 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
 describe("the ordering checker on three PostgreSQL nodes, two behind a delaying proxy", () => {
   for (const [w, workflow] of WORKFLOWS.entries()) {
     it(
-      `${workflow}: ${ROUNDS} x ${OPS} ops by ${CLIENTS} clients over 3 nodes${EXTENDED ? ", each with a node killed and the database restarted" : ""} (SEED=${SEED})`,
+      `${workflow}: ${ROUNDS} x ${OPS} ops by ${CLIENTS} clients over 3 nodes${EXTENDED ? ", each with a node killed, one cut off, connections silenced and the database restarted" : ""} (SEED=${SEED})`,
       async () => {
         for (let round = 0; round < ROUNDS; round++) await history(workflow, w, round);
       },
