@@ -22,10 +22,10 @@ export interface PgTimings {
   pollMs: number;
   /** How long a node serves a basin, stream or token from its cache at most. */
   cacheMs: number;
-  /** The term of the sweep's lease (lease.ts). */
-  leaseMs: number;
-  /** How long a starting node waits for the migration lock before it gives up. */
-  migrationWaitMs: number;
+  /** The term of the sweep's lease (lease.ts); default 3 s. */
+  leaseMs?: number;
+  /** How long a starting node waits for the migration lock before it gives up; default 60 s. */
+  migrationWaitMs?: number;
 }
 
 export class PgBackend implements SharedBackend {
@@ -59,7 +59,7 @@ export class PgBackend implements SharedBackend {
     client.on("error", () => {});
     try {
       await client.connect();
-      await migrate(client, where, log, timings.migrationWaitMs);
+      await migrate(client, where, log, timings.migrationWaitMs ?? 60_000);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
@@ -76,10 +76,16 @@ export class PgBackend implements SharedBackend {
     const db = new Db(config, log);
     const catalog = new PgCatalog(db, timings.cacheMs);
     const records = new PgLog(db);
-    const cluster = new PgCluster(config, db, log, timings, {
-      forget: (h) => catalog.forget(h),
-      basinName: (id) => catalog.basinName(id),
-    });
+    const cluster = new PgCluster(
+      config,
+      db,
+      log,
+      { pollMs: timings.pollMs, leaseMs: timings.leaseMs ?? 3_000 },
+      {
+        forget: (h) => catalog.forget(h),
+        basinName: (id) => catalog.basinName(id),
+      },
+    );
     records.onAppended = (id) => cluster.announce({ kind: "tails", ids: [id] });
     return new PgBackend(config, db, catalog, records, cluster);
   }
