@@ -123,6 +123,8 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
     const timings = {
       pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000,
       cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000,
+      leaseMs: envMs(process.env.SVC_LITE_SWEEP_LEASE_MS, 3000) || 3000,
+      migrationWaitMs: envMs(process.env.SVC_LITE_PG_MIGRATION_WAIT_MS, 60_000) || 60_000,
     };
     const pg = await PgBackend.open(opts.postgres, log, timings);
     return { backend: pg, rootToken: chosen ?? (await pg.sharedRootToken(newToken())), lock: undefined, tls };

@@ -101,7 +101,7 @@ const FLAGS: Record<string, Flag> = {
   "storage-timeout": {
     type: "string",
     arg: "D",
-    help: "how long a PostgreSQL write may take before it fails (default 10s)",
+    help: "how long a request may wait for PostgreSQL, connecting included: a write D, a read min(5s, D) (default 10s)",
   },
   // The export lines are always printed; accepted for scripts written against the plan.
   "print-env": { type: "boolean" },

@@ -210,8 +210,6 @@ describe("two nodes on one database", () => {
 });
 
 describe("the periodic sweep on shared storage", () => {
-  // pg_locks shows a bigint advisory key as classid (high 32 bits) and objid (low 32 bits).
-  const SWEEP_LOCK = { classid: 0x7376, objid: 0x635f_7377 };
   const LEADS = "this node now runs the periodic sweep";
 
   it("runs on one node at a time; when that node dies, another takes over", async () => {
@@ -220,14 +218,11 @@ describe("the periodic sweep on shared storage", () => {
     const nodes = await Promise.all([0, 1, 2].map(() => startLite({ postgres: db.url, env })));
     const admin = new pg.Client({ connectionString: withPassword(db.url) });
     await admin.connect();
+    /** Nodes holding an unexpired sweep lease (one row: 0 or 1). */
     const holders = async (): Promise<number> =>
       Number(
-        (
-          await admin.query(
-            "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            [SWEEP_LOCK.classid, SWEEP_LOCK.objid],
-          )
-        ).rows[0].n,
+        (await admin.query("SELECT count(*) AS n FROM svc_leases WHERE name = 'sweep' AND expires_at > now()")).rows[0]
+          .n,
       );
     const leaders = (among: Lite[]): Lite[] => among.filter((n) => n.stderr().includes(LEADS));
     const until = async (what: string, ok: () => Promise<boolean> | boolean): Promise<void> => {
@@ -255,7 +250,7 @@ describe("the periodic sweep on shared storage", () => {
     try {
       expect((await liteClient(nodes[0]!).call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
       await until("one node leads", () => leaders(nodes).length === 1);
-      // A second now: still one leader, one lock holder.
+      // A second now: still one leader, one lease holder.
       await new Promise((r) => setTimeout(r, 1000));
       expect(leaders(nodes)).toHaveLength(1);
       expect(await holders()).toBe(1);

@@ -2,8 +2,9 @@
  * Several svc lite nodes on one fresh PostgreSQL database, for the multi-node regressions.
  * A node may reach the database through its own delaying TCP proxy (a database "far away",
  * test/helpers/delay-proxy.ts): its --storage URL then names the proxy's port, and
- * `setDelay(ms)` changes the delay live. close() kills every node, closes the proxies and
- * drops the database.
+ * `setDelay(ms)` changes the delay live; `partition()`/`heal()` cut it off from the database
+ * silently, `silence(application_name)` one of its connections for good (the listener's is
+ * "svc lite listener"). close() kills every node, closes the proxies and drops the database.
  *
  *   const cluster = await PgCluster.create();
  *   const p = await cluster.node({ delayMs: 50, env: { SVC_LITE_SWEEP_MS: "100" } });
@@ -27,9 +28,11 @@ export interface PgNode {
 }
 
 export interface NodeOptions {
-  /** Put a delaying proxy between this node and the database (ms each way). */
+  /** Put a delaying proxy between this node and the database (ms each way; 0 for faults only). */
   delayMs?: number;
   env?: Record<string, string>;
+  /** More `svc lite` arguments. */
+  args?: string[];
 }
 
 export class PgCluster {
@@ -67,7 +70,7 @@ export class PgCluster {
       u.port = String(proxy.port);
       url = u.toString();
     }
-    const lite = await startLite({ postgres: url, env: opts.env });
+    const lite = await startLite({ postgres: url, env: opts.env, args: opts.args });
     const node = { lite, client: liteClient(lite), proxy };
     this.nodes.push(node);
     return node;
@@ -154,4 +157,32 @@ export function trimRecord(seq: number): JsonRecord {
 /** A plain record, for an append with `format: "base64"`. */
 export function base64Record(text: string): JsonRecord {
   return { body: Buffer.from(text).toString("base64") };
+}
+
+/** What a node logs when it takes the sweep's lease, and when it stops leading. */
+export const LEADS = "this node now runs the periodic sweep";
+export const STOPS_LEADING = "this node no longer runs the periodic sweep";
+
+/** The sweep's lease term the lease tests run with (ms), and their sweep period. */
+export const LEASE_MS = 3_000;
+export const SWEEP_MS = 200;
+/**
+ * How long after the sweep's leader stops answering another node may take over: the lease runs out a term after its last renewal, the next node tries within a third
+ * of a term, then sweeps within a sweep period.
+ */
+export const TAKEOVER_MS = LEASE_MS + LEASE_MS / 3 + SWEEP_MS;
+
+/** When (Date.now()) `cond` first held, polled every 25 ms; undefined if not within `ms`. */
+export async function firstTime(cond: () => boolean | Promise<boolean>, ms: number): Promise<number | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await cond()) return Date.now();
+    if (Date.now() > deadline) return undefined;
+    await sleep(25);
+  }
+}
+
+/** How many times `line` appears in `node`'s log so far. */
+export function logged(node: PgNode, line: string): number {
+  return node.lite.stderr().split(line).length - 1;
 }

@@ -17,7 +17,11 @@
  * every history a node (each round another) is killed with SIGKILL at 20 % of the ops (its
  * clients move to the next node alive), started again at 45 % (they move back), and the
  * database is shut down, left down ~1 s and started again at 60 %. Indefinite outcomes are
- * allowed; acked lost, duplicates and gaps stay 0. A failing history is kept under
+ * allowed; acked lost, duplicates and gaps stay 0. Two silent faults follow (bytes dropped,
+ * sockets left open, through the node's proxy): at 50 % node 1 or 2 is cut off from the
+ * database for 2 s (a partition), and at 75 % the other one's listening and read connections go
+ * silent for good (a connection that died without a word): it must notice and make its
+ * listening connection again. A failing history is kept under
  * test-artifacts/pg-multi-node-workflows-<seed>/ and replays with SEED=<seed>.
  */
 import pg from "pg";
@@ -36,7 +40,7 @@ import {
   type History,
 } from "../helpers/history/index.js";
 import { WORKFLOWS, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
-import { PgCluster, sleep, type Database, type PgNode } from "../helpers/pg-cluster.js";
+import { firstTime, logged, PgCluster, sleep, type Database, type PgNode } from "../helpers/pg-cluster.js";
 import { startPostgres } from "../helpers/postgres.js";
 import { rng } from "../helpers/seeded.js";
 import { EXTENDED, suiteSeed, tierCount } from "../helpers/tier.js";
@@ -105,6 +109,11 @@ afterAll(async () => {
 interface Faults {
   kills: number;
   dbRestarts: number;
+  partitions: number;
+  /** Connections silenced, the node whose they were, and its "notifications back" lines then. */
+  silenced: number;
+  deaf: number | undefined;
+  backBefore: number;
   resumedAt: number | undefined;
   log: string[];
 }
@@ -148,6 +157,15 @@ function faultPlan(
         connect(victim);
         alive[victim] = true;
       });
+    // The partition and the silenced connections hit nodes 1 and 2 (node 0 has no proxy).
+    const cut = victim === 0 ? 1 : 3 - victim;
+    if (n === at(0.5))
+      step(`node ${cut} cut off from the database for 2 s`, async () => {
+        nodes[cut]!.proxy!.partition();
+        await sleep(2_000);
+        nodes[cut]!.proxy!.heal();
+        faults.partitions++;
+      });
     if (n === at(0.6)) {
       step("database down ~1 s and up again", async () => {
         await server!.halt();
@@ -157,6 +175,13 @@ function faultPlan(
         faults.resumedAt = now();
       });
     }
+    if (n === at(0.75))
+      step(`node ${3 - cut}'s listening and read connections silenced`, async () => {
+        const proxy = nodes[3 - cut]!.proxy!;
+        faults.deaf = 3 - cut;
+        faults.backBefore = logged(nodes[3 - cut]!, "database notifications back");
+        faults.silenced += proxy.silence("svc lite listener") + proxy.silence("svc lite reads");
+      });
     if (running > 0) await sleep(100);
   };
   return { beforeOp, done: () => chain };
@@ -198,7 +223,16 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
     extended: EXTENDED,
     trims: "async",
   });
-  const faults: Faults = { kills: 0, dbRestarts: 0, resumedAt: undefined, log: [] };
+  const faults: Faults = {
+    kills: 0,
+    dbRestarts: 0,
+    partitions: 0,
+    silenced: 0,
+    deaf: undefined,
+    backBefore: 0,
+    resumedAt: undefined,
+    log: [],
+  };
   const plan = faultPlan((w + round) % 3, faults);
   const perNode = [0, 0, 0];
   const streamFor = (client: number): StreamClient => {
@@ -249,15 +283,19 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
   expect(st.ackedRecords).toBeGreaterThan(0);
   for (const n of perNode) expect(n, `ops per node ${perNode.join("/")}`).toBeGreaterThan(0);
   if (EXTENDED) {
-    expect([faults.kills, faults.dbRestarts]).toEqual([1, 1]);
+    expect([faults.kills, faults.dbRestarts, faults.partitions]).toEqual([1, 1, 1]);
     expect(ackedAfterRestart, "appends succeed again after the database restart").toBeGreaterThan(0);
+    expect(faults.silenced, "connections were silenced").toBeGreaterThan(0);
+    const deaf = nodes[faults.deaf!]!;
+    const back = await firstTime(() => logged(deaf, "database notifications back") > faults.backBefore, 10_000);
+    expect(back, `node ${faults.deaf} listens again after its connection went silent`).toBeDefined();
   }
 }
 
 describe("the ordering checker on three PostgreSQL nodes, two behind a delaying proxy", () => {
   for (const [w, workflow] of WORKFLOWS.entries()) {
     it(
-      `${workflow}: ${ROUNDS} x ${OPS} ops by ${CLIENTS} clients over 3 nodes${EXTENDED ? ", each with a node killed and the database restarted" : ""} (SEED=${SEED})`,
+      `${workflow}: ${ROUNDS} x ${OPS} ops by ${CLIENTS} clients over 3 nodes${EXTENDED ? ", each with a node killed, one cut off, connections silenced and the database restarted" : ""} (SEED=${SEED})`,
       async () => {
         for (let round = 0; round < ROUNDS; round++) await history(workflow, w, round);
       },

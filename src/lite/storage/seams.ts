@@ -164,8 +164,12 @@ export interface StoredState extends StreamStateRecord {
 
 /** The log of a shared backend: the database sequences every append against its stored tail. */
 export interface SharedLog extends RecordLog {
-  /** Sequences and stores `group` (in order) in one statement; durable when resolved. */
-  append(id: number, group: PlannedAppend[], arrival: number): Promise<GroupResult>;
+  /**
+   * Sequences and stores `group` (in order) in one statement; durable when resolved.
+   * `queuedSince` (performance.now()): when its first append began to wait, which the write's
+   * deadline counts from (an append queued behind a hung statement does not wait twice).
+   */
+  append(id: number, group: PlannedAppend[], arrival: number, queuedSince?: number): Promise<GroupResult>;
   /** The stored states of streams `ids` (absent: no such stream), in one read. */
   states(ids: number[]): Promise<Map<number, StoredState>>;
 }
@@ -235,10 +239,16 @@ export interface MetricsStore {
   totals(): Maybe<[name: string, n: number][]>;
 }
 
-/** What another node changed, as a hint to read again (never trusted for its content). */
+/**
+ * What another node changed, as a hint to read again (never trusted for its content). Hints
+ * between nodes carry ids, never names (any role that may connect can listen): a metadata
+ * hint names a stream (`streamId`), a basin (`basinId`), or a basin with all its streams
+ * (`streams`, a basin deleted); the receiving node adds the basin's name (`basin`) when it can
+ * find it. A hint with no ids means everything of its kind.
+ */
 export type ClusterHint =
   | { kind: "tails"; ids?: number[] }
-  | { kind: "meta"; basin?: string; name?: string }
+  | { kind: "meta"; basinId?: number; streamId?: number; streams?: boolean; basin?: string }
   | { kind: "tokens" };
 
 /** Several nodes on one database: hints of each other's changes, and who runs the sweep. */
@@ -247,8 +257,11 @@ export interface Cluster {
   watch(onHint: (hint: ClusterHint) => void): void;
   /** Tells the other nodes about a change this node made (after it is durable). */
   announce(hint: ClusterHint): void;
-  /** Whether this node runs the periodic sweep now (one node at a time does). */
-  leadsSweep(): Promise<boolean>;
+  /**
+   * Whether this node runs the periodic sweep now (one node at a time does): it holds the
+   * sweep's lease, renewed in the background, and will for a while yet. Never waits.
+   */
+  leadsSweep(): boolean;
 }
 
 interface BackendBase {

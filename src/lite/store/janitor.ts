@@ -5,10 +5,12 @@
  * never depend on it: they filter trimmed and expired records themselves.
  *
  * On shared storage (several nodes on one PostgreSQL) the periodic sweep runs on one node at a
- * time (`Cluster.leadsSweep`): a sweep reads every stream's first batch head, and every node
- * doing so every period multiplied that load by the number of nodes. A node still sweeps at
- * once after a trim or delete made through it, and once at start. What the sweep decides it
- * does only by conditional changes (storage/seams.ts), checked by the write that acts:
+ * time, the holder of the sweep's lease (`Cluster.leadsSweep`, which never waits): a sweep
+ * reads every stream's first batch head, and every node doing so every period multiplied that
+ * load by the number of nodes. A periodic pass stops where it is once the lease lapses (the
+ * node could not renew it in time: another may take it over). A node still sweeps at once
+ * after a trim or delete made through it, and once at start. What the sweep decides it does
+ * only by conditional changes (storage/seams.ts), checked by the write that acts:
  * - trimmed records are removed unconditionally (a trim is never undone);
  * - expired records only while the stream is at the revision whose retention expired them;
  * - a stream empty long enough is deleted only if nothing was appended since the sweep looked,
@@ -32,9 +34,9 @@ export class Janitor {
   private retryTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
-  private stopped = false;
-  /** A leadsSweep() question is in flight. */
-  private asking = false;
+  private halted = false;
+  /** The running pass is the periodic one of the lease's holder: it stops once the lease lapses. */
+  private leaderPass = false;
 
   /**
    * @param deleteGraceMs a deleted stream or basin keeps its `deleting` state at least this
@@ -54,22 +56,34 @@ export class Janitor {
     void this.trigger();
   }
 
+  /** Whether the running pass must stop: lite is stopping, or a leader's pass lost its lease. */
+  private get stopped(): boolean {
+    if (this.halted) return true;
+    const b = this.store.backend;
+    return this.leaderPass && b.kind === "shared" && !b.cluster.leadsSweep();
+  }
+
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.halted = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.running;
   }
 
-  /** Starts a sweep now (or once the running one ends); resolves when the current one ends. */
-  trigger(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  /**
+   * Starts a sweep now (or once the running one ends); resolves when the current one ends.
+   * `asLeader`: the periodic pass of the lease's holder (a pass asked for meanwhile is not).
+   */
+  trigger(asLeader = false): Promise<void> {
+    if (this.halted) return Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;
     }
+    this.leaderPass = asLeader;
     const run = this.runOnce().finally(() => {
       this.running = undefined;
+      this.leaderPass = false;
       if (this.again) {
         this.again = false;
         void this.trigger();
@@ -87,7 +101,7 @@ export class Janitor {
 
   /** A deletion waiting out its grace period gets a sweep soon after it ends. */
   private retryLater(): void {
-    if (this.stopped || this.retryTimer) return;
+    if (this.halted || this.retryTimer) return;
     this.retryTimer = setTimeout(
       () => {
         this.retryTimer = undefined;
@@ -99,7 +113,7 @@ export class Janitor {
   }
 
   private schedule(ms: number): void {
-    if (this.stopped) return;
+    if (this.halted) return;
     this.timer = setTimeout(() => {
       void this.periodic();
       this.schedule(this.intervalMs);
@@ -109,16 +123,8 @@ export class Janitor {
 
   private async periodic(): Promise<void> {
     const backend = this.store.backend;
-    if (backend.kind === "shared") {
-      if (this.asking) return; // the last question has no answer yet (a database that hangs)
-      this.asking = true;
-      try {
-        if (!(await backend.cluster.leadsSweep())) return;
-      } finally {
-        this.asking = false;
-      }
-    }
-    await this.trigger();
+    if (backend.kind === "shared" && !backend.cluster.leadsSweep()) return;
+    await this.trigger(backend.kind === "shared");
   }
 
   private async runOnce(): Promise<void> {

@@ -39,6 +39,8 @@ export interface SharedDeps {
 
 interface Entry {
   input: AppendInput;
+  /** When it was queued (performance.now()): its write's deadline counts from then. */
+  since: number;
   chain: Chain | undefined;
   bytes: number;
   resolve: (ack: AppendAck) => void;
@@ -97,7 +99,7 @@ export class SharedStream implements LiveStream {
       markSettled = res;
     });
     const bytes = input.records.reduce((n, r) => n + r.body.length + 16, 0);
-    this.queue.push({ input, chain, bytes, resolve, reject, settled, markSettled });
+    this.queue.push({ input, chain, since: performance.now(), bytes, resolve, reject, settled, markSettled });
     this.last = settled;
     if (!this.busy) void this.drain();
     return { accepted: true, ack };
@@ -162,6 +164,7 @@ export class SharedStream implements LiveStream {
         this.id,
         planned.map((p) => p.plan),
         now,
+        group[0]!.since,
       );
     } catch (e) {
       this.failGroup(group, e);

@@ -111,8 +111,7 @@ export class SharedStreams implements StreamKind {
       for (const s of loaded) if (!wanted || wanted.has(s.id)) this.refresh(s);
     } else if (h.kind === "meta") {
       for (const s of loaded) {
-        if (h.basin !== undefined && (s.meta.basin !== h.basin || (h.name !== undefined && s.meta.name !== h.name)))
-          continue;
+        if (!concerns(h, s)) continue;
         void Promise.resolve(this.check(s)).then(
           (v) => {
             if (v === "gone") this.hooks.forget(s);
@@ -135,4 +134,12 @@ export class SharedStreams implements StreamKind {
       () => undefined,
     ); // the next poll tries again
   }
+}
+
+/** Whether a metadata hint may concern loaded stream `s` (a basin's own metadata concerns none of its streams). */
+function concerns(h: Extract<ClusterHint, { kind: "meta" }>, s: SharedStream): boolean {
+  if (h.streamId !== undefined) return s.id === h.streamId;
+  if (h.basinId === undefined) return true;
+  if (!h.streams) return false;
+  return h.basin === undefined || s.meta.basin === h.basin;
 }

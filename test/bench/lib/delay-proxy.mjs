@@ -77,9 +77,10 @@ const coarseTimers = { after: (ms, fn) => setTimeout(fn, ms), close: async () =>
 
 /**
  * Forwards `from` to `to`, each chunk `delayMs()` after it arrived, never before the chunk
- * ahead of it. Reading pauses while more than 8 MiB wait (backpressure).
+ * ahead of it. Reading pauses while more than 8 MiB wait (backpressure). A chunk that arrives
+ * while `dropped()` says so is thrown away (a lost packet that is never sent again).
  */
-function pipeDelayed(from, to, delayMs, timers) {
+function pipeDelayed(from, to, delayMs, timers, dropped = () => false) {
   const queue = [];
   let queued = 0;
   let timer;
@@ -96,6 +97,7 @@ function pipeDelayed(from, to, delayMs, timers) {
     else if (from.readableEnded && !to.destroyed) to.end();
   };
   from.on("data", (chunk) => {
+    if (dropped()) return;
     queue.push({ chunk, at: performance.now() + delayMs() });
     queued += chunk.length;
     if (queued >= 8 << 20) from.pause();
@@ -109,14 +111,30 @@ function pipeDelayed(from, to, delayMs, timers) {
 /**
  * `precise`: hold chunks to a tenth of a millisecond (a thread of its own; the benches' proxy
  * process uses it); otherwise Node's timers (whole milliseconds, up to ~1 ms more).
- * @returns {Promise<{ port: number, setDelay(ms: number): void, close(): Promise<void> }>}
+ *
+ * Faults for the multi-node tests, both silent (no reset, no FIN: the sockets stay open and
+ * bytes are lost, as in a network partition or on a host that stopped answering):
+ * `partition()` drops every byte, both ways, on every connection (and new ones) until
+ * `heal()`; `silence(match)` makes the connections open now whose first bytes from the client
+ * contain `match` (a PostgreSQL startup message carries the application_name) drop every byte
+ * for good, and returns how many it silenced.
+ * @returns {Promise<{ port: number, setDelay(ms: number): void, partition(): void, heal(): void,
+ *   silence(match: string): number, close(): Promise<void> }>}
  */
 export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0.1", { precise = false } = {}) {
   const timers = precise ? preciseTimers() : coarseTimers;
   let delay = delayMs;
+  let partitioned = false;
   const sockets = new Set();
+  const pairs = new Set();
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, targetHost);
+    const pair = { hello: "", silent: false };
+    pairs.add(pair);
+    client.once("close", () => pairs.delete(pair));
+    client.on("data", (chunk) => {
+      if (pair.hello.length < 4096) pair.hello += chunk.toString("latin1");
+    });
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.setNoDelay(true);
@@ -130,14 +148,31 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
         upstream.destroy();
       });
     }
-    pipeDelayed(client, upstream, () => delay, timers);
-    pipeDelayed(upstream, client, () => delay, timers);
+    const dropped = () => partitioned || pair.silent;
+    pipeDelayed(client, upstream, () => delay, timers, dropped);
+    pipeDelayed(upstream, client, () => delay, timers, dropped);
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
     port: server.address().port,
     setDelay(ms) {
       delay = ms;
+    },
+    partition() {
+      partitioned = true;
+    },
+    heal() {
+      partitioned = false;
+    },
+    silence(match) {
+      let n = 0;
+      for (const p of pairs) {
+        if (!p.silent && p.hello.includes(match)) {
+          p.silent = true;
+          n++;
+        }
+      }
+      return n;
     },
     async close() {
       for (const s of sockets) s.destroy();

@@ -15,12 +15,17 @@ import { PgCatalog } from "./catalog.js";
 import { PgLog } from "./log.js";
 import { PgCluster } from "./cluster.js";
 import { PgMetrics } from "./metrics.js";
+import { endWithin } from "./wait.js";
 
 export interface PgTimings {
   /** How often the tails of the streams a node serves are polled (a missed hint). */
   pollMs: number;
   /** How long a node serves a basin, stream or token from its cache at most. */
   cacheMs: number;
+  /** The term of the sweep's lease (lease.ts); default 3 s. */
+  leaseMs?: number;
+  /** How long a starting node waits for the migration lock before it gives up; default 60 s. */
+  migrationWaitMs?: number;
 }
 
 export class PgBackend implements SharedBackend {
@@ -38,31 +43,49 @@ export class PgBackend implements SharedBackend {
     this.metrics = new PgMetrics(db);
   }
 
-  /** Connects, applies migrations under the advisory lock, and opens the pools. */
+  /**
+   * Connects, applies migrations under the migration lock, and opens the pools. Each statement
+   * here (the current migrations included) has the write deadline; the wait for the lock has
+   * its own bound (migration-lock.ts).
+   */
   static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
     const where = redactedUrl(config);
-    const client = new pg.Client(clientOptions(config));
+    const client = new pg.Client({
+      ...clientOptions(config, config.writeTimeoutMs),
+      query_timeout: config.writeTimeoutMs,
+      application_name: "svc lite starting",
+    });
     // A connection lost here fails the awaited statement; unheard, its 'error' event would end the process.
     client.on("error", () => {});
     try {
       await client.connect();
-      await migrate(client, where);
+      await migrate(client, where, log, timings.migrationWaitMs ?? 60_000);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
+      const why = (e as Error).message;
       throw new SvcError({
         code: "unavailable",
         origin: "server",
         status: 503,
-        message: `cannot use PostgreSQL at ${where}: ${(e as Error).message}`,
+        message: `cannot use PostgreSQL at ${where}: ${/read timeout/i.test(why) ? `no answer within ${config.writeTimeoutMs} ms` : why}`,
       });
     } finally {
-      await client.end().catch(() => {});
+      await endWithin(client, 1_000);
     }
     const db = new Db(config, log);
     const catalog = new PgCatalog(db, timings.cacheMs);
     const records = new PgLog(db);
-    const cluster = new PgCluster(config, db, log, timings.pollMs, (h) => catalog.forget(h));
+    const cluster = new PgCluster(
+      config,
+      db,
+      log,
+      { pollMs: timings.pollMs, leaseMs: timings.leaseMs ?? 3_000 },
+      {
+        forget: (h) => catalog.forget(h),
+        basinName: (id) => catalog.basinName(id),
+      },
+    );
     records.onAppended = (id) => cluster.announce({ kind: "tails", ids: [id] });
     return new PgBackend(config, db, catalog, records, cluster);
   }

@@ -54,6 +54,19 @@ export class TtlCache<V> {
     }
   }
 
+  /** Drops every entry whose value `match`es (a hint names ids, the cache is keyed by names). */
+  invalidateWhere(match: (v: V) => boolean): void {
+    this.generation++;
+    for (const [k, e] of [...this.entries]) if (match(e.value)) this.entries.delete(k);
+    this.loading.clear(); // a read under way may be of the changed value: the next get reads again
+  }
+
+  /** The first cached value that `match`es, if any (fresh or not). */
+  find(match: (v: V) => boolean): V | undefined {
+    for (const e of this.entries.values()) if (match(e.value)) return e.value;
+    return undefined;
+  }
+
   /** Drops every key that starts with `prefix`. */
   invalidatePrefix(prefix: string): void {
     this.generation++;

@@ -60,15 +60,21 @@ export class PgCatalog implements Catalog {
   forget(h: ClusterHint): void {
     if (h.kind === "tokens") return this.tokens.invalidate();
     if (h.kind !== "meta") return;
-    if (h.basin === undefined) {
-      this.basins.invalidate();
-      this.streams.invalidate();
-    } else if (h.name === undefined) {
-      this.basins.invalidate(h.basin);
-      this.streams.invalidatePrefix(`${h.basin}\u0000`);
-    } else {
-      this.streams.invalidate(`${h.basin}\u0000${h.name}`);
-    }
+    if (h.streamId !== undefined) this.streams.invalidateWhere((s) => s.id === h.streamId);
+    if (h.basinId !== undefined) this.basins.invalidateWhere((b) => b.id === h.basinId);
+    if (h.streamId !== undefined || h.basinId !== undefined) {
+      if (!h.streams) return;
+      if (h.basin !== undefined) return this.streams.invalidatePrefix(`${h.basin}\u0000`);
+    } else this.basins.invalidate();
+    this.streams.invalidate();
+  }
+
+  /** The name of basin `id` (a hint names only its id): cached, else read; undefined if unknown. */
+  async basinName(id: number): Promise<string | undefined> {
+    const cached = this.basins.find((b) => b.id === id);
+    if (cached) return cached.name;
+    const rows = await this.db.read<{ name: string }>("SELECT name FROM svc_basins WHERE id = $1", [id]);
+    return rows[0]?.name;
   }
 
   getBasin(name: string) {
@@ -142,30 +148,41 @@ export class PgCatalog implements Catalog {
   }
 }
 
+/** What a change makes stale, by ids (and, for this node's own caches, the basin's name). */
 function hintOf(c: CatalogChange): ClusterHint {
+  const basin = (id: number | undefined): ClusterHint => (id ? { kind: "meta", basinId: id } : { kind: "meta" });
   switch (c.op) {
     case "putToken":
     case "deleteToken":
       return { kind: "tokens" };
     case "createBasin":
     case "updateBasin":
-      return { kind: "meta", basin: c.meta.name };
-    case "deleteBasin":
+      return basin(c.meta.id);
     case "removeBasin":
-      return { kind: "meta", basin: c.name };
+      return basin(c.id);
+    case "deleteBasin":
+      return { kind: "meta", basinId: c.id, streams: true, basin: c.name };
     case "createStream":
     case "updateStream":
-      return { kind: "meta", basin: c.meta.basin, name: c.meta.name };
+      return { kind: "meta", streamId: c.meta.id };
     case "deleteStream":
     case "removeStream":
-      return { kind: "meta", basin: c.basin, name: c.name };
+      return { kind: "meta", streamId: c.id };
   }
 }
 
-/** The notification of a hint (cluster.ts reads it back): `m[basin, name?]` or `k`. */
+/**
+ * The notification of a hint (cluster.ts reads it back): ids only, never names, since any role
+ * that may connect can listen. `k` tokens; `ms<id>` a stream; `mb<id>` a basin; `mB<id>` a
+ * basin and all its streams; `m` every basin and stream; `t<ids>` tails.
+ */
 export function payloadOf(h: ClusterHint): string {
   if (h.kind === "tokens") return "k";
-  if (h.kind === "meta") return `m${JSON.stringify(h.name === undefined ? [h.basin] : [h.basin, h.name])}`;
+  if (h.kind === "meta") {
+    if (h.streamId !== undefined) return `ms${h.streamId}`;
+    if (h.basinId !== undefined) return `${h.streams ? "mB" : "mb"}${h.basinId}`;
+    return "m";
+  }
   return `t${(h.ids ?? []).join(",")}`;
 }
 

@@ -2,28 +2,31 @@
  * Several lite nodes on one database: what each tells the others, and who runs the sweep.
  *
  * Hints travel by NOTIFY on channel `svc_lite`: `t<ids>` (tails moved; sent after the
- * commit, several streams per statement), `m<json>` (a basin's or stream's metadata changed;
- * sent in the changing transaction), `k` (tokens changed). Any role that may connect can
- * NOTIFY, so a hint's content is never trusted: it only says what to read again from the
- * tables. When the listening connection drops it reconnects every second, and a poll every
- * `pollMs` (tails of the streams this node serves) bounds what a missed hint can delay; the
- * catalog's cache bounds the rest (catalog.ts).
+ * commit, several streams per statement), `ms<id>` / `mb<id>` / `mB<id>` (a stream's, a
+ * basin's, or a basin's and all its streams' metadata changed; sent in the changing
+ * transaction), `k` (tokens changed). They carry ids, never names: any role that may connect
+ * can LISTEN (and NOTIFY), so a hint's content is never trusted either: it only says what to
+ * read again from the tables. The listening connection is checked every second and made again
+ * when it fails (listener.ts), and a poll every `pollMs` (tails of the streams this node
+ * serves) bounds what a missed hint can delay; the catalog's cache bounds the rest (catalog.ts).
  *
- * The periodic sweep runs on one node at a time: the node whose listening connection holds
- * SWEEP_LOCK, a session-level advisory lock that PostgreSQL releases when that connection ends
- * (the node stopped, died, or lost the connection). Every node asks each period; the first to
- * ask after the holder is gone takes over.
+ * The periodic sweep runs on one node at a time: the holder of the sweep's lease (lease.ts).
  */
-import pg from "pg";
 import type { Cluster, ClusterHint } from "../seams.js";
-import { clientOptions, type PgConfig } from "./config.js";
+import type { PgConfig } from "./config.js";
 import type { Db } from "./db.js";
+import { SweepLease } from "./lease.js";
+import { CHANNEL, Listener } from "./listener.js";
 
-const CHANNEL = "svc_lite";
 /** The shortest time between two notifications of moved tails from one node. */
 const ANNOUNCE_MS = 5;
-/** The session-level advisory lock of the node that runs the periodic sweep ("svc_sw"). */
-const SWEEP_LOCK = 0x7376_635f_7377;
+
+/** A positive safe integer from a hint's text, or undefined. */
+function idOf(text: string): number | undefined {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
 
 /** A notification's payload as a hint; undefined when it is not one of ours. */
 export function parseHint(payload: string): ClusterHint | undefined {
@@ -38,44 +41,69 @@ export function parseHint(payload: string): ClusterHint | undefined {
       .filter((n) => Number.isSafeInteger(n) && n > 0);
     return ids.length > 0 ? { kind: "tails", ids } : undefined;
   }
-  if (payload.startsWith("m")) {
-    const v = JSON.parse(payload.slice(1)) as unknown;
-    if (!Array.isArray(v) || typeof v[0] !== "string" || (v[1] !== undefined && typeof v[1] !== "string"))
-      return undefined;
-    return { kind: "meta", basin: v[0], ...(v[1] === undefined ? {} : { name: v[1] as string }) };
-  }
+  if (payload === "m") return { kind: "meta" };
+  // A node of an older version names a basin or stream ("m[...]"): read every one again.
+  if (payload.startsWith("m[")) return { kind: "meta" };
+  const id = idOf(payload.slice(2));
+  if (id === undefined) return undefined;
+  if (payload.startsWith("ms")) return { kind: "meta", streamId: id };
+  if (payload.startsWith("mb")) return { kind: "meta", basinId: id };
+  if (payload.startsWith("mB")) return { kind: "meta", basinId: id, streams: true };
   return undefined;
+}
+
+export interface ClusterDeps {
+  /** Told every hint first (the catalog drops what it names). */
+  forget: (h: ClusterHint) => void;
+  /** The name of basin `id`, to drop its streams (a hint names only the id). */
+  basinName: (id: number) => Promise<string | undefined>;
 }
 
 export class PgCluster implements Cluster {
   private onHint: ((h: ClusterHint) => void) | undefined;
-  private listenClient: pg.Client | undefined;
+  private readonly listener: Listener;
+  private readonly lease: SweepLease;
   private pollTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** The listening connection is lost and not yet back (said once per outage in the log). */
-  private listenLost = false;
-  private sweepHolder: pg.Client | undefined;
   private readonly moved = new Set<number>();
   private announcing = false;
 
-  /** `forget`: told every hint first (the catalog drops what it names). */
   constructor(
-    private readonly config: PgConfig,
+    config: PgConfig,
     private readonly db: Db,
     private readonly log: (m: string) => void,
-    private readonly pollMs: number,
-    private readonly forget: (h: ClusterHint) => void,
-  ) {}
+    private readonly timings: { pollMs: number; leaseMs: number },
+    private readonly deps: ClusterDeps,
+  ) {
+    this.listener = new Listener(
+      config,
+      log,
+      timings.pollMs,
+      (p) => this.onNotify(p),
+      () => {
+        // whatever moved while not listening
+        this.hint({ kind: "tails" });
+        this.hint({ kind: "meta" });
+        this.hint({ kind: "tokens" });
+      },
+    );
+    this.lease = new SweepLease(db, log, timings.leaseMs);
+  }
 
   watch(onHint: (h: ClusterHint) => void): void {
     this.onHint = onHint;
-    void this.listen();
-    this.pollTimer = setInterval(() => this.hint({ kind: "tails" }), this.pollMs);
+    this.listener.start();
+    this.lease.start();
+    this.pollTimer = setInterval(() => this.hint({ kind: "tails" }), this.timings.pollMs);
     this.pollTimer.unref();
   }
 
+  leadsSweep(): boolean {
+    return !this.closed && this.lease.held();
+  }
+
   private hint(h: ClusterHint): void {
-    this.forget(h);
+    this.deps.forget(h);
     this.onHint?.(h);
   }
 
@@ -97,8 +125,8 @@ export class PgCluster implements Cluster {
         this.moved.clear();
         const payload = `t${ids.join(",")}`;
         // A payload is at most 8000 bytes: a longer list says "every stream" (the receivers poll all they serve).
-        await this.db.writes
-          .query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [
+        await this.db
+          .write("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [
             CHANNEL,
             payload.length < 7900 ? payload : "t*",
           ])
@@ -111,70 +139,20 @@ export class PgCluster implements Cluster {
     })();
   }
 
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    const c = new pg.Client({ ...clientOptions(this.config), application_name: "svc lite listener" });
-    let dropped = false;
-    const drop = (why: string): void => {
-      if (dropped) return;
-      dropped = true;
-      if (this.listenClient === c) this.listenClient = undefined;
-      void c.end().catch(() => {});
-      if (this.closed) return;
-      if (!this.listenLost)
-        this.log(`database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every second`);
-      this.listenLost = true;
-      setTimeout(() => void this.listen(), 1000).unref();
-    };
-    c.on("notification", (n) => this.onNotify(n.payload ?? ""));
-    c.on("error", (e) => drop(e.message));
-    c.on("end", () => drop("connection closed"));
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${CHANNEL}`);
-      if (this.closed) {
-        await c.end();
-        return;
-      }
-      this.listenClient = c;
-      if (this.listenLost) this.log("database notifications back");
-      this.listenLost = false;
-      // whatever moved while not listening
-      this.hint({ kind: "tails" });
-      this.hint({ kind: "meta" });
-      this.hint({ kind: "tokens" });
-    } catch (e) {
-      drop((e as Error).message);
-    }
-  }
-
   private onNotify(payload: string): void {
-    try {
-      const h = parseHint(payload);
-      if (h) this.hint(h);
-    } catch (e) {
-      this.log(`ignored a malformed notification: ${(e as Error).message}`);
-    }
-  }
-
-  async leadsSweep(): Promise<boolean> {
-    const c = this.listenClient;
-    if (!c || this.closed) return false;
-    if (this.sweepHolder === c) return true;
-    try {
-      const { rows } = await c.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [SWEEP_LOCK]);
-      if (rows[0]?.got !== true || this.listenClient !== c) return false;
-    } catch {
-      return false; // the connection is failing: its own handlers reconnect
-    }
-    this.sweepHolder = c;
-    this.log("this node now runs the periodic sweep (one node at a time: trims, retention, deletions)");
-    return true;
+    const h = parseHint(payload);
+    if (!h) return;
+    if (h.kind !== "meta" || !h.streams || h.basinId === undefined) return this.hint(h);
+    // A basin deleted with its streams: its name says which streams to drop.
+    this.deps.basinName(h.basinId).then(
+      (basin) => this.hint(basin === undefined ? h : { ...h, basin }),
+      () => this.hint(h), // without the name, every stream is read again
+    );
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    await this.listenClient?.end().catch(() => {});
+    await Promise.all([this.lease.close(), this.listener.close()]);
   }
 }

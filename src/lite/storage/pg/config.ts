@@ -15,8 +15,8 @@ export interface PgConfig {
   /** Connections of the write pool (sync reads and LISTEN use one more each). */
   poolSize: number;
   /**
-   * How long a write statement may take (`--storage-timeout`): PostgreSQL cancels it then
-   * (statement_timeout), and a connection that stays silent a second longer is dropped.
+   * How long a write may wait for the database (`--storage-timeout`), connection and
+   * statements together (db.ts); reads wait min(5 s, this).
    */
   writeTimeoutMs: number;
 }
@@ -76,8 +76,19 @@ export function redactedUrl(c: PgConfig): string {
   return `postgres://${encodeURIComponent(c.user)}@${host}:${c.port}/${encodeURIComponent(c.database)}`;
 }
 
-/** Options for a `pg` client or pool: every commit waits for the WAL flush (and sync standbys). */
-export function clientOptions(c: PgConfig): {
+/** How long after its last traffic a connection's TCP keepalive probes start. */
+const KEEPALIVE_MS = 5_000;
+
+/**
+ * Options for a `pg` client or pool: every commit waits for the WAL flush (and sync
+ * standbys); a connection is made within `connectMs` (the caller's deadline, which covers its
+ * statements too: a fixed connection timeout on top of a statement's added up), and TCP
+ * keepalive notices a peer gone away on a connection nothing is sent on.
+ */
+export function clientOptions(
+  c: PgConfig,
+  connectMs: number,
+): {
   host: string;
   port: number;
   user: string;
@@ -85,6 +96,8 @@ export function clientOptions(c: PgConfig): {
   database: string;
   options: string;
   connectionTimeoutMillis: number;
+  keepAlive: boolean;
+  keepAliveInitialDelayMillis: number;
 } {
   return {
     host: c.host,
@@ -93,6 +106,8 @@ export function clientOptions(c: PgConfig): {
     database: c.database,
     ...(c.password === undefined ? {} : { password: c.password }),
     options: "-c synchronous_commit=on",
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: Math.max(1, Math.round(connectMs)),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_MS,
   };
 }

@@ -1,11 +1,20 @@
 /**
- * The connections of one node to PostgreSQL: a write pool (appends and metadata changes,
- * each bounded by `--storage-timeout`) and a read pool, so reads never queue behind commits.
- * Nothing here blocks the event loop: every query is a promise.
+ * The connections of one node to PostgreSQL: a write pool (appends and metadata changes) and a
+ * read pool, so reads never queue behind commits. Nothing here blocks the event loop: every
+ * query is a promise.
+ *
+ * Every wait has one deadline, connection and statements together (wait.ts): a write
+ * `--storage-timeout` (D), a read min(5 s, D). A database that stops answering without
+ * closing its connections (a frozen host, a partition) would otherwise hold each request for
+ * a deadline, one after another, in every queue (the pool's, a stream's writes, the metadata
+ * lock): the first wait that reaches its deadline while the database has answered nothing for
+ * a second opens a circuit, and until a probe (every 500 ms) is answered every wait fails at
+ * once with 503 (nothing sent), those already waiting for a connection included.
  */
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
 import { clientOptions, type PgConfig } from "./config.js";
+import { acquire, bounded, NoAnswer, NotSent, type Acquiring } from "./wait.js";
 
 /** A database number as a safe integer (bigint columns come back as text). */
 export function num(v: unknown): number {
@@ -21,6 +30,7 @@ export function bytes(v: unknown): Buffer {
 
 /** A failed statement: retryable, its outcome unknown to the client (it may have committed). */
 export function storageError(e: unknown): SvcError {
+  if (e instanceof NotSent) return unavailable(e);
   return e instanceof SvcError
     ? e
     : new SvcError({
@@ -33,7 +43,7 @@ export function storageError(e: unknown): SvcError {
       });
 }
 
-/** A failed read: nothing was changed, retry. */
+/** A failed read, or a write that was never sent: nothing was changed, retry. */
 export function unavailable(e: unknown): SvcError {
   return e instanceof SvcError
     ? e
@@ -42,42 +52,56 @@ export function unavailable(e: unknown): SvcError {
         origin: "server",
         status: 503,
         retryable: true,
-        message: `database read failed: ${(e as Error)?.message ?? e}`,
+        sideEffects: !(e instanceof NotSent),
+        message: `database ${e instanceof NotSent ? "unavailable" : "read failed"}: ${(e as Error)?.message ?? e}`,
         cause: e,
       });
 }
 
 export type Tx = pg.PoolClient;
 
-/** How long a read may wait for the database before it fails (and opens the circuit). */
+/** How long a read may wait for the database at most (connection and statement together). */
 export const READ_TIMEOUT_MS = 5_000;
+/** A wait that reaches its deadline opens the circuit when the database has answered nothing for this long. */
+const QUIET_MS = 1_000;
+const PROBE_MS = 500;
+
+export interface WaitOptions {
+  /** When the caller began waiting (performance.now()), if before this call: the deadline counts from then. */
+  since?: number;
+  /** A shorter deadline than the pool's (ms). */
+  ms?: number;
+}
 
 export class Db {
   readonly writes: pg.Pool;
   readonly reads: pg.Pool;
-  /**
-   * Open while the database does not answer reads: since when. A database that stops answering
-   * without closing its connections (a frozen host, a partition) would otherwise hold every
-   * request for a read timeout, one after another; with the circuit open reads fail at once
-   * with 503, and a probe every 500 ms (or any write answered) closes it once the database answers again.
-   */
+  /** A write's deadline (`--storage-timeout`) and a read's. */
+  readonly writeMs: number;
+  readonly readMs: number;
+  /** Open while the database does not answer: since when (Date.now()). */
   private stuckSince: number | undefined;
   /** When the database last answered anything (performance.now()). */
-  private lastAnswer = 0;
+  private lastAnswer = performance.now();
+  /** Waits for a connection, failed at once when the circuit opens. */
+  private readonly acquiring = new Set<Acquiring>();
   private closed = false;
 
   constructor(
     readonly config: PgConfig,
     private readonly log: (m: string) => void,
   ) {
-    // Every statement is bounded: a database that stops answering (a partition, a frozen host:
-    // no reset, no FIN) fails the statement instead of holding the stream's writes forever.
-    const bounded = { statement_timeout: config.writeTimeoutMs, query_timeout: config.writeTimeoutMs + 1_000 };
-    this.writes = new pg.Pool({ ...clientOptions(config), ...bounded, max: config.poolSize });
+    this.writeMs = config.writeTimeoutMs;
+    this.readMs = Math.min(READ_TIMEOUT_MS, config.writeTimeoutMs);
+    // statement_timeout: the server gives up too (a lock wait, a slow plan), not only this node.
+    this.writes = new pg.Pool({
+      ...clientOptions(config, this.writeMs),
+      statement_timeout: this.writeMs,
+      max: config.poolSize,
+    });
     this.reads = new pg.Pool({
-      ...clientOptions(config),
-      statement_timeout: READ_TIMEOUT_MS,
-      query_timeout: READ_TIMEOUT_MS,
+      ...clientOptions(config, this.readMs),
+      statement_timeout: this.readMs,
       max: config.poolSize,
       application_name: "svc lite reads",
     });
@@ -86,63 +110,21 @@ export class Db {
 
   /** A read through the read pool; failures are 503 `unavailable`. */
   async read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
-    if (this.stuckSince !== undefined) {
-      throw unavailable(
-        new Error(`the database has not answered for ${Math.round((Date.now() - this.stuckSince) / 1000)} s`),
-      );
-    }
-    const started = performance.now();
     try {
-      const rows = (await this.reads.query<R>(sql, params)).rows;
-      this.lastAnswer = performance.now();
-      return rows;
+      return (await this.wait(this.reads, this.readMs, (c) => c.query<R>(sql, params))).rows;
     } catch (e) {
-      // A timeout opens the circuit, unless the database answered something since this read began.
-      if (
-        /timeout/i.test((e as Error).message ?? "") &&
-        (e as { code?: string }).code === undefined &&
-        this.lastAnswer < started
-      )
-        this.openCircuit();
       throw unavailable(e);
     }
   }
 
-  /** The database answered (a write, or a probe): reads go through again. */
-  private answered(): void {
-    this.lastAnswer = performance.now();
-    if (this.stuckSince === undefined) return;
-    this.stuckSince = undefined;
-    this.log("the database answers again");
-  }
-
-  private openCircuit(): void {
-    if (this.stuckSince !== undefined) return;
-    this.stuckSince = Date.now() - READ_TIMEOUT_MS;
-    this.log(
-      `the database did not answer a read within ${READ_TIMEOUT_MS} ms: reads fail at once until it answers again`,
-    );
-    const probe = (): void => {
-      if (this.closed) return;
-      const t = setTimeout(() => {
-        this.reads.query("SELECT 1").then(
-          () => this.answered(),
-          () => {
-            if (this.stuckSince !== undefined) probe();
-          },
-        );
-      }, 500);
-      t.unref();
-    };
-    probe();
-  }
-
-  /** One statement through the write pool; failures are 500 `storage` (outcome unknown). */
-  async write<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  /** One statement through the write pool; failures are 500 `storage` (outcome unknown), 503 when never sent. */
+  async write<R extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[] = [],
+    opts: WaitOptions = {},
+  ): Promise<pg.QueryResult<R>> {
     try {
-      const r = await this.writes.query<R>(sql, params);
-      this.answered();
-      return r;
+      return await this.wait(this.writes, this.writeMs, (c) => c.query<R>(sql, params), opts);
     } catch (e) {
       throw storageError(e);
     }
@@ -150,37 +132,91 @@ export class Db {
 
   /**
    * `body` in one transaction: committed when it returns, rolled back when it throws (a
-   * false from it rolls back too). A connection whose statement failed for any reason but the
-   * database's answer (a timeout, a lost connection) is closed, not given back to the pool.
-   *
-   * The pool hands a connection out with no 'error' listener, and a connection that ends
-   * while handed out emits 'error': unheard, that would end the process. Here it fails the
-   * transaction (its statements fail with it) and the connection is not given back.
+   * false from it rolls back too); the whole of it within one write deadline.
    */
   async tx(body: (c: Tx) => Promise<boolean>): Promise<boolean> {
-    const c = await this.writes.connect().catch((e: unknown) => {
-      throw storageError(e);
-    });
-    let failure: unknown;
-    const lost = (e: Error): void => {
-      failure ??= e;
-    };
-    c.on("error", lost);
     try {
-      await c.query("BEGIN");
-      const ok = await body(c);
-      await c.query(ok ? "COMMIT" : "ROLLBACK");
-      this.answered();
-      return ok;
+      return await this.wait(this.writes, this.writeMs, async (c) => {
+        await c.query("BEGIN");
+        try {
+          const ok = await body(c);
+          await c.query(ok ? "COMMIT" : "ROLLBACK");
+          return ok;
+        } catch (e) {
+          await c.query("ROLLBACK").catch(() => {});
+          throw e;
+        }
+      });
     } catch (e) {
-      failure = e;
-      await c.query("ROLLBACK").catch(() => {});
       throw storageError(e);
-    } finally {
-      const answered = failure === undefined || (failure as { code?: string }).code !== undefined;
-      c.release(answered ? undefined : (failure as Error));
-      c.removeListener("error", lost);
     }
+  }
+
+  /**
+   * A connection of `pool` and `body` on it, within `ms` from `since` (or now). A connection
+   * whose wait failed for any reason but the database's answer (a deadline, a lost
+   * connection) is closed, not given back to the pool.
+   */
+  private async wait<T>(
+    pool: pg.Pool,
+    ms: number,
+    body: (c: pg.PoolClient) => Promise<T>,
+    opts: WaitOptions & { probe?: boolean } = {},
+  ): Promise<T> {
+    const started = opts.since ?? performance.now();
+    const end = started + Math.min(ms, opts.ms ?? ms);
+    if (this.stuckSince !== undefined && !opts.probe)
+      throw new NotSent(`the database has not answered for ${Math.round((Date.now() - this.stuckSince) / 1000)} s`);
+    if (end <= performance.now()) throw new NotSent(`waited ${Math.round(ms)} ms before the database was asked`);
+    let c: pg.PoolClient;
+    try {
+      c = await acquire(pool, end - performance.now(), opts.probe ? new Set() : this.acquiring);
+    } catch (e) {
+      this.gaveUp(e);
+      throw e;
+    }
+    const r = await bounded(c, end - performance.now(), body);
+    if (r.ok) {
+      c.release();
+      this.answered();
+      return r.value;
+    }
+    c.release(r.reusable ? undefined : new Error("the connection failed or was cut"));
+    if (r.reusable) this.answered();
+    else this.gaveUp(r.error);
+    throw r.error;
+  }
+
+  /** The database answered: waits go through again. */
+  private answered(): void {
+    this.lastAnswer = performance.now();
+    if (this.stuckSince === undefined) return;
+    this.stuckSince = undefined;
+    this.log("the database answers again");
+  }
+
+  /** A wait failed: one that reached its deadline opens the circuit if the database has been silent for QUIET_MS. */
+  private gaveUp(e: unknown): void {
+    if (!(e instanceof NoAnswer || (e instanceof NotSent && e.timedOut))) return;
+    if (this.stuckSince !== undefined || this.closed) return;
+    if (performance.now() - this.lastAnswer < QUIET_MS) return;
+    this.stuckSince = Date.now() - Math.round(performance.now() - this.lastAnswer);
+    this.log(
+      `the database did not answer (${(e as Error)?.message ?? e}): requests fail at once until it answers again`,
+    );
+    const refused = new NotSent("the database is not answering");
+    for (const w of [...this.acquiring]) w.fail(refused);
+    const probe = (): void => {
+      const t = setTimeout(() => {
+        if (this.closed || this.stuckSince === undefined) return;
+        this.wait(this.reads, this.readMs, (c) => c.query("SELECT 1"), { probe: true }).then(
+          () => undefined,
+          () => probe(),
+        );
+      }, PROBE_MS);
+      t.unref();
+    };
+    probe();
   }
 
   async close(): Promise<void> {

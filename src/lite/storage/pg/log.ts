@@ -21,6 +21,7 @@ import {
 } from "../batch-codec.js";
 import { SvcError } from "../../../errors.js";
 import { bytes, num, type Db } from "./db.js";
+import { NotSent } from "./wait.js";
 
 interface AppendRow {
   o_refused: "gone" | "deleting" | null;
@@ -56,6 +57,7 @@ function appendSql(n: number): string {
  * the connection ended (SQLSTATE class 08, 57P0x), leaves the outcome open.
  */
 function surelyRolledBack(e: unknown): boolean {
+  if (e instanceof NotSent) return true;
   const code = (e as { code?: unknown }).code;
   if (code === "ECONNREFUSED") return true; // nothing was sent
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08") && !/^57P0/.test(code);
@@ -87,7 +89,7 @@ export class PgLog implements SharedLog {
 
   constructor(private readonly db: Db) {}
 
-  async append(id: number, group: PlannedAppend[], arrival: number): Promise<GroupResult> {
+  async append(id: number, group: PlannedAppend[], arrival: number, queuedSince?: number): Promise<GroupResult> {
     const cmd = {
       batch: [] as number[],
       index: [] as number[],
@@ -104,21 +106,25 @@ export class PgLog implements SharedLog {
     });
     let row: AppendRow;
     try {
-      const res = await this.db.write<AppendRow>(appendSql(group.length), [
-        id,
-        arrival,
-        group.map((g) => g.count),
-        group.map((g) => g.chain),
-        group.map((g) => g.matchSeqNum ?? null),
-        group.map((g) => g.fencingToken ?? null),
-        group.map((g) => g.lastTimestamp),
-        group.map((g) => g.plannedFirst),
-        cmd.batch,
-        cmd.index,
-        cmd.fence,
-        cmd.trim,
-        ...group.map((g) => g.data),
-      ]);
+      const res = await this.db.write<AppendRow>(
+        appendSql(group.length),
+        [
+          id,
+          arrival,
+          group.map((g) => g.count),
+          group.map((g) => g.chain),
+          group.map((g) => g.matchSeqNum ?? null),
+          group.map((g) => g.fencingToken ?? null),
+          group.map((g) => g.lastTimestamp),
+          group.map((g) => g.plannedFirst),
+          cmd.batch,
+          cmd.index,
+          cmd.fence,
+          cmd.trim,
+          ...group.map((g) => g.data),
+        ],
+        queuedSince === undefined ? {} : { since: queuedSince },
+      );
       row = res.rows[0]!;
     } catch (e) {
       // Surely rolled back: nothing was written. Else its outcome is unknown (it may have

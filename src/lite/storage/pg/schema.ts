@@ -13,11 +13,17 @@
  *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)
  *   svc_stream_ids  ids of streams and basins
  *   svc_metric_*  metric counts, totals, stored bytes and their samples (metrics.ts)
+ *   svc_leases    name → holder, expires_at (the sweep's leadership, lease.ts)
+ *
+ * Privileges: every table belongs to the role that migrated; PostgreSQL grants PUBLIC nothing
+ * on a new table, so a role that may only connect can read or write none of them (unless the
+ * database's owner changed its default privileges).
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
 import { MIGRATION_2 } from "./sequencer-sql.js";
 import { MIGRATION_3 } from "./metrics.js";
+import { lockForMigration } from "./migration-lock.js";
 
 export const MIGRATIONS: readonly string[] = [
   // 1
@@ -37,15 +43,21 @@ export const MIGRATIONS: readonly string[] = [
   MIGRATION_2,
   // 3: metrics, summed by the database (metrics.ts)
   MIGRATION_3,
+  // 4: the sweep's lease (lease.ts), free from the start
+  `CREATE TABLE svc_leases (name text PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL);
+   INSERT INTO svc_leases (name, holder, expires_at) VALUES ('sweep', '', '-infinity');`,
 ];
 
-/** Any fixed 64-bit key: the lock all svc lite nodes take while migrating. */
-const MIGRATION_LOCK = 0x7376_635f_6c69;
-
-export async function migrate(client: pg.Client, where: string): Promise<number> {
+/** Applies the migrations this database lacks; `waitMs`: how long to wait for the migration lock. */
+export async function migrate(
+  client: pg.Client,
+  where: string,
+  log: (m: string) => void,
+  waitMs: number,
+): Promise<number> {
   await client.query("BEGIN");
   try {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await lockForMigration(client, where, log, waitMs);
     await client.query("CREATE TABLE IF NOT EXISTS svc_schema (version integer NOT NULL)");
     const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM svc_schema");
     const current = rows[0]?.v ?? 0;
