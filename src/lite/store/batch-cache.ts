@@ -1,7 +1,9 @@
 /**
- * Stored batches kept on a node of a shared backend: a batch never changes once it landed
- * (until trimmed or deleted, which reads filter themselves), so a node may serve it again
- * without asking the database. Bounded by bytes, least recently used first out.
+ * Stored batches kept on a node of a shared backend: a batch never changes once it landed, so a
+ * node may serve it again without asking the database. A batch below the stream's trim point
+ * as this node knows it (which includes where the sweep's removals end: pg/log.ts) is dropped
+ * when that point is learnt (shared-stream.ts observe), and reads skip such records anyway.
+ * Bounded by bytes, least recently used first out.
  */
 import { storedCount, type StoredBatch } from "../storage/types.js";
 
@@ -63,6 +65,17 @@ export class BatchCache {
       const oldest = this.lru.values().next().value as Slot | undefined;
       if (!oldest) break;
       this.evict(oldest);
+    }
+  }
+
+  /** Forgets a stream's batches that lie wholly below `seq` (trimmed or removed). */
+  dropBelow(id: number, seq: number): void {
+    const s = this.streams.get(id);
+    if (!s) return;
+    for (const first of s.firsts.slice()) {
+      const slot = s.byFirst.get(first)!;
+      if (first + storedCount(slot.batch) > seq) break;
+      this.evict(slot);
     }
   }
 

@@ -268,7 +268,11 @@ export class SharedStream implements LiveStream {
    */
   observe(stored: StreamStateRecord): void {
     if (stored.nextSeq < this.known.nextSeq) return;
-    if (stored.trimPoint > this.known.trimPoint) this.deps.onTrim();
+    if (stored.trimPoint > this.known.trimPoint) {
+      this.deps.onTrim();
+      // Trimmed, or removed by the sweep: never served from here again, whatever the config says later.
+      this.deps.cache.dropBelow(this.id, stored.trimPoint);
+    }
     const moved = stored.nextSeq > this.known.nextSeq;
     this.known = {
       nextSeq: stored.nextSeq,

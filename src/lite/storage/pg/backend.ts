@@ -86,7 +86,7 @@ export class PgBackend implements SharedBackend {
         basinName: (id) => catalog.basinName(id),
       },
     );
-    records.onAppended = (id) => cluster.announce({ kind: "tails", ids: [id] });
+    records.onChanged = (id) => cluster.announce({ kind: "tails", ids: [id] });
     return new PgBackend(config, db, catalog, records, cluster);
   }
 

@@ -84,8 +84,8 @@ function outcome(first: string | null, floor: string | null, err: string | null)
 }
 
 export class PgLog implements SharedLog {
-  /** Told after every group that landed something (cluster.ts announces it to the other nodes). */
-  onAppended: (id: number) => void = () => {};
+  /** Told after every group that landed something, and every removal (cluster.ts announces it to the other nodes). */
+  onChanged: (id: number) => void = () => {};
 
   constructor(private readonly db: Db) {}
 
@@ -145,13 +145,14 @@ export class PgLog implements SharedLog {
     };
     if (r.o_refused) return { refused: r.o_refused, outcomes: [], state };
     const outcomes = r.o_firsts!.map((first, k) => outcome(first, r.o_floors![k]!, r.o_errs![k]!));
-    if (outcomes.some((o) => o.ok)) this.onAppended(id);
+    if (outcomes.some((o) => o.ok)) this.onChanged(id);
     return { outcomes, state };
   }
 
   async states(ids: number[]): Promise<Map<number, StoredState>> {
     const rows = await this.db.read<StateRow>(
-      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, t.trim_point, t.last_arrival, s.deleted
+      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, greatest(t.trim_point, t.removed_below) AS trim_point,
+              t.last_arrival, s.deleted
        FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id WHERE t.id = ANY($1::bigint[])`,
       [ids],
     );
@@ -215,13 +216,22 @@ export class PgLog implements SharedLog {
     const below = "SELECT first_seq FROM svc_batches WHERE id = $1 AND end_seq <= $2 ORDER BY first_seq LIMIT $3";
     const head = `substring(data from 1 for ${BATCH_HEAD_BYTES} + ${BATCH_INDEX_ENTRY_BYTES} * (end_seq - first_seq)::int)`;
     const params: unknown[] = [id, Math.min(seq, Number.MAX_SAFE_INTEGER), max];
-    const sql = ifRev
-      ? `WITH judged AS (SELECT 1 FROM svc_streams WHERE id = $1 AND rev = $4 AND NOT deleted FOR SHARE)
-         DELETE FROM svc_batches WHERE id = $1 AND EXISTS (SELECT 1 FROM judged) AND first_seq IN (${below})
-         RETURNING ${head} AS head`
-      : `DELETE FROM svc_batches WHERE id = $1 AND first_seq IN (${below}) RETURNING ${head} AS head`;
+    const judged = ifRev
+      ? `judged AS (SELECT 1 FROM svc_streams WHERE id = $1 AND rev = $4 AND NOT deleted FOR SHARE),`
+      : "";
     if (ifRev) params.push(ifRev.rev);
-    const res = await this.db.write<{ head: Buffer }>(sql, params);
+    // What was removed raises the stream's removal mark in the same statement: a node learns it
+    // with the stream's state and never serves those records again, from its cache or elsewhere.
+    const res = await this.db.write<{ head: Buffer }>(
+      `WITH ${judged}
+       gone AS (DELETE FROM svc_batches WHERE id = $1 ${ifRev ? "AND EXISTS (SELECT 1 FROM judged)" : ""}
+                AND first_seq IN (${below}) RETURNING end_seq, ${head} AS head),
+       marked AS (UPDATE svc_tails SET removed_below = greatest(removed_below, (SELECT max(end_seq) FROM gone))
+                  WHERE id = $1 AND EXISTS (SELECT 1 FROM gone))
+       SELECT head FROM gone`,
+      params,
+    );
+    if (res.rows.length > 0) this.onChanged(id);
     return { batches: res.rows.length, metered: res.rows.reduce((n, r) => n + meteredOfValue(bytes(r.head)), 0) };
   }
 }

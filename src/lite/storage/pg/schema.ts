@@ -7,7 +7,8 @@
  *   svc_settings  key → value (the shared root token)
  *   svc_basins    name → id, rev, deleted, BasinMeta (json text)
  *   svc_streams   (basin, name) → id, rev, deleted, StreamMeta (json text)
- *   svc_tails     stream id → next_seq, last_ts, fencing_token, trim_point, last_arrival
+ *   svc_tails     stream id → next_seq, last_ts, fencing_token, trim_point, last_arrival,
+ *                 removed_below (every batch below it was removed by the sweep)
  *   svc_batches   (stream id, first_seq) → end_seq, last_ts, ts_floor, planned_seq, encoded
  *                 batch (batch-codec.ts; seq nums as planned, timestamps before the floor)
  *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)
@@ -46,6 +47,8 @@ export const MIGRATIONS: readonly string[] = [
   // 4: the sweep's lease (lease.ts), free from the start
   `CREATE TABLE svc_leases (name text PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL);
    INSERT INTO svc_leases (name, holder, expires_at) VALUES ('sweep', '', '-infinity');`,
+  // 5: where the sweep's removals end (log.ts deleteBatchesBelow): no node serves a record below it
+  `ALTER TABLE svc_tails ADD COLUMN removed_below bigint NOT NULL DEFAULT 0;`,
 ];
 
 /** Applies the migrations this database lacks; `waitMs`: how long to wait for the migration lock. */
