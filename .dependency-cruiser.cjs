@@ -80,6 +80,21 @@ module.exports = {
       to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/dirs\\.ts$", pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
     },
     {
+      name: "lite-storage-is-the-floor",
+      comment:
+        "lite/storage/ (the seams and their backends) imports nothing else of lite: not auth, crypto or store; the shapes it stores are its own (storage/types.ts)",
+      severity: "error",
+      from: { path: "^src/lite/storage/" },
+      to: { path: "^src/lite/", pathNot: "^src/lite/storage/" },
+    },
+    {
+      name: "lite-store-below-http",
+      comment: "lite/store/ serves the HTTP front and never imports it: not http/, server.ts or what starts the server",
+      severity: "error",
+      from: { path: "^src/lite/store/" },
+      to: { path: "^src/lite/(http/|server\\.ts$|sniff\\.ts$|main\\.ts$|run\\.ts$|server-thread\\.ts$|thread\\.ts$)" },
+    },
+    {
       name: "cli-layer",
       comment: "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, commander, chalk, ora, node:*",
       severity: "error",

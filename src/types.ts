@@ -73,6 +73,8 @@ export const DIALECTS: readonly Dialect[] = ["svc", "s2"];
 
 export type StorageClass = "standard" | "express";
 export type TimestampingMode = "client-prefer" | "client-require" | "arrival";
+/** §8.8: the ciphers a basin may set for the streams created in it. */
+export type StreamCipher = "aes-256-gcm" | "aegis-256";
 export type BasinScope = "cloud:us-east-1";
 export type BasinState = "active" | "creating" | "deleting";
 
