@@ -109,6 +109,21 @@ module.exports = {
       to: { path: "^src/lite/" },
     },
     {
+      name: "library-entry-is-the-client",
+      comment:
+        "src/index.ts, the library's public entry (package.json exports), lists names of client/, errors and types only: no CLI, no lite",
+      severity: "error",
+      from: { path: "^src/index\\.ts$" },
+      to: { pathNot: ["^src/client/", "^src/(types|errors)\\.ts$"] },
+    },
+    {
+      name: "nothing-imports-library-entry",
+      comment: "src/index.ts is the package's front door for users; code inside imports the module that defines a name",
+      severity: "error",
+      from: { pathNot: "^src/index\\.ts$" },
+      to: { path: "^src/index\\.ts$" },
+    },
+    {
       name: "nothing-imports-cli",
       severity: "error",
       from: { pathNot: layer("cli") },

@@ -119,8 +119,11 @@ export interface StreamInfo {
 }
 
 export interface ListOptions {
+  /** Only names that start with this. @default "" (every name) */
   prefix?: string;
+  /** Only names after this one (the last name of the page before). @default "" (from the first) */
   startAfter?: string;
+  /** At most this many items in one page (1..1000). @default 1000 */
   limit?: number;
 }
 
@@ -132,13 +135,23 @@ export interface Page<T> {
 /** Where a read starts: exactly one of these, or none (the tail). */
 export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number } | Record<string, never>;
 
+/**
+ * When a read stops (protocol.md §7.4, §7.5). A read with none of `count`, `bytes` and `until`
+ * follows the stream (it keeps waiting for new records) unless `wait` bounds it.
+ */
 export interface ReadLimits {
+  /** At most this many records. @default no limit (one unary read: 1000) */
   count?: number;
+  /** At most this many metered bytes. @default no limit (one unary read: 1 MiB) */
   bytes?: number;
-  /** Exclusive upper bound on record timestamps. */
+  /** Exclusive upper bound on record timestamps (ms). @default no bound */
   until?: number;
-  /** Seconds: long-poll for unary reads, idle bound for sessions. */
+  /**
+   * Seconds: the long poll of a unary read at the tail (at most 60), the idle bound of a
+   * session. @default 0 when `count`, `bytes` or `until` is given, otherwise no bound
+   */
   wait?: number;
+  /** A start beyond the tail starts at the tail instead of failing with 416. @default false */
   clamp?: boolean;
 }
 
