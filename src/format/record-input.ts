@@ -1,5 +1,5 @@
 /**
- * Append input: one line (or one whole input) → one record (cli.md §1.5, §4.6).
+ * Append input: one line (or one whole input) → one record (docs/design/cli.md, "Record formats").
  *
  *   text         the line's bytes are the body (no headers, no timestamp)
  *   json         {"timestamp"?: u64, "headers"?: [[name, value]…], "body"?: string}, UTF-8 strings
