@@ -23,10 +23,12 @@ const run = promisify(execFile);
 /** The unpacked package's project: `node_modules/svc` plus a link to each dependency it declares. */
 async function consumerProject(): Promise<string> {
   const dir = scratchDir("svc-library-");
-  const packed = await run("npm", ["pack", "--json", "--pack-destination", dir, "--ignore-scripts", "--offline"], {
-    cwd: ROOT,
-    maxBuffer: 64 << 20,
-  });
+  // npm's own log goes to the temp dir too, so nothing is left behind in the user's ~/.npm.
+  const packed = await run(
+    "npm",
+    ["pack", "--json", "--pack-destination", dir, "--ignore-scripts", "--offline", `--logs-dir=${join(dir, "logs")}`],
+    { cwd: ROOT, maxBuffer: 64 << 20 },
+  );
   const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   const project = join(dir, "project");
   const pkgDir = join(project, "node_modules/svc");
