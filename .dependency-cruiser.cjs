@@ -80,6 +80,21 @@ module.exports = {
       to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/dirs\\.ts$", pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
     },
     {
+      name: "lite-storage-is-the-floor",
+      comment:
+        "lite/storage/ (the seams and their backends) imports nothing else of lite: not auth, crypto or store; the shapes it stores are its own (storage/types.ts)",
+      severity: "error",
+      from: { path: "^src/lite/storage/" },
+      to: { path: "^src/lite/", pathNot: "^src/lite/storage/" },
+    },
+    {
+      name: "lite-store-below-http",
+      comment: "lite/store/ serves the HTTP front and never imports it: not http/, server.ts or what starts the server",
+      severity: "error",
+      from: { path: "^src/lite/store/" },
+      to: { path: "^src/lite/(http/|server\\.ts$|sniff\\.ts$|main\\.ts$|run\\.ts$|server-thread\\.ts$|thread\\.ts$)" },
+    },
+    {
       name: "cli-layer",
       comment: "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, commander, chalk, ora, node:*",
       severity: "error",
@@ -92,6 +107,21 @@ module.exports = {
       severity: "error",
       from: { path: layer("cli"), pathNot: "^src/cli/commands/lite\\.ts$" },
       to: { path: "^src/lite/" },
+    },
+    {
+      name: "library-entry-is-the-client",
+      comment:
+        "src/index.ts, the library's public entry (package.json exports), lists names of client/, errors and types only: no CLI, no lite",
+      severity: "error",
+      from: { path: "^src/index\\.ts$" },
+      to: { pathNot: ["^src/client/", "^src/(types|errors)\\.ts$"] },
+    },
+    {
+      name: "nothing-imports-library-entry",
+      comment: "src/index.ts is the package's front door for users; code inside imports the module that defines a name",
+      severity: "error",
+      from: { pathNot: "^src/index\\.ts$" },
+      to: { path: "^src/index\\.ts$" },
     },
     {
       name: "nothing-imports-cli",

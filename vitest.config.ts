@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-// Tiers (style rule 10): test/unit (pure, no network), test/e2e (a real svc lite on port 0 with a
+// Tiers, one folder each: test/unit (pure, no network), test/e2e (a real svc lite on port 0 with a
 // temp data dir; the built bin/svc as a child process), test/reliability (crash, drain, resume),
 // test/regressions. Extended reliability runs only with RELIABILITY=extended.
 //

@@ -280,7 +280,3 @@ export function errorFromResponse(status: number, body: unknown, retryAfterMs?: 
     retryAfterMs,
   });
 }
-
-export function isSvcError(e: unknown): e is SvcError {
-  return e instanceof SvcError;
-}

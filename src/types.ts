@@ -73,6 +73,8 @@ export const DIALECTS: readonly Dialect[] = ["svc", "s2"];
 
 export type StorageClass = "standard" | "express";
 export type TimestampingMode = "client-prefer" | "client-require" | "arrival";
+/** §8.8: the ciphers a basin may set for the streams created in it. */
+export type StreamCipher = "aes-256-gcm" | "aegis-256";
 export type BasinScope = "cloud:us-east-1";
 export type BasinState = "active" | "creating" | "deleting";
 
@@ -117,8 +119,11 @@ export interface StreamInfo {
 }
 
 export interface ListOptions {
+  /** Only names that start with this. @default "" (every name) */
   prefix?: string;
+  /** Only names after this one (the last name of the page before). @default "" (from the first) */
   startAfter?: string;
+  /** At most this many items in one page (1..1000). @default 1000 */
   limit?: number;
 }
 
@@ -130,14 +135,24 @@ export interface Page<T> {
 /** Where a read starts: exactly one of these, or none (the tail). */
 export type ReadStart = { seqNum: number } | { timestamp: number } | { tailOffset: number } | Record<string, never>;
 
-/** What bounds a read (protocol.md §7.4, §7.5), and whether a start past the tail is clamped (§7.2). */
+/**
+ * When a read stops (protocol.md §7.4, §7.5), and whether a start past the tail is clamped
+ * (§7.2). A read with none of `count`, `bytes` and `until` follows the stream (it keeps waiting
+ * for new records) unless `wait` bounds it.
+ */
 export interface ReadLimits {
+  /** At most this many records. @default no limit (one unary read: 1000) */
   count?: number;
+  /** At most this many metered bytes. @default no limit (one unary read: 1 MiB) */
   bytes?: number;
-  /** Exclusive upper bound on record timestamps. */
+  /** Exclusive upper bound on record timestamps (ms). @default no bound */
   until?: number;
-  /** Seconds: long-poll for unary reads, idle bound for sessions. */
+  /**
+   * Seconds: the long poll of a unary read at the tail (at most 60), the idle bound of a
+   * session. @default 0 when `count`, `bytes` or `until` is given, otherwise no bound
+   */
   wait?: number;
+  /** A start beyond the tail starts at the tail instead of failing with 416. @default false */
   clamp?: boolean;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The names `--format` takes, the same for what svc append reads and what svc read writes
- * (cli.md §1.5): `text`, `json`, `json-base64`, `binary`, and the aliases of the protocol's
- * `svc-format` values and of the anchor (`raw` and `ndjson` are json; `base64` and
- * `json-binsafe` are json-base64).
+ * (docs/design/cli.md, "Record formats"): `text`, `json`, `json-base64`, `binary`, and the
+ * aliases of the protocol's `svc-format` values and of the S2 CLI (`raw` and `ndjson` are
+ * json; `base64` and `json-binsafe` are json-base64).
  */
 import { clientError } from "../errors.js";
 

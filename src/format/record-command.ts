@@ -1,6 +1,6 @@
 /**
  * Command records as the CLI shows and makes them (protocol.md §8.5; the rules are
- * rules/commands.ts): what one does, in the anchor's words, and the records of `svc fence`
+ * rules/commands.ts): what one does, in the S2 CLI's words, and the records of `svc fence`
  * and `svc trim`, whose arguments are usage errors when they break a rule.
  */
 import { lossyUtf8 } from "../bytes.js";
@@ -42,7 +42,10 @@ export function parseCommandRecord(record: { headers: Header[]; body: Uint8Array
   return readCommand(record) ?? { op: "unknown", name: lossyUtf8(record.headers[0]!.value) };
 }
 
-/** The anchor's wording: `new fencing token "x"`, `trim to 3`, `unknown command`. */
+/**
+ * The S2 CLI's wording (docs/design/s2-compatibility.md, "The S2 CLI"): `new fencing token "x"`,
+ * `trim to 3`, `unknown command`.
+ */
 export function describeCommand(cmd: CommandRecord): string {
   switch (cmd.op) {
     case "fence":

@@ -1,7 +1,7 @@
 /**
- * Client-side record filters for `read` and `tail` (cli.md §4.7): `--grep PATTERN` (a regular
- * expression over the body as lossy UTF-8) and `--filter header:NAME=VALUE` (repeatable, all
- * must hold). `header:NAME` alone tests presence; a leading `!` negates a filter.
+ * Client-side record filters for `read` and `tail` (docs/design/cli.md, "Reading"): `--grep
+ * PATTERN` (a regular expression over the body as lossy UTF-8) and `--filter header:NAME=VALUE`
+ * (repeatable, all must hold). `header:NAME` alone tests presence; a leading `!` negates a filter.
  */
 import { lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";

@@ -1,6 +1,6 @@
 /**
- * `--input-template` for append (rpk-style, cli.md §4.6): each input line is matched against a
- * pattern of literals and placeholders, anchored at both ends:
+ * `--input-template` for append (after Redpanda's rpk; docs/design/cli.md, "Appending"): each input
+ * line is matched against a pattern of literals and placeholders, anchored at both ends:
  *
  *   %v         the body (the rest; greedy)
  *   %T         the record timestamp (digits, epoch ms)

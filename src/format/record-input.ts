@@ -1,5 +1,5 @@
 /**
- * Append input: one line (or one whole input) → one record (cli.md §1.5, §4.6).
+ * Append input: one line (or one whole input) → one record (docs/design/cli.md, "Record formats").
  *
  *   text         the line's bytes are the body (no headers, no timestamp)
  *   json         {"timestamp"?: u64, "headers"?: [[name, value]…], "body"?: string}, UTF-8 strings
@@ -19,7 +19,6 @@ import {
 } from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { FormatName } from "./format-name.js";
-import { checkRecord } from "../rules/records.js";
 import type { AppendRecord, Header } from "../types.js";
 
 /** An input format: one of the names of format-name.ts. */
@@ -36,11 +35,6 @@ export class RecordInputError extends Error {
     super(message);
     this.name = "RecordInputError";
   }
-}
-
-/** A record's metered size, or a RecordInputError when it breaks a record rule (rules/records.ts). */
-export function checkInputRecord(record: AppendRecord): number {
-  return checkRecord(record, (message) => new RecordInputError(message));
 }
 
 function field(bytes: string, base64: boolean, what: string): Uint8Array {

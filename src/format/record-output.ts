@@ -1,5 +1,5 @@
 /**
- * Read output: one record → one line (cli.md §1.5, §4.7).
+ * Read output: one record → one line (docs/design/cli.md, "Record formats").
  *
  *   text         the body's own bytes, whatever they are
  *   json         {"seq_num","timestamp",["time"],"headers":[[n,v]],"body"} with UTF-8 strings:
@@ -11,7 +11,7 @@
  * `--invalid-utf8` changes what text and json do with bytes that are not UTF-8: `replace`
  * (U+FFFD, asked for), `error`, or `base64` (that record's fields in base64, marked).
  * JSON always carries `headers` and `body` (svc default); `omitEmpty` drops them when empty,
- * as the anchor does.
+ * as the S2 CLI does.
  */
 import { isUtf8 } from "node:buffer";
 import { encodeBytes, lossyUtf8 } from "../bytes.js";

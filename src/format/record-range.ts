@@ -1,5 +1,6 @@
 /**
- * `--range A:B` (rpk-like, cli.md §4.7): a start and an exclusive end in one flag.
+ * `--range A:B` (after Redpanda's rpk; docs/design/cli.md, "Reading"): a start and an exclusive end
+ * in one flag.
  *
  *   100:200        seq nums 100 ≤ s < 200      100:   from 100 on      :200   from 0 to 200
  *   @-1h:now       timestamps from an hour ago until now

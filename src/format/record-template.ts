@@ -1,5 +1,6 @@
 /**
- * `--template` lines (cli.md §4.7), e.g. `{seq_num}\t{timestamp:iso}\t{header:content-type}\t{body}`.
+ * `--template` lines of `svc read` and `svc tail`, e.g.
+ * `{seq_num}\t{timestamp:iso}\t{header:content-type}\t{body}`.
  *
  *   {seq_num}  {timestamp} {timestamp:ms|iso|relative}  {body} {body:base64|hex}
  *   {headers}  all headers as a JSON array of [name, value] (UTF-8 text: lossy)

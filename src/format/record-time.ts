@@ -1,8 +1,9 @@
 /**
- * Points in time for record commands (cli.md §4.6, §4.7): epoch milliseconds, RFC 3339
- * (`2026-01-02T03:04:05Z`, `…+02:00`, fractions), a calendar date `YYYY-MM-DD` (midnight UTC),
- * `now`, and, where a command allows it, a duration relative to now (`--until 5m` = five minutes
- * from now, `--ago 1h` = an hour ago). Output: epoch ms, ISO 8601 UTC, or relative (`3s ago`).
+ * Points in time for record commands (`--timestamp`, `--until`, `--ago`, `--range`): epoch
+ * milliseconds, RFC 3339 (`2026-01-02T03:04:05Z`, `…+02:00`, fractions), a calendar date
+ * `YYYY-MM-DD` (midnight UTC), `now`, and, where a command allows it, a duration relative to now
+ * (`--until 5m` = five minutes from now, `--ago 1h` = an hour ago). Output: epoch ms, ISO 8601 UTC,
+ * or relative (`3s ago`).
  */
 import { clientError } from "../errors.js";
 import { parseDuration } from "./duration.js";

@@ -1,4 +1,7 @@
-/** Humantime durations of the apply/init-file spec (cli.md §1.14): "7days", "1h 30m", "90s". */
+/**
+ * Humantime durations of the apply and init-file spec (docs/design/cli.md, "Apply, diff and the
+ * init file"): "7days", "1h 30m", "90s".
+ */
 const UNITS: Record<string, number> = {
   s: 1,
   sec: 1,

@@ -1,7 +1,8 @@
 /**
- * `--init-file SPEC.json`: the `svc apply` spec (cli.md §1.14), applied at start with ensure
- * semantics, so a restart is a no-op. The whole file is validated (unknown fields, duplicate
- * names, bad values) before anything is applied. Omitted fields reset to defaults.
+ * `--init-file SPEC.json`: the `svc apply` spec (docs/design/cli.md, "Apply, diff and the init
+ * file"), applied at start with ensure semantics, so a restart is a no-op. The whole file is
+ * validated (unknown fields, duplicate names, bad values) before anything is applied. Omitted
+ * fields reset to defaults.
  *
  *   {"basins": [{"name", "config": {"default_stream_config": StreamSpec,
  *     "create_stream_on_append", "create_stream_on_read"}, "streams": [{"name", "config": StreamSpec}]}]}

@@ -1,7 +1,7 @@
 /**
- * One server per data dir (reliability.md R2): an exclusive lock that only the data dir's owner
- * can take, that a symlink, a relative path or another TMPDIR cannot get around, and that a
- * kill -9 releases.
+ * One server per data dir (docs/design/reliability.md, "Requirements": R2): an exclusive lock that
+ * only the data dir's owner can take, that a symlink, a relative path or another TMPDIR cannot get
+ * around, and that a kill -9 releases.
  *
  * Node has no flock, so the lock is made of unix socket files inside the data dir, where only
  * its owner can create files (data-dir.ts refuses a dir others can write). Each starter

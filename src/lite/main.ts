@@ -122,7 +122,7 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
     const { PgBackend } = await import("./storage/pg/backend.js");
     const timings = {
       pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000,
-      cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000,
+      cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000),
       leaseMs: envMs(process.env.SVC_LITE_SWEEP_LEASE_MS, 3000) || 3000,
       migrationWaitMs: envMs(process.env.SVC_LITE_PG_MIGRATION_WAIT_MS, 60_000) || 60_000,
     };

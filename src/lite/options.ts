@@ -103,7 +103,8 @@ const FLAGS: Record<string, Flag> = {
     arg: "D",
     help: "how long a request may wait for PostgreSQL, connecting included: a write D, a read min(5s, D) (default 10s)",
   },
-  // The export lines are always printed; accepted for scripts written against the plan.
+  // The export lines are always printed: --print-env changes nothing, and is accepted so that
+  // scripts that pass it keep working.
   "print-env": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 };

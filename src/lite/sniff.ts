@@ -1,6 +1,7 @@
 /**
- * One port for HTTP/1.1 and cleartext HTTP/2 with prior knowledge (protocol.md §6.1,
- * lite-anchor.md §5). The first bytes decide: the 24-byte preface `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`
+ * One port for HTTP/1.1 and cleartext HTTP/2 with prior knowledge (protocol.md §6.1), as
+ * s2-lite serves S2's SDK (docs/design/s2-compatibility.md, "s2-lite"). The first bytes
+ * decide: the 24-byte preface `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`
  * means HTTP/2, anything else HTTP/1.1. Bytes are buffered until 24 have arrived or one
  * mismatches (TCP may split the preface).
  *

@@ -1,7 +1,8 @@
 /**
- * Deliberate bugs for checking the reliability checkers (reliability.md §2.g). Inert unless
- * BOTH `SVC_LITE_TEST_FAULTS=enabled` and `SVC_LITE_TEST_FAULT=<name>` are in lite's
- * environment; only test/reliability sets them. Each hook is one comparison with a constant.
+ * Deliberate bugs for checking the reliability checkers (docs/design/reliability.md, "Checking the
+ * checkers"). Inert unless BOTH `SVC_LITE_TEST_FAULTS=enabled` and `SVC_LITE_TEST_FAULT=<name>` are
+ * in lite's environment; only test/reliability sets them. Each hook is one comparison with a
+ * constant.
  *
  *   ack-before-sync  acks (and live readers) before the storage write is durable
  *   ignore-match     match_seq_num is not checked

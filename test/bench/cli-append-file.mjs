@@ -38,8 +38,8 @@ const env = {
   XDG_DATA_HOME: join(work, "data"),
   FORCE_COLOR: "0",
 };
-// As in cli-throughput.mjs: the workplace's NODE_EXTRA_CA_CERTS costs every node start ~50 ms
-// and lite is plain HTTP, so no process here needs it.
+// As in cli-throughput.mjs: a NODE_EXTRA_CA_CERTS naming a large bundle costs every node start
+// ~50-85 ms, and lite is plain HTTP, so no process here needs it.
 delete env.NODE_EXTRA_CA_CERTS;
 const svcNodeArgs = (process.env.BENCH_SVC_NODE_ARGS ?? "").split(" ").filter(Boolean);
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
- * CLI start-up (performance.md B1): `svc --version`, `svc --help` and `svc basin list` (against
- * a running lite) timed as whole processes, interleaved round by round with `node -e 0`, so
- * every ratio compares runs taken under the same load. B2: one-shot `svc append` of 1 record,
- * `svc read -n 1` and `svc basin list`, each against a bare node:http script sending the same
- * request in a fresh process (`vs_bare`). Reported with the machine's environment
- * as it is (this workplace's NODE_EXTRA_CA_CERTS adds ~85 ms to every node start) and without
- * that variable.
+ * CLI start-up (scenario B1 of docs/design/performance.md, "The scenarios `npm run bench` holds to
+ * targets"): `svc --version`, `svc --help` and `svc basin list` (against a running lite) timed as
+ * whole processes, interleaved round by round with `node -e 0`, so every ratio compares runs taken
+ * under the same load. B2: one-shot `svc append` of 1 record, `svc read -n 1` and `svc basin list`,
+ * each against a bare node:http script sending the same request in a fresh process (`vs_bare`).
+ * Reported with the environment as it is (a NODE_EXTRA_CA_CERTS naming a large bundle adds ~85 ms
+ * to every node start: docs/design/performance.md, "CLI start-up") and without that variable.
  *
  *   node test/bench/cli-startup.mjs        (BENCH_STARTUP_ROUNDS=21 by default; build first)
  */

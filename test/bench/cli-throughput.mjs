@@ -39,8 +39,8 @@ const env = {
   XDG_DATA_HOME: join(work, "data"),
   FORCE_COLOR: "0",
 };
-// Every process here is timed from spawn to exit, and this workplace's NODE_EXTRA_CA_CERTS adds
-// ~50 ms to every node start (cli-startup.mjs measures both ways); lite is plain HTTP, so no
+// Every process here is timed from spawn to exit, and a NODE_EXTRA_CA_CERTS naming a large bundle
+// adds ~50-85 ms to every node start (cli-startup.mjs measures both ways); lite is plain HTTP, so no
 // process here needs it. Without it, as on a user's machine (svc and the floor alike).
 delete env.NODE_EXTRA_CA_CERTS;
 

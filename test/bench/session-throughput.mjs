@@ -101,7 +101,7 @@ async function main() {
     // with are taken after their own first phase. Its rate is reported too.
     await b.streams.create("warmup");
     const warmup = await appendThroughput(b.stream("warmup"), 1024, Math.max(8, TOTAL_MIB / 4));
-    // Each measured run takes a fraction of a second on this machine: ROUNDS of each (sizes
+    // Each measured run takes a fraction of a second on a 2-core machine: ROUNDS of each (sizes
     // alternating), and the median run. The raw HTTP/2 baseline is taken the same way.
     for (let i = 0; i < ROUNDS; i++) {
       for (const size of [1024, 64 * 1024]) {

@@ -1,7 +1,7 @@
 /**
- * `svc bench <basin>` against a real lite, as a child process (cli.md §4.11): results on
- * stdout, every record verified, the temporary stream deleted; exit 8 when a foreign record
- * breaks the chain, 130 on Ctrl-C with partial results.
+ * `svc bench <basin>` against a real lite, as a child process (docs/design/cli.md, "Bench"):
+ * results on stdout, every record verified, the temporary stream deleted; exit 8 when a foreign
+ * record breaks the chain, 130 on Ctrl-C with partial results.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";

@@ -1,8 +1,8 @@
 /**
- * A closed stdout pipe (reliability.md §2.f): `svc read … | head -1` (and `head -c 10`, cutting
- * a record) must exit 0 with nothing on stderr, every time: EPIPE is a race, so 200 runs, with
- * output sizes from 1 KiB to 10 MiB, bounded and following reads. Plus Ctrl-C on a following
- * read: exit 130, output ending at a record boundary.
+ * A closed stdout pipe (docs/design/reliability.md, "A closed pipe"): `svc read … | head -1` (and
+ * `head -c 10`, cutting a record) must exit 0 with nothing on stderr, every time: EPIPE is a race,
+ * so 200 runs, with output sizes from 1 KiB to 10 MiB, bounded and following reads. Plus Ctrl-C on
+ * a following read: exit 130, output ending at a record boundary.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * The built `bin/svc.js` against a real svc lite (port 0, temp data dir): basin and stream
- * management, check-tail, anchor aliases, auth, quiet and JSON output. Asserts stdout, stderr
- * and exit codes (not found 4, usage 2, conflict 5, auth 3).
+ * management, check-tail, the S2 CLI's spellings as aliases, auth, quiet and JSON output. Asserts
+ * stdout, stderr and exit codes (not found 4, usage 2, conflict 5, auth 3).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc, type RunOptions } from "../helpers/cli.js";
@@ -155,7 +155,7 @@ describe("svc basin", () => {
     expect(again.stderr).toContain(`Failed to delete basin svc://${b}`);
   });
 
-  it("anchor spellings work as hidden aliases", async () => {
+  it("the S2 CLI's spellings work as hidden aliases", async () => {
     const b = uniq();
     expect((await svc(["create-basin", b])).code).toBe(0);
     expect((await svc(["get-basin-config", b, "--json"])).code).toBe(0);

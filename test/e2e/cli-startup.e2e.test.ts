@@ -1,10 +1,11 @@
 /**
- * Start-up discipline (performance.md §8): `svc --help` and `svc --version` load commander and
- * nothing heavy; `svc basin list` loads the client and node:http, and never undici (≈350 ms in
- * a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced with an ESM resolve hook over the built CLI,
- * unbundled (SVC_UNBUNDLED=1: modules keep their names); the bundle (dist/bundle/main.cjs, one
- * CommonJS file compiled with its V8 code cache) is checked to be what runs, with no package
- * loaded from node_modules and no ES module of dist/ for these commands.
+ * Start-up discipline (docs/design/performance.md, "CLI start-up"): `svc --help` and `svc
+ * --version` load commander and nothing heavy; `svc basin list` loads the client and node:http, and
+ * never undici (≈350 ms in a one-shot process), protobufjs, zstd, chalk, ora or the server. Traced
+ * with an ESM resolve hook over the built CLI, unbundled (SVC_UNBUNDLED=1: modules keep their
+ * names); the bundle (dist/bundle/main.cjs, one CommonJS file compiled with its V8 code cache) is
+ * checked to be what runs, with no package loaded from node_modules and no ES module of dist/ for
+ * these commands.
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
- * Keeps the evidence of a failed randomised run (reliability.md §2.0 item 5): files go to
- * test-artifacts/<suite>-<seed>/ in the repo (git-ignored), and the path is printed with the
- * replay command.
+ * Keeps the evidence of a failed randomised run (docs/design/reliability.md, "The shared harness"):
+ * files go to test-artifacts/<suite>-<seed>/ in the repo (git-ignored), and the path is printed
+ * with the replay command.
  */
 import { closeSync, cpSync, lstatSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,7 +1,7 @@
 /**
- * A small TCP fault proxy on loopback (reliability.md §2.0 item 4): forwards connections to a
- * target and, on command, cuts them — at once, after N more bytes from the server (so frames
- * are cut mid-way), or at random points — or black-holes them (bytes stop flowing, the
+ * A small TCP fault proxy on loopback (docs/design/reliability.md, "The shared harness"): forwards
+ * connections to a target and, on command, cuts them — at once, after N more bytes from the server
+ * (so frames are cut mid-way), or at random points — or black-holes them (bytes stop flowing, the
  * socket stays open).
  */
 import net from "node:net";

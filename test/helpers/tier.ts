@@ -1,7 +1,8 @@
 /**
- * Test tiers (reliability.md §4): the CI tier runs in `npm test`; the extended tier runs with
- * `RELIABILITY=extended npm run test:reliability`. Randomised suites pick their sizes here and
- * take their seed from SEED (printed on every run, so a failure replays with one command).
+ * Test tiers (docs/design/reliability.md, "Test tiers"): the CI tier runs in `npm test`; the
+ * extended tier runs with `RELIABILITY=extended npm run test:reliability`. Randomised suites pick
+ * their sizes here and take their seed from SEED (printed on every run, so a failure replays with
+ * one command).
  */
 export const EXTENDED = process.env.RELIABILITY === "extended";
 

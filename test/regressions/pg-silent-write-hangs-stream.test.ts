@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { isSvcError } from "../../src/errors.js";
+import { SvcError } from "../../src/errors.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
@@ -74,8 +74,8 @@ describe("lite on PostgreSQL when the database stops answering", () => {
     const waited = Date.now() - t0;
     proxy!.heal();
     session.abort();
-    expect(isSvcError(outcome), `the append ended with ${String(outcome)}`).toBe(true);
-    if (!isSvcError(outcome)) return;
+    expect(outcome instanceof SvcError, `the append ended with ${String(outcome)}`).toBe(true);
+    if (!(outcome instanceof SvcError)) return;
     expect(outcome.status ?? 0).toBeGreaterThanOrEqual(500);
     expect(waited, "bounded by --storage-timeout 2s, not by the client's ack timeout").toBeLessThan(10_000);
 

@@ -1,14 +1,14 @@
 /**
- * Bad input against a running svc lite (reliability.md §2.c): fast-check generates malformed
- * JSON and protobuf append bodies, session frames, names, query parameters, base64, header
- * values and command records, all invalid by construction. Oracle for every case: a 4xx with
- * a JSON body whose code is in the catalogue (or a terminal frame saying so), answered within
- * 2 s, and the server alive. The digest of every stream (tail, first seq, contents, fencing
- * token) and the basin/stream listing are unchanged, checked every 100 cases and at the end;
- * the server log holds no unhandled rejection or internal error. Zip bombs and an announced
- * 16 MiB frame are refused with the server's peak RSS growing by < 10 MiB.
- * CI: 500 runs per property (≈ 4,500 requests); extended: 10,000 (BAD_INPUT_RUNS overrides).
- * `SEED=<seed> npx vitest run test/reliability/bad-input.test.ts` replays.
+ * Bad input against a running svc lite (docs/design/reliability.md, "Bad input"): fast-check
+ * generates malformed JSON and protobuf append bodies, session frames, names, query parameters,
+ * base64, header values and command records, all invalid by construction. Oracle for every case: a
+ * 4xx with a JSON body whose code is in the catalogue (or a terminal frame saying so), answered
+ * within 2 s, and the server alive. The digest of every stream (tail, first seq, contents, fencing
+ * token) and the basin/stream listing are unchanged, checked every 100 cases and at the end; the
+ * server log holds no unhandled rejection or internal error. Zip bombs and an announced 16 MiB
+ * frame are refused with the server's peak RSS growing by < 10 MiB. CI: 500 runs per property (≈
+ * 4,500 requests); extended: 10,000 (BAD_INPUT_RUNS overrides). `SEED=<seed> npx vitest run
+ * test/reliability/bad-input.test.ts` replays.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -1,8 +1,8 @@
 /**
- * An append whose outcome is unknown (reliability.md §2.f): the connection is cut while batches
- * are in flight. `svc append` must not re-send them: it exits 75, says what was acknowledged and
- * how many records are in doubt, and the stream holds a prefix of the input (each record at
- * most once) covering every acknowledged batch.
+ * An append whose outcome is unknown (docs/design/reliability.md, "Ack timeout"): the connection is
+ * cut while batches are in flight. `svc append` must not re-send them: it exits 75, says what was
+ * acknowledged and how many records are in doubt, and the stream holds a prefix of the input (each
+ * record at most once) covering every acknowledged batch.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";

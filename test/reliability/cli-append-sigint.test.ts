@@ -1,8 +1,8 @@
 /**
- * Ctrl-C during a long `svc append` (reliability.md §2.f): input arrives slowly on stdin, SIGINT
- * lands at a random moment. The CLI must stop reading, wait for in-flight acks, report the last
- * acked position and exit 130; the stream must equal a prefix of the input (no duplicate, no
- * reordering) holding every batch reported as acked. A second Ctrl-C ends it at once.
+ * Ctrl-C during a long `svc append` (docs/design/reliability.md, "Ctrl-C"): input arrives slowly on
+ * stdin, SIGINT lands at a random moment. The CLI must stop reading, wait for in-flight acks,
+ * report the last acked position and exit 130; the stream must equal a prefix of the input (no
+ * duplicate, no reordering) holding every batch reported as acked. A second Ctrl-C ends it at once.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,6 @@
 /**
- * The CLI under faults (reliability.md §2.f), end to end through the built bin/svc:
+ * The CLI under faults (docs/design/reliability.md, "The CLI under faults"), end to end through the
+ * built bin/svc:
  *
  *   - the retry decision table: a scripted HTTP server answers each request with a given
  *     failure; we count the attempts that reach it and check the exit code. Appends retry only

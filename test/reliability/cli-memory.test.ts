@@ -1,8 +1,8 @@
 /**
- * CLI memory (reliability.md §2.e L7): `svc append` of 256 MiB from stdin and `svc read` of it
- * to /dev/null each stay under 150 MiB peak RSS, because input is streamed, in-flight bytes are
- * bounded and output waits for the pipe. Peak RSS is measured by /usr/bin/time (or /proc).
- * Size: CLI_MEMORY_MIB (default 256).
+ * CLI memory (L7 of docs/design/reliability.md, "Load"): `svc append` of 256 MiB from stdin and
+ * `svc read` of it to /dev/null each stay under 150 MiB peak RSS, because input is streamed,
+ * in-flight bytes are bounded and output waits for the pipe. Peak RSS is measured by /usr/bin/time
+ * (or /proc). Size: CLI_MEMORY_MIB (default 256).
  */
 import { spawn } from "node:child_process";
 import { existsSync, openSync, readFileSync, closeSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * `svc read` across broken connections (reliability.md §2.f "Read resume"): a fault proxy
+ * `svc read` across broken connections (docs/design/reliability.md, "Read resume"): a fault proxy
  * between the CLI and lite cuts the read session again and again at random byte offsets
  * (mid-frame included); the output must still hold every seq num exactly once, in order, and
  * `-n` must be honoured across reconnects.

@@ -1,7 +1,7 @@
 /**
- * Crash safety of svc lite (reliability.md §2.a): four writers keep appends in flight and two
- * readers follow while the server is SIGKILLed at a seeded random moment, then restarted on the
- * same data dir and port:
+ * Crash safety of svc lite (docs/design/reliability.md, "Crash safety"): four writers keep appends
+ * in flight and two readers follow while the server is SIGKILLed at a seeded random moment, then
+ * restarted on the same data dir and port:
  *
  *   W1 unary appends to stream a (4 lanes, 1 % of batches near 1 MiB)
  *   W2 an append session on stream a, up to 8 batches pipelined

@@ -1,14 +1,14 @@
 /**
- * fsync audit (reliability.md, "ack only after fsync"): svc lite runs under
- * `strace -f -tt -T -y`, one writer appends 80 times, one request at a time (so the last
+ * fsync audit (docs/design/reliability.md, "Crash safety": no ack before its sync): svc lite runs
+ * under `strace -f -tt -T -y`, one writer appends 80 times, one request at a time (so the last
  * write to data.mdb before an ack is that ack's own commit), and the trace is checked: every
- * acknowledgement written to a socket comes after a completed fdatasync/fsync/msync of
- * data.mdb that started after that write ended. The clock is strace's own, so the order is
- * the kernel's, not the test's. (Concurrent writers share commits and syncs, and strace
- * cannot tell whose write is whose; the crash tests cover them.) What it does not catch:
- * dropping lite's own wait for `env.flushed` goes unseen at this load, because lmdb-js
- * resolves a lone commit only after its sync anyway; the wait matters when commits overlap.
- * Skipped (with a message) when strace is not installed; .ci/run installs it.
+ * acknowledgement written to a socket comes after a completed fdatasync/fsync/msync of data.mdb
+ * that started after that write ended. The clock is strace's own, so the order is the kernel's, not
+ * the test's. (Concurrent writers share commits and syncs, and strace cannot tell whose write is
+ * whose; the crash tests cover them.) What it does not catch: dropping lite's own wait for
+ * `env.flushed` goes unseen at this load, because lmdb-js resolves a lone commit only after its
+ * sync anyway; the wait matters when commits overlap. Skipped (with a message) when strace is not
+ * installed; .ci/run installs it.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";

@@ -1,5 +1,6 @@
 /**
- * Load on svc lite (reliability.md §2.e, CI smoke; the extended tier runs longer):
+ * Load on svc lite (docs/design/reliability.md, "Load"; a smoke in CI, longer in the extended
+ * tier):
  *
  *   L1 fan-out: 1 writer, 200 read sessions tailing one stream: every reader gapless and
  *      complete; p50/p99 ack→delivery latency and peak RSS reported
@@ -87,7 +88,7 @@ describe("load", () => {
     while (Date.now() < end) {
       // Pipelined, one 64 KiB batch every 100 ms (≈ 640 KiB/s in, 125 MiB/s out to 200
       // readers): all 200 readers live in this one test process, which is the bottleneck of
-      // this machine long before lite is.
+      // a small machine long before lite is.
       pending.push(
         session.append({ records: Array.from({ length: 64 }, () => ({ headers: [], body })) }).then((ack) => {
           acked.set(ack.start.seqNum, Date.now());
@@ -136,8 +137,8 @@ describe("load", () => {
   }, 120_000);
 
   it(`L3 2,000 idle connections for ${IDLE_SECONDS} s: sessions get heartbeats, gaps ≤ 15 s`, async () => {
-    // What idle sessions cost (reliability.md §3 L3: RSS ≤ 300 MiB) is measured on a fresh
-    // server: the heap high-water mark L1's 200 busy readers leave behind is not theirs.
+    // What idle sessions cost (L3 of docs/design/reliability.md, "Load": RSS ≤ 300 MiB) is measured
+    // on a fresh server: the heap high-water mark L1's 200 busy readers leave behind is not theirs.
     await client.close();
     await lite.stop();
     lite = await startLite();

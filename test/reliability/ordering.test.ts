@@ -1,12 +1,12 @@
 /**
- * Ordering and linearizability (reliability.md §2.b): concurrent logical clients (unary appends,
- * pipelined append sessions, reads, check-tails, read sessions) run one of four workflows
- * (regular, match-seq-num, fencing, trim) against a real svc lite through a fault proxy; half
- * the histories get faults: random connection resets, a kill -9 + restart and a drain
- * (SIGTERM + restart). Every history is checked by the direct checks C1-C8 and the search
- * checker (test/helpers/history). CI: 20 histories x 1,000 ops; extended: 200 x 4,000 ops
- * (8 clients). A failing history is kept under test-artifacts/ordering-<seed>/ and
- * `SEED=<seed> npx vitest run test/reliability/ordering.test.ts` replays the schedule.
+ * Ordering and linearizability (docs/design/reliability.md, "Ordering and linearizability"):
+ * concurrent logical clients (unary appends, pipelined append sessions, reads, check-tails, read
+ * sessions) run one of four workflows (regular, match-seq-num, fencing, trim) against a real svc
+ * lite through a fault proxy; half the histories get faults: random connection resets, a kill -9 +
+ * restart and a drain (SIGTERM + restart). Every history is checked by the direct checks C1-C8 and
+ * the search checker (test/helpers/history). CI: 20 histories x 1,000 ops; extended: 200 x 4,000
+ * ops (8 clients). A failing history is kept under test-artifacts/ordering-<seed>/ and `SEED=<seed>
+ * npx vitest run test/reliability/ordering.test.ts` replays the schedule.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";

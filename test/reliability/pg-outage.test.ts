@@ -21,7 +21,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
-import { isSvcError, type SvcError } from "../../src/errors.js";
+import { SvcError } from "../../src/errors.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import {
   Recorder,
@@ -100,7 +100,7 @@ describe("lite on PostgreSQL when the database goes away", () => {
         errors.push({
           at: now(),
           via,
-          code: isSvcError(e) ? err.code : String(e),
+          code: e instanceof SvcError ? err.code : String(e),
           status: err.status,
           retryable: err.retryable,
           message: err.message,

@@ -1,10 +1,10 @@
 /**
- * Checking the checkers (reliability.md §2.g): svc lite is started with one deliberate bug at a
- * time (src/lite/test-fault.ts; inert unless SVC_LITE_TEST_FAULTS=enabled) and the suite that
- * should notice it runs in miniature: an ordering history of the relevant workflow, or a few
- * kill -9 cycles. Each must FAIL the checker; a suite that misses its seeded bug is broken.
- * The table in README "Reliability testing" lists bug → catching check.
- * `SEED=<seed> npx vitest run test/reliability/seeded-bugs.test.ts` replays.
+ * Checking the checkers (docs/design/reliability.md, "Checking the checkers"): svc lite is started
+ * with one deliberate bug at a time (src/lite/test-fault.ts; inert unless
+ * SVC_LITE_TEST_FAULTS=enabled) and the suite that should notice it runs in miniature: an ordering
+ * history of the relevant workflow, or a few kill -9 cycles. Each must FAIL the checker; a suite
+ * that misses its seeded bug is broken. The table in README "Reliability testing" lists bug →
+ * catching check. `SEED=<seed> npx vitest run test/reliability/seeded-bugs.test.ts` replays.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";

@@ -1,9 +1,9 @@
 /**
- * Draining (protocol.md §6.7, reliability.md §2.f "Draining"): four append sessions keep many
- * inputs in flight while svc lite gets SIGTERM and is restarted on the same port and data dir.
+ * Draining (protocol.md §6.7; docs/design/reliability.md, "Draining"): four append sessions keep
+ * many inputs in flight while svc lite gets SIGTERM and is restarted on the same port and data dir.
  * The server must ack what it accepted and end each session (A flag, then terminal 503
- * `server_draining`); the client must re-send only the unacknowledged inputs, in order, on a
- * new session. Afterwards: 0 records lost, 0 duplicated, each writer's records in order.
+ * `server_draining`); the client must re-send only the unacknowledged inputs, in order, on a new
+ * session. Afterwards: 0 records lost, 0 duplicated, each writer's records in order.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

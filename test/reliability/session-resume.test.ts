@@ -1,9 +1,9 @@
 /**
- * Read-session resume (protocol.md §6.6, reliability.md §2.f "Read resume"): while 120k records
- * stream through a TCP fault proxy that cuts every connection inside its second frame (at a
+ * Read-session resume (protocol.md §6.6; docs/design/reliability.md, "Read resume"): while 120k
+ * records stream through a TCP fault proxy that cuts every connection inside its second frame (at a
  * random byte) — over 100 cuts — plus one black-hole longer than the heartbeat timeout, the
- * client's read session delivers every sequence number exactly once, in order, and honours
- * its count limit across reconnects.
+ * client's read session delivers every sequence number exactly once, in order, and honours its
+ * count limit across reconnects.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

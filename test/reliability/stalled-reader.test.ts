@@ -1,9 +1,9 @@
 /**
- * A reader that stops reading must not make svc lite buffer without limit
- * (reliability.md §2.e L4): a read session follows a stream and then never reads its socket
- * again while a writer appends 200 MiB to the same stream. The server's RSS may grow by at
- * most 64 MiB (its sessions pull from the store only as the socket drains, and a live follower
- * that falls behind drops back to storage reads instead of queueing), and the writer finishes.
+ * A reader that stops reading must not make svc lite buffer without limit (L4 of
+ * docs/design/reliability.md, "Load"): a read session follows a stream and then never reads its
+ * socket again while a writer appends 200 MiB to the same stream. The server's RSS may grow by at
+ * most 64 MiB (its sessions pull from the store only as the socket drains, and a live follower that
+ * falls behind drops back to storage reads instead of queueing), and the writer finishes.
  */
 import { readFileSync } from "node:fs";
 import http2 from "node:http2";

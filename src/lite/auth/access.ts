@@ -10,9 +10,10 @@
 import { serverError, type SvcError } from "../../errors.js";
 import { isCommandRecord } from "../../rules/commands.js";
 import type { AppendInput, Maybe, Operation } from "../../types.js";
-import { effectiveOps, inSet, narrowListing, setWithin, type ResourceSet, type Scope } from "./scope.js";
+import { effectiveOps, inSet, narrowListing, setWithin } from "./scope.js";
 import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
-import type { IssueRequest, StoredToken } from "./token-info.js";
+import type { IssueRequest } from "./token-info.js";
+import type { ResourceSet, Scope, StoredToken } from "../storage/types.js";
 
 export type Principal = { kind: "open" } | { kind: "root" } | { kind: "token"; token: StoredToken };
 

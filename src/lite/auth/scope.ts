@@ -3,6 +3,7 @@
  * and the questions asked of them. Pure: no storage, no I/O.
  */
 import type { Operation } from "../../types.js";
+import type { OpGroups, ResourceSet, Scope } from "../storage/types.js";
 
 export type Level = "account" | "basin" | "stream";
 export type Access = "read" | "write";
@@ -33,23 +34,6 @@ export const GROUPS: Record<Level, Record<Access, Operation[]>> = {
   },
   stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
 };
-
-/** A resource set, normalised: `{exact: ""}`, null and absent all become `none`. */
-export type ResourceSet = { kind: "none" } | { kind: "exact"; value: string } | { kind: "prefix"; value: string };
-
-export interface OpGroups {
-  account: { read: boolean; write: boolean };
-  basin: { read: boolean; write: boolean };
-  stream: { read: boolean; write: boolean };
-}
-
-export interface Scope {
-  basins: ResourceSet;
-  streams: ResourceSet;
-  accessTokens: ResourceSet;
-  opGroups: OpGroups;
-  ops: Operation[];
-}
 
 export const NONE: ResourceSet = { kind: "none" };
 

@@ -4,21 +4,9 @@
  */
 import { serverError } from "../../errors.js";
 import { OPERATIONS, type Operation } from "../../types.js";
-import { noGroups, NONE, type OpGroups, type ResourceSet, type Scope } from "./scope.js";
+import { noGroups, NONE } from "./scope.js";
 import { badName } from "../../rules/names.js";
-
-export interface StoredToken {
-  id: string;
-  /** Looks the token up (the public half of the secret). */
-  keyId: string;
-  /** sha-256 of the secret half, hex. */
-  hash: string;
-  scope: Scope;
-  /** ISO 8601 UTC, or null for never. */
-  expiresAt: string | null;
-  autoPrefixStreams: boolean;
-  createdAt: string;
-}
+import type { OpGroups, ResourceSet, Scope, StoredToken } from "../storage/types.js";
 
 export interface IssueRequest {
   id: string;

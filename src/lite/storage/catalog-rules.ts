@@ -8,9 +8,8 @@
  * Every change is conditional on what is stored, never on a record read earlier: an update
  * names the revision it read, a delete or removal the id of what it meant.
  */
-import type { StoredToken } from "../auth/token-info.js";
 import type { CatalogChange } from "./seams.js";
-import type { BasinMeta, StreamMeta, StreamStateRecord } from "./types.js";
+import type { BasinMeta, StoredToken, StreamMeta, StreamStateRecord } from "./types.js";
 
 /** A backend's tables, as the rules read and write them. */
 export interface CatalogTables {

@@ -2,12 +2,11 @@
  * The in-memory backend for `--in-memory` and fast tests: the lmdb backend's contract minus
  * durability. Writes "complete" on the next microtask, in order.
  */
-import type { StoredToken } from "../auth/token-info.js";
 import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore, Removed, StreamRevision } from "./seams.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
 import { applyChange, type CatalogTables } from "./catalog-rules.js";
-import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
+import type { BasinMeta, BatchHead, StoredBatch, StoredToken, StreamMeta, StreamStateRecord } from "./types.js";
 
 function byteCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));

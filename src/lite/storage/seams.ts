@@ -13,8 +13,7 @@
  *
  * Every write resolves only once it is durable (synced to disk, or committed).
  */
-import type { StoredToken } from "../auth/token-info.js";
-import type { BasinMeta, BatchHead, StoredBatch, StreamMeta, StreamStateRecord } from "./types.js";
+import type { BasinMeta, BatchHead, StoredBatch, StoredToken, StreamMeta, StreamStateRecord } from "./types.js";
 
 import type { Maybe } from "../../types.js";
 

@@ -2,11 +2,46 @@
  * What lite stores: basins, streams, their per-stream state, access tokens and record
  * batches. The seams that store them (seams.ts) and everything above them share these shapes.
  */
-import type { RetentionPolicy, SequencedRecord, StorageClass, TimestampingMode } from "../../types.js";
-import type { StoredToken } from "../auth/token-info.js";
-import type { StreamCipher } from "../crypto/record-cipher.js";
+import type {
+  Operation,
+  RetentionPolicy,
+  SequencedRecord,
+  StorageClass,
+  StreamCipher,
+  TimestampingMode,
+} from "../../types.js";
 
-export type { StoredToken };
+/** A resource set, normalised: `{exact: ""}`, null and absent all become `none`. */
+export type ResourceSet = { kind: "none" } | { kind: "exact"; value: string } | { kind: "prefix"; value: string };
+
+export interface OpGroups {
+  account: { read: boolean; write: boolean };
+  basin: { read: boolean; write: boolean };
+  stream: { read: boolean; write: boolean };
+}
+
+/** A token's scope as stored; auth/scope.ts answers the questions asked of it. */
+export interface Scope {
+  basins: ResourceSet;
+  streams: ResourceSet;
+  accessTokens: ResourceSet;
+  opGroups: OpGroups;
+  ops: Operation[];
+}
+
+/** An access token as stored: never its secret, only what finds and checks it. */
+export interface StoredToken {
+  id: string;
+  /** Looks the token up (the public half of the secret). */
+  keyId: string;
+  /** sha-256 of the secret half, hex. */
+  hash: string;
+  scope: Scope;
+  /** ISO 8601 UTC, or null for never. */
+  expiresAt: string | null;
+  autoPrefixStreams: boolean;
+  createdAt: string;
+}
 
 export interface ResolvedStreamConfig {
   storage_class: StorageClass;

@@ -1,7 +1,7 @@
 /**
- * Direct checks of a recorded history (reliability.md §2.b, C1-C8), O(n log n). Acks reveal
- * positions, so most of linearizability is checked without search; `searchCheck` (search.ts)
- * covers the rest. Each stream is checked on its own against its final full read.
+ * Direct checks of a recorded history (docs/design/reliability.md, "Direct checks"), O(n log n).
+ * Acks reveal positions, so most of linearizability is checked without search; `searchCheck`
+ * (search.ts) covers the rest. Each stream is checked on its own against its final full read.
  *
  *   C1 acked ranges sized right and disjoint; each acked batch at its range, byte for byte
  *   C2 no record of a definitely failed append is ever seen

@@ -1,5 +1,6 @@
 /**
- * Ordering checker (reliability.md §2.b), reusable by any suite that can record a history:
+ * Ordering checker (docs/design/reliability.md, "Ordering and linearizability"), reusable by any
+ * suite that can record a history:
  *
  *   const rec = new Recorder({ seed });
  *   await rec.append(client, "s", "unary", input, () => stream.append(input));

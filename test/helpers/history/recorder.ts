@@ -13,7 +13,7 @@ import {
   FencingTokenMismatchError,
   RangeNotSatisfiableError,
   SeqNumMismatchError,
-  isSvcError,
+  SvcError,
 } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, ReadBatch, SequencedRecord, StreamPosition } from "../../../src/types.js";
 import { isCommandRecord, readCommand } from "../../../src/rules/commands.js";
@@ -49,7 +49,7 @@ export function observed(records: SequencedRecord[]): Observed[] {
 }
 
 function outcomeOf(e: unknown): { outcome: "fail" | "info"; error: string } {
-  if (isSvcError(e)) return { outcome: e.sideEffects ? "info" : "fail", error: e.code };
+  if (e instanceof SvcError) return { outcome: e.sideEffects ? "info" : "fail", error: e.code };
   return { outcome: "info", error: (e as Error)?.message ?? String(e) };
 }
 

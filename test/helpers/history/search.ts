@@ -1,8 +1,8 @@
 /**
- * Search checker (reliability.md §2.b layer 2): is there a linearization of the history
- * against a model of one stream? The model state is (tail, fencing token, trim point); record
- * contents are pinned by the direct checks (C1/C7 compare them with the final stream), so the
- * model need not carry a chain hash.
+ * Search checker (docs/design/reliability.md, "The search"): is there a linearization of the
+ * history against a model of one stream? The model state is (tail, fencing token, trim point);
+ * record contents are pinned by the direct checks (C1/C7 compare them with the final stream), so
+ * the model need not carry a chain hash.
  *
  * Wing & Gong's search with Lowe's memoization: walk the call/return events, try to linearize
  * any op whose call comes before the first pending return, backtrack on failure, and never

@@ -1,7 +1,7 @@
 /**
- * The shape of a recorded history (reliability.md §2.0 item 3, §2.b): one entry per operation
- * with its invoke and completion times (CLOCK_MONOTONIC in µs via process.hrtime, so times
- * compare across processes on one host), its inputs, and its outcome:
+ * The shape of a recorded history (docs/design/reliability.md, "The shared harness"): one entry per
+ * operation with its invoke and completion times (CLOCK_MONOTONIC in µs via process.hrtime, so
+ * times compare across processes on one host), its inputs, and its outcome:
  *
  *   - `ok`: acknowledged / answered;
  *   - `fail`: definitely failed (no side effects: a 4xx, 412, or an input a session never applied);

@@ -1,5 +1,5 @@
 /**
- * A concurrent workload that records a history (reliability.md §2.b "Collection"): logical
+ * A concurrent workload that records a history (docs/design/reliability.md, "Collection"): logical
  * clients issue back-to-back ops against one stream with the op mix 40 % append (unary or a
  * pipelined append session), 25 % unary read, 15 % check-tail, 20 % read session, in one of
  * four workflows:

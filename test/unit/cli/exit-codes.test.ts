@@ -12,7 +12,7 @@ import {
 
 const server = (status: number, code: string) => errorFromResponse(status, { code, message: `${code} happened` });
 
-describe("cli > exit codes (cli.md §4.2)", () => {
+describe('cli > exit codes (docs/design/cli.md, "Exit codes")', () => {
   it.each([
     [clientError("usage", "bad flag"), EXIT.usage],
     [clientError("bad_input", "bad line"), EXIT.badInput],

@@ -19,7 +19,7 @@ function setup(retries = 2) {
   return { agent, pool, t };
 }
 
-describe("transport > retry policy (reliability.md §2.f)", () => {
+describe('transport > retry policy (docs/design/reliability.md, "Retry decisions")', () => {
   afterEach(() => vi.useRealTimers());
 
   it("backoff is min(100·2^n, 1000) + jitter in [0, base)", () => {

@@ -1,14 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseFormatName } from "../../../src/format/format-name.js";
-import {
-  checkInputRecord,
-  parseHeaderFlag,
-  parseJsonRecord,
-  RecordInputError,
-  textRecord,
-} from "../../../src/format/record-input.js";
+import { parseHeaderFlag, parseJsonRecord, RecordInputError, textRecord } from "../../../src/format/record-input.js";
 import { renderJson } from "../../../src/format/record-output.js";
+import { checkAppendInput } from "../../../src/client/appender.js";
+import { SvcError } from "../../../src/errors.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
 const bytes = fc.uint8Array({ maxLength: 64 });
@@ -114,25 +110,25 @@ describe("format > record-input", () => {
     expect(() => parseJsonRecord('{"headers": [["???", ""]]}', true)).toThrow(/header 0 name/);
   });
 
-  it("judges each record by the service's rules, as a RecordInputError (the reader adds file:line)", () => {
-    expect(
-      checkInputRecord({ headers: [{ name: Buffer.from("k"), value: Buffer.from("vv") }], body: new Uint8Array(0) }),
-    ).toBe(13);
-    expect(checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 8) })).toBe(1024 * 1024);
-    expect(() => checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(RecordInputError);
-    expect(() => checkInputRecord({ headers: [], body: new Uint8Array(1024 * 1024 - 7) })).toThrow(/limit is 1048576/);
-    expect(() =>
-      checkInputRecord({
-        headers: [
-          { name: new Uint8Array(0), value: Buffer.from("x") },
-          { name: Buffer.from("a"), value: new Uint8Array(0) },
-        ],
-        body: new Uint8Array(0),
-      }),
-    ).toThrow(/empty name/);
-    expect(() =>
-      checkInputRecord({ headers: [{ name: new Uint8Array(0), value: Buffer.from("zap") }], body: new Uint8Array(0) }),
-    ).toThrow(/unknown command "zap"/);
+  it("a parsed record is judged by the client's one check (the appender's), which svc append applies", () => {
+    const judged = (line: string, base64 = false): number =>
+      checkAppendInput({ records: [parseJsonRecord(line, base64)] });
+    const refusal = (line: string, base64 = false): SvcError => {
+      try {
+        judged(line, base64);
+      } catch (e) {
+        if (e instanceof SvcError) return e;
+        throw e;
+      }
+      throw new Error(`${line} was not refused`);
+    };
+    expect(judged('{"headers": [["k", "vv"]]}')).toBe(13);
+    const body = (n: number) => JSON.stringify({ body: Buffer.alloc(n).toString("base64") });
+    expect(judged(body(1024 * 1024 - 8), true)).toBe(1024 * 1024);
+    expect(refusal(body(1024 * 1024 - 7), true)).toMatchObject({ code: "bad_input", origin: "client" });
+    expect(refusal(body(1024 * 1024 - 7), true).message).toMatch(/limit is 1048576/);
+    expect(refusal('{"headers": [["", "x"], ["a", ""]]}').message).toMatch(/empty name/);
+    expect(refusal('{"headers": [["", "zap"]]}').message).toMatch(/unknown command "zap"/);
   });
 
   it("text lines keep bytes, replace or refuse invalid UTF-8", () => {

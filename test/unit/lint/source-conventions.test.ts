@@ -2,6 +2,8 @@
  * Conventions of src/ that no compiler checks (docs/architecture.md, "Who may import whom"):
  * - no barrels: no module re-exports another's names (`export … from`), and the only
  *   `index.ts` files are the command groups under cli/commands/, which hold code of their own;
+ *   the one exception is src/index.ts, the library's public entry (package.json `exports`),
+ *   whose whole job is to list the public names;
  * - comments say what the code means: no "issue N" references (history belongs in git).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -21,18 +23,29 @@ function sourceFiles(dir: string): string[] {
 
 const files = sourceFiles(SRC).map((p) => ({ path: relative(ROOT, p), text: readFileSync(p, "utf8") }));
 
+/** The library's front door (docs/library.md): the one module that re-exports, by name. */
+const PUBLIC_ENTRY = "src/index.ts";
+
 describe("src/ conventions", () => {
-  it("has no barrels: no re-exports, and index.ts only for command groups", () => {
-    const reexports = files.flatMap((f) =>
-      [...f.text.matchAll(/^export (?:type )?(?:\{[^}]*\}|\*(?: as \w+)?) from .*$/gm)].map(
-        (m) => `${f.path}: ${m[0]}`,
-      ),
-    );
+  it("has no barrels: no re-exports, and index.ts only for command groups (and the public entry)", () => {
+    const reexports = files
+      .filter((f) => f.path !== PUBLIC_ENTRY)
+      .flatMap((f) =>
+        [...f.text.matchAll(/^export (?:type )?(?:\{[^}]*\}|\*(?: as \w+)?) from .*$/gm)].map(
+          (m) => `${f.path}: ${m[0]}`,
+        ),
+      );
     expect(reexports).toEqual([]);
     const indexes = files
       .map((f) => f.path)
-      .filter((p) => p.endsWith("/index.ts") && !p.startsWith("src/cli/commands/"));
+      .filter((p) => p.endsWith("/index.ts") && !p.startsWith("src/cli/commands/") && p !== PUBLIC_ENTRY);
     expect(indexes).toEqual([]);
+  });
+
+  it("the public entry lists its names one by one: no `export *`", () => {
+    const entry = files.find((f) => f.path === PUBLIC_ENTRY);
+    expect(entry?.text).toMatch(/^export \{ [^}]*SvcClient/m);
+    expect(entry?.text).not.toMatch(/^export (?:type )?\*/m);
   });
 
   it("refers to no issue numbers", () => {

@@ -1,7 +1,7 @@
 /**
  * Per-frame compression against protocol.md §6.2 (decompressed size ≤ 2,097,151), §6.4
- * (negotiation, the 1 KiB threshold, gzip member / zstd frame payloads) and reliability.md §2.c
- * (100 MiB bombs refused with RSS growth < 10 MiB).
+ * (negotiation, the 1 KiB threshold, gzip member / zstd frame payloads) and
+ * docs/design/reliability.md, "Bad input" (100 MiB bombs refused with RSS growth < 10 MiB).
  *
  * Hand-made zstd and gzip bytes live in test/fixtures/wire/compression.json. The zstd bombs and
  * cap-sized frames are assembled below from the RFC 8878 layout (RLE blocks), not by a compressor:

@@ -1,5 +1,5 @@
 /**
- * The error catalogue against protocol.md §11 (and style.md rule 5).
+ * The error catalogue against protocol.md §11: one error type (SvcError) whose `code` is stable.
  *
  * The table below is copied by hand from §11.2: code, HTTP status, retryable, and "no side
  * effects guaranteed" (so `sideEffects` is its negation). 412 and 416 carry structured bodies

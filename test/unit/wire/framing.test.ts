@@ -1,5 +1,6 @@
 /**
- * Session framing against protocol.md §6.2–6.3 (and reliability.md §2.c, frame parser cases).
+ * Session framing against protocol.md §6.2–6.3 (and the frame cases of docs/design/reliability.md,
+ * "Bad input").
  *
  *   length (3 B, big-endian, = 1 + payload length, 1 ..= 2,097,152) | flags | payload
  *   flags = [T 0x80][CC 0x60: 00 none, 01 zstd, 10 gzip, 11 invalid][A 0x10][RRRR 0x0f ignored]
@@ -328,8 +329,8 @@ describe("FrameParser rules (§6.2, reliability §2.c)", () => {
   });
 
   it("a 2 MiB frame delivered in 1-byte chunks parses (no quadratic copying)", () => {
-    // reliability.md §2.c: "a 2 MiB frame delivered in 1-byte TCP chunks decodes in < 2 s. This
-    // catches parsers that copy the whole buffer on every push and go quadratic". No timing
+    // docs/design/reliability.md, "Bad input": a 2 MiB frame delivered in 1-byte chunks decodes
+    // in under 2 s, which catches a parser that copies its whole buffer on every chunk. No timing
     // assertion here, but a quadratic parser would spin for hours inside one synchronous next(),
     // which no vitest timeout can interrupt; vm's watchdog can, so a hang fails instead of
     // stalling the suite. 10 s is 5x the reliability budget (a linear parser needs about 1 s).

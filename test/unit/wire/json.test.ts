@@ -1,6 +1,6 @@
 /**
  * JSON record shapes and `svc-format` against protocol.md §3.3 and §4 (and §12 items 21–25,
- * reliability.md §2.c JSON bodies, invalid base64, raw format and invalid UTF-8).
+ * and the JSON, base64 and UTF-8 cases of docs/design/reliability.md, "Bad input").
  *
  *   svc-format: absent | raw | json → raw;  base64 | json-binsafe → base64;  trimmed;  else 400 bad_header
  *   raw out:    stored bytes decoded as UTF-8 lossily, ONE U+FFFD per maximal invalid run

@@ -1,5 +1,6 @@
 /**
- * Protobuf codec against protocol.md §5.1–5.2 (and reliability.md §2.c, protobuf bodies).
+ * Protobuf codec against protocol.md §5.1–5.2 (and the protobuf cases of
+ * docs/design/reliability.md, "Bad input").
  *
  *   StreamPosition  1 seq_num u64 · 2 timestamp u64                    (implicit presence)
  *   Header          1 name bytes · 2 value bytes                        (implicit)

@@ -29,8 +29,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from "lmdb";
 import { SvcError } from "../../../errors.js";
-import type { StoredToken } from "../../auth/token-info.js";
-import type { BasinMeta, StreamMeta, StreamStateRecord } from "../types.js";
+import type { BasinMeta, StoredToken, StreamMeta, StreamStateRecord } from "../types.js";
 import { SpaceReserve, type SpaceReserveOptions } from "../space-reserve.js";
 
 /**

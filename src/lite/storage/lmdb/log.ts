@@ -3,7 +3,7 @@
  * written in the same transaction as the stream state it produced, and only if the stored
  * tail is where the batch starts (lmdb `ifVersion` on the tail): when a commit fails, every
  * batch sequenced behind it is skipped instead of landing beyond a hole. One value per batch
- * was measured 3× faster than one key per record (performance.md §6).
+ * was measured 3× faster than one key per record (docs/design/performance.md, "Durable storage").
  */
 import { SvcError } from "../../../errors.js";
 import type { LocalLog, Removed, StreamRevision } from "../seams.js";

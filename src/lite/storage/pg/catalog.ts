@@ -10,9 +10,8 @@
  * locks the tails of the streams it seals, as every append does (sequencer-sql.ts): an
  * append either commits before the deletion or is refused after it.
  */
-import type { StoredToken } from "../../auth/token-info.js";
 import type { Catalog, CatalogChange, ClusterHint } from "../seams.js";
-import type { BasinMeta, StreamMeta } from "../types.js";
+import type { BasinMeta, StoredToken, StreamMeta } from "../types.js";
 import { TtlCache } from "./cache.js";
 import { num, type Db, type Tx } from "./db.js";
 

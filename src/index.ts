@@ -1,0 +1,99 @@
+/**
+ * svc as a library: the typed client of the Stream Storage Service (docs/library.md).
+ *
+ * `import { SvcClient } from "svc"` resolves here (package.json `exports`), and only here: the
+ * names below, listed by hand, are the public API, and no other module of the package can be
+ * imported from outside. This is the one module of src/ that re-exports (docs/architecture.md,
+ * "Who may import whom"): a package needs one front door, and a list written out keeps what is
+ * public a decision rather than whatever a folder happens to hold.
+ *
+ * Importing it loads no network library: the transports load on the first request.
+ */
+
+// The client tree: account → basin → stream.
+export { BasinClient, SvcClient, type SvcClientOptions } from "./client/client.js";
+export {
+  StreamClient,
+  type ReadOptions,
+  type ReadTransport,
+  type StreamAppenderOptions,
+  type UnaryEncoding,
+  type UnaryOptions,
+} from "./client/stream.js";
+export type { Appender, AppenderOptions, AppendTicket, AppendTransport } from "./client/appender.js";
+export type { AppendSessionOptions } from "./client/append-session.js";
+export type { ReadSessionOptions } from "./client/read-session.js";
+export type { SessionCompression } from "./client/caller.js";
+export type { AccessTokensApi } from "./client/access-tokens.js";
+export type { BasinsApi } from "./client/basins.js";
+export type { StreamsApi } from "./client/streams.js";
+export type { MetricsApi } from "./client/metrics.js";
+export type { LocationsApi } from "./client/locations.js";
+export type { PingApi, PingReply } from "./client/ping.js";
+export type { ListAllOptions } from "./client/paginate.js";
+export type {
+  BasinConfigWithCipher,
+  BasinReconfiguration,
+  CreateBasinOptions,
+  CreateStreamOptions,
+  Provisioned,
+  ProvisionResult,
+  StreamReconfiguration,
+} from "./client/config-types.js";
+export { Redacted } from "./client/redacted.js";
+
+// Errors: one type, told apart by `code`, never by message text.
+export {
+  FencingTokenMismatchError,
+  RangeNotSatisfiableError,
+  SeqNumMismatchError,
+  SvcError,
+  type ClientCode,
+  type ErrorOrigin,
+  type ServerCode,
+} from "./errors.js";
+
+// Plain data: records, positions, configurations, tokens, metrics.
+export { LIMITS, OPERATIONS } from "./types.js";
+export type {
+  AccessTokenInfo,
+  AccessTokenScope,
+  AccountMetricSet,
+  AppendAck,
+  AppendInput,
+  AppendRecord,
+  BasinConfig,
+  BasinInfo,
+  BasinMetricSet,
+  BasinScope,
+  BasinState,
+  DeleteOnEmptyConfig,
+  Dialect,
+  Header,
+  ListOptions,
+  LocationInfo,
+  Metric,
+  MetricInterval,
+  MetricSetResponse,
+  MetricsQuery,
+  MetricUnit,
+  Operation,
+  Page,
+  ReadBatch,
+  ReadEvent,
+  ReadParams,
+  ReadLimits,
+  ReadStart,
+  ReadWritePermissions,
+  ResourceSet,
+  RetentionPolicy,
+  SequencedRecord,
+  StorageClass,
+  StreamCipher,
+  StreamConfig,
+  StreamInfo,
+  StreamMetricSet,
+  StreamPosition,
+  TimestampingConfig,
+  TimestampingMode,
+} from "./types.js";
