@@ -151,6 +151,8 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   const timeouts = {
     headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
+    bodyGraceMs:
+      envMs(process.env.SVC_LITE_BODY_GRACE_MS, DEFAULT_TIMEOUTS.bodyGraceMs) || DEFAULT_TIMEOUTS.bodyGraceMs,
   };
   let metrics: LiteMetrics | undefined;
   if (opts.metrics) {

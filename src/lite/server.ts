@@ -16,6 +16,7 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import type { Auth } from "./auth/access.js";
 import { Exchange } from "./http/exchange.js";
 import { route, type CorsPolicy } from "./http/router.js";
+import { DEFAULT_BODY_PACE, type BodyPace } from "./http/request-body.js";
 import { sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
 import { ByteBudget } from "./session/byte-budget.js";
@@ -41,14 +42,21 @@ function appendBudgetBytes(): number {
  * Slow and idle clients: a connection must send its first bytes and then
  * a whole HTTP/1.1 request head within `headersMs`, or it is dropped (slowloris); an HTTP/2
  * connection with no frames either way for `idleMs` is closed (heartbeats of open read
- * sessions count as activity). Bodies are not timed: append sessions stream for hours.
+ * sessions count as activity). A body read whole must arrive at the pace of
+ * http/request-body.ts, `bodyGraceMs` then 8 KiB/s; an append session's body is not timed (it
+ * streams for hours), and a body nobody reads is never waited for (http/exchange.ts).
  */
 export interface ServerTimeouts {
   headersMs: number;
   idleMs: number;
+  bodyGraceMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 30_000, idleMs: 300_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersMs: 30_000,
+  idleMs: 300_000,
+  bodyGraceMs: DEFAULT_BODY_PACE.graceMs,
+};
 
 export interface ServerDeps {
   store: Store;
@@ -87,9 +95,10 @@ export class LiteServer {
     // its connection checks then); this one never listens itself: the sniffer hands it sockets.
     this.http1.emit("listening");
     this.http2.setTimeout(timeouts.idleMs);
+    const pace: BodyPace = { ...DEFAULT_BODY_PACE, graceMs: timeouts.bodyGraceMs };
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
-      const ex = new Exchange(req, res);
+      const ex = new Exchange(req, res, pace);
       void route(ex, { ...deps, shutdown: this.shutdown.signal, appendBudget: this.appendBudget }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });

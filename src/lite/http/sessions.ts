@@ -26,6 +26,7 @@ const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buf
 
 export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<void> {
   const access = await StreamAccess.open(ex, ctx, "append");
+  ex.claimBody(); // the session reads its frames for as long as it lives
   if (!ex.startStream(200, { "content-type": contentType(ex), ...STREAM_HEADERS })) return;
   // The session's appends form one chain: after one is refused, none after it is applied.
   const chain: Chain = { failed: false };
