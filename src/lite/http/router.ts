@@ -10,6 +10,7 @@
 import { isIP } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
 import { wireError } from "../wire-error.js";
+import { quoted } from "../log.js";
 import type { Operation } from "../../types.js";
 import type { Auth, Resources } from "../auth/access.js";
 import * as accessTokens from "./access-tokens.js";
@@ -330,11 +331,11 @@ export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => 
   if (ex.signal.aborted && !ex.responded) ex.status = 499; // counted as client_hangup: nobody to answer
   if (!(e instanceof SvcError)) {
     if (ex.signal.aborted) return; // the client went away mid-request: not a server error, and nobody to answer
-    log(`internal error on ${ex.method} ${ex.path}: ${(e as Error)?.stack ?? e}`);
+    log(`internal error on ${ex.method} ${quoted(ex.path)}: ${(e as Error)?.stack ?? e}`);
   }
   const err = wireError(e);
   if (err.status !== undefined && err.status >= 500)
-    log(`${ex.method} ${ex.path} → ${err.status} ${err.code}: ${err.message}`);
+    log(`${ex.method} ${quoted(ex.path)} → ${err.status} ${err.code}: ${err.message}`);
   if (ex.responded || ex.signal.aborted) return;
   await ex.sendJson(err.status ?? 500, err.toBody()).catch(() => undefined);
 }

@@ -18,6 +18,7 @@ import { meteredBatchSize } from "../../rules/records.js";
 import { nowIso } from "./live-stream.js";
 import type { LocalStream } from "./local-stream.js";
 import type { Store } from "./store.js";
+import { streamOf } from "../log.js";
 
 const PAGE = 1000;
 const DELETE_CHUNK = 1000;
@@ -247,7 +248,7 @@ export class Janitor {
       )
         return;
       if (live && live.id === meta.id) live.markDeleting();
-      this.log(`delete-on-empty: stream ${meta.basin}/${meta.name} deleted`);
+      this.log(`delete-on-empty: stream ${streamOf(meta.basin, meta.name)} deleted`);
       this.store.onWork();
     });
   }
