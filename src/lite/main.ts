@@ -153,6 +153,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
     bodyGraceMs:
       envMs(process.env.SVC_LITE_BODY_GRACE_MS, DEFAULT_TIMEOUTS.bodyGraceMs) || DEFAULT_TIMEOUTS.bodyGraceMs,
+    ackStallMs: envMs(process.env.SVC_LITE_ACK_STALL_MS, DEFAULT_TIMEOUTS.ackStallMs) || DEFAULT_TIMEOUTS.ackStallMs,
   };
   let metrics: LiteMetrics | undefined;
   if (opts.metrics) {

@@ -19,7 +19,7 @@ import { route, type CorsPolicy } from "./http/router.js";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./http/request-body.js";
 import { sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
-import { ByteBudget } from "./session/byte-budget.js";
+import { APPEND_INFLIGHT_BYTES, AppendLimits, DEFAULT_ACK_STALL_MS } from "./session/append-limits.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
 /**
@@ -29,10 +29,7 @@ import type { LiteMetrics } from "./metrics/lite-metrics.js";
  */
 const H2_INITIAL_WINDOW = 2 << 20;
 const H2_SESSION_WINDOW = 16 << 20;
-/** Append bytes accepted but not yet acknowledged, across all sessions (as the reference server). */
-const APPEND_INFLIGHT_BYTES = 128 << 20;
-
-/** The shared budget: SVC_LITE_APPEND_BUDGET_BYTES (a test knob) or 128 MiB. */
+/** The shared in-flight append budget: SVC_LITE_APPEND_BUDGET_BYTES (a test knob) or 128 MiB. */
 function appendBudgetBytes(): number {
   const n = Number(process.env.SVC_LITE_APPEND_BUDGET_BYTES);
   return Number.isSafeInteger(n) && n > 0 ? n : APPEND_INFLIGHT_BYTES;
@@ -50,12 +47,15 @@ export interface ServerTimeouts {
   headersMs: number;
   idleMs: number;
   bodyGraceMs: number;
+  /** How long an append session's acks may wait unread (session/append-limits.ts). */
+  ackStallMs: number;
 }
 
 export const DEFAULT_TIMEOUTS: ServerTimeouts = {
   headersMs: 30_000,
   idleMs: 300_000,
   bodyGraceMs: DEFAULT_BODY_PACE.graceMs,
+  ackStallMs: DEFAULT_ACK_STALL_MS,
 };
 
 export interface ServerDeps {
@@ -76,7 +76,7 @@ export class LiteServer {
   private readonly http1;
   private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
   private readonly shutdown = new AbortController();
-  private readonly appendBudget = new ByteBudget(appendBudgetBytes());
+  private readonly appendLimits: AppendLimits;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;
@@ -86,6 +86,7 @@ export class LiteServer {
 
   constructor(private readonly deps: ServerDeps) {
     const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
+    this.appendLimits = new AppendLimits(appendBudgetBytes(), timeouts.ackStallMs);
     this.http1 = createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: 0,
@@ -99,7 +100,7 @@ export class LiteServer {
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res, pace);
-      void route(ex, { ...deps, shutdown: this.shutdown.signal, appendBudget: this.appendBudget }).finally(() => {
+      void route(ex, { ...deps, shutdown: this.shutdown.signal, appendLimits: this.appendLimits }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };

@@ -95,6 +95,12 @@ export class Exchange implements SessionIO {
     else res.once("finish", answered);
   }
 
+  /** The connection the request came on (the HTTP/2 session, or the HTTP/1.1 socket). */
+  get connection(): object {
+    const h2 = this.req.httpVersionMajor === 2 ? (this.req as Http2ServerRequest).stream.session : undefined;
+    return h2 ?? this.req.socket ?? this.req;
+  }
+
   get httpVersion(): string {
     return this.req.httpVersion;
   }

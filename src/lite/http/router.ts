@@ -17,7 +17,7 @@ import * as accessTokens from "./access-tokens.js";
 import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import { basinExists } from "../store/basins.js";
-import type { ByteBudget } from "../session/byte-budget.js";
+import type { AppendLimits } from "../session/append-limits.js";
 import * as basins from "./basins.js";
 import { answerHealth } from "./health.js";
 import type { Handler, RequestContext } from "./context.js";
@@ -151,7 +151,7 @@ export interface RouterDeps {
   cors: CorsPolicy;
   shutdown: AbortSignal;
   log: (msg: string) => void;
-  appendBudget: ByteBudget;
+  appendLimits: AppendLimits;
   metrics?: LiteMetrics | undefined;
   location: string;
 }
@@ -261,7 +261,7 @@ async function handle(
     streamPrefix,
     shutdown: deps.shutdown,
     log: deps.log,
-    appendBudget: deps.appendBudget,
+    appendLimits: deps.appendLimits,
     metrics: deps.metrics,
     location: deps.location,
   };

@@ -9,6 +9,7 @@
  * while a read waits. A revoked or expired token ends the session with a terminal 401 `authn`
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
+import type { Principal } from "../auth/access.js";
 import type { ReadParams } from "../store/read-start.js";
 import type { Chain } from "../store/live-stream.js";
 import { negotiateCompression } from "../../wire/compression.js";
@@ -21,6 +22,7 @@ import type { Exchange } from "./exchange.js";
 import { contentType } from "./media.js";
 import { requestFormat } from "./params.js";
 import { StreamAccess } from "./stream-access.js";
+import { streamOf } from "../log.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
@@ -31,6 +33,7 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
   // The session's appends form one chain: after one is refused, none after it is applied.
   const chain: Chain = { failed: false };
   ctx.metrics?.stats.session("append", 1);
+  const budget = ctx.appendLimits.open(principalKey(ctx.principal), ex.connection);
   try {
     await runAppendSession(
       ex,
@@ -38,12 +41,24 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
       {
         compression: negotiateCompression(ex.req.headers["accept-encoding"]),
         drain: drainOf(ctx.shutdown),
-        budget: ctx.appendBudget,
+        budget,
+        stallMs: ctx.appendLimits.ackStallMs,
+        onStall: () =>
+          ctx.log(
+            `append session on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)} ended: its client read no acks for ${ctx.appendLimits.ackStallMs / 1000} s`,
+          ),
       },
     );
   } finally {
+    budget.close();
     ctx.metrics?.stats.session("append", -1);
   }
+}
+
+/** Whose share of the in-flight budget a session draws from: one per bearer token; none with --no-auth. */
+function principalKey(p: Principal): string | undefined {
+  if (p.kind === "open") return undefined;
+  return p.kind === "root" ? "root" : `token ${p.token.keyId}`;
 }
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
