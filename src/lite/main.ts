@@ -243,6 +243,10 @@ export async function serve(opts: LiteOptions, signal: Promise<NodeJS.Signals>):
   log(
     `listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`,
   );
+  if (opts.postgres?.passwordOnCommandLine)
+    log(
+      "warning: the --storage URL carries a password, which every local user can read in this process's command line (/proc/PID/cmdline): give it with --storage-password-file F (mode 0600) or PGPASSWORD instead",
+    );
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
     if (!isLoopback(opts.host))
