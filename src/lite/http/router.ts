@@ -9,7 +9,7 @@
  */
 import { isIP } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
-import { wireError } from "../wire-error.js";
+import { causeText, wireError } from "../wire-error.js";
 import { quoted } from "../log.js";
 import type { Operation } from "../../types.js";
 import type { Auth, Resources } from "../auth/access.js";
@@ -335,7 +335,7 @@ export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => 
   }
   const err = wireError(e);
   if (err.status !== undefined && err.status >= 500)
-    log(`${ex.method} ${quoted(ex.path)} → ${err.status} ${err.code}: ${err.message}`);
+    log(`${ex.method} ${quoted(ex.path)} → ${err.status} ${err.code}: ${err.message}${causeText(e)}`);
   if (ex.responded || ex.signal.aborted) return;
   await ex.sendJson(err.status ?? 500, err.toBody()).catch(() => undefined);
 }

@@ -23,6 +23,7 @@ import { contentType } from "./media.js";
 import { requestFormat } from "./params.js";
 import { StreamAccess } from "./stream-access.js";
 import { streamOf } from "../log.js";
+import { causeText, wireError } from "../wire-error.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
@@ -43,6 +44,8 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
         drain: drainOf(ctx.shutdown),
         budget,
         stallMs: ctx.appendLimits.ackStallMs,
+        onError: (e) =>
+          logFailure(ctx, `append session on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`, e),
         onStall: () =>
           ctx.log(
             `append session on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)} ended: its client read no acks for ${ctx.appendLimits.ackStallMs / 1000} s`,
@@ -53,6 +56,12 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
     budget.close();
     ctx.metrics?.stats.session("append", -1);
   }
+}
+
+/** A session's failure that is the server's (5xx) goes to the log, with its cause (a driver's text). */
+function logFailure(ctx: RequestContext, what: string, e: unknown): void {
+  const err = wireError(e);
+  if ((err.status ?? 500) >= 500) ctx.log(`${what} → ${err.status ?? 500} ${err.code}: ${err.message}${causeText(e)}`);
 }
 
 /** Whose share of the in-flight budget a session draws from: one per bearer token; none with --no-auth. */
@@ -82,13 +91,19 @@ export async function readSession(
   const type = kind === "sse" ? "text/event-stream" : contentType(ex);
   if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
   const drain = drainOf(ctx.shutdown);
+  const what = `${kind === "sse" ? "SSE read" : "read session"} on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`;
+  const onError = (e: unknown): void => logFailure(ctx, what, e);
   const gauge = kind === "sse" ? "sse" : "read";
   ctx.metrics?.stats.session(gauge, 1);
   try {
     if (kind === "sse") {
-      await runSseSession(ex, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
+      await runSseSession(ex, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes, onError });
     } else {
-      await runReadSession(ex, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+      await runReadSession(ex, feed, {
+        drain,
+        compression: negotiateCompression(ex.req.headers["accept-encoding"]),
+        onError,
+      });
     }
   } finally {
     ctx.metrics?.stats.session(gauge, -1);

@@ -51,6 +51,8 @@ export interface AppendSessionOptions {
   stallMs?: number;
   /** Told once when the session is ended for its unread acks. */
   onStall?: () => void;
+  /** Told of the failure the session ends with, before its terminal frame (for the log). */
+  onError?: (e: unknown) => void;
 }
 
 interface Pending {
@@ -105,6 +107,7 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
         failed = true;
         stopReading();
         for (const p of pending.splice(0)) p.release();
+        opts.onError?.(e);
         if (e instanceof OutcomeUnknown) io.abort();
         else await io.write(terminalFor(e));
         return;

@@ -50,6 +50,7 @@ export async function runReadSession(io: SessionIO, feed: ReadFeed, opts: ReadSe
       );
     }
   } catch (e) {
+    opts.onError?.(e);
     await io.write(terminalFor(e));
   }
   io.end();

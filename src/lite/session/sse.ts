@@ -68,6 +68,7 @@ export async function runSseSession(io: SessionIO, feed: ReadFeed, opts: SseOpti
         ),
       );
   } catch (e) {
+    opts.onError?.(e);
     await send(errorEvent(wireError(e)));
   }
   io.end();

@@ -19,7 +19,11 @@ export function bytes(v: unknown): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
 
-/** A failed statement: retryable, its outcome unknown to the client (it may have committed). */
+/**
+ * A failed statement: retryable, its outcome unknown to the client (it may have committed). The
+ * driver's text stays out of the message a client gets (it may quote what the request sent, and
+ * tells the client about the database): it is the error's cause, which lite logs.
+ */
 export function storageError(e: unknown): SvcError {
   return e instanceof SvcError
     ? e
@@ -28,7 +32,7 @@ export function storageError(e: unknown): SvcError {
         origin: "server",
         status: 500,
         retryable: true,
-        message: `database write failed: ${(e as Error)?.message ?? e}`,
+        message: "the database failed the write (the server's log says why)",
         cause: e,
       });
 }
@@ -42,7 +46,7 @@ export function unavailable(e: unknown): SvcError {
         origin: "server",
         status: 503,
         retryable: true,
-        message: `database read failed: ${(e as Error)?.message ?? e}`,
+        message: "the database failed the read (the server's log says why)",
         cause: e,
       });
 }
