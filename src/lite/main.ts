@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
+import { sha256Hex } from "./auth/secret.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
@@ -24,6 +25,7 @@ import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
 import { LmdbBackend } from "./storage/lmdb/backend.js";
 import { MemoryBackend } from "./storage/memory.js";
 import type { Backend } from "./storage/seams.js";
+import type { PgBackend } from "./storage/pg/backend.js";
 import { redactedUrl } from "./storage/pg/config.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
@@ -57,7 +59,8 @@ export interface RunningLite {
   /** With TLS: the certificate's SHA-256 fingerprint, whether it was made at start, where it is kept. */
   tls: TlsInfo | undefined;
   port: number;
-  rootToken: string;
+  /** undefined on a PostgreSQL node that did not make the shared root token (it keeps its hash only). */
+  rootToken: string | undefined;
   /** Graceful stop: listener, in-flight requests, background work, storage flush, lock. */
   close(): Promise<void>;
 }
@@ -99,7 +102,9 @@ function prepareDataDir(dir: string): void {
 /** Where the data lives, the root token, the data dir's lock and the TLS material, ready to serve. */
 interface Opened {
   backend: Backend;
-  rootToken: string;
+  rootToken: string | undefined;
+  /** Its SHA-256 (hex), when only that is known (PostgreSQL). */
+  rootHash?: string;
   lock: { release: () => Promise<void> } | undefined;
   tls: TlsMaterial | undefined;
 }
@@ -125,7 +130,12 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
       cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000) ?? 1000,
     };
     const pg = await PgBackend.open(opts.postgres, log, timings);
-    return { backend: pg, rootToken: chosen ?? (await pg.sharedRootToken(newToken())), lock: undefined, tls };
+    try {
+      return { backend: pg, ...(await sharedRoot(pg, chosen)), lock: undefined, tls };
+    } catch (e) {
+      await pg.close();
+      throw e;
+    }
   }
   if (opts.dataDir === undefined)
     return { backend: new MemoryBackend(), rootToken: chosen ?? newToken(), lock: undefined, tls };
@@ -142,12 +152,32 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
   }
 }
 
+/**
+ * The root token of nodes on PostgreSQL: the database keeps its SHA-256, the first node's wins.
+ * A node knows the token itself when it chose it (--root-token-file, which must then be the
+ * stored one), made it, or found an older database's token and replaced it by its hash.
+ */
+async function sharedRoot(
+  pg: PgBackend,
+  chosen: string | undefined,
+): Promise<{ rootToken: string | undefined; rootHash: string }> {
+  const candidate = chosen ?? newToken();
+  const shared = await pg.sharedRootHash(sha256Hex(candidate), sha256Hex);
+  if (chosen !== undefined && shared.hash !== sha256Hex(chosen))
+    throw clientError(
+      "usage",
+      "svc lite: --root-token-file holds another root token than the one this database keeps (its SHA-256, in svc_settings): give every node the same token, or rotate the database's (docs/security.md)",
+    );
+  const known = shared.mine || chosen !== undefined ? candidate : shared.upgraded;
+  return { rootToken: known, rootHash: shared.hash };
+}
+
 /** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
 export async function openLite(opts: LiteOptions): Promise<RunningLite> {
-  const { backend, rootToken, lock, tls } = await openStorage(opts);
+  const { backend, rootToken, rootHash, lock, tls } = await openStorage(opts);
   const store = new Store(backend, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
-  const auth = new Auth({ rootToken, enabled: opts.auth }, store.tokens);
+  const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens);
   const timeouts = {
     headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
@@ -235,9 +265,12 @@ export async function serve(opts: LiteOptions, signal: Promise<NodeJS.Signals>):
     log(`internal error (unhandled rejection): ${(reason as Error)?.stack ?? reason}`),
   );
   const lite = await openLite(opts);
-  process.stdout.write(
-    `export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`,
-  );
+  const token = lite.rootToken === undefined ? "" : `export SVC_ACCESS_TOKEN=${lite.rootToken}\n`;
+  process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\n${token}`);
+  if (lite.rootToken === undefined)
+    log(
+      "root token: the one the database keeps (as its SHA-256); the node that made it printed it, and no node can show it since (to know it on every node, give each the same --root-token-file)",
+    );
   if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
   if (lite.tls) log(`TLS with ${describeTls(lite.tls)}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
   log(
