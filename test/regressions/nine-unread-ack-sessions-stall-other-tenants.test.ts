@@ -122,6 +122,8 @@ describe.each(["lmdb", "postgres"] as const)("a session whose acks stay unread, 
           parser.push(c);
           for (let f = parser.next(); f; f = parser.next()) frames.push(f);
         });
+        // The answer ends (END_STREAM); the server then also resets the stream, best effort.
+        stream.on("end", () => resolve());
         stream.on("close", () => resolve());
       });
       conn.settings({ initialWindowSize: 1 << 20 });
