@@ -31,7 +31,14 @@ export async function buildProgram(
     .description("Command-line tool for the Stream Storage Service, with svc lite, a durable local server")
     .version(VERSION, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
-    .addOption(new Option("--access-token <token>", "access token (env SVC_ACCESS_TOKEN)"))
+    // A command line is readable by every local user (/proc/<pid>/cmdline, ps): the two secrets
+    // that may be given on it say so, and where else to give them.
+    .addOption(
+      new Option(
+        "--access-token <token>",
+        "access token (env SVC_ACCESS_TOKEN); on a shared machine use the env or the config file: other users can read a command line (/proc/<pid>/cmdline)",
+      ),
+    )
     .addOption(new Option("--account-endpoint <url>", "account endpoint (env SVC_ACCOUNT_ENDPOINT)"))
     .addOption(new Option("--basin-endpoint <url>", "basin endpoint, may contain {basin} (env SVC_BASIN_ENDPOINT)"))
     .addOption(new Option("--profile <name>", "use [profiles.NAME] of the config file (env SVC_PROFILE)"))
@@ -60,7 +67,7 @@ export async function buildProgram(
     .addOption(
       new Option(
         "-k, --encryption-key <key>",
-        "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY)",
+        "key for encrypted streams: base64 of 32 bytes, never printed (env SVC_ENCRYPTION_KEY); on a shared machine use the env or --encryption-key-file: other users can read a command line (/proc/<pid>/cmdline)",
       ),
     )
     .addOption(new Option("--encryption-key-file <file>", "read the encryption key from a file"))

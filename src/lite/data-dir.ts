@@ -11,10 +11,13 @@
  * fstat (no window between the check and the read), and written whole under a temporary name,
  * then renamed into place (a crash leaves the old file or the new one, never half of one).
  *
- * A secret the user points at (--root-token-file, --tls-key) is refused as PostgreSQL refuses
- * its server key: unless it is the user's alone (0600), or root's and readable by its group only
- * (0640: a service's group, as a secret mounted by an orchestrator often is). A pipe (bash's
- * `<(…)`) is read as it is: nothing of it is on disk.
+ * A secret the user points at (--root-token-file, --tls-key, --storage-password-file) is refused
+ * as PostgreSQL refuses its server key: unless it is the user's alone (0600), or root's and
+ * readable by its group only (0640: a service's group, as a secret mounted by an orchestrator
+ * often is). A pipe is judged the same way: bash's `<(…)` and a shell's `|` make one that is the
+ * user's alone (0600), while a named pipe another user made (`mkfifo -m 666` in a shared
+ * directory) would let that user choose lite's root token, and one that others may read would
+ * let them take the secret as it passes.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -159,14 +162,13 @@ export function readChosenSecret(path: string, flag: string): string {
   }
   try {
     const st = fstatSync(fd);
-    // A pipe (`--root-token-file <(pass show svc/root)`) keeps nothing on disk: read as it is.
-    if (st.isFIFO()) return readFileSync(fd, "utf8");
-    if (!st.isFile()) throw clientError("usage", `svc lite: ${flag} ${path} is not a regular file or a pipe`);
+    if (!st.isFile() && !st.isFIFO())
+      throw clientError("usage", `svc lite: ${flag} ${path} is not a regular file or a pipe`);
     const why = chosenSecretProblem(st);
     if (why !== undefined)
       throw clientError(
         "usage",
-        `svc lite: refusing ${flag} ${path}, a secret: ${why}; chmod 600 ${path} (or, owned by root, 640)`,
+        `svc lite: refusing ${flag} ${path}, a secret${st.isFIFO() ? " (a pipe)" : ""}: ${why}; ${st.uid === process.getuid?.() || st.uid === 0 ? `chmod 600 ${path} (or, owned by root, 640)` : "use a file or pipe of your own"}`,
       );
     return readFileSync(fd, "utf8");
   } finally {

@@ -15,6 +15,7 @@ import { parseJsonText } from "../wire/json.js";
 import { ConfigParse, isObject, parseStreamReconfig } from "./http/config-json.js";
 import { badName } from "../rules/names.js";
 import { parseHumantime } from "./humantime.js";
+import { quoted, streamOf } from "./log.js";
 import { ensureBasin } from "./store/basins.js";
 import type { BasinReconfig, StreamReconfig } from "./store/stream-config.js";
 import type { Store } from "./store/store.js";
@@ -158,10 +159,10 @@ export async function applyInitFile(store: Store, file: string): Promise<string[
     // Every field of the plan is explicit (a value, or null to reset), so the merge of
     // ensureBasin/ensureStream amounts to replacing the config: ensure semantics.
     const r = await ensureBasin(store, b.name, b.config, () => undefined);
-    lines.push(`basin ${b.name}: ${describe(r.result)}`);
+    lines.push(`basin ${quoted(b.name)}: ${describe(r.result)}`);
     for (const s of b.streams) {
       const rs = await ensureStream(store, b.name, s.name, s.config, () => undefined);
-      lines.push(`stream ${b.name}/${s.name}: ${describe(rs.result)}`);
+      lines.push(`stream ${streamOf(b.name, s.name)}: ${describe(rs.result)}`);
     }
   }
   return lines;

@@ -1,6 +1,34 @@
-/** One log line on stderr, prefixed `svc lite: ` (the server's and its command's; stdout is data). */
+/**
+ * lite's log: lines on stderr, each prefixed `svc lite: ` (the server's and its command's;
+ * stdout is data). The operator reads them on a terminal, and much of what they say comes from
+ * tenants: basin and stream names, token ids, request paths, error messages that name them.
+ * So, one rule for every line:
+ *   - a name is shown by `quoted` (or `streamOf`): in double quotes, JSON-escaped, so a name
+ *     holding a line break or a quote cannot end its line or forge another;
+ *   - and `log` escapes, in the whole line, every character a terminal would obey or that
+ *     would hide what follows: C0 controls but newline and tab, DEL, C1, the Unicode line
+ *     separators and the bidirectional controls, as `\uXXXX` (a stack trace keeps its lines).
+ */
+
+const TERMINAL_UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAME_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** A name as every log line shows it: `"…"`, with quotes, backslashes and controls escaped. */
+export function quoted(name: string): string {
+  return JSON.stringify(name).replace(NAME_UNSAFE, unicodeEscape);
+}
+
+/** A stream as log lines show it: `"basin"/"stream"`. */
+export function streamOf(basin: string, stream: string): string {
+  return `${quoted(basin)}/${quoted(stream)}`;
+}
+
+/** One log line on stderr (see the rule above). */
 export function log(message: string): void {
-  process.stderr.write(`svc lite: ${message}\n`);
+  process.stderr.write(`svc lite: ${message.replace(TERMINAL_UNSAFE, unicodeEscape)}\n`);
 }
 
 export interface RepeatLimitedLog {

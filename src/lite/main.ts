@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
+import { sha256Hex } from "./auth/secret.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
@@ -24,6 +25,7 @@ import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
 import { LmdbBackend } from "./storage/lmdb/backend.js";
 import { MemoryBackend } from "./storage/memory.js";
 import type { Backend } from "./storage/seams.js";
+import type { PgBackend } from "./storage/pg/backend.js";
 import { redactedUrl } from "./storage/pg/config.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
@@ -57,7 +59,8 @@ export interface RunningLite {
   /** With TLS: the certificate's SHA-256 fingerprint, whether it was made at start, where it is kept. */
   tls: TlsInfo | undefined;
   port: number;
-  rootToken: string;
+  /** undefined on a PostgreSQL node that did not make the shared root token (it keeps its hash only). */
+  rootToken: string | undefined;
   /** Graceful stop: listener, in-flight requests, background work, storage flush, lock. */
   close(): Promise<void>;
 }
@@ -99,7 +102,9 @@ function prepareDataDir(dir: string): void {
 /** Where the data lives, the root token, the data dir's lock and the TLS material, ready to serve. */
 interface Opened {
   backend: Backend;
-  rootToken: string;
+  rootToken: string | undefined;
+  /** Its SHA-256 (hex), when only that is known (PostgreSQL). */
+  rootHash?: string;
   lock: { release: () => Promise<void> } | undefined;
   tls: TlsMaterial | undefined;
 }
@@ -127,7 +132,12 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
       migrationWaitMs: envMs(process.env.SVC_LITE_PG_MIGRATION_WAIT_MS, 60_000) || 60_000,
     };
     const pg = await PgBackend.open(opts.postgres, log, timings);
-    return { backend: pg, rootToken: chosen ?? (await pg.sharedRootToken(newToken())), lock: undefined, tls };
+    try {
+      return { backend: pg, ...(await sharedRoot(pg, chosen)), lock: undefined, tls };
+    } catch (e) {
+      await pg.close();
+      throw e;
+    }
   }
   if (opts.dataDir === undefined)
     return { backend: new MemoryBackend(), rootToken: chosen ?? newToken(), lock: undefined, tls };
@@ -144,15 +154,38 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
   }
 }
 
+/**
+ * The root token of nodes on PostgreSQL: the database keeps its SHA-256, the first node's wins.
+ * A node knows the token itself when it chose it (--root-token-file, which must then be the
+ * stored one), made it, or found an older database's token and replaced it by its hash.
+ */
+async function sharedRoot(
+  pg: PgBackend,
+  chosen: string | undefined,
+): Promise<{ rootToken: string | undefined; rootHash: string }> {
+  const candidate = chosen ?? newToken();
+  const shared = await pg.sharedRootHash(sha256Hex(candidate), sha256Hex);
+  if (chosen !== undefined && shared.hash !== sha256Hex(chosen))
+    throw clientError(
+      "usage",
+      "svc lite: --root-token-file holds another root token than the one this database keeps (its SHA-256, in svc_settings): give every node the same token, or rotate the database's (docs/security.md)",
+    );
+  const known = shared.mine || chosen !== undefined ? candidate : shared.upgraded;
+  return { rootToken: known, rootHash: shared.hash };
+}
+
 /** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
 export async function openLite(opts: LiteOptions): Promise<RunningLite> {
-  const { backend, rootToken, lock, tls } = await openStorage(opts);
+  const { backend, rootToken, rootHash, lock, tls } = await openStorage(opts);
   const store = new Store(backend, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
-  const auth = new Auth({ rootToken, enabled: opts.auth }, store.tokens);
+  const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens);
   const timeouts = {
     headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
     idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
+    bodyGraceMs:
+      envMs(process.env.SVC_LITE_BODY_GRACE_MS, DEFAULT_TIMEOUTS.bodyGraceMs) || DEFAULT_TIMEOUTS.bodyGraceMs,
+    ackStallMs: envMs(process.env.SVC_LITE_ACK_STALL_MS, DEFAULT_TIMEOUTS.ackStallMs) || DEFAULT_TIMEOUTS.ackStallMs,
   };
   let metrics: LiteMetrics | undefined;
   if (opts.metrics) {
@@ -234,14 +267,21 @@ export async function serve(opts: LiteOptions, signal: Promise<NodeJS.Signals>):
     log(`internal error (unhandled rejection): ${(reason as Error)?.stack ?? reason}`),
   );
   const lite = await openLite(opts);
-  process.stdout.write(
-    `export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\nexport SVC_ACCESS_TOKEN=${lite.rootToken}\n`,
-  );
+  const token = lite.rootToken === undefined ? "" : `export SVC_ACCESS_TOKEN=${lite.rootToken}\n`;
+  process.stdout.write(`export SVC_ACCOUNT_ENDPOINT=${lite.url}\nexport SVC_BASIN_ENDPOINT=${lite.url}\n${token}`);
+  if (lite.rootToken === undefined)
+    log(
+      "root token: the one the database keeps (as its SHA-256); the node that made it printed it, and no node can show it since (to know it on every node, give each the same --root-token-file)",
+    );
   if (TEST_FAULT) log(`TEST FAULT ACTIVE: ${TEST_FAULT} (SVC_LITE_TEST_FAULT): this server is deliberately broken`);
   if (lite.tls) log(`TLS with ${describeTls(lite.tls)}; SHA-256 fingerprint ${lite.tls.fingerprint}`);
   log(
     `listening on ${lite.url} (${lite.tls ? "HTTP/1.1 and HTTP/2 by ALPN" : "HTTP/1.1 and h2c"}); ${opts.postgres ? `data in PostgreSQL at ${redactedUrl(opts.postgres)}` : opts.dataDir ? `data in ${opts.dataDir}` : "in memory, nothing is kept"}`,
   );
+  if (opts.postgres?.passwordOnCommandLine)
+    log(
+      "warning: the --storage URL carries a password, which every local user can read in this process's command line (/proc/PID/cmdline): give it with --storage-password-file F (mode 0600) or PGPASSWORD instead",
+    );
   if (!opts.auth) {
     log(`auth is OFF (--no-auth): anyone who can reach ${lite.url} can read, write and delete everything`);
     if (!isLoopback(opts.host))

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { clientError } from "../errors.js";
 import { LOCATION_NAME } from "./http/locations.js";
+import { readChosenSecret } from "./data-dir.js";
 import { parseHumantime } from "./humantime.js";
 import { DEFAULT_WRITE_TIMEOUT_MS, isPostgresUrl, parsePgUrl, type PgConfig } from "./storage/pg/config.js";
 
@@ -94,9 +95,13 @@ const FLAGS: Record<string, Flag> = {
   storage: {
     type: "string",
     arg: "URL",
-    help: "postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any number of nodes (also SVC_LITE_STORAGE); the password from the URL, --storage-password-file F, or PGPASSWORD",
+    help: "postgres://USER@HOST[:PORT]/DB: keep everything in PostgreSQL, shared by any number of nodes (also SVC_LITE_STORAGE); the password from --storage-password-file F or PGPASSWORD (one in a --storage URL is visible to every local user)",
   },
-  "storage-password-file": { type: "string", arg: "F" },
+  "storage-password-file": {
+    type: "string",
+    arg: "F",
+    help: "the PostgreSQL password: the first line of F, which must be yours alone (mode 0600) or root's and 0640",
+  },
   "pool-size": { type: "string", arg: "N", help: "PostgreSQL connections for writes (default 10)" },
   "storage-timeout": {
     type: "string",
@@ -224,6 +229,7 @@ function portOption(f: Given): number {
 
 /** --storage (or SVC_LITE_STORAGE) and the flags that go with it. */
 function storageOption(f: Given, env: NodeJS.ProcessEnv): PgConfig | undefined {
+  const onCommandLine = f.str("storage") !== undefined;
   const url = f.str("storage") ?? (env.SVC_LITE_STORAGE || undefined);
   if (url === undefined) return undefined;
   if (!isPostgresUrl(url)) throw usage("--storage must be a postgres://USER@HOST[:PORT]/DATABASE URL");
@@ -237,8 +243,11 @@ function storageOption(f: Given, env: NodeJS.ProcessEnv): PgConfig | undefined {
   const timeoutSecs = timeoutText === undefined ? DEFAULT_WRITE_TIMEOUT_MS / 1000 : parseHumantime(timeoutText);
   if (timeoutSecs === undefined || timeoutSecs < 1 || timeoutSecs > 3600)
     throw usage(`--storage-timeout must be a duration from 1s to 1h, got ${JSON.stringify(timeoutText)}`);
-  const passwordFile = f.str("storage-password-file") ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined);
-  return parsePgUrl(url, { passwordFile, poolSize, writeTimeoutMs: timeoutSecs * 1000, env });
+  const path = f.str("storage-password-file") ?? (env.SVC_LITE_STORAGE_PASSWORD_FILE || undefined);
+  // A secret like the root token file: refused unless it is the user's alone (data-dir.ts).
+  const passwordFile =
+    path === undefined ? undefined : { path, read: (p: string) => readChosenSecret(p, "--storage-password-file") };
+  return parsePgUrl(url, { passwordFile, poolSize, writeTimeoutMs: timeoutSecs * 1000, env, onCommandLine });
 }
 
 function tlsOption(f: Given): LiteOptions["tls"] {

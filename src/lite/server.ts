@@ -16,9 +16,10 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import type { Auth } from "./auth/access.js";
 import { Exchange } from "./http/exchange.js";
 import { route, type CorsPolicy } from "./http/router.js";
+import { DEFAULT_BODY_PACE, type BodyPace } from "./http/request-body.js";
 import { sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
-import { ByteBudget } from "./session/byte-budget.js";
+import { APPEND_INFLIGHT_BYTES, AppendLimits, DEFAULT_ACK_STALL_MS } from "./session/append-limits.js";
 import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
@@ -29,10 +30,7 @@ import type { LiteMetrics } from "./metrics/lite-metrics.js";
  */
 const H2_INITIAL_WINDOW = 2 << 20;
 const H2_SESSION_WINDOW = 16 << 20;
-/** Append bytes accepted but not yet acknowledged, across all sessions (as the reference server). */
-const APPEND_INFLIGHT_BYTES = 128 << 20;
-
-/** The shared budget: SVC_LITE_APPEND_BUDGET_BYTES (a test knob) or 128 MiB. */
+/** The shared in-flight append budget: SVC_LITE_APPEND_BUDGET_BYTES (a test knob) or 128 MiB. */
 function appendBudgetBytes(): number {
   const n = Number(process.env.SVC_LITE_APPEND_BUDGET_BYTES);
   return Number.isSafeInteger(n) && n > 0 ? n : APPEND_INFLIGHT_BYTES;
@@ -42,14 +40,24 @@ function appendBudgetBytes(): number {
  * Slow and idle clients: a connection must send its first bytes and then
  * a whole HTTP/1.1 request head within `headersMs`, or it is dropped (slowloris); an HTTP/2
  * connection with no frames either way for `idleMs` is closed (heartbeats of open read
- * sessions count as activity). Bodies are not timed: append sessions stream for hours.
+ * sessions count as activity). A body read whole must arrive at the pace of
+ * http/request-body.ts, `bodyGraceMs` then 8 KiB/s; an append session's body is not timed (it
+ * streams for hours), and a body nobody reads is never waited for (http/exchange.ts).
  */
 export interface ServerTimeouts {
   headersMs: number;
   idleMs: number;
+  bodyGraceMs: number;
+  /** How long an append session's acks may wait unread (session/append-limits.ts). */
+  ackStallMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 30_000, idleMs: 300_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersMs: 30_000,
+  idleMs: 300_000,
+  bodyGraceMs: DEFAULT_BODY_PACE.graceMs,
+  ackStallMs: DEFAULT_ACK_STALL_MS,
+};
 
 export interface ServerDeps {
   store: Store;
@@ -69,7 +77,7 @@ export class LiteServer {
   private readonly http1;
   private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
   private readonly drain = new DrainSignal();
-  private readonly appendBudget = new ByteBudget(appendBudgetBytes());
+  private readonly appendLimits: AppendLimits;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;
@@ -79,6 +87,7 @@ export class LiteServer {
 
   constructor(private readonly deps: ServerDeps) {
     const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
+    this.appendLimits = new AppendLimits(appendBudgetBytes(), timeouts.ackStallMs);
     this.http1 = createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: 0,
@@ -88,10 +97,11 @@ export class LiteServer {
     // its connection checks then); this one never listens itself: the sniffer hands it sockets.
     this.http1.emit("listening");
     this.http2.setTimeout(timeouts.idleMs);
+    const pace: BodyPace = { ...DEFAULT_BODY_PACE, graceMs: timeouts.bodyGraceMs };
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
-      const ex = new Exchange(req, res);
-      void route(ex, { ...deps, drain: this.drain, appendBudget: this.appendBudget }).finally(() => {
+      const ex = new Exchange(req, res, pace);
+      void route(ex, { ...deps, drain: this.drain, appendLimits: this.appendLimits }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };

@@ -7,6 +7,8 @@
  * - `too_large` (a frame that inflates past its cap) is 400 `bad_frame` (§6.2; unary bodies
  *   never get here: http/exchange.ts answers them 413);
  * - anything else is 500 `other`, with its message kept inside only for SvcErrors.
+ * A storage driver's text is never in a message: it is the error's cause (`causeText`), which
+ * lite logs with the 5xx it became.
  */
 import { SERVER_CODES, serverError, SvcError } from "../errors.js";
 import { encodeTerminalFrame } from "../wire/framing.js";
@@ -36,4 +38,12 @@ export class OutcomeUnknown extends SvcError {
   constructor(message: string, cause?: unknown) {
     super({ code: "storage", origin: "server", status: 500, retryable: true, sideEffects: true, message, cause });
   }
+}
+
+/** The texts of an error's causes (a storage driver's, say), for the server's log; "" when none. */
+export function causeText(e: unknown): string {
+  const texts: string[] = [];
+  for (let c = (e as Error | undefined)?.cause; c !== undefined && texts.length < 4; c = (c as Error).cause)
+    texts.push(c instanceof Error ? c.message : String(c));
+  return texts.length === 0 ? "" : ` (${texts.join(": ")})`;
 }

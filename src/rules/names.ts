@@ -9,6 +9,12 @@
  * A lone UTF-16 surrogate is not Unicode text: UTF-8 cannot carry it (encoding it would store
  * U+FFFD instead), so a name holding one is refused rather than silently changed.
  *
+ * NUL (U+0000) is refused in every name, token id and name prefix: PostgreSQL's text cannot
+ * hold it (lmdb could, so the two storages answered differently), C strings end at it, and no
+ * name needs it. Wherever a name comes from (path, query, header, body), lite answers a NUL
+ * with 422 `invalid` (`checkName`'s `failNul`), not with the 400 of that place: the name is
+ * well formed, and the service refuses it.
+ *
  * Each `…Problem` returns the rule a name breaks, without naming the subject ("must not be
  * empty"), or undefined; `badName` makes the whole message and `checkName` throws it as the
  * caller's error (its code and origin).
@@ -19,7 +25,20 @@ import { LIMITS } from "../types.js";
 
 export type NameKind = "basin" | "stream" | "token";
 
+/** NUL anywhere in a name, id or prefix (see above). */
+export function hasNul(text: string): boolean {
+  return text.includes("\u0000");
+}
+
+const NUL_PROBLEM = "must not contain NUL (U+0000)";
+
+/** What is wrong with a name prefix or `start_after` value (their other limits are the caller's), or undefined. */
+export function prefixProblem(text: string): string | undefined {
+  return hasNul(text) ? NUL_PROBLEM : undefined;
+}
+
 export function basinNameProblem(name: string): string | undefined {
+  if (hasNul(name)) return NUL_PROBLEM;
   if (name.length < LIMITS.basinNameMin || name.length > LIMITS.basinNameMax) {
     return `must be ${LIMITS.basinNameMin} to ${LIMITS.basinNameMax} characters long (got ${name.length})`;
   }
@@ -30,6 +49,7 @@ export function basinNameProblem(name: string): string | undefined {
 
 /** Stream names and access-token ids: UTF-8 text of 1..`maxBytes` bytes, not a dot segment. */
 function textNameProblem(name: string, maxBytes: number): string | undefined {
+  if (hasNul(name)) return NUL_PROBLEM;
   const bytes = Buffer.byteLength(name, "utf8");
   if (bytes === 0) return "must not be empty";
   if (bytes > maxBytes) return `must be at most ${maxBytes} UTF-8 bytes (got ${bytes})`;
@@ -66,9 +86,9 @@ export function badName(kind: NameKind, name: string): string | undefined {
   return problem === undefined ? undefined : `invalid ${rule.title} ${shown(name)}: ${problem}`;
 }
 
-/** Returns `name` when it keeps its rule; throws `fail(message)` otherwise. */
-export function checkName(kind: NameKind, name: string, fail: Fail): string {
+/** Returns `name` when it keeps its rule; throws `fail(message)` otherwise (`failNul` for a NUL in it). */
+export function checkName(kind: NameKind, name: string, fail: Fail, failNul: Fail = fail): string {
   const message = badName(kind, name);
-  if (message !== undefined) throw fail(message);
+  if (message !== undefined) throw (hasNul(name) ? failNul : fail)(message);
   return name;
 }

@@ -245,7 +245,7 @@ describe("svc lite process", () => {
     const again = await spawnLite(["--port", "0", "--data-dir", tempDir(), "--init-file", spec]);
     again.child.kill("SIGTERM");
     await again.exited;
-    expect(again.stderr()).toMatch(new RegExp(`basin ${basin}: created`));
+    expect(again.stderr()).toContain(`basin "${basin}": created`); // names quoted in the log
     void dataDir;
     writeFileSync(spec, JSON.stringify({ basins: [{ name: basin, colour: "blue" }] }));
     const bad = await spawnLite(["--port", "0", "--in-memory", "--init-file", spec]).then(
@@ -265,8 +265,8 @@ describe("svc lite process", () => {
       const s = await spawnLite(["--port", "0", "--data-dir", data, "--init-file", spec]);
       s.child.kill("SIGTERM");
       expect(await s.exited).toBe(0);
-      expect(s.stderr()).toContain(`basin ${basin}: ${expected}`);
-      expect(s.stderr()).toContain(`stream ${basin}/s: ${expected}`);
+      expect(s.stderr()).toContain(`basin "${basin}": ${expected}`);
+      expect(s.stderr()).toContain(`stream "${basin}"/"s": ${expected}`);
     }
   });
 });

@@ -53,6 +53,10 @@ interface Spawned {
   child: ChildProcess;
   url: string;
   port: number;
+  /**
+   * The root token it printed; "" when it printed none (a node on PostgreSQL that did not make
+   * the shared root token knows its hash only: startLite gives it its sibling's).
+   */
   token: string;
   stderr: () => string;
   exited: Promise<number | null>;
@@ -76,9 +80,12 @@ export function spawnLite(args: string[], env: Record<string, string> = {}): Pro
     child.stdout!.on("data", (c: Buffer) => {
       out += c.toString();
       const url = /^export SVC_ACCOUNT_ENDPOINT=(\S+)$/m.exec(out)?.[1];
-      const token = /^export SVC_ACCESS_TOKEN=(\S+)$/m.exec(out)?.[1];
-      if (url && token && /SVC_BASIN_ENDPOINT=/.test(out)) {
+      // The export lines come in one write: the token's, if any, with the others.
+      const token = /^export SVC_ACCESS_TOKEN=(\S+)$/m.exec(out)?.[1] ?? "";
+      if (url && /^export SVC_BASIN_ENDPOINT=\S+\n/m.test(out)) {
         clearTimeout(timer);
+        const storage = args[args.indexOf("--storage") + 1];
+        if (token !== "" && args.includes("--storage") && storage !== undefined) rootTokenOf(storage).set(token);
         resolvePromise({ child, url, port: Number(new URL(url).port), token, stderr: () => err, exited });
       }
     });
@@ -159,7 +166,7 @@ async function startOnPostgres(
 ): Promise<Lite> {
   const args = ["--storage", url, "--port", "0", ...(opts.args ?? [])];
   const env = { PGPASSWORD: PG_PASSWORD, ...(opts.env ?? {}) };
-  let s = await spawnLite(args, env);
+  let s = await spawnOnPostgres(url, args, env);
   const lite: Lite = {
     url: s.url,
     port: s.port,
@@ -182,11 +189,43 @@ async function startOnPostgres(
       await s.exited;
     },
     async restart() {
-      s = await spawnLite(args, env);
+      s = await spawnOnPostgres(url, args, env);
       Object.assign(lite, { url: s.url, port: s.port, token: s.token, pid: s.child.pid });
     },
   };
   return lite;
+}
+
+/**
+ * The shared root token of each database, as the first of its nodes started here printed it:
+ * the database keeps only its hash, so the nodes started after it print none and get it from
+ * here (nodes started together wait for the one that made it).
+ */
+interface SharedToken {
+  token: Promise<string>;
+  set: (t: string) => void;
+}
+const rootTokens = new Map<string, SharedToken>();
+
+function rootTokenOf(url: string): SharedToken {
+  const u = new URL(url);
+  const key = `${u.hostname}${u.pathname}`; // not the port: a node may reach it through a proxy
+  let entry = rootTokens.get(key);
+  if (entry === undefined) {
+    let set: (t: string) => void = () => undefined;
+    const token = new Promise<string>((r) => (set = r));
+    rootTokens.set(key, (entry = { token, set }));
+  }
+  return entry;
+}
+
+async function spawnOnPostgres(url: string, args: string[], env: Record<string, string>): Promise<Spawned> {
+  const s = await spawnLite(args, env);
+  if (s.token !== "") return s;
+  let timer: NodeJS.Timeout | undefined;
+  const none = new Promise<string>((r) => (timer = setTimeout(() => r(""), 10_000)));
+  const token = await Promise.race([rootTokenOf(url).token, none]).finally(() => clearTimeout(timer));
+  return { ...s, token };
 }
 
 async function startInProcess(args: string[], dataDir: string | undefined, cleanup: () => void): Promise<Lite> {
@@ -197,7 +236,7 @@ async function startInProcess(args: string[], dataDir: string | undefined, clean
   const lite: Lite = {
     url: running.url,
     port: running.port,
-    token: running.rootToken,
+    token: running.rootToken ?? "",
     dataDir,
     pid: process.pid,
     stderr: () => "",
@@ -211,7 +250,7 @@ async function startInProcess(args: string[], dataDir: string | undefined, clean
     },
     async restart() {
       running = await openLite(options);
-      Object.assign(lite, { url: running.url, port: running.port, token: running.rootToken });
+      Object.assign(lite, { url: running.url, port: running.port, token: running.rootToken ?? "" });
     },
   };
   return lite;

@@ -5,6 +5,8 @@
  */
 import http from "node:http";
 import http2 from "node:http2";
+import { FrameParser } from "../../src/wire/framing.js";
+import { decodeAppendAck } from "../../src/wire/proto.js";
 import type { Protocol } from "./lite.js";
 
 export interface RawExchange {
@@ -131,4 +133,97 @@ function h1Exchange(url: string, req: RawRequest): Promise<RawExchange> {
     if (req.duplex) r.flushHeaders();
     else r.end();
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// Append sessions that never read their acks, and one that does (fairness tests).
+
+/** An h2c connection whose streams have a window of 0: no response data (no ack) reaches it. */
+export function unreadingConnection(url: string): http2.ClientHttp2Session {
+  const conn = http2.connect(url, { settings: { initialWindowSize: 0 } });
+  conn.on("error", () => undefined);
+  return conn;
+}
+
+/** The request headers of an append session on `stream` of `basin` with `token`. */
+export function appendSessionHeaders(token: string, basin: string, stream: string): http2.OutgoingHttpHeaders {
+  return {
+    ":method": "POST",
+    ":path": `/v1/streams/${encodeURIComponent(stream)}/records`,
+    authorization: `Bearer ${token}`,
+    "svc-basin": basin,
+    "content-type": "svc/proto",
+  };
+}
+
+/**
+ * Opens an append session on `conn` and writes `frame` again and again, reading nothing back,
+ * until the server stops reading it (no 'drain' for `settleMs`) or `maxBytes` are sent.
+ */
+export async function unreadAppendSession(
+  conn: http2.ClientHttp2Session,
+  headers: http2.OutgoingHttpHeaders,
+  frame: Uint8Array,
+  { maxBytes = 64 << 20, settleMs = 1_500 } = {},
+): Promise<{ stream: http2.ClientHttp2Stream; sent: number }> {
+  const stream = conn.request(headers);
+  stream.on("error", () => undefined);
+  stream.pause();
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    let settle: NodeJS.Timeout | undefined;
+    const pump = (): void => {
+      clearTimeout(settle);
+      while (sent < maxBytes && !stream.destroyed) {
+        sent += frame.length;
+        if (!stream.write(frame)) {
+          settle = setTimeout(resolve, settleMs); // the server stopped reading: that is the point
+          return void stream.once("drain", pump);
+        }
+      }
+      resolve();
+    };
+    pump();
+  });
+  return { stream, sent };
+}
+
+/**
+ * A well-behaved append session on its own connection: writes `frames`, reads the acks and
+ * resolves with their end seq nums; rejects when they have not all come within `ms`.
+ */
+export async function acksOf(
+  url: string,
+  headers: http2.OutgoingHttpHeaders,
+  frames: Uint8Array[],
+  ms = 10_000,
+): Promise<number[]> {
+  const conn = http2.connect(url);
+  conn.on("error", () => undefined);
+  try {
+    const s = conn.request(headers);
+    const parser = new FrameParser();
+    const acks: number[] = [];
+    const all = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${acks.length} of ${frames.length} acks in ${ms} ms`)), ms);
+      s.on("error", (e) => reject(e));
+      s.on("data", (c: Buffer) => {
+        parser.push(c);
+        for (let f = parser.next(); f; f = parser.next()) {
+          if (f.terminal) return reject(new Error(`terminal frame: ${Buffer.from(f.payload).toString()}`));
+          acks.push(decodeAppendAck(f.payload).end.seqNum);
+        }
+        if (acks.length >= frames.length) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    for (const f of frames) s.write(f);
+    await all;
+    s.end();
+    return acks;
+  } finally {
+    conn.close();
+  }
 }

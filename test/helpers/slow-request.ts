@@ -12,6 +12,10 @@ export interface SlowRequest {
   answer: Promise<{ status: number; headers: string; body: string }>;
   /** Resolves when the server closed the connection. */
   closed: Promise<void>;
+  /** Whether the server closed the connection within `ms`. */
+  closedWithin(ms: number): Promise<boolean>;
+  /** Sends the body's next byte every `everyMs` (a slow loris) until the connection closes; returns a stop. */
+  trickle(everyMs: number): () => void;
   socket: Socket;
 }
 
@@ -52,12 +56,27 @@ export async function slowRequest(
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join("")}\r\n`;
   socket.write(head + body.slice(0, firstBytes));
+  let sentBytes = firstBytes;
   return {
     socket,
     answer,
     closed,
+    closedWithin(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+      return Promise.race([closed.then(() => true), late]).finally(() => clearTimeout(timer));
+    },
+    trickle(everyMs) {
+      const timer = setInterval(() => {
+        if (socket.destroyed || sentBytes >= body.length) return clearInterval(timer);
+        socket.write(body.slice(sentBytes, ++sentBytes));
+      }, everyMs);
+      void closed.then(() => clearInterval(timer));
+      return () => clearInterval(timer);
+    },
     async finish() {
-      socket.write(body.slice(firstBytes));
+      socket.write(body.slice(sentBytes));
+      sentBytes = body.length;
       const a = await answer;
       return { status: a.status, body: a.body };
     },

@@ -25,7 +25,10 @@ export interface Resources {
 }
 
 export interface AuthOptions {
-  rootToken: string;
+  /** The root token, when this node knows it (on PostgreSQL, a node that did not make it knows its hash only). */
+  rootToken: string | undefined;
+  /** The root token's SHA-256 (hex); made from `rootToken` when absent. */
+  rootHash?: string;
   /** False with --no-auth: every request is allowed. */
   enabled: boolean;
 }
@@ -51,16 +54,21 @@ export class Auth {
     private readonly opts: AuthOptions,
     private readonly tokens: TokenBook,
   ) {
-    this.rootHash = sha256Hex(opts.rootToken);
+    const hash = opts.rootHash ?? (opts.rootToken === undefined ? undefined : sha256Hex(opts.rootToken));
+    if (hash === undefined) throw new Error("auth needs the root token or its hash");
+    this.rootHash = hash;
   }
 
   get enabled(): boolean {
     return this.opts.enabled;
   }
 
-  /** HMAC-SHA256 of `message` keyed with the root token, hex: proves the server knows it (http/health.ts). */
-  rootProof(message: string): string {
-    return hmacHex(this.opts.rootToken, message);
+  /**
+   * HMAC-SHA256 of `message` keyed with the root token, hex: proves the server knows it
+   * (http/health.ts); undefined on a node that knows only the token's hash.
+   */
+  rootProof(message: string): string | undefined {
+    return this.opts.rootToken === undefined ? undefined : hmacHex(this.opts.rootToken, message);
   }
 
   /**

@@ -5,7 +5,7 @@
 import { serverError } from "../../errors.js";
 import { OPERATIONS, type Operation } from "../../types.js";
 import { noGroups, NONE } from "./scope.js";
-import { badName } from "../../rules/names.js";
+import { badName, hasNul } from "../../rules/names.js";
 import type { OpGroups, ResourceSet, Scope, StoredToken } from "../storage/types.js";
 
 export interface IssueRequest {
@@ -29,6 +29,9 @@ function parseSet(v: unknown, field: string): ResourceSet {
   if (v === undefined || v === null) return NONE;
   if (!isObject(v) || Object.keys(v).length !== 1)
     throw invalid(`scope.${field} must have exactly one of \`exact\` or \`prefix\``);
+  const value = v.exact ?? v.prefix;
+  if (typeof value === "string" && hasNul(value))
+    throw invalid(`scope.${field}: a name or prefix must not contain NUL (U+0000)`);
   if (typeof v.exact === "string") return v.exact === "" ? NONE : { kind: "exact", value: v.exact };
   if (typeof v.prefix === "string") return { kind: "prefix", value: v.prefix };
   throw invalid(`scope.${field} must be {"exact": string} or {"prefix": string}`);

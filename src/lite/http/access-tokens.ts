@@ -4,7 +4,8 @@ import { parseIssueRequest, tokenIdProblem, tokenInfoJson } from "../auth/token-
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { requiredJson } from "./json-body.js";
-import { u64Query } from "./params.js";
+import { checkPrefix, u64Query } from "./params.js";
+import { hasNul } from "../../rules/names.js";
 
 const LIST_LIMIT = 1000;
 
@@ -12,6 +13,7 @@ function idQuery(q: URLSearchParams, name: string): string {
   const all = q.getAll(name);
   if (all.length > 1) throw serverError("bad_query", `\`${name}\` given more than once`);
   const v = all[0] ?? "";
+  checkPrefix(v, `\`${name}\``);
   if (Buffer.byteLength(v, "utf8") > 96) throw serverError("bad_query", `\`${name}\` must be at most 96 bytes`);
   return v;
 }
@@ -35,7 +37,7 @@ export async function issueTokenHandler(ex: Exchange, ctx: RequestContext): Prom
 export async function revokeTokenHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const id = ctx.params[0]!;
   const problem = tokenIdProblem(id);
-  if (problem) throw serverError("bad_path", problem);
+  if (problem) throw serverError(hasNul(id) ? "invalid" : "bad_path", problem);
   await ctx.auth.revoke(ctx.principal, id);
   ex.sendEmpty(204);
 }

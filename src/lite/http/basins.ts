@@ -15,7 +15,7 @@ import { optionalJson, requiredJson } from "./json-body.js";
 import type { BasinMeta } from "../storage/types.js";
 import { checkLocation } from "./locations.js";
 import { badName } from "../../rules/names.js";
-import { checkBasinName, listParams, requestToken } from "./params.js";
+import { bodyNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 
 /** The seed's `scope`, or the newest clients' `location` (this server's one, else 422). */
 function checkScope(p: ConfigParse, body: Record<string, unknown>, location: string): void {
@@ -47,8 +47,7 @@ export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   const p: ConfigParse = new ConfigParse();
   if (!isObject(body)) p.fail("the request body must be a JSON object");
   if (typeof body.basin !== "string") p.fail("missing field `basin` (a string)");
-  const problem = badName("basin", body.basin);
-  if (problem) p.fail(problem);
+  bodyNameProblem(badName("basin", body.basin), body.basin, (m) => p.fail(m));
   checkScope(p, body, ctx.location);
   const config = parseBasinConfig(p, body.config);
   p.finish();

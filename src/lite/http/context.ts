@@ -2,7 +2,7 @@
 import type { Auth, Principal } from "../auth/access.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
-import type { ByteBudget } from "../session/byte-budget.js";
+import type { AppendLimits } from "../session/append-limits.js";
 import type { Drain } from "../session/io.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
@@ -17,8 +17,8 @@ export interface RequestContext {
   /** The server's drain (shutdown) signal: sessions wind down, long-polls answer at once. */
   drain: Drain;
   log: (msg: string) => void;
-  /** In-flight append bytes shared by every append session (protocol.md §6.5 item 7). */
-  appendBudget: ByteBudget;
+  /** What append sessions may hold: in-flight bytes (shared, per token, per connection) and time. */
+  appendLimits: AppendLimits;
   /** Metrics; undefined with --no-metrics. */
   metrics?: LiteMetrics | undefined;
   /** The server's one location (A13–A15). */

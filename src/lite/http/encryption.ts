@@ -28,13 +28,33 @@ export const PLAIN: StreamCrypto = { seal: (input) => input, open: undefined };
  * defaults; S2 sends it as `s2-stream-config`; ignored when the stream exists), and a request
  * without a well-formed key for its cipher is refused (400 bad_header), as it would be once
  * the stream existed; `records: false` (check-tail) touches no record, so it needs no key.
+ *
+ * Choosing a stream's config (its retention, delete-on-empty, timestamping) is the power of
+ * `create-stream`: a token that may only append, read or check the tail would otherwise
+ * pre-create tomorrow's stream with records expiring after a second. So the header is honoured
+ * only when `mayCreate` passes for the stream (it throws 403 otherwise); a request without
+ * it auto-creates with the basin's defaults, as before.
  */
-export function admitNew(ex: Exchange, records = true): (meta: StreamMeta) => void {
+export function admitNew(ex: Exchange, mayCreate: () => void, records = true): (meta: StreamMeta) => void {
   return (meta) => {
+    if (ex.dialectHeader("stream-config") !== undefined) mayChooseConfig(ex, mayCreate);
     const requested = requestedConfig(ex);
     if (requested) meta.config = resolveStreamConfig(requested, meta.config);
     if (records && meta.cipher) void requestKey(ex.dialectHeader("encryption-key"), meta.cipher, keyName(ex));
   };
+}
+
+function mayChooseConfig(ex: Exchange, mayCreate: () => void): void {
+  try {
+    mayCreate();
+  } catch (e) {
+    if (!(e instanceof SvcError) || e.code !== "permission_denied") throw e;
+    const name = ex.dialectNames("stream-config").join(" or ");
+    throw serverError(
+      "permission_denied",
+      `${name} chooses the config of the stream this request would create, which needs \`create-stream\` (send the request without it to create the stream with the basin's defaults): ${e.message}`,
+    );
+  }
 }
 
 /** The stream config header, parsed as a create-stream body's `config`: shape errors are 400 bad_header, `age: 0` 422. */

@@ -2,8 +2,9 @@
  * One request/response adapter for HTTP/1.1 (node:http) and HTTP/2 (the node:http2
  * compatibility API, whose req/res mirror node:http). Handlers see only this.
  *
- * - Request bodies: capped (16 MiB for unary bodies), `Content-Encoding: zstd|gzip`
- *   decompressed with the same cap, never inflated past it (protocol.md §2.0).
+ * - Request bodies: capped (16 MiB for unary bodies) and paced (request-body.ts),
+ *   `Content-Encoding: zstd|gzip` decompressed with the same cap, never inflated past it
+ *   (protocol.md §2.0). A body nobody reads is never waited for: see writeHead.
  * - Responses: bodies over 1 KiB are compressed when Accept-Encoding asks (zstd preferred,
  *   then gzip); callers opt out for SSE and svc/proto.
  * - Dialects (wire/dialect.ts): a request may name its protocol headers as svc does or as S2
@@ -11,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import type { Socket } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
 import { LIVE_SLACK_BYTES, type SessionIO } from "../session/io.js";
 import {
@@ -21,6 +23,7 @@ import {
   shouldCompress,
 } from "../../wire/compression.js";
 import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
+import { BodyRefused, DEFAULT_BODY_PACE, readWhole, tooLarge, type BodyPace } from "./request-body.js";
 
 const SVC = HEADER_NAMES.svc;
 const S2 = HEADER_NAMES.s2;
@@ -43,8 +46,12 @@ export class Exchange implements SessionIO {
   private sent = false;
   /** The status sent, 0 before any (metrics). */
   status = 0;
-  /** Set when the request body was left unread (too large): the connection cannot be reused. */
+  /** Set when the request body was left unread (too large, too slow): the connection cannot be reused. */
   private closeConnection = false;
+  /** Whether a handler reads the request body (claimBody). */
+  private bodyClaimed = false;
+  /** When the request head arrived (the body's pace counts from it). */
+  private readonly headAt = performance.now();
   /** The `Access-Control-Allow-Origin` value the router's CORS policy chose, if any. */
   corsAllowOrigin: string | undefined;
   /**
@@ -59,6 +66,7 @@ export class Exchange implements SessionIO {
   constructor(
     readonly req: Req,
     readonly res: Res,
+    private readonly pace: BodyPace = DEFAULT_BODY_PACE,
   ) {
     this.method = (req.method ?? "GET").toUpperCase();
     const url = req.url ?? "/";
@@ -74,6 +82,23 @@ export class Exchange implements SessionIO {
       if (!res.writableFinished) this.hangup.abort();
       this.markClosed();
     });
+    // An answer complete while its request body is still arriving, and nobody reads that body
+    // any more: HTTP/1.1 could reuse the connection only after draining all of it (a client
+    // trickling a declared 1 GB would hold the socket for ever), so it is closed once the
+    // answer is out; on HTTP/2 the stream is ended (NO_ERROR) once the answer is flushed, the
+    // connection kept. (The compatibility response's "finish" waits for the stream to close,
+    // which a stream still being read does not do by itself: the stream's own is used.)
+    const answered = (): void => {
+      if (this.bodyPending()) this.dropBody();
+    };
+    if (req.httpVersionMajor === 2) (res as Http2ServerResponse).stream.once("finish", answered);
+    else res.once("finish", answered);
+  }
+
+  /** The connection the request came on (the HTTP/2 session, or the HTTP/1.1 socket). */
+  get connection(): object {
+    const h2 = this.req.httpVersionMajor === 2 ? (this.req as Http2ServerRequest).stream.session : undefined;
+    return h2 ?? this.req.socket ?? this.req;
   }
 
   get httpVersion(): string {
@@ -134,7 +159,10 @@ export class Exchange implements SessionIO {
     return this.header(":authority") ?? this.header("host");
   }
 
-  /** Reads the whole body, decompressing it per Content-Encoding; at most `limit` bytes. */
+  /**
+   * Reads the whole body, decompressing it per Content-Encoding; at most `limit` bytes, arriving
+   * at the pace of request-body.ts (else 413 or 408, and the connection is closed).
+   */
   async body(limit = MAX_UNARY_BODY): Promise<Buffer> {
     const encoding = parseContentEncoding(this.header("content-encoding"));
     if (encoding === undefined)
@@ -142,27 +170,17 @@ export class Exchange implements SessionIO {
         "bad_header",
         `unsupported Content-Encoding ${JSON.stringify(this.header("content-encoding"))}`,
       );
-    const chunks: Buffer[] = [];
-    let size = 0;
+    this.claimBody();
+    let raw: Buffer;
     try {
-      for await (const chunk of this.req as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > limit) {
-          // The rest of the body stays unread, so an HTTP/1.1 connection cannot carry another
-          // request: say so and close it once the 413 is sent (it used to say keep-alive and hang).
-          this.closeConnection = true;
-          throw tooLarge(limit);
-        }
-        chunks.push(chunk);
-      }
+      raw = await readWhole(this.req as AsyncIterable<Buffer>, limit, this.pace, this.headAt);
     } catch (e) {
-      if (e instanceof SvcError) throw e;
-      // The client reset the stream or closed the connection mid-body (a premature close):
-      // its mistake or its choice, not a server error, and there is nobody to answer.
-      this.hangup.abort();
-      throw serverError("client_hangup", "the client went away while sending the request body");
+      // The rest of the body stays unread, so an HTTP/1.1 connection cannot carry another
+      // request: say so and close it once the answer is sent (it used to say keep-alive and hang).
+      if (e instanceof BodyRefused) this.closeConnection = true;
+      else this.hangup.abort();
+      throw e;
     }
-    const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
     await this.bodyGate?.();
     if (encoding === "none") return raw;
     try {
@@ -172,6 +190,14 @@ export class Exchange implements SessionIO {
       if (e instanceof SvcError && e.code === "too_large") throw tooLarge(limit);
       throw serverError("bad_header", `the request body is not valid ${encoding} data`);
     }
+  }
+
+  /**
+   * Says that a handler reads the request body (a whole body, or an append session's frames):
+   * an answer sent while any other body is still arriving closes the connection (writeHead).
+   */
+  claimBody(): void {
+    this.bodyClaimed = true;
   }
 
   async sendJson(status: number, body: unknown, headers: Headers = {}): Promise<void> {
@@ -309,8 +335,9 @@ export class Exchange implements SessionIO {
     return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
   }
 
-  private resetStream(): void {
-    resetH2(this.res as Http2ServerResponse);
+  private dropBody(): void {
+    if (this.req.httpVersionMajor === 2) resetH2(this.res as Http2ServerResponse);
+    else (this.req.socket as Socket | null)?.destroySoon();
   }
 
   /** False when a response was already started (or the stream is gone). */
@@ -318,13 +345,13 @@ export class Exchange implements SessionIO {
     if (this.sent || this.res.headersSent || this.res.destroyed) return false;
     this.sent = true;
     this.status = status;
-    // An error answered before its request body arrived (401, 403, 404, 413...): that body is
-    // never waited for. HTTP/1.1 could reuse the connection only after reading all of it (a
-    // client trickling a declared 1 GB would hold the socket for ever), so the connection
-    // closes once the answer is out; on HTTP/2 the stream is reset, the connection kept.
-    const early = status >= 400 && this.bodyPending();
-    if ((this.closeConnection || early) && this.req.httpVersionMajor === 1) headers.connection = "close";
-    if (early && this.req.httpVersionMajor === 2) this.res.once("finish", () => this.resetStream());
+    // An answer sent while a body nobody will read is still arriving (a 2xx of /health, /ping
+    // or a preflight; a 401, 403, 404, 405 or 413...): that body is never waited for, and the
+    // HTTP/1.1 client is told that the connection closes once the answer is out (see "finish"
+    // in the constructor). A body being read (an append session's) keeps its connection
+    // unless the answer is an error.
+    const unread = this.bodyPending() && (!this.bodyClaimed || status >= 400);
+    if ((this.closeConnection || unread) && this.req.httpVersionMajor === 1) headers.connection = "close";
     if (this.corsAllowOrigin !== undefined) {
       headers["access-control-allow-origin"] = this.corsAllowOrigin;
       headers["access-control-expose-headers"] = "*";
@@ -335,18 +362,14 @@ export class Exchange implements SessionIO {
   }
 }
 
-/** HTTP/2: ends a stream whose request body is still arriving, once the answer is out. */
+/**
+ * HTTP/2: ends a stream whose request body is still arriving, once the answer is out. On a
+ * timer, not from the stream's "finish" (nor setImmediate): a RST_STREAM submitted while the
+ * session is still writing, as it is then, is never sent when the answer waits for the
+ * client's window (Node 20), and the stream would stay open.
+ */
 function resetH2(res: Http2ServerResponse): void {
-  if (!res.stream.destroyed) res.stream.close(h2constants.NGHTTP2_NO_ERROR);
-}
-
-function tooLarge(limit: number): SvcError {
-  return new SvcError({
-    code: "invalid",
-    status: 413,
-    origin: "server",
-    retryable: false,
-    sideEffects: false,
-    message: `request body exceeds ${limit} bytes`,
-  });
+  setTimeout(() => {
+    if (!res.stream.destroyed) res.stream.close(h2constants.NGHTTP2_NO_ERROR);
+  }, 0);
 }

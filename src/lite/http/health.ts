@@ -18,13 +18,10 @@ export async function answerHealth(ex: Exchange, auth: Auth): Promise<void> {
   const headers: Headers = { "svc-lite-version": LITE_VERSION };
   const nonce = ex.header(LITE_CHALLENGE_HEADER);
   const socket = ex.req.socket;
-  if (
-    nonce !== undefined &&
-    isLiteNonce(nonce) &&
-    socket?.localAddress !== undefined &&
-    socket.localPort !== undefined
-  ) {
-    headers[LITE_PROOF_HEADER] = auth.rootProof(liteProofMessage(nonce, socket.localAddress, socket.localPort));
-  }
+  const proof =
+    nonce !== undefined && isLiteNonce(nonce) && socket?.localAddress !== undefined && socket.localPort !== undefined
+      ? auth.rootProof(liteProofMessage(nonce, socket.localAddress, socket.localPort))
+      : undefined;
+  if (proof !== undefined) headers[LITE_PROOF_HEADER] = proof;
   await ex.send(200, OK, "text/plain; charset=utf-8", headers, false);
 }

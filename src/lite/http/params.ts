@@ -4,7 +4,7 @@
  * JSON body → bad_json.
  */
 import { serverError, serverFail, type ServerCode } from "../../errors.js";
-import { basinNameProblem, checkName } from "../../rules/names.js";
+import { basinNameProblem, checkName, hasNul, prefixProblem } from "../../rules/names.js";
 import { LIMITS } from "../../types.js";
 import type { ReadParams, RecordFormat } from "../../types.js";
 import { boolParam, decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
@@ -13,12 +13,26 @@ import type { Exchange } from "./exchange.js";
 
 const BASIN_PREFIX = /^(?:[a-z0-9][a-z0-9-]*)?$/;
 
+/** A NUL in a name is 422 wherever it comes from (rules/names.ts); other faults have `code`. */
 export function checkBasinName(name: string, code: ServerCode): string {
-  return checkName("basin", name, serverFail(code));
+  return checkName("basin", name, serverFail(code), serverFail("invalid"));
 }
 
 export function checkStreamName(name: string, code: ServerCode): string {
-  return checkName("stream", name, serverFail(code));
+  return checkName("stream", name, serverFail(code), serverFail("invalid"));
+}
+
+/** A name from a JSON body: its faults are 400 bad_json (`fail`), a NUL 422 invalid. */
+export function bodyNameProblem(problem: string | undefined, name: unknown, fail: (m: string) => void): void {
+  if (problem === undefined) return;
+  if (typeof name === "string" && hasNul(name)) throw serverError("invalid", problem);
+  fail(problem);
+}
+
+/** A prefix or `start_after` value with a NUL: 422 (`what` names it). */
+export function checkPrefix(value: string, what: string): void {
+  const problem = prefixProblem(value);
+  if (problem !== undefined) throw serverError("invalid", `${what} ${problem}`);
 }
 
 /**
@@ -100,6 +114,7 @@ export function listParams(q: URLSearchParams, kind: "basin" | "stream"): ListPa
     ["prefix", prefix],
     ["start_after", startAfter],
   ] as const) {
+    checkPrefix(v, name);
     if (kind === "basin" && (v.length > LIMITS.basinNameMax || !BASIN_PREFIX.test(v))) {
       throw serverError(
         "bad_query",

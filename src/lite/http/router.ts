@@ -9,14 +9,15 @@
  */
 import { isIP } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
-import { wireError } from "../wire-error.js";
+import { causeText, wireError } from "../wire-error.js";
+import { quoted } from "../log.js";
 import type { Operation } from "../../types.js";
 import type { Auth, Resources } from "../auth/access.js";
 import * as accessTokens from "./access-tokens.js";
 import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import { basinExists } from "../store/basins.js";
-import type { ByteBudget } from "../session/byte-budget.js";
+import type { AppendLimits } from "../session/append-limits.js";
 import type { Drain } from "../session/io.js";
 import * as basins from "./basins.js";
 import { answerHealth } from "./health.js";
@@ -151,7 +152,7 @@ export interface RouterDeps {
   cors: CorsPolicy;
   drain: Drain;
   log: (msg: string) => void;
-  appendBudget: ByteBudget;
+  appendLimits: AppendLimits;
   metrics?: LiteMetrics | undefined;
   location: string;
 }
@@ -261,7 +262,7 @@ async function handle(
     streamPrefix,
     drain: deps.drain,
     log: deps.log,
-    appendBudget: deps.appendBudget,
+    appendLimits: deps.appendLimits,
     metrics: deps.metrics,
     location: deps.location,
   };
@@ -331,11 +332,11 @@ export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => 
   if (ex.signal.aborted && !ex.responded) ex.status = 499; // counted as client_hangup: nobody to answer
   if (!(e instanceof SvcError)) {
     if (ex.signal.aborted) return; // the client went away mid-request: not a server error, and nobody to answer
-    log(`internal error on ${ex.method} ${ex.path}: ${(e as Error)?.stack ?? e}`);
+    log(`internal error on ${ex.method} ${quoted(ex.path)}: ${(e as Error)?.stack ?? e}`);
   }
   const err = wireError(e);
   if (err.status !== undefined && err.status >= 500)
-    log(`${ex.method} ${ex.path} → ${err.status} ${err.code}: ${err.message}`);
+    log(`${ex.method} ${quoted(ex.path)} → ${err.status} ${err.code}: ${err.message}${causeText(e)}`);
   if (ex.responded || ex.signal.aborted) return;
   await ex.sendJson(err.status ?? 500, err.toBody()).catch(() => undefined);
 }

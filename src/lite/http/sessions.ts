@@ -9,6 +9,7 @@
  * while a read waits. A revoked or expired token ends the session with a terminal 401 `authn`
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
+import type { Principal } from "../auth/access.js";
 import { resumedAfter } from "../store/read-plan.js";
 import type { ReadParams } from "../../types.js";
 import type { Chain } from "../store/live-stream.js";
@@ -21,15 +22,19 @@ import type { Exchange } from "./exchange.js";
 import { contentType } from "./media.js";
 import { requestFormat } from "./params.js";
 import { StreamAccess } from "./stream-access.js";
+import { streamOf } from "../log.js";
+import { causeText, wireError } from "../wire-error.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<void> {
   const access = await StreamAccess.open(ex, ctx, "append");
+  ex.claimBody(); // the session reads its frames for as long as it lives
   if (!ex.startStream(200, { "content-type": contentType(ex), ...STREAM_HEADERS })) return;
   // The session's appends form one chain: after one is refused, none after it is applied.
   const chain: Chain = { failed: false };
   ctx.metrics?.stats.session("append", 1);
+  const budget = ctx.appendLimits.open(principalKey(ctx.principal), ex.connection);
   try {
     await runAppendSession(
       ex,
@@ -37,12 +42,32 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
       {
         compression: negotiateCompression(ex.req.headers["accept-encoding"]),
         drain: ctx.drain,
-        budget: ctx.appendBudget,
+        budget,
+        stallMs: ctx.appendLimits.ackStallMs,
+        onError: (e) =>
+          logFailure(ctx, `append session on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`, e),
+        onStall: () =>
+          ctx.log(
+            `append session on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)} ended: its client read no acks for ${ctx.appendLimits.ackStallMs / 1000} s`,
+          ),
       },
     );
   } finally {
+    budget.close();
     ctx.metrics?.stats.session("append", -1);
   }
+}
+
+/** A session's failure that is the server's (5xx) goes to the log, with its cause (a driver's text). */
+function logFailure(ctx: RequestContext, what: string, e: unknown): void {
+  const err = wireError(e);
+  if ((err.status ?? 500) >= 500) ctx.log(`${what} → ${err.status ?? 500} ${err.code}: ${err.message}${causeText(e)}`);
+}
+
+/** Whose share of the in-flight budget a session draws from: one per bearer token; none with --no-auth. */
+function principalKey(p: Principal): string | undefined {
+  if (p.kind === "open") return undefined;
+  return p.kind === "root" ? "root" : `token ${p.token.keyId}`;
 }
 
 /** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
@@ -61,13 +86,19 @@ export async function readSession(
   const type = kind === "sse" ? "text/event-stream" : contentType(ex);
   if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
   const drain = ctx.drain;
+  const what = `${kind === "sse" ? "SSE read" : "read session"} on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`;
+  const onError = (e: unknown): void => logFailure(ctx, what, e);
   const gauge = kind === "sse" ? "sse" : "read";
   ctx.metrics?.stats.session(gauge, 1);
   try {
     if (kind === "sse") {
-      await runSseSession(ex, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes });
+      await runSseSession(ex, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes, onError });
     } else {
-      await runReadSession(ex, feed, { drain, compression: negotiateCompression(ex.req.headers["accept-encoding"]) });
+      await runReadSession(ex, feed, {
+        drain,
+        compression: negotiateCompression(ex.req.headers["accept-encoding"]),
+        onError,
+      });
     }
   } finally {
     ctx.metrics?.stats.session(gauge, -1);

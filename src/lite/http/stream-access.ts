@@ -46,7 +46,8 @@ export class StreamAccess {
     const names = streamTarget(ex, ctx);
     if (opts.first) ctx.auth.authorizeCommands(ctx.principal, opts.first, names);
     const records = opts.records ?? true;
-    const stream = await ctx.store.stream(names.basin, names.stream, autoCreate, admitNew(ex, records));
+    const mayCreate = (): void => ctx.auth.authorize(ctx.principal, "create-stream", names);
+    const stream = await ctx.store.stream(names.basin, names.stream, autoCreate, admitNew(ex, mayCreate, records));
     return new StreamAccess(stream, records ? await streamCrypto(ex, stream) : PLAIN, ctx, names);
   }
 

@@ -20,7 +20,7 @@ import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
 import type { StreamMeta } from "../storage/types.js";
 import { badName } from "../../rules/names.js";
-import { checkStreamName, listParams, requestBasin, requestToken } from "./params.js";
+import { bodyNameProblem, checkStreamName, listParams, requestBasin, requestToken } from "./params.js";
 
 function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
   const basin = requestBasin(ex);
@@ -56,8 +56,7 @@ export async function createStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   const p: ConfigParse = new ConfigParse();
   if (!isObject(body)) p.fail("the request body must be a JSON object");
   if (typeof body.stream !== "string") p.fail("missing field `stream` (a string)");
-  const problem = badName("stream", body.stream);
-  if (problem) p.fail(problem);
+  bodyNameProblem(badName("stream", body.stream), body.stream, (m) => p.fail(m));
   const requested = toPartial(parseStreamReconfig(p, body.config));
   p.finish();
   const name = ctx.streamPrefix + (body.stream as string);

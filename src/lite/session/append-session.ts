@@ -8,6 +8,12 @@
  * A client half-close ends the session cleanly once every ack is out. When the server drains,
  * acks carry the reconnect-advised flag, reading stops, and after the last ack for what was
  * accepted the session ends with terminal 503 `server_draining`.
+ *
+ * Inputs hold their bytes of the session's budget (append-limits.ts) until their acks are
+ * written. A client that reads no ack for `stallMs` while acks wait (the write of one does
+ * not complete) is ended the same way: reading stops, what it holds is given back as its
+ * inputs become durable, and its acks are followed by terminal 408 `request_timeout`; its
+ * stream is reset if it still reads nothing `stallMs` later.
  */
 import { SvcError, serverError, serverFail } from "../../errors.js";
 import type { AppendAck, AppendInput } from "../../types.js";
@@ -16,7 +22,8 @@ import { frameMessage, messagePayload } from "../../wire/message-frame.js";
 import { OutcomeUnknown, terminalFor } from "../wire-error.js";
 import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
 import { checkAppendInput } from "../../rules/records.js";
-import { acquireFair, ByteBudget } from "./byte-budget.js";
+import { AckWatch, unreadAcks } from "./ack-watch.js";
+import type { Budget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
 
@@ -38,16 +45,14 @@ export interface AppendSessionOptions {
   /** Compression negotiated for the frames we send. */
   compression: Compression;
   drain: Drain;
-  budget: ByteBudget;
-}
-
-/**
- * What one session may hold of the shared in-flight budget (inputs read but not yet
- * acknowledged to it): an eighth of it, at most 16 MiB (svc's own client keeps 8 MiB in
- * flight). A session that stops reading its acks stalls alone instead of taking it all.
- */
-function sessionShare(shared: ByteBudget): number {
-  return Math.min(16 << 20, Math.max(1 << 20, Math.floor(shared.limit / 8)));
+  /** What its inputs in flight draw from (append-limits.ts). */
+  budget: Budget;
+  /** How long acks may wait unread before the session is ended (none: never). */
+  stallMs?: number;
+  /** Told once when the session is ended for its unread acks. */
+  onStall?: () => void;
+  /** Told of the failure the session ends with, before its terminal frame (for the log). */
+  onError?: (e: unknown) => void;
 }
 
 interface Pending {
@@ -64,6 +69,7 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
     // The writer awaits acks in order, so a later refusal may settle before it gets there:
     // mark it handled now (the writer still receives the rejection).
     p.ack.catch(() => undefined);
+    if (watch.stalled) void p.ack.then(p.release, p.release);
     pending.push(p);
     wakeWriter?.();
   };
@@ -71,6 +77,16 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
   const stopReading = (): void => stopper.stop();
   const offDrain = opts.drain.onDrain(() => stopReading());
   const offClose = io.onClose(() => stopReading());
+  const watch = new AckWatch(
+    opts.stallMs,
+    () => {
+      // The client reads no acks: stop reading, give back what waits for a write nobody reads.
+      stopReading();
+      for (const p of pending) void p.ack.then(p.release, p.release);
+      opts.onStall?.();
+    },
+    () => io.abort(),
+  );
 
   const writer = (async () => {
     for (;;) {
@@ -83,12 +99,15 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
       try {
         const ack = await next.ack;
         next.release();
-        await io.write(await frameMessage(encodeAppendAck(ack), opts.compression, { reconnect: opts.drain.draining }));
+        await watch.write(
+          io.write(await frameMessage(encodeAppendAck(ack), opts.compression, { reconnect: opts.drain.draining })),
+        );
       } catch (e) {
         next.release();
         failed = true;
         stopReading();
         for (const p of pending.splice(0)) p.release();
+        opts.onError?.(e);
         if (e instanceof OutcomeUnknown) io.abort();
         else await io.write(terminalFor(e));
         return;
@@ -99,6 +118,8 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
   const fail = (err: SvcError): void => push({ ack: Promise.reject(err), release: () => undefined });
   try {
     await readInputs(io, port, opts, stopper, push, fail, () => failed);
+    // After every input read (each gets its ack first), never before one still being handed over.
+    if (watch.stalled && !failed) fail(unreadAcks(watch.stallMs));
   } finally {
     readingDone = true;
     wakeWriter?.();
@@ -106,6 +127,7 @@ export async function runAppendSession(io: SessionIO, port: AppendPort, opts: Ap
     offClose();
   }
   await writer;
+  watch.stop();
   if (!failed && opts.drain.draining && !io.closed) {
     await io.write(
       encodeTerminalFrame(503, {
@@ -128,7 +150,6 @@ async function readInputs(
 ): Promise<void> {
   const parser = new FrameParser();
   const chunks = io.chunks[Symbol.asyncIterator]();
-  const own = new ByteBudget(sessionShare(opts.budget));
   for (;;) {
     const next = await stopper.race(chunks.next());
     if (next === STOP || hasFailed()) return;
@@ -140,7 +161,7 @@ async function readInputs(
         const payload = await messagePayload(frame);
         const input = decodeInput(payload);
         const bytes = checkAppendInput(input, serverFail("invalid"));
-        const acquired = acquireFair(own, opts.budget, bytes);
+        const acquired = opts.budget.acquire(bytes);
         const release = await stopper.race(acquired);
         if (release === STOP) void acquired.then((r) => r()); // give back what arrives later
         if (release === STOP) return;

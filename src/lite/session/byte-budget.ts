@@ -41,16 +41,21 @@ export class ByteBudget {
   }
 }
 
+/** Something a session draws its in-flight bytes from: one ByteBudget, or several (append-limits.ts). */
+export interface Budget {
+  /** Resolves with a release function (calling it more than once releases once) once `bytes` fit. */
+  acquire(bytes: number): Promise<() => void>;
+}
+
 /**
- * Takes `bytes` from a session's own budget, then from the shared one: one session that
- * never reads its acks can hold at most its own limit of the shared budget, so it cannot
- * stall every other session.
+ * Takes `bytes` from each budget in turn, narrowest first (a session's own share, then its
+ * connection's, its token's, the shared one): while one waits for room in a budget it holds
+ * nothing of the wider ones, so a holder stalled at its own cap takes nothing from the others.
  */
-export async function acquireFair(own: ByteBudget, shared: ByteBudget, bytes: number): Promise<() => void> {
-  const releaseOwn = await own.acquire(bytes);
-  const releaseShared = await shared.acquire(bytes);
+export async function acquireEach(budgets: readonly ByteBudget[], bytes: number): Promise<() => void> {
+  const releases: (() => void)[] = [];
+  for (const b of budgets) releases.push(await b.acquire(bytes));
   return () => {
-    releaseShared();
-    releaseOwn();
+    for (let i = releases.length - 1; i >= 0; i--) releases[i]!();
   };
 }

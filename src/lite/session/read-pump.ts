@@ -39,6 +39,8 @@ export interface PumpOptions {
   heartbeatMaxMs?: number;
   /** After draining starts: ms to let the client reconnect before the server ends the session. */
   drainGraceMs?: number;
+  /** Told of the failure a session ends with, before its terminal frame or event (for the log). */
+  onError?: (e: unknown) => void;
 }
 
 export type PumpResult = "done" | "draining" | "closed";

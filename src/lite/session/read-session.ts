@@ -70,6 +70,7 @@ export async function runReadSession(io: SessionIO, feed: ReadSource, opts: Read
       );
     }
   } catch (e) {
+    opts.onError?.(e);
     await io.write(terminalFor(e));
   }
   io.end();

@@ -85,6 +85,7 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
         ),
       );
   } catch (e) {
+    opts.onError?.(e);
     await send(errorEvent(wireError(e)));
   }
   io.end();

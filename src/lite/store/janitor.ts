@@ -25,6 +25,7 @@ import { retentionMs } from "./stream-config.js";
 import { nowIso } from "./live-stream.js";
 import type { LocalStream } from "./local-stream.js";
 import type { Store } from "./store.js";
+import { streamOf } from "../log.js";
 
 const PAGE = 1000;
 const DELETE_CHUNK = 1000;
@@ -270,7 +271,7 @@ export class Janitor {
       } as const;
       if (!(await this.store.catalog.change(change))) return;
       live?.markDeleting();
-      this.log(`delete-on-empty: stream ${meta.basin}/${meta.name} deleted`);
+      this.log(`delete-on-empty: stream ${streamOf(meta.basin, meta.name)} deleted`);
       this.store.onWork();
     });
   }

@@ -202,7 +202,7 @@ export class LocalStream implements LiveStream {
         ? cause
         : new SvcError({
             code: "storage",
-            message: `storage write failed: ${(cause as Error)?.message ?? cause}`,
+            message: "storage write failed (the server's log says why)",
             origin: "server",
             status: 500,
             cause,

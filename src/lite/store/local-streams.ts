@@ -9,6 +9,7 @@ import { faultyLog, faultySequencing, faultyStream } from "./faults.js";
 import { initialState, type LiveStream, type StreamHooks, type StreamKind } from "./live-stream.js";
 import { LocalStream } from "./local-stream.js";
 import { SEQUENCING } from "./sequencing.js";
+import { streamOf } from "../log.js";
 
 export class LocalStreams implements StreamKind {
   private readonly log: LocalLog;
@@ -46,7 +47,7 @@ export class LocalStreams implements StreamKind {
     const end = last.firstSeq + last.records.length;
     if (end > state.nextSeq) {
       this.hooks.log(
-        `recovery: stream ${meta.basin}/${meta.name} state tail ${state.nextSeq} is behind its data (${end}); using the data`,
+        `recovery: stream ${streamOf(meta.basin, meta.name)} state tail ${state.nextSeq} is behind its data (${end}); using the data`,
       );
       state.nextSeq = end;
       state.lastTimestamp = last.lastTimestamp;

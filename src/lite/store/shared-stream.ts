@@ -199,7 +199,7 @@ export class SharedStream implements LiveStream {
         entry,
         unknown && several
           ? new OutcomeUnknown(
-              `the database may have stored these appends, but its answer was lost: ${(e as Error)?.message ?? e}`,
+              "the database may have stored these appends, but its answer was lost (the server's log says why)",
               e,
             )
           : e,

@@ -16,6 +16,7 @@ import type { StreamMeta } from "../storage/types.js";
 import { BatchCache } from "./batch-cache.js";
 import type { LiveStream, StreamHooks, StreamKind } from "./live-stream.js";
 import { SharedStream } from "./shared-stream.js";
+import { streamOf } from "../log.js";
 
 const MAX_QUERIES = 2;
 
@@ -116,7 +117,8 @@ export class SharedStreams implements StreamKind {
           (v) => {
             if (v === "gone") this.hooks.forget(s);
           },
-          (e: unknown) => this.hooks.log(`could not re-read ${s.meta.basin}/${s.meta.name}: ${(e as Error).message}`),
+          (e: unknown) =>
+            this.hooks.log(`could not re-read ${streamOf(s.meta.basin, s.meta.name)}: ${(e as Error).message}`),
         );
       }
     }

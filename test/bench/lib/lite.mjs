@@ -7,6 +7,16 @@ import { join, resolve } from "node:path";
 export const ROOT = resolve(import.meta.dirname, "../../..");
 export const BIN = join(ROOT, "bin/svc.js");
 
+/**
+ * The shared root token of each PostgreSQL database, as the first node started on it printed
+ * it: the database keeps only its hash, so later nodes print none and take it from here.
+ */
+const rootTokens = new Map();
+const databaseOf = (url) => {
+  const u = new URL(url);
+  return `${u.hostname}${u.pathname}`;
+};
+
 /** With `--storage postgres://…` among extraArgs no data dir is used; `childEnv` adds to the child's env. */
 export async function startBenchLite(extraArgs = [], childEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-lite-"));
@@ -25,7 +35,8 @@ export async function startBenchLite(extraArgs = [], childEnv = {}) {
     await new Promise((res, rej) => {
       child.stdout.on("data", (d) => {
         out += d;
-        if ((out.match(/^export /gm) ?? []).length >= 3) res();
+        // One write carries every export line (the token's only from the node that knows it).
+        if (/^export SVC_BASIN_ENDPOINT=\S+\n/m.test(out)) res();
       });
       child.on("exit", (code) => rej(new Error(`svc lite exited ${code}: ${err}`)));
     });
@@ -34,6 +45,11 @@ export async function startBenchLite(extraArgs = [], childEnv = {}) {
     throw e;
   }
   for (const m of out.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
+  const storage = extraArgs.includes("--storage")
+    ? databaseOf(extraArgs[extraArgs.indexOf("--storage") + 1])
+    : undefined;
+  if (storage !== undefined && env.SVC_ACCESS_TOKEN !== undefined) rootTokens.set(storage, env.SVC_ACCESS_TOKEN);
+  if (storage !== undefined) env.SVC_ACCESS_TOKEN ??= rootTokens.get(storage);
   return {
     url: env.SVC_ACCOUNT_ENDPOINT,
     token: env.SVC_ACCESS_TOKEN,

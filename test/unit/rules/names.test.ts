@@ -2,9 +2,11 @@
  * Name rules against protocol.md §10.1, one for the client and lite alike:
  *
  *   basin name       8..48 characters of [a-z0-9-], not beginning or ending with a hyphen
- *   stream name      1..512 bytes of UTF-8, not "." or "..", no lone UTF-16 surrogate
- *   access token id  1..96 bytes of UTF-8, not "." or "..", no lone UTF-16 surrogate
+ *   stream name      1..512 bytes of UTF-8, not "." or "..", no lone UTF-16 surrogate, no NUL
+ *   access token id  1..96 bytes of UTF-8, not "." or "..", no lone UTF-16 surrogate, no NUL
  *
+ * NUL was accepted on lmdb and failed on PostgreSQL (whose text cannot hold it) with the
+ * driver's message: it is refused everywhere, by lite as 422 wherever the name comes from.
  * The client used to accept a stream name or token id holding a lone surrogate that lite
  * refuses, and the two sides worded every refusal differently.
  */
@@ -33,7 +35,7 @@ describe("basin names", () => {
 });
 
 describe("stream names and access token ids", () => {
-  it.each(["s", "x".repeat(512), "é".repeat(256), "a/b", "with space", "\0", "...", "😀"])(
+  it.each(["s", "x".repeat(512), "é".repeat(256), "a/b", "with space", "...", "😀"])(
     "stream %j keeps the rule",
     (name) => {
       expect(streamNameProblem(name)).toBeUndefined();
@@ -48,6 +50,9 @@ describe("stream names and access token ids", () => {
     ["..", 'must not be "." or ".."'],
     ["a\udc80b", "must be Unicode text, but it holds a lone UTF-16 surrogate, which UTF-8 cannot carry"],
     ["\ud83d", "must be Unicode text, but it holds a lone UTF-16 surrogate, which UTF-8 cannot carry"],
+    ["\0", "must not contain NUL (U+0000)"],
+    ["a\0b", "must not contain NUL (U+0000)"],
+    ["x".repeat(600) + "\0", "must not contain NUL (U+0000)"],
   ])("stream %j: %s", (name, problem) => {
     expect(streamNameProblem(name)).toBe(problem);
   });
@@ -58,6 +63,19 @@ describe("stream names and access token ids", () => {
     expect(tokenIdProblem("")).toBe("must not be empty");
     expect(tokenIdProblem("..")).toBe('must not be "." or ".."');
     expect(tokenIdProblem("id\ud800")).toMatch(/lone UTF-16 surrogate/);
+    expect(tokenIdProblem("id\0")).toBe("must not contain NUL (U+0000)");
+  });
+
+  it("a basin name with NUL says so, not that its characters are wrong", () => {
+    expect(basinNameProblem("my-basin\0")).toBe("must not contain NUL (U+0000)");
+  });
+
+  it("checkName throws a NUL with the caller's failNul (lite: 422), other faults with fail", () => {
+    const err = (name: string) =>
+      svcErrorOf(() => checkName("stream", name, serverFail("bad_path"), serverFail("invalid")));
+    expect(err("a\0b").code).toBe("invalid");
+    expect(err("..").code).toBe("bad_path");
+    expect(svcErrorOf(() => checkName("stream", "a\0b", clientFail("usage"))).code).toBe("usage");
   });
 });
 

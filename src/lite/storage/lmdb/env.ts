@@ -137,7 +137,8 @@ export class LmdbEnv {
           status: 500,
           origin: "server",
           retryable: true,
-          message: `storage is recovering from a failed write: ${(this.failure as Error)?.message ?? this.failure}`,
+          message: "storage is recovering from a failed write (the server's log says why)",
+          cause: this.failure,
         }),
       );
     }

@@ -94,14 +94,37 @@ export class PgBackend implements SharedBackend {
     return redactedUrl(this.config);
   }
 
-  /** The root token every node shares: the first node's candidate wins. */
-  async sharedRootToken(candidate: string): Promise<string> {
-    await this.db.write(
-      "INSERT INTO svc_settings (key, value) VALUES ('root_token', $1) ON CONFLICT (key) DO NOTHING",
-      [candidate],
+  /**
+   * The root token every node shares, kept as what checking it needs: its SHA-256 (hex), as an
+   * issued token's hash is, so a role that may read the database cannot take the service's
+   * root. The first node's `candidateHash` wins (`mine`). A database of an older svc keeps the
+   * token itself under `root_token`: it is replaced by its hash here, once, and `upgraded` is
+   * that token (the node that upgrades can still show it). See docs/security.md for reading
+   * and rotating it.
+   */
+  async sharedRootHash(
+    candidateHash: string,
+    hashOf: (token: string) => string,
+  ): Promise<{ hash: string; mine: boolean; upgraded: string | undefined }> {
+    let upgraded: string | undefined;
+    await this.db.tx(async (c) => {
+      const old = await c.query<{ value: string }>("DELETE FROM svc_settings WHERE key = 'root_token' RETURNING value");
+      upgraded = old.rows[0]?.value;
+      if (upgraded !== undefined)
+        await c.query(
+          "INSERT INTO svc_settings (key, value) VALUES ('root_token_sha256', $1) ON CONFLICT (key) DO NOTHING",
+          [hashOf(upgraded)],
+        );
+      return true;
+    });
+    const made = await this.db.write(
+      "INSERT INTO svc_settings (key, value) VALUES ('root_token_sha256', $1) ON CONFLICT (key) DO NOTHING",
+      [candidateHash],
     );
-    const rows = await this.db.read<{ value: string }>("SELECT value FROM svc_settings WHERE key = 'root_token'");
-    return rows[0]!.value;
+    const rows = await this.db.read<{ value: string }>(
+      "SELECT value FROM svc_settings WHERE key = 'root_token_sha256'",
+    );
+    return { hash: rows[0]!.value, mine: made.rowCount === 1, upgraded };
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,11 @@
 /**
  * Where a PostgreSQL storage lives: `--storage postgres://USER[:PASS]@HOST[:PORT]/DB` (or
- * SVC_LITE_STORAGE). The password may instead come from PGPASSWORD or a password file; it is
- * kept only in the connection settings and never appears in a message (`redactedUrl`).
+ * SVC_LITE_STORAGE). The password may instead come from PGPASSWORD or a password file (read by
+ * the caller's reader, which refuses a file others may read: lite/data-dir.ts); it is kept only in
+ * the connection settings and never appears in a message (`redactedUrl`). A password in the URL
+ * given with `--storage` is in the process's command line, which every local user can read
+ * (/proc/PID/cmdline): lite warns when it starts with one (`passwordOnCommandLine`).
  */
-import { readFileSync } from "node:fs";
 import { clientError } from "../../../errors.js";
 
 export interface PgConfig {
@@ -11,6 +13,8 @@ export interface PgConfig {
   port: number;
   user: string;
   password: string | undefined;
+  /** The password came in a URL given on the command line, where every local user can read it. */
+  passwordOnCommandLine: boolean;
   database: string;
   /** Connections of the write pool (sync reads and LISTEN use one more each). */
   poolSize: number;
@@ -27,10 +31,23 @@ export function isPostgresUrl(s: string): boolean {
   return /^postgres(ql)?:\/\//i.test(s);
 }
 
+/** A password file and how to read it (the text of its first line is the password). */
+export interface PasswordFile {
+  path: string;
+  read(path: string): string;
+}
+
 /** Parses the URL; a password in the URL wins, then the file, then PGPASSWORD. */
 export function parsePgUrl(
   text: string,
-  opts: { passwordFile?: string; poolSize?: number; writeTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    passwordFile?: PasswordFile;
+    poolSize?: number;
+    writeTimeoutMs?: number;
+    env?: NodeJS.ProcessEnv;
+    /** The URL is an argument of the process (not SVC_LITE_STORAGE, which only its user can read). */
+    onCommandLine?: boolean;
+  } = {},
 ): PgConfig {
   const env = opts.env ?? process.env;
   let url: URL;
@@ -47,23 +64,17 @@ export function parsePgUrl(
   const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
   if (database === "" || url.hostname === "")
     throw clientError("usage", "svc lite: --storage needs a host and a database: postgres://USER@HOST[:PORT]/DATABASE");
-  let password = url.password === "" ? undefined : decodeURIComponent(url.password);
-  if (password === undefined && opts.passwordFile !== undefined) {
-    try {
-      password = readFileSync(opts.passwordFile, "utf8").split(/\r?\n/)[0]!;
-    } catch (e) {
-      throw clientError(
-        "usage",
-        `svc lite: cannot read --storage-password-file ${opts.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-  }
+  const passwordInUrl = url.password !== "";
+  let password = passwordInUrl ? decodeURIComponent(url.password) : undefined;
+  const file = opts.passwordFile;
+  if (password === undefined && file !== undefined) password = file.read(file.path).split(/\r?\n/)[0]!;
   if (password === undefined && env.PGPASSWORD) password = env.PGPASSWORD;
   return {
     host: url.hostname.replace(/^\[|\]$/g, ""),
     port: url.port === "" ? 5432 : Number(url.port),
     user: decodeURIComponent(url.username) || env.PGUSER || "postgres",
     password,
+    passwordOnCommandLine: passwordInUrl && opts.onCommandLine === true,
     database,
     poolSize: opts.poolSize ?? 10,
     writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,

@@ -28,7 +28,11 @@ export function bytes(v: unknown): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
 
-/** A failed statement: retryable, its outcome unknown to the client (it may have committed). */
+/**
+ * A failed statement: retryable, its outcome unknown to the client (it may have committed). The
+ * driver's text stays out of the message a client gets (it may quote what the request sent, and
+ * tells the client about the database): it is the error's cause, which lite logs.
+ */
 export function storageError(e: unknown): SvcError {
   if (e instanceof NotSent) return unavailable(e);
   return e instanceof SvcError
@@ -38,7 +42,7 @@ export function storageError(e: unknown): SvcError {
         origin: "server",
         status: 500,
         retryable: true,
-        message: `database write failed: ${(e as Error)?.message ?? e}`,
+        message: "the database failed the write (the server's log says why)",
         cause: e,
       });
 }
@@ -53,7 +57,11 @@ export function unavailable(e: unknown): SvcError {
         status: 503,
         retryable: true,
         sideEffects: !(e instanceof NotSent),
-        message: `database ${e instanceof NotSent ? "unavailable" : "read failed"}: ${(e as Error)?.message ?? e}`,
+        // NotSent is this node's own account (the database has not answered); a driver's text is only logged.
+        message:
+          e instanceof NotSent
+            ? `database unavailable: ${e.message}`
+            : "the database failed the read (the server's log says why)",
         cause: e,
       });
 }

@@ -72,7 +72,7 @@ function notWritten(cause: unknown): SvcError {
     retryable: true,
     sideEffects: false,
     cause,
-    message: `the database did not store the append (${(cause as Error)?.message ?? cause}); nothing was written: retry`,
+    message: "the database did not store the append (the server's log says why); nothing was written: retry",
   });
 }
 

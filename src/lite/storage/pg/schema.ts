@@ -4,7 +4,8 @@
  * newer schema than this build knows is refused (an older svc must not write into it).
  *
  * Names use COLLATE "C": byte-wise order of UTF-8, the order listings promise (§2.0).
- *   svc_settings  key → value (the shared root token)
+ *   svc_settings  key → value (`root_token_sha256`: the shared root token's SHA-256, hex; an
+ *                 older svc kept the token itself as `root_token`, replaced at start: backend.ts)
  *   svc_basins    name → id, rev, deleted, BasinMeta (json text)
  *   svc_streams   (basin, name) → id, rev, deleted, StreamMeta (json text)
  *   svc_tails     stream id → next_seq, last_ts, fencing_token, trim_point, last_arrival,
