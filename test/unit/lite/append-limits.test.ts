@@ -33,7 +33,10 @@ describe("append limits", () => {
   it("caps one principal's sessions, on any number of connections, at a quarter", async () => {
     const l = limits();
     let total = 0;
-    for (let i = 0; i < 9; i++) total += await fill(l.open("token a", {}));
+    for (let i = 0; i < 9; i++) {
+      const filled = await fill(l.open("token a", {}));
+      total += filled;
+    }
     expect(total).toBe(2 * MIB);
     expect(await fill(l.open("token b", {}))).toBe(1 * MIB); // another token is not held up
     expect(l.shared.inUse).toBe(3 * MIB);
@@ -43,7 +46,10 @@ describe("append limits", () => {
     const l = limits();
     const conn = {};
     let total = 0;
-    for (let i = 0; i < 9; i++) total += await fill(l.open(`token ${i}`, conn));
+    for (let i = 0; i < 9; i++) {
+      const filled = await fill(l.open(`token ${i}`, conn));
+      total += filled;
+    }
     expect(total).toBe(2 * MIB);
     expect(await fill(l.open("token x", {}))).toBe(1 * MIB);
   });
@@ -51,7 +57,10 @@ describe("append limits", () => {
   it("without auth (no principal) only the session and connection caps apply", async () => {
     const l = limits();
     let total = 0;
-    for (let i = 0; i < 9; i++) total += await fill(l.open(undefined, {}));
+    for (let i = 0; i < 9; i++) {
+      const filled = await fill(l.open(undefined, {}));
+      total += filled;
+    }
     expect(total).toBe(8 * MIB);
   });
 
