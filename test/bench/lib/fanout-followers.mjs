@@ -80,7 +80,8 @@ function protoHandler(f) {
 const path = (t) => `/v1/streams/${encodeURIComponent(cfg.stream)}/records?seq_num=0`;
 const sessions = new Map();
 function sessionFor(target, i) {
-  const key = `${target.url}#${Math.floor(i / cfg.perConn)}`;
+  // A slow follower is a client of its own (its own connection), as a slow reader is.
+  const key = cfg.slow && i === 0 ? "slow" : `${target.url}#${Math.floor(i / cfg.perConn)}`;
   let s = sessions.get(key);
   if (!s) {
     s = http2.connect(target.url, { settings: { initialWindowSize: 1 << 20 } });
