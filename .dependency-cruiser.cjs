@@ -89,10 +89,10 @@ module.exports = {
     },
     {
       name: "lite-store-below-http",
-      comment: "lite/store/ serves the HTTP front and never imports it: not http/, server.ts or what starts the server",
+      comment: "lite/store/ serves the HTTP front and its sessions and never imports them: not http/, session/, server.ts or what starts the server",
       severity: "error",
       from: { path: "^src/lite/store/" },
-      to: { path: "^src/lite/(http/|server\\.ts$|sniff\\.ts$|main\\.ts$|run\\.ts$|server-thread\\.ts$|thread\\.ts$)" },
+      to: { path: "^src/lite/(http/|session/|server\\.ts$|sniff\\.ts$|main\\.ts$|run\\.ts$|server-thread\\.ts$|thread\\.ts$)" },
     },
     {
       name: "cli-layer",

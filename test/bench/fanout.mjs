@@ -13,11 +13,15 @@
  *   node test/bench/fanout.mjs     (build first)
  *   FANOUT_PARTS=floor_h2,sse_h2   runs only those parts; FANOUT_SECS (10), FANOUT_N (1000)
  *
- * Parts: floor_h2, sse_h2 (SSE over h2c, 90 per connection), floor_h1, sse_h1 (HTTP/1.1),
- * proto (svc/proto read sessions, 100 per connection), mix (raw and base64 SSE), alone (the
- * writer with no follower: its ack latency), slow (one follower of 1,000 stops reading for the
- * whole run, then reads again), ten_k (10,000 sessions at 10 records/s), pg (two lite nodes on
- * one PostgreSQL, 500 followers on each, the writer on the first).
+ * Parts (each floor_* is the baseline of the part after it, with the same followers):
+ * floor_h2, sse_h2 (SSE over h2c, 90 per connection); floor_h1, sse_h1 (HTTP/1.1); floor_proto,
+ * proto (svc/proto read sessions, 100 per connection); mix (raw and base64 SSE, against
+ * floor_h2); alone (the writer with no follower: its ack latency); slow (one follower of 1,000,
+ * on a connection of its own, stops reading for the whole run, then reads again); floor_ten_k,
+ * ten_k (10,000 sessions at 10 records/s); pg (two lite nodes on one PostgreSQL, 500 followers
+ * on each, the writer on the first). On a 2-core machine the followers' own process is the
+ * bottleneck of latency well before lite is: compare p99 with the floor's, whose followers are
+ * the same.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -128,26 +132,26 @@ async function measure(targets, pid, { n, perConn, kind, h1 = false, rate, slow 
 }
 
 /** The floor: a bare server writing one buffer per record to the same followers. */
-async function floor(h1) {
-  const server = child("fanout-floor.mjs", [], h1 ? { H1: "1" } : {});
+async function floor({ h1 = false, kind = "sse", n = N, perConn = 90, rate = 100 } = {}) {
+  const server = child("fanout-floor.mjs", [], { ...(h1 ? { H1: "1" } : {}), KIND: kind });
   const { port } = await server.next();
   const followers = child("fanout-followers.mjs", [
     JSON.stringify({
       targets: [{ url: `http://127.0.0.1:${port}`, token: "-" }],
       basin: BASIN,
       stream: STREAM,
-      n: N,
-      perConn: 90,
-      kind: "sse",
+      n,
+      perConn,
+      kind,
       h1,
     }),
   ]);
   try {
     await followers.next();
-    server.send(`go 100 ${SECS}`);
+    server.send(`go ${rate} ${SECS}`);
     const res = await server.next();
     await sleep(500);
-    followers.send(`report ${100 * SECS}`);
+    followers.send(`report ${rate * SECS}`);
     const rep = await followers.next();
     return { ...rep, cpu_s: round(res.cpu_s), us_per_delivery: round(res.us_per_delivery, 2) };
   } finally {
@@ -186,14 +190,16 @@ async function onPostgres() {
 }
 
 const parts = {
-  floor_h2: () => floor(false),
+  floor_h2: () => floor(),
   sse_h2: () => onLite({ n: N, perConn: 90, kind: "sse", rate: 100 }),
-  floor_h1: () => floor(true),
+  floor_h1: () => floor({ h1: true }),
   sse_h1: () => onLite({ n: N, perConn: 90, kind: "sse", h1: true, rate: 100 }),
+  floor_proto: () => floor({ kind: "proto", perConn: 100 }),
   proto: () => onLite({ n: N, perConn: 100, kind: "proto", rate: 100 }),
   mix: () => onLite({ n: N, perConn: 90, kind: "mix", rate: 100 }),
   alone: () => onLite({ n: 0, perConn: 90, kind: "sse", rate: 100 }),
   slow: () => onLite({ n: N, perConn: 90, kind: "sse", rate: 100, slow: true }),
+  floor_ten_k: () => floor({ kind: "proto", n: 10 * N, perConn: 100, rate: 10 }),
   ten_k: () => onLite({ n: 10 * N, perConn: 100, kind: "proto", rate: 10 }),
   pg: () => onPostgres(),
 };
@@ -209,16 +215,20 @@ for (const p of PARTS) {
 }
 
 const ratio = (a, b) => (a !== undefined && b ? round(a / b, 2) : undefined);
-const h2floor = figures.floor_h2?.us_per_delivery;
+const f = figures;
+const vs = (part, base) => ({
+  cpu_per_delivery: ratio(f[part]?.us_per_delivery, f[base]?.us_per_delivery),
+  p99: ratio(f[part]?.p99_ms, f[base]?.p99_ms),
+});
 const summary = {
-  cpu_per_delivery_vs_floor: {
-    sse_h2: ratio(figures.sse_h2?.us_per_delivery, h2floor),
-    proto: ratio(figures.proto?.us_per_delivery, h2floor),
-    mix: ratio(figures.mix?.us_per_delivery, h2floor),
-    sse_h1_vs_h1_floor: ratio(figures.sse_h1?.us_per_delivery, figures.floor_h1?.us_per_delivery),
-  },
-  writer_ack_p99_with_followers_vs_alone: ratio(figures.sse_h2?.writer?.ack_p99_ms, figures.alone?.writer?.ack_p99_ms),
-  slow_one_others_p99_vs_sse_h2: ratio(figures.slow?.p99_ms, figures.sse_h2?.p99_ms),
+  // lite against Node's own floor with the same followers (1.0 = as cheap as one shared write per follower)
+  sse_h2_vs_floor: vs("sse_h2", "floor_h2"),
+  sse_h1_vs_h1_floor: vs("sse_h1", "floor_h1"),
+  proto_vs_floor: vs("proto", "floor_proto"),
+  mix_vs_floor: vs("mix", "floor_h2"),
+  ten_k_vs_floor: vs("ten_k", "floor_ten_k"),
+  writer_ack_p99_with_1000_followers_vs_alone: ratio(f.sse_h2?.writer?.ack_p99_ms, f.alone?.writer?.ack_p99_ms),
+  slow_one_others_p99_vs_sse_h2: ratio(f.slow?.p99_ms, f.sse_h2?.p99_ms),
 };
 console.log(JSON.stringify({ secs: SECS, followers: N, summary, figures }));
 process.exit(0);

@@ -1,5 +1,5 @@
 /**
- * A catch-up batch as the read engine gathers it (read-engine.ts): runs of stored records as the
+ * A catch-up batch as a read gathers it (read-feed.ts): runs of stored records as the
  * bytes a read sends, or decoded records where they must be (decryption, old values), and how
  * many stored batches to read at a time.
  */

@@ -12,8 +12,6 @@
  */
 import http from "node:http";
 import http2 from "node:http2";
-import { FrameParser } from "../../../dist/wire/framing.js";
-import { decodeReadBatchBytes } from "../../../dist/wire/record-decode.js";
 
 const cfg = JSON.parse(process.argv[2]);
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -30,10 +28,12 @@ class Follower {
     this.b64 = b64;
   }
   record(seq, body) {
+    this.recordSent(seq, Number(this.b64 ? Buffer.from(body, "base64").toString() : body));
+  }
+  recordSent(seq, sent) {
     if (seq !== this.next) this.disorder++;
     this.next = seq + 1;
     this.delivered++;
-    const sent = Number(this.b64 ? Buffer.from(body, "base64").toString() : body);
     if (Number.isFinite(sent) && sent > 0) this.lats.push(nowUs() - sent);
   }
 }
@@ -65,22 +65,72 @@ function sseHandler(f) {
   };
 }
 
+/**
+ * svc/proto frames parsed by hand, just enough for the tally (the followers' own CPU is the
+ * bench's bottleneck long before lite's): 3-byte length, flag byte, then a ReadBatch whose
+ * records (field 1) carry seq_num (field 1, varint) and body (field 4: here decimal digits).
+ */
 function protoHandler(f) {
-  const parser = new FrameParser();
+  let rest = Buffer.alloc(0);
   return (chunk) => {
     heard(f);
-    parser.push(chunk);
-    for (let frame = parser.next(); frame; frame = parser.next()) {
-      if (frame.terminal) continue;
-      for (const r of decodeReadBatchBytes(frame.payload).records) f.record(r.seqNum, Buffer.from(r.body).toString());
+    const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+    let at = 0;
+    while (at + 4 <= buf.length) {
+      const len = (buf[at] << 16) | (buf[at + 1] << 8) | buf[at + 2];
+      if (at + 3 + len > buf.length) break;
+      if ((buf[at + 3] & 0x80) === 0) readBatch(f, buf, at + 4, at + 3 + len);
+      at += 3 + len;
     }
+    rest = at < buf.length ? buf.subarray(at) : Buffer.alloc(0);
   };
+}
+
+function varint(buf, at) {
+  let v = 0;
+  let mul = 1;
+  for (;;) {
+    const b = buf[at++];
+    v += (b & 0x7f) * mul;
+    if (b < 0x80) return [v, at];
+    mul *= 128;
+  }
+}
+
+function readBatch(f, buf, at, end) {
+  while (at < end) {
+    const tag = buf[at++];
+    let len;
+    [len, at] = varint(buf, at);
+    if (tag === 0x0a) {
+      let seq = 0; // proto3 leaves a zero seq_num out
+      let sent = 0;
+      let p = at;
+      const rEnd = at + len;
+      while (p < rEnd) {
+        const t = buf[p++];
+        if ((t & 7) === 0) {
+          let v;
+          [v, p] = varint(buf, p);
+          if (t >> 3 === 1) seq = v;
+        } else {
+          let l;
+          [l, p] = varint(buf, p);
+          if (t >> 3 === 4) for (let i = p; i < p + l; i++) sent = sent * 10 + (buf[i] - 48);
+          p += l;
+        }
+      }
+      f.recordSent(seq, sent);
+    }
+    at += len;
+  }
 }
 
 const path = (t) => `/v1/streams/${encodeURIComponent(cfg.stream)}/records?seq_num=0`;
 const sessions = new Map();
 function sessionFor(target, i) {
-  const key = `${target.url}#${Math.floor(i / cfg.perConn)}`;
+  // A slow follower is a client of its own (its own connection), as a slow reader is.
+  const key = cfg.slow && i === 0 ? "slow" : `${target.url}#${Math.floor(i / cfg.perConn)}`;
   let s = sessions.get(key);
   if (!s) {
     s = http2.connect(target.url, { settings: { initialWindowSize: 1 << 20 } });

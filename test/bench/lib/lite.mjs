@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../../..");
-export const BIN = join(ROOT, "bin/svc.js");
+/** The svc to run; BENCH_LITE_BIN names another build's bin/svc.js (a before/after comparison in one run). */
+export const BIN = process.env.BENCH_LITE_BIN ?? join(ROOT, "bin/svc.js");
 
 /**
  * The shared root token of each PostgreSQL database, as the first node started on it printed
