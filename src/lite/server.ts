@@ -24,7 +24,8 @@ import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
 /**
- * HTTP/2 windows: at the 64 KiB default, sessions run at half speed here (performance.md §3);
+ * HTTP/2 windows: at the 64 KiB default, sessions run at half speed (docs/design/performance.md,
+ * "HTTP/2 flow-control windows");
  * a stream window must also hold two full 1 MiB frames, or a sender stalls on every input
  * (measured: 1 MiB windows 54k records/s, 2 MiB 99-127k, on 1000 x 1 KiB append sessions).
  */

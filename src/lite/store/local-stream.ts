@@ -1,7 +1,7 @@
 /**
  * A stream on a local backend (lmdb, memory): this process is its only writer, so it
  * sequences every append in memory and serialises every write to it (protocol.md §8.3, §8.6;
- * lite-anchor.md §1.3).
+ * one sequencer per stream, as s2-lite: docs/design/s2-compatibility.md, "s2-lite").
  *
  * submit() runs synchronously up to the storage write: deletion check, timestamp rule,
  * fencing token, match_seq_num against the NEXT ASSIGNABLE seq (accepted but not yet

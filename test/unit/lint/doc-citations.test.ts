@@ -54,8 +54,6 @@ const NOT_YET_CHECKED = new Set<string>([
   "src/client/appender.ts",
   "src/client/read-session.ts",
   "src/client/test-fault.ts",
-  "src/lite/server.ts",
-  "src/lite/store/local-stream.ts",
   "src/transport/node-http.ts",
   "src/transport/retry.ts",
   "README.md",
