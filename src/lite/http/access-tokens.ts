@@ -1,7 +1,7 @@
 /** Access-token endpoints A7–A9 (protocol.md §2.2, §3.5, §9). */
 import { serverError } from "../../errors.js";
 import type { Resources } from "../auth/decision.js";
-import { parseIssueRequest, tokenIdProblem, tokenInfoJson, type IssueRequest } from "../auth/token-info.js";
+import { badTokenId, parseIssueRequest, tokenInfoJson, type IssueRequest } from "../auth/token-info.js";
 import { bodyStep, type RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { requiredJson } from "./json-body.js";
@@ -41,7 +41,7 @@ export const issueTokenHandler = bodyStep<IssueRequest>({
 /** A9's token id, checked before its access is decided (a bad id is 400, or 422 for a NUL, whatever the token). */
 export function revokeTokenNames(_ex: Exchange, params: string[]): Resources {
   const id = params[0]!;
-  const problem = tokenIdProblem(id);
+  const problem = badTokenId(id);
   if (problem) throw serverError(hasNul(id) ? "invalid" : "bad_path", problem);
   return { tokenId: id };
 }
