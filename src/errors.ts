@@ -86,8 +86,12 @@ export const CLIENT_CODES = {
   connect_failed: { status: 0, retryable: true, sideEffects: false },
   /** The connection failed after the request was (maybe) sent. */
   network: { status: 0, retryable: true, sideEffects: true },
-  /** No response in time after the request was sent. */
-  timeout: { status: 0, retryable: true, sideEffects: true },
+  /**
+   * The client's own deadline ran out: no response or ack in time after a request was sent,
+   * or a wait for a state that did not come. Not `timeout`: that is a legacy server code for
+   * a 408 (§11.3), an answer the server sent.
+   */
+  client_timeout: { status: 0, retryable: true, sideEffects: true },
   /** A malformed frame, message or response from the peer. */
   protocol: { status: 0, retryable: false, sideEffects: true },
   /** The operation was interrupted (Ctrl-C). */

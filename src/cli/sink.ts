@@ -112,7 +112,7 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
       return connectHint(err, ctx);
     case "tls_untrusted":
       return tlsHint(ctx);
-    case "timeout":
+    case "client_timeout":
       return "the server did not answer in time; raise --timeout or check the server";
     case "unverified_server":
       return "if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export SVC_ACCESS_TOKEN=…); otherwise another program holds the port";

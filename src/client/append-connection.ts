@@ -94,7 +94,7 @@ export class AppendConnection {
       }
     } catch (e) {
       const err = this.timedOut
-        ? clientError("timeout", `no ack arrived within ${this.ackTimeoutMs} ms`)
+        ? clientError("client_timeout", `no ack arrived within ${this.ackTimeoutMs} ms`)
         : e instanceof SvcError
           ? e
           : clientError("network", String(e), e);
@@ -106,7 +106,7 @@ export class AppendConnection {
       events.lost(
         this,
         this.timedOut
-          ? clientError("timeout", "no ack arrived in time")
+          ? clientError("client_timeout", "no ack arrived in time")
           : clientError("network", "the session ended before every input was acknowledged"),
       );
     }

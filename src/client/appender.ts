@@ -19,7 +19,7 @@
  */
 import { SvcError, clientError, clientFail } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
-import { checkAppendInput as checkByRules } from "../rules/records.js";
+import { checkBatch as checkByRules } from "../rules/records.js";
 
 export type AppendTransport = "session" | "unary" | "auto";
 

@@ -12,7 +12,7 @@ import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJs
 import type { Caller } from "./caller.js";
 import { query, seg, type BasinRoute } from "./endpoints.js";
 import { checkName } from "../rules/names.js";
-import { checkAppendInput } from "../rules/records.js";
+import { checkBatch } from "../rules/records.js";
 import type { AppendSessionOptions } from "./append-session.js";
 import type { Appender, AppenderOptions, AppendLane } from "./appender.js";
 import type { ReadSessionOptions } from "./read-session.js";
@@ -67,7 +67,7 @@ export class StreamClient {
 
   /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
   async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
-    checkAppendInput(input, clientFail("bad_input"));
+    checkBatch(input, clientFail("bad_input"));
     return this.sendAppend(input, opts);
   }
 

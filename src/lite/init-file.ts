@@ -151,6 +151,9 @@ export function parseInitSpec(text: string): BasinPlan[] {
   });
 }
 
+/** The init file is the operator's, applied by the server itself: it may create and reconfigure anything. */
+const SERVER_ITSELF = { require: (): void => undefined };
+
 /** Applies a spec file; returns one line per resource for the log. */
 export async function applyInitFile(store: Store, file: string): Promise<string[]> {
   const plans = parseInitSpec(readFileSync(file, "utf8"));
@@ -158,10 +161,10 @@ export async function applyInitFile(store: Store, file: string): Promise<string[
   for (const b of plans) {
     // Every field of the plan is explicit (a value, or null to reset), so the merge of
     // ensureBasin/ensureStream amounts to replacing the config: ensure semantics.
-    const r = await ensureBasin(store, b.name, b.config, () => undefined);
+    const r = await ensureBasin(store, b.name, b.config, SERVER_ITSELF);
     lines.push(`basin ${quoted(b.name)}: ${describe(r.result)}`);
     for (const s of b.streams) {
-      const rs = await ensureStream(store, b.name, s.name, s.config, () => undefined);
+      const rs = await ensureStream(store, b.name, s.name, s.config, SERVER_ITSELF);
       lines.push(`stream ${streamOf(b.name, s.name)}: ${describe(rs.result)}`);
     }
   }

@@ -59,6 +59,13 @@ function judge(record: { headers: Header[]; body: Uint8Array }): Command | strin
   return `unknown command ${JSON.stringify(lossyUtf8(op))}: the operations are fence and trim`;
 }
 
+/** The operation a command record names, whatever its payload (§9.2: what it needs besides `append`). */
+export function commandOp(record: { headers: Header[] }): Command["op"] | undefined {
+  if (!isCommandRecord(record)) return undefined;
+  const op = record.headers[0]!.value;
+  return equalBytes(op, FENCE) ? "fence" : equalBytes(op, TRIM) ? "trim" : undefined;
+}
+
 /** What is wrong with a command record, or undefined when it carries a valid command. */
 export function commandProblem(record: { headers: Header[]; body: Uint8Array }): string | undefined {
   const c = judge(record);

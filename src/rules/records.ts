@@ -90,8 +90,8 @@ export function checkRecord(record: RecordShape, fail: Fail): number {
   return metered;
 }
 
-/** Returns the input's metered size; throws `fail(message)` when it breaks a batch rule. */
-export function checkAppendInput(input: AppendInput, fail: Fail): number {
+/** Returns the metered size of an append's batch; throws `fail(message)` when it or its fencing token breaks a rule. */
+export function checkBatch(input: AppendInput, fail: Fail): number {
   const n = input.records.length;
   if (n === 0) throw fail("an append must carry at least one record");
   if (n > LIMITS.maxBatchRecords) throw fail(`an append carries at most ${LIMITS.maxBatchRecords} records (got ${n})`);

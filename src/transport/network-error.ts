@@ -4,7 +4,7 @@
  * - the server's TLS certificate is not trusted → `tls_untrusted`, not retryable (a retry
  *   meets the same certificate), saying how to proceed;
  * - nothing reached the server (refused, DNS, connect timeout) → `connect_failed` (safe to retry);
- * - our own deadline fired after sending → `timeout` (outcome unknown);
+ * - our own deadline fired after sending → `client_timeout` (outcome unknown);
  * - anything else on the socket (reset, closed) → `network` (outcome unknown).
  */
 import { SvcError, clientError } from "../errors.js";
@@ -64,7 +64,7 @@ export function networkError(
   }
   if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
     if (!connected) return clientError("connect_failed", `cannot connect to ${origin} within ${timeoutMs} ms`, e);
-    return clientError("timeout", `no response from ${origin} within ${timeoutMs} ms`, e);
+    return clientError("client_timeout", `no response from ${origin} within ${timeoutMs} ms`, e);
   }
   if (!connected)
     return clientError("connect_failed", `cannot connect to ${origin}: ${detail}${code ? ` (${code})` : ""}`, e);

@@ -4,7 +4,7 @@
  * is ~20 ms with node:http against ~350 ms with undici, import and teardown included).
  *
  * A failure before the socket connected is `connect_failed` (nothing was sent, always safe to
- * retry); after that, our deadline is `timeout` and anything else `network` (outcome unknown).
+ * retry); after that, our deadline is `client_timeout` and anything else `network` (outcome unknown).
  */
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import * as http from "node:http";

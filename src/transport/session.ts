@@ -197,7 +197,7 @@ export class SessionPool {
       headers = await waitForResponse(stream, req.url, waitMs, timeoutMs);
     } catch (e) {
       // A server that does not answer in time has a silent connection: do not reuse it.
-      if ((e as SvcError).code === "timeout") this.drop(url.origin, session);
+      if ((e as SvcError).code === "client_timeout") this.drop(url.origin, session);
       throw e;
     }
     const status = Number(headers[":status"] ?? 0);
@@ -248,7 +248,7 @@ function waitForResponse(
     const timer = setTimeout(
       () => {
         stream.close(http2.constants.NGHTTP2_CANCEL);
-        reject(clientError("timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`));
+        reject(clientError("client_timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`));
       },
       Math.min(MAX_TIMER_MS, waitMs),
     );

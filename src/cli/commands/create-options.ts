@@ -93,7 +93,7 @@ export async function waitForBasin(
         });
       if (Date.now() + delay > deadline) {
         throw clientError(
-          "timeout",
+          "client_timeout",
           `basin ${basin} is still ${info?.state ?? "present"} after ${f.waitTimeout ?? "60s"}`,
         );
       }

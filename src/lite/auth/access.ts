@@ -1,28 +1,18 @@
 /**
- * Authentication and authorization of svc lite, in ONE place (protocol.md §9). The router
- * authenticates every API request and checks the operation against the resources named in
- * the path; handlers check what only the body names (a new basin, stream or token id);
- * sessions re-check their principal at every message, so revocation and expiry end them.
+ * Authentication of svc lite and its access tokens (protocol.md §9). The router authenticates
+ * every API request here, then decides what it may do once (decision.ts); sessions re-check
+ * their principal at every message, so revocation and expiry end them.
  *
  * Principals: `open` with --no-auth (everything allowed), `root` (the server's own token:
  * everything, never expires), `token` (an issued token and its scope).
  */
 import { serverError, type SvcError } from "../../errors.js";
-import { isCommandRecord } from "../../rules/commands.js";
-import type { AppendInput, Maybe, Operation } from "../../types.js";
-import { effectiveOps, inSet, narrowListing, setWithin } from "./scope.js";
+import type { Maybe } from "../../types.js";
+import type { Access, Principal } from "./decision.js";
+import { effectiveOps, setWithin } from "./scope.js";
 import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest } from "./token-info.js";
-import type { ResourceSet, Scope, StoredToken } from "../storage/types.js";
-
-export type Principal = { kind: "open" } | { kind: "root" } | { kind: "token"; token: StoredToken };
-
-/** The resources a request names (§9.3): each is checked against the matching set. */
-export interface Resources {
-  basin?: string;
-  stream?: string;
-  tokenId?: string;
-}
+import type { Scope, StoredToken } from "../storage/types.js";
 
 export interface AuthOptions {
   /** The root token, when this node knows it (on PostgreSQL, a node that did not make it knows its hash only). */
@@ -101,69 +91,9 @@ export class Auth {
     });
   }
 
-  /** 403 unless `op` is granted and every named resource is inside its set. */
-  authorize(p: Principal, op: Operation, res: Resources = {}): void {
-    if (p.kind !== "token") return;
-    const { scope, id } = p.token;
-    if (!effectiveOps(scope).has(op))
-      throw denied(`access token ${JSON.stringify(id)} does not permit operation \`${op}\``);
-    const check = (set: ResourceSet, name: string | undefined, what: string): void => {
-      if (name !== undefined && !inSet(set, name))
-        throw denied(`access token ${JSON.stringify(id)} does not cover ${what} ${JSON.stringify(name)}`);
-    };
-    check(scope.basins, res.basin, "basin");
-    check(scope.streams, res.stream, "stream");
-    check(scope.accessTokens, res.tokenId, "access token");
-  }
-
-  /** 403 unless at least one of `ops` is allowed (the request decides which one later). */
-  authorizeEither(p: Principal, ops: Operation[], res: Resources = {}): void {
-    let first: unknown;
-    for (const op of ops) {
-      try {
-        return this.authorize(p, op, res);
-      } catch (e) {
-        first ??= e;
-      }
-    }
-    throw first;
-  }
-
-  /** §9.2: an append carrying fence or trim command records also needs `fence` / `trim`. */
-  authorizeCommands(p: Principal, input: AppendInput, res: Resources): void {
-    if (p.kind !== "token") return;
-    for (const r of input.records) {
-      if (!isCommandRecord(r)) continue;
-      const name = new TextDecoder("utf-8", { ignoreBOM: true }).decode(r.headers[0]!.value);
-      if (name === "fence" || name === "trim") this.authorize(p, name, res);
-    }
-  }
-
-  /** What a listing may show (undefined: nothing) for the principal's set of that kind. */
-  listing(
-    p: Principal,
-    kind: "basins" | "streams" | "accessTokens",
-    prefix: string,
-  ): { prefix: string } | { exact: string } | undefined {
-    if (p.kind !== "token") return { prefix };
-    return narrowListing(p.token.scope[kind], prefix);
-  }
-
-  /** Whether the principal's set of that kind holds `name` (what it may see of it, §9.3). */
-  covers(p: Principal, kind: "basins" | "streams" | "accessTokens", name: string): boolean {
-    return p.kind !== "token" || inSet(p.token.scope[kind], name);
-  }
-
-  /** §9.4: the prefix an auto-prefix token puts before every stream name, else "". */
-  streamPrefix(p: Principal): string {
-    return p.kind === "token" && p.token.autoPrefixStreams && p.token.scope.streams.kind === "prefix"
-      ? p.token.scope.streams.value
-      : "";
-  }
-
-  /** A8: issues a token no broader than the requestor's; returns the secret (shown once). */
-  async issue(p: Principal, req: IssueRequest): Promise<string> {
-    this.authorize(p, "issue-access-token", { tokenId: req.id });
+  /** A8, once allowed: issues a token no broader than the requestor's; returns the secret (shown once). */
+  async issue(access: Access, req: IssueRequest): Promise<string> {
+    const p = access.principal;
     if (effectiveOps(req.scope).size === 0) throw serverError("invalid", "the scope grants no operation");
     const expiresAt = req.expiresAt === undefined ? requestorExpiry(p) : req.expiresAt;
     if (p.kind === "token") checkNoEscalation(p.token, req.scope, expiresAt);
@@ -182,9 +112,8 @@ export class Auth {
     return minted.token;
   }
 
-  /** A9: 404 when unknown or already revoked. */
-  async revoke(p: Principal, id: string): Promise<void> {
-    this.authorize(p, "revoke-access-token", { tokenId: id });
+  /** A9, once allowed: 404 when unknown or already revoked. */
+  async revoke(id: string): Promise<void> {
     const token = await this.tokens.byId(id);
     if (!token || !(await this.tokens.remove(id, token.keyId)))
       throw serverError("access_token_not_found", `access token ${JSON.stringify(id)} does not exist or was revoked`);
@@ -192,12 +121,12 @@ export class Auth {
 
   /** A7: tokens inside the principal's access-token set only. */
   async list(
-    p: Principal,
+    access: Access,
     prefix: string,
     after: string,
     limit: number,
   ): Promise<{ tokens: StoredToken[]; hasMore: boolean }> {
-    const view = this.listing(p, "accessTokens", prefix);
+    const view = access.listing("accessTokens", prefix);
     if (!view) return { tokens: [], hasMore: false };
     if ("exact" in view) {
       const t = view.exact > after ? await this.tokens.byId(view.exact) : undefined;

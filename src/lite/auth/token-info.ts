@@ -19,8 +19,11 @@ export interface IssueRequest {
 const invalid = (message: string) => serverError("invalid", message);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** What is wrong with an access-token id from a request (a body field or a path), or undefined. */
-export function tokenIdProblem(id: unknown): string | undefined {
+/**
+ * What is wrong with an access-token id from a request (a body field or a path), said as a
+ * message naming it, or undefined; rules/names.ts `tokenIdProblem` is the rule it applies.
+ */
+export function badTokenId(id: unknown): string | undefined {
   if (typeof id !== "string") return "`id` must be a string";
   return badName("token", id);
 }
@@ -122,7 +125,7 @@ function rfc3339Ms(text: string): number | "sub-ms" | undefined {
 
 export function parseIssueRequest(body: unknown): IssueRequest {
   if (!isObject(body)) throw serverError("bad_json", "the request body must be a JSON object");
-  const problem = tokenIdProblem(body.id);
+  const problem = badTokenId(body.id);
   if (problem) throw invalid(problem);
   const scope = parseScope(body.scope);
   if (

@@ -1,7 +1,7 @@
 /** Account-level basin endpoints A1–A6 (protocol.md §2.2). */
-import { serverError } from "../../errors.js";
 import { createBasin, deleteBasin, ensureBasin, getBasin, listBasins, reconfigureBasinOp } from "../store/basins.js";
-import type { RequestContext } from "./context.js";
+import type { Resources } from "../auth/decision.js";
+import { bodyStep, type RequestContext } from "./context.js";
 import {
   basinConfigJson,
   basinInfoJson,
@@ -12,10 +12,16 @@ import {
 } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
-import type { BasinMeta } from "../storage/types.js";
+import type { BasinMeta, StoredBasinConfig } from "../storage/types.js";
 import { checkLocation } from "./locations.js";
 import { badName } from "../../rules/names.js";
 import { bodyNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
+
+interface NewBasin {
+  basin: string;
+  config: StoredBasinConfig;
+  token: string | undefined;
+}
 
 /** The seed's `scope`, or the newest clients' `location` (this server's one, else 422). */
 function checkScope(p: ConfigParse, body: Record<string, unknown>, location: string): void {
@@ -30,7 +36,7 @@ function checkScope(p: ConfigParse, body: Record<string, unknown>, location: str
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { prefix, startAfter, limit } = listParams(ex.query, "basin");
   // Only basins inside the token's basin set are listed (§9.3).
-  const view = ctx.auth.listing(ctx.principal, "basins", prefix);
+  const view = ctx.access.listing("basins", prefix);
   let page: { basins: BasinMeta[]; hasMore: boolean } = { basins: [], hasMore: false };
   if (view && "prefix" in view) page = await listBasins(ctx.store, view.prefix, startAfter, limit);
   else if (view && view.exact > startAfter)
@@ -41,36 +47,44 @@ export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Prom
   await ex.sendJson(200, { basins: page.basins.map((b) => basinInfoJson(b, ctx.location)), has_more: page.hasMore });
 }
 
-export async function createBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  const token = requestToken(ex);
-  const body = await requiredJson(ex);
-  const p: ConfigParse = new ConfigParse();
-  if (!isObject(body)) p.fail("the request body must be a JSON object");
-  if (typeof body.basin !== "string") p.fail("missing field `basin` (a string)");
-  bodyNameProblem(badName("basin", body.basin), body.basin, (m) => p.fail(m));
-  checkScope(p, body, ctx.location);
-  const config = parseBasinConfig(p, body.config);
-  p.finish();
-  ctx.auth.authorize(ctx.principal, "create-basin", { basin: body.basin });
-  const { meta, result } = await createBasin(ctx.store, body.basin, config, token);
-  // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
-  await ex.sendJson(
-    result === "created" ? 201 : 200,
-    basinInfoJson(meta, ctx.location),
-    ex.dialectHeaders("provision-result", result),
-  );
-}
+/** A2: the body names the basin, so the decision waits for it (BodyNamed). */
+export const createBasinHandler = bodyStep<NewBasin>({
+  async read(ex, head) {
+    const token = requestToken(ex);
+    const body = await requiredJson(ex);
+    const p: ConfigParse = new ConfigParse();
+    if (!isObject(body)) p.fail("the request body must be a JSON object");
+    if (typeof body.basin !== "string") p.fail("missing field `basin` (a string)");
+    bodyNameProblem(badName("basin", body.basin), body.basin, (m) => p.fail(m));
+    checkScope(p, body, head.location);
+    const config = parseBasinConfig(p, body.config);
+    p.finish();
+    return { basin: body.basin as string, config, token };
+  },
+  names: (b) => ({ basin: b.basin }),
+  async act(ex, ctx, b) {
+    const { meta, result } = await createBasin(ctx.store, b.basin, b.config, b.token);
+    // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
+    await ex.sendJson(
+      result === "created" ? 201 : 200,
+      basinInfoJson(meta, ctx.location),
+      ex.dialectHeaders("provision-result", result),
+    );
+  },
+});
 
 export async function getBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const name = checkBasinName(ctx.params[0]!, "bad_path");
   await ex.sendJson(200, basinConfigJson((await getBasin(ctx.store, name)).config));
 }
 
+/** A4's basin, named before its access is decided (a bad name is 400 whatever the token). */
+export function ensureBasinNames(_ex: Exchange, params: string[]): Resources {
+  return { basin: checkBasinName(params[0]!, "bad_path") };
+}
+
 export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  const name = checkBasinName(ctx.params[0]!, "bad_path");
-  // §9.2: A4 is create-basin when it creates, reconfigure-basin when the basin exists; which
-  // one is decided with the change. A token with neither is refused before the body.
-  ctx.auth.authorizeEither(ctx.principal, ["create-basin", "reconfigure-basin"], { basin: name });
+  const name = ctx.params[0]!;
   const body = await optionalJson(ex);
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
@@ -78,9 +92,9 @@ export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   checkScope(p, obj, ctx.location);
   const reconfig = parseBasinReconfig(p, obj.config);
   p.finish();
-  const { meta, result } = await ensureBasin(ctx.store, name, reconfig, (op) =>
-    ctx.auth.authorize(ctx.principal, op, { basin: name }),
-  );
+  // §9.2: A4 is create-basin when it creates, reconfigure-basin when the basin exists: the
+  // store tells which from the read the change is made on, and asks the decision.
+  const { meta, result } = await ensureBasin(ctx.store, name, reconfig, ctx.access);
   await ex.sendJson(
     result === "created" ? 201 : 200,
     basinInfoJson(meta, ctx.location),

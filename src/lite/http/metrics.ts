@@ -102,7 +102,7 @@ export async function accountMetricsHandler(ex: Exchange, ctx: RequestContext): 
   const set = metricSet(ex.query, ACCOUNT_SETS);
   const r = metricRange(ex.query, { level: "account", set }, Math.floor(Date.now() / 1000));
   // §9.3: the active-basins label is a listing of basins: only those in the token's set.
-  const visible = (basin: string): boolean => ctx.auth.covers(ctx.principal, "basins", basin);
+  const visible = (basin: string): boolean => ctx.access.covers("basins", basin);
   const buckets = await m.recorder.buckets(r.start, r.end, set === "account-ops" ? "" : undefined);
   await ex.sendJson(200, { values: accountMetrics(set, r, buckets, visible) });
 }

@@ -5,7 +5,7 @@
  */
 import { serverError, serverFail } from "../../errors.js";
 import type { AppendInput, ReadBatch } from "../../types.js";
-import { checkAppendInput } from "../../rules/records.js";
+import { checkBatch } from "../../rules/records.js";
 import { appendAckToJson, appendInputFromJson, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import { planRead } from "../store/read-plan.js";
@@ -31,7 +31,7 @@ async function decodeInput(ex: Exchange): Promise<AppendInput> {
 export async function appendHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   if (isSessionType(contentType(ex))) return appendSession(ex, ctx);
   const input = await decodeInput(ex);
-  checkAppendInput(input, serverFail("invalid"));
+  checkBatch(input, serverFail("invalid"));
   const access = await StreamAccess.open(ex, ctx, "append", { first: input });
   const ack = await (await access.submit(input)).ack;
   if (isProtobufType(acceptType(ex))) await ex.send(200, encodeAppendAck(ack), PROTOBUF);

@@ -1,8 +1,7 @@
 /**
- * (method, path) → handler (protocol.md §2.1). Every API request is authenticated here and
- * its operation checked against the resources its path names (§9.3); a route whose
- * operation depends on state (PUT create-or-reconfigure) or on the body (POST create) has
- * its handler finish the check. Paths are split on "/" BEFORE
+ * (method, path) → handler (protocol.md §2.1, the table in routes.ts). Every API request is
+ * authenticated here and its access decided once, from what its route declares (§9.2, §9.3;
+ * auth/decision.ts); the handler receives the decision. Paths are split on "/" BEFORE
  * percent-decoding, so a stream `a/b` sent as `a%2Fb` stays one segment. Unknown route → 404
  * with an empty body; a known path with the wrong method → 405. Every error a handler throws
  * becomes a JSON body with a catalogue code (§11).
@@ -11,107 +10,18 @@ import { isIP } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
 import { causeText, wireError } from "../wire-error.js";
 import { quoted } from "../log.js";
-import type { Operation } from "../../types.js";
-import type { Auth, Resources } from "../auth/access.js";
-import * as accessTokens from "./access-tokens.js";
+import type { Auth } from "../auth/access.js";
+import { decide, streamPrefixOf, type Resources } from "../auth/decision.js";
 import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import { basinExists } from "../store/basins.js";
 import type { AppendLimits } from "../session/append-limits.js";
 import type { Drain } from "../session/io.js";
-import * as basins from "./basins.js";
 import { answerHealth } from "./health.js";
-import type { Handler, RequestContext } from "./context.js";
+import type { Handler, HeadContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
-import * as records from "./records.js";
-import * as streams from "./streams.js";
-import * as locations from "./locations.js";
-import * as metrics from "./metrics.js";
+import { countedAs, match, ROUTES, type Endpoint, type Route } from "./routes.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
-
-interface Route {
-  /** Literal segments, or "*" for one parameter, or "**" for any rest (501 stubs). */
-  pattern: string[];
-  methods: Partial<Record<string, [Operation | undefined, Handler]>>;
-}
-
-const ROUTES: Route[] = [
-  {
-    pattern: ["v1", "basins"],
-    methods: { GET: ["list-basins", basins.listBasinsHandler], POST: ["create-basin", basins.createBasinHandler] },
-  },
-  {
-    pattern: ["v1", "basins", "*"],
-    methods: {
-      GET: ["get-basin-config", basins.getBasinHandler],
-      PUT: [undefined, basins.ensureBasinHandler],
-      PATCH: ["reconfigure-basin", basins.reconfigureBasinHandler],
-      DELETE: ["delete-basin", basins.deleteBasinHandler],
-    },
-  },
-  {
-    pattern: ["v1", "streams"],
-    methods: {
-      GET: ["list-streams", streams.listStreamsHandler],
-      POST: ["create-stream", streams.createStreamHandler],
-    },
-  },
-  {
-    pattern: ["v1", "streams", "*"],
-    methods: {
-      GET: ["get-stream-config", streams.getStreamHandler],
-      PUT: [undefined, streams.ensureStreamHandler],
-      PATCH: ["reconfigure-stream", streams.reconfigureStreamHandler],
-      DELETE: ["delete-stream", streams.deleteStreamHandler],
-    },
-  },
-  {
-    pattern: ["v1", "streams", "*", "records"],
-    methods: { GET: ["read", records.readHandler], POST: ["append", records.appendHandler] },
-  },
-  { pattern: ["v1", "streams", "*", "records", "tail"], methods: { GET: ["check-tail", records.checkTailHandler] } },
-  {
-    pattern: ["v1", "access-tokens"],
-    methods: {
-      GET: ["list-access-tokens", accessTokens.listTokensHandler],
-      POST: [undefined, accessTokens.issueTokenHandler],
-    },
-  },
-  { pattern: ["v1", "access-tokens", "*"], methods: { DELETE: [undefined, accessTokens.revokeTokenHandler] } },
-  { pattern: ["v1", "metrics"], methods: { GET: ["account-metrics", metrics.accountMetricsHandler] } },
-  { pattern: ["v1", "metrics", "*"], methods: { GET: ["basin-metrics", metrics.basinMetricsHandler] } },
-  { pattern: ["v1", "metrics", "*", "*"], methods: { GET: ["stream-metrics", metrics.streamMetricsHandler] } },
-  { pattern: ["v1", "locations"], methods: { GET: ["list-locations", locations.listLocationsHandler] } },
-  {
-    pattern: ["v1", "locations", "default"],
-    methods: {
-      GET: ["get-default-location", locations.getDefaultLocationHandler],
-      PUT: ["set-default-location", locations.setDefaultLocationHandler],
-    },
-  },
-  { pattern: ["metrics"], methods: { GET: ["account-metrics", metrics.prometheusHandler] } },
-];
-
-/** The operation a request counts as in metrics: the route's, or the one its handler decides. */
-const DECIDED_BY_HANDLER: Record<string, string> = {
-  "PUT basins": "ensure-basin",
-  "PUT streams": "ensure-stream",
-  "POST access-tokens": "issue-access-token",
-  "DELETE access-tokens": "revoke-access-token",
-};
-
-function match(pattern: string[], segments: string[]): string[] | undefined {
-  const params: string[] = [];
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i]!;
-    if (p === "**") return segments.length > i ? params : undefined;
-    const s = segments[i];
-    if (s === undefined) return undefined;
-    if (p === "*") params.push(s);
-    else if (p !== s) return undefined;
-  }
-  return segments.length === pattern.length ? params : undefined;
-}
 
 function decode(segment: string): string {
   try {
@@ -189,10 +99,10 @@ export async function route(ex: Exchange, deps: RouterDeps): Promise<void> {
     for (const r of ROUTES) {
       const raw = match(r.pattern, segments);
       if (!raw) continue;
-      const entry = r.methods[ex.method];
-      if (!entry) return ex.sendEmpty(405, { allow: Object.keys(r.methods).join(", ") });
-      if (deps.metrics) return await counted(ex, deps, deps.metrics, r, entry, raw);
-      return await handle(ex, deps, r, entry, raw);
+      const endpoint = r.methods[ex.method];
+      if (!endpoint) return ex.sendEmpty(405, { allow: Object.keys(r.methods).join(", ") });
+      if (deps.metrics) return await counted(ex, deps, deps.metrics, r, endpoint, raw);
+      return await handle(ex, deps, r, endpoint, raw);
     }
     ex.sendEmpty(404);
   } catch (e) {
@@ -206,15 +116,15 @@ async function counted(
   deps: RouterDeps,
   m: LiteMetrics,
   r: Route,
-  entry: [Operation | undefined, Handler],
+  e: Endpoint,
   raw: string[],
 ): Promise<void> {
   const t0 = performance.now();
-  const op = entry[0] ?? DECIDED_BY_HANDLER[`${ex.method} ${r.pattern[1]}`] ?? "other";
+  const op = countedAs(e);
   try {
-    await handle(ex, deps, r, entry, raw);
-  } catch (e) {
-    await sendError(ex, e, deps.log);
+    await handle(ex, deps, r, e, raw);
+  } catch (err) {
+    await sendError(ex, err, deps.log);
   }
   m.stats.request(op, ex.status, (performance.now() - t0) / 1000);
   // The account's and its basins' operations are those its tokens were allowed to make: a
@@ -237,27 +147,22 @@ function basinOfHost(ex: Exchange): string | undefined {
   }
 }
 
-/** Authenticates, authorizes by the path, and runs the handler. */
-async function handle(
-  ex: Exchange,
-  deps: RouterDeps,
-  r: Route,
-  entry: [Operation | undefined, Handler],
-  raw: string[],
-): Promise<void> {
+/**
+ * Authenticates, decides the request's access once from what its route declares (the body
+ * read first where it names resources), and runs the handler with the decision.
+ */
+async function handle(ex: Exchange, deps: RouterDeps, r: Route, e: Endpoint, raw: string[]): Promise<void> {
   const principal = await deps.auth.authenticate(ex.header("authorization"));
   // A body may take long to arrive: the principal is checked again once it has, before the
   // request acts (a token revoked meanwhile gets 401, whatever the request).
   ex.bodyGate = () => deps.auth.recheck(principal);
-  const streamPrefix = deps.auth.streamPrefix(principal);
+  const streamPrefix = streamPrefixOf(principal);
   const params = raw.map(decode);
   if (r.pattern[1] === "streams" && params.length > 0) params[0] = streamPrefix + params[0]!;
   if (r.pattern[1] === "metrics" && params.length > 1) params[1] = streamPrefix + params[1]!;
-  if (entry[0]) deps.auth.authorize(principal, entry[0], resourcesOf(r.pattern, params, ex));
-  const ctx: RequestContext = {
+  const head: HeadContext = {
     store: deps.store,
     params,
-    principal,
     auth: deps.auth,
     streamPrefix,
     drain: deps.drain,
@@ -266,27 +171,15 @@ async function handle(
     metrics: deps.metrics,
     location: deps.location,
   };
-  return await entry[1](ex, ctx);
-}
-
-/** §9.3: the basin, stream or token id a path names. */
-function resourcesOf(pattern: string[], params: string[], ex: Exchange): Resources {
-  switch (pattern[1]) {
-    case "basins":
-      return { basin: params[0] };
-    case "streams":
-      return { basin: requestBasin(ex), stream: params[0] };
-    case "access-tokens":
-      return { tokenId: params[0] };
-    case "metrics":
-      return params.length === 0
-        ? {}
-        : params.length === 1
-          ? { basin: params[0] }
-          : { basin: params[0], stream: params[1] };
-    default:
-      return {};
-  }
+  let step: { names: Resources; act: Handler } | undefined;
+  const access = await decide(principal, {
+    ops: e.ops,
+    also: e.also,
+    names: (e.names ?? r.names)(ex, params),
+    body: "body" in e ? async () => (step = await e.body(ex, head)).names : undefined,
+  });
+  const act = "run" in e ? e.run : step!.act;
+  return await act(ex, { ...head, access });
 }
 
 /**

@@ -9,7 +9,7 @@
  * while a read waits. A revoked or expired token ends the session with a terminal 401 `authn`
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
-import type { Principal } from "../auth/access.js";
+import type { Principal } from "../auth/decision.js";
 import { resumedAfter } from "../store/read-plan.js";
 import type { ReadParams } from "../../types.js";
 import type { Chain } from "../store/live-stream.js";
@@ -34,7 +34,7 @@ export async function appendSession(ex: Exchange, ctx: RequestContext): Promise<
   // The session's appends form one chain: after one is refused, none after it is applied.
   const chain: Chain = { failed: false };
   ctx.metrics?.stats.session("append", 1);
-  const budget = ctx.appendLimits.open(principalKey(ctx.principal), ex.connection);
+  const budget = ctx.appendLimits.open(principalKey(ctx.access.principal), ex.connection);
   try {
     await runAppendSession(
       ex,

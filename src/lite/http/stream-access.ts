@@ -1,13 +1,16 @@
 /**
- * One request on a stream's records (append, read, check-tail; unary or a session): who asks,
- * which stream, with which key. Made once per request, it applies them the same way for every
- * form: the stream is looked up (auto-created only for a request that would be served: the
- * key its cipher needs is there, the commands it appends are allowed), an append is checked
- * against the token again, authorized for its commands and sealed, a read gets its records
+ * One request on a stream's records (append, read, check-tail; unary or a session): who asks
+ * and what it may do (the request's access decision), which stream, with which key. Made once
+ * per request, it applies them the same way for every form: the stream is looked up
+ * (auto-created only for a request that would be served: the key its cipher needs is there,
+ * the commands it appends are allowed), an append is checked against the token again, its
+ * commands allowed once by the decision and its records sealed, a read gets its records
  * opened, and a read that waits watches its token (§9.5: revoked or expired, it ends with 401
  * within RECHECK_MS).
  */
 import type { AppendInput, ReadParams } from "../../types.js";
+import { commandOp } from "../../rules/commands.js";
+import type { Access } from "../auth/decision.js";
 import type { Maybe } from "../../types.js";
 import type { AutoCreate } from "../store/store.js";
 import { refused, type Chain, type LiveStream, type Submitted } from "../store/live-stream.js";
@@ -16,6 +19,14 @@ import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { admitNew, PLAIN, streamCrypto, type StreamCrypto } from "./encryption.js";
 import { checkStreamName, requestBasin } from "./params.js";
+
+/** §9.2: an append carrying fence or trim command records also needs `fence` / `trim`. */
+function requireCommands(access: Access, input: AppendInput): void {
+  for (const r of input.records) {
+    const op = commandOp(r);
+    if (op !== undefined) access.require(op);
+  }
+}
 
 /** How often a waiting read (a session, or a unary long-poll) checks its token again. */
 export const RECHECK_MS = 1000;
@@ -30,11 +41,13 @@ export class StreamAccess {
     readonly stream: LiveStream,
     private readonly crypto: StreamCrypto,
     private readonly ctx: RequestContext,
-    private readonly names: { basin: string; stream: string },
+    /** A unary append's input, its commands allowed before the stream was looked up. */
+    private allowed: AppendInput | undefined,
   ) {}
 
   /**
-   * Looks the stream up for the request; `first` (a unary append's input) is authorized first.
+   * Looks the stream up for the request; `first` (a unary append's input) has its commands
+   * allowed first, so a refused one creates no stream.
    * `records: false` (check-tail) touches no record, so it needs no key.
    */
   static async open(
@@ -44,21 +57,22 @@ export class StreamAccess {
     opts: { first?: AppendInput; records?: boolean } = {},
   ): Promise<StreamAccess> {
     const names = streamTarget(ex, ctx);
-    if (opts.first) ctx.auth.authorizeCommands(ctx.principal, opts.first, names);
+    if (opts.first) requireCommands(ctx.access, opts.first);
     const records = opts.records ?? true;
-    const mayCreate = (): void => ctx.auth.authorize(ctx.principal, "create-stream", names);
+    const mayCreate = (): void => ctx.access.require("create-stream");
     const stream = await ctx.store.stream(names.basin, names.stream, autoCreate, admitNew(ex, mayCreate, records));
-    return new StreamAccess(stream, records ? await streamCrypto(ex, stream) : PLAIN, ctx, names);
+    return new StreamAccess(stream, records ? await streamCrypto(ex, stream) : PLAIN, ctx, opts.first);
   }
 
   /** The token, checked again (a value at once when it is known here). */
   recheck(): Maybe<void> {
-    return this.ctx.auth.recheck(this.ctx.principal);
+    return this.ctx.auth.recheck(this.ctx.access.principal);
   }
 
   /**
    * An append as the requester, one of `chain` (a session's) when given: the token checked
-   * again, its commands authorized, its records sealed, then handed to the stream.
+   * again, its commands allowed (by the request's decision), its records sealed, then handed
+   * to the stream.
    */
   submit(input: AppendInput, chain?: Chain): Submitted | Promise<Submitted> {
     let checked: Maybe<void>;
@@ -76,10 +90,13 @@ export class StreamAccess {
   }
 
   private sealed(input: AppendInput, chain: Chain | undefined): Submitted {
-    try {
-      this.ctx.auth.authorizeCommands(this.ctx.principal, input, this.names);
-    } catch (e) {
-      return this.refuse(e, chain);
+    if (input === this.allowed) this.allowed = undefined;
+    else {
+      try {
+        requireCommands(this.ctx.access, input);
+      } catch (e) {
+        return this.refuse(e, chain);
+      }
     }
     return this.stream.submit(this.crypto.seal(input), chain);
   }

@@ -7,7 +7,8 @@ import {
   listStreams,
   reconfigureStreamOp,
 } from "../store/streams.js";
-import type { RequestContext } from "./context.js";
+import type { Resources } from "../auth/decision.js";
+import { bodyStep, type RequestContext } from "./context.js";
 import {
   ConfigParse,
   isObject,
@@ -18,9 +19,17 @@ import {
 } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
-import type { StreamMeta } from "../storage/types.js";
+import type { PartialStreamConfig, StreamMeta } from "../storage/types.js";
 import { badName } from "../../rules/names.js";
 import { bodyNameProblem, checkStreamName, listParams, requestBasin, requestToken } from "./params.js";
+
+interface NewStream {
+  basin: string;
+  /** With an auto-prefix token's prefix. */
+  name: string;
+  requested: PartialStreamConfig;
+  token: string | undefined;
+}
 
 function target(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
   const basin = requestBasin(ex);
@@ -38,7 +47,7 @@ export async function listStreamsHandler(ex: Exchange, ctx: RequestContext): Pro
   // An auto-prefix token lists in its logical namespace; every token only inside its set.
   const prefix = ctx.streamPrefix + q.prefix;
   const startAfter = q.startAfter === "" ? "" : ctx.streamPrefix + q.startAfter;
-  const view = ctx.auth.listing(ctx.principal, "streams", prefix);
+  const view = ctx.access.listing("streams", prefix);
   let page: { streams: StreamMeta[]; hasMore: boolean } = { streams: [], hasMore: false };
   if (view && "prefix" in view) page = await listStreams(ctx.store, basin, view.prefix, startAfter, q.limit);
   else if (view && view.exact > startAfter)
@@ -49,41 +58,48 @@ export async function listStreamsHandler(ex: Exchange, ctx: RequestContext): Pro
   await ex.sendJson(200, { streams: page.streams.map((m) => infoOut(ctx, m)), has_more: page.hasMore });
 }
 
-export async function createStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
-  const basin = requestBasin(ex);
-  const token = requestToken(ex);
-  const body = await requiredJson(ex);
-  const p: ConfigParse = new ConfigParse();
-  if (!isObject(body)) p.fail("the request body must be a JSON object");
-  if (typeof body.stream !== "string") p.fail("missing field `stream` (a string)");
-  bodyNameProblem(badName("stream", body.stream), body.stream, (m) => p.fail(m));
-  const requested = toPartial(parseStreamReconfig(p, body.config));
-  p.finish();
-  const name = ctx.streamPrefix + (body.stream as string);
-  ctx.auth.authorize(ctx.principal, "create-stream", { basin, stream: name });
-  const { meta, result } = await createStream(ctx.store, basin, name, requested, token);
-  // §2.2 B2: an idempotent stream replay is also 201.
-  await ex.sendJson(201, infoOut(ctx, meta), ex.dialectHeaders("provision-result", result));
-}
+/** B2: the body names the stream, so the decision waits for it (BodyNamed). */
+export const createStreamHandler = bodyStep<NewStream>({
+  async read(ex, head) {
+    const basin = requestBasin(ex);
+    const token = requestToken(ex);
+    const body = await requiredJson(ex);
+    const p: ConfigParse = new ConfigParse();
+    if (!isObject(body)) p.fail("the request body must be a JSON object");
+    if (typeof body.stream !== "string") p.fail("missing field `stream` (a string)");
+    bodyNameProblem(badName("stream", body.stream), body.stream, (m) => p.fail(m));
+    const requested = toPartial(parseStreamReconfig(p, body.config));
+    p.finish();
+    return { basin, name: head.streamPrefix + (body.stream as string), requested, token };
+  },
+  names: (s) => ({ basin: s.basin, stream: s.name }),
+  async act(ex, ctx, s) {
+    const { meta, result } = await createStream(ctx.store, s.basin, s.name, s.requested, s.token);
+    // §2.2 B2: an idempotent stream replay is also 201.
+    await ex.sendJson(201, infoOut(ctx, meta), ex.dialectHeaders("provision-result", result));
+  },
+});
 
 export async function getStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
   await ex.sendJson(200, streamConfigJson((await getStream(ctx.store, basin, stream)).config));
 }
 
+/** B4's basin and stream, named before its access is decided (a bad name is 400 whatever the token). */
+export function ensureStreamNames(ex: Exchange, params: string[]): Resources {
+  return { basin: requestBasin(ex), stream: checkStreamName(params[0]!, "bad_path") };
+}
+
 export async function ensureStreamHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const { basin, stream } = target(ex, ctx);
-  // §9.2: B4 is create-stream when it creates, reconfigure-stream when the stream exists;
-  // which one is decided with the change. A token with neither is refused before the body.
-  ctx.auth.authorizeEither(ctx.principal, ["create-stream", "reconfigure-stream"], { basin, stream });
   const body = await optionalJson(ex);
   const p: ConfigParse = new ConfigParse();
   if (body !== undefined && !isObject(body)) p.fail("the request body must be a JSON object");
   const reconfig = parseStreamReconfig(p, body);
   p.finish();
-  const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, (op) =>
-    ctx.auth.authorize(ctx.principal, op, { basin, stream }),
-  );
+  // §9.2: B4 is create-stream when it creates, reconfigure-stream when the stream exists: the
+  // store tells which under its mutex, and asks the decision.
+  const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, ctx.access);
   await ex.sendJson(
     result === "created" ? 201 : 200,
     infoOut(ctx, meta),

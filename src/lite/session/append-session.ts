@@ -21,7 +21,7 @@ import { FrameParser, encodeTerminalFrame, type Compression } from "../../wire/f
 import { frameMessage, messagePayload } from "../../wire/message-frame.js";
 import { OutcomeUnknown, terminalFor } from "../wire-error.js";
 import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
-import { checkAppendInput } from "../../rules/records.js";
+import { checkBatch } from "../../rules/records.js";
 import { AckWatch, unreadAcks } from "./ack-watch.js";
 import type { Budget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
@@ -160,7 +160,7 @@ async function readInputs(
         if (frame.terminal) throw badFrame("clients must not send terminal frames");
         const payload = await messagePayload(frame);
         const input = decodeInput(payload);
-        const bytes = checkAppendInput(input, serverFail("invalid"));
+        const bytes = checkBatch(input, serverFail("invalid"));
         const acquired = opts.budget.acquire(bytes);
         const release = await stopper.race(acquired);
         if (release === STOP) void acquired.then((r) => r()); // give back what arrives later

@@ -12,6 +12,7 @@ import { canonicalJson, DEFAULT_BASIN_CONFIG, reconfigureBasin, type BasinReconf
 import type { StoredBasinConfig } from "../storage/types.js";
 import { nowIso } from "./live-stream.js";
 import type { Store } from "./store.js";
+import type { Access } from "../auth/decision.js";
 
 export type ProvisionResult = "created" | "updated" | "noop";
 
@@ -100,18 +101,19 @@ export function createBasin(
 
 /**
  * A4: PUT create-or-reconfigure with seed-era merge semantics (absent fields unchanged).
- * `authorize` is told which of the two it is (§9.2) from the read the change is made on.
+ * Which of the two it is (§9.2) is told from the read the change is made on, and the
+ * request's access decision is asked whether it may do that one.
  */
 export function ensureBasin(
   store: Store,
   name: string,
   reconfig: BasinReconfig,
-  authorize: (op: "create-basin" | "reconfigure-basin") => void,
+  access: Pick<Access, "require">,
 ): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
   return store.meta.run(() =>
     judged(`basin ${name}`, async () => {
       const existing = await store.catalog.getBasin(name);
-      authorize(existing ? "reconfigure-basin" : "create-basin");
+      access.require(existing ? "reconfigure-basin" : "create-basin");
       if (existing?.deletedAt) throw serverError("basin_deletion_pending", `basin ${name} is being deleted`);
       const config = reconfigureBasin(existing?.config ?? DEFAULT_BASIN_CONFIG, reconfig);
       if (existing && canonicalJson(existing.config) === canonicalJson(config))

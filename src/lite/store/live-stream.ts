@@ -81,8 +81,11 @@ export function refused(stream: Pick<LiveStream, "whenIdle">, error: unknown, ch
   };
 }
 
-/** What an append of a chain gets once an earlier one of it was refused. */
-export function notApplied(): SvcError {
+/**
+ * What an append of a chain gets once an earlier one of it was refused (422 on the wire; the
+ * client's own `not_applied` is another thing: inputs it never sent after a failure).
+ */
+export function earlierRefused(): SvcError {
   return serverError("invalid", "not applied: an earlier append of this session was refused");
 }
 

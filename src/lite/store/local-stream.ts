@@ -19,7 +19,7 @@ import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
 import { LocalReader, type StoredReader } from "./stored-reader.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
-import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
+import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -102,7 +102,7 @@ export class LocalStream implements LiveStream {
    */
   submit(input: AppendInput, chain?: Chain): Submitted {
     const refuse = (e: unknown): Submitted => refused(this, e, chain);
-    if (chain?.failed) return refuse(notApplied());
+    if (chain?.failed) return refuse(earlierRefused());
     if (this.broken) return refuse(this.broken);
     if (this.deleting) return refuse(deletionPending());
     const tsError = this.rules.checkTimestamps(this.meta.config, input);

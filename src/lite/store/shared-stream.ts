@@ -21,7 +21,7 @@ import type { BatchCache } from "./batch-cache.js";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
 import { SharedReader } from "./shared-reader.js";
 import type { StoredReader } from "./stored-reader.js";
-import { notApplied, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
+import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 import { OutcomeUnknown } from "../wire-error.js";
 import { checkTimestamps, commandsOf, sequence } from "./sequencing.js";
 
@@ -84,7 +84,7 @@ export class SharedStream implements LiveStream {
 
   submit(input: AppendInput, chain?: Chain): Submitted {
     const refuse = (e: unknown): Submitted => refused(this, e, chain);
-    if (chain?.failed) return refuse(notApplied());
+    if (chain?.failed) return refuse(earlierRefused());
     if (this.deleting) return refuse(deleting());
     const tsError = checkTimestamps(this.meta.config, input);
     if (tsError) return refuse(tsError);
@@ -120,7 +120,7 @@ export class SharedStream implements LiveStream {
           size += this.queue[n++]!.bytes;
         const group = this.queue.splice(0, n).filter((e) => {
           if (!e.chain?.failed && !this.deleting) return true;
-          settle(e, e.chain?.failed ? notApplied() : deleting());
+          settle(e, e.chain?.failed ? earlierRefused() : deleting());
           return false;
         });
         if (group.length > 0) await this.commit(group);
@@ -375,5 +375,5 @@ function settle(e: Entry, error: unknown): void {
 function refusal(o: AppendOutcome): SvcError {
   if ("fencingToken" in o) return new FencingTokenMismatchError(o.fencingToken);
   if ("nextSeq" in o) return new SeqNumMismatchError(o.nextSeq);
-  return notApplied();
+  return earlierRefused();
 }

@@ -9,6 +9,7 @@ import { canonicalJson, reconfigureStream, resolveStreamConfig, type StreamRecon
 import type { PartialStreamConfig } from "../storage/types.js";
 import { initialState, nowIso } from "./live-stream.js";
 import type { Store } from "./store.js";
+import type { Access } from "../auth/decision.js";
 
 async function activeBasin(store: Store, basin: string): Promise<BasinMeta> {
   const b = await store.catalog.getBasin(basin);
@@ -103,21 +104,22 @@ export function createStream(
 
 /**
  * B4: PUT create-or-reconfigure; the body's fields are applied on top (seed-era merge).
- * `authorize` is told which of the two it is (§9.2) under the mutex, from the same read the
- * change is made on: a create-only token cannot reconfigure a stream created meanwhile.
+ * Which of the two it is (§9.2) is told under the mutex, from the same read the change is
+ * made on, and the request's access decision is asked whether it may do that one: a
+ * create-only token cannot reconfigure a stream created meanwhile.
  */
 export function ensureStream(
   store: Store,
   basin: string,
   name: string,
   reconfig: StreamReconfig,
-  authorize: (op: "create-stream" | "reconfigure-stream") => void,
+  access: Pick<Access, "require">,
 ): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
   return store.meta.run(() =>
     judged(`stream ${name}`, async () => {
       const b = await activeBasin(store, basin);
       const existing = await store.catalog.getStream(basin, name);
-      authorize(existing ? "reconfigure-stream" : "create-stream");
+      access.require(existing ? "reconfigure-stream" : "create-stream");
       if (existing?.deletedAt) throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
       const defaults = b.config.default_stream_config;
       if (!existing) {

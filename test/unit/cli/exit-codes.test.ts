@@ -18,7 +18,7 @@ describe('cli > exit codes (docs/design/cli.md, "Exit codes")', () => {
     [clientError("bad_input", "bad line"), EXIT.badInput],
     [clientError("interrupted", "ctrl-c"), EXIT.interrupted],
     [clientError("connect_failed", "refused"), EXIT.unavailable],
-    [clientError("timeout", "slow"), EXIT.unavailable],
+    [clientError("client_timeout", "slow"), EXIT.unavailable],
     [clientError("network", "reset"), EXIT.unavailable],
     [clientError("protocol", "garbage"), EXIT.runtime],
     [server(401, "authn"), EXIT.auth],
@@ -45,7 +45,7 @@ describe('cli > exit codes (docs/design/cli.md, "Exit codes")', () => {
 
   it("a transient failure that may have taken effect is 'outcome unknown' for non-idempotent calls", () => {
     expect(exitCodeFor(server(503, "unavailable"), { idempotent: false })).toBe(EXIT.outcomeUnknown);
-    expect(exitCodeFor(clientError("timeout", "slow"), { idempotent: false })).toBe(EXIT.outcomeUnknown);
+    expect(exitCodeFor(clientError("client_timeout", "slow"), { idempotent: false })).toBe(EXIT.outcomeUnknown);
     // Provably no effect: still "unavailable".
     expect(exitCodeFor(clientError("connect_failed", "refused"), { idempotent: false })).toBe(EXIT.unavailable);
     expect(exitCodeFor(server(429, "rate_limited"), { idempotent: false })).toBe(EXIT.unavailable);

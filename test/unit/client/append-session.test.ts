@@ -116,7 +116,7 @@ describe("AppendSession (the appender's session lane)", () => {
     const ex = new FakeExchange();
     const s = new AppendSession(opener(ex).open, { ackTimeoutMs: 50 });
     const err = await s.send(input(1)).catch((e: SvcError) => e);
-    expect(err).toMatchObject({ code: "timeout", sideEffects: true });
+    expect(err).toMatchObject({ code: "client_timeout", sideEffects: true });
   });
 
   it("retries connecting when nothing was sent, and gives up with a definite error otherwise", async () => {

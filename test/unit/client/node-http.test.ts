@@ -95,7 +95,7 @@ describe("transport > NodeHttpTransport (node:http)", () => {
     const t = new NodeHttpTransport({ retries: 0, timeoutMs: 100 });
     handlers.push(() => {}); // never answers
     await expect(t.request({ method: "GET", url: `${base}/slow`, idempotent: true })).rejects.toMatchObject({
-      code: "timeout",
+      code: "client_timeout",
     });
     await t.close();
   });

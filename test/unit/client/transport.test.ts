@@ -48,8 +48,8 @@ describe('transport > retry policy (docs/design/reliability.md, "Retry decisions
     expect(shouldRetry(s503, false)).toBe(false);
     expect(shouldRetry(s429, false)).toBe(true);
     expect(shouldRetry(clientError("connect_failed", "x"), false)).toBe(true);
-    expect(shouldRetry(clientError("timeout", "x"), false)).toBe(false);
-    expect(shouldRetry(clientError("timeout", "x"), true)).toBe(true);
+    expect(shouldRetry(clientError("client_timeout", "x"), false)).toBe(false);
+    expect(shouldRetry(clientError("client_timeout", "x"), true)).toBe(true);
     expect(shouldRetry(errorFromResponse(404, { code: "basin_not_found", message: "" }), true)).toBe(false);
     expect(shouldRetry(errorFromResponse(409, { code: "transaction_conflict", message: "" }), true)).toBe(true);
     expect(shouldRetry(new Error("x"), true)).toBe(false);
@@ -132,14 +132,14 @@ describe("transport > HttpTransport (undici)", () => {
     expect(lines.some((l) => l.startsWith("retry 1/1"))).toBe(true);
   });
 
-  it("times out a silent server as `timeout`", async () => {
+  it("times out a silent server as `client_timeout`", async () => {
     const { pool } = setup();
     const agent = new MockAgent();
     agent.disableNetConnect();
     agent.get(ORIGIN).intercept({ path: "/v1/slow", method: "GET" }).reply(200, "{}").delay(500);
     const t = new HttpTransport({ dispatcher: agent, retries: 0, timeoutMs: 50 });
     await expect(t.request({ method: "GET", url: `${ORIGIN}/v1/slow`, idempotent: true })).rejects.toMatchObject({
-      code: "timeout",
+      code: "client_timeout",
     });
     void pool;
   });

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { clientFail, serverFail, type SvcError } from "../../../src/errors.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import {
-  checkAppendInput,
+  checkBatch,
   checkRecord,
   MAX_READ_RECORD_BYTES,
   meteredBatchSize,
@@ -39,7 +39,7 @@ const bodyOf = (n: number): AppendRecord => record([], new Uint8Array(n));
 const tinyHeaders = (n: number): AppendRecord => record(Array.from({ length: n }, () => h("a", "b")));
 
 const lite = serverFail("invalid");
-const check = (input: AppendInput): number => checkAppendInput(input, lite);
+const check = (input: AppendInput): number => checkBatch(input, lite);
 
 function refused(fn: () => unknown): SvcError {
   const e = svcErrorOf(fn);
@@ -227,7 +227,7 @@ describe("an append (§8.1)", () => {
   });
 
   it("the client's error is its own: bad input, from this side", () => {
-    const e = svcErrorOf(() => checkAppendInput({ records: [] }, clientFail("bad_input")));
+    const e = svcErrorOf(() => checkBatch({ records: [] }, clientFail("bad_input")));
     expect([e.code, e.status, e.origin, e.message]).toEqual([
       "bad_input",
       undefined,
