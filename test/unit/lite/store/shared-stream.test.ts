@@ -334,6 +334,17 @@ describe("what a shared stream knows", () => {
     expect(trims, "the same trim point again").toBe(1);
   });
 
+  it("learns its own trim from its group's answer the same way", async () => {
+    const log = new ScriptedSharedLog();
+    let trims = 0;
+    const { stream, cache } = sharedStream(log, { onTrim: () => trims++ });
+    for (let i = 0; i < 3; i++) await stream.append(input(2));
+    await stream.append({ records: [trimRecord(4)] });
+    expect([trims, stream.known.trimPoint]).toEqual([1, 4]);
+    expect(cache.get(1, 0, 10).map((b) => b.firstSeq)).toEqual([]);
+    expect(cache.get(1, 4, 10).map((b) => b.firstSeq)).toEqual([4, 6]);
+  });
+
   it("answers tailNow from the database: a stream gone is 404, one being deleted 409, and both seal it", async () => {
     const log = new ScriptedSharedLog([1, 2]);
     const one = sharedStream(log).stream;
