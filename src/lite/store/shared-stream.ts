@@ -98,7 +98,8 @@ export class SharedStream implements LiveStream {
     const settled = new Promise<void>((res) => {
       markSettled = res;
     });
-    const bytes = input.records.reduce((n, r) => n + r.body.length + 16, 0);
+    // Its records as a group's bytes count them: metered (headers too), and 16 bytes each.
+    const bytes = meteredBatchSize(input.records) + 16 * input.records.length;
     this.queue.push({ input, chain, since: performance.now(), bytes, resolve, reject, settled, markSettled });
     this.last = settled;
     if (!this.busy) void this.drain();
