@@ -248,14 +248,14 @@ export class Janitor {
       const live = loaded && loaded.id === meta.id ? loaded : undefined;
       if (seen.lastArrival + minAge * 1000 > Date.now()) return;
       if (!this.store.shared && live) {
-        // This node is the only writer: nothing may be in flight, and appends are refused from
-        // here on. Metadata changes wait for this one (the mutex), so the revision read now
-        // is the one the change finds.
-        if (
-          !(live as LocalStream).idle ||
-          ((await this.store.catalog.getStream(meta.basin, meta.name))?.rev ?? 0) !== (meta.rev ?? 0)
-        )
-          return;
+        // This node is the only writer: nothing may be in flight, nothing may have been
+        // appended since `seen` (appends do not wait for the mutex: the change would be refused
+        // and the stream left sealed), and appends are refused from here on. Metadata changes
+        // wait for this one (the mutex), so the revision read now is the one the change finds.
+        const rev = (await this.store.catalog.getStream(meta.basin, meta.name))?.rev ?? 0;
+        const current = live.known;
+        if (!(live as LocalStream).idle || rev !== (meta.rev ?? 0)) return;
+        if (current.nextSeq !== seen.nextSeq || current.lastArrival !== seen.lastArrival) return;
         live.markDeleting();
       }
       const ifTail = { nextSeq: seen.nextSeq, lastArrival: seen.lastArrival };

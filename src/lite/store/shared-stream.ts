@@ -98,7 +98,8 @@ export class SharedStream implements LiveStream {
     const settled = new Promise<void>((res) => {
       markSettled = res;
     });
-    const bytes = input.records.reduce((n, r) => n + r.body.length + 16, 0);
+    // Its records as a group's bytes count them: metered (headers too), and 16 bytes each.
+    const bytes = meteredBatchSize(input.records) + 16 * input.records.length;
     this.queue.push({ input, chain, since: performance.now(), bytes, resolve, reject, settled, markSettled });
     this.last = settled;
     if (!this.busy) void this.drain();
@@ -257,9 +258,10 @@ export class SharedStream implements LiveStream {
     // What this node knows only moves forward: a read of the stored state may have told it of
     // later appends (through other nodes) before this group's answer came.
     if (result.state.nextSeq <= this.known.nextSeq) return void this.feedLive();
-    if (delivered >= result.state.nextSeq)
+    if (delivered >= result.state.nextSeq) {
+      this.learnTrim(result.state.trimPoint);
       this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
-    else this.observe(result.state);
+    } else this.observe(result.state);
   }
 
   /**
@@ -268,11 +270,7 @@ export class SharedStream implements LiveStream {
    */
   observe(stored: StreamStateRecord): void {
     if (stored.nextSeq < this.known.nextSeq) return;
-    if (stored.trimPoint > this.known.trimPoint) {
-      this.deps.onTrim();
-      // Trimmed, or removed by the sweep: never served from here again, whatever the config says later.
-      this.deps.cache.dropBelow(this.id, stored.trimPoint);
-    }
+    this.learnTrim(stored.trimPoint);
     const moved = stored.nextSeq > this.known.nextSeq;
     this.known = {
       nextSeq: stored.nextSeq,
@@ -282,6 +280,14 @@ export class SharedStream implements LiveStream {
       lastArrival: stored.lastArrival,
     };
     if (moved) void this.feedLive();
+  }
+
+  /** A trim point this node learnt (its own trim's, or one read): the sweep may have work. */
+  private learnTrim(point: number): void {
+    if (point <= this.known.trimPoint) return;
+    this.deps.onTrim();
+    // Trimmed, or removed by the sweep: never served from here again, whatever the config says later.
+    this.deps.cache.dropBelow(this.id, point);
   }
 
   /**
