@@ -1,6 +1,6 @@
 /**
- * The exit-code contract of cli.md §4.2, in one function. Documented in the README
- * (docs-drafts/cli-reference.md, "Exit codes").
+ * The exit-code contract, in one function. Documented in docs/exit-codes.md (`svc help
+ * exit-codes`), summed up in the README and in `svc --help`.
  */
 import { SvcError } from "../errors.js";
 

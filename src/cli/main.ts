@@ -11,6 +11,7 @@ import { currentContext } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
 import { globalsHelp } from "./help.js";
+import { findTopic, topicsText, topicText } from "./help-topics.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
@@ -29,6 +30,15 @@ export async function main(argv: string[]): Promise<void> {
     program.outputHelp();
   } else if (argv.length === 2 && argv[0] === "help" && argv[1] === "globals") {
     writeStdoutText(globalsHelp(program));
+  } else if (argv.length === 2 && argv[0] === "help" && argv[1] === "topics") {
+    writeStdoutText(topicsText());
+  } else if (argv.length === 2 && argv[0] === "help" && findTopic(argv[1]!) !== undefined) {
+    try {
+      const text = topicText(findTopic(argv[1]!)!);
+      stdout().write(text);
+    } catch (e) {
+      code = handle(e, argv, program);
+    }
   } else {
     try {
       await program.parseAsync(argv, { from: "user" });
