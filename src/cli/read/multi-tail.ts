@@ -20,6 +20,7 @@ import type { SvcClient } from "../../client/client.js";
 import type { ReadEvent } from "../../client/read-session.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
+import { escapeJson, escapeLine } from "../../format/terminal-text.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
@@ -92,6 +93,8 @@ class MultiTail {
   private readonly positions: Map<string, number>;
   private readonly printer: RecordPrinter;
   private readonly oneBasin: boolean;
+  /** Records go to a terminal: bodies, labels and names are shown escaped, as one stream's are (read-run.ts). */
+  private readonly terminal: boolean;
   private readonly colours = new Map<string, (typeof PALETTE)[number]>();
   private failure: unknown;
   private starting = true;
@@ -105,7 +108,8 @@ class MultiTail {
     private readonly chalk: ChalkInstance | undefined,
   ) {
     this.positions = sink.checkpoint ? (readPositions(sink.checkpoint) ?? new Map()) : new Map();
-    this.printer = new RecordPrinter(sink.printer);
+    this.terminal = !writer.isFile && ctx.out.dataOnTerminal;
+    this.printer = new RecordPrinter({ ...sink.printer, terminal: this.terminal });
     this.oneBasin = new Set(plan.targets.map((t) => t.basin)).size === 1;
   }
 
@@ -249,13 +253,15 @@ class MultiTail {
       for (const p of this.printer.render([r]).pieces) {
         if ("err" in p) this.ctx.out.info(`${label?.text ?? ""}${p.err}`);
         else if (!label) parts.push(p.out);
-        else if (json)
-          parts.push(
-            Buffer.from(
-              withStreamFields(p.out.toString("utf8"), ref.basin, ref.stream, this.sink.printer.json.pretty === true),
-            ),
+        else if (json) {
+          const line = withStreamFields(
+            p.out.toString("utf8"),
+            ref.basin,
+            ref.stream,
+            this.sink.printer.json.pretty === true,
           );
-        else parts.push(prefixRecord(p.out, label.bytes));
+          parts.push(Buffer.from(this.terminal ? escapeJson(line) : line));
+        } else parts.push(prefixRecord(p.out, label.bytes));
       }
     }
     if (parts.length > 0) {
@@ -271,7 +277,8 @@ class MultiTail {
   }
 
   private label(ref: StreamRef): { text: string; bytes: Buffer } {
-    const text = streamLabel(ref.basin, ref.stream, this.oneBasin);
+    const label = streamLabel(ref.basin, ref.stream, this.oneBasin);
+    const text = this.terminal ? escapeLine(label) : label;
     if (!this.chalk) return { text, bytes: Buffer.from(text) };
     const paint = this.chalk[this.colours.get(ref.uri) ?? PALETTE[0]];
     return { text, bytes: Buffer.from(`${paint(text.trimEnd())} `) };
