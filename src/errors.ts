@@ -98,6 +98,8 @@ export const CLIENT_CODES = {
   too_large: { status: 0, retryable: false, sideEffects: false },
   /** A number outside the safe integer range, or a value that cannot be represented. */
   out_of_range: { status: 0, retryable: false, sideEffects: false },
+  /** Records a read was to deliver were trimmed or expired before it read them (`--fail-on-gap`). */
+  records_missing: { status: 0, retryable: false, sideEffects: false },
 } as const satisfies Record<string, ErrorClass>;
 
 export type ServerCode = keyof typeof SERVER_CODES;

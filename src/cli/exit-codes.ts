@@ -28,6 +28,7 @@ const CONFLICT_CODES = new Set([
   "fencing_token_mismatch",
   "range_not_satisfiable",
   "transaction_conflict",
+  "records_missing",
 ]);
 
 /**

@@ -93,6 +93,7 @@ export function readCommand(): Command {
         const next = readCheckpoint(f.checkpoint);
         if (next !== undefined) {
           plan.start = { seqNum: next };
+          plan.expectFrom = next;
           ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
         }
       }
@@ -171,6 +172,9 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   const small = !follow && limits.count !== undefined && limits.count <= LIMITS.maxUnaryReadRecords;
   const plan: ReadRunPlan = { start, limits, follow, transport: f.transport ?? (small ? "unary" : "session") };
   if (untilSeq !== undefined) plan.untilSeq = untilSeq;
+  // An explicit sequence number is where the read expects its first record (gaps.ts); the
+  // beginning (--from-beginning) is wherever the stream now starts.
+  if ("seqNum" in start && !f.fromBeginning) plan.expectFrom = start.seqNum;
   if (f.idleTimeout !== undefined) plan.idleTimeoutMs = parseMillis(f.idleTimeout);
   return plan;
 }

@@ -26,6 +26,7 @@ import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import { Arrivals } from "./arrivals.js";
 import { readPositions, writePositions } from "./checkpoint.js";
+import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
 import { Interrupt } from "../interrupt.js";
 import type { ReadSinkPlan } from "./read-run.js";
 import { RecordPrinter } from "./record-printer.js";
@@ -91,6 +92,8 @@ class MultiTail {
   private readonly arrivals = new Arrivals<{ ref: StreamRef; records: SequencedRecord[] }>();
   private readonly followers = new Map<string, AbortController>();
   private readonly positions: Map<string, number>;
+  /** Each stream's continuity: from its checkpointed position, then from each batch written. */
+  private readonly continuity = new Map<string, SeqContinuity>();
   private readonly printer: RecordPrinter;
   private readonly oneBasin: boolean;
   /** Records go to a terminal: bodies, labels and names are shown escaped, as one stream's are (read-run.ts). */
@@ -163,6 +166,7 @@ class MultiTail {
   private start(ref: StreamRef, from: Start): void {
     // Colours in the order streams are first followed (arguments, then names): stable per run.
     if (!this.colours.has(ref.uri)) this.colours.set(ref.uri, PALETTE[this.colours.size % PALETTE.length]!);
+    this.continuity.set(ref.uri, new SeqContinuity(this.positions.get(ref.uri)));
     const ac = new AbortController();
     const stop = (): void => ac.abort();
     this.interrupt.signal.addEventListener("abort", stop);
@@ -245,7 +249,20 @@ class MultiTail {
     this.arrivals.close();
   }
 
+  /** Writes a batch of one stream; records skipped before or inside it are reported first (gaps.ts). */
   private async emit(ref: StreamRef, records: SequencedRecord[]): Promise<void> {
+    const gaps = this.continuity.get(ref.uri)?.check(records) ?? [];
+    if (gaps.length > 0 && this.sink.failOnGap) {
+      // What came before the first gap is written; then the command fails (exit 5).
+      const before = records.filter((r) => r.seqNum < gaps[0]!.from);
+      if (before.length > 0) await this.write(ref, before);
+      throw gapError(gaps[0]!, ref.uri, this.sink.checkpoint);
+    }
+    warnGaps(gaps, ref.uri, (m) => this.ctx.out.warn(m));
+    await this.write(ref, records);
+  }
+
+  private async write(ref: StreamRef, records: SequencedRecord[]): Promise<void> {
     const label = this.plan.labels ? this.label(ref) : undefined;
     const json = this.sink.printer.template === undefined && this.sink.printer.format !== "text";
     const parts: Uint8Array[] = [];

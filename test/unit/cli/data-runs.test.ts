@@ -250,7 +250,7 @@ describe("cli/read > read run", () => {
       },
     };
     const writer = await RecordWriter.open(sink.output);
-    const e = new BatchEmitter(c.output, writer, sink, new ReadProgress(c.output, "off"));
+    const e = new BatchEmitter(c.output, writer, sink, new ReadProgress(c.output, "off"), "svc://b/s", undefined);
     const fence = {
       seqNum: 2,
       timestamp: 7,
