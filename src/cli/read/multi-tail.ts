@@ -114,6 +114,11 @@ class MultiTail {
     this.terminal = !writer.isFile && ctx.out.dataOnTerminal;
     this.printer = new RecordPrinter({ ...sink.printer, terminal: this.terminal });
     this.oneBasin = new Set(plan.targets.map((t) => t.basin)).size === 1;
+    // One listener fans the interrupt out to every stream's reader (one per stream on one
+    // signal made Node warn of a leak past ten streams).
+    this.interrupt.signal.addEventListener("abort", () => {
+      for (const f of this.followers.values()) f.abort();
+    });
   }
 
   async run(): Promise<void> {
@@ -168,8 +173,8 @@ class MultiTail {
     if (!this.colours.has(ref.uri)) this.colours.set(ref.uri, PALETTE[this.colours.size % PALETTE.length]!);
     this.continuity.set(ref.uri, new SeqContinuity(this.positions.get(ref.uri)));
     const ac = new AbortController();
-    const stop = (): void => ac.abort();
-    this.interrupt.signal.addEventListener("abort", stop);
+    // Ctrl-C reaches every follower through the one listener of the constructor, not one each.
+    if (this.interrupt.signal.aborted) ac.abort();
     this.followers.set(ref.uri, ac);
     void this.follow(ref, from, ac.signal)
       .catch((e: unknown) => {
@@ -185,7 +190,6 @@ class MultiTail {
         this.interrupt.abort("failed");
       })
       .finally(() => {
-        this.interrupt.signal.removeEventListener("abort", stop);
         if (this.followers.get(ref.uri) === ac) this.followers.delete(ref.uri);
         this.maybeFinish();
       });
