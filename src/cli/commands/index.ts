@@ -18,6 +18,8 @@ export interface CommandEntry {
   args?: string;
   aliases?: string[];
   hidden?: boolean;
+  /** A hidden S2 spelling: the svc command it stands for (`basin list`), offered instead of it in suggestions. */
+  stands?: string;
   load: () => Promise<Command>;
 }
 
@@ -134,87 +136,101 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./complete.js")).completeCommand(),
   },
 
-  // Anchor (S2 CLI) spellings, hidden: muscle memory keeps working.
+  // The S2 CLI's spellings, hidden: muscle memory keeps working.
   {
     name: "ls",
+    stands: "basin list",
     summary: "List basins, or the streams of a basin",
     hidden: true,
     load: async () => (await import("./ls.js")).lsCommand(),
   },
   {
     name: "list-basins",
+    stands: "basin list",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/list.js")).basinListCommand("list-basins"),
   },
   {
     name: "create-basin",
+    stands: "basin create",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/create.js")).basinCreateCommand("create-basin"),
   },
   {
     name: "get-basin-config",
+    stands: "basin get",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/get.js")).basinGetCommand("get-basin-config"),
   },
   {
     name: "reconfigure-basin",
+    stands: "basin reconfigure",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/reconfigure.js")).basinReconfigureCommand("reconfigure-basin"),
   },
   {
     name: "delete-basin",
+    stands: "basin delete",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/delete.js")).basinDeleteCommand("delete-basin"),
   },
   {
     name: "list-streams",
+    stands: "stream list",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/list.js")).streamListCommand("list-streams"),
   },
   {
     name: "create-stream",
+    stands: "stream create",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/create.js")).streamCreateCommand("create-stream"),
   },
   {
     name: "get-stream-config",
+    stands: "stream get",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/get.js")).streamGetCommand("get-stream-config"),
   },
   {
     name: "reconfigure-stream",
+    stands: "stream reconfigure",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/reconfigure.js")).streamReconfigureCommand("reconfigure-stream"),
   },
   {
     name: "delete-stream",
+    stands: "stream delete",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/delete.js")).streamDeleteCommand("delete-stream"),
   },
   {
     name: "issue-access-token",
+    stands: "token create",
     summary: "",
     hidden: true,
     load: async () => (await import("./token/create.js")).tokenCreateCommand().name("issue-access-token"),
   },
   {
     name: "list-access-tokens",
+    stands: "token list",
     summary: "",
     hidden: true,
     load: async () => (await import("./token/list.js")).tokenListCommand().name("list-access-tokens"),
   },
   {
     name: "revoke-access-token",
+    stands: "token revoke",
     summary: "",
     hidden: true,
     load: async () => (await import("./token/revoke.js")).tokenRevokeCommand().name("revoke-access-token"),
