@@ -75,9 +75,12 @@ export function inputPolicy(
   out: Output,
   plan: Pick<AppendPlan, "onError" | "commands">,
   tally: AppendTally,
-): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize"> {
+): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize" | "onCrDropped"> {
   return {
     skipOversize: plan.onError === "skip",
+    onCrDropped: (n) => {
+      tally.crDropped += n;
+    },
     onBad: (where, message) => {
       if (plan.onError === "fail") throw inputError(where, message);
       tally.skipped++;

@@ -27,6 +27,8 @@ export class AppendTally {
   inDoubtRecords = 0;
   inDoubtBatches = 0;
   skipped = 0;
+  /** `\r` bytes text input dropped before newlines (CRLF line ends). */
+  crDropped = 0;
   /** Command records in the input that were not appended, by operation. */
   readonly commandsDropped = new Map<string, number>();
   failure: SvcError | undefined;
@@ -94,8 +96,14 @@ export class AppendTally {
   summary(): string {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
-    const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
+    const skipped = `${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}${this.crNote()}`;
     return `appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanByteRate(this.bytes / secs)}, ${humanRate(this.records / secs)} records/s)${skipped}`;
+  }
+
+  /** `, 3 CR bytes before newlines dropped (-d '\n' keeps them)` when text input dropped any. */
+  private crNote(): string {
+    if (this.crDropped === 0) return "";
+    return `, ${this.crDropped} CR ${this.crDropped === 1 ? "byte" : "bytes"} before newlines dropped (CRLF line ends; -d '\\n' keeps every byte)`;
   }
 
   /** The live progress line: records, bytes, rate, last acked position. */
@@ -119,12 +127,13 @@ export class AppendTally {
         };
     out.duration_ms = Date.now() - this.startedAt;
     if (this.skipped > 0) out.malformed_skipped = this.skipped;
+    if (this.crDropped > 0) out.cr_dropped = this.crDropped;
     if (this.commandsDropped.size > 0) out.commands_skipped = Object.fromEntries(this.commandsDropped);
     return out;
   }
 
   dryRunSummary(): string {
-    return `dry run: ${plural(this.sentRecords, "valid record")} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
+    return `dry run: ${plural(this.sentRecords, "valid record")} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}${this.crNote()}; nothing was sent`;
   }
 }
 

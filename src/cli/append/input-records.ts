@@ -62,6 +62,8 @@ export interface InputOptions {
    * of another stream; true appends it, false drops it. Without it, command records are kept.
    */
   onCommand?: (where: string, cmd: CommandRecord) => boolean;
+  /** Told, at the end of each input, how many `\r` bytes before a newline text input dropped (CRLF). */
+  onCrDropped?: (count: number) => void;
 }
 
 /** A malformed record, exit 7: the message names file:line. */
@@ -175,7 +177,8 @@ async function* splitInput(
   const json = o.format === "json" || o.format === "json-base64";
   const maxSegment = json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes;
   const splitter = new RecordSplitter({
-    ...(o.delimiter ? { delimiter: o.delimiter } : {}),
+    // `-d` given (even `\n`) keeps every byte; text's default line ends drop CR of CRLF.
+    ...(o.delimiter ? { delimiter: o.delimiter, stripCr: false } : {}),
     maxSegment,
     skipOversize: o.skipOversize === true,
   });
@@ -212,6 +215,7 @@ async function* splitInput(
       const batch = take([last], splitter.count);
       if (batch.length > 0) yield batch;
     }
+    if (splitter.strippedCr > 0) o.onCrDropped?.(splitter.strippedCr);
   } catch (e) {
     // A line too long to be a record: the rest of the input cannot be split reliably.
     if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message);

@@ -59,7 +59,7 @@ export function appendCommand(): Command {
     .addOption(
       new Option(
         "--format <fmt>",
-        "text (a line is a body), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
+        "text (a line is a body; the CR of a CRLF line end is dropped and counted in the summary, -d '\\n' keeps every byte), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
       ).default("text"),
     )
     .addOption(new Option("--whole", "each input (stdin or each file) is one record (= --format binary)"))
