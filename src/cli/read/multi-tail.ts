@@ -118,6 +118,8 @@ class MultiTail {
     // signal made Node warn of a leak past ten streams).
     this.interrupt.signal.addEventListener("abort", () => {
       for (const f of this.followers.values()) f.abort();
+      // Following nothing yet (a pattern that matches no stream), the consumer waits on no one.
+      this.arrivals.close();
     });
   }
 
