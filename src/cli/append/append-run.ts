@@ -163,7 +163,7 @@ async function finish(
       "append",
       uri,
       failure,
-      [conditionHint(failure), before].filter(Boolean).join("; ") || undefined,
+      [conditionHint(failure, uri, plan.conds.fencingToken), before].filter(Boolean).join("; ") || undefined,
     );
   }
   if (inputFailure) {

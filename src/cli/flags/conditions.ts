@@ -47,11 +47,20 @@ export function ensureNoExtra(args: string[], what: string): void {
   if (args.length > 0) throw usageError(`unexpected argument ${JSON.stringify(args[0])} after ${what}`);
 }
 
-/** A hint for a failed condition (412), naming what the stream expects. */
-export function conditionHint(e: unknown): string | undefined {
+/** `word` as a shell would take it back: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** A hint for a failed condition (412) on stream `uri`, naming what the stream expects; `given`: the -F token. */
+export function conditionHint(e: unknown, uri: string, given?: string): string | undefined {
   if (e instanceof SeqNumMismatchError)
     return `the stream's next position is ${e.expected}; use -m ${e.expected} (or -m auto) to append there`;
-  if (e instanceof FencingTokenMismatchError)
+  if (e instanceof FencingTokenMismatchError) {
+    // An empty token is no fence: the stream was never fenced, or its token was cleared.
+    if (e.expected === "")
+      return `${uri} has no fencing token: append without -F, or fence it first (\`svc fence ${uri} ${shellWord(given || "TOKEN")}\`)`;
     return `the stream is fenced with ${JSON.stringify(e.expected)}; only its holder should write (-F ${JSON.stringify(e.expected)})`;
+  }
   return undefined;
 }
