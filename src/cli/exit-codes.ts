@@ -50,6 +50,9 @@ export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {})
       return EXIT.unavailable;
     case "unverified_server":
       return EXIT.auth;
+    case "not_the_service":
+      // The endpoint reaches a web server that is not the service: a configuration to fix.
+      return EXIT.usage;
   }
   const status = error.status;
   if (CONFLICT_CODES.has(error.code) || status === 409 || status === 412 || status === 416) return EXIT.conflict;

@@ -127,6 +127,10 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
       return "deletion is in progress; try again once it completes";
     case "not_implemented":
       return "this server does not implement the operation";
+    case "not_the_service": {
+      const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
+      return `${where} answered as another web server, not as the service: check the endpoint (svc lite prints its endpoints in its \`export\` lines)`;
+    }
     case "decryption_failed":
       return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
   }

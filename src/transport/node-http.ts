@@ -86,7 +86,7 @@ export class NodeHttpTransport implements Transport {
     }
     logAttempt(this.opts.log, req, attempt, started, String(res.status));
     if (res.status >= 200 && res.status < 300) return res;
-    throw responseError(res);
+    throw responseError(res, req.url);
   }
 
   private exchange(

@@ -209,7 +209,7 @@ export class SessionPool {
         if (e instanceof SvcError && e.code === "too_large") throw e;
         body = new Uint8Array(0);
       }
-      throw responseError({ status, headers, body });
+      throw responseError({ status, headers, body }, req.url);
     }
     return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
   }
