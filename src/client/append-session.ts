@@ -241,7 +241,7 @@ export class AppendSession {
     if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
     const unknown = new SvcError({
       code: err.code,
-      message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`,
+      message: `${err.message}; ${conn.inflight.length} ${conn.inflight.length === 1 ? "batch" : "batches"} may or may not have been appended`,
       origin: err.origin,
       status: err.status,
       retryable: false,

@@ -10,7 +10,7 @@
  * - an outcome unknown (connection lost, ack timeout): exit 75, saying what was acked and how
  *   many records are in doubt; nothing is ever re-sent;
  * - Ctrl-C: stop reading input, send what was already read, wait (≤ 5 s) for in-flight acks,
- *   report the last acked position, exit 130; a second Ctrl-C ends the process at once.
+ *   report what was acknowledged (the records and the next position), exit 130; a second Ctrl-C ends the process at once.
  */
 import type { StreamClient } from "../../client/stream.js";
 import { SvcError } from "../../errors.js";
@@ -151,7 +151,7 @@ async function finish(
       "append",
       uri,
       err,
-      `nothing was re-sent; read from ${tally.nextSeq ?? "the last acked position"} to see whether the records in doubt are there`,
+      `nothing was re-sent; read from ${tally.nextSeq ?? 0} to see whether the records in doubt are there`,
     );
   }
   if (failure && failure.code !== "interrupted") {

@@ -14,6 +14,7 @@ import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
 import { plural } from "../append/append-tally.js";
+import { seqRange } from "../../format/seq-range.js";
 import { writeCheckpoint } from "./checkpoint.js";
 import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
 import { Interrupt } from "../interrupt.js";
@@ -220,7 +221,7 @@ export class BatchEmitter {
       }
     }
     this.progress.add(records.length, bytes, first, last);
-    this.out.verbose(`⦿ ${bytes} bytes (${plural(records.length, "record")} in range ${first}..=${last})`);
+    this.out.verbose(`⦿ ${plural(records.length, "record")}, ${seqRange(first, last)}, ${bytes} B metered`);
     if (this.sink.checkpoint) writeCheckpoint(this.sink.checkpoint, last + 1);
   }
 }
