@@ -1,7 +1,7 @@
 /** `-F/--fencing-token` and `-m/--match-seq-num N|auto`, shared by append, fence and trim. */
 import { Option, type Command } from "commander";
 import type { StreamClient } from "../../client/stream.js";
-import { FencingTokenMismatchError, SeqNumMismatchError } from "../../errors.js";
+import { FencingTokenMismatchError, SeqNumMismatchError, SvcError } from "../../errors.js";
 import { fencingTokenBytes } from "../../format/record-command.js";
 import { usageError } from "../failure.js";
 import { parseCount } from "./numbers.js";
@@ -37,10 +37,19 @@ export function parseConditions(f: ConditionFlags): Conditions {
   return c;
 }
 
-/** Resolves `auto` against the tail. */
+/**
+ * Resolves `auto` against the tail. A stream that does not exist yet has tail 0: where the
+ * basin creates streams on append, the append creates it (and fails with 412 if someone else
+ * did first and appended); where it does not, the append itself says the stream is not found.
+ */
 export async function resolveMatch(c: Conditions, stream: StreamClient): Promise<number | undefined> {
-  if (c.matchSeqNum === "auto") return (await stream.checkTail()).seqNum;
-  return c.matchSeqNum;
+  if (c.matchSeqNum !== "auto") return c.matchSeqNum;
+  try {
+    return (await stream.checkTail()).seqNum;
+  } catch (e) {
+    if (e instanceof SvcError && e.code === "stream_not_found") return 0;
+    throw e;
+  }
 }
 
 export function ensureNoExtra(args: string[], what: string): void {
