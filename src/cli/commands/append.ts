@@ -92,7 +92,7 @@ export function appendCommand(): Command {
     .addOption(
       new Option(
         "--input-template <tpl>",
-        "parse each line: %v body, %T timestamp, %h{NAME} header value, e.g. '%T %h{type} %v'",
+        "parse each line: %v body, %T timestamp (epoch ms or RFC 3339), %h{NAME} header value, e.g. '%T %h{type} %v'",
       ),
     )
     .addOption(new Option("--linger <dur>", "wait this long for more records before sending a batch").default("5ms"))
