@@ -65,12 +65,26 @@ export function liteDataDir(env: NodeJS.ProcessEnv): string {
   return join(base, "svc", "lite");
 }
 
-/** The profile table selected by `--profile` / `SVC_PROFILE`, if any. */
-export function selectedProfile(flags: FlagValues, env: NodeJS.ProcessEnv): Sourced<string> | undefined {
+/**
+ * The profile table selected by `--profile` / `SVC_PROFILE`, else (with `file`) the current
+ * profile the file names (`profile = "NAME"`, set by `svc config use-profile`), if any.
+ */
+export function selectedProfile(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  file?: TomlTable,
+  path?: string,
+): Sourced<string> | undefined {
   if (flags.profile) return { value: flags.profile, source: "flag --profile" };
   if (env.SVC_PROFILE) return { value: env.SVC_PROFILE, source: "env SVC_PROFILE" };
+  const current = file?.[CURRENT_PROFILE_KEY];
+  if (typeof current === "string" && current !== "")
+    return { value: current, source: `config ${path ?? "file"} (svc config use-profile)` };
   return undefined;
 }
+
+/** The top-level key of the config file naming the current profile. */
+export const CURRENT_PROFILE_KEY = "profile";
 
 export function profileTable(file: TomlTable, name: string, path: string): TomlTable {
   const profiles = file.profiles;
@@ -113,7 +127,7 @@ function lookup(
 }
 
 export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file: TomlTable, path: string): Settings {
-  const prof = selectedProfile(flags, env);
+  const prof = selectedProfile(flags, env, file, path);
   const table = prof ? profileTable(file, prof.value, path) : undefined;
   const get = (k: string) => lookup(k, flags, env, table, prof?.value, file, path);
 

@@ -45,6 +45,8 @@ class ParsedRecord implements Parsed {
 
 export interface InputOptions {
   files: string[];
+  /** Records from the command line (`--body`, words after the URI), read instead of any file. */
+  bodies?: string[];
   format: InputFormat;
   delimiter?: Buffer;
   invalidUtf8: InvalidUtf8;
@@ -92,6 +94,12 @@ interface Budget {
 
 export async function* inputRecords(o: InputOptions, signal: AbortSignal): AsyncGenerator<Parsed[]> {
   const budget: Budget = { left: o.maxRecords ?? Number.MAX_SAFE_INTEGER };
+  if (o.bodies !== undefined) {
+    const make = recordMaker(o, "--body");
+    const out = o.bodies.slice(0, budget.left).flatMap((b, i) => make(Buffer.from(b, "utf8"), i + 1) ?? []);
+    if (out.length > 0) yield out;
+    return;
+  }
   for (const file of o.files.length > 0 ? o.files : ["-"]) {
     if (signal.aborted || budget.left <= 0) return;
     const { stream, name } = open(file);
