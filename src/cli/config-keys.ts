@@ -29,17 +29,30 @@ function text(v: TomlValue, key: string): string {
   return v;
 }
 
+/** One URL, or a comma-separated list of them: nodes that serve the same basins (failover). */
 function endpoint(v: TomlValue, key: string): string {
-  const s = text(v, key).trim();
-  let u: URL;
-  try {
-    u = new URL(s.replaceAll("{basin}", "basin"));
-  } catch {
-    throw usageError(`${key} must be a URL such as http://127.0.0.1:4243 (got ${JSON.stringify(s)})`);
+  const all = text(v, key).trim();
+  const list = all
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (list.length === 0)
+    throw usageError(`${key} must be a URL such as http://127.0.0.1:4243 (got ${JSON.stringify(all)})`);
+  for (const s of list) {
+    let u: URL;
+    try {
+      u = new URL(s.replaceAll("{basin}", "basin"));
+    } catch {
+      throw usageError(
+        `${key} must be a URL such as http://127.0.0.1:4243, or several separated by commas (got ${JSON.stringify(s)})`,
+      );
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
+    if (list.length > 1 && s.includes("{basin}"))
+      throw usageError(`${key}: {basin} host routing takes one URL, not a list (got ${JSON.stringify(all)})`);
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:")
-    throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
-  return s;
+  return list.join(",");
 }
 
 export function parseBool(v: TomlValue, key: string): boolean {
