@@ -3,7 +3,7 @@
 // database for svc, starts N `svc lite` nodes on it (ports 4301, 4302, … or from --port), prints
 // how to point svc at all of them (three `export` lines on stdout, the rest on stderr), and on
 // Ctrl-C (or SIGTERM) stops every node and the PostgreSQL it started, removing what it made.
-// The oldest PostgreSQL lite runs on is 15 (`--postgres` with Debian 12's postgresql-15 is tested).
+// PostgreSQL 15 is the oldest tested (`--postgres` with Debian 12's postgresql-15); older ones are not.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -3,7 +3,7 @@
  * it starts a PostgreSQL and N svc lite nodes, prints three `export` lines that point svc at all
  * of them, and on Ctrl-C stops every node and the PostgreSQL it started, leaving nothing behind.
  * Run on the embedded PostgreSQL (18) the tests use, and with `--postgres` on PostgreSQL 15, the
- * oldest lite supports (Debian 12's postgresql-15, which .ci/run installs; skipped without it).
+ * oldest tested (Debian 12's postgresql-15, which .ci/run installs; skipped without it).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -65,7 +65,7 @@ describe("npm run cluster", () => {
   }, 180_000);
 
   it.skipIf(!pg15)(
-    "on PostgreSQL 15 (--postgres), the oldest lite supports",
+    "on PostgreSQL 15 (--postgres), the oldest tested",
     async () => {
       const port = await freePort();
       const name = `svc${process.pid}`;
