@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SVC_BIN, svcShim } from "../helpers/cli.js";
 import { startLite, type Lite } from "../helpers/lite.js";
+import { readmeCommands } from "../helpers/readme.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -32,21 +33,6 @@ const PAGES = [
   "docs/server.md",
 ];
 const page = (p: string): string => readFileSync(join(ROOT, p), "utf8");
-
-/** The runnable commands of the ```sh blocks: continuations joined, trailing comments dropped. */
-export function readmeCommands(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)) {
-    const joined = m[1]!.replace(/\\\n\s*/g, " ");
-    for (const raw of joined.split("\n")) {
-      const line = raw.replace(/\s{2,}#\s.*$/, "").trim();
-      if (line === "" || line.startsWith("#") || line.startsWith("npm ")) continue;
-      if (/^export \w+=[^$]*$/.test(line)) continue;
-      out.push(line.replaceAll("node bin/svc.js", "svc"));
-    }
-  }
-  return out;
-}
 
 /** Exit codes an example may document instead of 0. */
 function allowed(cmd: string): number[] {
