@@ -51,6 +51,8 @@ describe("a new user's first minutes, from a fresh clone", () => {
     const env = { PATH: `${join(home, "bin")}:${process.env.PATH ?? ""}`, HOME: home };
     const ci = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: clone, env, encoding: "utf8" });
     expect(ci.status, ci.stderr.slice(-2000)).toBe(0);
+    // A fresh clone installs without warnings (package.json's allowScripts answers npm's question).
+    expect(ci.stderr).not.toMatch(/npm warn/i);
 
     server = spawn("npm", ["start"], { cwd: clone, env, detached: true });
     let out = "";
