@@ -36,8 +36,8 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "append",
-    summary: "Append records from stdin or files",
-    args: "<uri>",
+    summary: "Append records from stdin, files or the command line",
+    args: "<uri> [words...]",
     load: async () => (await import("./append.js")).appendCommand(),
   },
   {
@@ -55,13 +55,13 @@ export const COMMANDS: CommandEntry[] = [
   {
     name: "fence",
     summary: "Set or clear a stream's fencing token",
-    args: "<uri> <token>",
+    args: "<uri> [new-token]",
     load: async () => (await import("./fence.js")).fenceCommand(),
   },
   {
     name: "trim",
     summary: "Trim a stream: drop records before a sequence number",
-    args: "<uri> <seq>",
+    args: "<uri> [seq-num]",
     load: async () => (await import("./trim.js")).trimCommand(),
   },
   {
