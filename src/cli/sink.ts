@@ -39,7 +39,14 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
       status: err instanceof SvcError ? (err.status ?? null) : null,
       code: err instanceof SvcError ? err.code : "error",
       message,
-      ...(op ? { operation: op.operation } : {}),
+      // The command's name (`check-tail`, `basin create`), which a script can match; the
+      // sentence's words ("check tail of") are for the line above.
+      ...(op
+        ? {
+            operation:
+              ctx.commandPath && ctx.commandPath !== "svc" ? ctx.commandPath.replace(/^svc /, "") : op.operation,
+          }
+        : {}),
       ...(op?.resource ? { resource: op.resource } : {}),
       exit_code: code,
     },
