@@ -186,7 +186,8 @@ export class RangeNotSatisfiableError extends SvcError {
   constructor(tail: StreamPosition, origin: ErrorOrigin = "server") {
     super({
       code: "range_not_satisfiable",
-      message: `the read starts beyond the tail (${tail.seqNum} @ ${tail.timestamp})`,
+      // As check-tail shows a tail: `0 @ -` for a stream with no record.
+      message: `the read starts beyond the tail (${tail.seqNum} @ ${tail.seqNum === 0 && tail.timestamp === 0 ? "-" : tail.timestamp})`,
       origin,
       status: 416,
     });

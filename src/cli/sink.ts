@@ -132,6 +132,12 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "basin_deletion_pending":
     case "stream_deletion_pending":
       return "deletion is in progress; try again once it completes";
+    case "range_not_satisfiable": {
+      const tail = (err as { tail?: { seqNum: number } }).tail?.seqNum;
+      return tail === undefined
+        ? "start at or before the tail (`svc check-tail URI`), or add --clamp to start at the tail"
+        : `the stream's next position is ${tail}: start at or before it (-s ${tail} waits for the next record), or add --clamp to start at the tail`;
+    }
     case "not_implemented":
       return "this server does not implement the operation";
     case "not_the_service": {
