@@ -32,7 +32,7 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   if (op) head = `Failed to ${op.operation}${op.resource ? ` ${op.resource}` : ""}: ${message}${tag}`;
   else head = `${message}${tag}`;
   const lines = [`error: ${head}`];
-  const hint = op?.hint ?? hintOf(err) ?? keyHint(err, op, ctx) ?? hintFor(err, ctx);
+  const hint = op?.hint ?? hintOf(err) ?? keyHint(err, op, ctx) ?? notFoundHint(err, op) ?? hintFor(err, ctx);
   if (hint) lines.push(`hint: ${hint}`);
   const json = {
     error: {
@@ -81,6 +81,22 @@ function keyHint(err: unknown, op: OperationError | undefined, ctx: SinkContext)
   return ctx.encryptionKey
     ? "check the encryption key given with -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY: the base64 of 32 bytes"
     : "an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY (the base64 of 32 bytes)";
+}
+
+/**
+ * A basin or stream that is not there, in terms of the one named: how to create it, or (for a
+ * stream) how to let the basin create streams when they are first written or read.
+ */
+function notFoundHint(err: unknown, op: OperationError | undefined): string | undefined {
+  if (!(err instanceof SvcError) || !op?.resource) return undefined;
+  const m = /^svc:\/\/([^/]+)(?:\/(.+))?$/.exec(op.resource);
+  if (!m) return undefined;
+  const [, basin, stream] = m;
+  if (err.code === "basin_not_found")
+    return `create it with \`svc basin create ${basin}\`, or list the basins with \`svc basin list\``;
+  if (err.code !== "stream_not_found" || stream === undefined) return undefined;
+  const reads = /^(read|tail|check tail of|get stream|stream info)/.test(op.operation);
+  return `create it with \`svc stream create ${op.resource}\`, or let the basin create streams ${reads ? "on read" : "on append"}: \`svc basin reconfigure ${basin} ${reads ? "--create-stream-on-read" : "--create-stream-on-append"}\``;
 }
 
 /** An untrusted certificate: the server answered, so whether it runs is not the question. */
