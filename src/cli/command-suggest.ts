@@ -10,7 +10,7 @@
 import type { Command } from "commander";
 import { COMMANDS } from "./commands/index.js";
 import { buildProgram } from "./program.js";
-import { editDistance, tolerance } from "./suggest.js";
+import { editDistance, tolerance } from "../format/suggest.js";
 
 const STARTS = new Set(["lite", "bench"]);
 

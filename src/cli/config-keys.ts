@@ -2,6 +2,7 @@
  * The keys of the config file (top level or `[profiles.NAME]`), each with its validator, the
  * environment variable and flag that override it. `access_token` is a secret: never printed.
  */
+import { didYouMean } from "../format/suggest.js";
 import { parseDuration } from "../format/duration.js";
 import { DIALECTS } from "../types.js";
 import { usageError } from "./failure.js";
@@ -130,6 +131,8 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
 export function keySpec(key: string): KeySpec {
   const spec = CONFIG_KEYS[key];
   if (!spec)
-    throw usageError(`unknown config key ${JSON.stringify(key)}; known keys: ${Object.keys(CONFIG_KEYS).join(", ")}`);
+    throw usageError(
+      `unknown config key ${JSON.stringify(key)}${didYouMean(key, Object.keys(CONFIG_KEYS))} (known keys: ${Object.keys(CONFIG_KEYS).join(", ")})`,
+    );
   return spec;
 }
