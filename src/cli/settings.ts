@@ -79,7 +79,7 @@ export function selectedProfile(
   if (env.SVC_PROFILE) return { value: env.SVC_PROFILE, source: "env SVC_PROFILE" };
   const current = file?.[CURRENT_PROFILE_KEY];
   if (typeof current === "string" && current !== "")
-    return { value: current, source: `config ${path ?? "file"} (svc config use-profile)` };
+    return { value: current, source: `the current profile of ${path ?? "the config file"}` };
   return undefined;
 }
 
@@ -118,7 +118,7 @@ function lookup(
   if (p !== undefined && typeof p !== "object")
     return {
       value: spec.parse(p, `${key} in ${path} [profiles.${profileName}]`),
-      source: `profile ${profileName} (${path})`,
+      source: `profile ${profileName} of ${path}`,
     };
   const f = file[key];
   if (f !== undefined && typeof f !== "object")
@@ -143,8 +143,9 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
   }
   const timeout = get("timeout") as Sourced<string> | undefined;
   const settings: Settings = {
-    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
-    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
+    // Sources are shown in parentheses ("(from …)"): they hold none of their own.
+    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
+    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
     compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? {
       value: "none",
       source: "default",
@@ -177,7 +178,7 @@ function readLiteRootToken(env: NodeJS.ProcessEnv): Sourced<string> | undefined 
   const file = liteTokenPath(env);
   try {
     const token = readFileSync(file, "utf8").trim();
-    return token === "" ? undefined : { value: token, source: `svc lite root token (${file})` };
+    return token === "" ? undefined : { value: token, source: `svc lite's root token in ${file}` };
   } catch {
     return undefined;
   }

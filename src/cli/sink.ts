@@ -11,7 +11,7 @@ export interface SinkContext {
   json?: boolean;
   tokenSource?: string;
   commandPath?: string;
-  /** The endpoint in use and where it came from (`env SVC_ACCOUNT_ENDPOINT`, `default (local svc lite)`…). */
+  /** The endpoint in use and where it came from (`env SVC_ACCOUNT_ENDPOINT`, `default: the local svc lite`…). */
   endpoint?: { url: string; source: string };
   /** The profile in use (`--profile`, SVC_PROFILE), for hints that name a config command. */
   profile?: string;
