@@ -11,7 +11,7 @@ import type { SvcClient } from "../../client/client.js";
 import { handler } from "../action.js";
 import { currentBasinFlat, currentStreamFlat, desiredStreamFlat, diff, type FieldChange } from "../apply/flat.js";
 import { makePlan, pending } from "../apply/plan.js";
-import { planJson, planLines, showValue } from "../apply/render.js";
+import { jsonValue, planJson, planLines, showValue } from "../apply/render.js";
 import type { Flat } from "../apply/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
@@ -108,7 +108,11 @@ export function diffCommand(): Command {
             resource,
             left: lName,
             right: rName,
-            differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })),
+            differences: changes.map((c) => ({
+              path: c.field,
+              left: jsonValue(c.field, c.from),
+              right: jsonValue(c.field, c.to),
+            })),
           });
         } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
       }
