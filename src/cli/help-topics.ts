@@ -22,6 +22,7 @@ export const TOPICS: HelpTopic[] = [
   { name: "s2", summary: "S2's SDKs and CLI against lite; svc against S2-compatible servers" },
   { name: "performance", summary: "svc bench, npm run bench and the latest figures" },
   { name: "server", summary: "svc lite: flags, durability, TLS, sessions, the data dir, tokens and auth" },
+  { name: "postgres", summary: "svc lite on PostgreSQL: several nodes, sequencing, capacity, figures" },
 ];
 
 export function findTopic(name: string): HelpTopic | undefined {
