@@ -16,14 +16,18 @@ export function responseError(res: ErrorResponse, url?: string): SvcError {
   let body: unknown;
   if (res.body.length > 0) {
     const text = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength).toString("utf8");
+    const type = header(res.headers, "content-type");
     try {
       body = JSON.parse(text);
     } catch {
       body = undefined;
     }
-    // The service answers errors with a JSON object (protocol.md §11.1), or with no body at all.
-    if (typeof body !== "object" || body === null || Array.isArray(body))
-      return foreignAnswer(res.status, header(res.headers, "content-type"), text, url);
+    // The service answers errors with a JSON object (protocol.md §11.1), or with no body at all:
+    // a body that is neither, and not even labelled JSON, came from another server.
+    const object = typeof body === "object" && body !== null && !Array.isArray(body);
+    if (!object && !/\bjson\b/i.test(type ?? "")) return foreignAnswer(res.status, type, text, url);
+    // Labelled JSON but not an object (malformed): its text, on one line, as the message.
+    if (!object) body = { message: text.replace(/\s*\n\s*/g, " ").slice(0, 200) };
   }
   const hint = header(res.headers, "retry-after-ms");
   const retryAfter = Number(hint);
