@@ -102,6 +102,8 @@ export const CLIENT_CODES = {
   too_large: { status: 0, retryable: false, sideEffects: false },
   /** A number outside the safe integer range, or a value that cannot be represented. */
   out_of_range: { status: 0, retryable: false, sideEffects: false },
+  /** Records a read was to deliver were trimmed or expired before it read them (`--fail-on-gap`). */
+  records_missing: { status: 0, retryable: false, sideEffects: false },
 } as const satisfies Record<string, ErrorClass>;
 
 export type ServerCode = keyof typeof SERVER_CODES;
@@ -188,7 +190,8 @@ export class RangeNotSatisfiableError extends SvcError {
   constructor(tail: StreamPosition, origin: ErrorOrigin = "server") {
     super({
       code: "range_not_satisfiable",
-      message: `the read starts beyond the tail (${tail.seqNum} @ ${tail.timestamp})`,
+      // As check-tail shows a tail: `0 @ -` for a stream with no record.
+      message: `the read starts beyond the tail (${tail.seqNum} @ ${tail.seqNum === 0 && tail.timestamp === 0 ? "-" : tail.timestamp})`,
       origin,
       status: 416,
     });

@@ -75,7 +75,8 @@ export type StorageClass = "standard" | "express";
 export type TimestampingMode = "client-prefer" | "client-require" | "arrival";
 /** §8.8: the ciphers a basin may set for the streams created in it. */
 export type StreamCipher = "aes-256-gcm" | "aegis-256";
-export type BasinScope = "cloud:us-east-1";
+/** svc's one scope, and S2's (its published API); svc lite has one place, which each of them names. */
+export type BasinScope = "cloud:us-east-1" | "aws:us-east-1" | "aws:us-west-2" | "aws:eu-north-1";
 export type BasinState = "active" | "creating" | "deleting";
 
 export type RetentionPolicy = { age: number } | { infinite: Record<string, never> };

@@ -38,9 +38,14 @@ function takesValue(cmd: Command, flag: string): boolean {
  * A commander parse error as the sink's two lines. Commander's message is
  * `error: unknown command 'lsit'` with, on a second line, `(Did you mean list?)`.
  */
-export function commanderErrorLines(e: CommanderError, path: string): { message: string; lines: string[] } {
+export function commanderErrorLines(
+  e: CommanderError,
+  path: string,
+  ownHint?: string,
+): { message: string; lines: string[] } {
   const [first = "", ...rest] = e.message.split("\n");
   const message = first.replace(/^error: /, "");
+  if (ownHint !== undefined) return { message, lines: [`error: ${message}`, `hint: ${ownHint}`] };
   const suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(" ").trim())?.[1];
   let hint = `run \`${path} --help\` for usage`;
   if (suggestion !== undefined) {

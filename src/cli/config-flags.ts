@@ -1,10 +1,10 @@
 /**
- * Resource-config flags shared by basin and stream commands (cli.md §1.4, §4.3, §4.4) and
+ * Resource-config flags shared by basin and stream commands (protocol.md §3.1, §3.2) and
  * their translation into wire config objects. Booleans come in pairs (`--x` / `--no-x`) so a
  * flag never swallows the positional argument after it; an absent flag leaves a field unset.
  */
 import { Option, type Command } from "commander";
-import type { StreamCipher } from "../client/config-types.js";
+import type { StreamCipher } from "../types.js";
 import { parseDurationSecs } from "../format/duration.js";
 import type { BasinConfig, RetentionPolicy, StorageClass, StreamConfig, TimestampingMode } from "../types.js";
 import { usageError } from "./failure.js";

@@ -2,6 +2,7 @@
  * The keys of the config file (top level or `[profiles.NAME]`), each with its validator, the
  * environment variable and flag that override it. `access_token` is a secret: never printed.
  */
+import { didYouMean } from "../format/suggest.js";
 import { parseDuration } from "../format/duration.js";
 import { DIALECTS } from "../types.js";
 import { usageError } from "./failure.js";
@@ -29,17 +30,30 @@ function text(v: TomlValue, key: string): string {
   return v;
 }
 
+/** One URL, or a comma-separated list of them: nodes that serve the same basins (failover). */
 function endpoint(v: TomlValue, key: string): string {
-  const s = text(v, key).trim();
-  let u: URL;
-  try {
-    u = new URL(s.replaceAll("{basin}", "basin"));
-  } catch {
-    throw usageError(`${key} must be a URL such as http://127.0.0.1:4243 (got ${JSON.stringify(s)})`);
+  const all = text(v, key).trim();
+  const list = all
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (list.length === 0)
+    throw usageError(`${key} must be a URL such as http://127.0.0.1:4243 (got ${JSON.stringify(all)})`);
+  for (const s of list) {
+    let u: URL;
+    try {
+      u = new URL(s.replaceAll("{basin}", "basin"));
+    } catch {
+      throw usageError(
+        `${key} must be a URL such as http://127.0.0.1:4243, or several separated by commas (got ${JSON.stringify(s)})`,
+      );
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
+    if (list.length > 1 && s.includes("{basin}"))
+      throw usageError(`${key}: {basin} host routing takes one URL, not a list (got ${JSON.stringify(all)})`);
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:")
-    throw usageError(`${key} must use http or https (got ${JSON.stringify(s)})`);
-  return s;
+  return list.join(",");
 }
 
 export function parseBool(v: TomlValue, key: string): boolean {
@@ -117,6 +131,8 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
 export function keySpec(key: string): KeySpec {
   const spec = CONFIG_KEYS[key];
   if (!spec)
-    throw usageError(`unknown config key ${JSON.stringify(key)}; known keys: ${Object.keys(CONFIG_KEYS).join(", ")}`);
+    throw usageError(
+      `unknown config key ${JSON.stringify(key)}${didYouMean(key, Object.keys(CONFIG_KEYS))} (known keys: ${Object.keys(CONFIG_KEYS).join(", ")})`,
+    );
   return spec;
 }

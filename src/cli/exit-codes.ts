@@ -1,6 +1,6 @@
 /**
- * The exit-code contract of cli.md §4.2, in one function. Documented in the README
- * (docs-drafts/cli-reference.md, "Exit codes").
+ * The exit-code contract, in one function. Documented in docs/exit-codes.md (`svc help
+ * exit-codes`), summed up in the README and in `svc --help`.
  */
 import { SvcError } from "../errors.js";
 
@@ -28,6 +28,7 @@ const CONFLICT_CODES = new Set([
   "fencing_token_mismatch",
   "range_not_satisfiable",
   "transaction_conflict",
+  "records_missing",
 ]);
 
 /**
@@ -49,6 +50,9 @@ export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {})
       return EXIT.unavailable;
     case "unverified_server":
       return EXIT.auth;
+    case "not_the_service":
+      // The endpoint reaches a web server that is not the service: a configuration to fix.
+      return EXIT.usage;
   }
   const status = error.status;
   if (CONFLICT_CODES.has(error.code) || status === 409 || status === 412 || status === 416) return EXIT.conflict;

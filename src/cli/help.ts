@@ -23,10 +23,35 @@ export function isPassThrough(cmd: Command): boolean {
 /** The one line a subcommand's help shows in place of the global options. */
 export const GLOBALS_LINE = "Global options (--json, -q, -v, --timeout, …): `svc help globals`";
 
-/** Commander's help, with the globals line under a subcommand's own options. */
+/** The guide (`svc help TOPIC`, docs/<topic>.md) behind each top-level command. */
+const GUIDES: Record<string, string> = {
+  append: "records",
+  read: "records",
+  tail: "records",
+  fence: "records",
+  trim: "records",
+  basin: "resources",
+  stream: "resources",
+  token: "resources",
+  "check-tail": "resources",
+  config: "configuration",
+  ping: "configuration",
+  apply: "specs",
+  diff: "specs",
+  metrics: "monitoring",
+  locations: "monitoring",
+  bench: "performance",
+  completion: "conventions",
+};
+
+/** Commander's help, with the globals line (and the guide) under a subcommand's own options. */
 export function formatHelpWithGlobalsLine(cmd: Command, helper: Help): string {
   const text = Help.prototype.formatHelp.call(helper, cmd, helper);
-  return cmd.parent ? `${text}\n${GLOBALS_LINE}\n` : text;
+  if (!cmd.parent) return text;
+  let top = cmd;
+  while (top.parent?.parent) top = top.parent;
+  const guide = GUIDES[top.name()];
+  return `${text}\n${GLOBALS_LINE}\n${guide ? `Guide: \`svc help ${guide}\` (docs/${guide}.md)\n` : ""}`;
 }
 
 /** `svc help globals`: the options every command takes, formatted as commander formats options. */

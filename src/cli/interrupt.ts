@@ -1,5 +1,5 @@
 /**
- * Ctrl-C and SIGTERM for the data commands (reliability.md §2.f): the first signal aborts
+ * Ctrl-C and SIGTERM for the data commands (docs/design/reliability.md, "Ctrl-C"): the first signal aborts
  * `signal` so the command can stop reading, drain and report; a second one ends the process at
  * once by re-raising the signal with no handler installed (the shell then sees 130 or 143),
  * so that nothing but main.ts calls process.exit.

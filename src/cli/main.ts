@@ -10,7 +10,8 @@ import { commanderErrorLines, commandPath } from "./command-path.js";
 import { currentContext } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
-import { globalsHelp } from "./help.js";
+import { commandHint, suggestCommands } from "./command-suggest.js";
+import { helpFor } from "./help-command.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
@@ -27,13 +28,20 @@ export async function main(argv: string[]): Promise<void> {
   const program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
   if (argv.length === 0) {
     program.outputHelp();
-  } else if (argv.length === 2 && argv[0] === "help" && argv[1] === "globals") {
-    writeStdoutText(globalsHelp(program));
+  } else if (argv[0] === "help") {
+    try {
+      const help = await helpFor(program, argv.slice(1));
+      if (typeof help !== "string") help.outputHelp();
+      else if (help.length <= 16_384) writeStdoutText(help);
+      else stdout().write(help);
+    } catch (e) {
+      code = handle(e, argv, program);
+    }
   } else {
     try {
       await program.parseAsync(argv, { from: "user" });
     } catch (e) {
-      code = handle(e, argv, program);
+      code = handle(e, argv, program, await unknownCommandHint(e, argv, program));
     }
   }
   const ctx = currentContext();
@@ -54,14 +62,23 @@ export function exitWithError(e: unknown, argv: string[]): never {
   process.exit(handle(e, argv));
 }
 
-function handle(e: unknown, argv: string[], program?: Command): number {
+/** For `svc lsit` and `svc basin lsit`: the commands the word most likely meant (command-suggest.ts). */
+async function unknownCommandHint(e: unknown, argv: string[], program: Command): Promise<string | undefined> {
+  if (!(e instanceof CommanderError) || e.code !== "commander.unknownCommand") return undefined;
+  const word = /unknown command '(.*)'/.exec(e.message)?.[1];
+  if (word === undefined) return undefined;
+  const path = commandPath(program, argv);
+  return commandHint(await suggestCommands(path, word), path) ?? `\`${path} --help\` lists the commands`;
+}
+
+function handle(e: unknown, argv: string[], program?: Command, hint?: string): number {
   const path = program ? commandPath(program, argv) : "svc lite";
   if (e instanceof CommanderError) {
     if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help")
       return EXIT.ok;
     if (e.code === "commander.executeSubCommandAsync") return EXIT.runtime;
     // Commander prints nothing (program.ts): its parse errors take the sink's style here.
-    const { message, lines } = commanderErrorLines(e, path);
+    const { message, lines } = commanderErrorLines(e, path, hint);
     for (const l of lines) process.stderr.write(`${l}\n`);
     if (argv.includes("--json")) {
       process.stderr.write(

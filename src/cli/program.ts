@@ -94,7 +94,7 @@ export async function buildProgram(
   ]);
   program.addHelpText(
     "after",
-    "\nThe options above go with any command: `svc help globals` lists them alone.\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 10 pending changes, 75 outcome unknown, 130 interrupted.\n",
+    "\nThe options above go with any command: `svc help globals` lists them alone.\nGuides (records, resources, configuration, specs, exit codes…): `svc help topics`.\nExit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 not found, 5 conflict, 6 unavailable,\n7 bad input, 8 verification failed, 10 pending changes, 75 outcome unknown,\n130 interrupted.\n",
   );
   await registerCommands(program, wantedCommand(argv, VALUE_OPTIONS));
   inheritSettings(program);

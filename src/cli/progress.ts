@@ -8,6 +8,7 @@
  *
  * The final summary is separate and printed by the command.
  */
+import { seqRange } from "../format/seq-range.js";
 import { humanByteRate, humanBytes } from "../format/units.js";
 import type { StreamPosition } from "../types.js";
 import type { Output } from "./output.js";
@@ -82,8 +83,8 @@ export class ReadProgress {
 
   summary(): string {
     const secs = Math.max(this.elapsedMs(), 1) / 1000;
-    const range = this.first === undefined ? "" : ` ${this.first}..=${this.last}`;
-    return `read ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)})${range} in ${secs.toFixed(1)}s (${humanByteRate(this.bytes / secs)})`;
+    const range = this.first === undefined ? "" : ` ${seqRange(this.first, this.last!)}`;
+    return `read ${this.records} record${this.records === 1 ? "" : "s"} (${humanBytes(this.bytes)} metered)${range} in ${secs.toFixed(1)}s (${humanByteRate(this.bytes / secs)})`;
   }
 
   line(): string {
@@ -93,7 +94,7 @@ export class ReadProgress {
     const what =
       this.records === 0
         ? "waiting for records"
-        : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} · ${humanByteRate(this.bytes / secs)}`;
+        : `${this.records} record${this.records === 1 ? "" : "s"} · ${humanBytes(this.bytes)} metered · ${humanByteRate(this.bytes / secs)}`;
     return `⦿ ${what}${lag}`;
   }
 }

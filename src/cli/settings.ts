@@ -65,12 +65,26 @@ export function liteDataDir(env: NodeJS.ProcessEnv): string {
   return join(base, "svc", "lite");
 }
 
-/** The profile table selected by `--profile` / `SVC_PROFILE`, if any. */
-export function selectedProfile(flags: FlagValues, env: NodeJS.ProcessEnv): Sourced<string> | undefined {
+/**
+ * The profile table selected by `--profile` / `SVC_PROFILE`, else (with `file`) the current
+ * profile the file names (`profile = "NAME"`, set by `svc config use-profile`), if any.
+ */
+export function selectedProfile(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  file?: TomlTable,
+  path?: string,
+): Sourced<string> | undefined {
   if (flags.profile) return { value: flags.profile, source: "flag --profile" };
   if (env.SVC_PROFILE) return { value: env.SVC_PROFILE, source: "env SVC_PROFILE" };
+  const current = file?.[CURRENT_PROFILE_KEY];
+  if (typeof current === "string" && current !== "")
+    return { value: current, source: `the current profile of ${path ?? "the config file"}` };
   return undefined;
 }
+
+/** The top-level key of the config file naming the current profile. */
+export const CURRENT_PROFILE_KEY = "profile";
 
 export function profileTable(file: TomlTable, name: string, path: string): TomlTable {
   const profiles = file.profiles;
@@ -104,7 +118,7 @@ function lookup(
   if (p !== undefined && typeof p !== "object")
     return {
       value: spec.parse(p, `${key} in ${path} [profiles.${profileName}]`),
-      source: `profile ${profileName} (${path})`,
+      source: `profile ${profileName} of ${path}`,
     };
   const f = file[key];
   if (f !== undefined && typeof f !== "object")
@@ -113,7 +127,7 @@ function lookup(
 }
 
 export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file: TomlTable, path: string): Settings {
-  const prof = selectedProfile(flags, env);
+  const prof = selectedProfile(flags, env, file, path);
   const table = prof ? profileTable(file, prof.value, path) : undefined;
   const get = (k: string) => lookup(k, flags, env, table, prof?.value, file, path);
 
@@ -129,8 +143,9 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
   }
   const timeout = get("timeout") as Sourced<string> | undefined;
   const settings: Settings = {
-    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
-    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" },
+    // Sources are shown in parentheses ("(from …)"): they hold none of their own.
+    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
+    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
     compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? {
       value: "none",
       source: "default",
@@ -163,7 +178,7 @@ function readLiteRootToken(env: NodeJS.ProcessEnv): Sourced<string> | undefined 
   const file = liteTokenPath(env);
   try {
     const token = readFileSync(file, "utf8").trim();
-    return token === "" ? undefined : { value: token, source: `svc lite root token (${file})` };
+    return token === "" ? undefined : { value: token, source: `svc lite's root token in ${file}` };
   } catch {
     return undefined;
   }

@@ -11,7 +11,7 @@ export interface SinkContext {
   json?: boolean;
   tokenSource?: string;
   commandPath?: string;
-  /** The endpoint in use and where it came from (`env SVC_ACCOUNT_ENDPOINT`, `default (local svc lite)`…). */
+  /** The endpoint in use and where it came from (`env SVC_ACCOUNT_ENDPOINT`, `default: the local svc lite`…). */
   endpoint?: { url: string; source: string };
   /** The profile in use (`--profile`, SVC_PROFILE), for hints that name a config command. */
   profile?: string;
@@ -32,14 +32,21 @@ export function describeError(e: unknown, ctx: SinkContext = {}): { lines: strin
   if (op) head = `Failed to ${op.operation}${op.resource ? ` ${op.resource}` : ""}: ${message}${tag}`;
   else head = `${message}${tag}`;
   const lines = [`error: ${head}`];
-  const hint = op?.hint ?? hintOf(err) ?? keyHint(err, op, ctx) ?? hintFor(err, ctx);
+  const hint = op?.hint ?? hintOf(err) ?? keyHint(err, op, ctx) ?? notFoundHint(err, op) ?? hintFor(err, ctx);
   if (hint) lines.push(`hint: ${hint}`);
   const json = {
     error: {
       status: err instanceof SvcError ? (err.status ?? null) : null,
       code: err instanceof SvcError ? err.code : "error",
       message,
-      ...(op ? { operation: op.operation } : {}),
+      // The command's name (`check-tail`, `basin create`), which a script can match; the
+      // sentence's words ("check tail of") are for the line above.
+      ...(op
+        ? {
+            operation:
+              ctx.commandPath && ctx.commandPath !== "svc" ? ctx.commandPath.replace(/^svc /, "") : op.operation,
+          }
+        : {}),
       ...(op?.resource ? { resource: op.resource } : {}),
       exit_code: code,
     },
@@ -74,6 +81,22 @@ function keyHint(err: unknown, op: OperationError | undefined, ctx: SinkContext)
   return ctx.encryptionKey
     ? "check the encryption key given with -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY: the base64 of 32 bytes"
     : "an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY (the base64 of 32 bytes)";
+}
+
+/**
+ * A basin or stream that is not there, in terms of the one named: how to create it, or (for a
+ * stream) how to let the basin create streams when they are first written or read.
+ */
+function notFoundHint(err: unknown, op: OperationError | undefined): string | undefined {
+  if (!(err instanceof SvcError) || !op?.resource) return undefined;
+  const m = /^svc:\/\/([^/]+)(?:\/(.+))?$/.exec(op.resource);
+  if (!m) return undefined;
+  const [, basin, stream] = m;
+  if (err.code === "basin_not_found")
+    return `create it with \`svc basin create ${basin}\`, or list the basins with \`svc basin list\``;
+  if (err.code !== "stream_not_found" || stream === undefined) return undefined;
+  const reads = /^(read|tail|check tail of|get stream|stream info)/.test(op.operation);
+  return `create it with \`svc stream create ${op.resource}\`, or let the basin create streams ${reads ? "on read" : "on append"}: \`svc basin reconfigure ${basin} ${reads ? "--create-stream-on-read" : "--create-stream-on-append"}\``;
 }
 
 /** An untrusted certificate: the server answered, so whether it runs is not the question. */
@@ -125,8 +148,18 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "basin_deletion_pending":
     case "stream_deletion_pending":
       return "deletion is in progress; try again once it completes";
+    case "range_not_satisfiable": {
+      const tail = (err as { tail?: { seqNum: number } }).tail?.seqNum;
+      return tail === undefined
+        ? "start at or before the tail (`svc check-tail URI`), or add --clamp to start at the tail"
+        : `the stream's next position is ${tail}: start at or before it (-s ${tail} waits for the next record), or add --clamp to start at the tail`;
+    }
     case "not_implemented":
       return "this server does not implement the operation";
+    case "not_the_service": {
+      const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
+      return `${where} answered as another web server, not as the service: check the endpoint (svc lite prints its endpoints in its \`export\` lines)`;
+    }
     case "decryption_failed":
       return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
   }

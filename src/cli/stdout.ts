@@ -24,6 +24,13 @@ export function onStdoutError(handler: (e: NodeJS.ErrnoException) => void): void
   stream?.on("error", handler);
 }
 
+/** stdout's reader went away while nothing was being written (stdout-reader.ts): as an EPIPE. */
+export function stdoutReaderGone(): void {
+  const e: NodeJS.ErrnoException = new Error("stdout's reader went away");
+  e.code = "EPIPE";
+  onError?.(e);
+}
+
 export function stdoutOpened(): boolean {
   return stream !== undefined;
 }

@@ -1,12 +1,17 @@
 /**
- * `svc://basin` and `svc://basin/stream` arguments (cli.md §1.2, §4). The stream is everything
+ * `svc://basin` and `svc://basin/stream` arguments (docs/design/cli.md, "Design rules"). The stream is everything
  * after the first `/`, so stream names may contain `/`. Where only a basin is expected a bare
  * name is accepted too; `svc://basin/` counts as basin-only. Names are validated locally.
+ * S2's `s2://` spelling is the same URI (scripts and muscle memory from S2's CLI), whatever the
+ * dialect: the scheme names the resource, the dialect only the header names on the wire.
  */
 import { badName } from "../rules/names.js";
 import { clientError } from "../errors.js";
 
 export const SCHEME = "svc://";
+
+/** The schemes a URI may be written with: svc's own, and S2's. */
+const SCHEMES = ["svc", "s2"];
 
 export interface SvcUri {
   basin: string;
@@ -15,10 +20,10 @@ export interface SvcUri {
 
 function split(text: string): SvcUri {
   const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
-  if (schemeMatch && schemeMatch[1]!.toLowerCase() !== "svc") {
+  if (schemeMatch && !SCHEMES.includes(schemeMatch[1]!.toLowerCase())) {
     throw clientError(
       "usage",
-      `invalid URI scheme \`${schemeMatch[1]}://\` in ${JSON.stringify(text)}: must be \`svc://\``,
+      `invalid URI scheme \`${schemeMatch[1]}://\` in ${JSON.stringify(text)}: must be \`svc://\` (or S2's \`s2://\`)`,
     );
   }
   const rest = schemeMatch ? text.slice(schemeMatch[0].length) : text;
@@ -41,7 +46,7 @@ export function parseBasinArg(text: string): string {
 
 /** A stream: `svc://basin/stream` (the scheme is required). */
 export function parseStreamUri(text: string): Required<SvcUri> {
-  if (!text.startsWith(SCHEME) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
     throw clientError(
       "usage",
       `a stream URI must begin with \`${SCHEME}\` (got ${JSON.stringify(text)}); e.g. svc://my-basin/my-stream`,

@@ -1,6 +1,6 @@
 /**
  * The append session lane of the appender (appender.ts; protocol.md §6.5, §6.7;
- * reliability.md §2.f): inputs are pipelined over one exchange as the appender hands them
+ * docs/design/reliability.md, "Retry decisions"): inputs are pipelined over one exchange as the appender hands them
  * over (already validated, within its budget of unacknowledged bytes), and acks are paired
  * with inputs first-in first-out.
  * Each exchange is an AppendConnection (append-connection.ts: its in-flight inputs, the ack
@@ -33,11 +33,11 @@ import { clientTestFault } from "./test-fault.js";
 export interface AppendSessionOptions {
   /** Compression for our frames; the server's is negotiated by the opener's Accept-Encoding. */
   compression?: Compression;
-  /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long (default 30 s). */
+  /** Fail in-flight inputs as "outcome unknown" when no ack arrives for this long. @default the client's (30000) */
   ackTimeoutMs?: number;
-  /** Connect retries while nothing is in flight (default 2). */
+  /** Connect retries while nothing is in flight. @default the client's (2) */
   retries?: number;
-  /** How long to keep reconnecting after the server asked us to (draining; default 30 s). */
+  /** How long to keep reconnecting after the server asked us to (draining). @default 30000 */
   reconnectBudgetMs?: number;
   /** Told about every reconnection, for logs. */
   onReconnect?: (reason: string) => void;
@@ -241,7 +241,7 @@ export class AppendSession {
     if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
     const unknown = new SvcError({
       code: err.code,
-      message: `${err.message}; ${conn.inflight.length} input(s) may or may not have been appended`,
+      message: `${err.message}; ${conn.inflight.length} ${conn.inflight.length === 1 ? "batch" : "batches"} may or may not have been appended`,
       origin: err.origin,
       status: err.status,
       retryable: false,

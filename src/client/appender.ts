@@ -1,5 +1,5 @@
 /**
- * The one appender of a stream (protocol.md §6.5, §8.1; reliability.md §2.f). Inputs are
+ * The one appender of a stream (protocol.md §6.5, §8.1; docs/design/reliability.md, "Retry decisions"). Inputs are
  * appended in the order they are submitted, over one transport:
  * - `session` (the default): one append session, pipelined, acks in order (append-session.ts);
  * - `unary`: one unary append at a time (unary-appends.ts);
@@ -24,9 +24,9 @@ import { checkBatch as checkByRules } from "../rules/records.js";
 export type AppendTransport = "session" | "unary" | "auto";
 
 export interface AppenderOptions {
-  /** session (default), unary, or auto (session, else unary when the server has no sessions). */
+  /** session, unary, or auto (session, else unary when the server has no sessions). @default "session" */
   transport?: AppendTransport;
-  /** Metered bytes of inputs taken and not yet acknowledged (default 5 MiB). */
+  /** Metered bytes of inputs taken and not yet acknowledged. @default 5242880 (5 MiB) */
   maxInflightBytes?: number;
 }
 

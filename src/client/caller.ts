@@ -18,19 +18,22 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
 import { headersFromDialect, headersInDialect } from "../wire/dialect.js";
 import { parseJsonText } from "../wire/json.js";
 import type { Dialect } from "../types.js";
+import { movable, type Failover } from "./failover.js";
 import type { Redacted } from "./redacted.js";
 
 export type SessionCompression = "none" | "zstd" | "gzip";
 
 export interface CallerOptions {
   accessToken?: Redacted;
-  /** Per-attempt timeout in ms (default 30 s); for sessions, connect + response headers. */
+  /** Per-attempt timeout in ms; for sessions, connect + response headers. @default 30000 */
   timeoutMs?: number;
-  /** Retries after the first attempt (default 2), for what is safe to retry. */
+  /** Retries after the first attempt, for what is safe to retry. @default 2 */
   retries?: number;
-  /** Idle bound on an append session's acks (default: `timeoutMs`). */
+  /** Idle bound on an append session's acks. @default timeoutMs */
   ackTimeoutMs?: number;
+  /** Skip TLS certificate verification (never on a shared network). @default false */
   insecure?: boolean;
+  /** @default "svc" */
   userAgent?: string;
   /** Extra headers sent with every request, unary or session (computed per request). */
   headers?: () => Record<string, string>;
@@ -38,16 +41,18 @@ export interface CallerOptions {
   log?: (line: string) => void;
   /** Notices a user should see once (a follow read waiting for the server to come back). */
   notice?: (line: string) => void;
-  /** Unary HTTP client: node:http (default, cheap to load in one-shot processes) or undici. */
+  /** Unary HTTP client: node:http (cheap to load in one-shot processes) or undici. @default "node" */
   httpClient?: "node" | "undici";
-  /** Session compression: advertised in Accept-Encoding and used for our own frames (default none). */
+  /** Session compression: advertised in Accept-Encoding and used for our own frames. @default "none" */
   compression?: SessionCompression;
   /** A ready transport (tests); otherwise one is created on first use. */
   transport?: Transport;
   /** Every new connection's server must pass this before a request goes over it (the default lite's root token). */
   peerCheck?: PeerCheck;
-  /** The names requests use (svc's by default; `s2`: S2's, for S2-compatible servers). */
+  /** The names requests use (`s2`: S2's, for S2-compatible servers). @default "svc" */
   dialect?: Dialect;
+  /** Several endpoints: where each request goes, and where it may go next (failover.ts). */
+  failover?: Failover;
 }
 
 export interface JsonRequest {
@@ -136,8 +141,42 @@ export class Caller {
     const t = await this.getTransport();
     const own = req.headers && headersInDialect(req.headers, this.dialect);
     const headers = this.opts.transport ? { ...this.baseHeaders(), ...own } : own;
-    const res = await t.request({ ...req, headers });
+    const res = await this.onNodes(req.url, req.idempotent, (url) => t.request({ ...req, url, headers }));
     return this.dialect === "svc" ? res : { ...res, headers: headersFromDialect(res.headers, this.dialect) };
+  }
+
+  /**
+   * `send` to the preferred node of `url`'s endpoint list, then, while its failure is one that
+   * may be tried elsewhere (failover.ts `movable`), to the next; one node: just `send(url)`.
+   */
+  private async onNodes<T>(url: string, idempotent: boolean, send: (url: string) => Promise<T>): Promise<T> {
+    const f = this.opts.failover;
+    const urls = f ? f.candidates(url) : [url];
+    for (let k = 0; ; k++) {
+      try {
+        const res = await send(urls[k]!);
+        f?.answered(urls[k]!);
+        return res;
+      } catch (e) {
+        if (!f || k + 1 >= urls.length || !movable(e, idempotent)) throw e;
+        f.failed(urls[k]!);
+        this.opts.log?.(
+          `node ${f.node(urls[k]!)} failed (${(e as { code?: string }).code ?? "error"}); trying ${f.node(urls[k + 1]!)}`,
+        );
+      }
+    }
+  }
+
+  /** The URLs `url` may be sent to, in the endpoint list's order (one unless endpoints are a list). */
+  nodes(url: string): string[] {
+    return this.opts.failover?.listed(url) ?? [url];
+  }
+
+  /** A unary request to exactly `req.url`, on no other node (`svc ping` asks each node). */
+  async rawAt(req: HttpRequest): Promise<HttpResponse> {
+    const t = await this.getTransport();
+    const headers = req.headers && headersInDialect(req.headers, this.dialect);
+    return t.request({ ...req, headers });
   }
 
   async json<T>(req: JsonRequest): Promise<JsonResponse<T>> {
@@ -167,17 +206,15 @@ export class Caller {
     );
     const pool = await this.pool;
     const compression = this.policy.compression;
-    return pool.open({
-      url: call.url,
-      method: call.method,
-      duplex: call.duplex,
-      timeoutMs: this.policy.timeoutMs,
-      headers: {
-        ...this.baseHeaders(),
-        ...(compression === "none" ? {} : { "accept-encoding": compression }),
-        ...headersInDialect(lowerCaseKeys(call.headers ?? {}), this.dialect),
-      },
-    });
+    const headers = {
+      ...this.baseHeaders(),
+      ...(compression === "none" ? {} : { "accept-encoding": compression }),
+      ...headersInDialect(lowerCaseKeys(call.headers ?? {}), this.dialect),
+    };
+    // Nothing is sent on a session before it opens: a failure to open it may go to another node.
+    return this.onNodes(call.url, true, (url) =>
+      pool.open({ url, method: call.method, duplex: call.duplex, timeoutMs: this.policy.timeoutMs, headers }),
+    );
   }
 
   /** Tells the user something once (stderr in the CLI); never a secret. */

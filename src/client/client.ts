@@ -8,6 +8,7 @@ import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
 import { Caller, type CallerOptions } from "./caller.js";
 import { basinRoute, normalizeEndpoint, type BasinRoute } from "./endpoints.js";
+import { endpointList, Failover } from "./failover.js";
 import { liteProofCheck, type LiteProofOptions } from "./lite-proof.js";
 import { LocationsApi } from "./locations.js";
 import { MetricsApi } from "./metrics.js";
@@ -24,8 +25,9 @@ export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
   accountEndpoint: string;
   /** The same as the account endpoint (direct routing) or `https://{basin}.b.example`. */
   basinEndpoint: string;
+  /** Sent as `Authorization: Bearer …`; never printed. @default none */
   accessToken?: string | Redacted;
-  /** §8.8: sent as `svc-encryption-key` on every basin-level request. */
+  /** §8.8: sent as `svc-encryption-key` on every basin-level request. @default none */
   encryptionKey?: string | Redacted | undefined;
   /**
    * The token is the root token svc found in the default lite data dir: every connection's
@@ -46,13 +48,24 @@ export class SvcClient {
   private readonly encryptionKey: Redacted | undefined;
 
   constructor(opts: SvcClientOptions) {
-    this.accountBase = normalizeEndpoint(opts.accountEndpoint, "account endpoint");
-    this.basinEndpoint = normalizeEndpoint(opts.basinEndpoint, "basin endpoint");
+    // A list of endpoints (`http://a,http://b`): URLs are built on the first, and the Caller
+    // sends each request to the preferred node of its list (failover.ts).
+    const accounts = endpointList(opts.accountEndpoint).map((e) => normalizeEndpoint(e, "account endpoint"));
+    const basins = endpointList(opts.basinEndpoint).map((e) => normalizeEndpoint(e, "basin endpoint"));
+    this.accountBase = accounts[0] ?? normalizeEndpoint(opts.accountEndpoint, "account endpoint");
+    this.basinEndpoint = basins[0] ?? normalizeEndpoint(opts.basinEndpoint, "basin endpoint");
+    const same = accounts.join(",") === basins.join(",");
+    const failover = new Failover(same ? [accounts] : [accounts, basins]);
     const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, liteProof, ...callerOptions } = opts;
     this.encryptionKey = encryptionKey === undefined ? undefined : Redacted.from(encryptionKey);
     const token = Redacted.from(accessToken);
     const peerCheck = token && liteProof ? liteProofCheck(token, liteProof) : undefined;
-    this.caller = new Caller({ ...callerOptions, accessToken: token, ...(peerCheck ? { peerCheck } : {}) });
+    this.caller = new Caller({
+      ...callerOptions,
+      accessToken: token,
+      ...(peerCheck ? { peerCheck } : {}),
+      ...(failover.active ? { failover } : {}),
+    });
     this.basins = new BasinsApi(this.caller, this.accountBase);
     this.accessTokens = new AccessTokensApi(this.caller, this.accountBase);
     this.metrics = new MetricsApi(this.caller, this.accountBase);

@@ -3,9 +3,7 @@
  * bodies (three states per field: absent = unchanged, null = reset, value = set; protocol.md
  * §3.1, §3.2) and the optional stream cipher.
  */
-import type { BasinConfig, BasinInfo, BasinScope, StreamConfig, StreamInfo } from "../types.js";
-
-export type StreamCipher = "aegis-256" | "aes-256-gcm";
+import type { BasinConfig, BasinScope, StreamCipher, StreamConfig } from "../types.js";
 
 export interface BasinConfigWithCipher extends BasinConfig {
   stream_cipher?: StreamCipher | null;
@@ -42,5 +40,3 @@ export interface Provisioned<T> {
   status: number;
   provision?: ProvisionResult;
 }
-
-export type { BasinInfo, StreamInfo };

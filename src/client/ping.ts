@@ -25,6 +25,22 @@ export class PingApi {
     this.url = `${accountBase.replace(/\/v1$/, "")}/ping`;
   }
 
+  /** Each node of a list of endpoints, asked once (`GET /ping`, on that node only): its time, or its error code. */
+  async pingEach(): Promise<{ node: string; ms?: number; error?: string }[]> {
+    const out: { node: string; ms?: number; error?: string }[] = [];
+    for (const url of this.caller.nodes(this.url)) {
+      const node = url.replace(/\/ping$/, "");
+      const started = performance.now();
+      try {
+        await this.caller.rawAt({ method: "GET", url, headers: { accept: "*/*" }, idempotent: true });
+        out.push({ node, ms: performance.now() - started });
+      } catch (e) {
+        out.push({ node, error: (e as { code?: string }).code ?? "error" });
+      }
+    }
+    return out;
+  }
+
   /** One GET /ping; a non-2xx answer rejects with an SvcError carrying its status, as any request. */
   async ping(): Promise<PingReply> {
     const started = performance.now();

@@ -1,5 +1,5 @@
 /**
- * Read sessions that survive disconnects (protocol.md §6.6, §6.7, §6.9; reliability.md §2.f).
+ * Read sessions that survive disconnects (protocol.md §6.6, §6.7, §6.9; docs/design/reliability.md, "Read resume").
  *
  * `resumingRead` is the one resume loop, for both wire forms (framed protobuf here, SSE in
  * sse-read.ts); an attempt opens one exchange and yields its events:
@@ -26,11 +26,11 @@ import { serverMessages, type OpenExchange } from "./session-frames.js";
 export interface ReadSessionOptions {
   start?: ReadStart;
   limits?: ReadLimits;
-  /** Silence after which the connection is treated as dead (default 20 s). */
+  /** Silence after which the connection is treated as dead. @default 20000 */
   heartbeatTimeoutMs?: number;
-  /** Reconnects after failures without progress before giving up (default 2). */
+  /** Reconnects after failures without progress before giving up. @default 2 */
   retries?: number;
-  /** Keep reconnecting while the server is away once connected (default: unbounded reads). */
+  /** Keep reconnecting while the server is away once connected. @default true for a read with no count, bytes, until or wait */
   follow?: boolean;
   onReconnect?: (reason: string) => void;
   /** A follow read lost the server and keeps trying; called once per outage. */

@@ -24,7 +24,7 @@ export type ReadTransport = "session" | "sse" | "unary";
 
 /** Per-read options; retries and the outage notices come from the client's settings. */
 export interface ReadOptions extends Omit<ReadSessionOptions, "start" | "limits"> {
-  /** session (framed protobuf; default), sse, or unary (a loop of unary reads). */
+  /** session (framed protobuf), sse, or unary (a loop of unary reads). @default "session" */
   transport?: ReadTransport;
 }
 
@@ -37,6 +37,7 @@ export type StreamAppenderOptions = AppenderOptions & AppendSessionOptions;
 export type UnaryEncoding = "json" | "protobuf";
 
 export interface UnaryOptions {
+  /** @default "json" */
   encoding?: UnaryEncoding;
 }
 

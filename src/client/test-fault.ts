@@ -1,6 +1,6 @@
 /**
- * A deliberate client bug for checking the reliability checkers (reliability.md §2.g, "re-send
- * after an indefinite failure"). Inert unless BOTH `SVC_CLIENT_TEST_FAULTS=enabled` and
+ * A deliberate client bug for checking the reliability checkers (docs/design/reliability.md, "Checking the
+ * checkers": a re-send after an indefinite failure). Inert unless BOTH `SVC_CLIENT_TEST_FAULTS=enabled` and
  * `SVC_CLIENT_TEST_FAULT=<name>` are in the environment when an append session starts; only
  * test/reliability sets them. The server's own seeded bugs are in src/lite/test-fault.ts.
  *

@@ -4,6 +4,7 @@
  * (`7d`, `1h 30m`) in a form `parseDuration` accepts back.
  */
 import { clientError } from "../errors.js";
+import { didYouMean } from "./suggest.js";
 
 const UNIT_MS: Record<string, number> = {};
 function unit(ms: number, ...names: string[]): void {
@@ -31,7 +32,10 @@ export function parseDuration(text: string): number {
     const m = /^(\d+)\s*([A-Za-z]+)$/.exec(part);
     const ms = m ? (UNIT_MS[m[2]!] ?? UNIT_MS[m[2]!.toLowerCase()]) : undefined;
     if (!m || ms === undefined)
-      throw clientError("usage", `invalid duration ${JSON.stringify(text)}: unknown unit in ${JSON.stringify(part)}`);
+      throw clientError(
+        "usage",
+        `invalid duration ${JSON.stringify(text)}: unknown unit in ${JSON.stringify(part)}${m ? didYouMean(m[2]!, Object.keys(UNIT_MS)) : ""}`,
+      );
     total += Number(m[1]) * ms;
   }
   if (!Number.isSafeInteger(total)) throw clientError("usage", `duration ${JSON.stringify(text)} is too large`);

@@ -5,6 +5,7 @@
  * json; `base64` and `json-binsafe` are json-base64).
  */
 import { clientError } from "../errors.js";
+import { didYouMean } from "./suggest.js";
 
 export type FormatName = "text" | "json" | "json-base64" | "binary";
 
@@ -23,6 +24,9 @@ const ALIASES: Record<string, FormatName> = {
 export function parseFormatName(name: string): FormatName {
   const f = ALIASES[name.trim().toLowerCase()];
   if (f === undefined)
-    throw clientError("usage", `unknown --format ${JSON.stringify(name)}: expected text, json, json-base64 or binary`);
+    throw clientError(
+      "usage",
+      `unknown --format ${JSON.stringify(name)}${didYouMean(name.trim().toLowerCase(), ["text", "json", "json-base64", "binary"])} (expected text, json, json-base64 or binary)`,
+    );
   return f;
 }

@@ -3,7 +3,7 @@
  * line is matched against a pattern of literals and placeholders, anchored at both ends:
  *
  *   %v         the body (the rest; greedy)
- *   %T         the record timestamp (digits, epoch ms)
+ *   %T         the record timestamp: epoch ms, or RFC 3339 (`2026-01-02T03:04:05Z`, as --timestamp)
  *   %h{NAME}   the value of header NAME (shortest match)
  *   %%         a literal %; \t \n \\ escapes in literals
  *
@@ -12,7 +12,8 @@
  */
 import { clientError } from "../errors.js";
 import type { AppendRecord } from "../types.js";
-import { RecordInputError, TOO_LARGE } from "./record-input.js";
+import { RecordInputError } from "./record-input.js";
+import { parseTimePoint } from "./record-time.js";
 
 type Slot = { kind: "body" } | { kind: "timestamp" } | { kind: "header"; name: Buffer };
 
@@ -35,7 +36,8 @@ export function compileInputTemplate(template: string): (line: string) => Append
       slots.push({ kind: "body" });
       i++;
     } else if (c === "%" && n === "T") {
-      re += "(\\d+)";
+      // Epoch ms, or RFC 3339 written with a T (a space would end the field).
+      re += "(\\d{4}-\\d{2}-\\d{2}[Tt][^\\s]+|\\d+)";
       slots.push({ kind: "timestamp" });
       i++;
     } else if (c === "%" && n === "h" && template[i + 2] === "{") {
@@ -58,20 +60,28 @@ export function compileInputTemplate(template: string): (line: string) => Append
   const pattern = new RegExp(`${re}$`, "s");
   return (line) => {
     const m = pattern.exec(line);
-    if (!m) throw new RecordInputError(`the line does not match --input-template ${JSON.stringify(template)}`);
+    if (!m)
+      throw new RecordInputError(
+        `the line does not match --input-template ${JSON.stringify(template)}${slots.some((s) => s.kind === "timestamp") ? " (%T takes epoch milliseconds or RFC 3339 such as 2026-01-02T03:04:05Z)" : ""}`,
+      );
     const record: AppendRecord = { headers: [], body: new Uint8Array(0) };
     slots.forEach((s, k) => {
       const v = m[k + 1]!;
       if (s.kind === "body") record.body = Buffer.from(v, "utf8");
       else if (s.kind === "header") record.headers.push({ name: s.name, value: Buffer.from(v, "utf8") });
-      else {
-        const t = Number(v);
-        if (!Number.isSafeInteger(t)) throw new RecordInputError(`timestamp ${v} is above ${TOO_LARGE}`);
-        record.timestamp = t;
-      }
+      else record.timestamp = templateTime(v);
     });
     return record;
   };
+}
+
+/** A %T field: what --timestamp takes, as bad input (the line's fault) when it is not a time. */
+function templateTime(v: string): number {
+  try {
+    return parseTimePoint(v, "%T");
+  } catch (e) {
+    throw new RecordInputError((e as Error).message.replace(/^%T: /, "%T timestamp "));
+  }
 }
 
 function escapeRe(s: string): string {

@@ -18,6 +18,7 @@ import { encodeBytes, lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
 import type { SequencedRecord } from "../types.js";
 import type { FormatName } from "./format-name.js";
+import { parseCommandRecord } from "./record-command.js";
 import { formatIso } from "./record-time.js";
 
 /** An output format: one of the names of format-name.ts. */
@@ -66,6 +67,11 @@ export function recordToJson(r: SequencedRecord, o: JsonOptions): Record<string,
   }
   const fmt = base64 ? "base64" : "raw";
   if (o.isoTime) out.time = formatIso(r.timestamp);
+  // Without its headers (--meta-only) a command record would look like data: it says what it is.
+  if (o.drop === "all") {
+    const cmd = parseCommandRecord(r);
+    if (cmd) out.command = cmd.op === "unknown" ? cmd.name : cmd.op;
+  }
   if (o.drop !== "all" && (!o.omitEmpty || r.headers.length > 0)) {
     out.headers = r.headers.map((h) => [encodeBytes(h.name, fmt), encodeBytes(h.value, fmt)]);
   }

@@ -1,7 +1,8 @@
 /**
  * Splits a byte stream into records at a delimiter (default `\n`), incrementally, so input of
- * any size streams through in bounded memory. With the `\n` delimiter a trailing `\r` is
- * stripped (CRLF input). A final segment without a delimiter is a record; an input that ends
+ * any size streams through in bounded memory. By default (the `\n` delimiter, not asked for)
+ * a `\r` before it is stripped, as text lines from Windows end in CRLF; every stripped byte is
+ * counted (`strippedCr`) so the caller can say so. An explicit delimiter keeps every byte. A final segment without a delimiter is a record; an input that ends
  * with the delimiter has no extra empty record. A segment longer than `maxSegment` fails early,
  * naming its line, instead of buffering without bound; with `skipOversize` its bytes are
  * dropped as they come instead and, once the line ends, it takes its place in the output as an
@@ -11,7 +12,7 @@ import { RecordInputError } from "./record-input.js";
 
 export interface SplitOptions {
   delimiter?: Uint8Array;
-  /** Strip one trailing `\r` (default: when the delimiter is `\n`). */
+  /** Strip one trailing `\r` (default: when the delimiter is `\n`); counted in `strippedCr`. */
   stripCr?: boolean;
   maxSegment?: number;
   /** Drop an overlong line (reporting it as an `Oversize`) instead of failing. */
@@ -36,6 +37,8 @@ export class RecordSplitter {
   private dropped = 0;
   /** Number of segments emitted so far; the next segment's line is `count + 1`. */
   count = 0;
+  /** `\r` bytes stripped before a `\n` so far. */
+  strippedCr = 0;
 
   constructor(opts: SplitOptions = {}) {
     this.delim = Buffer.from(opts.delimiter ?? Buffer.from("\n"));
@@ -107,7 +110,10 @@ export class RecordSplitter {
       return { oversize };
     }
     this.count++;
-    if (this.stripCr && seg.length > 0 && seg[seg.length - 1] === 0x0d) return seg.subarray(0, seg.length - 1);
+    if (this.stripCr && seg.length > 0 && seg[seg.length - 1] === 0x0d) {
+      this.strippedCr++;
+      return seg.subarray(0, seg.length - 1);
+    }
     return seg;
   }
 }

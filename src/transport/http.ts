@@ -97,7 +97,7 @@ export class HttpTransport implements Transport {
     }
     logAttempt(this.opts.log, req, attempt, started, String(res.status));
     if (res.status >= 200 && res.status < 300) return res;
-    throw responseError(res);
+    throw responseError(res, req.url);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The one retry policy (reliability.md §2.f, protocol.md §11.2), for unary requests and
+ * The one retry policy (docs/design/reliability.md, "Retry decisions"; protocol.md §11.2), for unary requests and
  * sessions alike.
  *
  * - Idempotent calls (reads, check-tail, management with a request token) retry every

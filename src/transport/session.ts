@@ -6,8 +6,9 @@
  *
  * A `SessionPool` belongs to one client and lives as long as it: one connection per origin,
  * opened with 2 MiB stream / 16 MiB connection windows (with the 64 KiB defaults a session
- * runs at about half speed on this machine, and a stream window smaller than two full 1 MiB
- * frames makes every input wait for a window update). `close()` closes them all.
+ * runs at about half speed, and a stream window smaller than two full 1 MiB frames makes every
+ * input wait for a window update: docs/design/performance.md, "HTTP/2 flow-control windows").
+ * `close()` closes them all.
  *
  * `open` is bounded by one deadline, connect and response headers together, and resolves
  * only with a 2xx exchange: any other status is read and thrown as the SvcError it describes.
@@ -209,7 +210,7 @@ export class SessionPool {
         if (e instanceof SvcError && e.code === "too_large") throw e;
         body = new Uint8Array(0);
       }
-      throw responseError({ status, headers, body });
+      throw responseError({ status, headers, body }, req.url);
     }
     return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
   }

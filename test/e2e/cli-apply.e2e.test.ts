@@ -100,7 +100,7 @@ describe("svc apply (CI script)", () => {
       resource: "stream",
       basin: B1,
       stream: "events",
-      changes: [{ field: "retention_policy", from: 86_400, to: "infinite" }],
+      changes: [{ field: "retention_policy", from: "1d", to: "infinite" }],
     });
     const fix = await svc(["apply", "-f", file, "--json"]);
     expect(fix.code).toBe(0);

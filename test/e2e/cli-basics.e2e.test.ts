@@ -107,7 +107,7 @@ describe("svc cli > help, version, usage", () => {
     expect(r.code).toBe(6);
     const last = r.stderr.trim().split("\n").at(-1)!;
     expect(JSON.parse(last)).toMatchObject({
-      error: { code: "connect_failed", operation: "list basins", exit_code: 6 },
+      error: { code: "connect_failed", operation: "basin list", exit_code: 6 },
     });
   });
 

@@ -148,13 +148,13 @@ describe("svc append / read round trips", () => {
     const uri = await d.newStream();
     const a = await d.svc(["append", uri], { stdin: "1\n2\n3\n" });
     expect(a.code).toBe(0);
-    expect(a.stderr).toMatch(/^✓ appended 3 records \(27 B\) first 0 last 2 in [^\n]*\n$/);
+    expect(a.stderr).toMatch(/^✓ appended 3 records \(27 B metered\) 0\.\.2 in [^\n]*\n$/);
     const t = await d.svc(["append", await d.newStream(), "--acks", "text"], { stdin: "1\n2\n3\n" });
     expect(t.stderr).toMatch(
-      /^✓ appended 0\.\.3 \(3 records\) tail 3 @ \d{4}-\d\d-\d\dT[\d:.]+Z\n✓ appended 3 records \(27 B\) first 0 last 2 in /,
+      /^✓ appended 0\.\.2 \(3 records\) tail 3 @ \d{4}-\d\d-\d\dT[\d:.]+Z\n✓ appended 3 records \(27 B metered\) 0\.\.2 in /,
     );
     const v = await d.svc(["append", await d.newStream(), "-v"], { stdin: "1\n" });
-    expect(v.stderr).toMatch(/✓ appended 0\.\.1 \(1 record\) tail 1 @ /);
+    expect(v.stderr).toMatch(/✓ appended 0 \(1 record\) tail 1 @ /);
     const js = await d.svc(["append", await d.newStream(), "--json"], { stdin: "1\n2\n" });
     expect(js.stderr).toBe("");
     expect(JSON.parse(js.stdout)).toMatchObject({

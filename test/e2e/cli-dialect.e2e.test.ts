@@ -90,7 +90,7 @@ describe("svc --dialect s2", () => {
     const basin = uniqueBasin("cli-onlys2");
     await workload(onlyS2.url, { SVC_DIALECT: "s2" }, basin);
     const refused = await runSvc(["read", `svc://${basin}/s`, "-s", "0", "-n", "1"], { env: at(onlyS2.url) });
-    expect(refused.code).toBe(2); // a 400 is a usage error (README "Exit codes")
+    expect(refused.code).toBe(2); // a 400 is a usage error (docs/exit-codes.md)
     expect(refused.stderr).toContain("bad_header");
   });
 

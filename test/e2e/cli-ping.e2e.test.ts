@@ -164,13 +164,13 @@ describe("svc ping", () => {
     expect(r.stderr).toContain("hint: is the server at http://127.0.0.1:9 (from env SVC_ACCOUNT_ENDPOINT) running");
   });
 
-  it("a server that is not this service: not lite, then exit 4 with the endpoint hint", async () => {
+  it("a server that is not this service: not lite, then exit 2 (a configuration to fix) with the endpoint hint", async () => {
     const r = await runSvc(["ping", "-n", "1"], { env: at(notServiceUrl, "t") });
-    expect(r.code).toBe(4);
+    expect(r.code).toBe(2);
     expect(r.stdout).toMatch(
       /^server +not svc lite \(GET \/ping: 404, no svc-lite-version header\); version unknown · dialect unknown \(asked in svc; no answer told\)$/m,
     );
-    expect(r.stdout).toMatch(/\? list-basins: could not tell \(404 http_404\)/);
-    expect(r.stderr).toContain("a Stream Storage Service endpoint");
+    expect(r.stdout).toMatch(/\? list-basins: could not tell \(404 not_the_service\)/);
+    expect(r.stderr).toContain("answered as another web server, not as the service: check the endpoint");
   });
 });

@@ -140,7 +140,7 @@ describe("diff, version, completion (item 11)", () => {
       right: b,
       differences: [
         { path: "storage_class", left: "express", right: "standard" },
-        { path: "retention_policy", left: 604800, right: 86400 },
+        { path: "retention_policy", left: "1w", right: "1d" }, // durations as the spec writes them
       ],
     });
     const same = await d.svc(["diff", a, `svc://${d.basin}`, "--exit-code"]);

@@ -1,36 +1,38 @@
 /**
- * The README's shell examples (its ```sh blocks) run, in order, against a lite started here,
- * so an example that does not run, or that loses data, fails CI. Each command runs
- * in its own bash in a scratch directory holding the files the examples name (a.jsonl,
- * photo.jpg, spec.json = the README's spec), with `svc` on PATH. Skipped: `npm …` and plain
- * `export VAR=value` lines (the test sets the environment); following commands (`-f`) run for
- * a few seconds and are then interrupted.
+ * The shell examples (```sh blocks) of the README and of the guides under docs/ run, page after
+ * page in the order of PAGES, against a lite started here, so an example that does not run, or
+ * that loses data, fails CI. Each command runs in its own bash in a scratch directory holding
+ * the files the examples name (a.jsonl, photo.jpg, spec.json = the spec in docs/specs.md), with
+ * `svc` on PATH. Skipped: `npm …` and plain `export VAR=value` lines (the test sets the
+ * environment); following commands (`-f`) run for a few seconds and are then interrupted.
+ * Blocks that cannot run here (a server, a PostgreSQL) are written as plain ``` blocks.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SVC_BIN, svcShim } from "../helpers/cli.js";
 import { startLite, type Lite } from "../helpers/lite.js";
+import { readmeCommands } from "../helpers/readme.js";
 import { scratchDir } from "../helpers/scratch.js";
 
-const README = readFileSync(resolve(import.meta.dirname, "../../README.md"), "utf8");
-
-/** The runnable commands of the ```sh blocks: continuations joined, trailing comments dropped. */
-export function readmeCommands(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)) {
-    const joined = m[1]!.replace(/\\\n\s*/g, " ");
-    for (const raw of joined.split("\n")) {
-      const line = raw.replace(/\s{2,}#\s.*$/, "").trim();
-      if (line === "" || line.startsWith("#") || line.startsWith("npm ")) continue;
-      if (/^export \w+=[^$]*$/.test(line)) continue;
-      out.push(line.replaceAll("node bin/svc.js", "svc"));
-    }
-  }
-  return out;
-}
+const ROOT = resolve(import.meta.dirname, "../..");
+/** The pages whose examples run, in this order (later pages use what earlier ones made). */
+const PAGES = [
+  "README.md",
+  "docs/resources.md",
+  "docs/records.md",
+  "docs/specs.md",
+  "docs/monitoring.md",
+  "docs/configuration.md",
+  "docs/conventions.md",
+  "docs/exit-codes.md",
+  "docs/s2.md",
+  "docs/performance.md",
+  "docs/server.md",
+];
+const page = (p: string): string => readFileSync(join(ROOT, p), "utf8");
 
 /** Exit codes an example may document instead of 0. */
 function allowed(cmd: string): number[] {
@@ -51,7 +53,7 @@ beforeAll(async () => {
   svcShim(bin);
   writeFileSync(join(dir, "a.jsonl"), '{"headers": [["type", "greeting"]], "body": "hi"}\n{"body": "there"}\n');
   writeFileSync(join(dir, "photo.jpg"), randomBytes(50_000));
-  const spec = /The spec \(JSON[^\n]*\n\n```json\n([\s\S]*?)^```/m.exec(README);
+  const spec = /The spec \(JSON[^\n]*\n\n```json\n([\s\S]*?)^```/m.exec(page("docs/specs.md"));
   writeFileSync(join(dir, "spec.json"), spec![1]!);
   env = {
     PATH: `${bin}:${process.env.PATH ?? ""}`,
@@ -78,19 +80,30 @@ function sh(cmd: string): { code: number | null; stdout: string; stderr: string 
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe("the README's examples", () => {
+describe("the examples of the README and the guides", () => {
   it("finds the examples", () => {
-    const cmds = readmeCommands(README);
+    const cmds = readmeCommands(page("README.md"));
     expect(cmds.length).toBeGreaterThan(15);
     expect(cmds).toContain("svc basin create my-basin-01 --create-stream-on-append");
+    expect(readmeCommands(page("docs/records.md")).length).toBeGreaterThan(10);
+  });
+
+  it("every page with shell examples is one whose examples run here", () => {
+    const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).map((n) => `docs/${n}`)].filter((p) =>
+      p.endsWith(".md"),
+    );
+    const withExamples = pages.filter((p) => readmeCommands(page(p)).length > 0);
+    expect(withExamples.filter((p) => !PAGES.includes(p))).toEqual([]);
   });
 
   it("run as written against lite, in order, and copying a stream keeps every data record", () => {
     const failures: string[] = [];
-    for (const cmd of readmeCommands(README)) {
-      const r = sh(cmd);
-      if (!allowed(cmd).includes(r.code ?? -1))
-        failures.push(`${cmd}\n  exit ${r.code}: ${r.stderr.trim().split("\n").slice(0, 3).join(" | ")}`);
+    for (const p of PAGES) {
+      for (const cmd of readmeCommands(page(p))) {
+        const r = sh(cmd);
+        if (!allowed(cmd).includes(r.code ?? -1))
+          failures.push(`${p}: ${cmd}\n  exit ${r.code}: ${r.stderr.trim().split("\n").slice(0, 3).join(" | ")}`);
+      }
     }
     expect(failures).toEqual([]);
     const data = (uri: string) =>
@@ -103,6 +116,6 @@ describe("the README's examples", () => {
         });
     const source = data("svc://my-basin-01/events");
     expect(source.length).toBeGreaterThan(2);
-    expect(data("svc://my-basin-01/events-copy")).toEqual(source);
+    expect(data("svc://my-basin-01/events-backup")).toEqual(source); // the last copy, docs/records.md's
   }, 180_000);
 });

@@ -1,7 +1,9 @@
 /**
  * bash completion as a user meets it: the script `svc completion bash` prints, sourced in a
- * bash whose PATH finds the built `svc`, and `_svc` run on one command line (bash splits words
- * at ':', as it does at a prompt). `before` and `after` are shell lines run around `_svc`.
+ * bash whose PATH finds the built `svc`, and `_svc` run on one command line. The script takes
+ * ':' out of COMP_WORDBREAKS, so a URI is one word (`colon: false`); a bash where something
+ * put it back splits words at ':' too (the default here, the harder case). `before` and `after`
+ * are shell lines run around `_svc`.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -16,7 +18,7 @@ export interface BashCompletion {
   /** `env` replaces the data env's endpoints and token (a server that is away, say). */
   complete(
     line: string,
-    opts?: { before?: string; after?: string; env?: Record<string, string> },
+    opts?: { before?: string; after?: string; env?: Record<string, string>; colon?: boolean },
   ): SpawnSyncReturns<string>;
 }
 
@@ -27,11 +29,11 @@ export async function bashCompletion(d: DataEnv): Promise<BashCompletion> {
   writeFileSync(script, (await d.svc(["completion", "bash"])).stdout);
   return {
     dir,
-    complete(line, { before = "", after = "", env = d.env } = {}) {
+    complete(line, { before = "", after = "", env = d.env, colon = true } = {}) {
       // Words split as readline does: at spaces no backslash escapes, and at ':'; kept as typed.
       const words = line
         .split(/(?<!\\) /)
-        .flatMap((w) => w.split(/(:)/))
+        .flatMap((w) => (colon ? w.split(/(:)/) : [w]))
         .filter((w) => w !== "");
       const sh = [
         `cd '${dir}'`,

@@ -49,9 +49,9 @@ for (const flag of [
     });
     const exited = new Promise<number | null>((res) => child.on("exit", res));
     child.stdin.write("first\n");
-    for (const t0 = Date.now(); !/✓ appended 0\.\.1/.test(stderr) && Date.now() - t0 < 15_000; )
+    for (const t0 = Date.now(); !/✓ appended 0 \(1 record\)/.test(stderr) && Date.now() - t0 < 15_000; )
       await new Promise((r) => setTimeout(r, 20));
-    expect(stderr).toMatch(/✓ appended 0\.\.1/);
+    expect(stderr).toMatch(/✓ appended 0 \(1 record\)/);
     proxy.blackHole();
     child.stdin.write("second\n");
     child.stdin.end();

@@ -54,8 +54,9 @@ describe("messages say what is true", () => {
 
   it("an endpoint that is not this service gets a hint", async () => {
     const r = await runSvc(["basin", "list"], { env: at(notServiceUrl) });
+    // Since an answer that is not the service's is recognised as such (not-the-service-answer-in-doubt.test.ts):
     expect(r.stderr).toMatch(
-      /hint: the server answered 404 with no service error code: is http:\/\/127\.0\.0\.1:\d+ \(from env SVC_ACCOUNT_ENDPOINT\) a Stream Storage Service endpoint/,
+      /hint: http:\/\/127\.0\.0\.1:\d+ \(from env SVC_ACCOUNT_ENDPOINT\) answered as another web server, not as the service: check the endpoint/,
     );
   });
 

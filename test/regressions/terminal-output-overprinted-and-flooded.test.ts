@@ -59,7 +59,7 @@ describe.skipIf(!ptyAvailable)("svc on a terminal", () => {
     expect(r.raw).toMatch(/⦿ appending: \d+ records/); // the live line was drawn (60 batches over 1.5 s)
     expect(r.raw).not.toMatch(/appended \d+\.\.\d+/);
     expect(r.screen).toHaveLength(1);
-    expect(r.screen[0]).toMatch(/^✓ appended 600 records \(.*\) first 0 last 599 in /);
+    expect(r.screen[0]).toMatch(/^✓ appended 600 records \(.* metered\) 0\.\.599 in /);
   }, 40_000);
 
   it("append in a log (no terminal): no per-batch lines; a progress line every 5 s at most, then the summary", async () => {

@@ -63,12 +63,13 @@ describe("svc append under Ctrl-C", () => {
       input.stop();
       const { code } = await done;
       expect(code, stderr).toBe(130);
-      const acked = [...stderr.matchAll(/✓ appended (\d+)\.\.(\d+) \(/g)].map(
-        (m) => [Number(m[1]), Number(m[2])] as const,
+      // `✓ appended 0..2 (3 records)` or `✓ appended 5 (1 record)`: both ends included; kept as [start, end).
+      const acked = [...stderr.matchAll(/✓ appended (\d+)(?:\.\.(\d+))? \(/g)].map(
+        (m) => [Number(m[1]), Number(m[2] ?? m[1]) + 1] as const,
       );
       const lastEnd = acked.length > 0 ? acked[acked.length - 1]![1] : 0;
       expect(stderr).toMatch(/interrupted: /);
-      if (acked.length > 0) expect(stderr).toContain(`last acked position ${lastEnd}`);
+      if (acked.length > 0) expect(stderr).toContain(`(next position ${lastEnd})`);
       const r = await d.svc(["read", uri, "-s", "0", "-e"]);
       expect(r.code, r.stderr).toBe(0);
       const stored = r.stdout === "" ? [] : r.stdout.slice(0, -1).split("\n");

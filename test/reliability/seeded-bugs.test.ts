@@ -3,8 +3,8 @@
  * with one deliberate bug at a time (src/lite/test-fault.ts; inert unless
  * SVC_LITE_TEST_FAULTS=enabled) and the suite that should notice it runs in miniature: an ordering
  * history of the relevant workflow, or a few kill -9 cycles. Each must FAIL the checker; a suite
- * that misses its seeded bug is broken. The table in README "Reliability testing" lists bug →
- * catching check. `SEED=<seed> npx vitest run test/reliability/seeded-bugs.test.ts` replays.
+ * that misses its seeded bug is broken. The table in docs/development.md "Reliability testing"
+ * lists bug → catching check. `SEED=<seed> npx vitest run test/reliability/seeded-bugs.test.ts` replays.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";

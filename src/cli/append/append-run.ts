@@ -1,5 +1,5 @@
 /**
- * The append pipeline (cli.md §1.6, §4.6; reliability.md §2.f): input → batches → the
+ * The append pipeline (docs/design/cli.md, "Appending"; docs/design/reliability.md, "Ctrl-C"): input → batches → the
  * stream's appender (append-pipe.ts), with
  * progress (a live line on a terminal, a line every few seconds in logs), per-batch acks on
  * request (`--acks text|ndjson`, or `-v`), a summary, and careful endings:
@@ -10,7 +10,7 @@
  * - an outcome unknown (connection lost, ack timeout): exit 75, saying what was acked and how
  *   many records are in doubt; nothing is ever re-sent;
  * - Ctrl-C: stop reading input, send what was already read, wait (≤ 5 s) for in-flight acks,
- *   report the last acked position, exit 130; a second Ctrl-C ends the process at once.
+ *   report what was acknowledged (the records and the next position), exit 130; a second Ctrl-C ends the process at once.
  */
 import type { StreamClient } from "../../client/stream.js";
 import { SvcError } from "../../errors.js";
@@ -75,9 +75,12 @@ export function inputPolicy(
   out: Output,
   plan: Pick<AppendPlan, "onError" | "commands">,
   tally: AppendTally,
-): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize"> {
+): Pick<InputOptions, "onBad" | "onCommand" | "skipOversize" | "onCrDropped"> {
   return {
     skipOversize: plan.onError === "skip",
+    onCrDropped: (n) => {
+      tally.crDropped += n;
+    },
     onBad: (where, message) => {
       if (plan.onError === "fail") throw inputError(where, message);
       tally.skipped++;
@@ -148,7 +151,7 @@ async function finish(
       "append",
       uri,
       err,
-      `nothing was re-sent; read from ${tally.nextSeq ?? "the last acked position"} to see whether the records in doubt are there`,
+      `nothing was re-sent; read from ${tally.nextSeq ?? 0} to see whether the records in doubt are there`,
     );
   }
   if (failure && failure.code !== "interrupted") {
@@ -160,7 +163,7 @@ async function finish(
       "append",
       uri,
       failure,
-      [conditionHint(failure), before].filter(Boolean).join("; ") || undefined,
+      [conditionHint(failure, uri, plan.conds.fencingToken), before].filter(Boolean).join("; ") || undefined,
     );
   }
   if (inputFailure) {

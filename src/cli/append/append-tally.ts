@@ -1,6 +1,7 @@
 /** What an append run has done so far: sent, acked, in doubt; and how to say it. */
 import { SvcError } from "../../errors.js";
 import { positionToJson } from "../../format/record-ack.js";
+import { seqRange } from "../../format/seq-range.js";
 import { humanByteRate, humanRate } from "../../format/units.js";
 import type { AppendAck } from "../../types.js";
 import { humanBytes } from "../progress.js";
@@ -20,13 +21,15 @@ export class AppendTally {
   records = 0;
   bytes = 0;
   first: number | undefined;
-  /** End (exclusive) of the last acked batch: the last acked position. */
+  /** The position after the last acked record: where the stream went on (the next position). */
   nextSeq: number | undefined;
   /** The tail the last ack reported. */
   tail: AppendAck["tail"] | undefined;
   inDoubtRecords = 0;
   inDoubtBatches = 0;
   skipped = 0;
+  /** `\r` bytes text input dropped before newlines (CRLF line ends). */
+  crDropped = 0;
   /** Command records in the input that were not appended, by operation. */
   readonly commandsDropped = new Map<string, number>();
   failure: SvcError | undefined;
@@ -75,34 +78,41 @@ export class AppendTally {
     return `note: skipped ${plural(n, "command record")} in the input (${what}): ${how}`;
   }
 
+  /** The records acked, both ends included (`0..2`), as every range svc prints. */
   range(): string {
-    return this.first === undefined ? "none" : `seq ${this.first}..${this.nextSeq}, end exclusive`;
+    return this.first === undefined ? "none" : seqRange(this.first, this.nextSeq! - 1);
   }
 
   knownState(uri: string): string {
     const acked =
       this.first === undefined
         ? "no batch was acknowledged"
-        : `Acknowledged: ${plural(this.records, "record")}, ${this.range()}; last acked position ${this.nextSeq}`;
+        : `acknowledged: ${plural(this.records, "record")}, ${this.range()} (next position ${this.nextSeq})`;
     const doubt =
       this.inDoubtRecords > 0
-        ? `; in doubt: ${this.inDoubtRecords} record${this.inDoubtRecords === 1 ? "" : "s"} in ${this.inDoubtBatches} batch${this.inDoubtBatches === 1 ? "" : "es"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)`
+        ? `; in doubt: ${plural(this.inDoubtRecords, "record")} in ${this.inDoubtBatches} ${this.inDoubtBatches === 1 ? "batch" : "batches"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)`
         : "";
     return `${acked}${doubt}`;
   }
 
   summary(): string {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
-    const pos = this.first === undefined ? "" : ` first ${this.first} last ${this.nextSeq! - 1}`;
-    const skipped = this.skipped > 0 ? `, ${this.skipped} malformed skipped` : "";
-    return `appended ${plural(this.records, "record")} (${humanBytes(this.bytes)})${pos} in ${secs.toFixed(2)}s (${humanByteRate(this.bytes / secs)}, ${humanRate(this.records / secs)} records/s)${skipped}`;
+    const pos = this.first === undefined ? "" : ` ${this.range()}`;
+    const skipped = `${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}${this.crNote()}`;
+    return `appended ${plural(this.records, "record")} (${humanBytes(this.bytes)} metered)${pos} in ${secs.toFixed(2)}s (${humanByteRate(this.bytes / secs)}, ${humanRate(this.records / secs)} records/s)${skipped}`;
   }
 
-  /** The live progress line: records, bytes, rate, last acked position. */
+  /** `, 3 CR bytes before newlines dropped (-d '\n' keeps them)` when text input dropped any. */
+  private crNote(): string {
+    if (this.crDropped === 0) return "";
+    return `, ${this.crDropped} CR ${this.crDropped === 1 ? "byte" : "bytes"} before newlines dropped (CRLF line ends; -d '\\n' keeps every byte)`;
+  }
+
+  /** The live progress line: records, metered bytes, rate, the last acked record. */
   progressLine(): string {
     const secs = Math.max(Date.now() - this.startedAt, 1) / 1000;
     const pos = this.nextSeq === undefined ? "" : ` · last acked ${this.nextSeq - 1}`;
-    return `⦿ appending: ${plural(this.records, "record")} · ${humanBytes(this.bytes)} · ${humanByteRate(this.bytes / secs)}${pos}`;
+    return `⦿ appending: ${plural(this.records, "record")} · ${humanBytes(this.bytes)} metered · ${humanByteRate(this.bytes / secs)}${pos}`;
   }
 
   /** `append --json`: what was acked, the tail, counts, bytes, duration. */
@@ -119,12 +129,13 @@ export class AppendTally {
         };
     out.duration_ms = Date.now() - this.startedAt;
     if (this.skipped > 0) out.malformed_skipped = this.skipped;
+    if (this.crDropped > 0) out.cr_dropped = this.crDropped;
     if (this.commandsDropped.size > 0) out.commands_skipped = Object.fromEntries(this.commandsDropped);
     return out;
   }
 
   dryRunSummary(): string {
-    return `dry run: ${plural(this.sentRecords, "valid record")} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}; nothing was sent`;
+    return `dry run: ${plural(this.sentRecords, "valid record")} (${humanBytes(this.sentBytes)} metered) in ${this.batches} batch${this.batches === 1 ? "" : "es"}${this.skipped > 0 ? `, ${this.skipped} malformed skipped` : ""}${this.crNote()}; nothing was sent`;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Groups parsed records into append batches (cli.md §1.6, §4.6): a batch is sent when it
+ * Groups parsed records into append batches (docs/design/cli.md, "Appending"): a batch is sent when it
  * reaches `maxRecords` or the next record would push it past `maxBytes` (metered), or
  * `lingerMs` after its first record arrived, or when the input ends (that batch is marked
  * `last`). Aborting stops pulling from the input at once; records already received still form

@@ -25,7 +25,7 @@ export async function appendCommandRecord(
     if (conds.fencingToken !== undefined) input.fencingToken = conds.fencingToken;
     return stream.append(input);
   }).catch((e: unknown) => {
-    const hint = e instanceof OperationError ? conditionHint(e.error) : undefined;
+    const hint = e instanceof OperationError ? conditionHint(e.error, uri, conds.fencingToken) : undefined;
     throw hint && e instanceof OperationError ? new OperationError(e.operation, e.resource, e.error, hint) : e;
   });
   ctx.out.success(commandAckLine(what, ack));

@@ -45,6 +45,8 @@ class ParsedRecord implements Parsed {
 
 export interface InputOptions {
   files: string[];
+  /** Records from the command line (`--body`, words after the URI), read instead of any file. */
+  bodies?: string[];
   format: InputFormat;
   delimiter?: Buffer;
   invalidUtf8: InvalidUtf8;
@@ -62,6 +64,8 @@ export interface InputOptions {
    * of another stream; true appends it, false drops it. Without it, command records are kept.
    */
   onCommand?: (where: string, cmd: CommandRecord) => boolean;
+  /** Told, at the end of each input, how many `\r` bytes before a newline text input dropped (CRLF). */
+  onCrDropped?: (count: number) => void;
 }
 
 /** A malformed record, exit 7: the message names file:line. */
@@ -90,6 +94,12 @@ interface Budget {
 
 export async function* inputRecords(o: InputOptions, signal: AbortSignal): AsyncGenerator<Parsed[]> {
   const budget: Budget = { left: o.maxRecords ?? Number.MAX_SAFE_INTEGER };
+  if (o.bodies !== undefined) {
+    const make = recordMaker(o, "--body");
+    const out = o.bodies.slice(0, budget.left).flatMap((b, i) => make(Buffer.from(b, "utf8"), i + 1) ?? []);
+    if (out.length > 0) yield out;
+    return;
+  }
   for (const file of o.files.length > 0 ? o.files : ["-"]) {
     if (signal.aborted || budget.left <= 0) return;
     const { stream, name } = open(file);
@@ -175,7 +185,8 @@ async function* splitInput(
   const json = o.format === "json" || o.format === "json-base64";
   const maxSegment = json || o.template ? 8 * LIMITS.maxRecordBytes : LIMITS.maxRecordBytes;
   const splitter = new RecordSplitter({
-    ...(o.delimiter ? { delimiter: o.delimiter } : {}),
+    // `-d` given (even `\n`) keeps every byte; text's default line ends drop CR of CRLF.
+    ...(o.delimiter ? { delimiter: o.delimiter, stripCr: false } : {}),
     maxSegment,
     skipOversize: o.skipOversize === true,
   });
@@ -212,6 +223,7 @@ async function* splitInput(
       const batch = take([last], splitter.count);
       if (batch.length > 0) yield batch;
     }
+    if (splitter.strippedCr > 0) o.onCrDropped?.(splitter.strippedCr);
   } catch (e) {
     // A line too long to be a record: the rest of the input cannot be split reliably.
     if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message);

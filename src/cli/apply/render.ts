@@ -15,6 +15,21 @@ export function showValue(field: string, v: FlatValue): string {
   return typeof v === "string" ? v : String(v);
 }
 
+/**
+ * A field's value in `--json`, one type per field as the spec writes it: durations
+ * (retention, delete-on-empty age) as humantime strings (`7d`; retention also `infinite`),
+ * never a number here and a string there.
+ */
+export function jsonValue(field: string, v: FlatValue): FlatValue {
+  if (typeof v === "number" && (field.endsWith("retention_policy") || field.endsWith("min_age_secs")))
+    return formatSeconds(v);
+  return v;
+}
+
+function jsonFields(fields: Record<string, FlatValue>): Record<string, FlatValue> {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, jsonValue(k, v)]));
+}
+
 function label(a: Action): string {
   return a.resource === "basin" ? `basin ${a.basin}` : `stream ${a.basin}/${a.stream}`;
 }
@@ -51,8 +66,10 @@ export function planJson(plan: Plan, dryRun: boolean): Record<string, unknown> {
       resource: a.resource,
       basin: a.basin,
       ...(a.stream !== undefined ? { stream: a.stream } : {}),
-      ...(a.fields ? { fields: a.fields } : {}),
-      ...(a.changes ? { changes: a.changes } : {}),
+      ...(a.fields ? { fields: jsonFields(a.fields) } : {}),
+      ...(a.changes
+        ? { changes: a.changes.map((c) => ({ ...c, from: jsonValue(c.field, c.from), to: jsonValue(c.field, c.to) })) }
+        : {}),
     })),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The apply spec (cli.md §1.14): JSON with `basins[]`, each `{name, scope?, config?, streams?}`,
+ * The apply spec (docs/design/cli.md, "Apply, diff and the init file"): JSON with `basins[]`, each `{name, scope?, config?, streams?}`,
  * each stream `{name, config?}`. Unknown fields are rejected with their JSON path; durations
  * are humantime strings (or seconds as numbers); `retention_policy` may be `"infinite"`.
  * Parsed into flat field maps (`default_stream_config.timestamping.mode` → value) for diffing.

@@ -1,5 +1,5 @@
 /**
- * One `svc bench` run (cli.md §4.11), in four steps (`BenchRun.run`):
+ * One `svc bench` run (docs/design/cli.md, "Bench"), in four steps (`BenchRun.run`):
  * 1. a live reader follows the stream from where the run starts and verifies every record;
  * 2. writers append chained records (chain.ts) at the target rate, or flat out, each through
  *    its own appender, for the duration;

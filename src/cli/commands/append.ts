@@ -1,5 +1,5 @@
 /**
- * `svc append <uri>` (cli.md §1.6, §4.6): records from stdin or `-i FILE`s, one per line
+ * `svc append <uri>` (docs/design/cli.md, "Appending"): records from stdin or `-i FILE`s, one per line
  * (text, json, json-base64, or an `--input-template`), or each input whole (`--format binary`),
  * batched by linger / count / bytes and pipelined over an append session (or unary appends).
  */
@@ -21,6 +21,7 @@ import { formatUri, parseStreamUri } from "../uri.js";
 
 interface Flags extends ConditionFlags {
   input: string[];
+  body: string[];
   format: string;
   whole?: boolean;
   delimiter?: string;
@@ -51,15 +52,21 @@ export function appendCommand(): Command {
   const cmd = new Command("append")
     .description("Append records from stdin or files: one per line, or each input whole")
     .argument("<uri>", "svc://basin/stream")
+    .argument("[words...]", "one record made of these words, joined by spaces (as echo; stdin is not read)")
     .addOption(
       new Option("-i, --input <file>", "read FILE (- = stdin); repeat for several files, in order")
         .argParser(collect)
         .default([]),
     )
     .addOption(
+      new Option("--body <text>", "a record from the command line (in --format: text, or a JSON line); repeatable")
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
       new Option(
         "--format <fmt>",
-        "text (a line is a body), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
+        "text (a line is a body; the CR of a CRLF line end is dropped and counted in the summary, -d '\\n' keeps every byte), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
       ).default("text"),
     )
     .addOption(new Option("--whole", "each input (stdin or each file) is one record (= --format binary)"))
@@ -92,7 +99,7 @@ export function appendCommand(): Command {
     .addOption(
       new Option(
         "--input-template <tpl>",
-        "parse each line: %v body, %T timestamp, %h{NAME} header value, e.g. '%T %h{type} %v'",
+        "parse each line: %v body, %T timestamp (epoch ms or RFC 3339), %h{NAME} header value, e.g. '%T %h{type} %v'",
       ),
     )
     .addOption(new Option("--linger <dur>", "wait this long for more records before sending a batch").default("5ms"))
@@ -141,10 +148,15 @@ export function appendCommand(): Command {
     );
   addConditionOptions(cmd);
   cmd.action(
-    handler<Flags>(async (ctx, [arg], f) => {
+    handler<Flags>(async (ctx, [arg, ...words], f) => {
       const { basin, stream } = parseStreamUri(arg!);
+      if (words.length > 0) {
+        if (f.body.length > 0) throw usageError("use either --body or words after the URI");
+        f.body = [words.join(" ")];
+      }
       // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
-      const typed = (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
+      const typed =
+        f.body.length === 0 && (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
       const plan = appendPlan(f, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
       const client = await ctx.client();
       await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
@@ -155,6 +167,8 @@ export function appendCommand(): Command {
   );
   return examples(cmd, [
     "echo hello | svc append svc://my-basin-01/events",
+    "svc append svc://my-basin-01/events hello world          # one record: hello world",
+    "svc append svc://my-basin-01/events --body one --body two",
     "svc append svc://my-basin-01/events -i events.ndjson --format json",
     "svc read svc://a-basin-01/src --from-beginning -e --format json-base64 | svc append svc://b-basin-01/copy --format json-base64",
     "svc append svc://my-basin-01/blobs --format binary -i image.png -H content-type=image/png",
@@ -221,5 +235,10 @@ export function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typ
   if (f.rate !== undefined) plan.rate = perSecond(f.rate, "--rate", false);
   if (f.rateBytes !== undefined) plan.rateBytes = perSecond(f.rateBytes, "--rate-bytes", true);
   if (f.input.filter((i) => i === "-").length > 1) throw usageError("stdin (-) can be read only once");
+  if (f.body.length > 0) {
+    if (f.input.length > 0) throw usageError("records come either from --body (or words after the URI) or from -i");
+    if (format === "binary") throw usageError("--body is a text or JSON record; drop --whole/--format binary");
+    plan.input.bodies = f.body;
+  }
   return plan;
 }

@@ -1,5 +1,5 @@
 /**
- * `svc bench <basin>` (cli.md §4.11): measures append and read throughput and latency on a
+ * `svc bench <basin>` (docs/design/cli.md, "Bench"): measures append and read throughput and latency on a
  * temporary stream and verifies every record with a hash chain (bench/chain.ts).
  *
  * Results go to stdout (a table, or one JSON document with --json); live figures go to

@@ -1,5 +1,5 @@
 /**
- * `svc diff LEFT RIGHT` (cli.md §1.15, §4.13): compares effective configs (defaults resolved)
+ * `svc diff LEFT RIGHT` (docs/design/cli.md, "Apply, diff and the init file"): compares effective configs (defaults resolved)
  * of two basins, two streams, or a stream and a basin's default stream config; or, given one
  * spec file (`svc diff spec.json`), the server against the spec (what `apply` would change).
  * Text (`--- LEFT`, `+++ RIGHT`, then `field: left → right`) or `--json`; `--exit-code` exits 10
@@ -11,7 +11,7 @@ import type { SvcClient } from "../../client/client.js";
 import { handler } from "../action.js";
 import { currentBasinFlat, currentStreamFlat, desiredStreamFlat, diff, type FieldChange } from "../apply/flat.js";
 import { makePlan, pending } from "../apply/plan.js";
-import { planJson, planLines, showValue } from "../apply/render.js";
+import { jsonValue, planJson, planLines, showValue } from "../apply/render.js";
 import type { Flat } from "../apply/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
@@ -21,6 +21,7 @@ import { loadSpec } from "./apply.js";
 
 interface Flags {
   exitCode?: boolean;
+  tails?: boolean;
 }
 
 /** A side of the diff: its flat config, and whether it is a basin or a stream's config. */
@@ -36,6 +37,17 @@ async function side(client: SvcClient, u: SvcUri, asStream: boolean): Promise<Fl
   );
   // A basin against a stream: its default stream config, resolved as a new stream would get it.
   return asStream ? desiredStreamFlat({}, basin) : basin;
+}
+
+/** Two streams' tails as differences (`tail.seq_num`, `tail.timestamp`). */
+async function tailChanges(client: SvcClient, l: SvcUri, r: SvcUri): Promise<FieldChange[]> {
+  const tail = (u: SvcUri) =>
+    attempt("check tail of", formatUri(u.basin, u.stream), () => client.basin(u.basin).stream(u.stream!).checkTail());
+  const [a, b] = await Promise.all([tail(l), tail(r)]);
+  const out: FieldChange[] = [];
+  if (a.seqNum !== b.seqNum) out.push({ field: "tail.seq_num", from: a.seqNum, to: b.seqNum });
+  if (a.timestamp !== b.timestamp) out.push({ field: "tail.timestamp", from: a.timestamp, to: b.timestamp });
+  return out;
 }
 
 /** A side: `svc://basin`, `svc://basin/stream`, or a bare basin name (as everywhere a basin is expected). */
@@ -59,11 +71,13 @@ export function diffCommand(): Command {
     .description("Compare the configs of two basins or streams, or the server with a spec file")
     .argument("<left>", "basin (name or svc://basin), svc://basin/stream, or a spec file (compared with the server)")
     .argument("[right]", "basin (name or svc://basin) or svc://basin/stream")
-    .addOption(new Option("--exit-code", "exit 10 when there are differences"));
+    .addOption(new Option("--exit-code", "exit 10 when there are differences"))
+    .addOption(new Option("--tails", "two streams: compare their tails too (next position, last record's timestamp)"));
   cmd.action(
     handler<Flags>(async (ctx, [left, right], f) => {
       const client = await ctx.client();
       let count: number;
+      let compared = "the server and the spec";
       if (right === undefined) {
         if (!existsSync(left!))
           throw usageError(
@@ -80,25 +94,36 @@ export function diffCommand(): Command {
         const streams = l.stream !== undefined || r.stream !== undefined;
         const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
         const changes = diff(a, b);
+        const both = l.stream !== undefined && r.stream !== undefined;
+        if (f.tails && !both) throw usageError("--tails compares two streams");
+        if (f.tails) changes.push(...(await tailChanges(client, l, r)));
         count = changes.length;
-        const resource =
-          l.stream !== undefined && r.stream !== undefined ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
+        const resource = both ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
+        compared =
+          resource === "stream-vs-basin-defaults"
+            ? `the config of ${l.stream !== undefined ? lName : rName} and its basin's default stream config`
+            : `the configs${f.tails ? " and tails" : ""} of ${lName} and ${rName}${both && !f.tails ? " (configs only: --tails compares their tails; records are not compared)" : ""}`;
         if (ctx.flags.json) {
           await ctx.out.jsonDoc({
             resource,
             left: lName,
             right: rName,
-            differences: changes.map((c) => ({ path: c.field, left: c.from, right: c.to })),
+            differences: changes.map((c) => ({
+              path: c.field,
+              left: jsonValue(c.field, c.from),
+              right: jsonValue(c.field, c.to),
+            })),
           });
         } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
       }
-      if (count === 0) ctx.out.success("no differences");
+      if (count === 0) ctx.out.success(`no differences between ${compared}`);
       if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
     }),
   );
   return examples(cmd, [
     "svc diff my-basin-01 my-basin-02",
     "svc diff svc://my-basin-01/events svc://my-basin-01/audit --json",
+    "svc diff svc://my-basin-01/events svc://my-basin-01/events-copy --tails",
     "svc diff svc://my-basin-01/events svc://my-basin-01      # a stream against its basin's defaults",
     "svc diff spec.json --exit-code || echo drift               # the server against a spec",
   ]);

@@ -1,5 +1,5 @@
 /**
- * `svc fence <uri> <new-token>` (cli.md §1.9, §4.9): appends a fence command record; the new
+ * `svc fence <uri> <new-token>` (docs/design/cli.md, "Fence and trim"): appends a fence command record; the new
  * token (≤ 36 UTF-8 bytes) is checked locally; `""` or `--clear` clears it.
  */
 import { Command, Option } from "commander";

@@ -1,7 +1,7 @@
 /**
- * The command registry, the only one (style rule 1).
+ * The command registry, the only one: one entry per top-level command, whose module exports a factory of its commander Command.
  *
- * Start-up cost matters (performance.md §8): each entry names a top-level command and loads
+ * Start-up cost matters (docs/design/performance.md, "CLI start-up"): each entry names a top-level command and loads
  * its module only when that command runs. The other commands appear as light stubs (name,
  * summary, arguments) so that `svc --help` lists them and typos get suggestions, without
  * importing any command module. `svc completion` loads everything.
@@ -18,6 +18,8 @@ export interface CommandEntry {
   args?: string;
   aliases?: string[];
   hidden?: boolean;
+  /** A hidden S2 spelling: the svc command it stands for (`basin list`), offered instead of it in suggestions. */
+  stands?: string;
   load: () => Promise<Command>;
 }
 
@@ -34,8 +36,8 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "append",
-    summary: "Append records from stdin or files",
-    args: "<uri>",
+    summary: "Append records from stdin, files or the command line",
+    args: "<uri> [words...]",
     load: async () => (await import("./append.js")).appendCommand(),
   },
   {
@@ -53,13 +55,13 @@ export const COMMANDS: CommandEntry[] = [
   {
     name: "fence",
     summary: "Set or clear a stream's fencing token",
-    args: "<uri> <token>",
+    args: "<uri> [new-token]",
     load: async () => (await import("./fence.js")).fenceCommand(),
   },
   {
     name: "trim",
     summary: "Trim a stream: drop records before a sequence number",
-    args: "<uri> <seq>",
+    args: "<uri> [seq-num]",
     load: async () => (await import("./trim.js")).trimCommand(),
   },
   {
@@ -134,87 +136,101 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./complete.js")).completeCommand(),
   },
 
-  // Anchor (S2 CLI) spellings, hidden: muscle memory keeps working.
+  // The S2 CLI's spellings, hidden: muscle memory keeps working.
   {
     name: "ls",
+    stands: "basin list",
     summary: "List basins, or the streams of a basin",
     hidden: true,
     load: async () => (await import("./ls.js")).lsCommand(),
   },
   {
     name: "list-basins",
+    stands: "basin list",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/list.js")).basinListCommand("list-basins"),
   },
   {
     name: "create-basin",
+    stands: "basin create",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/create.js")).basinCreateCommand("create-basin"),
   },
   {
     name: "get-basin-config",
+    stands: "basin get",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/get.js")).basinGetCommand("get-basin-config"),
   },
   {
     name: "reconfigure-basin",
+    stands: "basin reconfigure",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/reconfigure.js")).basinReconfigureCommand("reconfigure-basin"),
   },
   {
     name: "delete-basin",
+    stands: "basin delete",
     summary: "",
     hidden: true,
     load: async () => (await import("./basin/delete.js")).basinDeleteCommand("delete-basin"),
   },
   {
     name: "list-streams",
+    stands: "stream list",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/list.js")).streamListCommand("list-streams"),
   },
   {
     name: "create-stream",
+    stands: "stream create",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/create.js")).streamCreateCommand("create-stream"),
   },
   {
     name: "get-stream-config",
+    stands: "stream get",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/get.js")).streamGetCommand("get-stream-config"),
   },
   {
     name: "reconfigure-stream",
+    stands: "stream reconfigure",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/reconfigure.js")).streamReconfigureCommand("reconfigure-stream"),
   },
   {
     name: "delete-stream",
+    stands: "stream delete",
     summary: "",
     hidden: true,
     load: async () => (await import("./stream/delete.js")).streamDeleteCommand("delete-stream"),
   },
   {
     name: "issue-access-token",
+    stands: "token create",
     summary: "",
     hidden: true,
     load: async () => (await import("./token/create.js")).tokenCreateCommand().name("issue-access-token"),
   },
   {
     name: "list-access-tokens",
+    stands: "token list",
     summary: "",
     hidden: true,
     load: async () => (await import("./token/list.js")).tokenListCommand().name("list-access-tokens"),
   },
   {
     name: "revoke-access-token",
+    stands: "token revoke",
     summary: "",
     hidden: true,
     load: async () => (await import("./token/revoke.js")).tokenRevokeCommand().name("revoke-access-token"),

@@ -1,4 +1,4 @@
-/** `svc ls [basin|svc://basin/prefix]`: basins, or the streams of one basin (anchor shortcut). */
+/** `svc ls [basin|svc://basin/prefix]`: basins, or the streams of one basin (the S2 CLI's shortcut). */
 import { Command } from "commander";
 import { handler } from "../action.js";
 import { examples } from "../help.js";

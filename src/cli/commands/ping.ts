@@ -45,8 +45,16 @@ export function pingCommand(): Command {
         const { report, failure } = await attempt("ping", plan.endpoint.url, () =>
           runPing(client, anonymous, plan, (d) => ctx.dialectClient(d)),
         );
-        if (ctx.flags.json) await ctx.out.jsonDoc(report);
-        else for (const l of pingLines(report)) await ctx.out.line(l);
+        // Several endpoints: each node asked on its own, so the report says which answer.
+        const nodes = s.accountEndpoint.value.includes(",") ? await client.server.pingEach() : undefined;
+        if (ctx.flags.json) await ctx.out.jsonDoc(nodes ? { ...report, nodes } : report);
+        else {
+          for (const l of pingLines(report)) await ctx.out.line(l);
+          for (const [k, n] of (nodes ?? []).entries())
+            await ctx.out.line(
+              `${k === 0 ? "nodes    " : "         "} ${n.node} ${n.ms !== undefined ? `answers (GET /ping ${n.ms.toFixed(2)} ms)` : `does not answer (${n.error})`}`,
+            );
+        }
         if (failure) throw new OperationError("ping", plan.endpoint.url, failure);
       } finally {
         await anonymous.close();

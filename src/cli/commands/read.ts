@@ -1,6 +1,6 @@
 /**
- * `svc read <uri>` (cli.md §1.7, §4.7): start by seq num, time, age, tail offset or the
- * beginning (default: the tail, as the anchor, with a hint on a terminal); stop by count,
+ * `svc read <uri>` (docs/design/cli.md, "Reading"): start by seq num, time, age, tail offset or the
+ * beginning (default: the tail, as the S2 CLI, with a hint on a terminal); stop by count,
  * bytes, time, seq num, at the tail (`-e`) or after an idle time; follow otherwise.
  */
 import { Command, Option } from "commander";
@@ -93,6 +93,7 @@ export function readCommand(): Command {
         const next = readCheckpoint(f.checkpoint);
         if (next !== undefined) {
           plan.start = { seqNum: next };
+          plan.expectFrom = next;
           ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
         }
       }
@@ -171,6 +172,9 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   const small = !follow && limits.count !== undefined && limits.count <= LIMITS.maxUnaryReadRecords;
   const plan: ReadRunPlan = { start, limits, follow, transport: f.transport ?? (small ? "unary" : "session") };
   if (untilSeq !== undefined) plan.untilSeq = untilSeq;
+  // An explicit sequence number is where the read expects its first record (gaps.ts); the
+  // beginning (--from-beginning) is wherever the stream now starts.
+  if ("seqNum" in start && !f.fromBeginning) plan.expectFrom = start.seqNum;
   if (f.idleTimeout !== undefined) plan.idleTimeoutMs = parseMillis(f.idleTimeout);
   return plan;
 }

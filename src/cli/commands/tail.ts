@@ -1,5 +1,5 @@
 /**
- * `svc tail <uri>… [-n N] [-f]` (cli.md §1.8, §4.8): the last N data records (10 by default;
+ * `svc tail <uri>… [-n N] [-f]` (docs/design/cli.md, "Reading"): the last N data records (10 by default;
  * fewer when fewer exist), then live with `-f`. N counts data records whatever the format:
  * command records among them are shown as the format shows them (stderr in text, inline in
  * JSON) but never take a data record's place. `--since DUR` takes the records newer than DUR
@@ -22,6 +22,7 @@ import {
 } from "../read/output-options.js";
 import { runRead, type ReadRunPlan, type ReadSinkPlan } from "../read/read-run.js";
 import { isMultiTail, parseTailTarget } from "../read/stream-set.js";
+import { readCheckpoint } from "../read/checkpoint.js";
 import { tailEvents } from "../read/tail-window.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
@@ -73,6 +74,19 @@ export function tailCommand(): Command {
       const client = await ctx.client();
       const sc = client.basin(basin).stream(stream);
       const uri = formatUri(basin, stream);
+      const resume = sink.checkpoint !== undefined ? readCheckpoint(sink.checkpoint) : undefined;
+      if (resume !== undefined) {
+        // A rerun prints what came since the last one, as a tail of several streams does.
+        ctx.out.info(`resuming from checkpoint ${sink.checkpoint} at ${resume}`);
+        const plan: ReadRunPlan = {
+          start: { seqNum: resume },
+          limits: f.follow ? {} : { wait: 0 },
+          follow: f.follow === true,
+          transport: "session",
+          expectFrom: resume,
+        };
+        return runRead(ctx, sc, uri, plan, sink);
+      }
       if (f.since !== undefined) {
         const from = parseTimePoint(f.since, "--since", { duration: "ago" });
         const plan: ReadRunPlan = {

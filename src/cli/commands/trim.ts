@@ -1,5 +1,5 @@
 /**
- * `svc trim <uri> <seq-num>` (cli.md §1.9, §4.9): appends a trim command record; records
+ * `svc trim <uri> <seq-num>` (docs/design/cli.md, "Fence and trim"): appends a trim command record; records
  * before the trim point go (eventually; trim points only advance). The point may instead come
  * from `--keep-last N` (tail − N), `--before TIME` or `--older-than DUR` (the first record at or
  * after that time). `--dry-run` shows the effect. Like every destructive command it asks on a
@@ -11,6 +11,7 @@ import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { trimCommandRecord } from "../../format/record-command.js";
 import { parseTimePoint } from "../../format/record-time.js";
+import { seqRange } from "../../format/seq-range.js";
 import { handler } from "../action.js";
 import { appendCommandRecord } from "../append/command-append.js";
 import { addConditionOptions, parseConditions, type ConditionFlags } from "../flags/conditions.js";
@@ -60,7 +61,7 @@ export function trimCommand(): Command {
       const first = await attempt("read", uri, () => firstSeq(sc));
       const going = Math.max(0, point - first);
       if (f.dryRun || going === 0) {
-        const range = going > 0 ? ` (${first}..${point - 1})` : "";
+        const range = going > 0 ? ` (${seqRange(first, point - 1)})` : "";
         ctx.out.info(
           f.dryRun
             ? `would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${range} would go`
@@ -71,7 +72,7 @@ export function trimCommand(): Command {
       }
       await confirmOrStop(
         ctx.out,
-        `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${first}..${point - 1})?`,
+        `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${seqRange(first, point - 1)})?`,
         f.yes,
         "trimmed",
       );

@@ -1,4 +1,4 @@
-/** `svc version` (cli.md §4.1): the version, and with `--json` also node, platform and arch. */
+/** `svc version`: the version, and with `--json` also node, platform and arch. */
 import { Command } from "commander";
 import { handler } from "../action.js";
 import { VERSION } from "../context.js";

@@ -11,7 +11,9 @@ export function zshScript(root: CmdNode): string {
     .join("\n");
   const choices: string[] = [];
   const paths: string[] = [];
+  const streamPaths: string[] = [];
   walk(root, (n) => {
+    if (n.streamArg) streamPaths.push(`"${n.path}"`);
     for (const o of [...n.options, ...root.options]) {
       if (o.choices)
         for (const f of flagWords(o))
@@ -50,7 +52,21 @@ ${paths.join("\n")}
   elif (( \${#cmds} )); then
     _describe -t commands 'command' cmds
   else
-    _files
+    # Basin and stream names from the server (a short timeout); where a stream is expected a
+    # basin completes as svc://basin/ with no space after it. Files when none come.
+    local kind=basin c
+    local -a names dirs
+    case "$cmdpath" in (${streamPaths.join("|") || '""'}) kind=stream;; esac
+    names=("\${(@f)$(timeout 2 "\${words[1]}" __complete names "\${PREFIX}" $kind 2>/dev/null)}")
+    names=("\${(@)names:#}")
+    if (( \${#names} )); then
+      dirs=("\${(@M)names:#*/}")
+      names=("\${(@)names:#*/}")
+      (( \${#dirs} )) && compadd -S '' -- "\${dirs[@]}"
+      (( \${#names} )) && compadd -- "\${names[@]}"
+    else
+      _files
+    fi
   fi
 }
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then

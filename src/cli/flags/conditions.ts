@@ -1,7 +1,7 @@
 /** `-F/--fencing-token` and `-m/--match-seq-num N|auto`, shared by append, fence and trim. */
 import { Option, type Command } from "commander";
 import type { StreamClient } from "../../client/stream.js";
-import { FencingTokenMismatchError, SeqNumMismatchError } from "../../errors.js";
+import { FencingTokenMismatchError, SeqNumMismatchError, SvcError } from "../../errors.js";
 import { fencingTokenBytes } from "../../format/record-command.js";
 import { usageError } from "../failure.js";
 import { parseCount } from "./numbers.js";
@@ -37,21 +37,35 @@ export function parseConditions(f: ConditionFlags): Conditions {
   return c;
 }
 
-/** Resolves `auto` against the tail. */
+/**
+ * Resolves `auto` against the tail. A stream that does not exist yet has tail 0: where the
+ * basin creates streams on append, the append creates it (and fails with 412 if someone else
+ * did first and appended); where it does not, the append itself says the stream is not found.
+ */
 export async function resolveMatch(c: Conditions, stream: StreamClient): Promise<number | undefined> {
-  if (c.matchSeqNum === "auto") return (await stream.checkTail()).seqNum;
-  return c.matchSeqNum;
+  if (c.matchSeqNum !== "auto") return c.matchSeqNum;
+  try {
+    return (await stream.checkTail()).seqNum;
+  } catch (e) {
+    if (e instanceof SvcError && e.code === "stream_not_found") return 0;
+    throw e;
+  }
 }
 
-export function ensureNoExtra(args: string[], what: string): void {
-  if (args.length > 0) throw usageError(`unexpected argument ${JSON.stringify(args[0])} after ${what}`);
+/** `word` as a shell would take it back: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
-/** A hint for a failed condition (412), naming what the stream expects. */
-export function conditionHint(e: unknown): string | undefined {
+/** A hint for a failed condition (412) on stream `uri`, naming what the stream expects; `given`: the -F token. */
+export function conditionHint(e: unknown, uri: string, given?: string): string | undefined {
   if (e instanceof SeqNumMismatchError)
     return `the stream's next position is ${e.expected}; use -m ${e.expected} (or -m auto) to append there`;
-  if (e instanceof FencingTokenMismatchError)
+  if (e instanceof FencingTokenMismatchError) {
+    // An empty token is no fence: the stream was never fenced, or its token was cleared.
+    if (e.expected === "")
+      return `${uri} has no fencing token: append without -F, or fence it first (\`svc fence ${uri} ${shellWord(given || "TOKEN")}\`)`;
     return `the stream is fenced with ${JSON.stringify(e.expected)}; only its holder should write (-F ${JSON.stringify(e.expected)})`;
+  }
   return undefined;
 }

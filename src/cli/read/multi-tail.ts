@@ -20,11 +20,13 @@ import type { SvcClient } from "../../client/client.js";
 import type { ReadEvent } from "../../types.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
+import { escapeJson, escapeLine } from "../../format/terminal-text.js";
 import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import { Arrivals } from "./arrivals.js";
 import { readPositions, writePositions } from "./checkpoint.js";
+import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
 import { Interrupt } from "../interrupt.js";
 import type { ReadSinkPlan } from "./read-run.js";
 import { RecordPrinter } from "./record-printer.js";
@@ -90,8 +92,12 @@ class MultiTail {
   private readonly arrivals = new Arrivals<{ ref: StreamRef; records: SequencedRecord[] }>();
   private readonly followers = new Map<string, AbortController>();
   private readonly positions: Map<string, number>;
+  /** Each stream's continuity: from its checkpointed position, then from each batch written. */
+  private readonly continuity = new Map<string, SeqContinuity>();
   private readonly printer: RecordPrinter;
   private readonly oneBasin: boolean;
+  /** Records go to a terminal: bodies, labels and names are shown escaped, as one stream's are (read-run.ts). */
+  private readonly terminal: boolean;
   private readonly colours = new Map<string, (typeof PALETTE)[number]>();
   private failure: unknown;
   private starting = true;
@@ -105,8 +111,16 @@ class MultiTail {
     private readonly chalk: ChalkInstance | undefined,
   ) {
     this.positions = sink.checkpoint ? (readPositions(sink.checkpoint) ?? new Map()) : new Map();
-    this.printer = new RecordPrinter(sink.printer);
+    this.terminal = !writer.isFile && ctx.out.dataOnTerminal;
+    this.printer = new RecordPrinter({ ...sink.printer, terminal: this.terminal });
     this.oneBasin = new Set(plan.targets.map((t) => t.basin)).size === 1;
+    // One listener fans the interrupt out to every stream's reader (one per stream on one
+    // signal made Node warn of a leak past ten streams).
+    this.interrupt.signal.addEventListener("abort", () => {
+      for (const f of this.followers.values()) f.abort();
+      // Following nothing yet (a pattern that matches no stream), the consumer waits on no one.
+      this.arrivals.close();
+    });
   }
 
   async run(): Promise<void> {
@@ -159,9 +173,10 @@ class MultiTail {
   private start(ref: StreamRef, from: Start): void {
     // Colours in the order streams are first followed (arguments, then names): stable per run.
     if (!this.colours.has(ref.uri)) this.colours.set(ref.uri, PALETTE[this.colours.size % PALETTE.length]!);
+    this.continuity.set(ref.uri, new SeqContinuity(this.positions.get(ref.uri)));
     const ac = new AbortController();
-    const stop = (): void => ac.abort();
-    this.interrupt.signal.addEventListener("abort", stop);
+    // Ctrl-C reaches every follower through the one listener of the constructor, not one each.
+    if (this.interrupt.signal.aborted) ac.abort();
     this.followers.set(ref.uri, ac);
     void this.follow(ref, from, ac.signal)
       .catch((e: unknown) => {
@@ -177,7 +192,6 @@ class MultiTail {
         this.interrupt.abort("failed");
       })
       .finally(() => {
-        this.interrupt.signal.removeEventListener("abort", stop);
         if (this.followers.get(ref.uri) === ac) this.followers.delete(ref.uri);
         this.maybeFinish();
       });
@@ -241,7 +255,20 @@ class MultiTail {
     this.arrivals.close();
   }
 
+  /** Writes a batch of one stream; records skipped before or inside it are reported first (gaps.ts). */
   private async emit(ref: StreamRef, records: SequencedRecord[]): Promise<void> {
+    const gaps = this.continuity.get(ref.uri)?.check(records) ?? [];
+    if (gaps.length > 0 && this.sink.failOnGap) {
+      // What came before the first gap is written; then the command fails (exit 5).
+      const before = records.filter((r) => r.seqNum < gaps[0]!.from);
+      if (before.length > 0) await this.write(ref, before);
+      throw gapError(gaps[0]!, ref.uri, this.sink.checkpoint);
+    }
+    warnGaps(gaps, ref.uri, (m) => this.ctx.out.warn(m));
+    await this.write(ref, records);
+  }
+
+  private async write(ref: StreamRef, records: SequencedRecord[]): Promise<void> {
     const label = this.plan.labels ? this.label(ref) : undefined;
     const json = this.sink.printer.template === undefined && this.sink.printer.format !== "text";
     const parts: Uint8Array[] = [];
@@ -249,13 +276,15 @@ class MultiTail {
       for (const p of this.printer.render([r]).pieces) {
         if ("err" in p) this.ctx.out.info(`${label?.text ?? ""}${p.err}`);
         else if (!label) parts.push(p.out);
-        else if (json)
-          parts.push(
-            Buffer.from(
-              withStreamFields(p.out.toString("utf8"), ref.basin, ref.stream, this.sink.printer.json.pretty === true),
-            ),
+        else if (json) {
+          const line = withStreamFields(
+            p.out.toString("utf8"),
+            ref.basin,
+            ref.stream,
+            this.sink.printer.json.pretty === true,
           );
-        else parts.push(prefixRecord(p.out, label.bytes));
+          parts.push(Buffer.from(this.terminal ? escapeJson(line) : line));
+        } else parts.push(prefixRecord(p.out, label.bytes));
       }
     }
     if (parts.length > 0) {
@@ -271,7 +300,8 @@ class MultiTail {
   }
 
   private label(ref: StreamRef): { text: string; bytes: Buffer } {
-    const text = streamLabel(ref.basin, ref.stream, this.oneBasin);
+    const label = streamLabel(ref.basin, ref.stream, this.oneBasin);
+    const text = this.terminal ? escapeLine(label) : label;
     if (!this.chalk) return { text, bytes: Buffer.from(text) };
     const paint = this.chalk[this.colours.get(ref.uri) ?? PALETTE[0]];
     return { text, bytes: Buffer.from(`${paint(text.trimEnd())} `) };

@@ -1,5 +1,5 @@
 /**
- * The output flags `read` and `tail` share (cli.md §4.7, §4.8) and their parsing into a
+ * The output flags `read` and `tail` share (docs/design/cli.md, "Reading") and their parsing into a
  * printer and sink plan.
  */
 import { Option, type Command } from "commander";
@@ -30,6 +30,7 @@ export interface OutputFlags {
   appendOutput?: boolean;
   splitDir?: string;
   checkpoint?: string;
+  failOnGap?: boolean;
   progress?: boolean;
   stats?: boolean;
   force?: boolean;
@@ -51,7 +52,7 @@ export function addOutputOptions(cmd: Command): Command {
         "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}",
       ),
     )
-    .addOption(new Option("--omit-empty", "JSON: drop empty headers and body (anchor-identical output)"))
+    .addOption(new Option("--omit-empty", "JSON: drop empty headers and body (as S2's CLI prints them)"))
     .addOption(
       new Option("--time-format <fmt>", 'JSON: add an ISO 8601 "time" field (iso); also for command lines').choices([
         "ms",
@@ -94,6 +95,12 @@ export function addOutputOptions(cmd: Command): Command {
     .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
     .addOption(
       new Option("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"),
+    )
+    .addOption(
+      new Option(
+        "--fail-on-gap",
+        "exit 5 when records a checkpoint, -s or the read itself expected were trimmed or expired before they were read (default: a warning, and the read goes on)",
+      ),
     )
     .addOption(new Option("--no-progress", "no progress line (shown only when stderr is a terminal)"))
     .addOption(new Option("--stats", "print a summary on stderr at the end"))
@@ -177,5 +184,6 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
   if (f.output !== undefined) plan.output = f.output;
   if (f.splitDir !== undefined) plan.splitDir = f.splitDir;
   if (f.checkpoint !== undefined) plan.checkpoint = f.checkpoint;
+  if (f.failOnGap) plan.failOnGap = true;
   return plan;
 }

@@ -14,7 +14,9 @@ import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import type { Output } from "../output.js";
 import { plural } from "../append/append-tally.js";
+import { seqRange } from "../../format/seq-range.js";
 import { writeCheckpoint } from "./checkpoint.js";
+import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
 import { Interrupt } from "../interrupt.js";
 import { progressMode, ReadProgress } from "../progress.js";
 import { RecordPrinter, type PrinterOptions } from "./record-printer.js";
@@ -29,6 +31,8 @@ export interface ReadSinkPlan {
   progress: boolean;
   stats: boolean;
   checkpoint?: string;
+  /** `--fail-on-gap`: records trimmed or expired before they were read end the read (exit 5) instead of a warning. */
+  failOnGap?: boolean;
 }
 
 export interface ReadRunPlan {
@@ -40,6 +44,8 @@ export interface ReadRunPlan {
   /** Exclusive end sequence number, enforced here. */
   untilSeq?: number;
   idleTimeoutMs?: number;
+  /** The sequence number the first record should have (a checkpoint, `-s N`): a later one means records were skipped (gaps.ts). */
+  expectFrom?: number;
 }
 
 /** Reads and prints; `events` overrides the source (tail uses a pre-read window). */
@@ -54,7 +60,7 @@ export async function runRead(
   const writer = await RecordWriter.open(sink.output, sink.appendOutput);
   if (sink.splitDir) prepareSplitDir(sink.splitDir);
   const progress = new ReadProgress(ctx.out, progressMode(ctx.out, sink.progress, "off"));
-  const emitter = new BatchEmitter(ctx.out, writer, sink, progress);
+  const emitter = new BatchEmitter(ctx.out, writer, sink, progress, uri, plan.expectFrom);
   const interrupt = new Interrupt();
   const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
   const onReconnect = (r: string): void => ctx.out.verbose(`read session reconnecting: ${r}`);
@@ -147,6 +153,7 @@ export class IdleTimer {
 export class BatchEmitter {
   private readonly printer: RecordPrinter;
   private readonly splitJson: JsonOptions;
+  private readonly continuity: SeqContinuity;
   private reported = false;
 
   constructor(
@@ -154,7 +161,10 @@ export class BatchEmitter {
     private readonly writer: RecordWriter,
     private readonly sink: ReadSinkPlan,
     readonly progress: ReadProgress,
+    private readonly uri: string,
+    expectFrom: number | undefined,
   ) {
+    this.continuity = new SeqContinuity(expectFrom);
     this.printer = new RecordPrinter({ ...sink.printer, terminal: !writer.isFile && out.dataOnTerminal });
     this.splitJson = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
   }
@@ -176,7 +186,20 @@ export class BatchEmitter {
     );
   }
 
+  /** Writes a batch; records skipped before or inside it are reported first (gaps.ts). */
   async emit(records: SequencedRecord[]): Promise<void> {
+    const gaps = this.continuity.check(records);
+    if (gaps.length > 0 && this.sink.failOnGap) {
+      // What came before the first gap is written; then the read fails (exit 5).
+      const before = records.filter((r) => r.seqNum < gaps[0]!.from);
+      if (before.length > 0) await this.write(before);
+      throw gapError(gaps[0]!, this.uri, this.sink.checkpoint);
+    }
+    warnGaps(gaps, this.uri, (m) => this.out.warn(m));
+    await this.write(records);
+  }
+
+  private async write(records: SequencedRecord[]): Promise<void> {
     const bytes = records.reduce((n, r) => n + meteredSize(r), 0);
     const first = records[0]!.seqNum;
     const last = records[records.length - 1]!.seqNum;
@@ -198,7 +221,7 @@ export class BatchEmitter {
       }
     }
     this.progress.add(records.length, bytes, first, last);
-    this.out.verbose(`⦿ ${bytes} bytes (${plural(records.length, "record")} in range ${first}..=${last})`);
+    this.out.verbose(`⦿ ${plural(records.length, "record")}, ${seqRange(first, last)}, ${bytes} B metered`);
     if (this.sink.checkpoint) writeCheckpoint(this.sink.checkpoint, last + 1);
   }
 }

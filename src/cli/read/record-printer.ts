@@ -1,6 +1,6 @@
 /**
  * Turns read batches into output: one chunk of bytes per batch for stdout (or a file), and
- * anchor-style lines for command records on stderr (`new fencing token "x" // 5 @ ts`).
+ * lines in the S2 CLI's words for command records on stderr (`new fencing token "x" // 5 @ ts`).
  */
 import { isUtf8 } from "node:buffer";
 import type { SequencedRecord } from "../../types.js";

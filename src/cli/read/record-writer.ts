@@ -2,18 +2,21 @@
  * Where records go: stdout (default) or `-o FILE` (truncated; `--append-output` appends). Each
  * write is one whole batch, so an interrupt leaves output at a record boundary, and each write
  * waits for the stream to drain (bounded memory with a slow reader). A closed stdout pipe is
- * handled once, in main.ts (exit 0, nothing on stderr). A file is checked for writing at once
+ * handled once, in main.ts (exit 0, nothing on stderr), whether a write meets it or, while the
+ * read waits for records, stdout-reader.ts notices it (`svc read -f | head -1` returns at once). A file is checked for writing at once
  * but opened (truncated) only at the first write or at a successful close: a read that fails
  * before printing anything leaves an existing file as it was.
  */
 import { accessSync, constants, createWriteStream, existsSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import { ioError } from "../failure.js";
-import { stdout } from "../stdout.js";
+import { stdout, stdoutReaderGone } from "../stdout.js";
+import { watchStdoutReader } from "../stdout-reader.js";
 
 export class RecordWriter {
   private failure: Error | undefined;
   private file: WriteStream | undefined;
+  private stopWatch: (() => void) | undefined;
 
   private constructor(
     private readonly out: NodeJS.WritableStream | undefined,
@@ -22,7 +25,11 @@ export class RecordWriter {
   ) {}
 
   static async open(path: string | undefined, append = false): Promise<RecordWriter> {
-    if (path === undefined || path === "-") return new RecordWriter(stdout(), undefined, false);
+    if (path === undefined || path === "-") {
+      const writer = new RecordWriter(stdout(), undefined, false);
+      writer.stopWatch = watchStdoutReader(stdoutReaderGone);
+      return writer;
+    }
     try {
       accessSync(existsSync(path) ? path : dirname(path), constants.W_OK);
     } catch (e) {
@@ -72,6 +79,7 @@ export class RecordWriter {
       );
       return;
     }
+    this.stopWatch?.();
     await new Promise<void>((resolve) => this.out!.write("", () => resolve()));
   }
 

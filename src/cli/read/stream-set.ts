@@ -27,7 +27,8 @@ export function parseTailTarget(text: string): TailTarget {
   if (star < 0) return { kind: "stream", ...parseStreamUri(text) };
   if (star !== text.length - 1)
     throw usageError(`${JSON.stringify(text)}: only a trailing * is supported (svc://basin/prefix*)`);
-  if (!text.startsWith("svc://") || !text.slice("svc://".length).includes("/")) {
+  const scheme = /^(svc|s2):\/\//i.exec(text);
+  if (!scheme || !text.slice(scheme[0].length).includes("/")) {
     throw usageError(
       `${JSON.stringify(text)}: a pattern matches stream names in one basin: svc://basin/prefix* (e.g. svc://my-basin/app-*)`,
     );

@@ -1,5 +1,5 @@
 /**
- * The last N *data* records for `svc tail` when command records are not shown (cli.md §4.8):
+ * The last N *data* records for `svc tail` when command records are not shown (docs/design/cli.md, "Reading"):
  * read the window [tail − N, tail); while it holds fewer than N data records and older records
  * exist, read the window before it, doubling. Then, with `-f`, follow from the tail seen at
  * the start, so nothing appended meanwhile is missed or repeated.

@@ -14,14 +14,9 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { serverError } from "../../errors.js";
-import type { AppendRecord, Header, SequencedRecord, StreamCipher as ProtocolCipher } from "../../types.js";
+import type { AppendRecord, Header, SequencedRecord, StreamCipher } from "../../types.js";
 import { isCommandRecord } from "../../rules/commands.js";
 
-/**
- * The protocol's name (types.ts), under which store/stream-config.ts still imports it from here:
- * once that file imports it from types.ts, this alias goes.
- */
-export type StreamCipher = ProtocolCipher;
 export const STREAM_CIPHERS: readonly StreamCipher[] = ["aes-256-gcm", "aegis-256"];
 
 const KEY_HEADER = "svc-encryption-key";

@@ -21,16 +21,35 @@ interface NewBasin {
   basin: string;
   config: StoredBasinConfig;
   token: string | undefined;
+  /** The scope the basin is shown with (scopeFor). */
+  scope: string;
 }
 
-/** The seed's `scope`, or the newest clients' `location` (this server's one, else 422). */
+/**
+ * S2's basin scopes (its published API: `aws:us-east-1`, …): lite has one place, so each of
+ * them, like svc's `cloud:us-east-1`, means this server.
+ */
+const S2_SCOPES = ["aws:us-east-1", "aws:us-west-2", "aws:eu-north-1"];
+
+/** The seed's `scope` (svc's, or one of S2's), or the newest clients' `location` (this server's one, else 422). */
 function checkScope(p: ConfigParse, body: Record<string, unknown>, location: string): void {
   const v = body.scope;
-  if (v !== undefined && v !== null && v !== "cloud:us-east-1") p.fail('scope must be "cloud:us-east-1" or null');
+  if (v !== undefined && v !== null && v !== "cloud:us-east-1" && !S2_SCOPES.includes(v as string))
+    p.fail(`scope must be "cloud:us-east-1" (or S2's ${S2_SCOPES.map((s) => `"${s}"`).join(", ")}) or null`);
   const l = body.location;
   if (l === undefined || l === null) return;
   if (typeof l !== "string") p.fail("location must be a string or null");
   checkLocation(l, location, "bad_json");
+}
+
+/**
+ * The scope a basin is shown with: S2's (`aws:us-east-1`) to a request in S2's dialect (S2's
+ * header names, or an S2 scope asked for), svc's `cloud:us-east-1` otherwise.
+ */
+function scopeFor(ex: Exchange, body?: Record<string, unknown>): string {
+  const asked = body?.scope;
+  if (typeof asked === "string" && S2_SCOPES.includes(asked)) return asked;
+  return ex.dialectNames("basin")[0] === "s2-basin" ? "aws:us-east-1" : "cloud:us-east-1";
 }
 
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
@@ -44,7 +63,10 @@ export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Prom
       basins: p.basins.filter((b) => b.name === view.exact),
       hasMore: false,
     }));
-  await ex.sendJson(200, { basins: page.basins.map((b) => basinInfoJson(b, ctx.location)), has_more: page.hasMore });
+  await ex.sendJson(200, {
+    basins: page.basins.map((b) => basinInfoJson(b, ctx.location, scopeFor(ex))),
+    has_more: page.hasMore,
+  });
 }
 
 /** A2: the body names the basin, so the decision waits for it (BodyNamed). */
@@ -59,7 +81,7 @@ export const createBasinHandler = bodyStep<NewBasin>({
     checkScope(p, body, head.location);
     const config = parseBasinConfig(p, body.config);
     p.finish();
-    return { basin: body.basin as string, config, token };
+    return { basin: body.basin as string, config, token, scope: scopeFor(ex, body) };
   },
   names: (b) => ({ basin: b.basin }),
   async act(ex, ctx, b) {
@@ -67,7 +89,7 @@ export const createBasinHandler = bodyStep<NewBasin>({
     // §2.2 A2 recommendation: 201 for a new basin, 200 for an idempotent replay.
     await ex.sendJson(
       result === "created" ? 201 : 200,
-      basinInfoJson(meta, ctx.location),
+      basinInfoJson(meta, ctx.location, b.scope),
       ex.dialectHeaders("provision-result", result),
     );
   },
@@ -97,7 +119,7 @@ export async function ensureBasinHandler(ex: Exchange, ctx: RequestContext): Pro
   const { meta, result } = await ensureBasin(ctx.store, name, reconfig, ctx.access);
   await ex.sendJson(
     result === "created" ? 201 : 200,
-    basinInfoJson(meta, ctx.location),
+    basinInfoJson(meta, ctx.location, scopeFor(ex, obj)),
     ex.dialectHeaders("provision-result", result),
   );
 }

@@ -177,10 +177,10 @@ export function basinConfigJson(c: StoredBasinConfig): Json {
 }
 
 /** §3.4: the union of the seed-era and newest BasinInfo shapes. */
-export function basinInfoJson(b: BasinMeta, location: string): Json {
+export function basinInfoJson(b: BasinMeta, location: string, scope = "cloud:us-east-1"): Json {
   return {
     name: b.name,
-    scope: "cloud:us-east-1",
+    scope,
     location,
     state: b.deletedAt === null ? "active" : "deleting",
     created_at: b.createdAt,

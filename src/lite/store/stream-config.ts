@@ -8,7 +8,7 @@
  *   default, then the system default), value = set. Nested objects merge per field.
  */
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
-import type { StreamCipher } from "../crypto/record-cipher.js";
+import type { StreamCipher } from "../../types.js";
 import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 
 /** A reconfiguration: absent = keep, null = reset, value = set (per nested field too). */

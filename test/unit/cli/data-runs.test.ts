@@ -192,12 +192,12 @@ describe("cli/append > append pipe", () => {
 });
 
 describe("cli/append > tally", () => {
-  it("says 1 record, ranges end-exclusive, and gives a JSON summary", () => {
+  it("says 1 record, ranges with both ends included, bytes metered, and gives a JSON summary", () => {
     const t = new AppendTally();
     expect(t.knownState("svc://b/s")).toBe("no batch was acknowledged");
     t.acked({ start: pos(4), end: pos(5), tail: pos(5) }, { count: 1, bytes: 12 });
-    expect(t.knownState("svc://b/s")).toBe("Acknowledged: 1 record, seq 4..5, end exclusive; last acked position 5");
-    expect(t.summary()).toMatch(/^appended 1 record \(12 B\) first 4 last 4 in /);
+    expect(t.knownState("svc://b/s")).toBe("acknowledged: 1 record, 4 (next position 5)");
+    expect(t.summary()).toMatch(/^appended 1 record \(12 B metered\) 4 in /);
     expect(t.toJson(false)).toMatchObject({
       records: 1,
       bytes: 12,
@@ -205,7 +205,7 @@ describe("cli/append > tally", () => {
       end: 5,
       tail: { seq_num: 5, timestamp: 1005 },
     });
-    expect(t.progressLine()).toMatch(/^⦿ appending: 1 record · 12 B · .*\/s · last acked 4$/);
+    expect(t.progressLine()).toMatch(/^⦿ appending: 1 record · 12 B metered · .*\/s · last acked 4$/);
   });
 });
 
@@ -250,7 +250,7 @@ describe("cli/read > read run", () => {
       },
     };
     const writer = await RecordWriter.open(sink.output);
-    const e = new BatchEmitter(c.output, writer, sink, new ReadProgress(c.output, "off"));
+    const e = new BatchEmitter(c.output, writer, sink, new ReadProgress(c.output, "off"), "svc://b/s", undefined);
     const fence = {
       seqNum: 2,
       timestamp: 7,
@@ -262,7 +262,7 @@ describe("cli/read > read run", () => {
     expect(readFileSync(sink.output!, "utf8")).toBe("b1\nb3\n");
     expect(c.err()).toBe('new fencing token "w" // 2 @ 7\n');
     expect(readCheckpoint(sink.checkpoint!)).toBe(4);
-    expect(e.progress.summary()).toMatch(/^read 3 records \(\d+ B\) 1\.\.=3 in/);
+    expect(e.progress.summary()).toMatch(/^read 3 records \(\d+ B metered\) 1\.\.3 in/);
   });
 });
 

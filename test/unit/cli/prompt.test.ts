@@ -3,7 +3,7 @@ import { confirm } from "../../../src/cli/prompt.js";
 
 describe("cli > confirmation", () => {
   it("--yes confirms without asking", async () => {
-    expect(await confirm("Delete basin svc://x?", true)).toBe(true);
+    expect(await confirm("Delete basin svc://x?", true)).toBe("yes");
   });
 
   it("refuses (usage error) when there is no terminal to ask", async () => {

@@ -27,7 +27,7 @@ const file: TomlTable = {
 describe("cli > settings precedence (flag > env > profile > file > default)", () => {
   it("uses built-in defaults: the local svc lite", () => {
     const s = resolveSettings({}, { HOME: home() }, {}, PATH);
-    expect(s.accountEndpoint).toEqual({ value: LITE_DEFAULT_ENDPOINT, source: "default (local svc lite)" });
+    expect(s.accountEndpoint).toEqual({ value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" });
     expect(s.basinEndpoint.value).toBe(LITE_DEFAULT_ENDPOINT);
     expect(s.accessToken).toBeUndefined();
     expect(s.timeoutMs.value).toBe(30_000);
@@ -41,7 +41,7 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     writeFileSync(join(dir, LITE_ROOT_TOKEN_FILE), "root-abc\n", { mode: 0o600 });
     const s = resolveSettings({}, { HOME: h }, {}, PATH);
     expect(s.accessToken?.value).toBe("root-abc");
-    expect(s.accessToken?.source).toContain("svc lite root token");
+    expect(s.accessToken?.source).toContain("svc lite's root token in");
   });
 
   it("prefers XDG_DATA_HOME for the lite data dir", () => {
@@ -140,7 +140,7 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     expect(resolveSettings({}, {}, withKeys, PATH).dialect).toEqual({ value: "svc", source: `config ${PATH}` });
     expect(resolveSettings({ profile: "s2" }, {}, withKeys, PATH).dialect).toEqual({
       value: "s2",
-      source: `profile s2 (${PATH})`,
+      source: `profile s2 of ${PATH}`,
     });
     expect(resolveSettings({ profile: "s2" }, { SVC_DIALECT: "svc" }, withKeys, PATH).dialect).toEqual({
       value: "svc",

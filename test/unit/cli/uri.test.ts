@@ -34,10 +34,15 @@ describe("cli > svc:// URIs", () => {
       `svc://my-basin-01/${"x".repeat(513)}`,
       /^invalid stream name "x{60}…": must be at most 512 UTF-8 bytes \(got 513\)$/,
     ],
-    ["s2://my-basin-01/x", /must be `svc:\/\/`/],
+    ["http://my-basin-01/x", /must be `svc:\/\/` \(or S2's `s2:\/\/`\)/],
   ])("rejects stream URI %j as a usage error", (text, msg) => {
     expect(() => parseStreamUri(text)).toThrow(msg);
     expect(() => parseStreamUri(text)).toThrow(expect.objectContaining({ code: "usage" }));
+  });
+
+  it("takes S2's s2:// as svc://", () => {
+    expect(parseStreamUri("s2://my-basin-01/a/b")).toEqual({ basin: "my-basin-01", stream: "a/b" });
+    expect(parseBasinArg("s2://my-basin-01")).toBe("my-basin-01");
   });
 
   it("parses a basin with a stream prefix for listing", () => {

@@ -129,7 +129,7 @@ describe("format > record-command", () => {
       end: { seqNum: 3, timestamp: 6 },
       tail: { seqNum: 3, timestamp: 6 },
     };
-    expect(ackStatusLine(ack, "ms")).toBe("appended 0..3 (3 records) tail 3 @ 6");
+    expect(ackStatusLine(ack, "ms")).toBe("appended 0..2 (3 records) tail 3 @ 6");
     expect(ackToJson(ack)).toEqual({
       start: { seq_num: 0, timestamp: 5 },
       end: { seq_num: 3, timestamp: 6 },

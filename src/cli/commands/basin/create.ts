@@ -25,7 +25,10 @@ export function basinCreateCommand(name = "create"): Command {
   const cmd = new Command(name).description("Create a basin").argument("<basin>", "basin name or svc://basin");
   addBasinConfigOptions(cmd);
   cmd.addOption(
-    new Option("--scope <scope>", "where the basin lives (cannot change later)").choices(["cloud:us-east-1"]),
+    new Option(
+      "--scope <scope>",
+      "where the basin lives (cannot change later); svc lite has one place, which every scope names (S2's aws:… scopes too)",
+    ).choices(["cloud:us-east-1", "aws:us-east-1", "aws:us-west-2", "aws:eu-north-1"]),
   );
   addWaitOptions(createOptions(cmd), "until the basin is active");
   cmd.action(

@@ -6,6 +6,7 @@ import { configListCommand } from "./list.js";
 import { configPathCommand } from "./path.js";
 import { configSetCommand } from "./set.js";
 import { configUnsetCommand } from "./unset.js";
+import { configUseProfileCommand } from "./use-profile.js";
 
 export function configCommand(): Command {
   const cmd = new Command("config").description(
@@ -16,9 +17,10 @@ export function configCommand(): Command {
   cmd.addCommand(configSetCommand());
   cmd.addCommand(configUnsetCommand());
   cmd.addCommand(configPathCommand());
+  cmd.addCommand(configUseProfileCommand());
   cmd.addHelpText(
     "after",
-    "\nPrecedence: flag > environment (SVC_*) > profile ([profiles.NAME], chosen by --profile or SVC_PROFILE) > top level of the file > defaults.\nWith no endpoint configured, svc uses a local svc lite at http://127.0.0.1:4243 and its root token.\n",
+    "\nPrecedence: flag > environment (SVC_*) > profile ([profiles.NAME], chosen by --profile, SVC_PROFILE or `svc config use-profile`) > top level of the file > defaults.\nWith no endpoint configured, svc uses a local svc lite at http://127.0.0.1:4243 and its root token.\n",
   );
   return examples(cmd, ["svc config set account_endpoint https://a.example.com", "svc config list", "svc config path"]);
 }

@@ -1,4 +1,4 @@
-/** `svc stream delete <uri>`: asks first (or `--yes`), `--if-exists`. */
+/** `svc stream delete <uri>`: asks first (or `--yes`), `--if-exists`, `--wait` until gone. */
 import { Command, Option } from "commander";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
@@ -6,6 +6,10 @@ import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 import { isNotFound } from "../basin/delete.js";
+import { addWaitOptions, type WaitFlags } from "../create-options.js";
+import { clientError } from "../../../errors.js";
+import { parseDuration } from "../../../format/duration.js";
+import type { Context } from "../../context.js";
 
 export function streamDeleteCommand(name = "delete"): Command {
   const cmd = new Command(name)
@@ -13,8 +17,9 @@ export function streamDeleteCommand(name = "delete"): Command {
     .argument("<uri>", "svc://basin/stream")
     .addOption(new Option("-y, --yes", "do not ask for confirmation"))
     .addOption(new Option("--if-exists", "succeed (exit 0) when it does not exist"));
+  addWaitOptions(cmd, "until the stream is gone (its name can be created again)");
   cmd.action(
-    handler<{ yes?: boolean; ifExists?: boolean }>(async (ctx, [arg], opts) => {
+    handler<{ yes?: boolean; ifExists?: boolean } & WaitFlags>(async (ctx, [arg], opts) => {
       const { basin, stream } = parseStreamUri(arg!);
       const uri = formatUri(basin, stream);
       await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes, "deleted");
@@ -22,7 +27,11 @@ export function streamDeleteCommand(name = "delete"): Command {
       let result = "deleting";
       try {
         await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream));
-        ctx.out.success(`stream ${uri} deletion requested`);
+        if (opts.wait) {
+          await waitForStreamGone(ctx, basin, stream, opts);
+          result = "deleted";
+        }
+        ctx.out.success(opts.wait ? `stream ${uri} deleted` : `stream ${uri} deletion requested`);
       } catch (e) {
         if (!opts.ifExists || !isNotFound(e)) throw e;
         result = "absent";
@@ -33,6 +42,24 @@ export function streamDeleteCommand(name = "delete"): Command {
   );
   return examples(cmd, [
     "svc stream delete svc://my-basin-01/events",
-    "svc stream delete svc://my-basin-01/events --yes --if-exists",
+    "svc stream delete svc://my-basin-01/events --yes --if-exists --wait",
   ]);
+}
+
+/** Polls the basin's stream list until `stream` is no longer in it (not even as being deleted). */
+async function waitForStreamGone(ctx: Context, basin: string, stream: string, f: WaitFlags): Promise<void> {
+  const deadline = Date.now() + parseDuration(f.waitTimeout ?? "60s");
+  const client = await ctx.client();
+  const uri = formatUri(basin, stream);
+  await ctx.out.spin(`waiting for stream ${uri} to be gone`, async () => {
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      const page = await attempt("list streams", formatUri(basin), () =>
+        client.basin(basin).streams.list({ prefix: stream, limit: 1000 }),
+      );
+      if (!page.items.some((s) => s.name === stream)) return;
+      if (Date.now() + delay > deadline)
+        throw clientError("client_timeout", `stream ${uri} is still being deleted after ${f.waitTimeout ?? "60s"}`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  });
 }

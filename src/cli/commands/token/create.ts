@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { OP_GROUPS, reachesNothing } from "./token-reach.js";
+import { impossibleNames, OP_GROUPS, reachesNothing } from "./token-reach.js";
 import { tokenRequest, type TokenFlags } from "./token-spec.js";
 
 function groupsHelp(): string {
@@ -55,6 +55,7 @@ export function tokenCreateCommand(): Command {
       const info = tokenRequest(id!, opts);
       const nothing = reachesNothing(info.scope);
       if (nothing !== undefined) ctx.out.warn(`access token ${JSON.stringify(id)} can reach nothing: ${nothing}`);
+      for (const w of impossibleNames(info.scope)) ctx.out.warn(`access token ${JSON.stringify(id)}: ${w}`);
       const client = await ctx.client();
       const secret = await attempt("create access token", id, () => client.accessTokens.issue(info));
       if (ctx.flags.json) await ctx.out.jsonDoc({ access_token: secret.reveal() });
@@ -65,7 +66,7 @@ export function tokenCreateCommand(): Command {
   );
   return examples(cmd, [
     "svc token create ci/reader --basins-exact my-basin-01 --streams-prefix '' --op-groups stream=r --expires-in 30d",
-    "svc token create tenant-42 --basins-exact prod --streams-prefix tenant-42/ --auto-prefix-streams --op-groups basin=rw,stream=rw",
+    "svc token create tenant-42 --basins-exact my-basin-01 --streams-prefix tenant-42/ --auto-prefix-streams --op-groups basin=rw,stream=rw",
     "export SVC_ACCESS_TOKEN=$(svc token create ci/deploy --basins-prefix ci- --streams-prefix '' --op-groups account=rw,basin=rw,stream=rw)",
   ]);
 }

@@ -5,7 +5,8 @@
  * streams or token ids that must lie in the matching resource set. A set that is absent, null
  * or `{"exact": ""}` holds nothing.
  */
-import type { AccessTokenScope, Operation, ResourceSet } from "../../../types.js";
+import { badName, type NameKind } from "../../../rules/names.js";
+import { LIMITS, type AccessTokenScope, type Operation, type ResourceSet } from "../../../types.js";
 
 /** §9.2: what each group grants, read and write. */
 export const OP_GROUPS: Record<"account" | "basin" | "stream", Record<"read" | "write", Operation[]>> = {
@@ -71,4 +72,49 @@ export function reachesNothing(scope: AccessTokenScope): string | undefined {
   const missing = [...new Set(ops.flatMap((op) => needs(op)).filter((k) => empty.includes(k)))];
   const flag = (k: SetKey): string => `--${k === "access_tokens" ? "tokens" : k}-prefix/-exact`;
   return `its operations (${ops.join(", ")}) act on ${missing.join(" and ").replace("access_tokens", "token ids")}, but its scope holds none: give ${missing.map(flag).join(" and ")} (a prefix of '' means all)`;
+}
+
+/** Whether some valid basin name starts with `prefix` (8..48 of [a-z0-9-], no edge hyphen). */
+function basinPrefixProblem(prefix: string): string | undefined {
+  if (prefix === "") return undefined;
+  if (!/^[a-z0-9-]+$/.test(prefix)) return "basin names hold only lowercase letters, digits and hyphens";
+  if (prefix.startsWith("-")) return "basin names do not begin with a hyphen";
+  if (prefix.length > LIMITS.basinNameMax || (prefix.length === LIMITS.basinNameMax && prefix.endsWith("-")))
+    return `basin names are at most ${LIMITS.basinNameMax} characters, not ending with a hyphen`;
+  return undefined;
+}
+
+function textPrefixProblem(prefix: string, what: string, maxBytes: number): string | undefined {
+  const bytes = Buffer.byteLength(prefix, "utf8");
+  return bytes > maxBytes ? `${what} are at most ${maxBytes} UTF-8 bytes` : undefined;
+}
+
+/**
+ * Exact names and prefixes of the scope that no basin, stream or token id can have or start
+ * with (`--basins-exact prod`: basin names are 8 to 48 characters): such a set matches nothing,
+ * whatever exists. One warning line each, naming the flag.
+ */
+export function impossibleNames(scope: AccessTokenScope): string[] {
+  const out: string[] = [];
+  const sets: [SetKey, string, NameKind, (p: string) => string | undefined][] = [
+    ["basins", "--basins", "basin", basinPrefixProblem],
+    ["streams", "--streams", "stream", (p) => textPrefixProblem(p, "stream names", LIMITS.streamNameMaxBytes)],
+    ["access_tokens", "--tokens", "token", (p) => textPrefixProblem(p, "token ids", LIMITS.tokenIdMaxBytes)],
+  ];
+  for (const [key, flag, kind, prefixProblem] of sets) {
+    const set = scope[key];
+    if (set === undefined || set === null) continue;
+    if ("exact" in set && set.exact !== "") {
+      const bad = badName(kind, set.exact);
+      if (bad !== undefined)
+        out.push(
+          `${flag}-exact matches nothing: no ${kind === "token" ? "token id" : `${kind} name`} can be ${JSON.stringify(set.exact)} (${bad})`,
+        );
+    }
+    if ("prefix" in set) {
+      const bad = prefixProblem(set.prefix);
+      if (bad !== undefined) out.push(`${flag}-prefix ${JSON.stringify(set.prefix)} matches nothing: ${bad}`);
+    }
+  }
+  return out;
 }

@@ -3,6 +3,7 @@
  * request: one of each ⊕ pair, op names against the enum (kebab or snake case, with a
  * did-you-mean), `--op-groups` syntax, and an expiry in the future.
  */
+import { didYouMean } from "../../../format/suggest.js";
 import {
   OPERATIONS,
   type AccessTokenInfo,
@@ -31,20 +32,6 @@ export interface TokenFlags {
   fromFile?: string;
 }
 
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0]!;
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = d[j]!;
-      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return d[b.length]!;
-}
-
 /** `list_basins` and `LIST-BASINS` are `list-basins`; an unknown name suggests the nearest. */
 export function parseOps(text: string): string[] {
   const out: string[] = [];
@@ -54,9 +41,8 @@ export function parseOps(text: string): string[] {
     .filter((s) => s !== "")) {
     const op = raw.toLowerCase().replaceAll("_", "-");
     if (!TOKEN_OPERATIONS.includes(op)) {
-      const best = [...TOKEN_OPERATIONS].sort((x, y) => distance(op, x) - distance(op, y))[0]!;
       throw usageError(
-        `--ops: unknown operation ${JSON.stringify(raw)}${distance(op, best) <= 4 ? `; did you mean ${best}?` : ""}`,
+        `--ops: unknown operation ${JSON.stringify(raw)}${didYouMean(op, TOKEN_OPERATIONS)}`,
         `operations: ${TOKEN_OPERATIONS.join(", ")}`,
       );
     }

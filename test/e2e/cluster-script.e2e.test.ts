@@ -1,0 +1,84 @@
+/**
+ * `npm run cluster -- --nodes 3` (scripts/cluster.mjs), scale-out on one machine from a clone:
+ * it starts a PostgreSQL and N svc lite nodes, prints three `export` lines that point svc at all
+ * of them, and on Ctrl-C stops every node and the PostgreSQL it started, leaving nothing behind.
+ * Run on the embedded PostgreSQL (18) the tests use, and with `--postgres` on PostgreSQL 15, the
+ * oldest tested (Debian 12's postgresql-15, which .ci/run installs; skipped without it).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSvc } from "../helpers/cli.js";
+import { freePort } from "../helpers/free-port.js";
+import { eventually } from "../helpers/lite.js";
+
+const SCRIPT = resolve(import.meta.dirname, "../../scripts/cluster.mjs");
+const PG15 = "/usr/lib/postgresql/15/bin/postgres";
+const pg15 = existsSync(PG15) && existsSync("/usr/bin/pg_createcluster") && process.getuid?.() === 0;
+
+/** Runs the script until its export lines, drives svc through them, then Ctrl-C. */
+async function tryCluster(args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const first = await freePort();
+  const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("cluster-svc-")));
+  const child = spawn(process.execPath, [SCRIPT, "--nodes", "3", "--port", String(first), ...args], {
+    env: { ...process.env, ...env },
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
+  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+  try {
+    await eventually(async () => out.includes("SVC_ACCESS_TOKEN"), 90_000);
+    const vars = Object.fromEntries([...out.matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const urls = vars.SVC_ACCOUNT_ENDPOINT!.split(",");
+    expect(urls).toEqual([0, 1, 2].map((k) => `http://127.0.0.1:${first + k}`));
+    expect(err).toContain("Ctrl-C stops every node");
+    const make = await runSvc(["basin", "create", "cluster-basin-01", "--create-stream-on-append"], { env: vars });
+    expect(make.code, make.stderr).toBe(0);
+    // Each node serves what the others wrote.
+    for (const [k, url] of urls.entries()) {
+      const one = { ...vars, SVC_ACCOUNT_ENDPOINT: url, SVC_BASIN_ENDPOINT: url };
+      const put = await runSvc(["append", "svc://cluster-basin-01/s", `via-${k}`], { env: one });
+      expect(put.code, put.stderr).toBe(0);
+    }
+    const back = await runSvc(["read", "svc://cluster-basin-01/s", "-s", "0", "-e"], { env: vars });
+    expect(back.stdout).toBe("via-0\nvia-1\nvia-2\n");
+  } finally {
+    child.kill("SIGINT");
+  }
+  expect(await exited).toBe(130);
+  expect(err).toContain("stopping the nodes");
+  const alive = spawnSync("pgrep", ["-f", `--port ${first} `])
+    .stdout.toString()
+    .trim();
+  expect(alive).toBe("");
+  const after = readdirSync(tmpdir()).filter((n) => n.startsWith("cluster-svc-") && !before.has(n));
+  expect(after).toEqual([]);
+}
+
+describe("npm run cluster", () => {
+  it("on the embedded PostgreSQL: three nodes, the export lines, Ctrl-C stops them all", async () => {
+    await tryCluster([]);
+  }, 180_000);
+
+  it.skipIf(!pg15)(
+    "on PostgreSQL 15 (--postgres), the oldest tested",
+    async () => {
+      const port = await freePort();
+      const name = `svc${process.pid}`;
+      const made = spawnSync("pg_createcluster", ["15", name, "-p", String(port), "--", "--auth=trust"]);
+      expect(made.status, made.stderr.toString()).toBe(0);
+      try {
+        const started = spawnSync("pg_ctlcluster", ["15", name, "start"]);
+        expect(started.status, started.stderr.toString()).toBe(0);
+        await tryCluster(["--postgres", `postgres://postgres@127.0.0.1:${port}/svc`], { PGPASSWORD: "" });
+      } finally {
+        spawnSync("pg_dropcluster", ["15", name, "--stop"]);
+      }
+    },
+    180_000,
+  );
+});
