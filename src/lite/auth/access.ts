@@ -32,6 +32,8 @@ export interface TokenBook {
   add(token: StoredToken): Promise<boolean>;
   /** False when no token `id` with key `keyId` is stored. */
   remove(id: string, keyId: string): Promise<boolean>;
+  /** Counts the changes of tokens this node knows of (made here, or told of by other nodes). */
+  readonly changes: number;
 }
 
 const authn = (message: string): SvcError => serverError("authn", message);
@@ -51,6 +53,20 @@ export class Auth {
 
   get enabled(): boolean {
     return this.opts.enabled;
+  }
+
+  /**
+   * Whether `p`, judged by `recheck` when the tokens' change count was `changes`, still holds at
+   * `now` without asking again: nothing changed since, and it has not expired.
+   */
+  unchangedSince(p: Principal, changes: number, now: number): boolean {
+    if (p.kind !== "token") return true;
+    return this.tokens.changes === changes && !expired(p.token, now);
+  }
+
+  /** The tokens' change count now (see unchangedSince). */
+  get tokenChanges(): number {
+    return this.tokens.changes;
   }
 
   /**

@@ -128,13 +128,27 @@ export class StreamAccess {
     }
   }
 
-  /** Whether the token holds, when that is known without I/O (else false: the full check runs first). */
+  /** The tokens' change count when the token was last found to hold (-1: not yet). */
+  private heldAt = -1;
+
+  /**
+   * Whether the token holds, when that is known without I/O (else false: the full check runs
+   * first). Before every live batch: nothing is looked up while no token changed since the last
+   * check and this one has not expired (a revocation through any node counts as a change).
+   */
   private checkNow(): boolean {
+    const auth = this.ctx.auth;
+    const principal = this.ctx.access.principal;
+    if (auth.unchangedSince(principal, this.heldAt, Date.now())) return true;
+    const changes = auth.tokenChanges;
     try {
       const r = this.recheck();
-      if (!(r instanceof Promise)) return true;
-      r.catch(() => undefined);
-      return false;
+      if (r instanceof Promise) {
+        r.catch(() => undefined);
+        return false;
+      }
+      this.heldAt = changes;
+      return true;
     } catch {
       return false;
     }

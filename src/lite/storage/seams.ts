@@ -26,6 +26,12 @@ export interface CatalogReads {
   listStreams(basin: string, prefix: string, after: string, limit: number): Maybe<StreamMeta[]>;
   getToken(id: string): Maybe<StoredToken | undefined>;
   getTokenByKey(keyId: string): Maybe<StoredToken | undefined>;
+  /**
+   * Counts the changes of access tokens this catalog was told of by other nodes (a shared
+   * backend's notifications; 0 where this process is the only writer): a reader that judged a
+   * token at one count may trust its verdict while the count stays.
+   */
+  readonly tokenChanges?: number;
   /** Issued tokens with id > `after` starting with `prefix`, byte-wise ascending, at most `limit`. */
   listTokens(prefix: string, after: string, limit: number): Maybe<StoredToken[]>;
 }

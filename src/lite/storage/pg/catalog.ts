@@ -56,8 +56,14 @@ export class PgCatalog implements Catalog {
   }
 
   /** Drops what a hint names (a notification, or a change of this node). */
+  /** See CatalogReads.tokenChanges. */
+  tokenChanges = 0;
+
   forget(h: ClusterHint): void {
-    if (h.kind === "tokens") return this.tokens.invalidate();
+    if (h.kind === "tokens") {
+      this.tokenChanges++;
+      return this.tokens.invalidate();
+    }
     if (h.kind !== "meta") return;
     if (h.streamId !== undefined) this.streams.invalidateWhere((s) => s.id === h.streamId);
     if (h.basinId !== undefined) this.basins.invalidateWhere((b) => b.id === h.basinId);
