@@ -133,6 +133,47 @@ describe("many followers of one stream (lmdb)", () => {
     await Promise.all(others.map((f) => f.done));
   }, 60_000);
 
+  it("serves no live record to followers whose token was revoked before it was appended", async () => {
+    await client.basin("fanout-e2e-basin").streams.create("revoked");
+    const secret = await client.accessTokens.issue({
+      id: "fanout-follower",
+      scope: {
+        basins: { exact: "fanout-e2e-basin" },
+        streams: { exact: "revoked" },
+        op_groups: { stream: { read: true } },
+      },
+    });
+    const reader = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: secret });
+    const stream = client.basin("fanout-e2e-basin").stream("revoked");
+    const ends = Array.from({ length: 8 }, (_, i) =>
+      (async () => {
+        const got: string[] = [];
+        try {
+          for await (const ev of reader
+            .basin("fanout-e2e-basin")
+            .stream("revoked")
+            .read({ seqNum: 0 }, {}, { transport: i % 2 ? "sse" : "session", retries: 0 })) {
+            if (ev.type === "batch") for (const r of ev.records) got.push(dec.decode(r.body));
+          }
+          return { got, code: "ended" };
+        } catch (e) {
+          return { got, code: (e as { code?: string }).code };
+        }
+      })(),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await stream.append({ records: [{ headers: [], body: enc.encode("while valid") }] });
+    await new Promise((r) => setTimeout(r, 200));
+    await client.accessTokens.revoke("fanout-follower");
+    await stream.append({ records: [{ headers: [], body: enc.encode("after revocation") }] });
+    const outcomes = await Promise.all(ends);
+    await reader.close();
+    for (const o of outcomes) {
+      expect(o.got, "what a follower got").toEqual(["while valid"]);
+      expect(o.code).toBe("authn");
+    }
+  }, 30_000);
+
   it("ends every follower when the stream is deleted", async () => {
     await client.basin("fanout-e2e-basin").streams.create("gone");
     const stream = client.basin("fanout-e2e-basin").stream("gone");
