@@ -39,6 +39,8 @@ export type UnaryEncoding = "json" | "protobuf";
 export interface UnaryOptions {
   /** @default "json" */
   encoding?: UnaryEncoding;
+  /** Aborts the request (a long-poll no longer wanted): it fails `interrupted`. */
+  signal?: AbortSignal;
 }
 
 export class StreamClient {
@@ -99,6 +101,7 @@ export class StreamClient {
   async readBatch(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
     const query = encodeReadQuery({ start, ...limits });
     const q = query ? `?${query}` : "";
+    const signal = opts.signal ? { signal: opts.signal } : {};
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({
@@ -106,6 +109,7 @@ export class StreamClient {
         url: this.url(`/records${q}`),
         idempotent: true,
         headers: { ...this.route.headers, accept: "application/protobuf" },
+        ...signal,
       });
       return proto.decodeReadBatch(res.body);
     }
@@ -114,6 +118,7 @@ export class StreamClient {
       url: this.url(`/records${q}`),
       idempotent: true,
       headers: { ...this.route.headers, "svc-format": "base64" },
+      ...signal,
     });
     return readBatchFromJson(res.data, "base64");
   }
@@ -149,7 +154,8 @@ export class StreamClient {
    */
   async *read(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadOptions = {}): AsyncGenerator<ReadEvent> {
     const { transport = "session", ...rest } = opts;
-    const once = (s: ReadStart, l: ReadLimits): Promise<ReadBatch> => this.readBatch(s, l);
+    const once = (s: ReadStart, l: ReadLimits): Promise<ReadBatch> =>
+      this.readBatch(s, l, rest.signal ? { signal: rest.signal } : {});
     const { salvageDecryptable } = await import("./read-salvage.js");
     yield* salvageDecryptable(
       await this.events(transport, this.readOptions(start, limits, rest), once),
