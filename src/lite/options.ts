@@ -4,10 +4,10 @@
  * (thread.ts), does not load the server's modules that the server thread loads.
  */
 import { isIP } from "node:net";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { clientError } from "../errors.js";
+import { LOCAL_LITE_DATA_DIR_TEXT, LOCAL_LITE_HOST, LOCAL_LITE_PORT, localLiteDataDir } from "../local-lite.js";
 import { LOCATION_NAME } from "./http/locations.js";
 import { readChosenSecret } from "./data-dir.js";
 import { parseHumantime } from "./humantime.js";
@@ -42,8 +42,6 @@ export interface LiteOptions {
   help: boolean;
 }
 
-export const DEFAULT_PORT = 4243;
-
 /** One flag of `svc lite`: how it parses (node:util) and the line of usage it gets. */
 interface Flag {
   type: "string" | "boolean";
@@ -57,13 +55,9 @@ interface Flag {
 
 /** The flags of `svc lite`: the one definition that both the parser and the usage text use. */
 const FLAGS: Record<string, Flag> = {
-  host: { type: "string", arg: "ADDR", help: "listen address (default 127.0.0.1)" },
-  port: { type: "string", arg: "N", help: `listen port (default ${DEFAULT_PORT}; 0 picks a free port)` },
-  "data-dir": {
-    type: "string",
-    arg: "DIR",
-    help: "where data lives (default $XDG_DATA_HOME/svc/lite, else ~/.local/share/svc/lite)",
-  },
+  host: { type: "string", arg: "ADDR", help: `listen address (default ${LOCAL_LITE_HOST})` },
+  port: { type: "string", arg: "N", help: `listen port (default ${LOCAL_LITE_PORT}; 0 picks a free port)` },
+  "data-dir": { type: "string", arg: "DIR", help: `where data lives (default ${LOCAL_LITE_DATA_DIR_TEXT})` },
   "in-memory": { type: "boolean", help: "keep nothing on disk" },
   "no-auth": { type: "boolean", help: "accept any bearer token (cross-origin requests only from --cors-origin)" },
   "root-token-file": {
@@ -145,16 +139,11 @@ unless --no-auth; GET /health is open.
 Prints three export lines (endpoints and the root token) on stdout once listening; logs go to stderr.
 
 Examples:
-  svc lite                                   # durable, on 127.0.0.1:${DEFAULT_PORT}
+  svc lite                                   # durable, on ${LOCAL_LITE_HOST}:${LOCAL_LITE_PORT}
   svc lite --port 0 --in-memory              # throwaway, on a free port
   svc lite --root-token-file ./ci-token      # CI chooses the root token
   svc lite --no-auth --cors-origin http://localhost:5173   # open, for one local web app
 `;
-
-export function defaultDataDir(env = process.env): string {
-  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME !== "" ? env.XDG_DATA_HOME : join(homedir(), ".local", "share");
-  return join(base, "svc", "lite");
-}
 
 /** The flags as given: strings, switches and lists by name. */
 interface Given {
@@ -200,9 +189,9 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
     throw usage(`--location must be 1..64 characters of A-Z a-z 0-9 : . -, got ${JSON.stringify(location)}`);
   const allowHosts = allowHostsOption(f);
   return {
-    host: host ?? "127.0.0.1",
+    host: host ?? LOCAL_LITE_HOST,
     port: portOption(f),
-    dataDir: f.on("in-memory") || postgres ? undefined : resolve(f.str("data-dir") ?? defaultDataDir(env)),
+    dataDir: f.on("in-memory") || postgres ? undefined : resolve(f.str("data-dir") ?? localLiteDataDir(env)),
     auth: !f.on("no-auth"),
     rootTokenFile: f.str("root-token-file") ?? (env.SVC_LITE_ROOT_TOKEN_FILE || undefined),
     corsOrigins: f.list("cors-origin"),
@@ -221,7 +210,7 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
 }
 
 function portOption(f: Given): number {
-  const text = f.str("port") ?? String(DEFAULT_PORT);
+  const text = f.str("port") ?? String(LOCAL_LITE_PORT);
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw usage(`--port must be 0..65535, got ${JSON.stringify(text)}`);
   return port;
