@@ -5,17 +5,13 @@
  * default address and uses the root token that server keeps in its default data directory.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
 import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
 import { usageError } from "./failure.js";
 import type { TomlTable, TomlValue } from "./toml.js";
 import type { Dialect } from "../types.js";
-
-export const LITE_DEFAULT_ENDPOINT = "http://127.0.0.1:4243";
-/** File in the lite data directory holding the root token (written 0600 by svc lite). */
-export const LITE_ROOT_TOKEN_FILE = "root-token";
+import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../local-lite.js";
 
 export interface FlagValues {
   accessToken?: string;
@@ -59,11 +55,6 @@ const FLAG_OF: Record<string, keyof FlagValues> = {
   retries: "retries",
   dialect: "dialect",
 };
-
-export function liteDataDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
-  return join(base, "svc", "lite");
-}
 
 /**
  * The profile table selected by `--profile` / `SVC_PROFILE`, else (with `file`) the current
@@ -144,8 +135,8 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
   const timeout = get("timeout") as Sourced<string> | undefined;
   const settings: Settings = {
     // Sources are shown in parentheses ("(from …)"): they hold none of their own.
-    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
-    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
+    accountEndpoint: account ?? { value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" },
+    basinEndpoint: basin ?? { value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" },
     compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? {
       value: "none",
       source: "default",
@@ -171,7 +162,7 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
 }
 
 export function liteTokenPath(env: NodeJS.ProcessEnv): string {
-  return join(liteDataDir(env), LITE_ROOT_TOKEN_FILE);
+  return join(localLiteDataDir(env), ROOT_TOKEN_FILE);
 }
 
 function readLiteRootToken(env: NodeJS.ProcessEnv): Sourced<string> | undefined {

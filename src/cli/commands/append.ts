@@ -9,7 +9,7 @@ import { parseHeaderFlag, type InvalidUtf8 } from "../../format/record-input.js"
 import { compileInputTemplate } from "../../format/record-input-template.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { parseTimePoint } from "../../format/record-time.js";
-import type { AppendTransport } from "../../client/appender.js";
+import { type AppendTransport, DEFAULT_MAX_INFLIGHT_BYTES } from "../../client/appender.js";
 import { LIMITS } from "../../types.js";
 import { handler } from "../action.js";
 import { runAppend, type AppendPlan } from "../append/append-run.js";
@@ -109,7 +109,12 @@ export function appendCommand(): Command {
       ),
     )
     .addOption(new Option("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)").default("1MiB"))
-    .addOption(new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default("5MiB"))
+    .addOption(
+      // The client's default (client/appender.ts), written in MiB as the flag takes it.
+      new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default(
+        `${DEFAULT_MAX_INFLIGHT_BYTES / 2 ** 20}MiB`,
+      ),
+    )
     .addOption(
       new Option(
         "--ack-timeout <dur>",

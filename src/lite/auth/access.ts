@@ -7,10 +7,11 @@
  * everything, never expires), `token` (an issued token and its scope).
  */
 import { serverError, type SvcError } from "../../errors.js";
+import { liteProof } from "../../local-lite.js";
 import type { Maybe } from "../../types.js";
 import type { Access, Principal } from "./decision.js";
 import { effectiveOps, setWithin } from "./scope.js";
-import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
+import { mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest } from "./token-info.js";
 import type { Scope, StoredToken } from "../storage/types.js";
 
@@ -70,11 +71,12 @@ export class Auth {
   }
 
   /**
-   * HMAC-SHA256 of `message` keyed with the root token, hex: proves the server knows it
-   * (http/health.ts); undefined on a node that knows only the token's hash.
+   * The proof that this server knows the root token, for `nonce` on a connection whose local
+   * side is address:port (local-lite.ts; http/health.ts); undefined on a node that knows only
+   * the token's hash.
    */
-  rootProof(message: string): string | undefined {
-    return this.opts.rootToken === undefined ? undefined : hmacHex(this.opts.rootToken, message);
+  rootProof(nonce: string, address: string, port: number): string | undefined {
+    return this.opts.rootToken === undefined ? undefined : liteProof(this.opts.rootToken, nonce, address, port);
   }
 
   /**
