@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { clientError } from "../errors.js";
 import { join } from "node:path";
-import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
@@ -17,7 +18,7 @@ export function loadOrCreateRootToken(dataDir: string): string {
   const existing = readSecret(path, "the root token file")?.trim();
   if (existing) return existing;
   const token = newToken();
-  writeSecret(path, `${token}\n`);
+  writeWhole(path, `${token}\n`, SECRET);
   return token;
 }
 

@@ -19,7 +19,8 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
-import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 import { envMs } from "./options.js";
 
 const DAY_MS = 86_400_000;
@@ -148,8 +149,8 @@ export function selfSignedIn(dataDir: string, host: string): TlsMaterial {
   const kept = key === undefined ? undefined : keptCertificate(certFile, key, host);
   if (kept) return { ...kept, certFile };
   const made = selfSigned(host);
-  writeSecret(keyFile, made.key);
-  writeSecret(certFile, made.cert);
+  writeWhole(keyFile, made.key, SECRET);
+  writeWhole(certFile, made.cert, SECRET);
   return { ...made, certFile };
 }
 
