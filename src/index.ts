@@ -44,6 +44,7 @@ export { Redacted } from "./client/redacted.js";
 
 // Errors: one type, told apart by `code`, never by message text.
 export {
+  BadRecordError,
   FencingTokenMismatchError,
   RangeNotSatisfiableError,
   SeqNumMismatchError,
