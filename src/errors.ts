@@ -8,8 +8,7 @@
  *   taken effect (so an append must not be re-sent blindly).
  *
  * Subclasses exist only where callers branch on them: condition failures (412) and a read
- * past the tail (416), whose bodies are not ErrorInfo, and an input the client refused for one
- * of its records (BadRecordError: which one).
+ * past the tail (416), whose bodies are not ErrorInfo.
  */
 import type { StreamPosition } from "./types.js";
 
@@ -242,44 +241,23 @@ export function clientError(code: ClientCode, message: string, cause?: unknown):
   return new SvcError({ code, message, origin: "client", cause });
 }
 
-/** The record of an append that breaks a rule: its index in the input, and what is wrong with it, said of it alone. */
-export interface BadRecord {
-  index: number;
-  /** `record is 1048584 metered bytes; …`: no index, so a caller can name the record its own way (a file and line). */
-  problem: string;
-}
-
 /**
  * How a rule (rules/) reports what it judged wrong: the caller turns the message into its own
  * error, so the code and origin are the caller's (lite: a server error; the client: its own).
- * `record` names the record at fault, when the fault is one record's.
+ * `record` is the record at fault when the fault is one record's: its index in the input, and
+ * what is wrong with it said of it alone (`record is …`), for a caller that names it its own way.
  */
-export type Fail = (message: string, record?: BadRecord) => Error;
+export type Fail = (message: string, record?: { index: number; problem: string }) => Error;
 
 export const serverFail =
   (code: ServerCode): Fail =>
   (message) =>
     serverError(code, message);
 
-/** The client's: a fault of one record is a BadRecordError, which says which. */
 export const clientFail =
   (code: ClientCode): Fail =>
-  (message, record) =>
-    record ? new BadRecordError(code, message, record) : clientError(code, message);
-
-/** An append the client refused before sending it because one of its records breaks a rule. */
-export class BadRecordError extends SvcError {
-  /** The record's index in the input's `records`. */
-  readonly index: number;
-  /** What is wrong with it, said of it alone (the message names it by its index). */
-  readonly problem: string;
-  constructor(code: ClientCode, message: string, record: BadRecord) {
-    super({ code, message, origin: "client" });
-    this.name = "BadRecordError";
-    this.index = record.index;
-    this.problem = record.problem;
-  }
-}
+  (message) =>
+    clientError(code, message);
 
 /**
  * Turns a non-2xx status and its JSON body (ErrorInfo, AppendConditionFailed or TailResponse)

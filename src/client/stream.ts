@@ -19,6 +19,7 @@ import type { ReadSessionOptions } from "./read-session.js";
 import { encodeReadQuery } from "../wire/read-query.js";
 import type { OpenExchange } from "./session-frames.js";
 import type { ReadOnce } from "./unary-read.js";
+import { badInput } from "./bad-record.js";
 import { clientTestFault } from "./test-fault.js";
 
 export type ReadTransport = "session" | "sse" | "unary";
@@ -69,7 +70,7 @@ export class StreamClient {
 
   /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
   async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
-    checkBatch(input, clientFail("bad_input"));
+    checkBatch(input, badInput);
     return this.sendAppend(input, opts);
   }
 

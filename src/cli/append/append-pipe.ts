@@ -8,7 +8,7 @@
  */
 import { checkAppendInput, type Appender, type AppendTicket, type AppendTransport } from "../../client/appender.js";
 import type { StreamClient } from "../../client/stream.js";
-import { BadRecordError } from "../../errors.js";
+import { BadRecordError } from "../../client/bad-record.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import { resolveMatch, type Conditions } from "../flags/conditions.js";
 import type { AppendTally, Sized } from "./append-tally.js";
