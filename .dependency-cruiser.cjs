@@ -47,6 +47,13 @@ module.exports = {
       to: { pathNot: core("crypto|os|path") },
     },
     {
+      name: "whole-file-leaf",
+      comment: "whole-file.ts (files written whole, one policy per kind of file, shared by lite/ and cli/) imports only node:fs, node:path and node:crypto",
+      severity: "error",
+      from: { path: "^src/whole-file\\.ts$" },
+      to: { pathNot: core("fs|path|crypto") },
+    },
+    {
       name: "rules-leaf",
       comment: "rules/ (the protocol's rules: names, records, batches, commands) judges plain data: types, errors and bytes only",
       severity: "error",
@@ -85,10 +92,10 @@ module.exports = {
     {
       name: "lite-is-self-contained",
       comment:
-        "lite/ may import wire, rules, types, errors, bytes, dirs, local-lite, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
+        "lite/ may import wire, rules, types, errors, bytes, dirs, whole-file, local-lite, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
       severity: "error",
       from: { path: layer("lite") },
-      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/dirs\\.ts$", LOCAL_LITE, pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/(dirs|whole-file)\\.ts$", LOCAL_LITE, pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
     },
     {
       name: "lite-storage-is-the-floor",
@@ -108,10 +115,10 @@ module.exports = {
     {
       name: "cli-layer",
       comment:
-        "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, local-lite, commander, chalk, ora, node:*",
+        "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, whole-file, local-lite, commander, chalk, ora, node:*",
       severity: "error",
       from: { path: layer("cli") },
-      to: { pathNot: ["^src/(cli|client|format|rules|lite)/", SHARED, "^src/dirs\\.ts$", LOCAL_LITE, pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(cli|client|format|rules|lite)/", SHARED, "^src/(dirs|whole-file)\\.ts$", LOCAL_LITE, pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
     },
     {
       name: "cli-lite-only-from-lite-command",

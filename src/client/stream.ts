@@ -19,6 +19,8 @@ import type { ReadSessionOptions } from "./read-session.js";
 import { encodeReadQuery } from "../wire/read-query.js";
 import type { OpenExchange } from "./session-frames.js";
 import type { ReadOnce } from "./unary-read.js";
+import { badInput } from "./bad-record.js";
+import { clientTestFault } from "./test-fault.js";
 
 export type ReadTransport = "session" | "sse" | "unary";
 
@@ -70,7 +72,7 @@ export class StreamClient {
 
   /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
   async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
-    checkBatch(input, clientFail("bad_input"));
+    checkBatch(input, badInput);
     return this.sendAppend(input, opts);
   }
 
@@ -139,9 +141,14 @@ export class StreamClient {
     const unary = (): AppendLane => new UnaryAppends((input) => this.sendAppend(input));
     if (transport === "unary") return new Appender({ unary }, own);
     const { AppendSession } = await import("./append-session.js");
+    const fault = clientTestFault();
+    const faults = fault && (await import("./faults.js"));
     const { compression, ackTimeoutMs, retries } = this.caller.policy;
-    const session = (): AppendLane =>
-      new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...sessionOpts });
+    const session = (): AppendLane => {
+      const open = this.sessionOpener(true);
+      const o = { compression, ackTimeoutMs, retries, ...sessionOpts };
+      return fault && faults ? faults.faultySession(fault, open, o) : new AppendSession(open, o);
+    };
     return new Appender({ session, unary }, own);
   }
 

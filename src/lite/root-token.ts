@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
 import { ROOT_TOKEN_FILE } from "../local-lite.js";
-import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
@@ -19,7 +20,7 @@ export function loadOrCreateRootToken(dataDir: string): string {
   const existing = readSecret(path, "the root token file")?.trim();
   if (existing) return existing;
   const token = newToken();
-  writeSecret(path, `${token}\n`);
+  writeWhole(path, `${token}\n`, SECRET);
   return token;
 }
 

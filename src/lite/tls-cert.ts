@@ -19,7 +19,8 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
-import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 
 /**
  * How long a self-signed certificate is valid, how long before its end a new one is made, and
@@ -142,8 +143,8 @@ export function selfSignedIn(dataDir: string, host: string, timing: SelfTiming):
   const kept = key === undefined ? undefined : keptCertificate(certFile, key, host, timing.renewMs);
   if (kept) return { ...kept, certFile };
   const made = selfSigned(host, timing.validMs);
-  writeSecret(keyFile, made.key);
-  writeSecret(certFile, made.cert);
+  writeWhole(keyFile, made.key, SECRET);
+  writeWhole(certFile, made.cert, SECRET);
   return { ...made, certFile };
 }
 

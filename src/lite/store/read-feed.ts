@@ -14,7 +14,8 @@
  * A feed holds one stop signal for its life: `close()`, or the abort of `signal` (a revoked
  * token's 401), which ends it at once, even while it follows.
  */
-import { MAX_TIMER_MS, type Maybe, type ReadBatch, type ReadEvent, type SequencedRecord } from "../../types.js";
+import { MAX_TIMER_MS, type ReadBatch, type ReadEvent, type SequencedRecord } from "../../types.js";
+import type { EitherKind } from "../storage/answers.js";
 import { CatchUpBatch } from "./catch-up.js";
 import type { LiveStream } from "./live-stream.js";
 import type { LiveBatch, LiveSubscriber } from "./live-fanout.js";
@@ -28,7 +29,7 @@ export interface FeedOptions {
   /** The reader's view of a stored record (decryption, §8.8; may throw `decryption_failed`). */
   open?: (r: SequencedRecord) => SequencedRecord;
   /** Checked before every catch-up event (the token): a promise, or throws. */
-  check?: () => Maybe<void>;
+  check?: () => EitherKind<void>;
   /** Whether `check` would pass, answered at once without I/O; false sends the read back to `next` first. */
   checkNow?: () => boolean;
   /** Aborted with a reason: the read fails with it, at once. */

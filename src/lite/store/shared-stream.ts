@@ -51,7 +51,7 @@ interface Entry {
 
 const deleting = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
 
-export class SharedStream implements LiveStream {
+export class SharedStream implements LiveStream<"shared"> {
   deleting = false;
   meter: StreamMeter = NO_METERS.meter("", "", 0);
   known: StreamStateRecord;
@@ -347,7 +347,7 @@ export class SharedStream implements LiveStream {
     return Promise.resolve(this.deps.log.findTimestamp(this.id, timestamp));
   }
 
-  reader(confirmed: number): StoredReader {
+  reader(confirmed: number): StoredReader<"shared"> {
     return new SharedReader(this, confirmed);
   }
 

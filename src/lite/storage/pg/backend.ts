@@ -32,7 +32,7 @@ export interface PgTimings {
 export class PgBackend implements SharedBackend {
   readonly kind = "shared";
   readonly durable = true;
-  readonly metrics: MetricsStore;
+  readonly metrics: MetricsStore<"shared">;
 
   private constructor(
     readonly config: PgConfig,
