@@ -13,6 +13,7 @@ const pkg = (names) => `(^|/)node_modules/(${names})/`;
 const core = (names) => `^(${names})$`;
 const SHARED = "^src/(types|errors|bytes)\\.ts$";
 const RULES = "^src/rules/";
+const LOCAL_LITE = "^src/local-lite\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -38,6 +39,21 @@ module.exports = {
       to: { pathNot: core("fs|path") },
     },
     {
+      name: "local-lite-leaf",
+      comment:
+        "local-lite.ts (what svc and a local lite agree on: default address, data dir, root token file, the proof) imports only node:crypto, node:os and node:path, so both faces can share it",
+      severity: "error",
+      from: { path: "^src/local-lite\\.ts$" },
+      to: { pathNot: core("crypto|os|path") },
+    },
+    {
+      name: "whole-file-leaf",
+      comment: "whole-file.ts (files written whole, one policy per kind of file, shared by lite/ and cli/) imports only node:fs, node:path and node:crypto",
+      severity: "error",
+      from: { path: "^src/whole-file\\.ts$" },
+      to: { pathNot: core("fs|path|crypto") },
+    },
+    {
       name: "rules-leaf",
       comment: "rules/ (the protocol's rules: names, records, batches, commands) judges plain data: types, errors and bytes only",
       severity: "error",
@@ -60,10 +76,11 @@ module.exports = {
     },
     {
       name: "client-layer",
-      comment: "client/ may import transport, wire, rules, types, errors and node:crypto (request tokens) only",
+      comment:
+        "client/ may import transport, wire, rules, types, errors, local-lite (the proof it asks of a local lite) and node:crypto (request tokens) only",
       severity: "error",
       from: { path: layer("client") },
-      to: { pathNot: ["^src/(client|transport|wire|rules)/", SHARED, core("crypto")] },
+      to: { pathNot: ["^src/(client|transport|wire|rules)/", SHARED, LOCAL_LITE, core("crypto")] },
     },
     {
       name: "format-is-pure",
@@ -74,10 +91,11 @@ module.exports = {
     },
     {
       name: "lite-is-self-contained",
-      comment: "lite/ may import wire, rules, types, errors, bytes, dirs, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
+      comment:
+        "lite/ may import wire, rules, types, errors, bytes, dirs, whole-file, local-lite, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
       severity: "error",
       from: { path: layer("lite") },
-      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/dirs\\.ts$", pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/(dirs|whole-file)\\.ts$", LOCAL_LITE, pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
     },
     {
       name: "lite-storage-is-the-floor",
@@ -96,10 +114,11 @@ module.exports = {
     },
     {
       name: "cli-layer",
-      comment: "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, commander, chalk, ora, node:*",
+      comment:
+        "cli/ talks to the service only through client/: client, format, rules, types, errors, dirs, whole-file, local-lite, commander, chalk, ora, node:*",
       severity: "error",
       from: { path: layer("cli") },
-      to: { pathNot: ["^src/(cli|client|format|rules|lite)/", SHARED, "^src/dirs\\.ts$", pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(cli|client|format|rules|lite)/", SHARED, "^src/(dirs|whole-file)\\.ts$", LOCAL_LITE, pkg("commander|chalk|ora")], dependencyTypesNot: ["core"] },
     },
     {
       name: "cli-lite-only-from-lite-command",

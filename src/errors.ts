@@ -244,8 +244,10 @@ export function clientError(code: ClientCode, message: string, cause?: unknown):
 /**
  * How a rule (rules/) reports what it judged wrong: the caller turns the message into its own
  * error, so the code and origin are the caller's (lite: a server error; the client: its own).
+ * `record` is the record at fault when the fault is one record's: its index in the input, and
+ * what is wrong with it said of it alone (`record is …`), for a caller that names it its own way.
  */
-export type Fail = (message: string) => Error;
+export type Fail = (message: string, record?: { index: number; problem: string }) => Error;
 
 export const serverFail =
   (code: ServerCode): Fail =>

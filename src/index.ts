@@ -41,6 +41,7 @@ export type {
   StreamReconfiguration,
 } from "./client/config-types.js";
 export { Redacted } from "./client/redacted.js";
+export { BadRecordError } from "./client/bad-record.js";
 
 // Errors: one type, told apart by `code`, never by message text.
 export {

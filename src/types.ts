@@ -301,6 +301,3 @@ export const LIMITS = {
   listLimit: 1000,
   heartbeatMaxSecs: 15,
 } as const;
-
-/** A value now, or later: a local store answers at once, a database later. */
-export type Maybe<T> = T | Promise<T>;

@@ -1,23 +1,14 @@
 /**
  * The config file: `--config FILE`, else `$SVC_CONFIG`, else `$XDG_CONFIG_HOME/svc/config.toml`, else
- * `~/.config/svc/config.toml`. The directory is kept 0700 and the file 0600; writes are atomic
- * (temp file, fsync, rename, fsync of the directory) under a lock file. A file that does not
+ * `~/.config/svc/config.toml`. The directory is kept 0700 and the file 0600; it is written whole
+ * and durably (whole-file.ts, SECRET: it holds access tokens) under a lock file. A file that does not
  * parse is a fatal usage error naming its path, never a silent reset.
  */
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-  chmodSync,
-} from "node:fs";
+import { chmodSync, closeSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { makeDirs } from "../dirs.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 import { envValue } from "./env-vars.js";
 import { ioError, usageError } from "./failure.js";
 import { parseToml, stringifyToml, TomlError, type TomlTable } from "./toml.js";
@@ -71,7 +62,7 @@ export async function updateConfigFile(path: string, change: (table: TomlTable) 
   try {
     const table = readConfigFile(path);
     change(table);
-    writeAtomic(path, stringifyToml(table));
+    writeWhole(path, stringifyToml(table), SECRET);
   } finally {
     rmSync(lock, { force: true });
   }
@@ -94,28 +85,5 @@ async function acquire(lock: string): Promise<void> {
         throw usageError(`timed out waiting for another svc process to update the config (lock file ${lock})`);
       await new Promise((r) => setTimeout(r, 50));
     }
-  }
-}
-
-function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
-  try {
-    const dfd = openSync(dirname(path), "r");
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
-  } catch {
-    // Directory fsync is best effort (not supported everywhere).
   }
 }

@@ -5,7 +5,6 @@
  * default address and uses the root token that server keeps in its default data directory.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
 import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
@@ -15,10 +14,7 @@ import { keyOf } from "./flags/declare.js";
 import type { GlobalFlags } from "./global-flags.js";
 import type { TomlTable, TomlValue } from "./toml.js";
 import type { Dialect } from "../types.js";
-
-export const LITE_DEFAULT_ENDPOINT = "http://127.0.0.1:4243";
-/** File in the lite data directory holding the root token (written 0600 by svc lite). */
-export const LITE_ROOT_TOKEN_FILE = "root-token";
+import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../local-lite.js";
 
 /** The global flags as the settings layer reads them: the setting `timeout` comes from `--timeout`. */
 export type SettingFlags = Partial<GlobalFlags>;
@@ -41,11 +37,6 @@ export interface Settings {
   dialect: Sourced<Dialect>;
   /** Set when the token is the one svc found in the default lite data dir: the server must prove it knows it. */
   liteTokenFile?: string;
-}
-
-export function liteDataDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
-  return join(base, "svc", "lite");
 }
 
 /**
@@ -128,8 +119,8 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, fil
   const timeout = get("timeout") as Sourced<string>;
   const settings: Settings = {
     // Sources are shown in parentheses ("(from …)"): they hold none of their own.
-    accountEndpoint: account ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
-    basinEndpoint: basin ?? { value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" },
+    accountEndpoint: account ?? { value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" },
+    basinEndpoint: basin ?? { value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" },
     compression: get("compression") as Sourced<CompressionSetting>,
     insecure: get("insecure") as Sourced<boolean>,
     timeoutMs: { value: parseDuration(timeout.value), source: timeout.source },
@@ -150,7 +141,7 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, fil
 }
 
 export function liteTokenPath(env: NodeJS.ProcessEnv): string {
-  return join(liteDataDir(env), LITE_ROOT_TOKEN_FILE);
+  return join(localLiteDataDir(env), ROOT_TOKEN_FILE);
 }
 
 function readLiteRootToken(env: NodeJS.ProcessEnv): Sourced<string> | undefined {

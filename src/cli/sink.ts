@@ -7,6 +7,7 @@ import { SvcError } from "../errors.js";
 import { ENV_VARS } from "./env-vars.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { hintOf, OperationError } from "./failure.js";
+import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
 
 export interface SinkContext {
   json?: boolean;
@@ -66,7 +67,7 @@ function connectHint(err: SvcError, ctx: SinkContext): string {
     return `the host name ${JSON.stringify(host)} does not resolve (DNS)${e ? `; the endpoint ${e.url} comes from ${e.source}` : ""}: check its spelling`;
   }
   if (!e || e.source.startsWith("default")) {
-    return "is the server running? With nothing configured svc talks to `svc lite` at http://127.0.0.1:4243: start it with `svc lite`, or set the endpoints (see `svc config --help`)";
+    return `is the server running? With nothing configured svc talks to \`svc lite\` at ${LOCAL_LITE_ENDPOINT}: start it with \`svc lite\`, or set the endpoints (see \`svc config --help\`)`;
   }
   return `is the server at ${e.url} (from ${e.source}) running and reachable? Check the endpoint (\`svc config list\` shows the config file's settings, -v the endpoint in use)`;
 }

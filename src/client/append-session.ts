@@ -28,7 +28,6 @@ import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
 import { AppendConnection, type ConnectionEvents, type Entry } from "./append-connection.js";
 import type { OpenExchange } from "./session-frames.js";
-import { clientTestFault } from "./test-fault.js";
 
 export interface AppendSessionOptions {
   /** Compression for our frames; the server's is negotiated by the opener's Accept-Encoding. */
@@ -64,9 +63,6 @@ export class AppendSession {
     lost: (conn, err) => this.onLost(conn, err),
     ended: () => this.onEnded(),
   };
-
-  /** The seeded bug of test-fault.ts (tests only): re-send what was in flight when a connection is lost. */
-  private readonly resendIndefinite = clientTestFault() === "resend-indefinite";
 
   constructor(
     private readonly open: OpenExchange,
@@ -230,15 +226,15 @@ export class AppendSession {
   }
 
   /** Puts the inputs in flight on `conn` back at the head of the queue, for the next connection. */
-  private resendOnNewConnection(conn: AppendConnection): void {
+  protected resendOnNewConnection(conn: AppendConnection): void {
     this.queue.unshift(...conn.inflight.splice(0));
     this.advised = true;
   }
 
-  private onLost(conn: AppendConnection, err: SvcError): void {
+  /** A connection was lost: what was in flight on it may or may not have been appended, and is never re-sent. */
+  protected onLost(conn: AppendConnection, err: SvcError): void {
     conn.draining = true;
     if (conn.inflight.length === 0) return; // an idle connection went away: reconnect on demand
-    if (this.resendIndefinite) return this.resendOnNewConnection(conn); // the seeded bug: their outcome is unknown
     const unknown = new SvcError({
       code: err.code,
       message: `${err.message}; ${conn.inflight.length} ${conn.inflight.length === 1 ? "batch" : "batches"} may or may not have been appended`,

@@ -17,9 +17,10 @@
  * input whose outcome is unknown (connection lost, no ack in time) fails with `sideEffects`
  * and is never re-sent.
  */
-import { SvcError, clientError, clientFail } from "../errors.js";
+import { SvcError, clientError } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
 import { checkBatch as checkByRules } from "../rules/records.js";
+import { badInput } from "./bad-record.js";
 
 export type AppendTransport = "session" | "unary" | "auto";
 
@@ -56,9 +57,9 @@ export interface AppendLanes {
 
 export const DEFAULT_MAX_INFLIGHT_BYTES = 5 * 1024 * 1024;
 
-/** The client's one check of an input before it is sent; returns its metered size. */
+/** The client's one check of an input before it is sent; returns its metered size (refusals: bad-record.ts). */
 export function checkAppendInput(input: AppendInput): number {
-  return checkByRules(input, clientFail("bad_input"));
+  return checkByRules(input, badInput);
 }
 
 interface Waiting {

@@ -61,6 +61,8 @@ export interface JsonRequest {
   headers?: Record<string, string>;
   body?: unknown;
   idempotent: boolean;
+  /** Aborts the request (it fails `interrupted`, and is neither retried nor sent elsewhere). */
+  signal?: AbortSignal;
 }
 
 export interface JsonResponse<T> {
@@ -186,7 +188,14 @@ export class Caller {
       body = JSON.stringify(req.body);
       headers["content-type"] = "application/json";
     }
-    const res = await this.raw({ method: req.method, url: req.url, headers, body, idempotent: req.idempotent });
+    const res = await this.raw({
+      method: req.method,
+      url: req.url,
+      headers,
+      body,
+      idempotent: req.idempotent,
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
     return { status: res.status, headers: res.headers, data: decodeJson(res.body) as T };
   }
 

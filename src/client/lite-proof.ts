@@ -1,13 +1,13 @@
 /**
  * The check a local svc lite must pass before svc sends it the root token that svc found by
- * itself in lite's default data dir (wire/lite-proof.ts): a fresh random nonce per connection,
- * answered with an HMAC of it keyed with that token. A server that cannot answer never sees
- * the token: the request fails with `unverified_server` (exit 3) instead.
+ * itself in lite's default data dir (the proof: local-lite.ts): a fresh random nonce per
+ * connection, answered with an HMAC of it keyed with that token. A server that cannot answer
+ * never sees the token: the request fails with `unverified_server` (exit 3) instead.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { SvcError } from "../errors.js";
 import type { PeerCheck } from "../transport/types.js";
-import { LITE_CHALLENGE_HEADER, LITE_PROOF_HEADER, LITE_PROOF_PATH, liteProofMessage } from "../wire/lite-proof.js";
+import { LITE_CHALLENGE_HEADER, LITE_PROOF_HEADER, LITE_PROOF_PATH, liteProof } from "../local-lite.js";
 import type { Redacted } from "./redacted.js";
 
 export interface LiteProofOptions {
@@ -20,9 +20,7 @@ export function liteProofCheck(token: Redacted, opts: LiteProofOptions): PeerChe
     path: LITE_PROOF_PATH,
     challenge(address, port) {
       const nonce = randomBytes(32).toString("base64url");
-      const expected = createHmac("sha256", token.reveal())
-        .update(liteProofMessage(nonce, address, port), "utf8")
-        .digest();
+      const expected = Buffer.from(liteProof(token.reveal(), nonce, address, port), "hex");
       return {
         headers: { [LITE_CHALLENGE_HEADER]: nonce },
         accept(headers) {

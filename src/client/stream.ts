@@ -19,6 +19,8 @@ import type { ReadSessionOptions } from "./read-session.js";
 import { encodeReadQuery } from "../wire/read-query.js";
 import type { OpenExchange } from "./session-frames.js";
 import type { ReadOnce } from "./unary-read.js";
+import { badInput } from "./bad-record.js";
+import { clientTestFault } from "./test-fault.js";
 
 export type ReadTransport = "session" | "sse" | "unary";
 
@@ -39,6 +41,8 @@ export type UnaryEncoding = "json" | "protobuf";
 export interface UnaryOptions {
   /** @default "json" */
   encoding?: UnaryEncoding;
+  /** Aborts the request (a long-poll no longer wanted): it fails `interrupted`. */
+  signal?: AbortSignal;
 }
 
 export class StreamClient {
@@ -68,7 +72,7 @@ export class StreamClient {
 
   /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
   async append(input: AppendInput, opts: UnaryOptions = {}): Promise<AppendAck> {
-    checkBatch(input, clientFail("bad_input"));
+    checkBatch(input, badInput);
     return this.sendAppend(input, opts);
   }
 
@@ -99,6 +103,7 @@ export class StreamClient {
   async readBatch(start: ReadStart = {}, limits: ReadLimits = {}, opts: UnaryOptions = {}): Promise<ReadBatch> {
     const query = encodeReadQuery({ start, ...limits });
     const q = query ? `?${query}` : "";
+    const signal = opts.signal ? { signal: opts.signal } : {};
     if (opts.encoding === "protobuf") {
       const proto = await import("../wire/proto.js");
       const res = await this.caller.raw({
@@ -106,6 +111,7 @@ export class StreamClient {
         url: this.url(`/records${q}`),
         idempotent: true,
         headers: { ...this.route.headers, accept: "application/protobuf" },
+        ...signal,
       });
       return proto.decodeReadBatch(res.body);
     }
@@ -114,6 +120,7 @@ export class StreamClient {
       url: this.url(`/records${q}`),
       idempotent: true,
       headers: { ...this.route.headers, "svc-format": "base64" },
+      ...signal,
     });
     return readBatchFromJson(res.data, "base64");
   }
@@ -134,9 +141,14 @@ export class StreamClient {
     const unary = (): AppendLane => new UnaryAppends((input) => this.sendAppend(input));
     if (transport === "unary") return new Appender({ unary }, own);
     const { AppendSession } = await import("./append-session.js");
+    const fault = clientTestFault();
+    const faults = fault && (await import("./faults.js"));
     const { compression, ackTimeoutMs, retries } = this.caller.policy;
-    const session = (): AppendLane =>
-      new AppendSession(this.sessionOpener(true), { compression, ackTimeoutMs, retries, ...sessionOpts });
+    const session = (): AppendLane => {
+      const open = this.sessionOpener(true);
+      const o = { compression, ackTimeoutMs, retries, ...sessionOpts };
+      return fault && faults ? faults.faultySession(fault, open, o) : new AppendSession(open, o);
+    };
     return new Appender({ session, unary }, own);
   }
 
@@ -149,7 +161,8 @@ export class StreamClient {
    */
   async *read(start: ReadStart = {}, limits: ReadLimits = {}, opts: ReadOptions = {}): AsyncGenerator<ReadEvent> {
     const { transport = "session", ...rest } = opts;
-    const once = (s: ReadStart, l: ReadLimits): Promise<ReadBatch> => this.readBatch(s, l);
+    const once = (s: ReadStart, l: ReadLimits): Promise<ReadBatch> =>
+      this.readBatch(s, l, rest.signal ? { signal: rest.signal } : {});
     const { salvageDecryptable } = await import("./read-salvage.js");
     yield* salvageDecryptable(
       await this.events(transport, this.readOptions(start, limits, rest), once),

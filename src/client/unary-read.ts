@@ -33,6 +33,7 @@ export function unaryRead(get: ReadOnce, opts: ReadSessionOptions = {}): AsyncGe
           batch = await get(p.nextSeq === undefined ? start : { seqNum: p.nextSeq }, limitsNow);
         } catch (e) {
           if (e instanceof RangeNotSatisfiableError && p.count > 0) return "done";
+          if (opts.signal?.aborted) return "done"; // the long-poll was cut by the read's own abort
           throw e;
         }
         hooks.opened();

@@ -8,8 +8,8 @@
  *   - a secret (the root token, the TLS key) that is a symlink, not a regular file, another
  *     user's, or readable or writable by its group or others.
  * Secrets are read through a descriptor opened without following a symlink and checked with
- * fstat (no window between the check and the read), and written whole under a temporary name,
- * then renamed into place (a crash leaves the old file or the new one, never half of one).
+ * fstat (no window between the check and the read), and written whole, mode 0600 and durable
+ * (whole-file.ts, SECRET).
  *
  * A secret the user points at (--root-token-file, --tls-key, --storage-password-file) is refused
  * as PostgreSQL refuses its server key: unless it is the user's alone (0600), or root's and
@@ -19,20 +19,7 @@
  * directory) would let that user choose lite's root token, and one that others may read would
  * let them take the secret as it passes.
  */
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  type Stats,
-} from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
 
@@ -118,24 +105,6 @@ export function readSecret(path: string, what: string): string | undefined {
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Writes a secret file, mode 0600, whole: under a fresh name, then renamed over `path`. */
-export function writeSecret(path: string, text: string): void {
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    const fd = openSync(temp, "wx", 0o600);
-    try {
-      writeFileSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-  } catch (e) {
-    rmSync(temp, { force: true });
-    throw e;
   }
 }
 

@@ -21,7 +21,7 @@ import { sha256Hex } from "./auth/secret.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
-import { DEFAULT_TIMEOUTS, LiteServer } from "./server.js";
+import { LiteServer } from "./server.js";
 import { LmdbBackend } from "./storage/lmdb/backend.js";
 import { MemoryBackend } from "./storage/memory.js";
 import type { Backend } from "./storage/seams.js";
@@ -43,7 +43,7 @@ import {
 } from "./tls-cert.js";
 import { log, repeatLimited } from "./log.js";
 import { checkDataDir } from "./data-dir.js";
-import { envMs, type LiteOptions } from "./options.js";
+import type { LiteOptions } from "./options.js";
 import { makeDirs } from "../dirs.js";
 
 function isLoopback(host: string): boolean {
@@ -120,18 +120,12 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
       ? undefined
       : "self" in opts.tls
         ? opts.dataDir === undefined
-          ? selfSigned(opts.host)
+          ? selfSigned(opts.host, opts.tlsSelf.validMs)
           : undefined
         : fromFiles(opts.tls.certFile, opts.tls.keyFile);
   if (opts.postgres) {
     const { PgBackend } = await import("./storage/pg/backend.js");
-    const timings = {
-      pollMs: envMs(process.env.SVC_LITE_PG_POLL_MS, 1000) || 1000,
-      cacheMs: envMs(process.env.SVC_LITE_PG_CACHE_MS, 1000),
-      leaseMs: envMs(process.env.SVC_LITE_SWEEP_LEASE_MS, 3000) || 3000,
-      migrationWaitMs: envMs(process.env.SVC_LITE_PG_MIGRATION_WAIT_MS, 60_000) || 60_000,
-    };
-    const pg = await PgBackend.open(opts.postgres, log, timings);
+    const pg = await PgBackend.open(opts.postgres, log, opts.pgTimings);
     try {
       return { backend: pg, ...(await sharedRoot(pg, chosen)), lock: undefined, tls };
     } catch (e) {
@@ -146,7 +140,8 @@ async function openStorage(opts: LiteOptions): Promise<Opened> {
   const lock = await acquireLock(opts.dataDir);
   try {
     const rootToken = chosen ?? loadOrCreateRootToken(opts.dataDir);
-    const kept = opts.tls !== undefined && "self" in opts.tls ? selfSignedIn(opts.dataDir, opts.host) : tls;
+    const kept =
+      opts.tls !== undefined && "self" in opts.tls ? selfSignedIn(opts.dataDir, opts.host, opts.tlsSelf) : tls;
     return { backend: new LmdbBackend(join(opts.dataDir, "data.mdb")), rootToken, lock, tls: kept };
   } catch (e) {
     await lock.release();
@@ -180,13 +175,6 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   const store = new Store(backend, log);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
   const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens);
-  const timeouts = {
-    headersMs: envMs(process.env.SVC_LITE_HEADERS_TIMEOUT_MS, DEFAULT_TIMEOUTS.headersMs) || DEFAULT_TIMEOUTS.headersMs,
-    idleMs: envMs(process.env.SVC_LITE_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs) || DEFAULT_TIMEOUTS.idleMs,
-    bodyGraceMs:
-      envMs(process.env.SVC_LITE_BODY_GRACE_MS, DEFAULT_TIMEOUTS.bodyGraceMs) || DEFAULT_TIMEOUTS.bodyGraceMs,
-    ackStallMs: envMs(process.env.SVC_LITE_ACK_STALL_MS, DEFAULT_TIMEOUTS.ackStallMs) || DEFAULT_TIMEOUTS.ackStallMs,
-  };
   let metrics: LiteMetrics | undefined;
   if (opts.metrics) {
     // Counted by this node, summed in storage with every node's (one process on lmdb, the database on PostgreSQL).
@@ -201,7 +189,8 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     auth,
     cors: { origins: opts.corsOrigins, hosts: opts.allowHosts },
     log: requestLog,
-    timeouts,
+    timeouts: opts.timeouts,
+    appendBudgetBytes: opts.appendBudgetBytes,
     metrics,
     location: opts.location,
     tls,
@@ -209,9 +198,13 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
   const renewal = tls?.selfSigned
     ? keepRenewed(
         tls,
-        () => (opts.dataDir === undefined ? selfSigned(opts.host) : selfSignedIn(opts.dataDir, opts.host)),
+        () =>
+          opts.dataDir === undefined
+            ? selfSigned(opts.host, opts.tlsSelf.validMs)
+            : selfSignedIn(opts.dataDir, opts.host, opts.tlsSelf),
         (m) => server.useCertificate(m.cert, m.key),
         log,
+        opts.tlsSelf,
       )
     : undefined;
   const close = async (): Promise<void> => {

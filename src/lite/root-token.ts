@@ -1,11 +1,14 @@
 /**
  * The root token: 256 random bits, base64url, generated on first start and kept mode 0600 in
- * the data dir (a fresh one per run with --in-memory).
+ * the data dir, where svc finds it when nothing is configured (local-lite.ts; a fresh one per
+ * run with --in-memory).
  */
 import { randomBytes } from "node:crypto";
-import { clientError } from "../errors.js";
 import { join } from "node:path";
-import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
+import { clientError } from "../errors.js";
+import { ROOT_TOKEN_FILE } from "../local-lite.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
@@ -13,11 +16,11 @@ export function newToken(): string {
 
 /** The data dir's root token, made on first start; one that is not the owner's alone is refused (data-dir.ts). */
 export function loadOrCreateRootToken(dataDir: string): string {
-  const path = join(dataDir, "root-token");
+  const path = join(dataDir, ROOT_TOKEN_FILE);
   const existing = readSecret(path, "the root token file")?.trim();
   if (existing) return existing;
   const token = newToken();
-  writeSecret(path, `${token}\n`);
+  writeWhole(path, `${token}\n`, SECRET);
   return token;
 }
 

@@ -15,7 +15,7 @@ export async function runLite(argv: string[]): Promise<void> {
   // Handlers go in before the export lines: a parent may signal as soon as it reads them.
   const { first, second } = processSignals();
   const serving = (async () => {
-    if (process.env.SVC_LITE_THREAD === "main") {
+    if (opts.thread === "main") {
       const { serve } = await import("./main.js");
       return serve(opts, first);
     }

@@ -16,10 +16,10 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import type { Auth } from "./auth/access.js";
 import { Exchange } from "./http/exchange.js";
 import { route, type CorsPolicy } from "./http/router.js";
-import { DEFAULT_BODY_PACE, type BodyPace } from "./http/request-body.js";
+import { BODY_BYTES_PER_SECOND, type BodyPace } from "./http/request-body.js";
 import { sniffProtocol } from "./sniff.js";
 import type { Store } from "./store/store.js";
-import { APPEND_INFLIGHT_BYTES, AppendLimits, DEFAULT_ACK_STALL_MS } from "./session/append-limits.js";
+import { AppendLimits } from "./session/append-limits.js";
 import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
@@ -31,11 +31,6 @@ import type { LiteMetrics } from "./metrics/lite-metrics.js";
  */
 const H2_INITIAL_WINDOW = 2 << 20;
 const H2_SESSION_WINDOW = 16 << 20;
-/** The shared in-flight append budget: SVC_LITE_APPEND_BUDGET_BYTES (a test knob) or 128 MiB. */
-function appendBudgetBytes(): number {
-  const n = Number(process.env.SVC_LITE_APPEND_BUDGET_BYTES);
-  return Number.isSafeInteger(n) && n > 0 ? n : APPEND_INFLIGHT_BYTES;
-}
 
 /**
  * Slow and idle clients: a connection must send its first bytes and then
@@ -43,7 +38,8 @@ function appendBudgetBytes(): number {
  * connection with no frames either way for `idleMs` is closed (heartbeats of open read
  * sessions count as activity). A body read whole must arrive at the pace of
  * http/request-body.ts, `bodyGraceMs` then 8 KiB/s; an append session's body is not timed (it
- * streams for hours), and a body nobody reads is never waited for (http/exchange.ts).
+ * streams for hours), and a body nobody reads is never waited for (http/exchange.ts). Their
+ * defaults and variables: option-table.ts.
  */
 export interface ServerTimeouts {
   headersMs: number;
@@ -53,19 +49,14 @@ export interface ServerTimeouts {
   ackStallMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = {
-  headersMs: 30_000,
-  idleMs: 300_000,
-  bodyGraceMs: DEFAULT_BODY_PACE.graceMs,
-  ackStallMs: DEFAULT_ACK_STALL_MS,
-};
-
 export interface ServerDeps {
   store: Store;
   auth: Auth;
   cors: CorsPolicy;
   log: (msg: string) => void;
-  timeouts?: ServerTimeouts;
+  timeouts: ServerTimeouts;
+  /** The in-flight append budget all sessions share, bytes (session/append-limits.ts). */
+  appendBudgetBytes: number;
   /** Metrics (undefined with --no-metrics) and the server's one location. */
   metrics?: LiteMetrics | undefined;
   location: string;
@@ -87,8 +78,8 @@ export class LiteServer {
   private readonly tls: TlsServer | undefined;
 
   constructor(private readonly deps: ServerDeps) {
-    const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
-    this.appendLimits = new AppendLimits(appendBudgetBytes(), timeouts.ackStallMs);
+    const { timeouts } = deps;
+    this.appendLimits = new AppendLimits(deps.appendBudgetBytes, timeouts.ackStallMs);
     this.http1 = createHttpServer({
       headersTimeout: timeouts.headersMs,
       requestTimeout: 0,
@@ -98,7 +89,7 @@ export class LiteServer {
     // its connection checks then); this one never listens itself: the sniffer hands it sockets.
     this.http1.emit("listening");
     this.http2.setTimeout(timeouts.idleMs);
-    const pace: BodyPace = { ...DEFAULT_BODY_PACE, graceMs: timeouts.bodyGraceMs };
+    const pace: BodyPace = { graceMs: timeouts.bodyGraceMs, bytesPerSecond: BODY_BYTES_PER_SECOND };
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res, pace);

@@ -19,23 +19,18 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
-import { readChosenSecret, readSecret, writeSecret } from "./data-dir.js";
-import { envMs } from "./options.js";
-
-const DAY_MS = 86_400_000;
+import { readChosenSecret, readSecret } from "./data-dir.js";
+import { SECRET, writeWhole } from "../whole-file.js";
 
 /**
  * How long a self-signed certificate is valid, how long before its end a new one is made, and
- * how often a running lite looks. Tests shorten them (SVC_LITE_TLS_SELF_VALID_MS, …_RENEW_MS,
- * …_CHECK_MS) to see a certificate renewed while lite runs.
+ * how often a running lite looks (a year, 30 days and an hour by default: option-table.ts;
+ * tests shorten them to see a certificate renewed while lite runs).
  */
-function selfTiming(): { validMs: number; renewMs: number; checkMs: number } {
-  const env = process.env;
-  return {
-    validMs: envMs(env.SVC_LITE_TLS_SELF_VALID_MS, 365 * DAY_MS) || 365 * DAY_MS,
-    renewMs: envMs(env.SVC_LITE_TLS_SELF_RENEW_MS, 30 * DAY_MS),
-    checkMs: envMs(env.SVC_LITE_TLS_SELF_CHECK_MS, 3_600_000) || 3_600_000,
-  };
+export interface SelfTiming {
+  validMs: number;
+  renewMs: number;
+  checkMs: number;
 }
 
 export interface TlsMaterial {
@@ -102,8 +97,8 @@ function fingerprintOf(certPem: string): string {
   return new X509Certificate(certPem).fingerprint256;
 }
 
-/** A fresh self-signed certificate for `host` (and localhost, 127.0.0.1, ::1). */
-export function selfSigned(host: string): TlsMaterial {
+/** A fresh self-signed certificate for `host` (and localhost, 127.0.0.1, ::1), valid for `validMs`. */
+export function selfSigned(host: string, validMs: number): TlsMaterial {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const ecdsaSha256 = seq(oid("1.2.840.10045.4.3.2"));
   const name = seq(tlv(0x31, seq(oid("2.5.4.3"), tlv(0x0c, Buffer.from("svc lite", "utf8")))));
@@ -125,7 +120,7 @@ export function selfSigned(host: string): TlsMaterial {
     tlv(0x02, serial),
     ecdsaSha256,
     name,
-    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + selfTiming().validMs))),
+    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + validMs))),
     name,
     publicKey.export({ type: "spki", format: "der" }),
     extensions,
@@ -141,15 +136,15 @@ export function selfSigned(host: string): TlsMaterial {
  * --tls-self with a data dir: the certificate kept there while it is good (see the top), else a
  * new one, written there first (the key as a secret, 0600). Call while holding the data dir's lock.
  */
-export function selfSignedIn(dataDir: string, host: string): TlsMaterial {
+export function selfSignedIn(dataDir: string, host: string, timing: SelfTiming): TlsMaterial {
   const certFile = join(dataDir, "tls-self-cert.pem");
   const keyFile = join(dataDir, "tls-self-key.pem");
   const key = readSecret(keyFile, "the TLS key file");
-  const kept = key === undefined ? undefined : keptCertificate(certFile, key, host);
+  const kept = key === undefined ? undefined : keptCertificate(certFile, key, host, timing.renewMs);
   if (kept) return { ...kept, certFile };
-  const made = selfSigned(host);
-  writeSecret(keyFile, made.key);
-  writeSecret(certFile, made.cert);
+  const made = selfSigned(host, timing.validMs);
+  writeWhole(keyFile, made.key, SECRET);
+  writeWhole(certFile, made.cert, SECRET);
   return { ...made, certFile };
 }
 
@@ -163,11 +158,12 @@ export function keepRenewed(
   make: () => TlsMaterial,
   use: (m: TlsMaterial) => void,
   log: (m: string) => void,
+  timing: SelfTiming,
 ): { stop(): void } {
   let serving = current;
   const timer = setInterval(() => {
     try {
-      if (Date.parse(new X509Certificate(serving.cert).validTo) - Date.now() >= selfTiming().renewMs) return;
+      if (Date.parse(new X509Certificate(serving.cert).validTo) - Date.now() >= timing.renewMs) return;
       serving = make();
       use(serving);
       log(
@@ -176,19 +172,19 @@ export function keepRenewed(
     } catch (e) {
       log(`TLS: could not renew the self-signed certificate (${(e as Error).message}); still serving the old one`);
     }
-  }, selfTiming().checkMs);
+  }, timing.checkMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
 
-/** The kept certificate, if it is the key's, valid now and for 30 more days, and for `host`. */
-function keptCertificate(certFile: string, key: string, host: string): TlsMaterial | undefined {
+/** The kept certificate, if it is the key's, valid now and for `renewMs` more, and for `host`. */
+function keptCertificate(certFile: string, key: string, host: string, renewMs: number): TlsMaterial | undefined {
   try {
     const cert = readFileSync(certFile, "utf8");
     const x = new X509Certificate(cert);
     const now = Date.now();
     if (!x.checkPrivateKey(createPrivateKey(key))) return undefined;
-    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) - now < selfTiming().renewMs) return undefined;
+    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) - now < renewMs) return undefined;
     if (sanHosts(host).some((h) => (isIP(h) ? x.checkIP(h) : x.checkHost(h)) === undefined)) return undefined;
     return { cert, key, fingerprint: x.fingerprint256, selfSigned: true, made: false };
   } catch {

@@ -63,21 +63,27 @@ export function readSize(record: RecordShape): number {
 
 /** What is wrong with one record (`what` names it in the message), or undefined. */
 export function recordProblem(record: RecordShape, metered = meteredSize(record), what = "record"): string | undefined {
+  const fault = recordFault(record, metered);
+  return fault === undefined ? undefined : what + fault;
+}
+
+/** What is wrong with one record, said after its name (" is 2000000 metered bytes; …"), or undefined. */
+function recordFault(record: RecordShape, metered: number): string | undefined {
   if (metered > LIMITS.maxRecordBytes) {
-    return `${what} is ${metered} metered bytes; the limit is ${LIMITS.maxRecordBytes} (1 MiB)`;
+    return ` is ${metered} metered bytes; the limit is ${LIMITS.maxRecordBytes} (1 MiB)`;
   }
   if (readSizeBound(record, metered) > MAX_READ_RECORD_BYTES) {
     const read = readSize(record);
     if (read > MAX_READ_RECORD_BYTES) {
-      return `${what} would take ${read} bytes when read (its ${record.headers.length} headers cost more there than metered); the limit is ${MAX_READ_RECORD_BYTES}, one session frame`;
+      return ` would take ${read} bytes when read (its ${record.headers.length} headers cost more there than metered); the limit is ${MAX_READ_RECORD_BYTES}, one session frame`;
     }
   }
   if (isCommandRecord(record)) {
     const problem = commandProblem(record);
-    return problem === undefined ? undefined : `${what}: ${problem}`;
+    return problem === undefined ? undefined : `: ${problem}`;
   }
   if (record.headers.some((h) => h.name.length === 0)) {
-    return `${what} has a header with an empty name (only a command record has one: its only header)`;
+    return " has a header with an empty name (only a command record has one: its only header)";
   }
   return undefined;
 }
@@ -90,7 +96,11 @@ export function checkRecord(record: RecordShape, fail: Fail): number {
   return metered;
 }
 
-/** Returns the metered size of an append's batch; throws `fail(message)` when it or its fencing token breaks a rule. */
+/**
+ * Returns the metered size of an append's batch; throws `fail(message)` when it or its fencing
+ * token breaks a rule, with the record at fault when one is (its index, and its problem said of
+ * it alone, for a caller that knows where the record came from).
+ */
 export function checkBatch(input: AppendInput, fail: Fail): number {
   const n = input.records.length;
   if (n === 0) throw fail("an append must carry at least one record");
@@ -103,8 +113,8 @@ export function checkBatch(input: AppendInput, fail: Fail): number {
   for (let i = 0; i < n; i++) {
     const r: AppendRecord = input.records[i]!;
     const metered = meteredSize(r);
-    const problem = recordProblem(r, metered, `record ${i}`);
-    if (problem !== undefined) throw fail(problem);
+    const fault = recordFault(r, metered);
+    if (fault !== undefined) throw fail(`record ${i}${fault}`, { index: i, problem: `record${fault}` });
     total += metered;
   }
   if (total > LIMITS.maxBatchBytes)

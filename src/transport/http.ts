@@ -9,7 +9,7 @@ import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { provenConnection } from "./peer-check.js";
 import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
-import { networkError } from "./network-error.js";
+import { aborted, networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
 import {
   MAX_RESPONSE_BYTES,
@@ -59,6 +59,9 @@ export class HttpTransport implements Transport {
   private async once(req: HttpRequest, attempt: number): Promise<HttpResponse> {
     const started = monotonicMs();
     const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    req.signal?.addEventListener("abort", onAbort, { once: true });
+    if (req.signal?.aborted) controller.abort();
     let timedOut = false;
     const timer = setTimeout(
       () => {
@@ -89,11 +92,14 @@ export class HttpTransport implements Transport {
       const err =
         e instanceof TypeError && /Invalid URL/.test(e.message)
           ? clientError("usage", `invalid URL ${req.url}`)
-          : networkError(e, req.url, timedOut, this.timeoutMs);
+          : req.signal?.aborted
+            ? aborted(req.url)
+            : networkError(e, req.url, timedOut, this.timeoutMs);
       logAttempt(this.opts.log, req, attempt, started, err.code);
       throw err;
     } finally {
       clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
     }
     logAttempt(this.opts.log, req, attempt, started, String(res.status));
     if (res.status >= 200 && res.status < 300) return res;

@@ -78,3 +78,13 @@ function safeOrigin(url: string): string {
     return url;
   }
 }
+
+/** An exchange its caller aborted: nothing more is wanted of it, so it is not retried. */
+export function aborted(url: string): SvcError {
+  return new SvcError({
+    code: "interrupted",
+    origin: "client",
+    retryable: false,
+    message: `request to ${url} aborted`,
+  });
+}

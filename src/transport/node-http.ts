@@ -13,7 +13,7 @@ import type { Socket } from "node:net";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
 import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
-import { networkError } from "./network-error.js";
+import { aborted, networkError } from "./network-error.js";
 import { provenConnection } from "./peer-check.js";
 import { withRetries } from "./retry.js";
 import {
@@ -103,8 +103,10 @@ export class NodeHttpTransport implements Transport {
       let timedOut = false;
       const fail = (e: unknown) => {
         clearTimeout(timer);
-        reject(networkError(e, req.url, timedOut, this.timeoutMs, connected));
+        req.signal?.removeEventListener("abort", onAbort);
+        reject(req.signal?.aborted ? aborted(req.url) : networkError(e, req.url, timedOut, this.timeoutMs, connected));
       };
+      const onAbort = (): void => void r.destroy(new Error("aborted"));
       const r = request(
         {
           protocol: url.protocol,
@@ -132,6 +134,7 @@ export class NodeHttpTransport implements Transport {
           res.on("error", fail);
           res.on("end", () => {
             clearTimeout(timer);
+            req.signal?.removeEventListener("abort", onAbort);
             resolve({
               status: res.statusCode ?? 0,
               headers: flatHeaders(res.headers),
@@ -155,6 +158,8 @@ export class NodeHttpTransport implements Transport {
           });
       });
       r.on("error", fail);
+      if (req.signal?.aborted) onAbort();
+      else req.signal?.addEventListener("abort", onAbort, { once: true });
       r.end(body);
     });
   }

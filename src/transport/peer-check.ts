@@ -1,7 +1,7 @@
 /**
  * A server asked to prove who it is on every new connection, before any request that carries
  * a secret goes over that connection (the client decides what counts as proof; see
- * wire/lite-proof.ts). HTTP/1.1 (node:http, undici): the connection is made here and a
+ * local-lite.ts). HTTP/1.1 (node:http, undici): the connection is made here and a
  * `GET <path>` with the challenge is written and its response read on the raw socket; only a
  * connection whose answer passes is handed to the HTTP client, which reuses it with
  * keep-alive. HTTP/2 sessions ask the same on a stream of the new connection (session.ts).

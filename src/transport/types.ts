@@ -7,6 +7,8 @@ export interface HttpRequest {
   body?: string | Uint8Array;
   /** Safe to re-send after an ambiguous failure. */
   idempotent: boolean;
+  /** Aborts the exchange (a long-poll its reader no longer wants): it fails `interrupted`, never retried. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {

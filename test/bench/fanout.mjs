@@ -31,7 +31,9 @@ import { round, startBenchLite } from "./lib/lite.mjs";
 const here = import.meta.dirname;
 const SECS = Number(process.env.FANOUT_SECS ?? 10);
 const N = Number(process.env.FANOUT_N ?? 1000);
-const PARTS = (process.env.FANOUT_PARTS ?? "floor_h2,sse_h2,floor_h1,sse_h1,proto,mix,alone,slow,ten_k,pg").split(",");
+const PARTS = (
+  process.env.FANOUT_PARTS ?? "floor_h2,sse_h2,floor_h1,sse_h1,floor_proto,proto,mix,alone,slow,floor_ten_k,ten_k,pg"
+).split(",");
 const BASIN = "fanout-bench";
 const STREAM = "chat";
 const TICK = 100; // clock ticks per second (/proc)

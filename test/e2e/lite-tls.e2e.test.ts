@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
+import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
 
 let lite: Lite;
@@ -70,7 +71,7 @@ describe("svc lite --tls-self", () => {
 
 describe("svc lite --tls-cert/--tls-key", () => {
   it("serves the given certificate (its fingerprint printed), and svc trusts it through NODE_EXTRA_CA_CERTS without --insecure", async () => {
-    const material = selfSigned("127.0.0.1");
+    const material = selfSigned("127.0.0.1", SETTINGS.tlsSelfValidMs.default);
     const dir = scratchDir("svc-tls-files-");
     const cert = join(dir, "cert.pem");
     const key = join(dir, "key.pem");

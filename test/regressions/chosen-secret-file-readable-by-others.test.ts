@@ -12,6 +12,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSvc, SVC_BIN } from "../helpers/cli.js";
+import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
 import { liteClient, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -89,7 +90,7 @@ describe("a secret file the user points lite at", () => {
 
   it("--tls-key readable by others is refused at start, and never printed", async () => {
     const dir = scratchDir("svc-chosen-");
-    const material = selfSigned("127.0.0.1");
+    const material = selfSigned("127.0.0.1", SETTINGS.tlsSelfValidMs.default);
     writeFileSync(join(dir, "cert.pem"), material.cert);
     writeFileSync(join(dir, "key.pem"), material.key, { mode: 0o644 });
     chmodSync(join(dir, "key.pem"), 0o644);

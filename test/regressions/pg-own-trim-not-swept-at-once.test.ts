@@ -13,7 +13,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryBackend } from "../../src/lite/storage/memory.js";
-import type { SharedBackend } from "../../src/lite/storage/seams.js";
+import type { MetricsStore, SharedBackend, SharedCatalog } from "../../src/lite/storage/seams.js";
 import { createBasin } from "../../src/lite/store/basins.js";
 import { Janitor } from "../../src/lite/store/janitor.js";
 import { Store } from "../../src/lite/store/store.js";
@@ -40,8 +40,9 @@ describe("a trim made through a node on PostgreSQL", () => {
       kind: "shared",
       durable: true,
       log,
-      catalog: memory.catalog,
-      metrics: memory.metrics,
+      // The memory backend answers at once; code for a shared backend awaits every answer, so values serve.
+      catalog: memory.catalog as unknown as SharedCatalog,
+      metrics: memory.metrics as unknown as MetricsStore<"shared">,
       cluster: { watch: () => {}, announce: () => {}, leadsSweep: () => false },
       close: async () => {},
     };

@@ -20,10 +20,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseLiteArgs } from "../../src/lite/options.js";
 import { LmdbBackend } from "../../src/lite/storage/lmdb/backend.js";
 import { MemoryBackend } from "../../src/lite/storage/memory.js";
 import { PgBackend } from "../../src/lite/storage/pg/backend.js";
-import { parsePgUrl } from "../../src/lite/storage/pg/config.js";
 import type { Backend } from "../../src/lite/storage/seams.js";
 import type { PartialStreamConfig } from "../../src/lite/storage/types.js";
 import { createBasin } from "../../src/lite/store/basins.js";
@@ -54,8 +54,12 @@ const backends: [string, () => Promise<Backend>][] = [
     async () => {
       const db = await freshDatabase();
       cleanups.push(db.drop);
-      const config = parsePgUrl(db.url, { env: { PGPASSWORD: PG_PASSWORD } });
-      return PgBackend.open(config, () => {}, { pollMs: 60_000, cacheMs: 60_000 });
+      const opts = parseLiteArgs(["--storage", db.url], {
+        PGPASSWORD: PG_PASSWORD,
+        SVC_LITE_PG_POLL_MS: "60000",
+        SVC_LITE_PG_CACHE_MS: "60000",
+      });
+      return PgBackend.open(opts.postgres!, () => {}, opts.pgTimings);
     },
   ],
 ];

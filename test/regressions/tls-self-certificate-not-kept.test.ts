@@ -17,6 +17,7 @@ import { describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
 import { spawnLite, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
+import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
 
 /** The first whole log line matching `pattern` (waits for its line break: a loaded machine may deliver a line late). */
@@ -63,7 +64,9 @@ describe("svc lite --tls-self keeps its certificate in the data dir", () => {
     const lite = await startLite({ dataDir: dir, args: ["--tls-self"] });
     const first = await fingerprintIn(lite);
     await lite.stop();
-    writeFileSync(join(dir, "tls-self-key.pem"), selfSigned("127.0.0.1").key, { mode: 0o600 });
+    writeFileSync(join(dir, "tls-self-key.pem"), selfSigned("127.0.0.1", SETTINGS.tlsSelfValidMs.default).key, {
+      mode: 0o600,
+    });
     await lite.restart();
     try {
       expect(await logged(lite, /TLS with .*/)).toContain("a self-signed certificate made now");

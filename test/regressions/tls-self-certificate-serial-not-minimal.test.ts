@@ -9,6 +9,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
 
 describe("a self-signed certificate of svc lite", () => {
@@ -18,7 +19,7 @@ describe("a self-signed certificate of svc lite", () => {
     const failures: string[] = [];
     for (let i = 0; i < 3000; i++) {
       try {
-        serials.add(new X509Certificate(selfSigned("127.0.0.1").cert).serialNumber);
+        serials.add(new X509Certificate(selfSigned("127.0.0.1", SETTINGS.tlsSelfValidMs.default).cert).serialNumber);
       } catch (e) {
         failures.push((e as Error).message);
       }

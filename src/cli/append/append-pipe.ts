@@ -8,8 +8,7 @@
  */
 import { checkAppendInput, type Appender, type AppendTicket, type AppendTransport } from "../../client/appender.js";
 import type { StreamClient } from "../../client/stream.js";
-import { recordProblem } from "../../rules/records.js";
-import { SvcError } from "../../errors.js";
+import { BadRecordError } from "../../client/bad-record.js";
 import type { AppendAck, AppendInput } from "../../types.js";
 import { resolveMatch, type Conditions } from "../flags/conditions.js";
 import type { AppendTally, Sized } from "./append-tally.js";
@@ -131,17 +130,13 @@ export class BatchPipe {
     return input;
   }
 
-  /** After the client refused `b` as invalid: `b` without its first bad record (told to `onBad`), if one is. */
+  /** After the client refused `b` for one of its records: `b` without it (told to `onBad`); else undefined. */
   private withoutBadRecord(e: unknown, b: Batch): Batch | undefined {
-    if (!(e instanceof SvcError) || e.code !== "bad_input" || e.origin !== "client") return undefined;
-    for (let i = 0; i < b.records.length; i++) {
-      const problem = recordProblem(b.records[i]!.record);
-      if (problem === undefined) continue;
-      const bad = b.records[i]!;
-      this.onBad(bad.where, problem);
-      return { ...b, records: b.records.filter((_, k) => k !== i), bytes: b.bytes - bad.size };
-    }
-    return undefined;
+    if (!(e instanceof BadRecordError)) return undefined;
+    const bad = b.records[e.index];
+    if (!bad) return undefined;
+    this.onBad(bad.where, e.problem);
+    return { ...b, records: b.records.filter((_, k) => k !== e.index), bytes: b.bytes - bad.size };
   }
 }
 

@@ -9,6 +9,7 @@ import { parseHeaderFlag } from "../../format/record-input.js";
 import { compileInputTemplate } from "../../format/record-input-template.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { parseTimePoint } from "../../format/record-time.js";
+import { DEFAULT_MAX_INFLIGHT_BYTES } from "../../client/appender.js";
 import { LIMITS } from "../../types.js";
 import { flagAction } from "../action.js";
 import { runAppend, type AppendPlan } from "../append/append-run.js";
@@ -74,7 +75,10 @@ const FLAGS = flagList(
     default: String(LIMITS.maxBatchRecords),
   }),
   size("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)", { max: LIMITS.maxBatchBytes, default: "1MiB" }),
-  size("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight", { default: "5MiB" }),
+  // The client's default (client/appender.ts), written in MiB as the flag takes it.
+  size("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight", {
+    default: `${DEFAULT_MAX_INFLIGHT_BYTES / 2 ** 20}MiB`,
+  }),
   millis(
     "--ack-timeout <dur>",
     "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)",

@@ -1,10 +1,11 @@
 /**
  * `--checkpoint FILE` for read/tail: after each batch is flushed, the next sequence number is
- * stored (write to a temp file, then rename, so a crash never leaves half a number); a rerun
- * resumes from it.
+ * stored, whole (whole-file.ts, CHECKPOINT: a crash never leaves half a number); a rerun resumes
+ * from it.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { clientError } from "../../errors.js";
+import { CHECKPOINT, writeWhole } from "../../whole-file.js";
 
 export function readCheckpoint(path: string): number | undefined {
   let text: string;
@@ -24,15 +25,13 @@ export function readCheckpoint(path: string): number | undefined {
 }
 
 export function writeCheckpoint(path: string, next: number): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${next}\n`);
-  renameSync(tmp, path);
+  writeWhole(path, `${next}\n`, CHECKPOINT);
 }
 
 /**
  * The checkpoint of a tail of several streams: a JSON object from stream URI to the next
- * sequence number, `{"svc://logs/app-1": 42, …}`, replaced whole after each written batch (a
- * temp file, then rename). Undefined when FILE does not exist.
+ * sequence number, `{"svc://logs/app-1": 42, …}`, replaced whole after each written batch.
+ * Undefined when FILE does not exist.
  */
 export function readPositions(path: string): Map<string, number> | undefined {
   let text: string;
@@ -65,10 +64,6 @@ export function readPositions(path: string): Map<string, number> | undefined {
 }
 
 export function writePositions(path: string, positions: Map<string, number>): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(
-    tmp,
-    `${JSON.stringify(Object.fromEntries([...positions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}\n`,
-  );
-  renameSync(tmp, path);
+  const sorted = [...positions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  writeWhole(path, `${JSON.stringify(Object.fromEntries(sorted))}\n`, CHECKPOINT);
 }

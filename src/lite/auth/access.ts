@@ -7,11 +7,12 @@
  * everything, never expires), `token` (an issued token and its scope).
  */
 import { serverError, type SvcError } from "../../errors.js";
-import type { Maybe } from "../../types.js";
+import { liteProof } from "../../local-lite.js";
 import type { Access, Principal } from "./decision.js";
 import { effectiveOps, setWithin } from "./scope.js";
-import { hmacHex, mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
+import { mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest } from "./token-info.js";
+import { mapAnswer, type EitherKind } from "../storage/answers.js";
 import type { Scope, StoredToken } from "../storage/types.js";
 
 export interface AuthOptions {
@@ -23,11 +24,14 @@ export interface AuthOptions {
   enabled: boolean;
 }
 
-/** What auth needs of stored tokens: reads (at once where the backend can) and conditional changes. */
+/**
+ * What auth needs of stored tokens, on either kind of backend: reads (at once on a local one,
+ * storage/answers.ts) and conditional changes.
+ */
 export interface TokenBook {
-  byKey(keyId: string): Maybe<StoredToken | undefined>;
-  byId(id: string): Maybe<StoredToken | undefined>;
-  list(prefix: string, after: string, limit: number): Maybe<StoredToken[]>;
+  byKey(keyId: string): EitherKind<StoredToken | undefined>;
+  byId(id: string): EitherKind<StoredToken | undefined>;
+  list(prefix: string, after: string, limit: number): EitherKind<StoredToken[]>;
   /** False when a token with that id exists. */
   add(token: StoredToken): Promise<boolean>;
   /** False when no token `id` with key `keyId` is stored. */
@@ -70,18 +74,19 @@ export class Auth {
   }
 
   /**
-   * HMAC-SHA256 of `message` keyed with the root token, hex: proves the server knows it
-   * (http/health.ts); undefined on a node that knows only the token's hash.
+   * The proof that this server knows the root token, for `nonce` on a connection whose local
+   * side is address:port (local-lite.ts; http/health.ts); undefined on a node that knows only
+   * the token's hash.
    */
-  rootProof(message: string): string | undefined {
-    return this.opts.rootToken === undefined ? undefined : hmacHex(this.opts.rootToken, message);
+  rootProof(nonce: string, address: string, port: number): string | undefined {
+    return this.opts.rootToken === undefined ? undefined : liteProof(this.opts.rootToken, nonce, address, port);
   }
 
   /**
    * The principal of an `Authorization` header; 401 `authn` unless it names a live token.
    * A value at once when the token is known here (always on a local backend).
    */
-  authenticate(authorization: string | undefined): Maybe<Principal> {
+  authenticate(authorization: string | undefined): EitherKind<Principal> {
     if (!this.opts.enabled) return { kind: "open" };
     if (authorization === undefined) throw authn("missing bearer token: send `Authorization: Bearer <token>`");
     const m = /^Bearer +(\S+) *$/i.exec(authorization);
@@ -90,7 +95,7 @@ export class Auth {
     if (sameDigest(sha256Hex(presented), this.rootHash)) return { kind: "root" };
     const parts = splitToken(presented);
     if (!parts) throw authn("unknown or revoked access token");
-    return then(this.tokens.byKey(parts.keyId), (token): Principal => {
+    return mapAnswer(this.tokens.byKey(parts.keyId), (token): Principal => {
       if (!token || !sameDigest(sha256Hex(parts.secret), token.hash)) throw authn("unknown or revoked access token");
       if (expired(token)) throw authn(`access token ${JSON.stringify(token.id)} expired at ${token.expiresAt}`);
       return { kind: "token", token };
@@ -98,9 +103,9 @@ export class Auth {
   }
 
   /** Throws 401 once the principal's token is revoked or expired (sessions call it per message). */
-  recheck(p: Principal): Maybe<void> {
+  recheck(p: Principal): EitherKind<void> {
     if (p.kind !== "token") return;
-    return then(this.tokens.byKey(p.token.keyId), (now) => {
+    return mapAnswer(this.tokens.byKey(p.token.keyId), (now) => {
       if (!now || now.id !== p.token.id || now.hash !== p.token.hash)
         throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
       if (expired(now)) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
@@ -151,11 +156,6 @@ export class Auth {
     const tokens = await this.tokens.list(view.prefix, after, limit + 1);
     return { tokens: tokens.slice(0, limit), hasMore: tokens.length > limit };
   }
-}
-
-/** `f` of a value now, or of a promised one later: a local backend's answers stay synchronous. */
-function then<T, R>(v: Maybe<T>, f: (t: T) => R): Maybe<R> {
-  return v instanceof Promise ? v.then(f) : f(v);
 }
 
 function expired(t: StoredToken, now = Date.now()): boolean {

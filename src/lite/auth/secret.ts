@@ -3,7 +3,7 @@
  * the secret is checked against its stored sha-256 in constant time. Only the hash is kept.
  * 256 random bits of secret make a plain hash enough (no password stretching needed).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export interface MintedSecret {
   token: string;
@@ -13,10 +13,6 @@ export interface MintedSecret {
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
-}
-
-export function hmacHex(key: string, message: string): string {
-  return createHmac("sha256", key).update(message, "utf8").digest("hex");
 }
 
 export function mintSecret(): MintedSecret {

@@ -23,7 +23,7 @@ import {
   shouldCompress,
 } from "../../wire/compression.js";
 import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
-import { BodyRefused, DEFAULT_BODY_PACE, readWhole, tooLarge, type BodyPace } from "./request-body.js";
+import { BodyRefused, readWhole, tooLarge, type BodyPace } from "./request-body.js";
 
 const SVC = HEADER_NAMES.svc;
 const S2 = HEADER_NAMES.s2;
@@ -66,7 +66,7 @@ export class Exchange implements SessionIO {
   constructor(
     readonly req: Req,
     readonly res: Res,
-    private readonly pace: BodyPace = DEFAULT_BODY_PACE,
+    private readonly pace: BodyPace,
   ) {
     this.method = (req.method ?? "GET").toUpperCase();
     const url = req.url ?? "/";

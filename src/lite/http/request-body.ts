@@ -6,7 +6,7 @@
  * - size: at most `limit` bytes (16 MiB for unary bodies), else 413;
  * - time: the body must keep arriving at `bytesPerSecond` on average, counted from `graceMs`
  *   after the request head arrived: by then + n / rate, n + 1 bytes must be in. By default
- *   10 s, then 8 KiB/s (a 1 MiB batch may take 138 s; the largest body 2,058 s). A body that
+ *   10 s (SVC_LITE_BODY_GRACE_MS), then 8 KiB/s (a 1 MiB batch may take 138 s; the largest body 2,058 s). A body that
  *   falls behind is answered 408 `request_timeout` and its connection closed. The server has no
  *   other request timeout (`requestTimeout: 0`): append sessions stream for hours and long-poll
  *   reads wait with no body at all, and neither is read here.
@@ -19,7 +19,8 @@ export interface BodyPace {
   bytesPerSecond: number;
 }
 
-export const DEFAULT_BODY_PACE: BodyPace = { graceMs: 10_000, bytesPerSecond: 8 * 1024 };
+/** The pace a body must keep after its grace (the grace is a setting of lite: option-table.ts). */
+export const BODY_BYTES_PER_SECOND = 8 * 1024;
 
 /** Why a body was not read whole: its connection can carry no other request. */
 export class BodyRefused extends SvcError {}

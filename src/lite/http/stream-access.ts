@@ -11,7 +11,7 @@
 import type { AppendInput, ReadParams } from "../../types.js";
 import { commandOp } from "../../rules/commands.js";
 import type { Access } from "../auth/decision.js";
-import type { Maybe } from "../../types.js";
+import { pending, type EitherKind } from "../storage/answers.js";
 import type { AutoCreate } from "../store/store.js";
 import { refused, type Chain, type LiveStream, type Submitted } from "../store/live-stream.js";
 import { ReadFeed } from "../store/read-feed.js";
@@ -65,7 +65,7 @@ export class StreamAccess {
   }
 
   /** The token, checked again (a value at once when it is known here). */
-  recheck(): Maybe<void> {
+  recheck(): EitherKind<void> {
     return this.ctx.auth.recheck(this.ctx.access.principal);
   }
 
@@ -74,14 +74,14 @@ export class StreamAccess {
    * again, its commands allowed (by the request's decision), its records sealed, then handed
    * to the stream.
    */
-  submit(input: AppendInput, chain?: Chain): Submitted | Promise<Submitted> {
-    let checked: Maybe<void>;
+  submit(input: AppendInput, chain?: Chain): EitherKind<Submitted> {
+    let checked: EitherKind<void>;
     try {
       checked = this.recheck();
     } catch (e) {
       return this.refuse(e, chain);
     }
-    return checked instanceof Promise
+    return pending(checked)
       ? checked.then(
           () => this.sealed(input, chain),
           (e: unknown) => this.refuse(e, chain),
@@ -143,7 +143,7 @@ export class StreamAccess {
     const changes = auth.tokenChanges;
     try {
       const r = this.recheck();
-      if (r instanceof Promise) {
+      if (pending(r)) {
         r.catch(() => undefined);
         return false;
       }

@@ -1,24 +1,21 @@
 /**
  * What append sessions may hold of one server (protocol.md §6.5 item 7). An input read but not
- * yet acknowledged holds its metered bytes of a shared in-flight budget (128 MiB), released
- * once its ack is written, so a client that reads no acks keeps holding what it sent. That
- * one tenant cannot stall another's appends, each holder's part is capped:
+ * yet acknowledged holds its metered bytes of a shared in-flight budget (128 MiB by default, as
+ * the reference server; SVC_LITE_APPEND_BUDGET_BYTES), released once its ack is written, so a
+ * client that reads no acks keeps holding what it sent. That one tenant cannot stall another's
+ * appends, each holder's part is capped:
  *
  *   a session      an eighth of the shared budget, at most 16 MiB (svc keeps 5 MiB in flight)
  *   a connection   a quarter: the sessions of one HTTP/2 connection, or of one HTTP/1.1 socket
  *   a principal    a quarter: the sessions of one bearer token, the root token included
  *                  (with --no-auth everyone is one principal: only the caps above apply)
  *
- * and in time: a session whose client reads none of its waiting acks for `ackStallMs` (30 s)
- * is ended (append-session.ts): it stops reading, gives back what it holds as its inputs
- * become durable, and its acks are followed by terminal 408 `request_timeout`; a client that
- * still reads nothing for as long again has its stream reset.
+ * and in time: a session whose client reads none of its waiting acks for `ackStallMs` (30 s by
+ * default, SVC_LITE_ACK_STALL_MS) is ended (append-session.ts): it stops reading, gives back
+ * what it holds as its inputs become durable, and its acks are followed by terminal 408
+ * `request_timeout`; a client that still reads nothing for as long again has its stream reset.
  */
 import { acquireEach, ByteBudget, type Budget } from "./byte-budget.js";
-
-/** Append bytes accepted but not yet acknowledged, across all sessions (as the reference server). */
-export const APPEND_INFLIGHT_BYTES = 128 << 20;
-export const DEFAULT_ACK_STALL_MS = 30_000;
 
 /** One session's budget: its own share, then its connection's, its principal's, the shared one. */
 export interface SessionBudget extends Budget {
@@ -32,9 +29,10 @@ export class AppendLimits {
   private readonly connections = new WeakMap<object, ByteBudget>();
 
   constructor(
-    limit = APPEND_INFLIGHT_BYTES,
+    /** Append bytes accepted but not yet acknowledged, across all sessions. */
+    limit: number,
     /** How long a session's acks may wait unread before the session is ended. */
-    readonly ackStallMs = DEFAULT_ACK_STALL_MS,
+    readonly ackStallMs: number,
   ) {
     this.shared = new ByteBudget(limit);
   }

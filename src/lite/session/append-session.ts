@@ -26,6 +26,7 @@ import { AckWatch, unreadAcks } from "./ack-watch.js";
 import type { Budget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
+import { pending, type EitherKind } from "../storage/answers.js";
 
 export interface AppendPort {
   /**
@@ -33,7 +34,7 @@ export interface AppendPort {
    * has returned (or its promise settled). `ack` settles once it (and everything before it) is
    * durable; `accepted` false means it was refused at once, and nothing after it is read.
    */
-  submit(input: AppendInput): Submitted | Promise<Submitted>;
+  submit(input: AppendInput): EitherKind<Submitted>;
 }
 
 interface Submitted {
@@ -170,7 +171,7 @@ async function readInputs(
           return;
         }
         const submitted = port.submit(input);
-        const { accepted, ack } = submitted instanceof Promise ? await submitted : submitted;
+        const { accepted, ack } = pending(submitted) ? await submitted : submitted;
         push({ ack, release });
         if (!accepted) return;
       }

@@ -9,7 +9,8 @@
  *   (one timer per session, re-armed only when it fires); the first of each following phase
  *   comes at once, from the read itself.
  */
-import type { Maybe, ReadBatch, ReadEvent, StreamPosition } from "../../types.js";
+import type { ReadBatch, ReadEvent, StreamPosition } from "../../types.js";
+import type { EitherKind } from "../storage/answers.js";
 import type { FollowEnd, LiveSink } from "../store/read-feed.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
@@ -19,7 +20,7 @@ export interface ReadSource {
   next(): Promise<ReadEvent | undefined>;
   follow(sink: LiveSink): Promise<FollowEnd>;
   /** The stream's tail now, for heartbeats (it may ask the database). */
-  tail(): Maybe<StreamPosition>;
+  tail(): EitherKind<StreamPosition>;
   /** When the last live batch was delivered (ms epoch; 0: none). */
   readonly lastLiveAt: number;
   close(): void;

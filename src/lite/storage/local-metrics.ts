@@ -39,7 +39,7 @@ function split(rest: string): [string, string] {
   return [rest.slice(0, slash), rest.slice(slash + 1)];
 }
 
-export class LocalMetrics implements MetricsStore {
+export class LocalMetrics implements MetricsStore<"local"> {
   constructor(private readonly kv: MetricsKv) {}
 
   add(delta: MetricsDelta): Promise<void> {

@@ -2,7 +2,15 @@
  * The in-memory backend for `--in-memory` and fast tests: the lmdb backend's contract minus
  * durability. Writes "complete" on the next microtask, in order.
  */
-import type { Catalog, CatalogChange, LocalBackend, LocalLog, MetricsStore, Removed, StreamRevision } from "./seams.js";
+import type {
+  CatalogChange,
+  LocalBackend,
+  LocalCatalog,
+  LocalLog,
+  MetricsStore,
+  Removed,
+  StreamRevision,
+} from "./seams.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
 import { applyChange, type CatalogTables } from "./catalog-rules.js";
@@ -19,7 +27,7 @@ function page<T>(items: Iterable<T>, name: (t: T) => string, prefix: string, aft
     .slice(0, limit);
 }
 
-class MemoryCatalog implements Catalog {
+class MemoryCatalog implements LocalCatalog {
   private basins = new Map<string, BasinMeta>();
   private streams = new Map<string, Map<string, StreamMeta>>();
   private tokens = new Map<string, StoredToken>();
@@ -207,8 +215,8 @@ export class MemoryBackend implements LocalBackend {
   readonly kind = "local";
   readonly durable = false;
   readonly log = new MemoryLog();
-  readonly catalog: Catalog = new MemoryCatalog(this.log);
-  readonly metrics: MetricsStore = new LocalMetrics(new MemoryKv());
+  readonly catalog: LocalCatalog = new MemoryCatalog(this.log);
+  readonly metrics: MetricsStore<"local"> = new LocalMetrics(new MemoryKv());
   onSync?: (seconds: number) => void;
 
   async close(): Promise<void> {}

@@ -3,29 +3,30 @@
  * tokens), the record log, metrics, and, when several nodes share one database, the
  * cluster. A backend bundles them; only the store (store/store.ts) holds one.
  *
- * Two kinds of backend:
+ * Two kinds of backend, each seam typed by its kind (answers.ts: `Catalog<"local">` is a
+ * LocalCatalog; a seam without a kind is what code serving either kind takes):
  * - local (lmdb, memory): this process is the only writer. The store sequences appends in
  *   memory and the log stores each batch with the stream state it produced. Reads return
- *   values at once (`Maybe`: no promise), so lmdb keeps its synchronous speed.
+ *   values at once (no promise), so lmdb keeps its synchronous speed.
  * - shared (PostgreSQL): any number of nodes write the same data. The database sequences
  *   appends (`SharedLog.append`), every change of metadata is conditional on what is stored,
- *   reads may wait for the database, and the cluster carries hints of other nodes' changes.
+ *   reads wait for the database (or its cache), and the cluster carries hints of other nodes'
+ *   changes.
  *
  * Every write resolves only once it is durable (synced to disk, or committed).
  */
+import type { Answer, BackendKind, CachedAnswer } from "./answers.js";
 import type { BasinMeta, BatchHead, StoredBatch, StoredToken, StreamMeta, StreamStateRecord } from "./types.js";
 
-import type { Maybe } from "../../types.js";
-
-export interface CatalogReads {
-  getBasin(name: string): Maybe<BasinMeta | undefined>;
+export interface CatalogReads<K extends BackendKind = BackendKind> {
+  getBasin(name: string): CachedAnswer<K, BasinMeta | undefined>;
   /** Basins with name > `after` (exclusive) starting with `prefix`, byte-wise ascending, at most `limit`. */
-  listBasins(prefix: string, after: string, limit: number): Maybe<BasinMeta[]>;
-  getStream(basin: string, name: string): Maybe<StreamMeta | undefined>;
+  listBasins(prefix: string, after: string, limit: number): Answer<K, BasinMeta[]>;
+  getStream(basin: string, name: string): CachedAnswer<K, StreamMeta | undefined>;
   /** Streams of a basin, like listBasins. */
-  listStreams(basin: string, prefix: string, after: string, limit: number): Maybe<StreamMeta[]>;
-  getToken(id: string): Maybe<StoredToken | undefined>;
-  getTokenByKey(keyId: string): Maybe<StoredToken | undefined>;
+  listStreams(basin: string, prefix: string, after: string, limit: number): Answer<K, StreamMeta[]>;
+  getToken(id: string): Answer<K, StoredToken | undefined>;
+  getTokenByKey(keyId: string): CachedAnswer<K, StoredToken | undefined>;
   /**
    * Counts the changes of access tokens this catalog was told of by other nodes (a shared
    * backend's notifications; 0 where this process is the only writer): a reader that judged a
@@ -33,7 +34,7 @@ export interface CatalogReads {
    */
   readonly tokenChanges?: number;
   /** Issued tokens with id > `after` starting with `prefix`, byte-wise ascending, at most `limit`. */
-  listTokens(prefix: string, after: string, limit: number): Maybe<StoredToken[]>;
+  listTokens(prefix: string, after: string, limit: number): Answer<K, StoredToken[]>;
 }
 
 /**
@@ -74,12 +75,17 @@ export type CatalogChange =
   | { op: "putToken"; token: StoredToken }
   | { op: "deleteToken"; id: string; keyId: string };
 
-export interface Catalog extends CatalogReads {
+export interface Catalog<K extends BackendKind = BackendKind> extends CatalogReads<K> {
   /** A new id for a basin or a stream, never handed out before. */
-  newId(): Maybe<number>;
+  newId(): Answer<K, number>;
   /** Applies `change` when its condition holds (true) or does nothing (false); durable when resolved. */
   change(change: CatalogChange): Promise<boolean>;
 }
+
+/** The catalog of a local backend: its reads answer at once. */
+export type LocalCatalog = Catalog<"local">;
+/** The catalog of a shared backend: its reads wait for the database (or its cache). */
+export type SharedCatalog = Catalog<"shared">;
 
 /** A stream as the sweep saw it: what a removal decided from its config is conditional on. */
 export interface StreamRevision {
@@ -96,14 +102,14 @@ export interface Removed {
 }
 
 /** What every log offers to reads and to the background sweep. */
-export interface RecordLog {
+export interface RecordLog<K extends BackendKind = BackendKind> {
   /**
    * Up to `maxBatches` batches in seq order, starting with the batch that contains `fromSeq`
    * (or the first one after it).
    */
-  readBatches(id: number, fromSeq: number, maxBatches: number): Maybe<StoredBatch[]>;
+  readBatches(id: number, fromSeq: number, maxBatches: number): Answer<K, StoredBatch[]>;
   /** First seq num of the first batch whose last timestamp is ≥ `timestamp`, if any. */
-  findTimestamp(id: number, timestamp: number): Maybe<number | undefined>;
+  findTimestamp(id: number, timestamp: number): Answer<K, number | undefined>;
   /** Where each batch starts, how many records, when it arrived: no records are read. */
   batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]>;
   /**
@@ -116,9 +122,7 @@ export interface RecordLog {
 }
 
 /** The log of a local backend: the store sequences, the log stores batch and state together. Reads answer at once. */
-export interface LocalLog extends RecordLog {
-  readBatches(id: number, fromSeq: number, maxBatches: number): StoredBatch[];
-  findTimestamp(id: number, timestamp: number): number | undefined;
+export interface LocalLog extends RecordLog<"local"> {
   getState(id: number): StreamStateRecord | undefined;
   /** The last stored batch of a stream (recovery check), if any. */
   lastBatch(id: number): StoredBatch | undefined;
@@ -168,7 +172,7 @@ export interface StoredState extends StreamStateRecord {
 }
 
 /** The log of a shared backend: the database sequences every append against its stored tail. */
-export interface SharedLog extends RecordLog {
+export interface SharedLog extends RecordLog<"shared"> {
   /**
    * Sequences and stores `group` (in order) in one statement; durable when resolved.
    * `queuedSince` (performance.now()): when its first append began to wait, which the write's
@@ -226,7 +230,7 @@ export interface StoredSample {
   bytes: number;
 }
 
-export interface MetricsStore {
+export interface MetricsStore<K extends BackendKind = BackendKind> {
   /** Adds `delta` to what is stored (in one transaction); resolves when durable. */
   add(delta: MetricsDelta): Promise<void>;
   /**
@@ -236,12 +240,12 @@ export interface MetricsStore {
    */
   drop(t: number, basin: string, stream: string, id: number): Promise<void>;
   /** Counts of minutes in [from, to], of one scope or (undefined) of all. */
-  counts(from: number, to: number, scope?: string): Maybe<MetricCount[]>;
+  counts(from: number, to: number, scope?: string): Answer<K, MetricCount[]>;
   /** Samples of a stream's stored bytes (stream "": its basin's) at minutes in [from, to], by time. */
-  samples(basin: string, stream: string, from: number, to: number): Maybe<StoredSample[]>;
+  samples(basin: string, stream: string, from: number, to: number): Answer<K, StoredSample[]>;
   /** Stored bytes now of a stream, of a basin (stream ""), or (basin undefined) of every basin. */
-  stored(basin?: string, stream?: string): Maybe<number>;
-  totals(): Maybe<[name: string, n: number][]>;
+  stored(basin?: string, stream?: string): Answer<K, number>;
+  totals(): Answer<K, [name: string, n: number][]>;
 }
 
 /**
@@ -269,23 +273,22 @@ export interface Cluster {
   leadsSweep(): boolean;
 }
 
-interface BackendBase {
+interface BackendBase<K extends BackendKind> {
+  readonly kind: K;
   /** True when writes survive a crash (lmdb, PostgreSQL); false for memory. */
   readonly durable: boolean;
-  readonly catalog: Catalog;
-  readonly metrics: MetricsStore;
+  readonly catalog: Catalog<K>;
+  readonly metrics: MetricsStore<K>;
   /** Set by the metrics: told how long each wait for a sync to disk took, in seconds. */
   onSync?: (seconds: number) => void;
   close(): Promise<void>;
 }
 
-export interface LocalBackend extends BackendBase {
-  readonly kind: "local";
+export interface LocalBackend extends BackendBase<"local"> {
   readonly log: LocalLog;
 }
 
-export interface SharedBackend extends BackendBase {
-  readonly kind: "shared";
+export interface SharedBackend extends BackendBase<"shared"> {
   readonly log: SharedLog;
   readonly cluster: Cluster;
 }

@@ -139,7 +139,14 @@ export class LiveFanout {
     try {
       while (this.pending.length > 0 && this.subs.size > 0) {
         const b = merged(this.pending);
-        await this.encodeShapes(b);
+        try {
+          await this.encodeShapes(b);
+        } catch {
+          // A shape that cannot be made (a compressor failed): the batch is durable, so everyone
+          // reads it, and what follows, from storage instead.
+          this.lagAll();
+          continue;
+        }
         let served = 0;
         for (const s of this.subs) {
           if (s.position === b.firstSeq) {

@@ -10,14 +10,17 @@
  * - reads may serve any record below `known.nextSeq` without asking anyone again;
  * - followers see only durable records, in order, without gaps (live-fanout.ts); a read never
  *   returns a hole (stored-reader.ts).
+ *
+ * A stream is typed by the kind of its backend (storage/answers.ts): a local stream's reads
+ * answer at once, a shared one's with a promise; what serves either takes `LiveStream`.
  */
 import { serverError, type SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
-import type { Maybe } from "../../types.js";
-import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
+import type { Answer, BackendKind } from "../storage/answers.js";
+import type { StreamMeta, StreamStateRecord } from "../storage/types.js";
 import type { LiveSubscriber } from "./live-fanout.js";
-import type { StoredReader } from "./stored-reader.js";
+import type { ReaderSource, StoredReader } from "./stored-reader.js";
 
 /** The appends of one append session: after one is refused, the rest are not applied. */
 export interface Chain {
@@ -31,14 +34,12 @@ export interface Submitted {
   ack: Promise<AppendAck>;
 }
 
-export interface LiveStream {
+export interface LiveStream<K extends BackendKind = BackendKind> extends ReaderSource<K> {
   meta: StreamMeta;
   readonly id: number;
   readonly deleting: boolean;
   /** Metrics counters of this stream (a scratch object when metrics are off). */
   meter: StreamMeter;
-  /** A state whose every record below `nextSeq` is stored, and its trim point as known here. */
-  readonly known: StreamStateRecord;
   /**
    * True when `known` is the stream's state itself (this process is its only writer): a trim
    * is known here the moment it is durable. False where other nodes trim too.
@@ -49,11 +50,10 @@ export interface LiveStream {
   /** Resolves once every append submitted so far has settled. */
   whenIdle(): Promise<void>;
   /** The tail now: every append acknowledged before this call, through any node (§7.1). */
-  tailNow(): Maybe<StreamPosition>;
-  readBatches(fromSeq: number, maxBatches: number): Maybe<StoredBatch[]>;
-  findTimestamp(timestamp: number): Maybe<number | undefined>;
+  tailNow(): Answer<K, StreamPosition>;
+  findTimestamp(timestamp: number): Answer<K, number | undefined>;
   /** What one read sees of the stored records (stored-reader.ts); `confirmed`: the tail the database gave it (-1: none). */
-  reader(confirmed: number): StoredReader;
+  reader(confirmed: number): StoredReader<K>;
   /**
    * Adds a reader waiting at the tail to the stream's fan-out (live-fanout.ts): false when it is
    * behind what was published (it reads storage first); throws when the stream cannot be
@@ -98,6 +98,8 @@ export function nowIso(ms = Date.now()): string {
   return new Date(ms).toISOString();
 }
 
+export type StreamCheck = "ok" | "reload" | "gone";
+
 /** What the store tells the kind of its streams (local-streams.ts, shared-streams.ts). */
 export interface StreamHooks {
   /** A trim became durable: background work may be pending. */
@@ -108,14 +110,14 @@ export interface StreamHooks {
 }
 
 /** How live streams are made and kept fresh, by kind of backend. */
-export interface StreamKind {
+export interface StreamKind<K extends BackendKind = BackendKind> {
   /** A live stream for `meta` (read from storage under the metadata lock). */
-  load(meta: StreamMeta): LiveStream | Promise<LiveStream>;
+  load(meta: StreamMeta): Answer<K, LiveStream<K>>;
   /**
    * Whether a loaded stream may serve this request: "ok"; "reload" (it must be loaded again,
    * under the lock); "gone" (its name now names nothing, or another stream).
    */
-  check(s: LiveStream): "ok" | "reload" | "gone" | Promise<"ok" | "reload" | "gone">;
+  check(s: LiveStream): Answer<K, StreamCheck>;
   /** Waits before a reload (a local stream broken by a failed write: until its writes settle). */
   beforeReload(s: LiveStream): Promise<void>;
   close(): Promise<void>;

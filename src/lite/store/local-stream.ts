@@ -33,7 +33,7 @@ interface Inflight {
 
 const deletionPending = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
 
-export class LocalStream implements LiveStream {
+export class LocalStream implements LiveStream<"local"> {
   /** Everything durable: what reads, check-tail and followers may see. */
   durable: StreamStateRecord;
   /** The next assignable position and the state including in-flight appends. */
@@ -215,7 +215,7 @@ export class LocalStream implements LiveStream {
     this.fanout.closeAll(error);
   }
 
-  reader(): StoredReader {
+  reader(): StoredReader<"local"> {
     return new LocalReader(this);
   }
 

@@ -11,7 +11,7 @@ import { LocalStream } from "./local-stream.js";
 import { SEQUENCING } from "./sequencing.js";
 import { streamOf } from "../log.js";
 
-export class LocalStreams implements StreamKind {
+export class LocalStreams implements StreamKind<"local"> {
   private readonly log: LocalLog;
   private readonly rules = TEST_FAULT ? faultySequencing(TEST_FAULT) : SEQUENCING;
 
@@ -22,7 +22,7 @@ export class LocalStreams implements StreamKind {
     this.log = TEST_FAULT ? faultyLog(log, TEST_FAULT) : log;
   }
 
-  load(meta: StreamMeta): LiveStream {
+  load(meta: StreamMeta): LiveStream<"local"> {
     const state = this.log.getState(meta.id) ?? initialState(Date.parse(meta.createdAt));
     this.checkRecovered(meta, state);
     const s = new LocalStream(meta, state, this.log, this.hooks.onTrim, this.rules);

@@ -14,12 +14,12 @@
  * A feed holds one stop signal for its life: `close()`, or the abort of `signal` (a revoked
  * token's 401), which ends it at once, even while it follows.
  */
-import { LIMITS, MAX_TIMER_MS, type Maybe, type ReadBatch, type ReadEvent, type SequencedRecord } from "../../types.js";
-import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
-import type { StoredBatch } from "../storage/types.js";
+import { MAX_TIMER_MS, type ReadBatch, type ReadEvent, type SequencedRecord } from "../../types.js";
+import type { EitherKind } from "../storage/answers.js";
 import { CatchUpBatch } from "./catch-up.js";
 import type { LiveStream } from "./live-stream.js";
 import type { LiveBatch, LiveSubscriber } from "./live-fanout.js";
+import { ReadBudget } from "./read-budget.js";
 import { planRead, resolveStart, type ReadPlan } from "./read-plan.js";
 import type { StoredReader } from "./stored-reader.js";
 import type { ReadParams } from "../../types.js";
@@ -29,7 +29,7 @@ export interface FeedOptions {
   /** The reader's view of a stored record (decryption, §8.8; may throw `decryption_failed`). */
   open?: (r: SequencedRecord) => SequencedRecord;
   /** Checked before every catch-up event (the token): a promise, or throws. */
-  check?: () => Maybe<void>;
+  check?: () => EitherKind<void>;
   /** Whether `check` would pass, answered at once without I/O; false sends the read back to `next` first. */
   checkNow?: () => boolean;
   /** Aborted with a reason: the read fails with it, at once. */
@@ -54,10 +54,7 @@ export interface LiveSink {
 export type FollowEnd = "storage" | "full" | "done" | "idle" | "stopped";
 
 export class ReadFeed {
-  position = 0;
-  private remainingCount: number;
-  private remainingBytes: number;
-  private ended = false;
+  private readonly budget: ReadBudget;
   private stopped: { reason: unknown } | undefined;
   /** Since when the read waits without a live batch (§7.5: armed when it first follows). */
   private idleSince: number | undefined;
@@ -71,7 +68,7 @@ export class ReadFeed {
   static async open(stream: LiveStream, params: ReadParams, unary: boolean, opts: FeedOptions = {}): Promise<ReadFeed> {
     const feed = new ReadFeed(stream, planRead(params, unary), opts);
     const start = await resolveStart(stream, feed.plan);
-    feed.position = start.position;
+    feed.budget.position = start.position;
     feed.reader = stream.reader(start.confirmed);
     feed.listen();
     return feed;
@@ -82,9 +79,12 @@ export class ReadFeed {
     readonly plan: ReadPlan,
     private readonly opts: FeedOptions,
   ) {
-    this.remainingCount = plan.count;
-    this.remainingBytes = plan.bytes;
-    if (plan.count === 0 || plan.bytes === 0) this.ended = true;
+    this.budget = new ReadBudget(plan, () => stream.meter, opts.open);
+  }
+
+  /** Where the read goes on. */
+  get position(): number {
+    return this.budget.position;
   }
 
   private listen(): void {
@@ -100,7 +100,7 @@ export class ReadFeed {
 
   async next(): Promise<ReadEvent | undefined> {
     this.failIfStopped();
-    if (this.ended || this.stopped) return undefined;
+    if (this.budget.ended || this.stopped) return undefined;
     await this.opts.check?.();
     const batch = await this.catchUp();
     this.failIfStopped();
@@ -110,8 +110,8 @@ export class ReadFeed {
       return { type: "batch", ...batch };
     }
     // §7.5: wait=0 with no limits reads to the tail and stops there, without a heartbeat.
-    if (this.ended || !this.plan.canFollow || this.plan.waitMs === 0) {
-      this.ended = true;
+    if (this.budget.ended || !this.plan.canFollow || this.plan.waitMs === 0) {
+      this.budget.ended = true;
       return undefined;
     }
     this.idleSince ??= Date.now();
@@ -122,7 +122,7 @@ export class ReadFeed {
   /** Waits at the tail, live batches to `sink`, until the read must do something else (FollowEnd). */
   follow(sink: LiveSink): Promise<FollowEnd> {
     this.failIfStopped();
-    if (this.ended) return Promise.resolve("done");
+    if (this.budget.ended) return Promise.resolve("done");
     if (this.following) throw new Error("a feed follows once at a time");
     return new Promise<FollowEnd>((resolve, reject) => {
       const f = new Following(this, sink, resolve, reject);
@@ -145,28 +145,12 @@ export class ReadFeed {
 
   /** A live batch offered by the fan-out: taken whole and written, or the read leaves the live path. */
   take(b: LiveBatch, sink: LiveSink): boolean {
-    const n = b.records.length;
-    const until = this.plan.until;
-    const whole =
-      this.opts.open === undefined &&
-      b.trimPoint <= this.position &&
-      n <= this.remainingCount &&
-      b.metered <= this.remainingBytes &&
-      (until === undefined || b.lastTimestamp < until);
-    if (!whole || !(this.opts.checkNow?.() ?? true) || !shapedFor(b, sink)) return this.endFollow("storage");
-    this.position = b.end;
-    this.remainingCount -= n;
-    this.remainingBytes -= b.metered;
-    const m = this.stream.meter;
-    m.readOps++;
-    m.readRecords += n;
-    m.readBytes += b.metered;
+    if (!this.budget.takesWhole(b) || !(this.opts.checkNow?.() ?? true) || !shapedFor(b, sink))
+      return this.endFollow("storage");
+    const met = this.budget.tookLive(b);
     this.idleSince = this.lastLiveAt = Date.now();
     const room = sink.deliver(b);
-    if (this.remainingCount === 0 || this.remainingBytes === 0) {
-      this.ended = true;
-      return this.endFollow("done");
-    }
+    if (met) return this.endFollow("done");
     return room || this.endFollow("full");
   }
 
@@ -190,7 +174,7 @@ export class ReadFeed {
       f.timer = setTimeout(() => this.armIdle(), Math.min(left, MAX_TIMER_MS));
       return;
     }
-    this.ended = true;
+    this.budget.ended = true;
     this.endFollow("idle");
   }
 
@@ -209,106 +193,26 @@ export class ReadFeed {
    * sent as runs of those bytes; the rest as decoded records.
    */
   private async catchUp(): Promise<ReadBatch | undefined> {
+    const budget = this.budget;
     let out = new CatchUpBatch();
-    while (!this.ended && this.stopped === undefined) {
-      const room = {
-        records: Math.min(LIMITS.maxBatchRecords - out.count, this.remainingCount),
-        bytes: Math.min(LIMITS.maxBatchBytes - out.bytes, this.remainingBytes),
-      };
-      const step = await this.reader.next(this.position, room);
+    while (!budget.ended && this.stopped === undefined) {
+      const step = await this.reader.next(budget.position, budget.room(out));
       if (step.kind === "end") {
-        this.position = Math.max(this.position, step.at);
+        budget.position = Math.max(budget.position, step.at);
         break;
       }
       if (step.kind === "restart") {
-        if (out.count > 0) out = this.discard(out);
-        this.position = step.from;
+        if (out.count > 0) {
+          budget.giveBack(out);
+          out = new CatchUpBatch();
+        }
+        budget.position = step.from;
         continue;
       }
-      this.position = step.from;
-      if (this.takeRun(step.batch, step.to, out)) break;
+      budget.position = step.from;
+      if (budget.takeRun(step.batch, step.to, out)) break;
     }
     return out.finish();
-  }
-
-  /**
-   * Takes records of stored batch `b` from the position up to seq `to` into `out`: runs of its
-   * wire bytes when it has them (and needs no decryption), else decoded records. True when `out`
-   * is full or the read ended inside `b`.
-   */
-  private takeRun(b: StoredBatch, to: number, out: CatchUpBatch): boolean {
-    const from = this.position - b.firstSeq;
-    const end = to - b.firstSeq;
-    const wire = this.opts.open ? undefined : b.wire;
-    if (wire) {
-      let i = from;
-      let full = false;
-      for (; i < end && !full; i++) {
-        const size = wire.metered(i);
-        const encoded = wire.encoded(i);
-        if (this.admit(b.firstSeq + i, wire.timestamp(i), size, out, encoded) !== "ok") break;
-        out.add(size, encoded);
-        full = this.ended || out.count >= LIMITS.maxBatchRecords;
-      }
-      if (i > from) out.pieces.push(wire.slice(from, i));
-      return i < end || full;
-    }
-    for (let i = from; i < end; i++) {
-      const r = this.opts.open ? this.opts.open(b.records[i]!) : b.records[i]!;
-      const size = meteredSize(r);
-      const encoded = readSizeBound(r, size); // a bound: exact sizes cost an encode pass per record
-      if (this.admit(r.seqNum, r.timestamp, size, out, encoded) !== "ok") return true;
-      out.pieces.push(r);
-      out.add(size, encoded);
-      if (this.ended || out.count >= LIMITS.maxBatchRecords) return true;
-    }
-    return false;
-  }
-
-  /** Gives back what `out` took (limits, metrics): an empty batch to start again. */
-  private discard(out: CatchUpBatch): CatchUpBatch {
-    this.remainingCount += out.count;
-    this.remainingBytes += out.bytes;
-    this.stream.meter.readRecords -= out.count;
-    this.stream.meter.readBytes -= out.bytes;
-    return new CatchUpBatch();
-  }
-
-  /**
-   * Decides whether a record may be delivered and accounts for it (§7.4): `until` and a record
-   * that would exceed `bytes` end the read; a full batch (1 MiB metered, 1000 records, or as many
-   * encoded bytes as one session frame holds) only closes the batch.
-   */
-  private admit(
-    seqNum: number,
-    timestamp: number,
-    size: number,
-    out: CatchUpBatch,
-    encoded: number,
-  ): "ok" | "stop" | "full" {
-    const until = this.plan.until;
-    if (until !== undefined && timestamp >= until) {
-      this.ended = true;
-      return "stop";
-    }
-    if (size > this.remainingBytes) {
-      this.ended = true;
-      return "stop";
-    }
-    if (
-      out.count > 0 &&
-      (out.bytes + size > LIMITS.maxBatchBytes ||
-        out.count >= LIMITS.maxBatchRecords ||
-        out.encoded + encoded > MAX_READ_RECORD_BYTES)
-    )
-      return "full";
-    this.position = seqNum + 1;
-    this.stream.meter.readRecords++;
-    this.stream.meter.readBytes += size;
-    this.remainingBytes -= size;
-    this.remainingCount -= 1;
-    if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
-    return "ok";
   }
 }
 

@@ -11,18 +11,23 @@
  * (records on both sides of a removed range) nor records below a trim it shows.
  */
 import type { StreamPosition } from "../../types.js";
-import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
-import { batchesToRead, expiredAt, Page, type Room, type StoredReader, type StoredStep } from "./stored-reader.js";
+import { storedCount } from "../storage/types.js";
+import {
+  batchesToRead,
+  expiredAt,
+  Page,
+  type ReaderSource,
+  type Room,
+  type StoredReader,
+  type StoredStep,
+} from "./stored-reader.js";
 
-/** What the reader needs of a shared stream. */
-export interface SharedSource {
-  readonly meta: StreamMeta;
-  readonly known: StreamStateRecord;
-  readBatches(fromSeq: number, maxBatches: number): Promise<StoredBatch[]>;
+/** What the reader needs of a shared stream: its reads, and the tail now. */
+interface SharedSource extends ReaderSource<"shared"> {
   tailNow(): Promise<StreamPosition>;
 }
 
-export class SharedReader implements StoredReader {
+export class SharedReader implements StoredReader<"shared"> {
   private readonly page = new Page();
   /** An empty read of storage asks for the tail once before the read jumps to it. */
   private refreshed = false;

@@ -10,24 +10,20 @@
  * append acknowledged through any node (check-tail, a 416, a heartbeat, a read at the tail)
  * asks the database (`tailNow`, shared through the tail reader).
  */
-import { FencingTokenMismatchError, SeqNumMismatchError, serverError, SvcError } from "../../errors.js";
-import type { AppendAck, AppendInput, SequencedRecord, StreamPosition } from "../../types.js";
+import { serverError, type SvcError } from "../../errors.js";
+import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
-import { decodeLanded, encodeBatch } from "../storage/batch-codec.js";
-import type { AppendOutcome, GroupResult, PlannedAppend, SharedLog, StoredState } from "../storage/seams.js";
+import { decodeLanded } from "../storage/batch-codec.js";
+import type { GroupResult, SharedLog, StoredState } from "../storage/seams.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
 import { SharedReader } from "./shared-reader.js";
 import type { StoredReader } from "./stored-reader.js";
 import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
-import { OutcomeUnknown } from "../wire-error.js";
-import { checkTimestamps, commandsOf, sequence } from "./sequencing.js";
-
-/** Appends per statement (group commit), and their input bytes. */
-const MAX_GROUP = 512;
-const MAX_GROUP_BYTES = 8 << 20;
+import { checkTimestamps } from "./sequencing.js";
+import { failGroup, groupSize, planGroup, refusal, settle, type Entry, type Planned } from "./shared-group.js";
 
 export interface SharedDeps {
   log: SharedLog;
@@ -37,21 +33,9 @@ export interface SharedDeps {
   onTrim: () => void;
 }
 
-interface Entry {
-  input: AppendInput;
-  /** When it was queued (performance.now()): its write's deadline counts from then. */
-  since: number;
-  chain: Chain | undefined;
-  bytes: number;
-  resolve: (ack: AppendAck) => void;
-  reject: (e: unknown) => void;
-  settled: Promise<void>;
-  markSettled: () => void;
-}
-
 const deleting = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
 
-export class SharedStream implements LiveStream {
+export class SharedStream implements LiveStream<"shared"> {
   deleting = false;
   meter: StreamMeter = NO_METERS.meter("", "", 0);
   known: StreamStateRecord;
@@ -115,10 +99,7 @@ export class SharedStream implements LiveStream {
     this.busy = true;
     try {
       while (this.queue.length > 0) {
-        let n = 0;
-        let size = 0;
-        while (n < this.queue.length && n < MAX_GROUP && (n === 0 || size + this.queue[n]!.bytes <= MAX_GROUP_BYTES))
-          size += this.queue[n++]!.bytes;
+        const n = groupSize(this.queue);
         const group = this.queue.splice(0, n).filter((e) => {
           if (!e.chain?.failed && !this.deleting) return true;
           settle(e, e.chain?.failed ? earlierRefused() : deleting());
@@ -133,32 +114,7 @@ export class SharedStream implements LiveStream {
 
   private async commit(group: Entry[]): Promise<void> {
     const now = Date.now();
-    const chains = new Map<Chain, number>();
-    let next = this.known.nextSeq;
-    const planned: { plan: PlannedAppend; records: SequencedRecord[] }[] = group.map((e, k) => {
-      // Timestamps planned from 0: the database raises them to the stored floor (sequencing.ts).
-      const { records, state } = sequence(
-        { ...this.known, nextSeq: next, lastTimestamp: 0 },
-        this.meta.config,
-        e.input,
-        now,
-      );
-      const chain = e.chain
-        ? (chains.get(e.chain) ?? chains.set(e.chain, chains.size + 1).get(e.chain)!)
-        : MAX_GROUP + k + 1;
-      const plan: PlannedAppend = {
-        count: records.length,
-        chain,
-        matchSeqNum: e.input.matchSeqNum,
-        fencingToken: e.input.fencingToken,
-        lastTimestamp: state.lastTimestamp,
-        commands: commandsOf(e.input),
-        plannedFirst: next,
-        data: encodeBatch({ firstSeq: next, arrival: now, lastTimestamp: state.lastTimestamp, records }),
-      };
-      next += records.length;
-      return { plan, records };
-    });
+    const planned = planGroup(group, this.known, this.meta.config, now);
     let result: GroupResult;
     try {
       result = await this.deps.log.append(
@@ -168,7 +124,7 @@ export class SharedStream implements LiveStream {
         group[0]!.since,
       );
     } catch (e) {
-      this.failGroup(group, e);
+      failGroup(group, e);
       return;
     }
     if (result.refused) {
@@ -183,37 +139,8 @@ export class SharedStream implements LiveStream {
     this.landed(group, planned, result);
   }
 
-  /**
-   * A group statement failed. When it may have committed (its answer lost), a session with
-   * several inputs in it cannot be answered with a terminal frame: the inputs after the one it
-   * names would count as never applied, yet they may be stored. Those sessions are cut off
-   * instead (OutcomeUnknown), so their clients treat everything in flight as unknown; every
-   * other append gets the failure itself.
-   */
-  private failGroup(group: Entry[], e: unknown): void {
-    const unknown = !(e instanceof SvcError) || e.sideEffects;
-    const count = new Map<Chain, number>();
-    for (const entry of group) if (entry.chain) count.set(entry.chain, (count.get(entry.chain) ?? 0) + 1);
-    for (const entry of group) {
-      const several = entry.chain !== undefined && count.get(entry.chain)! > 1;
-      settle(
-        entry,
-        unknown && several
-          ? new OutcomeUnknown(
-              "the database may have stored these appends, but its answer was lost (the server's log says why)",
-              e,
-            )
-          : e,
-      );
-    }
-  }
-
   /** Acks in order, live batches to followers, landed batches to the cache. */
-  private landed(
-    group: Entry[],
-    planned: { plan: PlannedAppend; records: SequencedRecord[] }[],
-    result: GroupResult,
-  ): void {
+  private landed(group: Entry[], planned: Planned[], result: GroupResult): void {
     const tail = { seqNum: result.state.nextSeq, timestamp: result.state.lastTimestamp };
     let delivered = this.known.nextSeq;
     const cached: StoredBatch[] = [];
@@ -347,7 +274,7 @@ export class SharedStream implements LiveStream {
     return Promise.resolve(this.deps.log.findTimestamp(this.id, timestamp));
   }
 
-  reader(confirmed: number): StoredReader {
+  reader(confirmed: number): StoredReader<"shared"> {
     return new SharedReader(this, confirmed);
   }
 
@@ -370,16 +297,4 @@ export class SharedStream implements LiveStream {
   closeFollowers(error: SvcError): void {
     this.fanout.closeAll(error);
   }
-}
-
-function settle(e: Entry, error: unknown): void {
-  if (e.chain) e.chain.failed = true;
-  e.reject(error);
-  e.markSettled();
-}
-
-function refusal(o: AppendOutcome): SvcError {
-  if ("fencingToken" in o) return new FencingTokenMismatchError(o.fencingToken);
-  if ("nextSeq" in o) return new SeqNumMismatchError(o.nextSeq);
-  return earlierRefused();
 }

@@ -62,7 +62,7 @@ class TailReader {
   }
 }
 
-export class SharedStreams implements StreamKind {
+export class SharedStreams implements StreamKind<"shared"> {
   private readonly tails: TailReader;
   private readonly cache: BatchCache;
 
@@ -76,7 +76,7 @@ export class SharedStreams implements StreamKind {
     backend.cluster.watch((h) => this.onHint(h));
   }
 
-  async load(meta: StreamMeta): Promise<LiveStream> {
+  async load(meta: StreamMeta): Promise<LiveStream<"shared">> {
     const state = await this.tails.read(meta.id);
     if (!state) throw serverError("stream_not_found", `stream ${meta.name} does not exist`);
     return new SharedStream(meta, state, {

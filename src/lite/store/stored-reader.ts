@@ -8,7 +8,8 @@
  * A reader keeps the stored batches it read last: a read that goes on inside one (its output
  * batch was full) takes the rest without reading storage again.
  */
-import { LIMITS, type Maybe } from "../../types.js";
+import { LIMITS } from "../../types.js";
+import type { Answer, BackendKind } from "../storage/answers.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import { storedBatchesToRead } from "./catch-up.js";
 import { retentionMs } from "./stream-config.js";
@@ -30,8 +31,17 @@ export interface Room {
   bytes: number;
 }
 
-export interface StoredReader {
-  next(position: number, room: Room): Maybe<StoredStep>;
+/** A local stream's reader answers at once, a shared one's with a promise (storage/answers.ts). */
+export interface StoredReader<K extends BackendKind = BackendKind> {
+  next(position: number, room: Room): Answer<K, StoredStep>;
+}
+
+/** What a reader reads of its stream (a LiveStream of the same kind). */
+export interface ReaderSource<K extends BackendKind> {
+  readonly meta: StreamMeta;
+  /** A state whose every record below `nextSeq` is stored, and its trim point as known here. */
+  readonly known: StreamStateRecord;
+  readBatches(fromSeq: number, maxBatches: number): Answer<K, StoredBatch[]>;
 }
 
 /** Whether a stored batch has expired under the stream's retention now. */
@@ -84,16 +94,10 @@ export class Page {
  * state itself (a trim is known the moment it is durable) and the tail is exact. Batches the
  * sweep removed (expired) leave gaps that are simply stepped over.
  */
-export class LocalReader implements StoredReader {
+export class LocalReader implements StoredReader<"local"> {
   private readonly page = new Page();
 
-  constructor(
-    private readonly stream: {
-      readonly meta: StreamMeta;
-      readonly known: StreamStateRecord;
-      readBatches(fromSeq: number, maxBatches: number): StoredBatch[];
-    },
-  ) {}
+  constructor(private readonly stream: ReaderSource<"local">) {}
 
   next(position: number, room: Room): StoredStep {
     const known = this.stream.known;

@@ -1,12 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  LITE_DEFAULT_ENDPOINT,
-  LITE_ROOT_TOKEN_FILE,
-  liteDataDir,
-  resolveSettings,
-} from "../../../src/cli/settings.js";
+import { resolveSettings } from "../../../src/cli/settings.js";
+import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../../../src/local-lite.js";
 import { configPath } from "../../../src/cli/config-file.js";
 import type { TomlTable } from "../../../src/cli/toml.js";
 import { scratchDir } from "../../helpers/scratch.js";
@@ -27,8 +23,8 @@ const file: TomlTable = {
 describe("cli > settings precedence (flag > env > profile > file > default)", () => {
   it("uses built-in defaults: the local svc lite", () => {
     const s = resolveSettings({}, { HOME: home() }, {}, PATH);
-    expect(s.accountEndpoint).toEqual({ value: LITE_DEFAULT_ENDPOINT, source: "default: the local svc lite" });
-    expect(s.basinEndpoint.value).toBe(LITE_DEFAULT_ENDPOINT);
+    expect(s.accountEndpoint).toEqual({ value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" });
+    expect(s.basinEndpoint.value).toBe(LOCAL_LITE_ENDPOINT);
     expect(s.accessToken).toBeUndefined();
     expect(s.timeoutMs.value).toBe(30_000);
     expect(s.retries.value).toBe(2);
@@ -36,17 +32,17 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
 
   it("reads the lite root token when nothing is configured", () => {
     const h = home();
-    const dir = liteDataDir({ HOME: h });
+    const dir = localLiteDataDir({ HOME: h });
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, LITE_ROOT_TOKEN_FILE), "root-abc\n", { mode: 0o600 });
+    writeFileSync(join(dir, ROOT_TOKEN_FILE), "root-abc\n", { mode: 0o600 });
     const s = resolveSettings({}, { HOME: h }, {}, PATH);
     expect(s.accessToken?.value).toBe("root-abc");
     expect(s.accessToken?.source).toContain("svc lite's root token in");
   });
 
   it("prefers XDG_DATA_HOME for the lite data dir", () => {
-    expect(liteDataDir({ HOME: "/h", XDG_DATA_HOME: "/x" })).toBe("/x/svc/lite");
-    expect(liteDataDir({ HOME: "/h" })).toBe("/h/.local/share/svc/lite");
+    expect(localLiteDataDir({ HOME: "/h", XDG_DATA_HOME: "/x" })).toBe("/x/svc/lite");
+    expect(localLiteDataDir({ HOME: "/h" })).toBe("/h/.local/share/svc/lite");
   });
 
   it("file top level beats defaults", () => {
@@ -157,9 +153,9 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
 
   it("does not read the lite token when endpoints are configured", () => {
     const h = home();
-    const dir = liteDataDir({ HOME: h });
+    const dir = localLiteDataDir({ HOME: h });
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, LITE_ROOT_TOKEN_FILE), "root-abc");
+    writeFileSync(join(dir, ROOT_TOKEN_FILE), "root-abc");
     const s = resolveSettings(
       {},
       { HOME: h, SVC_ACCOUNT_ENDPOINT: "http://a", SVC_BASIN_ENDPOINT: "http://a" },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppendSession } from "../../../src/client/append-session.js";
+import { faultySession } from "../../../src/client/faults.js";
 import { SvcError } from "../../../src/errors.js";
 import type { AppendInput } from "../../../src/types.js";
 import { FakeExchange, pos } from "../../helpers/fake-exchange.js";
@@ -110,6 +111,21 @@ describe("AppendSession (the appender's session lane)", () => {
     expect(err).toMatchObject({ sideEffects: true });
     expect(calls.length).toBe(1);
     await expect(s.send(input(1))).rejects.toMatchObject({ code: "not_applied" });
+  });
+
+  it("the seeded bug resend-indefinite (client/faults.ts) sends what was in flight again on a new connection", async () => {
+    const first = new FakeExchange();
+    const second = new FakeExchange();
+    const { open, calls } = opener(first, second);
+    const s = faultySession("resend-indefinite", open, {});
+    const a = s.send(input(1, "a"));
+    await first.waitInputs(1);
+    first.cut();
+    await second.waitInputs(1);
+    expect(new TextDecoder().decode(second.inputs[0]!.records[0]!.body)).toBe("a0");
+    second.ack({ start: pos(0), end: pos(1), tail: pos(1) });
+    await expect(a).resolves.toMatchObject({ end: { seqNum: 1 } });
+    expect(calls.length).toBe(2);
   });
 
   it("reports an unknown outcome when no ack arrives in time", async () => {

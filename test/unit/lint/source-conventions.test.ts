@@ -4,7 +4,9 @@
  *   `index.ts` files are the command groups under cli/commands/, which hold code of their own;
  *   the one exception is src/index.ts, the library's public entry (package.json `exports`),
  *   whose whole job is to list the public names;
- * - comments say what the code means: no "issue N" references (history belongs in git).
+ * - comments say what the code means: no "issue N" references (history belongs in git);
+ * - svc lite reads its environment in one place, lite/options.ts (its settings are declared in
+ *   lite/option-table.ts and passed down as values).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -53,5 +55,21 @@ describe("src/ conventions", () => {
       f.text.split("\n").flatMap((line, i) => (/\bissues? #?\d/i.test(line) ? [`${f.path}:${i + 1}`] : [])),
     );
     expect(refs).toEqual([]);
+  });
+
+  it("svc lite reads process.env in options.ts only", () => {
+    const code = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
+        .join("\n");
+    const readers = files.filter((f) => f.path.startsWith("src/lite/") && /process\.env\b/.test(code(f.text)));
+    expect(readers.map((f) => f.path).sort()).toEqual([
+      "src/lite/options.ts",
+      // The deliberate bugs the reliability tests arm are no setting of lite: they stay out of its options.
+      "src/lite/test-fault.ts",
+      // NODE_OPTIONS is node's own, read with process.execArgv: whether node was given a heap size.
+      "src/lite/thread.ts",
+    ]);
   });
 });

@@ -23,7 +23,7 @@ async function fill(b: Budget): Promise<number> {
 }
 
 describe("append limits", () => {
-  const limits = () => new AppendLimits(8 * MIB);
+  const limits = () => new AppendLimits(8 * MIB, 30_000);
 
   it("caps a session at an eighth of the budget", async () => {
     const l = limits();

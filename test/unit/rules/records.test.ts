@@ -10,6 +10,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { clientFail, serverFail, type SvcError } from "../../../src/errors.js";
+import { BadRecordError, badInput } from "../../../src/client/bad-record.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import {
   checkBatch,
@@ -227,12 +228,31 @@ describe("an append (§8.1)", () => {
   });
 
   it("the client's error is its own: bad input, from this side", () => {
-    const e = svcErrorOf(() => checkBatch({ records: [] }, clientFail("bad_input")));
+    const e = svcErrorOf(() => checkBatch({ records: [] }, badInput));
     expect([e.code, e.status, e.origin, e.message]).toEqual([
       "bad_input",
       undefined,
       "client",
       "an append must carry at least one record",
     ]);
+  });
+
+  it("the client's refusal names the record at fault: its index, and its problem said of it alone", () => {
+    const records = [record([], "ok"), record([h("", "nope")], "x"), bodyOf(MiB)];
+    const e = svcErrorOf(() => checkBatch({ records }, badInput));
+    expect(e).toBeInstanceOf(BadRecordError);
+    const bad = e as BadRecordError;
+    expect([bad.code, bad.origin, bad.index]).toEqual(["bad_input", "client", 1]);
+    expect(bad.message).toMatch(/^record 1: unknown command "nope"/);
+    expect(bad.problem).toBe(recordProblem(records[1]!));
+    const big = svcErrorOf(() => checkBatch({ records: [records[0]!, records[2]!] }, badInput));
+    expect([(big as BadRecordError).index, (big as BadRecordError).problem]).toEqual([
+      1,
+      "record is 1048584 metered bytes; the limit is 1048576 (1 MiB)",
+    ]);
+    // A fault of the batch as a whole names no record.
+    expect(svcErrorOf(() => checkBatch({ records: [] }, badInput))).not.toBeInstanceOf(BadRecordError);
+    // Lite's error is its own, with the index in its message.
+    expect(refused(() => check({ records })).message).toMatch(/^record 1: unknown command "nope"/);
   });
 });

@@ -1,6 +1,7 @@
 /** `svc config …`: the config file (`$XDG_CONFIG_HOME/svc/config.toml`) and its profiles. */
 import { Command } from "commander";
 import { examples } from "../../help.js";
+import { LOCAL_LITE_ENDPOINT } from "../../../local-lite.js";
 import { configGetCommand } from "./get.js";
 import { configListCommand } from "./list.js";
 import { configPathCommand } from "./path.js";
@@ -20,7 +21,7 @@ export function configCommand(): Command {
   cmd.addCommand(configUseProfileCommand());
   cmd.addHelpText(
     "after",
-    "\nPrecedence: flag > environment (SVC_*) > profile ([profiles.NAME], chosen by --profile, SVC_PROFILE or `svc config use-profile`) > top level of the file > defaults.\nWith no endpoint configured, svc uses a local svc lite at http://127.0.0.1:4243 and its root token.\n",
+    `\nPrecedence: flag > environment (SVC_*) > profile ([profiles.NAME], chosen by --profile, SVC_PROFILE or \`svc config use-profile\`) > top level of the file > defaults.\nWith no endpoint configured, svc uses a local svc lite at ${LOCAL_LITE_ENDPOINT} and its root token.\n`,
   );
   return examples(cmd, ["svc config set account_endpoint https://a.example.com", "svc config list", "svc config path"]);
 }

@@ -1,5 +1,5 @@
 /** lite's durable local backend: one lmdb environment in the data dir (env.ts), cut by concern. */
-import type { Catalog, LocalBackend, LocalLog, MetricsStore } from "../seams.js";
+import type { LocalBackend, LocalCatalog, LocalLog, MetricsStore } from "../seams.js";
 import type { SpaceReserveOptions } from "../space-reserve.js";
 import { LmdbCatalog } from "./catalog.js";
 import { LmdbEnv } from "./env.js";
@@ -9,9 +9,9 @@ import { LmdbMetrics } from "./metrics.js";
 export class LmdbBackend implements LocalBackend {
   readonly kind = "local";
   readonly durable = true;
-  readonly catalog: Catalog;
+  readonly catalog: LocalCatalog;
   readonly log: LocalLog;
-  readonly metrics: MetricsStore;
+  readonly metrics: MetricsStore<"local">;
   private readonly env: LmdbEnv;
 
   constructor(dir: string, reserve: SpaceReserveOptions = {}) {

@@ -17,21 +17,22 @@ import { PgCluster } from "./cluster.js";
 import { PgMetrics } from "./metrics.js";
 import { endWithin } from "./wait.js";
 
+/** The timings of a node on PostgreSQL (their defaults and variables: lite/option-table.ts). */
 export interface PgTimings {
   /** How often the tails of the streams a node serves are polled (a missed hint). */
   pollMs: number;
   /** How long a node serves a basin, stream or token from its cache at most. */
   cacheMs: number;
-  /** The term of the sweep's lease (lease.ts); default 3 s. */
-  leaseMs?: number;
-  /** How long a starting node waits for the migration lock before it gives up; default 60 s. */
-  migrationWaitMs?: number;
+  /** The term of the sweep's lease (lease.ts). */
+  leaseMs: number;
+  /** How long a starting node waits for the migration lock before it gives up. */
+  migrationWaitMs: number;
 }
 
 export class PgBackend implements SharedBackend {
   readonly kind = "shared";
   readonly durable = true;
-  readonly metrics: MetricsStore;
+  readonly metrics: MetricsStore<"shared">;
 
   private constructor(
     readonly config: PgConfig,
@@ -59,7 +60,7 @@ export class PgBackend implements SharedBackend {
     client.on("error", () => {});
     try {
       await client.connect();
-      await migrate(client, where, log, timings.migrationWaitMs ?? 60_000);
+      await migrate(client, where, log, timings.migrationWaitMs);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
       if (e instanceof SvcError) throw e;
@@ -80,7 +81,7 @@ export class PgBackend implements SharedBackend {
       config,
       db,
       log,
-      { pollMs: timings.pollMs, leaseMs: timings.leaseMs ?? 3_000 },
+      { pollMs: timings.pollMs, leaseMs: timings.leaseMs },
       {
         forget: (h) => catalog.forget(h),
         basinName: (id) => catalog.basinName(id),

@@ -5,7 +5,7 @@
  * Only found values are kept: what does not exist is asked for every time, so a basin,
  * stream or token created through any node is seen at once.
  */
-import type { Maybe } from "../../../types.js";
+import type { CachedAnswer } from "../answers.js";
 
 interface Entry<V> {
   value: V;
@@ -20,7 +20,7 @@ export class TtlCache<V> {
 
   constructor(private readonly ttlMs: number) {}
 
-  get(key: string, load: () => Promise<V | undefined>): Maybe<V | undefined> {
+  get(key: string, load: () => Promise<V | undefined>): CachedAnswer<"shared", V | undefined> {
     const hit = this.entries.get(key);
     if (hit && performance.now() - hit.at < this.ttlMs) return hit.value;
     const pending = this.loading.get(key);

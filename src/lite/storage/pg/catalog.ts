@@ -10,7 +10,7 @@
  * locks the tails of the streams it seals, as every append does (sequencer-sql.ts): an
  * append either commits before the deletion or is refused after it.
  */
-import type { Catalog, CatalogChange, ClusterHint } from "../seams.js";
+import type { CatalogChange, ClusterHint, SharedCatalog } from "../seams.js";
 import type { BasinMeta, StoredToken, StreamMeta } from "../types.js";
 import { TtlCache } from "./cache.js";
 import { num, type Db, type Tx } from "./db.js";
@@ -41,7 +41,7 @@ function json(meta: BasinMeta | StreamMeta): string {
 const seal = (at: string): string =>
   `deleted = true, rev = rev + 1, meta = jsonb_set(meta::jsonb, '{deletedAt}', to_jsonb(${at}::text))::text`;
 
-export class PgCatalog implements Catalog {
+export class PgCatalog implements SharedCatalog {
   private readonly basins: TtlCache<BasinMeta>;
   private readonly streams: TtlCache<StreamMeta>;
   private readonly tokens: TtlCache<StoredToken>;

@@ -25,8 +25,6 @@ export interface PgConfig {
   writeTimeoutMs: number;
 }
 
-export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
-
 export function isPostgresUrl(s: string): boolean {
   return /^postgres(ql)?:\/\//i.test(s);
 }
@@ -37,19 +35,22 @@ export interface PasswordFile {
   read(path: string): string;
 }
 
-/** Parses the URL; a password in the URL wins, then the file, then PGPASSWORD. */
+/**
+ * Parses the URL; a password in the URL wins, then the file, then `password` (PGPASSWORD); a
+ * user in the URL wins over `user` (PGUSER, else postgres). The caller reads the environment.
+ */
 export function parsePgUrl(
   text: string,
   opts: {
-    passwordFile?: PasswordFile;
-    poolSize?: number;
-    writeTimeoutMs?: number;
-    env?: NodeJS.ProcessEnv;
+    passwordFile?: PasswordFile | undefined;
+    poolSize: number;
+    writeTimeoutMs: number;
+    password: string | undefined;
+    user: string;
     /** The URL is an argument of the process (not SVC_LITE_STORAGE, which only its user can read). */
-    onCommandLine?: boolean;
-  } = {},
+    onCommandLine: boolean;
+  },
 ): PgConfig {
-  const env = opts.env ?? process.env;
   let url: URL;
   try {
     url = new URL(text);
@@ -68,16 +69,16 @@ export function parsePgUrl(
   let password = passwordInUrl ? decodeURIComponent(url.password) : undefined;
   const file = opts.passwordFile;
   if (password === undefined && file !== undefined) password = file.read(file.path).split(/\r?\n/)[0]!;
-  if (password === undefined && env.PGPASSWORD) password = env.PGPASSWORD;
+  if (password === undefined) password = opts.password;
   return {
     host: url.hostname.replace(/^\[|\]$/g, ""),
     port: url.port === "" ? 5432 : Number(url.port),
-    user: decodeURIComponent(url.username) || env.PGUSER || "postgres",
+    user: decodeURIComponent(url.username) || opts.user,
     password,
-    passwordOnCommandLine: passwordInUrl && opts.onCommandLine === true,
+    passwordOnCommandLine: passwordInUrl && opts.onCommandLine,
     database,
-    poolSize: opts.poolSize ?? 10,
-    writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
+    poolSize: opts.poolSize,
+    writeTimeoutMs: opts.writeTimeoutMs,
   };
 }
 

@@ -75,7 +75,7 @@ function applied(r: Row | undefined, c: StoredChange): Row | undefined {
   return { ...r, bytes: r.bytes + c.n, t: Math.max(r.t, c.t) };
 }
 
-export class PgMetrics implements MetricsStore {
+export class PgMetrics implements MetricsStore<"shared"> {
   constructor(private readonly db: Db) {}
 
   async add(d: MetricsDelta): Promise<void> {

@@ -6,7 +6,7 @@
  * the streams they name read their state again, and a loaded stream checked against the catalog.
  */
 import { describe, expect, it } from "vitest";
-import type { Catalog, ClusterHint, MetricsStore, SharedBackend } from "../../../../src/lite/storage/seams.js";
+import type { ClusterHint, MetricsStore, SharedBackend, SharedCatalog } from "../../../../src/lite/storage/seams.js";
 import type { StreamMeta } from "../../../../src/lite/storage/types.js";
 import type { LiveStream } from "../../../../src/lite/store/live-stream.js";
 import type { SharedStream } from "../../../../src/lite/store/shared-stream.js";
@@ -33,8 +33,8 @@ async function setup(ids = [1, 2, 3], basinOf = (_id: number) => "b") {
     kind: "shared",
     durable: true,
     log,
-    catalog: catalog as unknown as Catalog,
-    metrics: {} as MetricsStore,
+    catalog: catalog as unknown as SharedCatalog,
+    metrics: {} as MetricsStore<"shared">,
     cluster: { watch: (h) => void (hint = h), announce: () => {}, leadsSweep: () => true },
     close: async () => {},
   };
