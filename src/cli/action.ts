@@ -1,6 +1,7 @@
-/** Glue between commander actions and commands: each action receives its context first. */
+/** Glue between commander actions and commands: each action receives its context first, then its arguments and flags. */
 import type { Command } from "commander";
 import { contextFor, type Context } from "./context.js";
+import { addFlags, parseFlags, type Flag, type FlagValues } from "./flags/declare.js";
 
 export type Handler<O> = (ctx: Context, args: string[], opts: O, cmd: Command) => Promise<void>;
 
@@ -15,6 +16,19 @@ export function handler<O>(fn: Handler<O>): (...all: unknown[]) => Promise<void>
     const ctx = await contextFor(cmd);
     await fn(ctx, args, opts, cmd);
   };
+}
+
+/**
+ * Declares `flags` on `cmd` and makes `fn` its action: `fn` receives their values, typed and parsed (a value
+ * its kind refuses is a usage error, exit 2, before `fn` runs).
+ */
+export function flagAction<const L extends readonly Flag[]>(
+  cmd: Command,
+  flags: L,
+  fn: Handler<FlagValues<L>>,
+): Command {
+  addFlags(cmd, flags);
+  return cmd.action(handler<Record<string, unknown>>((ctx, args, raw, c) => fn(ctx, args, parseFlags(flags, raw), c)));
 }
 
 let argvOfRun: string[] = [];

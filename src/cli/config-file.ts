@@ -1,5 +1,5 @@
 /**
- * The config file: `$SVC_CONFIG`, else `$XDG_CONFIG_HOME/svc/config.toml`, else
+ * The config file: `--config FILE`, else `$SVC_CONFIG`, else `$XDG_CONFIG_HOME/svc/config.toml`, else
  * `~/.config/svc/config.toml`. The directory is kept 0700 and the file 0600; it is written whole
  * and durably (whole-file.ts, SECRET: it holds access tokens) under a lock file. A file that does not
  * parse is a fatal usage error naming its path, never a silent reset.
@@ -9,12 +9,14 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { makeDirs } from "../dirs.js";
 import { SECRET, writeWhole } from "../whole-file.js";
+import { envValue } from "./env-vars.js";
 import { ioError, usageError } from "./failure.js";
 import { parseToml, stringifyToml, TomlError, type TomlTable } from "./toml.js";
 
 export function configPath(env: NodeJS.ProcessEnv, flag?: string): string {
   if (flag) return flag;
-  if (env.SVC_CONFIG) return env.SVC_CONFIG;
+  const fromEnv = envValue(env, "config");
+  if (fromEnv) return fromEnv.value;
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(base, "svc", "config.toml");
 }

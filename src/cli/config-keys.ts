@@ -1,6 +1,8 @@
 /**
- * The keys of the config file (top level or `[profiles.NAME]`), each with its validator, the
- * environment variable and flag that override it. `access_token` is a secret: never printed.
+ * The keys of the config file (top level or `[profiles.NAME]`), each with its validator and its
+ * default. The flag that overrides one is the global flag of the same name (`timeout`:
+ * `--timeout`, global-flags.ts), the environment variable the one env-vars.ts names for it.
+ * `access_token` is a secret: never printed.
  */
 import { didYouMean } from "../format/suggest.js";
 import { parseDuration } from "../format/duration.js";
@@ -9,11 +11,12 @@ import { usageError } from "./failure.js";
 import type { TomlValue } from "./toml.js";
 
 export interface KeySpec {
-  env?: string;
   secret?: boolean;
   describe: string;
   /** Validates and normalizes a value given as text (CLI, env) or as a TOML value. */
   parse: (v: TomlValue, key: string) => TomlValue;
+  /** The value when no flag, variable or file sets it (the endpoints have none: a local svc lite stands in). */
+  default?: string | number | boolean;
 }
 
 /** A token goes into an Authorization header: printable ASCII without spaces (never echoed). */
@@ -68,21 +71,19 @@ export const COMPRESSIONS = ["none", "gzip", "zstd"] as const;
 export type CompressionSetting = (typeof COMPRESSIONS)[number];
 
 export const CONFIG_KEYS: Record<string, KeySpec> = {
-  account_endpoint: { env: "SVC_ACCOUNT_ENDPOINT", describe: "account (management) endpoint URL", parse: endpoint },
+  account_endpoint: { describe: "account (management) endpoint URL", parse: endpoint },
   basin_endpoint: {
-    env: "SVC_BASIN_ENDPOINT",
     describe: "basin (data plane) endpoint URL; may contain {basin}",
     parse: endpoint,
   },
   access_token: {
-    env: "SVC_ACCESS_TOKEN",
     secret: true,
     describe: "bearer token (stored 0600; never printed)",
     parse: (v, k) => bearer(text(v, k).trim(), k),
   },
   compression: {
-    env: "SVC_COMPRESSION",
     describe: "none | gzip | zstd",
+    default: "none",
     parse: (v, k) => {
       const s = text(v, k).trim().toLowerCase();
       if (!(COMPRESSIONS as readonly string[]).includes(s))
@@ -90,10 +91,10 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
       return s;
     },
   },
-  insecure: { env: "SVC_INSECURE", describe: "skip TLS certificate verification (true|false)", parse: parseBool },
+  insecure: { describe: "skip TLS certificate verification (true|false)", parse: parseBool, default: false },
   dialect: {
-    env: "SVC_DIALECT",
     describe: "svc | s2: the header names requests use (s2 for S2-compatible servers)",
+    default: "svc",
     parse: (v, k) => {
       const s = text(v, k).trim().toLowerCase();
       if (!(DIALECTS as readonly string[]).includes(s))
@@ -102,8 +103,8 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
     },
   },
   timeout: {
-    env: "SVC_TIMEOUT",
     describe: "per-request timeout, e.g. 30s",
+    default: "30s",
     parse: (v, k) => {
       const s = typeof v === "number" || /^\s*\d+\s*$/.test(String(v)) ? `${String(v).trim()}s` : text(v, k);
       let ms: number;
@@ -117,8 +118,8 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
     },
   },
   retries: {
-    env: "SVC_RETRIES",
     describe: "retries after the first attempt, e.g. 2",
+    default: 2,
     parse: (v, k) => {
       const n = typeof v === "number" ? v : Number(String(v).trim());
       if (!Number.isInteger(n) || n < 0 || n > 100)

@@ -7,21 +7,16 @@ import type { Command } from "commander";
 import type { SvcClient } from "../client/client.js";
 import { configPath, readConfigFile } from "./config-file.js";
 import { Output } from "./output.js";
-import { resolveEncryptionKey, type KeyFlags } from "./encryption-key.js";
-import { resolveSettings, type FlagValues, type Settings } from "./settings.js";
+import { resolveEncryptionKey } from "./encryption-key.js";
+import { envValue } from "./env-vars.js";
+import { parseFlags } from "./flags/declare.js";
+import { GLOBAL_FLAGS, type GlobalFlags } from "./global-flags.js";
+import { resolveSettings, type Settings } from "./settings.js";
 import type { TomlTable } from "./toml.js";
 import type { Dialect } from "../types.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };
-
-export interface GlobalFlags extends FlagValues, KeyFlags {
-  config?: string;
-  json?: boolean;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-}
 
 export class Context {
   readonly configPath: string;
@@ -90,7 +85,7 @@ export class Context {
       userAgent: `svc/${VERSION} (node ${process.versions.node})`,
       log: this.out.verboseOn ? (line) => this.out.verbose(line) : undefined,
       notice: (line) => this.out.warn(line),
-      httpClient: this.env.SVC_HTTP_CLIENT === "undici" ? "undici" : "node",
+      httpClient: envValue(this.env, "http_client")?.value === "undici" ? "undici" : "node",
       compression: s.compression.value,
       dialect: dialect ?? s.dialect.value,
       encryptionKey: key,
@@ -137,7 +132,7 @@ export function currentContext(): Context | undefined {
 
 export async function contextFor(cmd: Command): Promise<Context> {
   if (current) return current;
-  const flags = cmd.optsWithGlobals() as GlobalFlags;
+  const flags = parseFlags(GLOBAL_FLAGS, cmd.optsWithGlobals());
   const out = await new Output({
     quiet: flags.quiet,
     json: flags.json,

@@ -6,13 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { clientError } from "../errors.js";
+import { ENV_VARS, envValue } from "./env-vars.js";
+import type { GlobalFlags } from "./global-flags.js";
 
-export interface KeyFlags {
-  encryptionKey?: string;
-  encryptionKeyFile?: string;
-}
-
-export function resolveEncryptionKey(flags: KeyFlags, env: NodeJS.ProcessEnv): string | undefined {
+export function resolveEncryptionKey(flags: Partial<GlobalFlags>, env: NodeJS.ProcessEnv): string | undefined {
   if (flags.encryptionKey !== undefined && flags.encryptionKeyFile !== undefined) {
     throw clientError("usage", "give --encryption-key or --encryption-key-file, not both");
   }
@@ -29,8 +26,8 @@ export function resolveEncryptionKey(flags: KeyFlags, env: NodeJS.ProcessEnv): s
       throw clientError("usage", `cannot read ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   } else {
-    value = env.SVC_ENCRYPTION_KEY || undefined;
-    source = "SVC_ENCRYPTION_KEY";
+    value = envValue(env, "encryption_key")?.value;
+    source = ENV_VARS.encryption_key;
   }
   if (value === undefined) return undefined;
   if (!/^[A-Za-z0-9+/]{43}=$/.test(value) || Buffer.from(value, "base64").length !== 32) {

@@ -5,53 +5,33 @@
  * `--ndjson` ends with one `{"has_more": …, "next_start_after": …}` line, and text says it on
  * stderr. Auto-paginated output (the default) lists everything and stays a bare array.
  */
-import { Option, type Command } from "commander";
 import type { ListAllOptions } from "../client/paginate.js";
 import type { Page } from "../types.js";
 import type { Context } from "./context.js";
 import { usageError } from "./failure.js";
+import { bool, flagList, text, type FlagValues } from "./flags/declare.js";
+import { count } from "./flags/kinds.js";
 
-export interface ListFlags {
-  prefix?: string;
-  startAfter?: string;
-  limit?: string;
-  autoPaginate?: boolean;
-  includeDeleted?: boolean;
-  ndjson?: boolean;
-  long?: boolean;
-}
+export const LIST_FLAGS = flagList(
+  text("--prefix <prefix>", "only names starting with this"),
+  text("--start-after <name>", "only names after this one"),
+  count("--limit <n>", "list at most N items (one page of N with --no-auto-paginate)"),
+  bool("--no-auto-paginate", "fetch a single page (--json/--ndjson then say has_more and next_start_after)"),
+  bool("--include-deleted", "include resources that are being deleted"),
+  bool("--ndjson", "one JSON object per line, streamed while paginating"),
+  bool("-l, --long", "a header and more columns: creation time, state (names that are not one word are quoted)"),
+);
 
-export function addListOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option("--prefix <prefix>", "only names starting with this"))
-    .addOption(new Option("--start-after <name>", "only names after this one"))
-    .addOption(new Option("--limit <n>", "list at most N items (one page of N with --no-auto-paginate)"))
-    .addOption(
-      new Option("--no-auto-paginate", "fetch a single page (--json/--ndjson then say has_more and next_start_after)"),
-    )
-    .addOption(new Option("--include-deleted", "include resources that are being deleted"))
-    .addOption(new Option("--ndjson", "one JSON object per line, streamed while paginating"))
-    .addOption(
-      new Option(
-        "-l, --long",
-        "a header and more columns: creation time, state (names that are not one word are quoted)",
-      ),
-    );
-}
+export type ListFlags = FlagValues<typeof LIST_FLAGS>;
 
-export function parseCount(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(text.trim()))
-    throw usageError(`${flag} must be a non-negative integer (got ${JSON.stringify(text)})`);
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n > max) throw usageError(`${flag} must be at most ${max}`);
-  return n;
-}
+/** What the paging flags of a list command (basins, streams, tokens) say. */
+export type PagingFlags = Pick<ListFlags, "prefix" | "startAfter" | "limit" | "autoPaginate">;
 
-export function listOptions(f: ListFlags, prefix?: string): { all: ListAllOptions; single: boolean } {
+export function listOptions(f: PagingFlags, prefix?: string): { all: ListAllOptions; single: boolean } {
   if (prefix !== undefined && f.prefix !== undefined)
     throw usageError("multiple prefixes given: use either the URI prefix or --prefix");
-  const limit = f.limit !== undefined ? parseCount(f.limit, "--limit") : undefined;
-  const single = f.autoPaginate === false;
+  const limit = f.limit;
+  const single = !f.autoPaginate;
   if (single && limit !== undefined && limit > 1000)
     throw usageError("--limit must be at most 1000 with --no-auto-paginate");
   return {

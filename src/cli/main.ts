@@ -8,6 +8,7 @@ import { escapeJson, escapeLine } from "../format/terminal-text.js";
 import { setInvocationArgv } from "./action.js";
 import { commanderErrorLines, commandPath } from "./command-path.js";
 import { currentContext } from "./context.js";
+import { envValue } from "./env-vars.js";
 import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
 import { commandHint, suggestCommands } from "./command-suggest.js";
@@ -106,7 +107,7 @@ function handle(e: unknown, argv: string[], program?: Command, hint?: string): n
   const tty = process.stderr.isTTY === true;
   for (const l of lines) process.stderr.write(`${tty ? escapeLine(l) : l}\n`);
   if (json) process.stderr.write(`${tty ? escapeJson(JSON.stringify(doc)) : JSON.stringify(doc)}\n`);
-  if (process.env.SVC_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+  if (envValue(process.env, "debug") && e instanceof Error) process.stderr.write(`${e.stack}\n`);
   return code;
 }
 

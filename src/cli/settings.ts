@@ -8,22 +8,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
 import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
+import { ENV_VARS, envValue, type EnvSetting } from "./env-vars.js";
 import { usageError } from "./failure.js";
+import { keyOf } from "./flags/declare.js";
+import type { GlobalFlags } from "./global-flags.js";
 import type { TomlTable, TomlValue } from "./toml.js";
 import type { Dialect } from "../types.js";
 import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../local-lite.js";
 
-export interface FlagValues {
-  accessToken?: string;
-  accountEndpoint?: string;
-  basinEndpoint?: string;
-  profile?: string;
-  timeout?: string;
-  retries?: string;
-  compression?: string;
-  insecure?: boolean;
-  dialect?: string;
-}
+/** The global flags as the settings layer reads them: the setting `timeout` comes from `--timeout`. */
+export type SettingFlags = Partial<GlobalFlags>;
 
 export interface Sourced<T> {
   value: T;
@@ -45,29 +39,19 @@ export interface Settings {
   liteTokenFile?: string;
 }
 
-const FLAG_OF: Record<string, keyof FlagValues> = {
-  account_endpoint: "accountEndpoint",
-  basin_endpoint: "basinEndpoint",
-  access_token: "accessToken",
-  compression: "compression",
-  insecure: "insecure",
-  timeout: "timeout",
-  retries: "retries",
-  dialect: "dialect",
-};
-
 /**
  * The profile table selected by `--profile` / `SVC_PROFILE`, else (with `file`) the current
  * profile the file names (`profile = "NAME"`, set by `svc config use-profile`), if any.
  */
 export function selectedProfile(
-  flags: FlagValues,
+  flags: SettingFlags,
   env: NodeJS.ProcessEnv,
   file?: TomlTable,
   path?: string,
 ): Sourced<string> | undefined {
   if (flags.profile) return { value: flags.profile, source: "flag --profile" };
-  if (env.SVC_PROFILE) return { value: env.SVC_PROFILE, source: "env SVC_PROFILE" };
+  const fromEnv = envValue(env, "profile");
+  if (fromEnv) return fromEnv;
   const current = file?.[CURRENT_PROFILE_KEY];
   if (typeof current === "string" && current !== "")
     return { value: current, source: `the current profile of ${path ?? "the config file"}` };
@@ -89,10 +73,10 @@ export function profileTable(file: TomlTable, name: string, path: string): TomlT
   return table;
 }
 
-/** One key through the layers; undefined when no layer sets it. */
+/** One key through the layers; its default (if it has one) when no layer sets it. */
 function lookup(
   key: string,
-  flags: FlagValues,
+  flags: SettingFlags,
   env: NodeJS.ProcessEnv,
   profile: TomlTable | undefined,
   profileName: string | undefined,
@@ -100,11 +84,11 @@ function lookup(
   path: string,
 ): Sourced<TomlValue> | undefined {
   const spec = CONFIG_KEYS[key]!;
-  const flag = flags[FLAG_OF[key]!];
-  if (flag !== undefined && flag !== "")
-    return { value: spec.parse(flag, `--${key.replaceAll("_", "-")}`), source: `flag --${key.replaceAll("_", "-")}` };
-  const e = spec.env ? env[spec.env] : undefined;
-  if (e !== undefined && e !== "") return { value: spec.parse(e, spec.env!), source: `env ${spec.env}` };
+  const name = `--${key.replaceAll("_", "-")}`;
+  const flag = flags[keyOf(name) as keyof SettingFlags];
+  if (flag !== undefined && flag !== "") return { value: spec.parse(flag, name), source: `flag ${name}` };
+  const e = envValue(env, key as EnvSetting);
+  if (e) return { value: spec.parse(e.value, ENV_VARS[key as EnvSetting]), source: e.source };
   const p = profile?.[key];
   if (p !== undefined && typeof p !== "object")
     return {
@@ -114,10 +98,10 @@ function lookup(
   const f = file[key];
   if (f !== undefined && typeof f !== "object")
     return { value: spec.parse(f, `${key} in ${path}`), source: `config ${path}` };
-  return undefined;
+  return spec.default === undefined ? undefined : { value: spec.default, source: "default" };
 }
 
-export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file: TomlTable, path: string): Settings {
+export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, file: TomlTable, path: string): Settings {
   const prof = selectedProfile(flags, env, file, path);
   const table = prof ? profileTable(file, prof.value, path) : undefined;
   const get = (k: string) => lookup(k, flags, env, table, prof?.value, file, path);
@@ -128,25 +112,20 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, file:
     const [set, missing] = account ? [account, "basin"] : [basin!, "account"];
     throw usageError(
       `only one endpoint is configured: the ${missing === "basin" ? "account" : "basin"} endpoint comes from ${set.source}, but the ${missing} endpoint is not set. ` +
-        `Set both (--${missing}-endpoint, SVC_${missing.toUpperCase()}_ENDPOINT or \`svc config set ${missing}_endpoint URL\`); for a single shared endpoint such as svc lite, use the same URL for both`,
+        `Set both (--${missing}-endpoint, ${ENV_VARS[`${missing}_endpoint` as EnvSetting]} or \`svc config set ${missing}_endpoint URL\`); for a single shared endpoint such as svc lite, use the same URL for both`,
       "svc never falls back to a default endpoint when only one is set; see `svc config --help`",
     );
   }
-  const timeout = get("timeout") as Sourced<string> | undefined;
+  const timeout = get("timeout") as Sourced<string>;
   const settings: Settings = {
     // Sources are shown in parentheses ("(from …)"): they hold none of their own.
     accountEndpoint: account ?? { value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" },
     basinEndpoint: basin ?? { value: LOCAL_LITE_ENDPOINT, source: "default: the local svc lite" },
-    compression: (get("compression") as Sourced<CompressionSetting> | undefined) ?? {
-      value: "none",
-      source: "default",
-    },
-    insecure: (get("insecure") as Sourced<boolean> | undefined) ?? { value: false, source: "default" },
-    timeoutMs: timeout
-      ? { value: parseDuration(timeout.value), source: timeout.source }
-      : { value: 30_000, source: "default" },
-    retries: (get("retries") as Sourced<number> | undefined) ?? { value: 2, source: "default" },
-    dialect: (get("dialect") as Sourced<Dialect> | undefined) ?? { value: "svc", source: "default" },
+    compression: get("compression") as Sourced<CompressionSetting>,
+    insecure: get("insecure") as Sourced<boolean>,
+    timeoutMs: { value: parseDuration(timeout.value), source: timeout.source },
+    retries: get("retries") as Sourced<number>,
+    dialect: get("dialect") as Sourced<Dialect>,
   };
   if (prof) settings.profile = prof.value;
   const token = get("access_token") as Sourced<string> | undefined;

@@ -4,6 +4,7 @@
  * code from exit-codes.ts. Secrets never appear: tokens live in Redacted wrappers.
  */
 import { SvcError } from "../errors.js";
+import { ENV_VARS } from "./env-vars.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { hintOf, OperationError } from "./failure.js";
 import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
@@ -71,6 +72,9 @@ function connectHint(err: SvcError, ctx: SinkContext): string {
   return `is the server at ${e.url} (from ${e.source}) running and reachable? Check the endpoint (\`svc config list\` shows the config file's settings, -v the endpoint in use)`;
 }
 
+/** Where an encryption key may come from. */
+const KEY_SOURCES = `-k/--encryption-key, --encryption-key-file or ${ENV_VARS.encryption_key}`;
+
 /**
  * A header refused on a stream's records: svc sends no header a user typed there but the
  * encryption key, so it is about the key (an encrypted stream read or written without one, or
@@ -80,8 +84,8 @@ function keyHint(err: unknown, op: OperationError | undefined, ctx: SinkContext)
   if (!(err instanceof SvcError) || err.code !== "bad_header" || !/^svc:\/\/[^/]+\/./.test(op?.resource ?? ""))
     return undefined;
   return ctx.encryptionKey
-    ? "check the encryption key given with -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY: the base64 of 32 bytes"
-    : "an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or SVC_ENCRYPTION_KEY (the base64 of 32 bytes)";
+    ? `check the encryption key given with ${KEY_SOURCES}: the base64 of 32 bytes`
+    : `an encrypted stream needs its key: give it with -k KEY, --encryption-key-file FILE or ${ENV_VARS.encryption_key} (the base64 of 32 bytes)`;
 }
 
 /**
@@ -116,9 +120,9 @@ function authHint(status: number, ctx: SinkContext): string {
     ].join(" ");
     const lite =
       ctx.endpoint && LOOPBACK.test(new URL(ctx.endpoint.url).hostname)
-        ? " (svc lite prints its root token in its `export SVC_ACCESS_TOKEN=…` line)"
+        ? ` (svc lite prints its root token in its \`export ${ENV_VARS.access_token}=…\` line)`
         : "";
-    return `${status === 401 ? "authentication failed" : "permission denied"}: no access token was configured; set SVC_ACCESS_TOKEN, --access-token or \`${set}\`${lite}`;
+    return `${status === 401 ? "authentication failed" : "permission denied"}: no access token was configured; set ${ENV_VARS.access_token}, --access-token or \`${set}\`${lite}`;
   }
   const from = `the access token from ${ctx.tokenSource}`;
   return status === 401
@@ -139,7 +143,7 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "client_timeout":
       return "the server did not answer in time; raise --timeout or check the server";
     case "unverified_server":
-      return "if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export SVC_ACCESS_TOKEN=…); otherwise another program holds the port";
+      return `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export ${ENV_VARS.access_token}=…); otherwise another program holds the port`;
     case "basin_not_found":
       return "list basins with `svc basin list`";
     case "stream_not_found":
@@ -162,7 +166,7 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
       return `${where} answered as another web server, not as the service: check the endpoint (svc lite prints its endpoints in its \`export\` lines)`;
     }
     case "decryption_failed":
-      return "svc sends the key from -k/--encryption-key, --encryption-key-file or SVC_ENCRYPTION_KEY; records written with another key need that one";
+      return "svc sends the key from " + KEY_SOURCES + "; records written with another key need that one";
   }
   if (status === 404 && err.code.startsWith("http_")) {
     const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";

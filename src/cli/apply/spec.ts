@@ -51,7 +51,7 @@ function obj(v: unknown, where: string, allowed: string[]): Obj {
   return v as Obj;
 }
 
-function choice(v: unknown, where: string, choices: string[]): string {
+function choice(v: unknown, where: string, choices: readonly string[]): string {
   if (typeof v !== "string" || !choices.includes(v)) fail(where, `must be one of ${choices.join(", ")}`);
   return v;
 }

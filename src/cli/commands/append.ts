@@ -3,173 +3,136 @@
  * (text, json, json-base64, or an `--input-template`), or each input whole (`--format binary`),
  * batched by linger / count / bytes and pipelined over an append session (or unary appends).
  */
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { parseFormatName } from "../../format/format-name.js";
-import { parseHeaderFlag, type InvalidUtf8 } from "../../format/record-input.js";
+import { parseHeaderFlag } from "../../format/record-input.js";
 import { compileInputTemplate } from "../../format/record-input-template.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { parseTimePoint } from "../../format/record-time.js";
-import { type AppendTransport, DEFAULT_MAX_INFLIGHT_BYTES } from "../../client/appender.js";
+import { DEFAULT_MAX_INFLIGHT_BYTES } from "../../client/appender.js";
 import { LIMITS } from "../../types.js";
-import { handler } from "../action.js";
+import { flagAction } from "../action.js";
 import { runAppend, type AppendPlan } from "../append/append-run.js";
-import { addConditionOptions, parseConditions, type ConditionFlags } from "../flags/conditions.js";
-import { parseCount, parseMillis, parseSize } from "../flags/numbers.js";
+import { CONDITION_FLAGS, conditionsOf } from "../flags/conditions.js";
+import { bool, choice, flagList, list, text, valueFlag, type FlagValues } from "../flags/declare.js";
+import { count, millis, size } from "../flags/kinds.js";
+import { parseCount, parseSize } from "../flags/numbers.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
-interface Flags extends ConditionFlags {
-  input: string[];
-  body: string[];
-  format: string;
-  whole?: boolean;
-  delimiter?: string;
-  null?: boolean;
-  invalidUtf8: InvalidUtf8;
-  header: string[];
-  timestamp?: string;
-  inputTemplate?: string;
-  linger: string;
-  maxBatchRecords: string;
-  maxBatchBytes: string;
-  maxInflightBytes: string;
-  ackTimeout?: string;
-  transport?: AppendTransport;
-  rate?: string;
-  rateBytes?: string;
-  maxRecords?: string;
-  atomic?: boolean;
-  acks?: "text" | "ndjson" | "none";
-  dryRun?: boolean;
-  onError: "fail" | "skip";
-  commands: "skip" | "replay";
+/** `--rate 100/s`, `--rate-bytes 1MiB/s`: a count or size, optionally per second, above 0. */
+function perSecond(parse: (text: string, name: string) => number) {
+  return (text: string, name: string): number => {
+    const n = parse(text.replace(/\/s$/, ""), name);
+    if (n === 0) throw usageError(`${name} must be above 0`);
+    return n;
+  };
 }
 
-const collect = (v: string, prev: string[]): string[] => [...prev, v];
+const FLAGS = flagList(
+  list("-i, --input <file>", "read FILE (- = stdin); repeat for several files, in order"),
+  list("--body <text>", "a record from the command line (in --format: text, or a JSON line); repeatable"),
+  valueFlag(
+    "--format <fmt>",
+    "text (a line is a body; the CR of a CRLF line end is dropped and counted in the summary, -d '\\n' keeps every byte), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
+    (raw) => parseFormatName(raw),
+    { default: "text" },
+  ),
+  bool("--whole", "each input (stdin or each file) is one record (= --format binary)"),
+  valueFlag(
+    "-d, --delimiter <str>",
+    "text: records end with STR instead of a newline (escapes \\n \\t \\0 \\r\\n \\xHH)",
+    (raw) => {
+      const d = parseDelimiter(raw);
+      if (d.length === 0) throw usageError("the delimiter must not be empty");
+      return d;
+    },
+  ),
+  bool("-0, --null", "text: records end with a NUL byte"),
+  choice(
+    "--invalid-utf8 <mode>",
+    "text: bytes that are not UTF-8 are kept (bytes), replaced with U+FFFD, or an error",
+    ["bytes", "replace", "error"],
+    { default: "bytes" },
+  ),
+  list("-H, --header <name=value>", "add a header to every record (name:=base64 for bytes); repeatable", (raw) =>
+    parseHeaderFlag(raw),
+  ),
+  valueFlag(
+    "--timestamp <time>",
+    "client timestamp for records without one: epoch ms, RFC 3339, YYYY-MM-DD or now",
+    (raw, name): number | "now" => (raw.trim() === "now" ? "now" : parseTimePoint(raw, name)),
+  ),
+  valueFlag(
+    "--input-template <tpl>",
+    "parse each line: %v body, %T timestamp (epoch ms or RFC 3339), %h{NAME} header value, e.g. '%T %h{type} %v'",
+    (raw) => compileInputTemplate(raw),
+  ),
+  millis("--linger <dur>", "wait this long for more records before sending a batch", { default: "5ms" }),
+  count("--max-batch-records <n>", `records per batch (≤ ${LIMITS.maxBatchRecords})`, {
+    max: LIMITS.maxBatchRecords,
+    default: String(LIMITS.maxBatchRecords),
+  }),
+  size("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)", { max: LIMITS.maxBatchBytes, default: "1MiB" }),
+  // The client's default (client/appender.ts), written in MiB as the flag takes it.
+  size("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight", {
+    default: `${DEFAULT_MAX_INFLIGHT_BYTES / 2 ** 20}MiB`,
+  }),
+  millis(
+    "--ack-timeout <dur>",
+    "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)",
+  ),
+  choice(
+    "--transport <kind>",
+    "session (pipelined; the default, except that an input of one small batch goes as one unary request), unary (one request per batch), or auto (session, else unary when the server has no sessions)",
+    ["session", "unary", "auto"],
+  ),
+  valueFlag("--rate <n>", "at most N records per second (e.g. 100 or 100/s)", perSecond(parseCount)),
+  valueFlag("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)", perSecond(parseSize)),
+  count("--max-records <n>", "stop after N input records"),
+  bool("--atomic", "the whole input is one batch, appended atomically (≤ 1000 records, ≤ 1 MiB)"),
+  choice(
+    "--acks <mode>",
+    "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v or when the input is typed at a terminal)",
+    ["text", "ndjson", "none"],
+  ),
+  bool("--dry-run", "parse and validate the input; send nothing"),
+  choice("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)", ["fail", "skip"], {
+    default: "fail",
+  }),
+  choice(
+    "--commands <mode>",
+    "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)",
+    ["skip", "replay"],
+    { default: "skip" },
+  ),
+  ...CONDITION_FLAGS,
+);
+
+type Flags = FlagValues<typeof FLAGS>;
 
 export function appendCommand(): Command {
   const cmd = new Command("append")
     .description("Append records from stdin or files: one per line, or each input whole")
     .argument("<uri>", "svc://basin/stream")
-    .argument("[words...]", "one record made of these words, joined by spaces (as echo; stdin is not read)")
-    .addOption(
-      new Option("-i, --input <file>", "read FILE (- = stdin); repeat for several files, in order")
-        .argParser(collect)
-        .default([]),
-    )
-    .addOption(
-      new Option("--body <text>", "a record from the command line (in --format: text, or a JSON line); repeatable")
-        .argParser(collect)
-        .default([]),
-    )
-    .addOption(
-      new Option(
-        "--format <fmt>",
-        "text (a line is a body; the CR of a CRLF line end is dropped and counted in the summary, -d '\\n' keeps every byte), json, json-base64 ({timestamp?, headers?: [[name, value]], body?} per line), or binary (each input is one record)",
-      ).default("text"),
-    )
-    .addOption(new Option("--whole", "each input (stdin or each file) is one record (= --format binary)"))
-    .addOption(
-      new Option(
-        "-d, --delimiter <str>",
-        "text: records end with STR instead of a newline (escapes \\n \\t \\0 \\r\\n \\xHH)",
-      ),
-    )
-    .addOption(new Option("-0, --null", "text: records end with a NUL byte"))
-    .addOption(
-      new Option(
-        "--invalid-utf8 <mode>",
-        "text: bytes that are not UTF-8 are kept (bytes), replaced with U+FFFD, or an error",
-      )
-        .choices(["bytes", "replace", "error"])
-        .default("bytes"),
-    )
-    .addOption(
-      new Option("-H, --header <name=value>", "add a header to every record (name:=base64 for bytes); repeatable")
-        .argParser(collect)
-        .default([]),
-    )
-    .addOption(
-      new Option(
-        "--timestamp <time>",
-        "client timestamp for records without one: epoch ms, RFC 3339, YYYY-MM-DD or now",
-      ),
-    )
-    .addOption(
-      new Option(
-        "--input-template <tpl>",
-        "parse each line: %v body, %T timestamp (epoch ms or RFC 3339), %h{NAME} header value, e.g. '%T %h{type} %v'",
-      ),
-    )
-    .addOption(new Option("--linger <dur>", "wait this long for more records before sending a batch").default("5ms"))
-    .addOption(
-      new Option("--max-batch-records <n>", `records per batch (≤ ${LIMITS.maxBatchRecords})`).default(
-        String(LIMITS.maxBatchRecords),
-      ),
-    )
-    .addOption(new Option("--max-batch-bytes <size>", "metered bytes per batch (≤ 1MiB)").default("1MiB"))
-    .addOption(
-      // The client's default (client/appender.ts), written in MiB as the flag takes it.
-      new Option("--max-inflight-bytes <size>", "unacknowledged bytes allowed in flight").default(
-        `${DEFAULT_MAX_INFLIGHT_BYTES / 2 ** 20}MiB`,
-      ),
-    )
-    .addOption(
-      new Option(
-        "--ack-timeout <dur>",
-        "session: give up (exit 75) when no ack arrives for this long while batches are in flight (default: --timeout)",
-      ),
-    )
-    .addOption(
-      new Option(
-        "--transport <kind>",
-        "session (pipelined; the default, except that an input of one small batch goes as one unary request), unary (one request per batch), or auto (session, else unary when the server has no sessions)",
-      ).choices(["session", "unary", "auto"]),
-    )
-    .addOption(new Option("--rate <n>", "at most N records per second (e.g. 100 or 100/s)"))
-    .addOption(new Option("--rate-bytes <size>", "at most SIZE metered bytes per second (e.g. 1MiB or 1MiB/s)"))
-    .addOption(new Option("--max-records <n>", "stop after N input records"))
-    .addOption(new Option("--atomic", "the whole input is one batch, appended atomically (≤ 1000 records, ≤ 1 MiB)"))
-    .addOption(
-      new Option(
-        "--acks <mode>",
-        "per-batch acks: text (stderr), ndjson (stdout), none (default: a live progress line on a terminal, a line every few seconds in logs; text with -v or when the input is typed at a terminal)",
-      ).choices(["text", "ndjson", "none"]),
-    )
-    .addOption(new Option("--dry-run", "parse and validate the input; send nothing"))
-    .addOption(
-      new Option("--on-error <mode>", "malformed records: fail (exit 7) or skip (with a warning)")
-        .choices(["fail", "skip"])
-        .default("fail"),
-    )
-    .addOption(
-      new Option(
-        "--commands <mode>",
-        "command records in JSON input (fence, trim, e.g. from svc read): skip (default, with a note) or replay (fences only: a trim's sequence number belongs to another stream, so it is never replayed)",
-      )
-        .choices(["skip", "replay"])
-        .default("skip"),
-    );
-  addConditionOptions(cmd);
-  cmd.action(
-    handler<Flags>(async (ctx, [arg, ...words], f) => {
-      const { basin, stream } = parseStreamUri(arg!);
-      if (words.length > 0) {
-        if (f.body.length > 0) throw usageError("use either --body or words after the URI");
-        f.body = [words.join(" ")];
-      }
-      // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
-      const typed =
-        f.body.length === 0 && (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
-      const plan = appendPlan(f, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
-      const client = await ctx.client();
-      await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
-        ...plan,
-        appender: { ...plan.appender, onReconnect: (r) => ctx.out.verbose(`append session: ${r}`) },
-      });
-    }),
-  );
+    .argument("[words...]", "one record made of these words, joined by spaces (as echo; stdin is not read)");
+  flagAction(cmd, FLAGS, async (ctx, [arg, ...words], f) => {
+    const { basin, stream } = parseStreamUri(arg!);
+    if (words.length > 0) {
+      if (f.body.length > 0) throw usageError("use either --body or words after the URI");
+      f.body = [words.join(" ")];
+    }
+    // Input typed at a terminal shares the screen with stderr: no live line drawn over the typing.
+    const typed =
+      f.body.length === 0 && (f.input.length === 0 || f.input.includes("-")) && process.stdin.isTTY === true;
+    const plan = appendPlan(f, { verbose: ctx.out.verboseOn, json: ctx.out.json, typed });
+    const client = await ctx.client();
+    await runAppend(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), {
+      ...plan,
+      appender: { ...plan.appender, onReconnect: (r) => ctx.out.verbose(`append session: ${r}`) },
+    });
+  });
   return examples(cmd, [
     "echo hello | svc append svc://my-basin-01/events",
     "svc append svc://my-basin-01/events hello world          # one record: hello world",
@@ -181,18 +144,11 @@ export function appendCommand(): Command {
   ]);
 }
 
-function perSecond(text: string, flag: string, size: boolean): number {
-  const t = text.replace(/\/s$/, "");
-  const n = size ? parseSize(t, flag) : parseCount(t, flag);
-  if (n === 0) throw usageError(`${flag} must be above 0`);
-  return n;
-}
-
 /** `g.typed`: the input is typed at a terminal, so each acked batch gets a line instead of a live line. */
 export function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
-  let format = parseFormatName(f.format);
+  let format = f.format;
   if (f.whole) {
-    if (f.format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
+    if (format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
     format = "binary";
   }
   if ((f.delimiter !== undefined || f.null) && format !== "text")
@@ -200,45 +156,41 @@ export function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typ
   if (f.delimiter !== undefined && f.null) throw usageError("use either -d/--delimiter or -0/--null");
   if (f.inputTemplate !== undefined && format !== "text")
     throw usageError("--input-template reads text lines; drop --format");
-  const delimiter = f.null ? Buffer.from([0]) : f.delimiter !== undefined ? parseDelimiter(f.delimiter) : undefined;
-  if (delimiter?.length === 0) throw usageError("the delimiter must not be empty");
+  const delimiter = f.null ? Buffer.from([0]) : f.delimiter;
   const ts = f.timestamp;
-  const fixedTs = ts === undefined || ts.trim() === "now" ? undefined : parseTimePoint(ts, "--timestamp");
-  const maxRecords = parseCount(f.maxBatchRecords, "--max-batch-records", LIMITS.maxBatchRecords);
-  const maxBytes = parseSize(f.maxBatchBytes, "--max-batch-bytes", LIMITS.maxBatchBytes);
-  if (maxRecords === 0 || maxBytes === 0) throw usageError("--max-batch-records and --max-batch-bytes must be above 0");
-  const inflight = parseSize(f.maxInflightBytes, "--max-inflight-bytes");
-  if (inflight < maxBytes) throw usageError("--max-inflight-bytes must be at least --max-batch-bytes");
+  if (f.maxBatchRecords === 0 || f.maxBatchBytes === 0)
+    throw usageError("--max-batch-records and --max-batch-bytes must be above 0");
+  if (f.maxInflightBytes < f.maxBatchBytes) throw usageError("--max-inflight-bytes must be at least --max-batch-bytes");
   const plan: AppendPlan = {
     input: {
       files: f.input,
       format,
       invalidUtf8: f.invalidUtf8,
-      headers: f.header.map(parseHeaderFlag),
+      headers: f.header,
       ...(delimiter ? { delimiter } : {}),
-      ...(ts === undefined ? {} : { timestamp: fixedTs === undefined ? () => Date.now() : () => fixedTs }),
-      ...(f.inputTemplate !== undefined ? { template: compileInputTemplate(f.inputTemplate) } : {}),
-      ...(f.maxRecords !== undefined ? { maxRecords: parseCount(f.maxRecords, "--max-records") } : {}),
+      ...(ts === undefined ? {} : { timestamp: ts === "now" ? () => Date.now() : () => ts }),
+      ...(f.inputTemplate !== undefined ? { template: f.inputTemplate } : {}),
+      ...(f.maxRecords !== undefined ? { maxRecords: f.maxRecords } : {}),
     },
     onError: f.onError,
-    batch: { lingerMs: parseMillis(f.linger), maxRecords, maxBytes },
-    conds: parseConditions(f),
+    batch: { lingerMs: f.linger, maxRecords: f.maxBatchRecords, maxBytes: f.maxBatchBytes },
+    conds: conditionsOf(f),
     // Compression, --timeout and --retries reach the appender through the client.
     appender: {
       transport: f.transport ?? "session",
       unaryForOneBatch: f.transport === undefined && f.ackTimeout === undefined,
-      maxInflightBytes: inflight,
-      ...(f.ackTimeout !== undefined ? { ackTimeoutMs: parseMillis(f.ackTimeout) } : {}),
+      maxInflightBytes: f.maxInflightBytes,
+      ...(f.ackTimeout !== undefined ? { ackTimeoutMs: f.ackTimeout } : {}),
       onReconnect: () => undefined,
     },
     acks: f.acks ?? (g.json ? "none" : g.verbose || g.typed ? "text" : "progress"),
     json: g.json === true,
     commands: f.commands,
-    dryRun: f.dryRun === true,
-    atomic: f.atomic === true,
+    dryRun: f.dryRun,
+    atomic: f.atomic,
   };
-  if (f.rate !== undefined) plan.rate = perSecond(f.rate, "--rate", false);
-  if (f.rateBytes !== undefined) plan.rateBytes = perSecond(f.rateBytes, "--rate-bytes", true);
+  if (f.rate !== undefined) plan.rate = f.rate;
+  if (f.rateBytes !== undefined) plan.rateBytes = f.rateBytes;
   if (f.input.filter((i) => i === "-").length > 1) throw usageError("stdin (-) can be read only once");
   if (f.body.length > 0) {
     if (f.input.length > 0) throw usageError("records come either from --body (or words after the URI) or from -i");

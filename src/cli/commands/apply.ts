@@ -5,10 +5,10 @@
  * writes the current state as a spec, `--schema` prints the spec's JSON Schema.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { roundedIntegerLiteral } from "../../bytes.js";
 import { clientError } from "../../errors.js";
-import { handler } from "../action.js";
+import { flagAction } from "../action.js";
 import { executePlan } from "../apply/execute.js";
 import { exportSpec } from "../apply/export.js";
 import { makePlan, pending, pruneScopeText } from "../apply/plan.js";
@@ -17,23 +17,32 @@ import { SPEC_SCHEMA } from "../apply/schema.js";
 import { mergeSpecs, parseSpec, type Spec } from "../apply/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { ExitRequest, usageError } from "../failure.js";
+import { bool, flagList, list, text, type Flag } from "../flags/declare.js";
 import { examples } from "../help.js";
 import { confirmOrStop } from "../prompt.js";
 import { parseBasinArg } from "../uri.js";
 
-interface Flags {
-  file?: string[];
-  input?: string[];
-  dryRun?: boolean;
-  exitCode?: boolean;
-  prune?: boolean;
-  yes?: boolean;
-  export?: boolean | string[];
-  output?: string;
-  schema?: boolean;
-}
+/** `--export` alone (true), or with the basins to export. */
+const exportFlag: Flag<"--export [basins...]", true | string[] | undefined> = {
+  term: "--export [basins...]",
+  help: "print the current state as a spec (all basins, or the ones named)",
+  parse: (raw: true | string[] | undefined) => raw,
+};
 
-const collect = (v: string, acc: string[] = []) => [...acc, v];
+const FLAGS = flagList(
+  list("-f, --file <file>", "spec file (`-` for stdin; repeat to merge several)", undefined, { shown: false }),
+  list("-i, --input <file>", undefined, undefined, { shown: false }),
+  bool("--dry-run", "print the plan on stdout and change nothing"),
+  bool("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"),
+  bool(
+    "--prune",
+    'also delete the streams of the named basins that the spec does not name, and basins in the spec\'s "prune" scope (asks first; needs --yes without a terminal)',
+  ),
+  bool("-y, --yes", "confirm destructive changes (--prune)"),
+  exportFlag,
+  text("-o, --output <file>", "with --export: write the spec to this file"),
+  bool("--schema", "print the spec's JSON Schema"),
+);
 
 async function readSource(path: string): Promise<string> {
   if (path !== "-") {
@@ -83,59 +92,42 @@ export async function loadSpec(paths: string[]): Promise<Spec> {
 }
 
 export function applyCommand(): Command {
-  const cmd = new Command("apply")
-    .description("Make basins and streams match a JSON spec (idempotent; for CI)")
-    .addOption(new Option("-f, --file <file>", "spec file (`-` for stdin; repeat to merge several)").argParser(collect))
-    .addOption(new Option("-i, --input <file>").argParser(collect).hideHelp())
-    .addOption(new Option("--dry-run", "print the plan on stdout and change nothing"))
-    .addOption(new Option("--exit-code", "exit 10 when changes are pending (with --dry-run) or were made"))
-    .addOption(
-      new Option(
-        "--prune",
-        'also delete the streams of the named basins that the spec does not name, and basins in the spec\'s "prune" scope (asks first; needs --yes without a terminal)',
-      ),
-    )
-    .addOption(new Option("-y, --yes", "confirm destructive changes (--prune)"))
-    .addOption(new Option("--export [basins...]", "print the current state as a spec (all basins, or the ones named)"))
-    .addOption(new Option("-o, --output <file>", "with --export: write the spec to this file"))
-    .addOption(new Option("--schema", "print the spec's JSON Schema"));
-  cmd.action(
-    handler<Flags>(async (ctx, _args, opts) => {
-      if (opts.schema) return ctx.out.jsonDoc(SPEC_SCHEMA);
-      if (opts.export !== undefined) {
-        const only = Array.isArray(opts.export) ? opts.export.map(parseBasinArg) : [];
-        const spec = await exportSpec(await ctx.client(), only);
-        const text = `${JSON.stringify(spec, null, 2)}\n`;
-        if (opts.output && opts.output !== "-") {
-          writeFileSync(opts.output, text);
-          ctx.out.success(`spec written to ${opts.output}`);
-        } else await ctx.out.jsonText(text);
-        return;
+  const cmd = new Command("apply").description("Make basins and streams match a JSON spec (idempotent; for CI)");
+  flagAction(cmd, FLAGS, async (ctx, _args, opts) => {
+    if (opts.schema) return ctx.out.jsonDoc(SPEC_SCHEMA);
+    if (opts.export !== undefined) {
+      const only = Array.isArray(opts.export) ? opts.export.map(parseBasinArg) : [];
+      const spec = await exportSpec(await ctx.client(), only);
+      const text = `${JSON.stringify(spec, null, 2)}\n`;
+      if (opts.output && opts.output !== "-") {
+        writeFileSync(opts.output, text);
+        ctx.out.success(`spec written to ${opts.output}`);
+      } else await ctx.out.jsonText(text);
+      return;
+    }
+    const files = [...opts.file, ...opts.input];
+    if (files.length === 0) throw usageError("missing --file SPEC.json (or --export, --schema)");
+    const spec = await loadSpec(files);
+    const client = await ctx.client();
+    const plan = await makePlan(client, spec, opts.prune);
+    const changes = pending(plan);
+    if (opts.prune) ctx.out.info(pruneScopeText(spec));
+    if (opts.dryRun) {
+      if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
+      else for (const l of planLines(plan)) await ctx.out.line(l);
+      ctx.out.info(`Plan: ${planSummary(plan)}`);
+    } else {
+      const deletes = plan.actions.filter((a) => a.kind === "delete");
+      if (deletes.length > 0 && !opts.yes) {
+        for (const l of planLines({ actions: deletes })) ctx.out.info(l);
+        await confirmOrStop(ctx.out, "Delete the resources above (--prune)?", false, "changed");
       }
-      const files = [...(opts.file ?? []), ...(opts.input ?? [])];
-      if (files.length === 0) throw usageError("missing --file SPEC.json (or --export, --schema)");
-      const spec = await loadSpec(files);
-      const client = await ctx.client();
-      const plan = await makePlan(client, spec, opts.prune === true);
-      const changes = pending(plan);
-      if (opts.prune) ctx.out.info(pruneScopeText(spec));
-      if (opts.dryRun) {
-        if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, true));
-        else for (const l of planLines(plan)) await ctx.out.line(l);
-        ctx.out.info(`Plan: ${planSummary(plan)}`);
-      } else {
-        const deletes = plan.actions.filter((a) => a.kind === "delete");
-        if (deletes.length > 0 && !opts.yes) {
-          for (const l of planLines({ actions: deletes })) ctx.out.info(l);
-          await confirmOrStop(ctx.out, "Delete the resources above (--prune)?", false, "changed");
-        }
-        await executePlan(client, plan, ctx.out);
-        if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, false));
-        ctx.out.success(changes === 0 ? "Done: nothing to change" : `Done: ${doneSummary(plan)}`);
-      }
-      if (opts.exitCode && changes > 0) throw new ExitRequest(EXIT.pending);
-    }),
-  );
+      await executePlan(client, plan, ctx.out);
+      if (ctx.flags.json) await ctx.out.jsonDoc(planJson(plan, false));
+      ctx.out.success(changes === 0 ? "Done: nothing to change" : `Done: ${doneSummary(plan)}`);
+    }
+    if (opts.exitCode && changes > 0) throw new ExitRequest(EXIT.pending);
+  });
   return examples(cmd, [
     "svc apply -f spec.json --dry-run",
     "svc apply -f spec.json",

@@ -8,99 +8,99 @@
  * --stream is never deleted.
  */
 import { randomBytes } from "node:crypto";
-import { Command, Option } from "commander";
-import { handler } from "../action.js";
+import { Command } from "commander";
+import { flagAction } from "../action.js";
 import { defaultBatchRecords, type BenchLive, type BenchPlan, type BenchResult } from "../bench/figures.js";
 import { runBench } from "../bench/run.js";
 import type { Output } from "../output.js";
 import { CHAIN_HEADER_BYTES } from "../bench/chain.js";
 import type { LatencySummary } from "../bench/latency.js";
 import { Interrupt } from "../interrupt.js";
-import { parseCount, parseMillis, parseSize } from "../flags/numbers.js";
+import { bool, flagList, text, valueFlag, type FlagValues } from "../flags/declare.js";
+import { count, millis, size } from "../flags/kinds.js";
+import { parseCount } from "../flags/numbers.js";
 import { humanBytes } from "../progress.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseBasinArg, parseStreamUri } from "../uri.js";
 
-interface Flags {
-  writers: string;
-  targetMibps?: string;
-  max?: boolean;
-  recordSize: string;
-  batchRecords?: string;
-  duration: string;
-  catchupDelay: string;
-  catchup: boolean;
-  keepStream?: boolean;
-  stream?: string;
-}
-
 const MAX_BODY = 1024 * 1024 - 8;
+
+const FLAGS = flagList(
+  count("--writers <n>", "concurrent append sessions", { max: 64, default: "1" }),
+  valueFlag("--target-mibps <n>", "total write rate in MiB/s (default 1)", (raw, name) => {
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0)
+      throw usageError(`${name} must be a positive number (got ${JSON.stringify(raw)})`);
+    return n;
+  }),
+  bool("--max", "write as fast as acknowledgements allow"),
+  size("--record-size <size>", `record body size, ${CHAIN_HEADER_BYTES} B to 1 MiB`, {
+    max: MAX_BODY,
+    default: "8KiB",
+  }),
+  // Its bound depends on --record-size: checked with it, in planOf.
+  text("--batch-records <n>", "records per append input (default: up to 1000 / 1 MiB)"),
+  millis("--duration <dur>", "how long to write", { default: "60s" }),
+  millis(
+    "--catchup-delay <dur>",
+    "wait between writing and the catch-up read (announced, and counted down on a terminal)",
+    { default: "20s" },
+  ),
+  bool("--no-catchup", "skip the catch-up read"),
+  bool("--keep-stream", "keep the temporary stream"),
+  text("--stream <uri>", "use this existing stream (never deleted)"),
+);
+
+type Flags = FlagValues<typeof FLAGS>;
 
 export function benchCommand(): Command {
   const cmd = new Command("bench")
     .description("Benchmark a basin: write, read live and catch up on a temporary stream, verifying every record")
-    .argument("<basin>", "basin to create the temporary stream in")
-    .addOption(new Option("--writers <n>", "concurrent append sessions").default("1"))
-    .addOption(new Option("--target-mibps <n>", "total write rate in MiB/s (default 1)"))
-    .addOption(new Option("--max", "write as fast as acknowledgements allow"))
-    .addOption(new Option("--record-size <size>", `record body size, ${CHAIN_HEADER_BYTES} B to 1 MiB`).default("8KiB"))
-    .addOption(new Option("--batch-records <n>", "records per append input (default: up to 1000 / 1 MiB)"))
-    .addOption(new Option("--duration <dur>", "how long to write").default("60s"))
-    .addOption(
-      new Option(
-        "--catchup-delay <dur>",
-        "wait between writing and the catch-up read (announced, and counted down on a terminal)",
-      ).default("20s"),
-    )
-    .addOption(new Option("--no-catchup", "skip the catch-up read"))
-    .addOption(new Option("--keep-stream", "keep the temporary stream"))
-    .addOption(new Option("--stream <uri>", "use this existing stream (never deleted)"));
-  cmd.action(
-    handler<Flags>(async (ctx, [arg], f) => {
-      const basin = parseBasinArg(arg!);
-      const plan = planOf(basin, f);
-      const client = await ctx.client();
-      const streams = client.basin(basin).streams;
-      const given = f.stream !== undefined;
-      if (!given) await attempt("create stream", formatUri(basin, plan.stream), () => streams.create(plan.stream));
-      const uri = formatUri(basin, plan.stream);
-      const interrupt = new Interrupt();
-      let result: BenchResult;
-      try {
-        const tail = await attempt("check tail of", uri, () => client.basin(basin).stream(plan.stream).checkTail());
-        ctx.out.info(
-          `bench ${uri}: ${plan.writers} writer(s), ${plan.targetMiBps === undefined ? "max rate" : `${plan.targetMiBps} MiB/s`}, ${humanBytes(plan.recordSize)} records, ${plan.durationMs / 1000} s`,
+    .argument("<basin>", "basin to create the temporary stream in");
+  flagAction(cmd, FLAGS, async (ctx, [arg], f) => {
+    const basin = parseBasinArg(arg!);
+    const plan = planOf(basin, f);
+    const client = await ctx.client();
+    const streams = client.basin(basin).streams;
+    const given = f.stream !== undefined;
+    if (!given) await attempt("create stream", formatUri(basin, plan.stream), () => streams.create(plan.stream));
+    const uri = formatUri(basin, plan.stream);
+    const interrupt = new Interrupt();
+    let result: BenchResult;
+    try {
+      const tail = await attempt("check tail of", uri, () => client.basin(basin).stream(plan.stream).checkTail());
+      ctx.out.info(
+        `bench ${uri}: ${plan.writers} writer(s), ${plan.targetMiBps === undefined ? "max rate" : `${plan.targetMiBps} MiB/s`}, ${humanBytes(plan.recordSize)} records, ${plan.durationMs / 1000} s`,
+      );
+      if (plan.catchup) ctx.out.info(catchupPlan(plan));
+      result = await runBench(client, plan, tail.seqNum, interrupt.signal, liveReporter(ctx.out, plan));
+      ctx.out.clearLive();
+    } finally {
+      interrupt.dispose();
+      if (!given && !f.keepStream) {
+        await attempt("delete stream", uri, () => streams.delete(plan.stream)).catch((e: unknown) =>
+          ctx.out.warn(`could not delete ${uri}: ${(e as Error).message}`),
         );
-        if (plan.catchup) ctx.out.info(catchupPlan(plan));
-        result = await runBench(client, plan, tail.seqNum, interrupt.signal, liveReporter(ctx.out, plan));
-        ctx.out.clearLive();
-      } finally {
-        interrupt.dispose();
-        if (!given && !f.keepStream) {
-          await attempt("delete stream", uri, () => streams.delete(plan.stream)).catch((e: unknown) =>
-            ctx.out.warn(`could not delete ${uri}: ${(e as Error).message}`),
-          );
-        } else if (!given) ctx.out.info(`kept ${uri}`);
-      }
-      const doc = {
-        stream: uri,
-        writers: plan.writers,
-        record_size: plan.recordSize,
-        target_mibps: plan.targetMiBps ?? null,
-        duration_s: plan.durationMs / 1000,
-        ...result,
-      };
-      if (ctx.flags.json) await ctx.out.jsonDoc(doc);
-      else await ctx.out.write(report(result));
-      if (result.interrupted) throw new ExitRequest(interrupt.exitCode);
-      if (result.failure !== null) {
-        process.stderr.write(`error: verification failed: ${result.failure}\n`);
-        throw new ExitRequest(EXIT.verification);
-      }
-    }),
-  );
+      } else if (!given) ctx.out.info(`kept ${uri}`);
+    }
+    const doc = {
+      stream: uri,
+      writers: plan.writers,
+      record_size: plan.recordSize,
+      target_mibps: plan.targetMiBps ?? null,
+      duration_s: plan.durationMs / 1000,
+      ...result,
+    };
+    if (ctx.flags.json) await ctx.out.jsonDoc(doc);
+    else await ctx.out.write(report(result));
+    if (result.interrupted) throw new ExitRequest(interrupt.exitCode);
+    if (result.failure !== null) {
+      process.stderr.write(`error: verification failed: ${result.failure}\n`);
+      throw new ExitRequest(EXIT.verification);
+    }
+  });
   return examples(cmd, [
     "svc bench my-basin-01 --target-mibps 10 --duration 30s",
     "svc bench my-basin-01 --max --writers 4 --record-size 1KiB --duration 10s --catchup-delay 0s --json",
@@ -108,17 +108,11 @@ export function benchCommand(): Command {
 }
 
 function planOf(basin: string, f: Flags): BenchPlan {
-  const writers = parseCount(f.writers, "--writers", 64);
+  const writers = f.writers;
   if (writers < 1) throw usageError("--writers must be at least 1");
   if (f.max && f.targetMibps !== undefined) throw usageError("use either --max or --target-mibps");
-  let targetMiBps: number | undefined = 1;
-  if (f.max) targetMiBps = undefined;
-  else if (f.targetMibps !== undefined) {
-    targetMiBps = Number(f.targetMibps);
-    if (!Number.isFinite(targetMiBps) || targetMiBps <= 0)
-      throw usageError(`--target-mibps must be a positive number (got ${JSON.stringify(f.targetMibps)})`);
-  }
-  const recordSize = parseSize(f.recordSize, "--record-size", MAX_BODY);
+  const targetMiBps = f.max ? undefined : (f.targetMibps ?? 1);
+  const recordSize = f.recordSize;
   if (recordSize < CHAIN_HEADER_BYTES)
     throw usageError(`--record-size must be at least ${CHAIN_HEADER_BYTES} bytes (the integrity header)`);
   const batchRecords =
@@ -139,8 +133,8 @@ function planOf(basin: string, f: Flags): BenchPlan {
     targetMiBps,
     recordSize,
     batchRecords,
-    durationMs: parseMillis(f.duration),
-    catchupDelayMs: parseMillis(f.catchupDelay),
+    durationMs: f.duration,
+    catchupDelayMs: f.catchupDelay,
     catchup: f.catchup,
   };
 }

@@ -1,32 +1,38 @@
 /** Flags shared by `basin create` and `stream create`, and waiting for basin states. */
-import { Option, type Command } from "commander";
 import type { BasinInfo, BasinState } from "../../types.js";
-import { parseDuration } from "../../format/duration.js";
 import type { Context } from "../context.js";
 import { clientError, SvcError } from "../../errors.js";
 import { attempt, usageError } from "../failure.js";
+import { parseDuration } from "../../format/duration.js";
+import { bool, flagList, text, valueFlag, type FlagValues } from "../flags/declare.js";
 
-export interface CreateFlags {
-  requestToken?: string;
-  ifNotExists?: boolean;
-  ensure?: boolean;
+export const CREATE_FLAGS = flagList(
+  text("--request-token <token|auto>", "svc-request-token for safe retries (auto: a fresh UUID)", {
+    default: "auto",
+  }),
+  bool("--if-not-exists", "succeed (exit 0) when it already exists", { conflicts: "ensure" }),
+  bool("--ensure", "create or reconfigure (PUT): only the given settings change"),
+);
+
+export type CreateFlags = FlagValues<typeof CREATE_FLAGS>;
+
+/** `--wait` (for what `what` says) and how long. */
+export function waitFlags(what: string) {
+  return flagList(
+    bool("--wait", `wait ${what}`),
+    // The text is kept for the message that gives up: "after 2m", as it was said.
+    valueFlag(
+      "--wait-timeout <dur>",
+      "give up waiting after this long",
+      (raw) => ({ ms: parseDuration(raw), text: raw }),
+      {
+        default: "60s",
+      },
+    ),
+  );
 }
 
-export interface WaitFlags {
-  wait?: boolean;
-  waitTimeout?: string;
-}
-
-export function createOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option("--request-token <token|auto>", "svc-request-token for safe retries (auto: a fresh UUID)").default(
-        "auto",
-      ),
-    )
-    .addOption(new Option("--if-not-exists", "succeed (exit 0) when it already exists").conflicts("ensure"))
-    .addOption(new Option("--ensure", "create or reconfigure (PUT): only the given settings change"));
-}
+export type WaitFlags = FlagValues<ReturnType<typeof waitFlags>>;
 
 /**
  * The settings asked for that an existing resource does not have (`path: has → asked`), for
@@ -57,16 +63,10 @@ export function warnIfDifferent(ctx: Context, what: string, asked: unknown, curr
 
 export function parseCreateFlags(f: CreateFlags): { requestToken?: string } {
   const t = f.requestToken;
-  if (t === undefined || t === "auto") return {};
+  if (t === "auto") return {};
   if (Buffer.byteLength(t, "utf8") > 36) throw usageError("--request-token must be at most 36 bytes");
   if (f.ensure) throw usageError("--request-token applies to create, not to --ensure (PUT is idempotent by itself)");
   return { requestToken: t };
-}
-
-export function addWaitOptions(cmd: Command, what: string): Command {
-  return cmd
-    .addOption(new Option("--wait", `wait ${what}`))
-    .addOption(new Option("--wait-timeout <dur>", "give up waiting after this long").default("60s"));
 }
 
 /** Polls the basin list until the basin reaches `state` (or, for "gone", disappears). */
@@ -76,8 +76,7 @@ export async function waitForBasin(
   state: BasinState | "gone",
   f: WaitFlags,
 ): Promise<BasinInfo> {
-  const timeoutMs = parseDuration(f.waitTimeout ?? "60s");
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + f.waitTimeout.ms;
   const client = await ctx.client();
   return ctx.out.spin(`waiting for basin ${basin} to be ${state}`, async () => {
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
@@ -94,7 +93,7 @@ export async function waitForBasin(
       if (Date.now() + delay > deadline) {
         throw clientError(
           "client_timeout",
-          `basin ${basin} is still ${info?.state ?? "present"} after ${f.waitTimeout ?? "60s"}`,
+          `basin ${basin} is still ${info?.state ?? "present"} after ${f.waitTimeout.text}`,
         );
       }
       await new Promise((r) => setTimeout(r, delay));

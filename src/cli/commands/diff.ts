@@ -6,23 +6,24 @@
  * when there are differences.
  */
 import { existsSync } from "node:fs";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { SvcClient } from "../../client/client.js";
-import { handler } from "../action.js";
+import { flagAction } from "../action.js";
 import { currentBasinFlat, currentStreamFlat, desiredStreamFlat, diff, type FieldChange } from "../apply/flat.js";
 import { makePlan, pending } from "../apply/plan.js";
 import { jsonValue, planJson, planLines, showValue } from "../apply/render.js";
 import type { Flat } from "../apply/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
+import { bool, flagList } from "../flags/declare.js";
 import { examples } from "../help.js";
 import { formatUri, parseBasinArg, parseBasinOrPrefix, type SvcUri } from "../uri.js";
 import { loadSpec } from "./apply.js";
 
-interface Flags {
-  exitCode?: boolean;
-  tails?: boolean;
-}
+const FLAGS = flagList(
+  bool("--exit-code", "exit 10 when there are differences"),
+  bool("--tails", "two streams: compare their tails too (next position, last record's timestamp)"),
+);
 
 /** A side of the diff: its flat config, and whether it is a basin or a stream's config. */
 async function side(client: SvcClient, u: SvcUri, asStream: boolean): Promise<Flat> {
@@ -70,56 +71,52 @@ export function diffCommand(): Command {
   const cmd = new Command("diff")
     .description("Compare the configs of two basins or streams, or the server with a spec file")
     .argument("<left>", "basin (name or svc://basin), svc://basin/stream, or a spec file (compared with the server)")
-    .argument("[right]", "basin (name or svc://basin) or svc://basin/stream")
-    .addOption(new Option("--exit-code", "exit 10 when there are differences"))
-    .addOption(new Option("--tails", "two streams: compare their tails too (next position, last record's timestamp)"));
-  cmd.action(
-    handler<Flags>(async (ctx, [left, right], f) => {
-      const client = await ctx.client();
-      let count: number;
-      let compared = "the server and the spec";
-      if (right === undefined) {
-        if (!existsSync(left!))
-          throw usageError(
-            `nothing to compare ${JSON.stringify(left)} with: give two basins or streams, or one spec file (compared with the server)`,
-          );
-        const plan = await makePlan(client, await loadSpec([left!]), false);
-        count = pending(plan);
-        if (ctx.flags.json)
-          await ctx.out.jsonDoc({ resource: "spec", left: "server", right: left, ...planJson(plan, true) });
-        else if (count > 0) for (const l of planLines(plan).filter((l) => !/^\s*= /.test(l))) await ctx.out.line(l);
-      } else {
-        const [l, r] = [parseSide(left!), parseSide(right)];
-        const [lName, rName] = [formatUri(l.basin, l.stream), formatUri(r.basin, r.stream)];
-        const streams = l.stream !== undefined || r.stream !== undefined;
-        const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
-        const changes = diff(a, b);
-        const both = l.stream !== undefined && r.stream !== undefined;
-        if (f.tails && !both) throw usageError("--tails compares two streams");
-        if (f.tails) changes.push(...(await tailChanges(client, l, r)));
-        count = changes.length;
-        const resource = both ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
-        compared =
-          resource === "stream-vs-basin-defaults"
-            ? `the config of ${l.stream !== undefined ? lName : rName} and its basin's default stream config`
-            : `the configs${f.tails ? " and tails" : ""} of ${lName} and ${rName}${both && !f.tails ? " (configs only: --tails compares their tails; records are not compared)" : ""}`;
-        if (ctx.flags.json) {
-          await ctx.out.jsonDoc({
-            resource,
-            left: lName,
-            right: rName,
-            differences: changes.map((c) => ({
-              path: c.field,
-              left: jsonValue(c.field, c.from),
-              right: jsonValue(c.field, c.to),
-            })),
-          });
-        } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
-      }
-      if (count === 0) ctx.out.success(`no differences between ${compared}`);
-      if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
-    }),
-  );
+    .argument("[right]", "basin (name or svc://basin) or svc://basin/stream");
+  flagAction(cmd, FLAGS, async (ctx, [left, right], f) => {
+    const client = await ctx.client();
+    let count: number;
+    let compared = "the server and the spec";
+    if (right === undefined) {
+      if (!existsSync(left!))
+        throw usageError(
+          `nothing to compare ${JSON.stringify(left)} with: give two basins or streams, or one spec file (compared with the server)`,
+        );
+      const plan = await makePlan(client, await loadSpec([left!]), false);
+      count = pending(plan);
+      if (ctx.flags.json)
+        await ctx.out.jsonDoc({ resource: "spec", left: "server", right: left, ...planJson(plan, true) });
+      else if (count > 0) for (const l of planLines(plan).filter((l) => !/^\s*= /.test(l))) await ctx.out.line(l);
+    } else {
+      const [l, r] = [parseSide(left!), parseSide(right)];
+      const [lName, rName] = [formatUri(l.basin, l.stream), formatUri(r.basin, r.stream)];
+      const streams = l.stream !== undefined || r.stream !== undefined;
+      const [a, b] = await Promise.all([side(client, l, streams), side(client, r, streams)]);
+      const changes = diff(a, b);
+      const both = l.stream !== undefined && r.stream !== undefined;
+      if (f.tails && !both) throw usageError("--tails compares two streams");
+      if (f.tails) changes.push(...(await tailChanges(client, l, r)));
+      count = changes.length;
+      const resource = both ? "stream" : streams ? "stream-vs-basin-defaults" : "basin";
+      compared =
+        resource === "stream-vs-basin-defaults"
+          ? `the config of ${l.stream !== undefined ? lName : rName} and its basin's default stream config`
+          : `the configs${f.tails ? " and tails" : ""} of ${lName} and ${rName}${both && !f.tails ? " (configs only: --tails compares their tails; records are not compared)" : ""}`;
+      if (ctx.flags.json) {
+        await ctx.out.jsonDoc({
+          resource,
+          left: lName,
+          right: rName,
+          differences: changes.map((c) => ({
+            path: c.field,
+            left: jsonValue(c.field, c.from),
+            right: jsonValue(c.field, c.to),
+          })),
+        });
+      } else if (count > 0) for (const line of diffLines(lName, rName, changes)) await ctx.out.line(line);
+    }
+    if (count === 0) ctx.out.success(`no differences between ${compared}`);
+    if (f.exitCode && count > 0) throw new ExitRequest(EXIT.pending);
+  });
   return examples(cmd, [
     "svc diff my-basin-01 my-basin-02",
     "svc diff svc://my-basin-01/events svc://my-basin-01/audit --json",

@@ -6,60 +6,60 @@
  * stdout (`--json`: one document). Exit codes as for any request: 6 unreachable; after the
  * report, 3 when the token is refused and 4 (or another) when list-basins fails otherwise.
  */
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { pingLines } from "../../format/ping-view.js";
-import { handler } from "../action.js";
-import { parseCount } from "../flags/numbers.js";
+import { flagAction } from "../action.js";
+import { flagList } from "../flags/declare.js";
+import { count } from "../flags/kinds.js";
 import { attempt, OperationError } from "../failure.js";
 import { examples } from "../help.js";
 import { runPing, type PingPlan } from "../ping-probe.js";
 import { parseBasinOrPrefix } from "../uri.js";
 
-interface Flags {
-  count: string;
-}
+const FLAGS = flagList(
+  count("-n, --count <n>", "timed GET /ping round trips after the first", { max: 1000, default: "5" }),
+);
 
 export function pingCommand(): Command {
   const cmd = new Command("ping")
     .description(
       "Check the endpoint: who answers, whether the token is accepted and what it may read, and the round-trip latency",
     )
-    .argument("[uri]", "also probe reads of this basin (svc://basin or a bare name) or stream (svc://basin/stream)")
-    .addOption(new Option("-n, --count <n>", "timed GET /ping round trips after the first").default("5"));
-  cmd.action(
-    handler<Flags>(async (ctx, [target], f) => {
-      const count = parseCount(f.count, "--count", 1000);
-      const s = ctx.settings();
-      const plan: PingPlan = { endpoint: { url: s.accountEndpoint.value, source: s.accountEndpoint.source }, count };
-      if (s.basinEndpoint.value !== s.accountEndpoint.value)
-        plan.basinEndpoint = { url: s.basinEndpoint.value, source: s.basinEndpoint.source };
-      if (s.accessToken) plan.token = { value: s.accessToken.value, source: s.accessToken.source };
-      if (target !== undefined) {
-        const u = parseBasinOrPrefix(target);
-        plan.basin = u.basin;
-        if (u.stream !== undefined) plan.stream = u.stream;
+    .argument("[uri]", "also probe reads of this basin (svc://basin or a bare name) or stream (svc://basin/stream)");
+  flagAction(cmd, FLAGS, async (ctx, [target], f) => {
+    const s = ctx.settings();
+    const plan: PingPlan = {
+      endpoint: { url: s.accountEndpoint.value, source: s.accountEndpoint.source },
+      count: f.count,
+    };
+    if (s.basinEndpoint.value !== s.accountEndpoint.value)
+      plan.basinEndpoint = { url: s.basinEndpoint.value, source: s.basinEndpoint.source };
+    if (s.accessToken) plan.token = { value: s.accessToken.value, source: s.accessToken.source };
+    if (target !== undefined) {
+      const u = parseBasinOrPrefix(target);
+      plan.basin = u.basin;
+      if (u.stream !== undefined) plan.stream = u.stream;
+    }
+    const client = await ctx.client();
+    const anonymous = await ctx.anonymousClient();
+    try {
+      const { report, failure } = await attempt("ping", plan.endpoint.url, () =>
+        runPing(client, anonymous, plan, (d) => ctx.dialectClient(d)),
+      );
+      // Several endpoints: each node asked on its own, so the report says which answer.
+      const nodes = s.accountEndpoint.value.includes(",") ? await client.server.pingEach() : undefined;
+      if (ctx.flags.json) await ctx.out.jsonDoc(nodes ? { ...report, nodes } : report);
+      else {
+        for (const l of pingLines(report)) await ctx.out.line(l);
+        for (const [k, n] of (nodes ?? []).entries())
+          await ctx.out.line(
+            `${k === 0 ? "nodes    " : "         "} ${n.node} ${n.ms !== undefined ? `answers (GET /ping ${n.ms.toFixed(2)} ms)` : `does not answer (${n.error})`}`,
+          );
       }
-      const client = await ctx.client();
-      const anonymous = await ctx.anonymousClient();
-      try {
-        const { report, failure } = await attempt("ping", plan.endpoint.url, () =>
-          runPing(client, anonymous, plan, (d) => ctx.dialectClient(d)),
-        );
-        // Several endpoints: each node asked on its own, so the report says which answer.
-        const nodes = s.accountEndpoint.value.includes(",") ? await client.server.pingEach() : undefined;
-        if (ctx.flags.json) await ctx.out.jsonDoc(nodes ? { ...report, nodes } : report);
-        else {
-          for (const l of pingLines(report)) await ctx.out.line(l);
-          for (const [k, n] of (nodes ?? []).entries())
-            await ctx.out.line(
-              `${k === 0 ? "nodes    " : "         "} ${n.node} ${n.ms !== undefined ? `answers (GET /ping ${n.ms.toFixed(2)} ms)` : `does not answer (${n.error})`}`,
-            );
-        }
-        if (failure) throw new OperationError("ping", plan.endpoint.url, failure);
-      } finally {
-        await anonymous.close();
-      }
-    }),
-  );
+      if (failure) throw new OperationError("ping", plan.endpoint.url, failure);
+    } finally {
+      await anonymous.close();
+    }
+  });
   return examples(cmd, ["svc ping", "svc ping svc://my-basin-01/events -n 20", "svc ping --json | jq .latency_ms.p50"]);
 }

@@ -3,22 +3,16 @@
  * beginning (default: the tail, as the S2 CLI, with a hint on a terminal); stop by count,
  * bytes, time, seq num, at the tail (`-e`) or after an idle time; follow otherwise.
  */
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { parseRange } from "../../format/record-range.js";
 import { parseTimePoint } from "../../format/record-time.js";
-import type { ReadTransport } from "../../client/stream.js";
 import { LIMITS, type ReadLimits, type ReadStart } from "../../types.js";
-import { handler } from "../action.js";
+import { flagAction } from "../action.js";
 import { stdout } from "../stdout.js";
 import { readCheckpoint } from "../read/checkpoint.js";
-import { parseCount, parseMillis, parseSeconds, parseSize } from "../flags/numbers.js";
-import {
-  addOutputOptions,
-  applyJsonFlag,
-  checkBinaryTarget,
-  sinkPlan,
-  type OutputFlags,
-} from "../read/output-options.js";
+import { bool, choice, flagList, pair, valueFlag, type FlagValues } from "../flags/declare.js";
+import { count, millis, seconds, size } from "../flags/kinds.js";
+import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
 import { runRead, type ReadRunPlan } from "../read/read-run.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
@@ -27,86 +21,71 @@ import { formatUri, parseStreamUri } from "../uri.js";
 /** `wait` for "follow even with limits": under 2^31 ms so no timer anywhere overflows. */
 export const FOLLOW_WAIT_SECS = 2_000_000;
 
-interface Flags extends OutputFlags {
-  seqNum?: string;
-  timestamp?: string;
-  ago?: string;
-  tailOffset?: string;
-  fromBeginning?: boolean;
-  clamp?: boolean;
-  count?: string;
-  bytes?: string;
-  until?: string;
-  untilSeq?: string;
-  range?: string;
-  follow?: boolean;
-  exitAtTail?: boolean;
-  wait?: string;
-  idleTimeout?: string;
-  transport?: ReadTransport;
-}
+const FLAGS = flagList(
+  count("-s, --seq-num <n>", "start at this sequence number"),
+  valueFlag(
+    "--timestamp <time>",
+    "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)",
+    (raw, name) => parseTimePoint(raw, name),
+  ),
+  valueFlag("--ago <dur>", "start at now − DUR (e.g. 1h)", (raw, name) =>
+    parseTimePoint(raw, name, { duration: "ago" }),
+  ),
+  count("--tail-offset <n>", "start N records before the tail"),
+  bool("--from-beginning", "start at the first record (= -s 0 --clamp)"),
+  bool("--clamp", "start at the tail when the start is beyond it"),
+  count("-n, --count <n>", "stop after N records"),
+  size("-b, --bytes <size>", "stop before exceeding SIZE metered bytes (e.g. 1MiB)"),
+  valueFlag(
+    "--until <time>",
+    "stop at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD, or a duration from now)",
+    (raw, name) => parseTimePoint(raw, name, { duration: "ahead" }),
+  ),
+  count("--until-seq <n>", "stop before sequence number N"),
+  valueFlag("--range <a:b>", "start and end in one flag: 100:200, @-1h:now, @2026-01-01:1h", (raw) => parseRange(raw)),
+  ...pair("-f, --follow", "keep waiting for new records, even with -n/-b/--until", "stop at the tail (same as -e)"),
+  bool("-e, --exit-at-tail", "stop when caught up with the tail"),
+  seconds("--wait <secs>", "stop after SECS at the tail with no new records (server-side)"),
+  millis("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"),
+  choice(
+    "--transport <kind>",
+    "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse",
+    ["session", "unary", "sse"],
+  ),
+  ...OUTPUT_FLAGS,
+);
+
+type Flags = FlagValues<typeof FLAGS>;
 
 export function readCommand(): Command {
   const cmd = new Command("read")
     .description(
       "Read records from a stream to stdout (or -o FILE). By default it starts at the tail and follows new records, like tail -f: use --from-beginning, -s N, --ago DUR or --tail-offset N for older records, and -e (or -n, -b, --until) to stop.",
     )
-    .argument("<uri>", "svc://basin/stream")
-    .addOption(new Option("-s, --seq-num <n>", "start at this sequence number"))
-    .addOption(
-      new Option("--timestamp <time>", "start at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD)"),
-    )
-    .addOption(new Option("--ago <dur>", "start at now − DUR (e.g. 1h)"))
-    .addOption(new Option("--tail-offset <n>", "start N records before the tail"))
-    .addOption(new Option("--from-beginning", "start at the first record (= -s 0 --clamp)"))
-    .addOption(new Option("--clamp", "start at the tail when the start is beyond it"))
-    .addOption(new Option("-n, --count <n>", "stop after N records"))
-    .addOption(new Option("-b, --bytes <size>", "stop before exceeding SIZE metered bytes (e.g. 1MiB)"))
-    .addOption(
-      new Option(
-        "--until <time>",
-        "stop at the first record at or after TIME (epoch ms, RFC 3339, YYYY-MM-DD, or a duration from now)",
-      ),
-    )
-    .addOption(new Option("--until-seq <n>", "stop before sequence number N"))
-    .addOption(new Option("--range <a:b>", "start and end in one flag: 100:200, @-1h:now, @2026-01-01:1h"))
-    .addOption(new Option("-f, --follow", "keep waiting for new records, even with -n/-b/--until"))
-    .addOption(new Option("--no-follow", "stop at the tail (same as -e)"))
-    .addOption(new Option("-e, --exit-at-tail", "stop when caught up with the tail"))
-    .addOption(new Option("--wait <secs>", "stop after SECS at the tail with no new records (server-side)"))
-    .addOption(new Option("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"))
-    .addOption(
-      new Option(
-        "--transport <kind>",
-        "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse",
-      ).choices(["session", "unary", "sse"]),
-    );
-  addOutputOptions(cmd);
-  cmd.action(
-    handler<Flags>(async (ctx, [arg], f, c) => {
-      const { basin, stream } = parseStreamUri(arg!);
-      applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
-      const sink = sinkPlan(f);
-      checkBinaryTarget(sink, f.force, stdout().isTTY === true);
-      const plan = readPlan(f);
-      if (f.checkpoint !== undefined) {
-        const next = readCheckpoint(f.checkpoint);
-        if (next !== undefined) {
-          plan.start = { seqNum: next };
-          plan.expectFrom = next;
-          ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
-        }
+    .argument("<uri>", "svc://basin/stream");
+  flagAction(cmd, FLAGS, async (ctx, [arg], f, c) => {
+    const { basin, stream } = parseStreamUri(arg!);
+    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
+    const sink = sinkPlan(f);
+    checkBinaryTarget(sink, f.force, stdout().isTTY === true);
+    const plan = readPlan(f);
+    if (f.checkpoint !== undefined) {
+      const next = readCheckpoint(f.checkpoint);
+      if (next !== undefined) {
+        plan.start = { seqNum: next };
+        plan.expectFrom = next;
+        ctx.out.info(`resuming from checkpoint ${f.checkpoint} at ${next}`);
       }
-      if (Object.keys(plan.start).length === 0 && process.stderr.isTTY && !ctx.out.quiet) {
-        ctx.out.info(
-          "reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones",
-          "dim",
-        );
-      }
-      const client = await ctx.client();
-      await runRead(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), plan, sink);
-    }),
-  );
+    }
+    if (Object.keys(plan.start).length === 0 && process.stderr.isTTY && !ctx.out.quiet) {
+      ctx.out.info(
+        "reading new records only (from the tail); use --from-beginning, -s N or --ago DUR for older ones",
+        "dim",
+      );
+    }
+    const client = await ctx.client();
+    await runRead(ctx, client.basin(basin).stream(stream), formatUri(basin, stream), plan, sink);
+  });
   return examples(cmd, [
     "svc read svc://my-basin-01/events --from-beginning -e",
     "svc read svc://my-basin-01/events -s 100 -n 10 --format json",
@@ -116,32 +95,31 @@ export function readCommand(): Command {
   ]);
 }
 
-export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
-  const starts = [f.seqNum, f.timestamp, f.ago, f.tailOffset, f.fromBeginning, f.range].filter((v) => v !== undefined);
-  if (starts.length > 1)
+export function readPlan(f: Flags): ReadRunPlan {
+  const starts = [f.seqNum, f.timestamp, f.ago, f.tailOffset, f.fromBeginning || undefined, f.range];
+  if (starts.filter((v) => v !== undefined).length > 1)
     throw usageError("give at most one start: -s, --timestamp, --ago, --tail-offset, --from-beginning or --range");
   let start: ReadStart = {};
   const limits: ReadLimits = {};
-  let untilSeq: number | undefined;
-  if (f.seqNum !== undefined) start = { seqNum: parseCount(f.seqNum, "--seq-num") };
-  if (f.tailOffset !== undefined) start = { tailOffset: parseCount(f.tailOffset, "--tail-offset") };
+  let untilSeq = f.untilSeq;
+  if (f.seqNum !== undefined) start = { seqNum: f.seqNum };
+  if (f.tailOffset !== undefined) start = { tailOffset: f.tailOffset };
   if (f.fromBeginning) {
     start = { seqNum: 0 };
     limits.clamp = true;
   }
   // A time start means "from then on": clamp, so a time after the last record waits for new ones.
-  if (f.timestamp !== undefined) start = { timestamp: parseTimePoint(f.timestamp, "--timestamp", { now }) };
-  if (f.ago !== undefined) start = { timestamp: parseTimePoint(f.ago, "--ago", { now, duration: "ago" }) };
+  if (f.timestamp !== undefined) start = { timestamp: f.timestamp };
+  if (f.ago !== undefined) start = { timestamp: f.ago };
   if ("timestamp" in start) limits.clamp = true;
   if (f.clamp) limits.clamp = true;
-  if (f.count !== undefined) limits.count = parseCount(f.count, "--count");
-  if (f.bytes !== undefined) limits.bytes = parseSize(f.bytes, "--bytes");
-  if (f.until !== undefined) limits.until = parseTimePoint(f.until, "--until", { now, duration: "ahead" });
-  if (f.untilSeq !== undefined) untilSeq = parseCount(f.untilSeq, "--until-seq");
-  if (f.range !== undefined) {
+  if (f.count !== undefined) limits.count = f.count;
+  if (f.bytes !== undefined) limits.bytes = f.bytes;
+  if (f.until !== undefined) limits.until = f.until;
+  const r = f.range;
+  if (r !== undefined) {
     if (f.until !== undefined || f.untilSeq !== undefined)
       throw usageError("--range already gives the end; drop --until/--until-seq");
-    const r = parseRange(f.range, now);
     if (r.kind === "seq") {
       start = { seqNum: r.start };
       if (r.end !== undefined) untilSeq = r.end;
@@ -160,7 +138,7 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   if (stop && f.follow === true) throw usageError("use either -f/--follow or -e/--exit-at-tail");
   if (f.wait !== undefined) {
     if (stop) throw usageError("--wait and -e/--no-follow contradict each other");
-    limits.wait = parseSeconds(f.wait, "--wait");
+    limits.wait = f.wait;
   } else if (stop) limits.wait = 0;
   else if (f.follow && (limits.count !== undefined || limits.bytes !== undefined || limits.until !== undefined))
     limits.wait = FOLLOW_WAIT_SECS;
@@ -175,6 +153,6 @@ export function readPlan(f: Flags, now = Date.now()): ReadRunPlan {
   // An explicit sequence number is where the read expects its first record (gaps.ts); the
   // beginning (--from-beginning) is wherever the stream now starts.
   if ("seqNum" in start && !f.fromBeginning) plan.expectFrom = start.seqNum;
-  if (f.idleTimeout !== undefined) plan.idleTimeoutMs = parseMillis(f.idleTimeout);
+  if (f.idleTimeout !== undefined) plan.idleTimeoutMs = f.idleTimeout;
   return plan;
 }

@@ -6,20 +6,15 @@
  * instead. Several URIs, or a `svc://basin/prefix*` pattern, follow several streams at once
  * (data/multi-tail.ts).
  */
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { parseTimePoint } from "../../format/record-time.js";
-import { handler } from "../action.js";
+import { flagAction } from "../action.js";
 import { stdout } from "../stdout.js";
 import type { Context } from "../context.js";
 import { runMultiTail, type MultiTailPlan } from "../read/multi-tail.js";
-import { parseCount, parseMillis } from "../flags/numbers.js";
-import {
-  addOutputOptions,
-  applyJsonFlag,
-  checkBinaryTarget,
-  sinkPlan,
-  type OutputFlags,
-} from "../read/output-options.js";
+import { bool, flagList, valueFlag, type FlagValues } from "../flags/declare.js";
+import { count, millis } from "../flags/kinds.js";
+import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
 import { runRead, type ReadRunPlan, type ReadSinkPlan } from "../read/read-run.js";
 import { isMultiTail, parseTailTarget } from "../read/stream-set.js";
 import { readCheckpoint } from "../read/checkpoint.js";
@@ -28,13 +23,24 @@ import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
-interface Flags extends OutputFlags {
-  lines: string;
-  follow?: boolean;
-  since?: string;
-  discoverInterval: string;
-  prefix: boolean;
-}
+const FLAGS = flagList(
+  count("-n, --lines <n>", "how many data records, of each stream (fence and trim records among them do not count)", {
+    default: "10",
+  }),
+  bool("-f, --follow", "then keep printing new records"),
+  valueFlag("--since <dur>", "the records newer than DUR (e.g. 10m) instead of the last N", (raw, name) =>
+    parseTimePoint(raw, name, { duration: "ago" }),
+  ),
+  millis(
+    "--discover-interval <dur>",
+    "several streams, -f: how often a svc://basin/prefix* pattern is listed again for new streams",
+    { default: "5s" },
+  ),
+  bool("--no-prefix", "several streams: no [stream] label on text lines, no basin/stream fields in JSON"),
+  ...OUTPUT_FLAGS,
+);
+
+type Flags = FlagValues<typeof FLAGS>;
 
 export function tailCommand(): Command {
   const cmd = new Command("tail")
@@ -42,71 +48,50 @@ export function tailCommand(): Command {
     .argument(
       "<uri...>",
       "svc://basin/stream; several, or svc://basin/prefix* (a trailing *), to follow several streams",
-    )
-    .addOption(
-      new Option(
-        "-n, --lines <n>",
-        "how many data records, of each stream (fence and trim records among them do not count)",
-      ).default("10"),
-    )
-    .addOption(new Option("-f, --follow", "then keep printing new records"))
-    .addOption(new Option("--since <dur>", "the records newer than DUR (e.g. 10m) instead of the last N"))
-    .addOption(
-      new Option(
-        "--discover-interval <dur>",
-        "several streams, -f: how often a svc://basin/prefix* pattern is listed again for new streams",
-      ).default("5s"),
-    )
-    .addOption(
-      new Option("--no-prefix", "several streams: no [stream] label on text lines, no basin/stream fields in JSON"),
     );
-  addOutputOptions(cmd);
-  cmd.action(
-    handler<Flags>(async (ctx, args, f, c) => {
-      applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
-      const sink = sinkPlan(f);
-      checkBinaryTarget(sink, f.force, stdout().isTTY === true);
-      const n = parseCount(f.lines, "--lines");
-      const linesGiven = c.getOptionValueSource("lines") === "cli";
-      if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");
-      if (isMultiTail(args)) return tailSeveral(ctx, args, f, sink, n);
-      const { basin, stream } = parseStreamUri(args[0]!);
-      const client = await ctx.client();
-      const sc = client.basin(basin).stream(stream);
-      const uri = formatUri(basin, stream);
-      const resume = sink.checkpoint !== undefined ? readCheckpoint(sink.checkpoint) : undefined;
-      if (resume !== undefined) {
-        // A rerun prints what came since the last one, as a tail of several streams does.
-        ctx.out.info(`resuming from checkpoint ${sink.checkpoint} at ${resume}`);
-        const plan: ReadRunPlan = {
-          start: { seqNum: resume },
-          limits: f.follow ? {} : { wait: 0 },
-          follow: f.follow === true,
-          transport: "session",
-          expectFrom: resume,
-        };
-        return runRead(ctx, sc, uri, plan, sink);
-      }
-      if (f.since !== undefined) {
-        const from = parseTimePoint(f.since, "--since", { duration: "ago" });
-        const plan: ReadRunPlan = {
-          start: { timestamp: from },
-          limits: { clamp: true, ...(f.follow ? {} : { wait: 0 }) },
-          follow: f.follow === true,
-          transport: "session",
-        };
-        return runRead(ctx, sc, uri, plan, sink);
-      }
-      if (n > 0) {
-        const plan: ReadRunPlan = { start: {}, limits: {}, follow: f.follow === true, transport: "session" };
-        return runRead(ctx, sc, uri, plan, sink, (signal) => tailEvents(sc, n, f.follow === true, signal));
-      }
-      const plan: ReadRunPlan = f.follow
-        ? { start: { tailOffset: n }, limits: { clamp: true }, follow: true, transport: "session" }
-        : { start: { tailOffset: n }, limits: { clamp: true, count: n }, follow: false, transport: "session" };
-      await runRead(ctx, sc, uri, plan, sink);
-    }),
-  );
+  flagAction(cmd, FLAGS, async (ctx, args, f, c) => {
+    applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
+    const sink = sinkPlan(f);
+    checkBinaryTarget(sink, f.force, stdout().isTTY === true);
+    const n = f.lines;
+    const linesGiven = c.getOptionValueSource("lines") === "cli";
+    if (f.since !== undefined && linesGiven) throw usageError("use either -n or --since");
+    if (isMultiTail(args)) return tailSeveral(ctx, args, f, sink, n);
+    const { basin, stream } = parseStreamUri(args[0]!);
+    const client = await ctx.client();
+    const sc = client.basin(basin).stream(stream);
+    const uri = formatUri(basin, stream);
+    const resume = sink.checkpoint !== undefined ? readCheckpoint(sink.checkpoint) : undefined;
+    if (resume !== undefined) {
+      // A rerun prints what came since the last one, as a tail of several streams does.
+      ctx.out.info(`resuming from checkpoint ${sink.checkpoint} at ${resume}`);
+      const plan: ReadRunPlan = {
+        start: { seqNum: resume },
+        limits: f.follow ? {} : { wait: 0 },
+        follow: f.follow === true,
+        transport: "session",
+        expectFrom: resume,
+      };
+      return runRead(ctx, sc, uri, plan, sink);
+    }
+    if (f.since !== undefined) {
+      const plan: ReadRunPlan = {
+        start: { timestamp: f.since },
+        limits: { clamp: true, ...(f.follow ? {} : { wait: 0 }) },
+        follow: f.follow === true,
+        transport: "session",
+      };
+      return runRead(ctx, sc, uri, plan, sink);
+    }
+    if (n > 0) {
+      const plan: ReadRunPlan = { start: {}, limits: {}, follow: f.follow === true, transport: "session" };
+      return runRead(ctx, sc, uri, plan, sink, (signal) => tailEvents(sc, n, f.follow === true, signal));
+    }
+    const plan: ReadRunPlan = f.follow
+      ? { start: { tailOffset: n }, limits: { clamp: true }, follow: true, transport: "session" }
+      : { start: { tailOffset: n }, limits: { clamp: true, count: n }, follow: false, transport: "session" };
+    await runRead(ctx, sc, uri, plan, sink);
+  });
   return examples(cmd, [
     "svc tail svc://my-basin-01/events",
     "svc tail svc://my-basin-01/events -n 100 --format json",
@@ -129,9 +114,9 @@ async function tailSeveral(ctx: Context, args: string[], f: Flags, sink: ReadSin
     targets: args.map(parseTailTarget),
     lines,
     follow: f.follow === true,
-    discoverMs: Math.max(100, parseMillis(f.discoverInterval)),
+    discoverMs: Math.max(100, f.discoverInterval),
     labels: f.prefix,
   };
-  if (f.since !== undefined) plan.since = parseTimePoint(f.since, "--since", { duration: "ago" });
+  if (f.since !== undefined) plan.since = f.since;
   await runMultiTail(ctx, await ctx.client(), plan, sink);
 }

@@ -6,79 +6,71 @@
  * terminal and, without one, refuses unless `--yes` (prompt.ts). A trim that would remove
  * nothing (the point is at or before the first record left) appends nothing and says so.
  */
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { trimCommandRecord } from "../../format/record-command.js";
 import { parseTimePoint } from "../../format/record-time.js";
 import { seqRange } from "../../format/seq-range.js";
-import { handler } from "../action.js";
+import { flagAction } from "../action.js";
 import { appendCommandRecord } from "../append/command-append.js";
-import { addConditionOptions, parseConditions, type ConditionFlags } from "../flags/conditions.js";
+import { CONDITION_FLAGS, conditionsOf } from "../flags/conditions.js";
+import { bool, flagList, valueFlag } from "../flags/declare.js";
+import { count } from "../flags/kinds.js";
 import { parseCount } from "../flags/numbers.js";
 import { attempt, usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { confirmOrStop } from "../prompt.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
-interface Flags extends ConditionFlags {
-  keepLast?: string;
-  before?: string;
-  olderThan?: string;
-  dryRun?: boolean;
-  yes?: boolean;
-}
+const FLAGS = flagList(
+  count("--keep-last <n>", "keep only the last N records (trim point = tail − N)"),
+  valueFlag("--before <time>", "remove records older than TIME (epoch ms, RFC 3339, YYYY-MM-DD)", (raw, name) =>
+    parseTimePoint(raw, name),
+  ),
+  valueFlag("--older-than <dur>", "remove records older than DUR (e.g. 7d)", (raw, name) =>
+    parseTimePoint(raw, name, { duration: "ago" }),
+  ),
+  bool("--dry-run", "show the trim point and how many records would go; change nothing"),
+  bool("-y, --yes", "do not ask for confirmation (needed without a terminal)"),
+  ...CONDITION_FLAGS,
+);
 
 export function trimCommand(): Command {
   const cmd = new Command("trim")
     .description("Remove the records before a sequence number by appending a trim command record")
     .argument("<uri>", "svc://basin/stream")
-    .argument("[seq-num]", "the earliest sequence number to keep")
-    .addOption(new Option("--keep-last <n>", "keep only the last N records (trim point = tail − N)"))
-    .addOption(new Option("--before <time>", "remove records older than TIME (epoch ms, RFC 3339, YYYY-MM-DD)"))
-    .addOption(new Option("--older-than <dur>", "remove records older than DUR (e.g. 7d)"))
-    .addOption(new Option("--dry-run", "show the trim point and how many records would go; change nothing"))
-    .addOption(new Option("-y, --yes", "do not ask for confirmation (needed without a terminal)"));
-  addConditionOptions(cmd);
-  cmd.action(
-    handler<Flags>(async (ctx, [arg, seq], f) => {
-      const { basin, stream } = parseStreamUri(arg!);
-      const given = [seq, f.keepLast, f.before, f.olderThan].filter((v) => v !== undefined).length;
-      if (given !== 1) throw usageError("give exactly one of <seq-num>, --keep-last, --before or --older-than");
-      const conds = parseConditions(f);
-      const keep = f.keepLast !== undefined ? parseCount(f.keepLast, "--keep-last") : undefined;
-      const time =
-        f.before !== undefined
-          ? parseTimePoint(f.before, "--before")
-          : f.olderThan !== undefined
-            ? parseTimePoint(f.olderThan, "--older-than", { duration: "ago" })
-            : undefined;
-      const fixed = seq !== undefined ? parseCount(seq, "<seq-num>") : undefined;
-      const uri = formatUri(basin, stream);
-      const client = await ctx.client();
-      const sc = client.basin(basin).stream(stream);
-      const point = fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, keep, time)));
-      const first = await attempt("read", uri, () => firstSeq(sc));
-      const going = Math.max(0, point - first);
-      if (f.dryRun || going === 0) {
-        const range = going > 0 ? ` (${seqRange(first, point - 1)})` : "";
-        ctx.out.info(
-          f.dryRun
-            ? `would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${range} would go`
-            : `nothing to trim: no record of ${uri} is before ${point} (the first is ${first}); nothing was appended`,
-        );
-        if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
-        return;
-      }
-      await confirmOrStop(
-        ctx.out,
-        `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${seqRange(first, point - 1)})?`,
-        f.yes,
-        "trimmed",
+    .argument("[seq-num]", "the earliest sequence number to keep");
+  flagAction(cmd, FLAGS, async (ctx, [arg, seq], f) => {
+    const { basin, stream } = parseStreamUri(arg!);
+    const given = [seq, f.keepLast, f.before, f.olderThan].filter((v) => v !== undefined).length;
+    if (given !== 1) throw usageError("give exactly one of <seq-num>, --keep-last, --before or --older-than");
+    const fixed = seq !== undefined ? parseCount(seq, "<seq-num>") : undefined;
+    const uri = formatUri(basin, stream);
+    const client = await ctx.client();
+    const sc = client.basin(basin).stream(stream);
+    const point =
+      fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, f.keepLast, f.before ?? f.olderThan)));
+    const first = await attempt("read", uri, () => firstSeq(sc));
+    const going = Math.max(0, point - first);
+    if (f.dryRun || going === 0) {
+      const range = going > 0 ? ` (${seqRange(first, point - 1)})` : "";
+      ctx.out.info(
+        f.dryRun
+          ? `would trim to ${point}: ${going} record${going === 1 ? "" : "s"}${range} would go`
+          : `nothing to trim: no record of ${uri} is before ${point} (the first is ${first}); nothing was appended`,
       );
-      await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conds, `trim to ${point}`);
-    }),
-  );
+      if (ctx.flags.json) await ctx.out.jsonLine({ trim_point: point, first_seq_num: first, records: going });
+      return;
+    }
+    await confirmOrStop(
+      ctx.out,
+      `Trim ${uri}: remove ${going} record${going === 1 ? "" : "s"} (${seqRange(first, point - 1)})?`,
+      f.yes,
+      "trimmed",
+    );
+    await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(point), conditionsOf(f), `trim to ${point}`);
+  });
   return examples(cmd, [
     "svc trim svc://my-basin-01/events 1000",
     "svc trim svc://my-basin-01/events --keep-last 100 --yes",

@@ -1,39 +1,30 @@
 /** `-F/--fencing-token` and `-m/--match-seq-num N|auto`, shared by append, fence and trim. */
-import { Option, type Command } from "commander";
 import type { StreamClient } from "../../client/stream.js";
 import { FencingTokenMismatchError, SeqNumMismatchError, SvcError } from "../../errors.js";
 import { fencingTokenBytes } from "../../format/record-command.js";
-import { usageError } from "../failure.js";
+import { flagList, valueFlag, type FlagValues } from "./declare.js";
 import { parseCount } from "./numbers.js";
 
-export interface ConditionFlags {
-  fencingToken?: string;
-  matchSeqNum?: string;
-}
+export const CONDITION_FLAGS = flagList(
+  valueFlag("-F, --fencing-token <token>", "fail unless the stream's current fencing token is TOKEN", (raw, name) => {
+    fencingTokenBytes(raw, name);
+    return raw;
+  }),
+  // A number, or "auto": the tail, checked just before the first append.
+  valueFlag(
+    "-m, --match-seq-num <n>",
+    "fail unless the first record gets seq num N; auto = the current tail",
+    (raw, name): number | "auto" => (raw.trim() === "auto" ? "auto" : parseCount(raw, name)),
+  ),
+);
 
-export interface Conditions {
-  fencingToken?: string;
-  /** A number, or "auto": the tail, checked just before the first append. */
-  matchSeqNum?: number | "auto";
-}
+export type Conditions = FlagValues<typeof CONDITION_FLAGS>;
 
-export function addConditionOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option("-F, --fencing-token <token>", "fail unless the stream's current fencing token is TOKEN"))
-    .addOption(
-      new Option("-m, --match-seq-num <n>", "fail unless the first record gets seq num N; auto = the current tail"),
-    );
-}
-
-export function parseConditions(f: ConditionFlags): Conditions {
+/** The conditions among a command's flags. */
+export function conditionsOf(f: Conditions): Conditions {
   const c: Conditions = {};
-  if (f.fencingToken !== undefined) {
-    fencingTokenBytes(f.fencingToken, "--fencing-token");
-    c.fencingToken = f.fencingToken;
-  }
-  if (f.matchSeqNum !== undefined) {
-    c.matchSeqNum = f.matchSeqNum.trim() === "auto" ? "auto" : parseCount(f.matchSeqNum, "--match-seq-num");
-  }
+  if (f.fencingToken !== undefined) c.fencingToken = f.fencingToken;
+  if (f.matchSeqNum !== undefined) c.matchSeqNum = f.matchSeqNum;
   return c;
 }
 

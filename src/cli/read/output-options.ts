@@ -2,110 +2,66 @@
  * The output flags `read` and `tail` share (docs/design/cli.md, "Reading") and their parsing into a
  * printer and sink plan.
  */
-import { Option, type Command } from "commander";
 import { allOf, grepFilter, parseFilter } from "../../format/record-filter.js";
 import { parseFormatName } from "../../format/format-name.js";
-import type { InvalidUtf8Output } from "../../format/record-output.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { compileTemplate } from "../../format/record-template.js";
+import { bool, choice, flagList, list, text, valueFlag, type FlagValues } from "../flags/declare.js";
 import { usageError } from "../failure.js";
-import type { CommandsMode } from "./record-printer.js";
 import type { ReadSinkPlan } from "./read-run.js";
 
-export interface OutputFlags {
-  format: string;
-  template?: string;
-  omitEmpty?: boolean;
-  timeFormat?: "ms" | "iso";
-  pretty?: boolean;
-  null?: boolean;
-  delimiter?: string;
-  headersOnly?: boolean;
-  metaOnly?: boolean;
-  commands?: CommandsMode;
-  grep?: string;
-  filter: string[];
-  invalidUtf8?: InvalidUtf8Output;
-  output?: string;
-  appendOutput?: boolean;
-  splitDir?: string;
-  checkpoint?: string;
-  failOnGap?: boolean;
-  progress?: boolean;
-  stats?: boolean;
-  force?: boolean;
-}
+export const OUTPUT_FLAGS = flagList(
+  valueFlag(
+    "--format <fmt>",
+    "text, json, json-base64 (aliases raw, ndjson, base64, json-binsafe), or binary (exact bodies, no delimiter unless -0/--delimiter); --json = --format json",
+    (raw) => parseFormatName(raw),
+    { default: "text" },
+  ),
+  valueFlag(
+    "--template <tpl>",
+    "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}",
+    (raw) => {
+      compileTemplate(raw);
+      return raw;
+    },
+  ),
+  bool("--omit-empty", "JSON: drop empty headers and body (as S2's CLI prints them)"),
+  choice("--time-format <fmt>", 'JSON: add an ISO 8601 "time" field (iso); also for command lines', ["ms", "iso"]),
+  bool("--pretty", "indented JSON, for people"),
+  bool("-0, --null", "end each record with NUL instead of a newline"),
+  valueFlag("--delimiter <str>", "end each record with STR (escapes \\n \\t \\0 \\xHH)", (raw) => parseDelimiter(raw)),
+  bool("--headers-only", "JSON: drop bodies"),
+  bool("--meta-only", "seq_num and timestamp only: JSON without headers and body; text prints SEQ<TAB>TIMESTAMP lines"),
+  choice(
+    "--commands <mode>",
+    "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)",
+    ["show", "skip", "stderr"],
+  ),
+  valueFlag("--grep <regex>", "only records whose body matches", (raw) => grepFilter(raw)),
+  list(
+    "--filter <expr>",
+    "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)",
+    (raw) => parseFilter(raw),
+  ),
+  choice(
+    "--invalid-utf8 <mode>",
+    "bytes that are not UTF-8: replace (U+FFFD), error, or base64 (default: text writes them as they are; json writes U+FFFD and says so on stderr: use json-base64)",
+    ["replace", "error", "base64"],
+  ),
+  text("-o, --output <file>", "write records to FILE (truncated) instead of stdout"),
+  bool("--append-output", "with -o, append to FILE instead of truncating"),
+  text("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"),
+  text("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"),
+  bool(
+    "--fail-on-gap",
+    "exit 5 when records a checkpoint, -s or the read itself expected were trimmed or expired before they were read (default: a warning, and the read goes on)",
+  ),
+  bool("--no-progress", "no progress line (shown only when stderr is a terminal)"),
+  bool("--stats", "print a summary on stderr at the end"),
+  bool("--force", "write --format binary to a terminal anyway"),
+);
 
-const collect = (v: string, prev: string[]): string[] => [...prev, v];
-
-export function addOutputOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        "--format <fmt>",
-        "text, json, json-base64 (aliases raw, ndjson, base64, json-binsafe), or binary (exact bodies, no delimiter unless -0/--delimiter); --json = --format json",
-      ).default("text"),
-    )
-    .addOption(
-      new Option(
-        "--template <tpl>",
-        "custom line, e.g. '{seq_num}\\t{timestamp:iso}\\t{header:NAME}\\t{body}'; also {body:base64|hex} {headers} {timestamp:ms|iso|relative} {size}",
-      ),
-    )
-    .addOption(new Option("--omit-empty", "JSON: drop empty headers and body (as S2's CLI prints them)"))
-    .addOption(
-      new Option("--time-format <fmt>", 'JSON: add an ISO 8601 "time" field (iso); also for command lines').choices([
-        "ms",
-        "iso",
-      ]),
-    )
-    .addOption(new Option("--pretty", "indented JSON, for people"))
-    .addOption(new Option("-0, --null", "end each record with NUL instead of a newline"))
-    .addOption(new Option("--delimiter <str>", "end each record with STR (escapes \\n \\t \\0 \\xHH)"))
-    .addOption(new Option("--headers-only", "JSON: drop bodies"))
-    .addOption(
-      new Option(
-        "--meta-only",
-        "seq_num and timestamp only: JSON without headers and body; text prints SEQ<TAB>TIMESTAMP lines",
-      ),
-    )
-    .addOption(
-      new Option(
-        "--commands <mode>",
-        "command records (fence, trim): show, skip, or stderr (default: stderr for text, show for JSON)",
-      ).choices(["show", "skip", "stderr"]),
-    )
-    .addOption(new Option("--grep <regex>", "only records whose body matches"))
-    .addOption(
-      new Option(
-        "--filter <expr>",
-        "only records with header:NAME=VALUE, or header:NAME; ! negates; repeatable (all must hold)",
-      )
-        .argParser(collect)
-        .default([]),
-    )
-    .addOption(
-      new Option(
-        "--invalid-utf8 <mode>",
-        "bytes that are not UTF-8: replace (U+FFFD), error, or base64 (default: text writes them as they are; json writes U+FFFD and says so on stderr: use json-base64)",
-      ).choices(["replace", "error", "base64"]),
-    )
-    .addOption(new Option("-o, --output <file>", "write records to FILE (truncated) instead of stdout"))
-    .addOption(new Option("--append-output", "with -o, append to FILE instead of truncating"))
-    .addOption(new Option("--split-dir <dir>", "write each record as DIR/<seq>.bin plus DIR/<seq>.json metadata"))
-    .addOption(
-      new Option("--checkpoint <file>", "store the next seq num after each batch; when FILE exists, resume from it"),
-    )
-    .addOption(
-      new Option(
-        "--fail-on-gap",
-        "exit 5 when records a checkpoint, -s or the read itself expected were trimmed or expired before they were read (default: a warning, and the read goes on)",
-      ),
-    )
-    .addOption(new Option("--no-progress", "no progress line (shown only when stderr is a terminal)"))
-    .addOption(new Option("--stats", "print a summary on stderr at the end"))
-    .addOption(new Option("--force", "write --format binary to a terminal anyway"));
-}
+export type OutputFlags = FlagValues<typeof OUTPUT_FLAGS>;
 
 /**
  * The global `--json` on read/tail means `--format json`; with another `--format` it is an
@@ -113,7 +69,7 @@ export function addOutputOptions(cmd: Command): Command {
  */
 export function applyJsonFlag(f: OutputFlags, json: boolean | undefined, formatGiven: boolean): void {
   if (!json) return;
-  if (formatGiven && parseFormatName(f.format) !== "json")
+  if (formatGiven && f.format !== "json")
     throw usageError(`--json is --format json; drop --json or --format ${f.format}`);
   f.format = "json";
 }
@@ -135,8 +91,7 @@ export function checkBinaryTarget(sink: ReadSinkPlan, force: boolean | undefined
 }
 
 export function sinkPlan(f: OutputFlags): ReadSinkPlan {
-  const format = parseFormatName(f.format);
-  if (f.template !== undefined) compileTemplate(f.template);
+  const format = f.format;
   if (f.null && f.delimiter !== undefined) throw usageError("use either -0/--null or --delimiter");
   if (f.headersOnly && f.metaOnly) throw usageError("use either --headers-only or --meta-only");
   if (f.appendOutput && f.output === undefined) throw usageError("--append-output needs -o FILE");
@@ -152,26 +107,26 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
     );
   }
   // Text with --meta-only: one `seq_num<TAB>timestamp` line per record.
-  if (f.metaOnly && format === "text")
-    f.template = f.timeFormat === "iso" ? "{seq_num}\t{timestamp:iso}" : "{seq_num}\t{timestamp}";
-  const delimiter = f.null
-    ? Buffer.from([0])
-    : f.delimiter !== undefined
-      ? parseDelimiter(f.delimiter)
-      : Buffer.from(format === "binary" ? "" : "\n");
-  const textual = format === "text" || format === "binary" || f.template !== undefined;
-  const filter = allOf([...(f.grep !== undefined ? [grepFilter(f.grep)] : []), ...f.filter.map(parseFilter)]);
+  const template =
+    f.metaOnly && format === "text"
+      ? f.timeFormat === "iso"
+        ? "{seq_num}\t{timestamp:iso}"
+        : "{seq_num}\t{timestamp}"
+      : f.template;
+  const delimiter = f.null ? Buffer.from([0]) : (f.delimiter ?? Buffer.from(format === "binary" ? "" : "\n"));
+  const textual = format === "text" || format === "binary" || template !== undefined;
+  const filter = allOf([...(f.grep !== undefined ? [f.grep] : []), ...f.filter]);
   const plan: ReadSinkPlan = {
-    appendOutput: f.appendOutput === true,
-    progress: f.progress !== false,
-    stats: f.stats === true,
+    appendOutput: f.appendOutput,
+    progress: f.progress,
+    stats: f.stats,
     printer: {
       format,
       commands: f.commands ?? (textual ? "stderr" : "show"),
       json: {
-        omitEmpty: f.omitEmpty === true,
+        omitEmpty: f.omitEmpty,
         isoTime: f.timeFormat === "iso",
-        pretty: f.pretty === true,
+        pretty: f.pretty,
         drop: f.metaOnly ? "all" : f.headersOnly ? "body" : undefined,
       },
       delimiter,
@@ -179,7 +134,7 @@ export function sinkPlan(f: OutputFlags): ReadSinkPlan {
       timeFormat: f.timeFormat ?? "ms",
     },
   };
-  if (f.template !== undefined) plan.printer.template = f.template;
+  if (template !== undefined) plan.printer.template = template;
   if (filter) plan.printer.filter = filter;
   if (f.output !== undefined) plan.output = f.output;
   if (f.splitDir !== undefined) plan.splitDir = f.splitDir;

@@ -1,13 +1,18 @@
 /** `svc basin delete <basin>`: asks first (or `--yes`), `--if-exists`, `--wait` until gone. */
-import { Command, Option } from "commander";
-import { handler } from "../../action.js";
+import { Command } from "commander";
+import { flagAction } from "../../action.js";
 import { attempt } from "../../failure.js";
+import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
-import { addWaitOptions, waitForBasin, type WaitFlags } from "../create-options.js";
+import { waitFlags, waitForBasin } from "../create-options.js";
 
-type Flags = WaitFlags & { yes?: boolean; ifExists?: boolean };
+const FLAGS = flagList(
+  bool("-y, --yes", "do not ask for confirmation"),
+  bool("--if-exists", "succeed (exit 0) when it does not exist"),
+  ...waitFlags("until the basin is gone"),
+);
 
 export function isNotFound(e: unknown): boolean {
   const err = (e as { error?: unknown }).error ?? e;
@@ -17,28 +22,23 @@ export function isNotFound(e: unknown): boolean {
 export function basinDeleteCommand(name = "delete"): Command {
   const cmd = new Command(name)
     .description("Delete a basin and all its streams")
-    .argument("<basin>", "basin name or svc://basin")
-    .addOption(new Option("-y, --yes", "do not ask for confirmation"))
-    .addOption(new Option("--if-exists", "succeed (exit 0) when it does not exist"));
-  addWaitOptions(cmd, "until the basin is gone");
-  cmd.action(
-    handler<Flags>(async (ctx, [arg], opts) => {
-      const basin = parseBasinArg(arg!);
-      const uri = formatUri(basin);
-      await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes, "deleted");
-      const client = await ctx.client();
-      try {
-        await attempt("delete basin", uri, () => client.basins.delete(basin));
-      } catch (e) {
-        if (!opts.ifExists || !isNotFound(e)) throw e;
-        ctx.out.success(`basin ${uri} does not exist`);
-        if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: "absent" });
-        return;
-      }
-      if (opts.wait) await waitForBasin(ctx, basin, "gone", opts);
-      ctx.out.success(opts.wait ? `basin ${uri} deleted` : `basin ${uri} deletion requested`);
-      if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: opts.wait ? "deleted" : "deleting" });
-    }),
-  );
+    .argument("<basin>", "basin name or svc://basin");
+  flagAction(cmd, FLAGS, async (ctx, [arg], opts) => {
+    const basin = parseBasinArg(arg!);
+    const uri = formatUri(basin);
+    await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes, "deleted");
+    const client = await ctx.client();
+    try {
+      await attempt("delete basin", uri, () => client.basins.delete(basin));
+    } catch (e) {
+      if (!opts.ifExists || !isNotFound(e)) throw e;
+      ctx.out.success(`basin ${uri} does not exist`);
+      if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: "absent" });
+      return;
+    }
+    if (opts.wait) await waitForBasin(ctx, basin, "gone", opts);
+    ctx.out.success(opts.wait ? `basin ${uri} deleted` : `basin ${uri} deletion requested`);
+    if (ctx.flags.json) await ctx.out.jsonDoc({ name: basin, result: opts.wait ? "deleted" : "deleting" });
+  });
   return examples(cmd, ["svc basin delete my-basin-01", "svc basin delete my-basin-01 --yes --if-exists --wait"]);
 }

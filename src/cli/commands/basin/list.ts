@@ -2,17 +2,17 @@
 import { Command } from "commander";
 import { longHeader, longRow } from "../../../format/list-long.js";
 import type { BasinInfo } from "../../../types.js";
-import { handler } from "../../action.js";
+import { flagAction } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { addListOptions, finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
+import { finishPage, LIST_FLAGS, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 
 export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> {
   const { all, single } = listOptions(flags);
   const client = await ctx.client();
   const items: BasinInfo[] = [];
-  let header = flags.long === true && !flags.ndjson && !ctx.flags.json;
+  let header = flags.long && !flags.ndjson && !ctx.flags.json;
   let end: PageEnd | undefined;
   await attempt("list basins", undefined, async () => {
     let source: AsyncIterable<BasinInfo> | BasinInfo[];
@@ -20,7 +20,7 @@ export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> 
       const page = await client.basins.list({ prefix: all.prefix, startAfter: all.startAfter, limit: all.limit });
       end = pageEnd(page, (b) => b.name);
       source = page.items;
-    } else source = client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted === true || !isDeleting(b) });
+    } else source = client.basins.listAll({ ...all, keep: (b) => flags.includeDeleted || !isDeleting(b) });
     for await (const b of source) {
       if (isDeleting(b) && !flags.includeDeleted) continue;
       if (flags.ndjson) await ctx.out.jsonLine(b);
@@ -48,7 +48,7 @@ function basinLine(ctx: Context, b: BasinInfo, long: boolean | undefined): strin
 
 export function basinListCommand(name = "list"): Command {
   const cmd = new Command(name).description("List basins");
-  addListOptions(cmd).action(handler<ListFlags>((ctx, _args, opts) => listBasins(ctx, opts)));
+  flagAction(cmd, LIST_FLAGS, (ctx, _args, opts) => listBasins(ctx, opts));
   return examples(cmd, [
     "svc basin list",
     "svc basin list --prefix prod- --long",

@@ -1,25 +1,22 @@
 /** `svc metrics account --metric <set>`: account metrics (A10). */
 import { Command } from "commander";
 import { ACCOUNT_METRIC_SETS } from "../../../types.js";
-import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
+import { metricsCommand, metricsFormat, metricsQuery, printMetrics } from "./metric-flags.js";
 
 export function metricsAccountCommand(): Command {
-  const cmd = metricOptions(
+  const cmd = metricsCommand(
     new Command("account").description("Account metrics: active-basins, account-ops"),
     "account",
     ACCOUNT_METRIC_SETS,
-  );
-  cmd.action(
-    handler<MetricFlags>(async (ctx, _args, flags) => {
+    async (ctx, _args, flags) => {
       const q = metricsQuery(flags, "account", ACCOUNT_METRIC_SETS);
       const format = metricsFormat(ctx, flags);
       const client = await ctx.client();
       const res = await attempt("get account metrics", undefined, () => client.metrics.accountMetrics(q));
       await printMetrics(ctx, format, res);
-    }),
+    },
   );
   return examples(cmd, [
     "svc metrics account --metric active-basins",

@@ -6,7 +6,7 @@
  * `--format csv` `metric,unit,kind,time,value` rows (RFC 3339 UTC times, exact values); a
  * chart per series when stdout is a terminal, else a plain `time<TAB>value` table.
  */
-import { Command, Option } from "commander";
+import type { Command } from "commander";
 import { formatSeconds, parseDuration } from "../../../format/duration.js";
 import { metricsCsv, metricsTable, metricsText } from "../../../format/metric-output.js";
 import { parseTimePoint } from "../../../format/record-time.js";
@@ -14,23 +14,15 @@ import {
   METRICS_END_LEEWAY_SECS,
   METRICS_MAX_PERIOD_SECS,
   METRICS_STORAGE_INTERVAL,
-  type MetricInterval,
   type MetricSetResponse,
   type MetricsQuery,
 } from "../../../types.js";
+import { flagAction, type Handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { usageError } from "../../failure.js";
+import { choice, flagList, text, type FlagValues } from "../../flags/declare.js";
 
 export type MetricsFormat = "chart" | "table" | "csv" | "json";
-
-export interface MetricFlags {
-  metric?: string;
-  start?: string;
-  end?: string;
-  ago?: string;
-  interval?: MetricInterval;
-  format?: MetricsFormat;
-}
 
 export type MetricLevel = "account" | "basin" | "stream";
 
@@ -56,39 +48,46 @@ function rules(level: MetricLevel): string {
   ].join("\n");
 }
 
-/** Adds the shared flags and the rules; `sets` are offered in help and shell completion. */
-export function metricOptions(cmd: Command, level: MetricLevel, sets: readonly string[]): Command {
-  const metric = new Option("--metric <set>", "the metric set (required)");
-  // Listed for help and completion; checked by metricsQuery, which names the level in its error.
-  metric.argChoices = [...sets];
+/**
+ * The flags of `svc metrics LEVEL`; `sets` are offered in help and shell completion. The times stay text: they are
+ * judged with the clock and with each other, in `metricsQuery`.
+ */
+function metricFlags(level: MetricLevel, sets: readonly string[]) {
   const interval =
     level === "account"
       ? "points per minute, hour or day (default: the server picks by range)"
       : `points per minute, hour or day (default: the server picks by range; storage: ${METRICS_STORAGE_INTERVAL[level]})`;
-  return cmd
-    .addOption(metric)
-    .addOption(
-      new Option("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)").conflicts(
-        "ago",
-      ),
-    )
-    .addOption(new Option("--end <time>", "until TIME (default now): RFC 3339, unix seconds, YYYY-MM-DD"))
-    .addOption(
-      new Option(
-        "--ago <duration>",
-        `from this long before --end (default 1h, at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}): e.g. 30m, 1h, 7d`,
-      ),
-    )
-    .addOption(new Option("--interval <interval>", interval).choices(["minute", "hour", "day"]))
-    .addOption(
-      new Option("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json").choices([
-        "chart",
-        "table",
-        "csv",
-        "json",
-      ]),
-    )
-    .addHelpText("after", rules(level));
+  return flagList(
+    // Checked by metricsQuery, which names the level in its error.
+    { ...text("--metric <set>", "the metric set (required)"), offered: sets },
+    text("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)", {
+      conflicts: "ago",
+    }),
+    text("--end <time>", "until TIME (default now): RFC 3339, unix seconds, YYYY-MM-DD"),
+    text(
+      "--ago <duration>",
+      `from this long before --end (default 1h, at most ${formatSeconds(METRICS_MAX_PERIOD_SECS)}): e.g. 30m, 1h, 7d`,
+    ),
+    choice("--interval <interval>", interval, ["minute", "hour", "day"]),
+    choice("--format <format>", "chart (default on a terminal), table (default otherwise), csv or json", [
+      "chart",
+      "table",
+      "csv",
+      "json",
+    ]),
+  );
+}
+
+export type MetricFlags = FlagValues<ReturnType<typeof metricFlags>>;
+
+/** Makes `cmd` a metrics command of `level`: the shared flags, the rules in its help, and `fn` as its action. */
+export function metricsCommand(
+  cmd: Command,
+  level: MetricLevel,
+  sets: readonly string[],
+  fn: Handler<MetricFlags>,
+): Command {
+  return flagAction(cmd, metricFlags(level, sets), fn).addHelpText("after", rules(level));
 }
 
 /** Unix seconds of `--start`/`--end`: bare digits are seconds, otherwise a time (or a duration ago). */

@@ -1,20 +1,17 @@
 /** `svc metrics stream <uri> --metric storage`: stream metrics (A12). */
 import { Command } from "commander";
 import { STREAM_METRIC_SETS } from "../../../types.js";
-import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
-import { metricOptions, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
+import { metricsCommand, metricsFormat, metricsQuery, printMetrics } from "./metric-flags.js";
 
 export function metricsStreamCommand(): Command {
-  const cmd = metricOptions(
+  const cmd = metricsCommand(
     new Command("stream").description("Stream metrics: storage").argument("<uri>", "svc://basin/stream"),
     "stream",
     STREAM_METRIC_SETS,
-  );
-  cmd.action(
-    handler<MetricFlags>(async (ctx, [arg], flags) => {
+    async (ctx, [arg], flags) => {
       const { basin, stream } = parseStreamUri(arg!);
       const q = metricsQuery(flags, "stream", STREAM_METRIC_SETS);
       const format = metricsFormat(ctx, flags);
@@ -23,7 +20,7 @@ export function metricsStreamCommand(): Command {
         client.metrics.streamMetrics(basin, stream, q),
       );
       await printMetrics(ctx, format, res);
-    }),
+    },
   );
   return examples(cmd, [
     "svc metrics stream svc://my-basin-01/events --metric storage",

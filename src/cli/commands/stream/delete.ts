@@ -1,45 +1,44 @@
 /** `svc stream delete <uri>`: asks first (or `--yes`), `--if-exists`, `--wait` until gone. */
-import { Command, Option } from "commander";
-import { handler } from "../../action.js";
+import { Command } from "commander";
+import { flagAction } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 import { isNotFound } from "../basin/delete.js";
-import { addWaitOptions, type WaitFlags } from "../create-options.js";
+import { waitFlags, type WaitFlags } from "../create-options.js";
 import { clientError } from "../../../errors.js";
-import { parseDuration } from "../../../format/duration.js";
 import type { Context } from "../../context.js";
+import { bool, flagList } from "../../flags/declare.js";
+
+const FLAGS = flagList(
+  bool("-y, --yes", "do not ask for confirmation"),
+  bool("--if-exists", "succeed (exit 0) when it does not exist"),
+  ...waitFlags("until the stream is gone (its name can be created again)"),
+);
 
 export function streamDeleteCommand(name = "delete"): Command {
-  const cmd = new Command(name)
-    .description("Delete a stream and its records")
-    .argument("<uri>", "svc://basin/stream")
-    .addOption(new Option("-y, --yes", "do not ask for confirmation"))
-    .addOption(new Option("--if-exists", "succeed (exit 0) when it does not exist"));
-  addWaitOptions(cmd, "until the stream is gone (its name can be created again)");
-  cmd.action(
-    handler<{ yes?: boolean; ifExists?: boolean } & WaitFlags>(async (ctx, [arg], opts) => {
-      const { basin, stream } = parseStreamUri(arg!);
-      const uri = formatUri(basin, stream);
-      await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes, "deleted");
-      const client = await ctx.client();
-      let result = "deleting";
-      try {
-        await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream));
-        if (opts.wait) {
-          await waitForStreamGone(ctx, basin, stream, opts);
-          result = "deleted";
-        }
-        ctx.out.success(opts.wait ? `stream ${uri} deleted` : `stream ${uri} deletion requested`);
-      } catch (e) {
-        if (!opts.ifExists || !isNotFound(e)) throw e;
-        result = "absent";
-        ctx.out.success(`stream ${uri} does not exist`);
+  const cmd = new Command(name).description("Delete a stream and its records").argument("<uri>", "svc://basin/stream");
+  flagAction(cmd, FLAGS, async (ctx, [arg], opts) => {
+    const { basin, stream } = parseStreamUri(arg!);
+    const uri = formatUri(basin, stream);
+    await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes, "deleted");
+    const client = await ctx.client();
+    let result = "deleting";
+    try {
+      await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream));
+      if (opts.wait) {
+        await waitForStreamGone(ctx, basin, stream, opts);
+        result = "deleted";
       }
-      if (ctx.flags.json) await ctx.out.jsonDoc({ basin, name: stream, result });
-    }),
-  );
+      ctx.out.success(opts.wait ? `stream ${uri} deleted` : `stream ${uri} deletion requested`);
+    } catch (e) {
+      if (!opts.ifExists || !isNotFound(e)) throw e;
+      result = "absent";
+      ctx.out.success(`stream ${uri} does not exist`);
+    }
+    if (ctx.flags.json) await ctx.out.jsonDoc({ basin, name: stream, result });
+  });
   return examples(cmd, [
     "svc stream delete svc://my-basin-01/events",
     "svc stream delete svc://my-basin-01/events --yes --if-exists --wait",
@@ -48,7 +47,7 @@ export function streamDeleteCommand(name = "delete"): Command {
 
 /** Polls the basin's stream list until `stream` is no longer in it (not even as being deleted). */
 async function waitForStreamGone(ctx: Context, basin: string, stream: string, f: WaitFlags): Promise<void> {
-  const deadline = Date.now() + parseDuration(f.waitTimeout ?? "60s");
+  const deadline = Date.now() + f.waitTimeout.ms;
   const client = await ctx.client();
   const uri = formatUri(basin, stream);
   await ctx.out.spin(`waiting for stream ${uri} to be gone`, async () => {
@@ -58,7 +57,7 @@ async function waitForStreamGone(ctx: Context, basin: string, stream: string, f:
       );
       if (!page.items.some((s) => s.name === stream)) return;
       if (Date.now() + delay > deadline)
-        throw clientError("client_timeout", `stream ${uri} is still being deleted after ${f.waitTimeout ?? "60s"}`);
+        throw clientError("client_timeout", `stream ${uri} is still being deleted after ${f.waitTimeout.text}`);
       await new Promise((r) => setTimeout(r, delay));
     }
   });

@@ -2,11 +2,11 @@
 import { Command } from "commander";
 import { longHeader, longRow } from "../../../format/list-long.js";
 import type { StreamInfo } from "../../../types.js";
-import { handler } from "../../action.js";
+import { flagAction } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { addListOptions, finishPage, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
+import { finishPage, LIST_FLAGS, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
 import { formatUri, parseBasinOrPrefix } from "../../uri.js";
 
 export async function listStreams(ctx: Context, target: string, flags: ListFlags): Promise<void> {
@@ -14,7 +14,7 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
   const { all, single } = listOptions(flags, uri.stream);
   const basin = (await ctx.client()).basin(uri.basin);
   const items: StreamInfo[] = [];
-  let header = flags.long === true && !flags.ndjson && !ctx.flags.json;
+  let header = flags.long && !flags.ndjson && !ctx.flags.json;
   let end: PageEnd | undefined;
   await attempt("list streams in", formatUri(uri.basin), async () => {
     let source: AsyncIterable<StreamInfo> | StreamInfo[];
@@ -25,7 +25,7 @@ export async function listStreams(ctx: Context, target: string, flags: ListFlags
     } else
       source = basin.streams.listAll({
         ...all,
-        keep: (s) => flags.includeDeleted === true || s.deleted_at === undefined || s.deleted_at === null,
+        keep: (s) => flags.includeDeleted || s.deleted_at === undefined || s.deleted_at === null,
       });
     for await (const s of source) {
       const deleting = s.deleted_at !== undefined && s.deleted_at !== null;
@@ -54,7 +54,7 @@ export function streamListCommand(name = "list"): Command {
   const cmd = new Command(name)
     .description("List the streams of a basin")
     .argument("<basin>", "basin name, svc://basin, or svc://basin/prefix");
-  addListOptions(cmd).action(handler<ListFlags>((ctx, [target], opts) => listStreams(ctx, target!, opts)));
+  flagAction(cmd, LIST_FLAGS, (ctx, [target], opts) => listStreams(ctx, target!, opts));
   return examples(cmd, [
     "svc stream list my-basin-01",
     "svc stream list svc://my-basin-01/orders/ --long",

@@ -1,23 +1,19 @@
 /** `svc token revoke <id>`: asks first (or `--yes`); the token stops working at once. */
-import { Command, Option } from "commander";
-import { handler } from "../../action.js";
+import { Command } from "commander";
+import { flagAction } from "../../action.js";
 import { attempt } from "../../failure.js";
+import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 
 export function tokenRevokeCommand(): Command {
-  const cmd = new Command("revoke")
-    .description("Revoke an access token")
-    .argument("<id>", "token id")
-    .addOption(new Option("-y, --yes", "do not ask for confirmation"));
-  cmd.action(
-    handler<{ yes?: boolean }>(async (ctx, [id], opts) => {
-      await confirmOrStop(ctx.out, `Revoke access token ${JSON.stringify(id)}?`, opts.yes, "revoked");
-      const client = await ctx.client();
-      await attempt("revoke access token", id, () => client.accessTokens.revoke(id!));
-      ctx.out.success(`access token ${JSON.stringify(id)} revoked`);
-      if (ctx.flags.json) await ctx.out.jsonDoc({ id, result: "revoked" });
-    }),
-  );
+  const cmd = new Command("revoke").description("Revoke an access token").argument("<id>", "token id");
+  flagAction(cmd, flagList(bool("-y, --yes", "do not ask for confirmation")), async (ctx, [id], opts) => {
+    await confirmOrStop(ctx.out, `Revoke access token ${JSON.stringify(id)}?`, opts.yes, "revoked");
+    const client = await ctx.client();
+    await attempt("revoke access token", id, () => client.accessTokens.revoke(id!));
+    ctx.out.success(`access token ${JSON.stringify(id)} revoked`);
+    if (ctx.flags.json) await ctx.out.jsonDoc({ id, result: "revoked" });
+  });
   return examples(cmd, ["svc token revoke ci/reader --yes"]);
 }

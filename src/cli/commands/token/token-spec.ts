@@ -13,24 +13,36 @@ import {
 } from "../../../types.js";
 import { parseDuration } from "../../../format/duration.js";
 import { usageError } from "../../failure.js";
+import { bool, flagList, text, valueFlag, type FlagValues } from "../../flags/declare.js";
 import { readTokenFile } from "./token-file.js";
 
 const TOKEN_OPERATIONS: readonly string[] = OPERATIONS;
 
-export interface TokenFlags {
-  expiresIn?: string;
-  expiresAt?: string;
-  autoPrefixStreams?: boolean;
-  basinsPrefix?: string;
-  basinsExact?: string;
-  streamsPrefix?: string;
-  streamsExact?: string;
-  tokensPrefix?: string;
-  tokensExact?: string;
-  opGroups?: string;
-  ops?: string;
-  fromFile?: string;
-}
+/** The flags of `svc token create` that make the request. The expiry is judged against the clock in `tokenRequest`. */
+export const TOKEN_FLAGS = flagList(
+  text("--expires-in <duration>", "expire after this long (e.g. 30d, 12h)", { conflicts: "expiresAt" }),
+  text("--expires-at <time>", "expire at this RFC 3339 time"),
+  text("--basins-prefix <prefix>", "basins starting with this", { conflicts: "basinsExact" }),
+  text("--basins-exact <name>", "only this basin"),
+  text("--streams-prefix <prefix>", "streams starting with this", { conflicts: "streamsExact" }),
+  text("--streams-exact <name>", "only this stream"),
+  text("--tokens-prefix <prefix>", "token ids starting with this (for token management)", {
+    conflicts: "tokensExact",
+  }),
+  text("--tokens-exact <id>", "only this token id"),
+  valueFlag(
+    "--op-groups <groups>",
+    "groups of operations, e.g. account=r,basin=rw,stream=w (what each grants: below)",
+    (raw) => parseOpGroups(raw),
+  ),
+  valueFlag("--ops <ops>", "operations, comma-separated (list-basins,append,…; snake_case works too)", (raw) =>
+    parseOps(raw),
+  ),
+  bool("--auto-prefix-streams", "prefix stream names with --streams-prefix on the way in, strip it on the way out"),
+  text("--from-file <file>", "the request body as JSON (flags given too override it); - for stdin"),
+);
+
+export type TokenFlags = FlagValues<typeof TOKEN_FLAGS>;
 
 /** `list_basins` and `LIST-BASINS` are `list-basins`; an unknown name suggests the nearest. */
 export function parseOps(text: string): string[] {
@@ -117,8 +129,8 @@ export function tokenRequest(id: string, flags: TokenFlags, now = Date.now()): A
     const set = resourceSet(prefix, exact, key === "access_tokens" ? "tokens" : key);
     if (set) scope[key] = set;
   }
-  if (flags.opGroups !== undefined) scope.op_groups = parseOpGroups(flags.opGroups);
-  if (flags.ops !== undefined) scope.ops = parseOps(flags.ops);
+  if (flags.opGroups !== undefined) scope.op_groups = flags.opGroups;
+  if (flags.ops !== undefined) scope.ops = flags.ops;
   const info: AccessTokenInfo = { ...base, id, scope };
   const expiresAt = expiry(flags, now);
   if (expiresAt !== undefined) info.expires_at = expiresAt;
