@@ -14,7 +14,7 @@ import type { StreamPosition } from "./types.js";
 
 export type ErrorOrigin = "server" | "client";
 
-export interface ErrorClass {
+interface ErrorClass {
   status: number;
   retryable: boolean;
   /** The request may have taken effect even though it failed. */
@@ -60,7 +60,7 @@ export const SERVER_CODES = {
 } as const satisfies Record<string, ErrorClass>;
 
 /** Legacy codes clients should tolerate (§11.3); classified by their status. */
-export const LEGACY_CODES: Record<string, string> = {
+const LEGACY_CODES: Record<string, string> = {
   invalid_argument: "bad_json",
   invalid_stream_config: "invalid",
   deadline_exceeded: "request_timeout",
@@ -73,7 +73,7 @@ export const LEGACY_CODES: Record<string, string> = {
 };
 
 /** Codes produced on this side of the wire. */
-export const CLIENT_CODES = {
+const CLIENT_CODES = {
   /** Bad flags, arguments or configuration. */
   usage: { status: 0, retryable: false, sideEffects: false },
   /** Bad input data (a malformed line, invalid base64, an oversized record). */
@@ -215,7 +215,7 @@ export function classify(code: string, status?: number): ErrorClass | undefined 
 }
 
 /** How to treat a status whose code is unknown. */
-export function classifyStatus(status: number): ErrorClass {
+function classifyStatus(status: number): ErrorClass {
   switch (status) {
     case 408:
       return { status, retryable: true, sideEffects: true };

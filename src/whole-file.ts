@@ -21,7 +21,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
-export interface FileKind {
+interface FileKind {
   /** Set exactly (the umask does not apply); absent: 0666 less the umask. */
   mode?: number;
   /** Synced to disk (the file, then its directory) before the write returns. */

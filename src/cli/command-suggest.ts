@@ -61,7 +61,7 @@ function targets(parent: Command, prefix: string, top: boolean): Target[] {
   return [...out.values()];
 }
 
-export interface Suggestion {
+interface Suggestion {
   /** `svc basin list` */
   path: string;
   distance: number;

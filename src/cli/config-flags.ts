@@ -48,10 +48,10 @@ export const BASIN_CONFIG_FLAGS = flagList(
   choice("--stream-cipher <cipher>", "cipher for new streams (servers with encryption only)", STREAM_CIPHERS),
 );
 
-export type StreamConfigFlags = FlagValues<ReturnType<typeof streamConfigFlags>>;
-export type BasinConfigFlags = FlagValues<typeof BASIN_CONFIG_FLAGS>;
+type StreamConfigFlags = FlagValues<ReturnType<typeof streamConfigFlags>>;
+type BasinConfigFlags = FlagValues<typeof BASIN_CONFIG_FLAGS>;
 
-export function parseRetention(text: string): RetentionPolicy {
+function parseRetention(text: string): RetentionPolicy {
   const s = text.trim().toLowerCase();
   if (s === "infinite" || s === "inf" || s === "forever") return { infinite: {} };
   const secs = parseDurationSecs(text);

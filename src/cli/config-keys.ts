@@ -10,7 +10,7 @@ import { DIALECTS } from "../types.js";
 import { usageError } from "./failure.js";
 import type { TomlValue } from "./toml.js";
 
-export interface KeySpec {
+interface KeySpec {
   secret?: boolean;
   describe: string;
   /** Validates and normalizes a value given as text (CLI, env) or as a TOML value. */
@@ -59,7 +59,7 @@ function endpoint(v: TomlValue, key: string): string {
   return list.join(",");
 }
 
-export function parseBool(v: TomlValue, key: string): boolean {
+function parseBool(v: TomlValue, key: string): boolean {
   if (typeof v === "boolean") return v;
   const s = String(v).trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(s)) return true;

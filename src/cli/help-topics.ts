@@ -6,7 +6,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-export interface HelpTopic {
+interface HelpTopic {
   name: string;
   summary: string;
 }

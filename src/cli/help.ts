@@ -21,7 +21,7 @@ export function isPassThrough(cmd: Command): boolean {
 }
 
 /** The one line a subcommand's help shows in place of the global options. */
-export const GLOBALS_LINE = "Global options (--json, -q, -v, --timeout, …): `svc help globals`";
+const GLOBALS_LINE = "Global options (--json, -q, -v, --timeout, …): `svc help globals`";
 
 /** The guide (`svc help TOPIC`, docs/<topic>.md) behind each top-level command. */
 const GUIDES: Record<string, string> = {

@@ -25,7 +25,7 @@ export const LIST_FLAGS = flagList(
 export type ListFlags = FlagValues<typeof LIST_FLAGS>;
 
 /** What the paging flags of a list command (basins, streams, tokens) say. */
-export type PagingFlags = Pick<ListFlags, "prefix" | "startAfter" | "limit" | "autoPaginate">;
+type PagingFlags = Pick<ListFlags, "prefix" | "startAfter" | "limit" | "autoPaginate">;
 
 export function listOptions(f: PagingFlags, prefix?: string): { all: ListAllOptions; single: boolean } {
   if (prefix !== undefined && f.prefix !== undefined)

@@ -16,7 +16,7 @@ import type { ChalkInstance } from "chalk";
 import { escapeJson, escapeLine } from "../format/terminal-text.js";
 import { stdout } from "./stdout.js";
 
-export interface OutputOptions {
+interface OutputOptions {
   quiet?: boolean;
   json?: boolean;
   verbose?: boolean;

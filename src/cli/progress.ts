@@ -13,11 +13,11 @@ import { humanByteRate, humanBytes } from "../format/units.js";
 import type { StreamPosition } from "../types.js";
 import type { Output } from "./output.js";
 
-export type ProgressMode = "live" | "periodic" | "off";
+type ProgressMode = "live" | "periodic" | "off";
 
 /** Redraw period on a terminal, and the least time between two lines in a log. */
-export const LIVE_MS = 250;
-export const PERIODIC_MS = 5_000;
+const LIVE_MS = 250;
+const PERIODIC_MS = 5_000;
 
 export { humanBytes };
 

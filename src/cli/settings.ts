@@ -17,9 +17,9 @@ import type { Dialect } from "../types.js";
 import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../local-lite.js";
 
 /** The global flags as the settings layer reads them: the setting `timeout` comes from `--timeout`. */
-export type SettingFlags = Partial<GlobalFlags>;
+type SettingFlags = Partial<GlobalFlags>;
 
-export interface Sourced<T> {
+interface Sourced<T> {
   value: T;
   source: string;
 }

@@ -9,7 +9,7 @@ import { exitCodeFor } from "./exit-codes.js";
 import { hintOf, OperationError } from "./failure.js";
 import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
 
-export interface SinkContext {
+interface SinkContext {
   json?: boolean;
   tokenSource?: string;
   commandPath?: string;

@@ -50,7 +50,7 @@ export interface AppendLane {
 }
 
 /** The lanes a transport may need, made on first use. */
-export interface AppendLanes {
+interface AppendLanes {
   session?: () => AppendLane;
   unary: () => AppendLane;
 }

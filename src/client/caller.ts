@@ -55,7 +55,7 @@ export interface CallerOptions {
   failover?: Failover;
 }
 
-export interface JsonRequest {
+interface JsonRequest {
   method: HttpRequest["method"];
   url: string;
   headers?: Record<string, string>;
@@ -65,13 +65,13 @@ export interface JsonRequest {
   signal?: AbortSignal;
 }
 
-export interface JsonResponse<T> {
+interface JsonResponse<T> {
   status: number;
   headers: Record<string, string>;
   data: T;
 }
 
-export interface SessionCall {
+interface SessionCall {
   method: "GET" | "POST";
   url: string;
   headers?: Record<string, string>;
@@ -80,7 +80,7 @@ export interface SessionCall {
 }
 
 /** The settings sessions apply above the transport: retries, ack idle bound, compression. */
-export interface SessionPolicy {
+interface SessionPolicy {
   timeoutMs: number;
   retries: number;
   ackTimeoutMs: number;

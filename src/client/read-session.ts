@@ -49,7 +49,7 @@ export interface Progress {
   idleSince: number | undefined;
 }
 
-export interface AttemptHooks {
+interface AttemptHooks {
   /** The exchange is open (the server answered 200). */
   opened(): void;
   /** Records arrived: the failure count starts over. */
@@ -57,7 +57,7 @@ export interface AttemptHooks {
 }
 
 /** One exchange's events; "done" on a clean end, "reconnect" on the server's advice. */
-export type ReadAttempt = (p: Progress, hooks: AttemptHooks) => AsyncGenerator<ReadEvent, "done" | "reconnect">;
+type ReadAttempt = (p: Progress, hooks: AttemptHooks) => AsyncGenerator<ReadEvent, "done" | "reconnect">;
 
 /** The query string for a (re)started read: after what was delivered, with the limits lowered by it. Exported for tests. */
 export function readQuery(start: ReadStart, limits: ReadLimits, p: Progress, now = Date.now()): string {
@@ -199,7 +199,7 @@ export function readSession(open: OpenExchange, opts: ReadSessionOptions = {}): 
 }
 
 /** Wraps a source: `messages` re-arms the watchdog per message, `chunks` checks it per byte chunk. */
-export interface Watch {
+interface Watch {
   messages<M>(source: AsyncIterable<M>): AsyncGenerator<M>;
   chunks(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array>;
 }

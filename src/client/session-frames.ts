@@ -8,7 +8,7 @@ import type { SessionExchange } from "../transport/session.js";
 import { FrameParser, decodeTerminal } from "../wire/framing.js";
 import { messagePayload } from "../wire/message-frame.js";
 
-export type ServerMessage =
+type ServerMessage =
   | { kind: "message"; payload: Uint8Array; reconnect: boolean }
   | { kind: "terminal"; error: SvcError };
 

@@ -16,7 +16,7 @@ import { parseJsonText, positionFromJson, readBatchFromJson } from "../wire/json
 import { readQuery, resumingRead, takeBatch, watched, type ReadSessionOptions } from "./read-session.js";
 import type { OpenExchange } from "./session-frames.js";
 
-export interface SseEvent {
+interface SseEvent {
   event: string;
   data: string;
   id: string | undefined;
@@ -27,7 +27,7 @@ export interface SseEvent {
  * read batch is under 3 MiB of JSON (2 MiB of records as base64), so more is not a server
  * speaking this protocol, and buffering it would only grow memory.
  */
-export const MAX_SSE_LINE = 8 * 1024 * 1024;
+const MAX_SSE_LINE = 8 * 1024 * 1024;
 
 /**
  * Splits an event stream into events (the WHATWG grammar: fields per line, a blank line ends

@@ -10,7 +10,7 @@ import { clientError, clientFail } from "../errors.js";
 import type { AppendAck, AppendInput, ReadBatch, ReadEvent, ReadLimits, ReadStart, StreamPosition } from "../types.js";
 import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJson } from "../wire/json.js";
 import type { Caller } from "./caller.js";
-import { query, seg, type BasinRoute } from "./endpoints.js";
+import { seg, type BasinRoute } from "./endpoints.js";
 import { checkName } from "../rules/names.js";
 import { checkBatch } from "../rules/records.js";
 import type { AppendSessionOptions } from "./append-session.js";

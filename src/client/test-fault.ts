@@ -9,7 +9,7 @@
  *                      them again on a new connection, as if they had never been written
  *                      (they may already be appended: the checker must see duplicates)
  */
-export const CLIENT_TEST_FAULTS = ["resend-indefinite"] as const;
+const CLIENT_TEST_FAULTS = ["resend-indefinite"] as const;
 export type ClientTestFault = (typeof CLIENT_TEST_FAULTS)[number];
 
 export function clientTestFault(): ClientTestFault | undefined {

@@ -38,7 +38,7 @@ export interface ChartSeries {
   points: [number, number][];
 }
 
-export interface ChartOptions {
+interface ChartOptions {
   /** Columns available (the terminal's width); every line fits. */
   width: number;
   /** Rows of bars (default 1: a sparkline). */

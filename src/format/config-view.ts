@@ -20,7 +20,7 @@ function render(key: string, v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
-export function flattenConfig(obj: Json, prefix = ""): [string, string][] {
+function flattenConfig(obj: Json, prefix = ""): [string, string][] {
   const rows: [string, string][] = [];
   for (const [k, v] of Object.entries(obj)) {
     const key = prefix ? `${prefix}.${k}` : k;

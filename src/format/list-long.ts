@@ -5,8 +5,8 @@
  * characters) is printed as a JSON string: `"svc://b/with space"`.
  */
 
-export const CREATED_WIDTH = 24; // 2026-02-24T12:00:00.000Z
-export const STATE_WIDTH = 8; // deleting
+const CREATED_WIDTH = 24; // 2026-02-24T12:00:00.000Z
+const STATE_WIDTH = 8; // deleting
 
 /** The name as one unambiguous word. */
 export function quoteName(name: string): string {

@@ -8,10 +8,10 @@ import type { Metric, MetricInterval, MetricUnit } from "../types.js";
 import { renderChart, type ChartPaint } from "./chart.js";
 import { escapeLine } from "./terminal-text.js";
 
-export type MetricKind = "scalar" | "accumulation" | "gauge" | "label";
+type MetricKind = "scalar" | "accumulation" | "gauge" | "label";
 
 /** One metric, whatever its kind, in a single shape. */
-export interface FlatMetric {
+interface FlatMetric {
   kind: MetricKind;
   name: string;
   unit?: MetricUnit;
@@ -22,7 +22,7 @@ export interface FlatMetric {
   labels?: string[];
 }
 
-export function flattenMetric(m: Metric): FlatMetric {
+function flattenMetric(m: Metric): FlatMetric {
   if ("scalar" in m)
     return { kind: "scalar", name: m.scalar.name, unit: m.scalar.unit, points: [], value: m.scalar.value };
   if ("accumulation" in m) {
@@ -91,7 +91,7 @@ export function metricsTable(values: Metric[]): string[] {
   return out;
 }
 
-export interface MetricsChartOptions {
+interface MetricsChartOptions {
   width: number;
   height: number;
   paint?: Partial<ChartPaint>;

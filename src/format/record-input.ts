@@ -55,7 +55,7 @@ function field(bytes: string, base64: boolean, what: string): Uint8Array {
 }
 
 /** What a number past the exact range is compared with, in errors. */
-export const TOO_LARGE = "9007199254740991 (2^53 − 1), the largest integer svc carries exactly";
+const TOO_LARGE = "9007199254740991 (2^53 − 1), the largest integer svc carries exactly";
 
 /** The literal of a top-level number field as written in `line` (JSON.parse may have rounded it). */
 function numberLiteral(line: string, key: string): string | undefined {

@@ -49,7 +49,7 @@ export function lossyFields(r: SequencedRecord, drop?: JsonOptions["drop"]): boo
   return r.headers.some((h) => !isUtf8(h.name) || !isUtf8(h.value));
 }
 
-export function notUtf8Error(r: { seqNum: number }): Error {
+function notUtf8Error(r: { seqNum: number }): Error {
   return clientError(
     "bad_input",
     `record ${r.seqNum} is not valid UTF-8 (use --format json-base64, or --invalid-utf8 replace or base64)`,

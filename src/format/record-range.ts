@@ -13,7 +13,7 @@ import { clientError } from "../errors.js";
 import { parseDuration } from "./duration.js";
 import { parseTimePoint } from "./record-time.js";
 
-export type ParsedRange = { kind: "seq"; start: number; end?: number } | { kind: "time"; start: number; end?: number };
+type ParsedRange = { kind: "seq"; start: number; end?: number } | { kind: "time"; start: number; end?: number };
 
 function seqPart(text: string, flag: string): number | undefined {
   if (text === "") return undefined;

@@ -10,7 +10,7 @@
  */
 import { RecordInputError } from "./record-input.js";
 
-export interface SplitOptions {
+interface SplitOptions {
   delimiter?: Uint8Array;
   /** Strip one trailing `\r` (default: when the delimiter is `\n`); counted in `strippedCr`. */
   stripCr?: boolean;
@@ -20,7 +20,7 @@ export interface SplitOptions {
 }
 
 /** A line longer than `maxSegment`, skipped: how long it was. */
-export interface Oversize {
+interface Oversize {
   oversize: number;
 }
 

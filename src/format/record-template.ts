@@ -23,7 +23,7 @@ import { formatIso, formatRelative } from "./record-time.js";
 type Part = (r: SequencedRecord) => string | Uint8Array;
 
 /** A compiled template: the line of a record, and whether it wrote U+FFFD for bytes that are not UTF-8. */
-export interface RecordTemplate {
+interface RecordTemplate {
   (r: SequencedRecord): Buffer;
   changes(r: SequencedRecord): boolean;
 }

@@ -13,7 +13,7 @@ export type TimeFormat = "ms" | "iso" | "relative";
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-export interface TimeParseOptions {
+interface TimeParseOptions {
   /** What a bare duration means: milliseconds before now, after now, or not allowed. */
   duration?: "ago" | "ahead" | "none";
   now?: number;

@@ -32,7 +32,7 @@ export function escapeLine(text: string): string {
 }
 
 /** Record text (a body, a template line): every control character but tab and newline escaped. */
-export function escapeRecordText(text: string): string {
+function escapeRecordText(text: string): string {
   return CONTROLS_BUT_NEWLINE.test(text) ? text.replace(CONTROLS_BUT_NEWLINE_G, hex) : text;
 }
 

@@ -89,7 +89,7 @@ function streamConfig(v: unknown, path: string): StreamReconfig {
   }
 }
 
-export function parseInitSpec(text: string): BasinPlan[] {
+function parseInitSpec(text: string): BasinPlan[] {
   let spec: unknown;
   try {
     spec = parseJsonText(text);

@@ -31,7 +31,7 @@ export function log(message: string): void {
   process.stderr.write(`svc lite: ${message.replace(TERMINAL_UNSAFE, unicodeEscape)}\n`);
 }
 
-export interface RepeatLimitedLog {
+interface RepeatLimitedLog {
   (message: string): void;
   /** Writes the counts still held back (at shutdown). */
   flush(): void;

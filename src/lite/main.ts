@@ -54,7 +54,7 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-export interface RunningLite {
+interface RunningLite {
   url: string;
   /** With TLS: the certificate's SHA-256 fingerprint, whether it was made at start, where it is kept. */
   tls: TlsInfo | undefined;

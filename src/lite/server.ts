@@ -49,7 +49,7 @@ export interface ServerTimeouts {
   ackStallMs: number;
 }
 
-export interface ServerDeps {
+interface ServerDeps {
   store: Store;
   auth: Auth;
   cors: CorsPolicy;
@@ -77,7 +77,7 @@ export class LiteServer {
   /** With TLS: does the handshake and hands each connection on by its ALPN protocol. */
   private readonly tls: TlsServer | undefined;
 
-  constructor(private readonly deps: ServerDeps) {
+  constructor(deps: ServerDeps) {
     const { timeouts } = deps;
     this.appendLimits = new AppendLimits(deps.appendBudgetBytes, timeouts.ackStallMs);
     this.http1 = createHttpServer({

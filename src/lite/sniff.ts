@@ -12,7 +12,7 @@
  */
 import type { Socket } from "node:net";
 
-export const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 /**
  * Calls back with "h2" or "h1" and the bytes read so far; the socket is left paused. A
  * connection that has not told which within `timeoutMs` is dropped.

@@ -14,7 +14,7 @@
  *   tail-short       a stream's tail is loaded one record short (after recovery's own repair)
  *   read-skip        live read sessions drop the first record of a multi-record batch at an odd seq num
  */
-export const TEST_FAULTS = [
+const TEST_FAULTS = [
   "ack-before-sync",
   "ignore-match",
   "ignore-fence",

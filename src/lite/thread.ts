@@ -23,14 +23,14 @@ import { log } from "./log.js";
 import type { LiteOptions } from "./options.js";
 
 /** The server isolate's initial heap, MB; `node --initial-heap-size=N` given to node wins. */
-export const SERVER_HEAP_MB = 64;
+const SERVER_HEAP_MB = 64;
 
 /** What the worker posts to the main thread. */
 export type WorkerReport = { failed: SerializedError };
 /** What the main thread posts to the worker. */
 export type MainMessage = { signal: NodeJS.Signals };
 
-export interface SerializedError {
+interface SerializedError {
   message: string;
   stack?: string;
   /** Present for an SvcError: enough to rebuild it for the CLI's error sink and exit code. */
@@ -48,7 +48,7 @@ export function serializeError(e: unknown): SerializedError {
   return out;
 }
 
-export function reviveError(s: SerializedError): Error {
+function reviveError(s: SerializedError): Error {
   if (s.svc) return new SvcError({ ...s.svc, message: s.message });
   const e = new Error(s.message);
   if (s.stack !== undefined) e.stack = s.stack;

@@ -4,7 +4,7 @@
  */
 import type { Transport, TransportOptions } from "./types.js";
 
-export type HttpClientKind = "node" | "undici";
+type HttpClientKind = "node" | "undici";
 
 export async function createTransport(opts: TransportOptions & { client?: HttpClientKind }): Promise<Transport> {
   if (opts.client === "undici") {

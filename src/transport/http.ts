@@ -23,7 +23,7 @@ import {
   type TransportOptions,
 } from "./types.js";
 
-export interface HttpTransportOptions extends TransportOptions {
+interface HttpTransportOptions extends TransportOptions {
   /** A ready dispatcher (tests pass undici's MockAgent); an Agent with keep-alive otherwise. */
   dispatcher?: Dispatcher;
 }

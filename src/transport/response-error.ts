@@ -6,7 +6,7 @@
 import { errorFromResponse, SvcError } from "../errors.js";
 import { MAX_RESPONSE_BYTES } from "./types.js";
 
-export interface ErrorResponse {
+interface ErrorResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Uint8Array;

@@ -13,7 +13,7 @@
 import { SvcError } from "../errors.js";
 import { MAX_TIMER_MS } from "./types.js";
 
-export interface RetryOptions {
+interface RetryOptions {
   /** Retries after the first attempt (0 = one attempt). */
   retries: number;
   idempotent: boolean;
@@ -23,8 +23,8 @@ export interface RetryOptions {
   random?: () => number;
 }
 
-export const BACKOFF_BASE_MS = 100;
-export const BACKOFF_MAX_MS = 1000;
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_MAX_MS = 1000;
 
 /** Delay before retry number `n` (0-based): the server's hint, else min(100·2^n, 1000) + jitter in [0, base). */
 export function backoffDelay(n: number, random: () => number = Math.random, retryAfterMs?: number): number {

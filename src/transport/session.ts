@@ -23,7 +23,7 @@ import { MAX_RESPONSE_BYTES, MAX_TIMER_MS, DEFAULT_TIMEOUT_MS, type PeerCheck } 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
 
-export interface SessionPoolOptions {
+interface SessionPoolOptions {
   /** Skip TLS certificate verification (`https://` only). */
   insecure?: boolean;
   /** Verbose log sink: one line per opened exchange (never headers, so never a token). */
@@ -32,7 +32,7 @@ export interface SessionPoolOptions {
   peerCheck?: PeerCheck;
 }
 
-export interface SessionRequest {
+interface SessionRequest {
   /** Full URL: origin, path and query. */
   url: string;
   method: "GET" | "POST";

@@ -136,7 +136,7 @@ const BLOCK_MAX = 128 * 1024;
  * RLE blocks declare their size; a compressed block regenerates at most min(window, 128 KiB));
  * `declared` sums the content sizes the frames claim (0 where absent).
  */
-export function zstdDecompressedBound(data: Uint8Array): { blocks: number; declared: number } | undefined {
+function zstdDecompressedBound(data: Uint8Array): { blocks: number; declared: number } | undefined {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let at = 0;
   let blocks = 0;

@@ -22,8 +22,8 @@ import { LIMITS } from "../types.js";
 
 export type Compression = "none" | "zstd" | "gzip";
 
-export const FLAG_TERMINAL = 0x80;
-export const FLAG_RECONNECT = 0x10;
+const FLAG_TERMINAL = 0x80;
+const FLAG_RECONNECT = 0x10;
 const COMPRESSION_MASK = 0x60;
 export const MAX_FRAME_LENGTH = LIMITS.maxFrameLength;
 

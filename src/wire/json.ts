@@ -24,7 +24,7 @@ import type {
   StreamPosition,
 } from "../types.js";
 import { LIMITS } from "../types.js";
-import { decodeBase64Strict, encodeBytes, decodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
+import { encodeBytes, decodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 
 type Json = Record<string, unknown>;
 
@@ -105,7 +105,7 @@ function isObject(v: unknown): v is Json {
 }
 
 /** A u64 field: absent/null → undefined; a non-negative safe integer; anything else bad_json. */
-export function u64Field(v: unknown, field: string): number | undefined {
+function u64Field(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw badJson(`${field} must be a non-negative integer`);
   if (!Number.isSafeInteger(v)) throw tooLargeInteger(field);
@@ -127,7 +127,7 @@ function headersToJson(headers: Header[], format: RecordFormat): [string, string
   return headers.map((h) => [encodeBytes(h.name, format), encodeBytes(h.value, format)]);
 }
 
-export function appendRecordFromJson(v: unknown, format: RecordFormat, where = "record"): AppendRecord {
+function appendRecordFromJson(v: unknown, format: RecordFormat, where = "record"): AppendRecord {
   if (!isObject(v)) throw badJson(`${where} must be an object`);
   if (v.body === null) throw badJson(`${where}.body must be a string (omit it for an empty body)`);
   if (v.body !== undefined && typeof v.body !== "string") throw badJson(`${where}.body must be a string`);
@@ -141,7 +141,7 @@ export function appendRecordFromJson(v: unknown, format: RecordFormat, where = "
   return record;
 }
 
-export function appendRecordToJson(r: AppendRecord, format: RecordFormat): Json {
+function appendRecordToJson(r: AppendRecord, format: RecordFormat): Json {
   const out: Json = {};
   if (r.timestamp !== undefined) out.timestamp = r.timestamp;
   if (r.headers.length > 0) out.headers = headersToJson(r.headers, format);
@@ -204,7 +204,7 @@ export function sequencedRecordToJson(r: SequencedRecord, format: RecordFormat):
   return out;
 }
 
-export function sequencedRecordFromJson(v: unknown, format: RecordFormat, where = "record"): SequencedRecord {
+function sequencedRecordFromJson(v: unknown, format: RecordFormat, where = "record"): SequencedRecord {
   if (!isObject(v)) throw badJson(`${where} must be an object`);
   const pos = positionFromJson(v, where);
   if (v.body !== undefined && typeof v.body !== "string") throw badJson(`${where}.body must be a string`);

@@ -33,7 +33,7 @@ export function encodeReadQuery(p: ReadParams): string {
 }
 
 /** How a decoder reports a bad parameter (`query`: its value) or a bad combination (`invalid`). */
-export interface QueryFails {
+interface QueryFails {
   query: Fail;
   invalid: Fail;
 }
@@ -60,7 +60,7 @@ export function u64Param(
   return n;
 }
 
-export function boolParam(q: URLSearchParams, name: string, fail: Fail): boolean | undefined {
+function boolParam(q: URLSearchParams, name: string, fail: Fail): boolean | undefined {
   const v = oneParam(q, name, fail);
   if (v === undefined) return undefined;
   if (v === "true") return true;

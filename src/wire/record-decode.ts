@@ -18,7 +18,7 @@ const EMPTY: Uint8Array = new Uint8Array(0);
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Thrown for malformed bytes; proto.ts turns it into 400 `bad_proto`. */
-export class ProtoError extends Error {}
+class ProtoError extends Error {}
 
 /** Thrown for a u64 beyond 2^53 - 1 (decoded, or given to record-encode.ts); proto.ts turns it into `out_of_range`. */
 export class U64RangeError extends Error {

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SVC_BIN, svcShim } from "../helpers/cli.js";
+import { svcShim } from "../helpers/cli.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { readmeCommands } from "../helpers/readme.js";
 import { scratchDir } from "../helpers/scratch.js";

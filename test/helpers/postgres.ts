@@ -5,7 +5,6 @@
  * each other.
  */
 import pg from "pg";
-import { PG_PASSWORD } from "../bench/lib/postgres.mjs";
 
 export { PG_PASSWORD, startPostgres } from "../bench/lib/postgres.mjs";
 

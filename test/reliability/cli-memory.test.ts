@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
-const MIB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.CLI_MEMORY_MIB ?? 256);
 const LIMIT_MIB = 150;
 const TIME = "/usr/bin/time";

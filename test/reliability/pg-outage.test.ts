@@ -33,7 +33,7 @@ import {
 } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
 import { liteClient, startLite, type Lite } from "../helpers/lite.js";
-import { PG_PASSWORD, startPostgres } from "../helpers/postgres.js";
+import { startPostgres } from "../helpers/postgres.js";
 
 const BASIN = `outage-${process.pid}`;
 const STREAM = "s";

@@ -14,7 +14,7 @@ import { resolveMatch, type Conditions } from "../flags/conditions.js";
 import type { AppendTally, Sized } from "./append-tally.js";
 import type { Batch } from "./batcher.js";
 
-export interface AppenderPlan {
+interface AppenderPlan {
   transport: AppendTransport;
   /**
    * The session was not asked for by name (`--transport` unset, no `--ack-timeout`): an input
@@ -37,7 +37,7 @@ export interface PipePlan {
 }
 
 /** The largest single batch `unaryForOneBatch` sends unary (JSON, base64 bodies). */
-export const ONE_BATCH_UNARY_MAX_BYTES = 64 * 1024;
+const ONE_BATCH_UNARY_MAX_BYTES = 64 * 1024;
 
 const DRAIN_MS = 5_000;
 

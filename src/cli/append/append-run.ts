@@ -29,7 +29,7 @@ import { batches, type Batch, type BatchLimits } from "./batcher.js";
 import { inputError, inputRecords, type InputOptions, type Parsed } from "./input-records.js";
 
 /** Per-batch acks: lines on stderr, NDJSON on stdout, none; `progress` = live line / periodic lines. */
-export type AcksMode = "text" | "ndjson" | "none" | "progress";
+type AcksMode = "text" | "ndjson" | "none" | "progress";
 
 export interface AppendPlan extends PipePlan {
   input: Omit<InputOptions, "onBad">;

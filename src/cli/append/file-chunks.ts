@@ -13,7 +13,7 @@
  */
 import { close, fstat, open as openFile, read, readSync } from "node:fs";
 
-export type Chunks = AsyncIterable<Buffer> & { destroy(): void };
+type Chunks = AsyncIterable<Buffer> & { destroy(): void };
 
 const CHUNK_BYTES = 256 * 1024;
 

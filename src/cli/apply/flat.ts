@@ -10,14 +10,14 @@
 import type { BasinConfig, StreamConfig } from "../../types.js";
 import type { Flat, FlatValue } from "./spec.js";
 
-export const STREAM_KEYS = [
+const STREAM_KEYS = [
   "storage_class",
   "retention_policy",
   "timestamping.mode",
   "timestamping.uncapped",
   "delete_on_empty.min_age_secs",
 ];
-export const BASIN_KEYS = [
+const BASIN_KEYS = [
   "create_stream_on_append",
   "create_stream_on_read",
   "stream_cipher",

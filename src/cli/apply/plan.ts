@@ -23,7 +23,7 @@ import {
 } from "./flat.js";
 import type { BasinSpec, Flat, Spec } from "./spec.js";
 
-export type ActionKind = "create" | "update" | "noop" | "delete";
+type ActionKind = "create" | "update" | "noop" | "delete";
 
 export interface Action {
   kind: ActionKind;
@@ -191,7 +191,7 @@ export async function makePlan(client: SvcClient, spec: Spec, prune: boolean): P
 }
 
 /** Whether the spec's prune scope covers a basin it does not name. */
-export function ownsBasin(spec: Spec, name: string): boolean {
+function ownsBasin(spec: Spec, name: string): boolean {
   return spec.prune?.basinPrefixes.some((p) => name.startsWith(p)) === true;
 }
 

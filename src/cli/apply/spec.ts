@@ -29,7 +29,7 @@ export interface BasinSpec {
  * What `--prune` may delete beyond the streams of the basins the spec names: basins whose
  * names start with one of these prefixes (`""` = every basin). No scope, no basin is pruned.
  */
-export interface PruneScope {
+interface PruneScope {
   basinPrefixes: string[];
 }
 

@@ -59,7 +59,7 @@ export class ChainWriter {
   }
 }
 
-export interface Verified {
+interface Verified {
   writer: number;
   index: number;
   sentMs: number;

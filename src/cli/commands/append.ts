@@ -14,7 +14,7 @@ import { LIMITS } from "../../types.js";
 import { flagAction } from "../action.js";
 import { runAppend, type AppendPlan } from "../append/append-run.js";
 import { CONDITION_FLAGS, conditionsOf } from "../flags/conditions.js";
-import { bool, choice, flagList, list, text, valueFlag, type FlagValues } from "../flags/declare.js";
+import { bool, choice, flagList, list, valueFlag, type FlagValues } from "../flags/declare.js";
 import { count, millis, size } from "../flags/kinds.js";
 import { parseCount, parseSize } from "../flags/numbers.js";
 import { usageError } from "../failure.js";
@@ -145,7 +145,7 @@ export function appendCommand(): Command {
 }
 
 /** `g.typed`: the input is typed at a terminal, so each acked batch gets a line instead of a live line. */
-export function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
+function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
   let format = f.format;
   if (f.whole) {
     if (format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");

@@ -58,7 +58,7 @@ async function readSource(path: string): Promise<string> {
 }
 
 /** JSON.parse says "at position N"; people need line and column. */
-export function withLineColumn(message: string, text: string): string {
+function withLineColumn(message: string, text: string): string {
   const m = / (?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
   if (!m) return message;
   const before = text.slice(0, Number(m[1]));

@@ -14,7 +14,7 @@ export const CREATE_FLAGS = flagList(
   bool("--ensure", "create or reconfigure (PUT): only the given settings change"),
 );
 
-export type CreateFlags = FlagValues<typeof CREATE_FLAGS>;
+type CreateFlags = FlagValues<typeof CREATE_FLAGS>;
 
 /** `--wait` (for what `what` says) and how long. */
 export function waitFlags(what: string) {
@@ -39,7 +39,7 @@ export type WaitFlags = FlagValues<ReturnType<typeof waitFlags>>;
  * `--if-not-exists` on a resource that exists with other settings. Only fields that were
  * given are compared.
  */
-export function configMismatches(asked: unknown, current: unknown, path = ""): string[] {
+function configMismatches(asked: unknown, current: unknown, path = ""): string[] {
   if (asked === undefined) return [];
   if (asked === null || typeof asked !== "object" || Array.isArray(asked)) {
     return JSON.stringify(asked) === JSON.stringify(current ?? null)

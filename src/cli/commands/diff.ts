@@ -59,7 +59,7 @@ function parseSide(text: string): SvcUri {
   return { basin: parseBasinArg(text) };
 }
 
-export function diffLines(left: string, right: string, changes: FieldChange[]): string[] {
+function diffLines(left: string, right: string, changes: FieldChange[]): string[] {
   return [
     `--- ${left}`,
     `+++ ${right}`,

@@ -11,7 +11,7 @@
  */
 import { Command } from "commander";
 
-export interface CommandEntry {
+interface CommandEntry {
   name: string;
   summary: string;
   /** Positional arguments as shown in the command list, e.g. `<uri>`. */

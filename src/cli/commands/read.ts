@@ -19,7 +19,7 @@ import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
 /** `wait` for "follow even with limits": under 2^31 ms so no timer anywhere overflows. */
-export const FOLLOW_WAIT_SECS = 2_000_000;
+const FOLLOW_WAIT_SECS = 2_000_000;
 
 const FLAGS = flagList(
   count("-s, --seq-num <n>", "start at this sequence number"),
@@ -95,7 +95,7 @@ export function readCommand(): Command {
   ]);
 }
 
-export function readPlan(f: Flags): ReadRunPlan {
+function readPlan(f: Flags): ReadRunPlan {
   const starts = [f.seqNum, f.timestamp, f.ago, f.tailOffset, f.fromBeginning || undefined, f.range];
   if (starts.filter((v) => v !== undefined).length > 1)
     throw usageError("give at most one start: -s, --timestamp, --ago, --tail-offset, --from-beginning or --range");

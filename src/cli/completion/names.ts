@@ -6,7 +6,7 @@
 import type { SvcClient } from "../../client/client.js";
 
 const SCHEME = "svc://";
-export const NAMES_LIMIT = 100;
+const NAMES_LIMIT = 100;
 
 /** A name a shell line cannot hold as typed (a control character): never offered. */
 const UNTYPABLE = /[\u0000-\u001f\u007f-\u009f]/;

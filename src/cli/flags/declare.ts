@@ -44,7 +44,7 @@ type LongName<S extends string> = S extends `${string}--${infer R}`
   : never;
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
 /** A flag's field, as commander names it (`Option.attributeName()`). */
-export type KeyOf<Term extends string> = Camel<LongName<Term> extends `no-${infer R}` ? R : LongName<Term>>;
+type KeyOf<Term extends string> = Camel<LongName<Term> extends `no-${infer R}` ? R : LongName<Term>>;
 
 type ValueOf<F> = F extends Flag<string, infer T> ? T : never;
 type MayBeAbsent<F> = undefined extends ValueOf<F> ? true : false;

@@ -10,7 +10,7 @@ import { clientError } from "../../errors.js";
 import type { SequencedRecord } from "../../types.js";
 import { seqRange } from "../../format/seq-range.js";
 
-export interface Gap {
+interface Gap {
   /** The first missing sequence number. */
   from: number;
   /** The first record there was. */

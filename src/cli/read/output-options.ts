@@ -61,7 +61,7 @@ export const OUTPUT_FLAGS = flagList(
   bool("--force", "write --format binary to a terminal anyway"),
 );
 
-export type OutputFlags = FlagValues<typeof OUTPUT_FLAGS>;
+type OutputFlags = FlagValues<typeof OUTPUT_FLAGS>;
 
 /**
  * The global `--json` on read/tail means `--format json`; with another `--format` it is an

@@ -19,7 +19,7 @@ import { compileTemplate } from "../../format/record-template.js";
 import { formatTime, type TimeFormat } from "../../format/record-time.js";
 import { escapeBody, escapeJson } from "../../format/terminal-text.js";
 
-export type CommandsMode = "show" | "skip" | "stderr";
+type CommandsMode = "show" | "skip" | "stderr";
 
 export interface PrinterOptions {
   format: OutputFormat;
@@ -37,9 +37,9 @@ export interface PrinterOptions {
 }
 
 /** Output pieces in order: bytes for stdout, or a line for stderr. */
-export type Piece = { out: Buffer } | { err: string };
+type Piece = { out: Buffer } | { err: string };
 
-export interface Rendered {
+interface Rendered {
   pieces: Piece[];
   /** Records written to the output (after filters and command handling). */
   printed: number;

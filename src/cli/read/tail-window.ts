@@ -28,7 +28,7 @@ async function readRange(
 }
 
 /** The records from the start of the last `n` data records up to `tail` (commands included). */
-export async function lastDataRecords(
+async function lastDataRecords(
   stream: StreamClient,
   n: number,
   tail: number,

@@ -15,7 +15,7 @@ import type { IssueRequest } from "./token-info.js";
 import { mapAnswer, type EitherKind } from "../storage/answers.js";
 import type { Scope, StoredToken } from "../storage/types.js";
 
-export interface AuthOptions {
+interface AuthOptions {
   /** The root token, when this node knows it (on PostgreSQL, a node that did not make it knows its hash only). */
   rootToken: string | undefined;
   /** The root token's SHA-256 (hex); made from `rootToken` when absent. */

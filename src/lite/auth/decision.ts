@@ -24,10 +24,10 @@ export interface Resources {
   tokenId?: string;
 }
 
-export type ScopeKind = "basins" | "streams" | "accessTokens";
+type ScopeKind = "basins" | "streams" | "accessTokens";
 
 /** What a request needs, as its route declares it. */
-export interface Need {
+interface Need {
   /**
    * Its operation; or the operations its state chooses between (§9.2: a PUT creates or
    * reconfigures), of which at least one must be allowed before the request goes on.

@@ -5,7 +5,7 @@
 import type { Operation } from "../../types.js";
 import type { OpGroups, ResourceSet, Scope } from "../storage/types.js";
 
-export type Level = "account" | "basin" | "stream";
+type Level = "account" | "basin" | "stream";
 export type Access = "read" | "write";
 
 /** §9.2: what each group grants, read and write. */

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
-export interface MintedSecret {
+interface MintedSecret {
   token: string;
   keyId: string;
   hash: string;

@@ -67,7 +67,7 @@ function parseOps(v: unknown): Operation[] {
   return [...new Set(v as Operation[])];
 }
 
-export function parseScope(v: unknown): Scope {
+function parseScope(v: unknown): Scope {
   if (!isObject(v)) throw invalid("`scope` is required and must be an object");
   return {
     basins: parseSet(v.basins, "basins"),
@@ -79,7 +79,7 @@ export function parseScope(v: unknown): Scope {
 }
 
 /** RFC 3339 with an explicit offset or Z; normalised to ISO 8601 UTC. */
-export function parseExpiry(v: unknown, now = Date.now()): string | null | undefined {
+function parseExpiry(v: unknown, now = Date.now()): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
   const ms = typeof v === "string" ? rfc3339Ms(v) : undefined;

@@ -28,7 +28,7 @@ import { BodyRefused, readWhole, tooLarge, type BodyPace } from "./request-body.
 const SVC = HEADER_NAMES.svc;
 const S2 = HEADER_NAMES.s2;
 
-export const MAX_UNARY_BODY = 16 * 1024 * 1024;
+const MAX_UNARY_BODY = 16 * 1024 * 1024;
 
 type Req = IncomingMessage | Http2ServerRequest;
 type Res = ServerResponse | Http2ServerResponse;

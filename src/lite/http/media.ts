@@ -6,7 +6,7 @@ import { serverError } from "../../errors.js";
 import { SESSION_CONTENT_TYPE } from "../../wire/dialect.js";
 import type { Exchange } from "./exchange.js";
 
-export function firstMediaType(value: string | undefined): string {
+function firstMediaType(value: string | undefined): string {
   if (!value) return "";
   return value.split(",")[0]!.split(";")[0]!.trim().toLowerCase();
 }

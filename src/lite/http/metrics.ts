@@ -75,7 +75,7 @@ function invalid(message: string): never {
 }
 
 /** The range of a metrics query, checked by the rules above (`nowSec`: this server's clock). */
-export function metricRange(q: URLSearchParams, ask: MetricAsk, nowSec: number): Range {
+function metricRange(q: URLSearchParams, ask: MetricAsk, nowSec: number): Range {
   const start = u64Query(q, "start", U32_MAX);
   const end = u64Query(q, "end", U32_MAX);
   const asked = intervalQuery(q);

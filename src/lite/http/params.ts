@@ -7,7 +7,7 @@ import { serverError, serverFail, type ServerCode } from "../../errors.js";
 import { basinNameProblem, checkName, hasNul, prefixProblem } from "../../rules/names.js";
 import { LIMITS } from "../../types.js";
 import type { ReadParams, RecordFormat } from "../../types.js";
-import { boolParam, decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
+import { decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
 import { parseFormat } from "../../wire/json.js";
 import type { Exchange } from "./exchange.js";
 
@@ -91,16 +91,12 @@ export function u64Query(q: URLSearchParams, name: string, max = Number.MAX_SAFE
   return u64Param(q, name, serverFail("bad_query"), max);
 }
 
-export function boolQuery(q: URLSearchParams, name: string): boolean | undefined {
-  return boolParam(q, name, serverFail("bad_query"));
-}
-
 /** The read a request's query asks for (wire/read-query.ts): bad values → bad_query, two starts → invalid. */
 export function readQuery(q: URLSearchParams): ReadParams {
   return decodeReadQuery(q, { query: serverFail("bad_query"), invalid: serverFail("invalid") });
 }
 
-export interface ListParams {
+interface ListParams {
   prefix: string;
   startAfter: string;
   limit: number;

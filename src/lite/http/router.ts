@@ -56,7 +56,7 @@ export interface CorsPolicy {
   hosts: string[];
 }
 
-export interface RouterDeps {
+interface RouterDeps {
   store: Store;
   auth: Auth;
   cors: CorsPolicy;
@@ -211,7 +211,7 @@ function corsAllowed(ex: Exchange, deps: RouterDeps): boolean {
  * `*.localhost` name, or one of `allowed` (or a subdomain of one: `{basin}.` Host prefixes).
  * A request without a Host (no browser sends one) is answered.
  */
-export function hostAllowed(host: string | undefined, allowed: string[]): boolean {
+function hostAllowed(host: string | undefined, allowed: string[]): boolean {
   if (host === undefined || host === "") return true;
   const name = (host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d*$/, ""))
     .toLowerCase()
@@ -221,7 +221,7 @@ export function hostAllowed(host: string | undefined, allowed: string[]): boolea
 }
 
 /** Any thrown value → a catalogue JSON body (412/416 keep their structured bodies); see wire-error.ts. */
-export async function sendError(ex: Exchange, e: unknown, log: (msg: string) => void): Promise<void> {
+async function sendError(ex: Exchange, e: unknown, log: (msg: string) => void): Promise<void> {
   if (ex.signal.aborted && !ex.responded) ex.status = 499; // counted as client_hangup: nobody to answer
   if (!(e instanceof SvcError)) {
     if (ex.signal.aborted) return; // the client went away mid-request: not a server error, and nobody to answer

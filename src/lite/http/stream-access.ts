@@ -29,10 +29,10 @@ function requireCommands(access: Access, input: AppendInput): void {
 }
 
 /** How often a waiting read (a session, or a unary long-poll) checks its token again. */
-export const RECHECK_MS = 1000;
+const RECHECK_MS = 1000;
 
 /** The basin and stream a records request names (the stream with an auto-prefix token's prefix). */
-export function streamTarget(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
+function streamTarget(ex: Exchange, ctx: RequestContext): { basin: string; stream: string } {
   return { basin: requestBasin(ex), stream: checkStreamName(ctx.params[0]!, "bad_path") };
 }
 

@@ -17,7 +17,7 @@ import type { StoredSample } from "../storage/seams.js";
 import { basinActive, type BasinBucket, type Bucket } from "./buckets.js";
 
 export type Interval = "minute" | "hour" | "day";
-export type Unit = "bytes" | "operations";
+type Unit = "bytes" | "operations";
 export type Metric =
   | { scalar: { name: string; unit: Unit; value: number } }
   | { accumulation: { name: string; unit: Unit; interval: Interval; values: [number, number][] } }
@@ -35,7 +35,7 @@ export const BASIN_SETS = [
 ] as const;
 export const STREAM_SETS = ["storage"] as const;
 
-export const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
+const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
 
 export interface Range {
   start: number;
@@ -44,7 +44,7 @@ export interface Range {
 }
 
 /** Interval starts covering [start, end]. */
-export function grid(r: Range): number[] {
+function grid(r: Range): number[] {
   const step = STEP[r.interval];
   const out: number[] = [];
   for (let t = Math.floor(r.start / step) * step; t <= r.end; t += step) out.push(t);

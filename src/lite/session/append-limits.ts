@@ -18,7 +18,7 @@
 import { acquireEach, ByteBudget, type Budget } from "./byte-budget.js";
 
 /** One session's budget: its own share, then its connection's, its principal's, the shared one. */
-export interface SessionBudget extends Budget {
+interface SessionBudget extends Budget {
   /** The session ended: its principal's share may be forgotten once nothing holds it. */
   close(): void;
 }

@@ -27,7 +27,7 @@ export interface ReadSource {
 }
 
 /** A session's wire: how it writes a batch, a heartbeat, and live batches. */
-export interface SessionSink {
+interface SessionSink {
   batch(batch: ReadBatch): Promise<void>;
   heartbeat(tail: StreamPosition): Promise<void>;
   readonly live: LiveSink;
@@ -44,7 +44,7 @@ export interface PumpOptions {
   onError?: (e: unknown) => void;
 }
 
-export type PumpResult = "done" | "draining" | "closed";
+type PumpResult = "done" | "draining" | "closed";
 
 /** Pumps the read into the sink until it ends ("done"), the server drains, or the client leaves. */
 export async function pumpRead(

@@ -21,7 +21,7 @@ import type { LiveBatch } from "../store/live-fanout.js";
 import { pumpRead, type PumpOptions, type ReadSource } from "./read-pump.js";
 import type { SessionIO } from "./io.js";
 
-export interface SseOptions extends PumpOptions {
+interface SseOptions extends PumpOptions {
   format: RecordFormat;
   /** Cumulative count and bytes already delivered (from Last-Event-ID). */
   startCount?: number;

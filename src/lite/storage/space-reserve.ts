@@ -53,7 +53,7 @@ export interface SpaceReserveOptions {
   maxChunk?: number;
 }
 
-export function storageFull(detail: string): SvcError {
+function storageFull(detail: string): SvcError {
   return serverError(
     "storage_full",
     `the data directory's disk is full: ${detail}; nothing was written (free space and retry)`,

@@ -17,7 +17,7 @@ import type { Access } from "../auth/decision.js";
 export type ProvisionResult = "created" | "updated" | "noop";
 
 /** How often an operation is judged again after another node changed what it read. */
-export const ATTEMPTS = 8;
+const ATTEMPTS = 8;
 
 export function conflict(what: string): Error {
   return serverError("transaction_conflict", `${what} kept changing through other nodes; nothing was changed: retry`);

@@ -98,7 +98,7 @@ export function nowIso(ms = Date.now()): string {
   return new Date(ms).toISOString();
 }
 
-export type StreamCheck = "ok" | "reload" | "gone";
+type StreamCheck = "ok" | "reload" | "gone";
 
 /** What the store tells the kind of its streams (local-streams.ts, shared-streams.ts). */
 export interface StreamHooks {

@@ -25,7 +25,7 @@ import type { StoredReader } from "./stored-reader.js";
 import type { ReadParams } from "../../types.js";
 import type { SvcError } from "../../errors.js";
 
-export interface FeedOptions {
+interface FeedOptions {
   /** The reader's view of a stored record (decryption, §8.8; may throw `decryption_failed`). */
   open?: (r: SequencedRecord) => SequencedRecord;
   /** Checked before every catch-up event (the token): a promise, or throws. */

@@ -14,8 +14,8 @@ import { OutcomeUnknown } from "../wire-error.js";
 import { commandsOf, sequence } from "./sequencing.js";
 
 /** Appends per statement (group commit), and their input bytes. */
-export const MAX_GROUP = 512;
-export const MAX_GROUP_BYTES = 8 << 20;
+const MAX_GROUP = 512;
+const MAX_GROUP_BYTES = 8 << 20;
 
 /** One append waiting for its group. */
 export interface Entry {

@@ -25,7 +25,7 @@ import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } 
 import { checkTimestamps } from "./sequencing.js";
 import { failGroup, groupSize, planGroup, refusal, settle, type Entry, type Planned } from "./shared-group.js";
 
-export interface SharedDeps {
+interface SharedDeps {
   log: SharedLog;
   cache: BatchCache;
   /** The stored state of a stream, read by a query that starts after the call. */

@@ -99,7 +99,7 @@ export function reconfigureStream(
 }
 
 /** Applies a reconfiguration to a partial config (basin defaults): null unsets a field. */
-export function reconfigurePartial(current: PartialStreamConfig, r: StreamReconfig): PartialStreamConfig {
+function reconfigurePartial(current: PartialStreamConfig, r: StreamReconfig): PartialStreamConfig {
   const out: PartialStreamConfig = structuredClone(current);
   if (r.storage_class === null) delete out.storage_class;
   else if (r.storage_class !== undefined) out.storage_class = r.storage_class;

@@ -5,7 +5,7 @@ import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 
-export function locationLine(l: LocationInfo): string {
+function locationLine(l: LocationInfo): string {
   return `${l.name} (${l.is_private ? "private" : "public"})`;
 }
 

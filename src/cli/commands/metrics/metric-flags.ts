@@ -22,9 +22,9 @@ import type { Context } from "../../context.js";
 import { usageError } from "../../failure.js";
 import { choice, flagList, text, type FlagValues } from "../../flags/declare.js";
 
-export type MetricsFormat = "chart" | "table" | "csv" | "json";
+type MetricsFormat = "chart" | "table" | "csv" | "json";
 
-export type MetricLevel = "account" | "basin" | "stream";
+type MetricLevel = "account" | "basin" | "stream";
 
 const U32_MAX = 2 ** 32 - 1;
 /** Rows of bars in a terminal chart. */
@@ -78,7 +78,7 @@ function metricFlags(level: MetricLevel, sets: readonly string[]) {
   );
 }
 
-export type MetricFlags = FlagValues<ReturnType<typeof metricFlags>>;
+type MetricFlags = FlagValues<ReturnType<typeof metricFlags>>;
 
 /** Makes `cmd` a metrics command of `level`: the shared flags, the rules in its help, and `fn` as its action. */
 export function metricsCommand(

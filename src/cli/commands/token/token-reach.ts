@@ -50,7 +50,7 @@ function needs(op: Operation): SetKey[] {
   return ["basins", "streams"];
 }
 
-export function grantedOps(scope: AccessTokenScope): Operation[] {
+function grantedOps(scope: AccessTokenScope): Operation[] {
   const out = new Set<Operation>((scope.ops ?? []) as Operation[]);
   for (const level of ["account", "basin", "stream"] as const) {
     const g = scope.op_groups?.[level];

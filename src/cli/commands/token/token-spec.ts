@@ -42,7 +42,7 @@ export const TOKEN_FLAGS = flagList(
   text("--from-file <file>", "the request body as JSON (flags given too override it); - for stdin"),
 );
 
-export type TokenFlags = FlagValues<typeof TOKEN_FLAGS>;
+type TokenFlags = FlagValues<typeof TOKEN_FLAGS>;
 
 /** `list_basins` and `LIST-BASINS` are `list-basins`; an unknown name suggests the nearest. */
 export function parseOps(text: string): string[] {
@@ -64,7 +64,7 @@ export function parseOps(text: string): string[] {
 }
 
 /** `account=rw,basin=r,stream=w` → op_groups. */
-export function parseOpGroups(text: string): NonNullable<AccessTokenScope["op_groups"]> {
+function parseOpGroups(text: string): NonNullable<AccessTokenScope["op_groups"]> {
   const groups: Record<string, ReadWritePermissions> = {};
   for (const part of text
     .split(",")

@@ -181,7 +181,7 @@ function hintOf(c: CatalogChange): ClusterHint {
  * that may connect can listen. `k` tokens; `ms<id>` a stream; `mb<id>` a basin; `mB<id>` a
  * basin and all its streams; `m` every basin and stream; `t<ids>` tails.
  */
-export function payloadOf(h: ClusterHint): string {
+function payloadOf(h: ClusterHint): string {
   if (h.kind === "tokens") return "k";
   if (h.kind === "meta") {
     if (h.streamId !== undefined) return `ms${h.streamId}`;

@@ -29,7 +29,7 @@ function idOf(text: string): number | undefined {
 }
 
 /** A notification's payload as a hint; undefined when it is not one of ours. */
-export function parseHint(payload: string): ClusterHint | undefined {
+function parseHint(payload: string): ClusterHint | undefined {
   if (payload === "k") return { kind: "tokens" };
   if (payload === "t*") return { kind: "tails" };
   if (payload.startsWith("t")) {
@@ -52,7 +52,7 @@ export function parseHint(payload: string): ClusterHint | undefined {
   return undefined;
 }
 
-export interface ClusterDeps {
+interface ClusterDeps {
   /** Told every hint first (the catalog drops what it names). */
   forget: (h: ClusterHint) => void;
   /** The name of basin `id`, to drop its streams (a hint names only the id). */

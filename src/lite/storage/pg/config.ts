@@ -30,7 +30,7 @@ export function isPostgresUrl(s: string): boolean {
 }
 
 /** A password file and how to read it (the text of its first line is the password). */
-export interface PasswordFile {
+interface PasswordFile {
   path: string;
   read(path: string): string;
 }

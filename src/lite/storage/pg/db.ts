@@ -33,7 +33,7 @@ export function bytes(v: unknown): Buffer {
  * driver's text stays out of the message a client gets (it may quote what the request sent, and
  * tells the client about the database): it is the error's cause, which lite logs.
  */
-export function storageError(e: unknown): SvcError {
+function storageError(e: unknown): SvcError {
   if (e instanceof NotSent) return unavailable(e);
   return e instanceof SvcError
     ? e
@@ -69,12 +69,12 @@ export function unavailable(e: unknown): SvcError {
 export type Tx = pg.PoolClient;
 
 /** How long a read may wait for the database at most (connection and statement together). */
-export const READ_TIMEOUT_MS = 5_000;
+const READ_TIMEOUT_MS = 5_000;
 /** A wait that reaches its deadline opens the circuit when the database has answered nothing for this long. */
 const QUIET_MS = 1_000;
 const PROBE_MS = 500;
 
-export interface WaitOptions {
+interface WaitOptions {
   /** When the caller began waiting (performance.now()), if before this call: the deadline counts from then. */
   since?: number;
   /** A shorter deadline than the pool's (ms). */

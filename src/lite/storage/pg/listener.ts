@@ -12,9 +12,9 @@ import { answeredWithin, cut, endWithin } from "./wait.js";
 
 export const CHANNEL = "svc_lite";
 /** How often the listening connection must prove it is alive. */
-export const CHECK_MS = 1_000;
+const CHECK_MS = 1_000;
 /** The most a check (or connecting and LISTEN) may take before the connection is made again. */
-export const CHECK_DEADLINE_MS = 2_000;
+const CHECK_DEADLINE_MS = 2_000;
 const RECONNECT_MS = 1_000;
 
 export class Listener {

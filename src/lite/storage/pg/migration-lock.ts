@@ -24,7 +24,7 @@ interface HolderRow {
 }
 
 /** Who holds the lock, as "pid 123 (role svc, application "x", client 10.0.0.5)", or undefined. */
-export async function migrationLockHolder(client: pg.Client): Promise<string | undefined> {
+async function migrationLockHolder(client: pg.Client): Promise<string | undefined> {
   const { rows } = await client.query<HolderRow>(
     `SELECT l.pid, a.usename, a.application_name, host(a.client_addr) AS client_addr
      FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid

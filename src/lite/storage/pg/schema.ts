@@ -27,7 +27,7 @@ import { MIGRATION_2 } from "./sequencer-sql.js";
 import { MIGRATION_3 } from "./metrics.js";
 import { lockForMigration } from "./migration-lock.js";
 
-export const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly string[] = [
   // 1
   `CREATE TABLE svc_settings (key text PRIMARY KEY, value text NOT NULL);
    CREATE TABLE svc_basins (name text COLLATE "C" PRIMARY KEY, meta text NOT NULL);

@@ -19,7 +19,7 @@
  * never fails because another node appended first; a conditional one fails only when its
  * condition is false against what is stored, and the answer carries the stored value.
  */
-export const SEQUENCER_SQL = `
+const SEQUENCER_SQL = `
 CREATE FUNCTION svc_append(
   p_id bigint, p_arrival bigint, p_counts bigint[], p_chains int[], p_match bigint[], p_fence text[],
   p_last_ts bigint[], p_planned bigint[], p_cmd_batch int[], p_cmd_index bigint[], p_cmd_fence text[],

@@ -92,7 +92,7 @@ export async function answeredWithin<T>(c: pg.ClientBase, ms: number, p: Promise
 }
 
 /** Whether the database itself answered with this error (a SQLSTATE): the connection is fine. */
-export function answeredError(e: unknown): boolean {
+function answeredError(e: unknown): boolean {
   const code = (e as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
 }
