@@ -9,12 +9,12 @@
  *   then gzip); callers opt out for SSE and svc/proto.
  * - Dialects (wire/dialect.ts): a request may name its protocol headers as svc does or as S2
  *   does; `dialectHeader` reads either, `dialectHeaders` answers in the names it was asked in.
+ * - Once its head is sent, the response is a stream (response-stream.ts).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import type { Socket } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
-import { LIVE_SLACK_BYTES, type SessionIO } from "../session/io.js";
 import {
   compress,
   decompress,
@@ -24,17 +24,16 @@ import {
 } from "../../wire/compression.js";
 import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
 import { BodyRefused, readWhole, tooLarge, type BodyPace } from "./request-body.js";
+import { ResponseStream, type Req, type Res } from "./response-stream.js";
 
 const SVC = HEADER_NAMES.svc;
 const S2 = HEADER_NAMES.s2;
 
 const MAX_UNARY_BODY = 16 * 1024 * 1024;
 
-type Req = IncomingMessage | Http2ServerRequest;
-type Res = ServerResponse | Http2ServerResponse;
 export type Headers = Record<string, string>;
 
-export class Exchange implements SessionIO {
+export class Exchange extends ResponseStream {
   readonly method: string;
   readonly path: string;
   readonly query: URLSearchParams;
@@ -64,10 +63,11 @@ export class Exchange implements SessionIO {
   private s2Names = false;
 
   constructor(
-    readonly req: Req,
-    readonly res: Res,
+    req: Req,
+    res: Res,
     private readonly pace: BodyPace,
   ) {
+    super(req, res);
     this.method = (req.method ?? "GET").toUpperCase();
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -243,87 +243,6 @@ export class Exchange implements SessionIO {
     if (!this.writeHead(status, headers)) return false;
     (this.res as ServerResponse).flushHeaders?.();
     return true;
-  }
-
-  // ---- SessionIO: a streaming response (sessions, SSE), once startStream() sent the head ----
-
-  private ioClosed = false;
-  private readonly closeListeners = new Set<() => void>();
-
-  /** The request body as it arrives. */
-  get chunks(): AsyncIterable<Uint8Array> {
-    return this.req as AsyncIterable<Uint8Array>;
-  }
-
-  get closed(): boolean {
-    return this.ioClosed;
-  }
-
-  private markClosed(): void {
-    if (this.ioClosed) return;
-    this.ioClosed = true;
-    for (const cb of [...this.closeListeners]) cb();
-    this.closeListeners.clear();
-  }
-
-  onClose(cb: () => void): () => void {
-    if (this.ioClosed) {
-      cb();
-      return () => undefined;
-    }
-    this.closeListeners.add(cb);
-    return () => this.closeListeners.delete(cb);
-  }
-
-  write(bytes: Uint8Array): Promise<void> {
-    return this.writev([bytes]);
-  }
-
-  /** Writes pieces in order; resolves when the connection can take more. */
-  writev(pieces: readonly Uint8Array[]): Promise<void> {
-    if (this.ioClosed) return Promise.resolve();
-    const res = this.res as ServerResponse;
-    let ok = true;
-    for (const p of pieces) ok = res.write(p);
-    return ok ? Promise.resolve() : this.drained();
-  }
-
-  writeNow(pieces: readonly Uint8Array[]): boolean {
-    if (this.ioClosed) return true;
-    const res = this.res as ServerResponse;
-    for (const p of pieces) res.write(p);
-    // The HTTP/2 compatibility response does not count what waits; its stream does.
-    const waiting = (this.res as Http2ServerResponse).stream?.writableLength ?? res.writableLength;
-    return waiting <= LIVE_SLACK_BYTES;
-  }
-
-  drained(): Promise<void> {
-    const res = this.res as ServerResponse;
-    // The HTTP/2 compatibility response does not say; its stream does.
-    const stream = (this.res as Http2ServerResponse).stream as { writableNeedDrain?: boolean } | undefined;
-    if (this.ioClosed || !(res.writableNeedDrain ?? stream?.writableNeedDrain)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        res.off("drain", done);
-        res.off("close", done);
-        resolve();
-      };
-      res.once("drain", done);
-      res.once("close", done);
-    });
-  }
-
-  end(): void {
-    if (!this.ioClosed && !this.res.writableEnded) this.res.end();
-  }
-
-  /** Cuts the response off (no end: the client sees a lost connection). */
-  abort(): void {
-    if (this.ioClosed) return;
-    const stream = (this.res as Http2ServerResponse).stream as { close?: (code: number) => void } | undefined;
-    if (stream?.close)
-      stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
-    else (this.res as ServerResponse).destroy();
   }
 
   /** Whether a request body may still be arriving (none declared: false). */

@@ -1,0 +1,98 @@
+/**
+ * The response of an exchange as a stream (SessionIO), for append and read sessions and SSE once
+ * the head is sent (Exchange.startStream): writes in order with the connection's backpressure,
+ * close listeners, and a cut-off that the client sees as a lost connection. The same for
+ * HTTP/1.1 and HTTP/2, whose compatibility response does not count what waits on its stream.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import { LIVE_SLACK_BYTES, type SessionIO } from "../session/io.js";
+
+export type Req = IncomingMessage | Http2ServerRequest;
+export type Res = ServerResponse | Http2ServerResponse;
+
+export abstract class ResponseStream implements SessionIO {
+  constructor(
+    readonly req: Req,
+    readonly res: Res,
+  ) {}
+
+  private ioClosed = false;
+  private readonly closeListeners = new Set<() => void>();
+
+  /** The request body as it arrives. */
+  get chunks(): AsyncIterable<Uint8Array> {
+    return this.req as AsyncIterable<Uint8Array>;
+  }
+
+  get closed(): boolean {
+    return this.ioClosed;
+  }
+
+  protected markClosed(): void {
+    if (this.ioClosed) return;
+    this.ioClosed = true;
+    for (const cb of [...this.closeListeners]) cb();
+    this.closeListeners.clear();
+  }
+
+  onClose(cb: () => void): () => void {
+    if (this.ioClosed) {
+      cb();
+      return () => undefined;
+    }
+    this.closeListeners.add(cb);
+    return () => this.closeListeners.delete(cb);
+  }
+
+  write(bytes: Uint8Array): Promise<void> {
+    return this.writev([bytes]);
+  }
+
+  /** Writes pieces in order; resolves when the connection can take more. */
+  writev(pieces: readonly Uint8Array[]): Promise<void> {
+    if (this.ioClosed) return Promise.resolve();
+    const res = this.res as ServerResponse;
+    let ok = true;
+    for (const p of pieces) ok = res.write(p);
+    return ok ? Promise.resolve() : this.drained();
+  }
+
+  writeNow(pieces: readonly Uint8Array[]): boolean {
+    if (this.ioClosed) return true;
+    const res = this.res as ServerResponse;
+    for (const p of pieces) res.write(p);
+    // The HTTP/2 compatibility response does not count what waits; its stream does.
+    const waiting = (this.res as Http2ServerResponse).stream?.writableLength ?? res.writableLength;
+    return waiting <= LIVE_SLACK_BYTES;
+  }
+
+  drained(): Promise<void> {
+    const res = this.res as ServerResponse;
+    // The HTTP/2 compatibility response does not say; its stream does.
+    const stream = (this.res as Http2ServerResponse).stream as { writableNeedDrain?: boolean } | undefined;
+    if (this.ioClosed || !(res.writableNeedDrain ?? stream?.writableNeedDrain)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.once("drain", done);
+      res.once("close", done);
+    });
+  }
+
+  end(): void {
+    if (!this.ioClosed && !this.res.writableEnded) this.res.end();
+  }
+
+  /** Cuts the response off (no end: the client sees a lost connection). */
+  abort(): void {
+    if (this.ioClosed) return;
+    const stream = (this.res as Http2ServerResponse).stream as { close?: (code: number) => void } | undefined;
+    if (stream?.close)
+      stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
+    else (this.res as ServerResponse).destroy();
+  }
+}
