@@ -7,7 +7,7 @@
  */
 import { SvcError, clientError } from "../errors.js";
 import { MAX_TIMER_MS, type AppendAck } from "../types.js";
-import type { SessionExchange } from "../transport/session.js";
+import type { SessionExchange } from "../transport/session-exchange.js";
 import { decodeAppendAck } from "../wire/proto.js";
 import { serverMessages } from "./session-frames.js";
 

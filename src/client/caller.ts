@@ -13,7 +13,8 @@
  */
 import { clientError } from "../errors.js";
 import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/types.js";
-import type { SessionExchange, SessionPool } from "../transport/session.js";
+import type { SessionExchange } from "../transport/session-exchange.js";
+import type { SessionPool } from "../transport/session.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
 import { headersFromDialect, headersInDialect } from "../wire/dialect.js";
 import { parseJsonText } from "../wire/json.js";

@@ -4,7 +4,7 @@
  * Our own frames are made by wire/message-frame.ts, the same code lite uses for its own.
  */
 import { SvcError, clientError, errorFromResponse } from "../errors.js";
-import type { SessionExchange } from "../transport/session.js";
+import type { SessionExchange } from "../transport/session-exchange.js";
 import { FrameParser, decodeTerminal } from "../wire/framing.js";
 import { messagePayload } from "../wire/message-frame.js";
 

@@ -3,7 +3,7 @@
  * frames the client wrote and pushing response bytes (or a cut) whenever it likes.
  */
 import { responseError } from "../../src/transport/response-error.js";
-import type { SessionExchange } from "../../src/transport/session.js";
+import type { SessionExchange } from "../../src/transport/session-exchange.js";
 import { FrameParser, encodeFrame, encodeTerminalFrame } from "../../src/wire/framing.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../src/wire/proto.js";
 import type { AppendAck, AppendInput, ReadBatch } from "../../src/types.js";
