@@ -11,7 +11,7 @@
 const layer = (name) => `^src/${name}(/|\\.ts$)`;
 const pkg = (names) => `(^|/)node_modules/(${names})/`;
 const core = (names) => `^(${names})$`;
-const SHARED = "^src/(types|errors|bytes)\\.ts$";
+const SHARED = "^src/(types|metric-types|errors|bytes|sleep)\\.ts$";
 const RULES = "^src/rules/";
 const LOCAL_LITE = "^src/local-lite\\.ts$";
 
@@ -19,17 +19,17 @@ module.exports = {
   forbidden: [
     {
       name: "types-errors-leaf",
-      comment: "types.ts and errors.ts import nothing but each other (types only)",
+      comment: "types.ts, metric-types.ts and errors.ts import nothing but each other (types only)",
       severity: "error",
-      from: { path: "^src/(types|errors)\\.ts$" },
-      to: { pathNot: "^src/(types|errors)\\.ts$", dependencyTypesNot: ["type-only"] },
+      from: { path: "^src/(types|metric-types|errors)\\.ts$" },
+      to: { pathNot: "^src/(types|metric-types|errors)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "bytes-leaf",
       comment: "bytes.ts (byte <-> text conversions shared by wire/ and format/) imports only types, errors and node:buffer",
       severity: "error",
       from: { path: "^src/bytes\\.ts$" },
-      to: { pathNot: ["^src/(types|errors)\\.ts$", core("buffer")] },
+      to: { pathNot: ["^src/(types|metric-types|errors)\\.ts$", core("buffer")] },
     },
     {
       name: "dirs-leaf",
@@ -69,10 +69,10 @@ module.exports = {
     },
     {
       name: "transport-knows-no-frames",
-      comment: "transport/ may import errors, undici and node:http/https/http2/net/tls only",
+      comment: "transport/ may import errors, sleep, undici and node:http/https/http2/net/tls only",
       severity: "error",
       from: { path: layer("transport") },
-      to: { pathNot: ["^src/transport/", "^src/errors\\.ts$", pkg("undici"), core("http|https|http2|net|tls")] },
+      to: { pathNot: ["^src/transport/", "^src/(errors|sleep)\\.ts$", pkg("undici"), core("http|https|http2|net|tls")] },
     },
     {
       name: "client-layer",
@@ -133,7 +133,7 @@ module.exports = {
         "src/index.ts, the library's public entry (package.json exports), lists names of client/, errors and types only: no CLI, no lite",
       severity: "error",
       from: { path: "^src/index\\.ts$" },
-      to: { pathNot: ["^src/client/", "^src/(types|errors)\\.ts$"] },
+      to: { pathNot: ["^src/client/", "^src/(types|metric-types|errors)\\.ts$"] },
     },
     {
       name: "nothing-imports-library-entry",

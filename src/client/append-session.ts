@@ -22,7 +22,8 @@
  */
 import { SvcError, clientError } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
-import { backoffDelay, sleep } from "../transport/retry.js";
+import { sleep } from "../sleep.js";
+import { backoffDelay } from "../transport/retry.js";
 import { encodeAppendInput } from "../wire/proto.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";

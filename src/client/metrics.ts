@@ -1,6 +1,12 @@
 /** Metrics: A10–A12 of protocol.md §2.2 (account, basin and stream metric sets). */
 import { clientError, clientFail } from "../errors.js";
-import type { AccountMetricSet, BasinMetricSet, MetricSetResponse, MetricsQuery, StreamMetricSet } from "../types.js";
+import type {
+  AccountMetricSet,
+  BasinMetricSet,
+  MetricSetResponse,
+  MetricsQuery,
+  StreamMetricSet,
+} from "../metric-types.js";
 import type { Caller } from "./caller.js";
 import { query, seg } from "./endpoints.js";
 import { checkName } from "../rules/names.js";

@@ -16,7 +16,8 @@
  * - the read ends when the server ends it cleanly, or with the first non-retryable error.
  */
 import { RangeNotSatisfiableError, SvcError, clientError } from "../errors.js";
-import { backoffDelay, sleep } from "../transport/retry.js";
+import { sleep } from "../sleep.js";
+import { backoffDelay } from "../transport/retry.js";
 import { MAX_TIMER_MS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
 import { meteredBatchSize } from "../rules/records.js";
 import { decodeReadBatch } from "../wire/proto.js";

@@ -14,7 +14,7 @@
  * chart `height` rows high resolves `8 × height` levels. The largest value fills its column;
  * zero draws the lowest block (▁) as a baseline, and any value above zero at least that.
  */
-import type { MetricInterval, MetricUnit } from "../types.js";
+import type { MetricInterval, MetricUnit } from "../metric-types.js";
 import { humanBytes, humanCount } from "./units.js";
 
 export const BLOCKS = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] as const;

@@ -4,7 +4,7 @@
  * Times in tables and CSV are RFC 3339 in UTC, to the second (`2026-11-25T14:35:00Z`): points
  * are whole epoch seconds.
  */
-import type { Metric, MetricInterval, MetricUnit } from "../types.js";
+import type { Metric, MetricInterval, MetricUnit } from "../metric-types.js";
 import { renderChart, type ChartPaint } from "./chart.js";
 import { escapeLine } from "./terminal-text.js";
 

@@ -11,7 +11,7 @@
  *   is honoured when present (§11.2), whether longer or shorter than our own delay.
  */
 import { SvcError } from "../errors.js";
-import { MAX_TIMER_MS } from "./types.js";
+import { sleep } from "../sleep.js";
 
 interface RetryOptions {
   /** Retries after the first attempt (0 = one attempt). */
@@ -37,20 +37,6 @@ export function backoffDelay(n: number, random: () => number = Math.random, retr
 export function shouldRetry(error: unknown, idempotent: boolean): error is SvcError {
   if (!(error instanceof SvcError) || !error.retryable) return false;
   return idempotent || !error.sideEffects;
-}
-
-/** Waits `ms`; an abort ends the wait early (the caller checks the signal). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.min(MAX_TIMER_MS, ms));
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 export async function withRetries<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {

@@ -1,5 +1,4 @@
 /** What `svc bench` is asked (BenchPlan) and what it reports: throughput, latency, live figures. */
-import { MAX_TIMER_MS } from "../../types.js";
 import type { LatencySummary } from "./latency.js";
 
 export const MIB = 1024 * 1024;
@@ -62,18 +61,4 @@ export function throughput(records: number, bytes: number, ms: number): Throughp
 
 export function defaultBatchRecords(recordSize: number): number {
   return Math.max(1, Math.min(1000, Math.floor(BATCH_BYTES / (recordSize + 8))));
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(done, Math.min(MAX_TIMER_MS, ms));
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }

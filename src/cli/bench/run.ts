@@ -20,13 +20,13 @@ import { ChainError, ChainVerifier, ChainWriter, newRunId } from "./chain.js";
 import {
   defaultBatchRecords,
   MIB,
-  sleep,
   throughput,
   type BenchLive,
   type BenchPlan,
   type BenchResult,
   type Throughput,
 } from "./figures.js";
+import { sleep } from "../../sleep.js";
 import { LatencyHistogram } from "./latency.js";
 
 /** Unacknowledged bytes per writer. */

@@ -21,7 +21,8 @@ import type { ReadEvent } from "../../types.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
 import { escapeJson, escapeLine } from "../../format/terminal-text.js";
-import { MAX_TIMER_MS, type SequencedRecord } from "../../types.js";
+import { sleep } from "../../sleep.js";
+import type { SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
 import { Arrivals } from "./arrivals.js";
@@ -48,19 +49,6 @@ export interface MultiTailPlan {
 type Start = "window" | "beginning";
 
 const PALETTE = ["cyan", "green", "yellow", "magenta", "blue", "red"] as const;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const t = setTimeout(done, Math.min(MAX_TIMER_MS, ms));
-    signal.addEventListener("abort", done);
-  });
-}
 
 /** A stream that went away under its reader. */
 function gone(e: unknown): boolean {

@@ -15,7 +15,7 @@
  * most a week of minutes (≤ 6 hours: minute, ≤ 7 days: hour, else day).
  */
 import { serverError } from "../../errors.js";
-import { METRICS_END_LEEWAY_SECS, METRICS_MAX_PERIOD_SECS, METRICS_STORAGE_INTERVAL } from "../../types.js";
+import { METRICS_END_LEEWAY_SECS, METRICS_MAX_PERIOD_SECS, METRICS_STORAGE_INTERVAL } from "../../metric-types.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
 import {
   ACCOUNT_SETS,

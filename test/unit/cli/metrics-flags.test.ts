@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { metricsQuery, parseMetricTime } from "../../../src/cli/commands/metrics/metric-flags.js";
-import { BASIN_METRIC_SETS, STREAM_METRIC_SETS } from "../../../src/types.js";
+import { BASIN_METRIC_SETS, STREAM_METRIC_SETS } from "../../../src/metric-types.js";
 
 const now = Date.UTC(2026, 10, 25, 14, 0, 30);
 const nowSec = now / 1000;

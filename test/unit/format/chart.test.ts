@@ -9,7 +9,7 @@ import {
   type ChartSeries,
 } from "../../../src/format/chart.js";
 import { metricsCsv, metricsTable, metricsText, rfc3339Secs } from "../../../src/format/metric-output.js";
-import type { Metric } from "../../../src/types.js";
+import type { Metric } from "../../../src/metric-types.js";
 
 const T0 = Date.UTC(2026, 10, 25, 13, 0) / 1000;
 const series = (values: number[], extra: Partial<ChartSeries> = {}): ChartSeries => ({

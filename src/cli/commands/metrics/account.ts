@@ -1,6 +1,6 @@
 /** `svc metrics account --metric <set>`: account metrics (A10). */
 import { Command } from "commander";
-import { ACCOUNT_METRIC_SETS } from "../../../types.js";
+import { ACCOUNT_METRIC_SETS } from "../../../metric-types.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { metricsCommand, metricsFormat, metricsQuery, printMetrics } from "./metric-flags.js";

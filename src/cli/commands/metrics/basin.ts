@@ -1,6 +1,6 @@
 /** `svc metrics basin <basin> --metric <set>`: basin metrics (A11). */
 import { Command } from "commander";
-import { BASIN_METRIC_SETS } from "../../../types.js";
+import { BASIN_METRIC_SETS } from "../../../metric-types.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseBasinArg } from "../../uri.js";

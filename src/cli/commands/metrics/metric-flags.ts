@@ -16,7 +16,7 @@ import {
   METRICS_STORAGE_INTERVAL,
   type MetricSetResponse,
   type MetricsQuery,
-} from "../../../types.js";
+} from "../../../metric-types.js";
 import { flagAction, type Handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { usageError } from "../../failure.js";

@@ -1,6 +1,6 @@
 /** `svc metrics stream <uri> --metric storage`: stream metrics (A12). */
 import { Command } from "commander";
-import { STREAM_METRIC_SETS } from "../../../types.js";
+import { STREAM_METRIC_SETS } from "../../../metric-types.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseStreamUri } from "../../uri.js";

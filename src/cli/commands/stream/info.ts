@@ -10,7 +10,7 @@ import { Command } from "commander";
 import type { SvcClient } from "../../../client/client.js";
 import { RangeNotSatisfiableError, SvcError } from "../../../errors.js";
 import { streamInfoLines, type StreamInfoReport } from "../../../format/stream-info-view.js";
-import type { Metric } from "../../../types.js";
+import type { Metric } from "../../../metric-types.js";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
