@@ -15,18 +15,17 @@
  * most a week of minutes (≤ 6 hours: minute, ≤ 7 days: hour, else day).
  */
 import { serverError } from "../../errors.js";
-import { METRICS_END_LEEWAY_SECS, METRICS_MAX_PERIOD_SECS, METRICS_STORAGE_INTERVAL } from "../../metric-types.js";
-import type { LiteMetrics } from "../metrics/lite-metrics.js";
 import {
-  ACCOUNT_SETS,
-  accountMetrics,
-  BASIN_SETS,
-  basinMetrics,
-  storageGauge,
-  STREAM_SETS,
-  type Interval,
-  type Range,
-} from "../metrics/query.js";
+  ACCOUNT_METRIC_SETS as ACCOUNT_SETS,
+  BASIN_METRIC_SETS as BASIN_SETS,
+  METRICS_END_LEEWAY_SECS,
+  METRICS_MAX_PERIOD_SECS,
+  METRICS_STORAGE_INTERVAL,
+  STREAM_METRIC_SETS as STREAM_SETS,
+  type MetricInterval as Interval,
+} from "../../metric-types.js";
+import type { LiteMetrics } from "../metrics/lite-metrics.js";
+import { accountMetrics, basinMetrics, storageGauge, type Range } from "../metrics/query.js";
 import type { RequestContext } from "./context.js";
 import { getBasin } from "../store/basins.js";
 import { checkStreamExists } from "../store/streams.js";

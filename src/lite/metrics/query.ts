@@ -15,25 +15,7 @@
  */
 import type { StoredSample } from "../storage/seams.js";
 import { basinActive, type BasinBucket, type Bucket } from "./buckets.js";
-
-export type Interval = "minute" | "hour" | "day";
-type Unit = "bytes" | "operations";
-export type Metric =
-  | { scalar: { name: string; unit: Unit; value: number } }
-  | { accumulation: { name: string; unit: Unit; interval: Interval; values: [number, number][] } }
-  | { gauge: { name: string; unit: Unit; values: [number, number][] } }
-  | { label: { name: string; values: string[] } };
-
-export const ACCOUNT_SETS = ["active-basins", "account-ops"] as const;
-export const BASIN_SETS = [
-  "storage",
-  "append-ops",
-  "read-ops",
-  "read-throughput",
-  "append-throughput",
-  "basin-ops",
-] as const;
-export const STREAM_SETS = ["storage"] as const;
+import type { Metric, MetricInterval as Interval, MetricUnit as Unit } from "../../metric-types.js";
 
 const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
 
