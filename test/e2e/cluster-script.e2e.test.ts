@@ -31,7 +31,9 @@ async function tryCluster(args: string[], env: NodeJS.ProcessEnv = {}): Promise<
   child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
   const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
   try {
-    await eventually(async () => out.includes("SVC_ACCESS_TOKEN"), 90_000);
+    await eventually(async () => out.includes("SVC_ACCESS_TOKEN"), 90_000).catch((e: Error) => {
+      throw new Error(`${e.message}: the script printed no export lines; its stderr:\n${err}`);
+    });
     const vars = Object.fromEntries([...out.matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
     const urls = vars.SVC_ACCOUNT_ENDPOINT!.split(",");
     expect(urls).toEqual([0, 1, 2].map((k) => `http://127.0.0.1:${first + k}`));
