@@ -107,7 +107,9 @@ export class ReadFeed {
     if (this.stopped) return undefined;
     if (batch) {
       this.stream.meter.readOps++;
-      return { type: "batch", ...batch };
+      // Not `{ type, ...batch }`: a spread reads every property, and a batch of stored wire bytes
+      // decodes its records when `records` is read (catch-up.ts), which a session never needs.
+      return Object.assign(batch, { type: "batch" as const });
     }
     // §7.5: wait=0 with no limits reads to the tail and stops there, without a heartbeat.
     if (this.budget.ended || !this.plan.canFollow || this.plan.waitMs === 0) {
