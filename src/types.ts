@@ -200,6 +200,33 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** §9.2: what each operation group grants, read and write (lite enforces it; the CLI shows it). */
+export const OP_GROUPS: Record<"account" | "basin" | "stream", Record<"read" | "write", readonly Operation[]>> = {
+  account: {
+    read: [
+      "list-basins",
+      "get-basin-config",
+      "list-access-tokens",
+      "account-metrics",
+      "list-locations",
+      "get-default-location",
+    ],
+    write: [
+      "create-basin",
+      "delete-basin",
+      "reconfigure-basin",
+      "issue-access-token",
+      "revoke-access-token",
+      "set-default-location",
+    ],
+  },
+  basin: {
+    read: ["list-streams", "get-stream-config", "basin-metrics"],
+    write: ["create-stream", "delete-stream", "reconfigure-stream"],
+  },
+  stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
+};
+
 export interface ReadWritePermissions {
   read?: boolean;
   write?: boolean;

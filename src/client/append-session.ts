@@ -22,6 +22,7 @@
  */
 import { SvcError, clientError } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
+import { notApplied } from "./not-applied.js";
 import { sleep } from "../sleep.js";
 import { backoffDelay } from "../transport/retry.js";
 import { encodeAppendInput } from "../wire/proto.js";
@@ -283,17 +284,6 @@ function notStarted(cause: SvcError): SvcError {
     origin: cause.origin,
     status: cause.status,
     retryable: cause.retryable,
-    sideEffects: false,
-    cause,
-  });
-}
-
-function notApplied(cause: SvcError): SvcError {
-  return new SvcError({
-    code: "not_applied",
-    message: `not appended because an earlier input failed: ${cause.message}`,
-    origin: "client",
-    retryable: true,
     sideEffects: false,
     cause,
   });

@@ -19,6 +19,7 @@
  */
 import { SvcError, clientError } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
+import { notApplied } from "./not-applied.js";
 import { checkBatch as checkByRules } from "../rules/records.js";
 import { badInput } from "./bad-record.js";
 
@@ -218,15 +219,4 @@ export class Appender {
       idle?.();
     }
   }
-}
-
-function notApplied(cause: SvcError): SvcError {
-  return new SvcError({
-    code: "not_applied",
-    message: `not appended because an earlier input failed: ${cause.message}`,
-    origin: "client",
-    retryable: true,
-    sideEffects: false,
-    cause,
-  });
 }

@@ -23,7 +23,7 @@ export interface ModelRequest {
   tokenId?: string;
 }
 
-const GROUP_OPS: Record<string, Record<"read" | "write", string[]>> = {
+export const GROUP_OPS: Record<string, Record<"read" | "write", string[]>> = {
   account: {
     read: [
       "list-basins",

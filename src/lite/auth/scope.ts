@@ -2,38 +2,10 @@
  * Token scopes (protocol.md §3.5, §9.2, §9.3): operations, operation groups, resource sets,
  * and the questions asked of them. Pure: no storage, no I/O.
  */
-import type { Operation } from "../../types.js";
+import { OP_GROUPS, type Operation } from "../../types.js";
 import type { OpGroups, ResourceSet, Scope } from "../storage/types.js";
 
-type Level = "account" | "basin" | "stream";
 export type Access = "read" | "write";
-
-/** §9.2: what each group grants, read and write. */
-export const GROUPS: Record<Level, Record<Access, Operation[]>> = {
-  account: {
-    read: [
-      "list-basins",
-      "get-basin-config",
-      "list-access-tokens",
-      "account-metrics",
-      "list-locations",
-      "get-default-location",
-    ],
-    write: [
-      "create-basin",
-      "delete-basin",
-      "reconfigure-basin",
-      "issue-access-token",
-      "revoke-access-token",
-      "set-default-location",
-    ],
-  },
-  basin: {
-    read: ["list-streams", "get-stream-config", "basin-metrics"],
-    write: ["create-stream", "delete-stream", "reconfigure-stream"],
-  },
-  stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
-};
 
 export const NONE: ResourceSet = { kind: "none" };
 
@@ -50,7 +22,7 @@ export function effectiveOps(scope: Scope): Set<Operation> {
   const out = new Set<Operation>(scope.ops);
   for (const level of ["account", "basin", "stream"] as const) {
     for (const access of ["read", "write"] as const) {
-      if (scope.opGroups[level][access]) for (const op of GROUPS[level][access]) out.add(op);
+      if (scope.opGroups[level][access]) for (const op of OP_GROUPS[level][access]) out.add(op);
     }
   }
   return out;

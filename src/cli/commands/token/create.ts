@@ -5,7 +5,8 @@ import { ENV_VARS } from "../../env-vars.js";
 import { attempt } from "../../failure.js";
 import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
-import { impossibleNames, OP_GROUPS, reachesNothing } from "./token-reach.js";
+import { OP_GROUPS } from "../../../types.js";
+import { impossibleNames, reachesNothing } from "./token-reach.js";
 import { TOKEN_FLAGS, tokenRequest } from "./token-spec.js";
 
 function groupsHelp(): string {

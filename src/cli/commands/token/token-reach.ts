@@ -1,39 +1,12 @@
 /**
  * What a token's scope lets it reach (protocol.md §9.2, §9.3), for a warning before it is
- * issued: operations come from `ops` and from `op_groups` (the table lite enforces, in
- * lite/auth/scope.ts; a unit test keeps the two equal), and each operation acts on basins,
+ * issued: operations come from `ops` and from `op_groups` (the table lite enforces, OP_GROUPS in
+ * types.ts), and each operation acts on basins,
  * streams or token ids that must lie in the matching resource set. A set that is absent, null
  * or `{"exact": ""}` holds nothing.
  */
 import { badName, type NameKind } from "../../../rules/names.js";
-import { LIMITS, type AccessTokenScope, type Operation, type ResourceSet } from "../../../types.js";
-
-/** §9.2: what each group grants, read and write. */
-export const OP_GROUPS: Record<"account" | "basin" | "stream", Record<"read" | "write", Operation[]>> = {
-  account: {
-    read: [
-      "list-basins",
-      "get-basin-config",
-      "list-access-tokens",
-      "account-metrics",
-      "list-locations",
-      "get-default-location",
-    ],
-    write: [
-      "create-basin",
-      "delete-basin",
-      "reconfigure-basin",
-      "issue-access-token",
-      "revoke-access-token",
-      "set-default-location",
-    ],
-  },
-  basin: {
-    read: ["list-streams", "get-stream-config", "basin-metrics"],
-    write: ["create-stream", "delete-stream", "reconfigure-stream"],
-  },
-  stream: { read: ["check-tail", "read", "stream-metrics"], write: ["append", "trim", "fence"] },
-};
+import { LIMITS, OP_GROUPS, type AccessTokenScope, type Operation, type ResourceSet } from "../../../types.js";
 
 type SetKey = "basins" | "streams" | "access_tokens";
 
