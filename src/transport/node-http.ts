@@ -50,11 +50,15 @@ export class NodeHttpTransport implements Transport {
     });
   }
 
+  /**
+   * The keep-alive agent of an origin. Its connections are not capped: a unary read waiting at the
+   * tail holds one for up to 60 s, and a cap made every other request queue behind such reads.
+   */
   private async client(url: URL): Promise<{ request: Requester; agent: HttpAgent }> {
     if (url.protocol === "http:") {
       this.httpAgent ??= this.opts.peerCheck
         ? provenAgent(this.opts.peerCheck, this.timeoutMs)
-        : new http.Agent({ keepAlive: true, maxSockets: 16 });
+        : new http.Agent({ keepAlive: true });
       return { request: http.request, agent: this.httpAgent };
     }
     if (url.protocol !== "https:") throw clientError("usage", `unsupported URL scheme ${url.protocol} in ${url.href}`);
@@ -62,7 +66,7 @@ export class NodeHttpTransport implements Transport {
     // node:https pulls in TLS; load it only for https endpoints.
     this.https ??= import("node:https").then((https) => ({
       request: https.request,
-      agent: new https.Agent({ keepAlive: true, maxSockets: 16, rejectUnauthorized: !this.opts.insecure }),
+      agent: new https.Agent({ keepAlive: true, rejectUnauthorized: !this.opts.insecure }),
     }));
     return this.https;
   }
@@ -172,7 +176,7 @@ export class NodeHttpTransport implements Transport {
 
 /** A keep-alive agent whose every new connection first passed `check` (peer-check.ts). */
 function provenAgent(check: PeerCheck, timeoutMs: number): HttpAgent {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const agent = new http.Agent({ keepAlive: true });
   const make = (
     opts: { host?: string | null; port?: number | string | null },
     done: (err: Error | null, socket?: Socket) => void,
