@@ -15,6 +15,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -46,10 +47,15 @@ const alive = (pid) => {
   }
 };
 
-/** Only a PostgreSQL process is signalled (a pid may have been reused). */
-const isPostgres = (pid) => {
+/**
+ * Only the PostgreSQL serving `dataDir` is signalled: a pid file can name any process (one
+ * reused since, or one a stranger chose), so the process must be ours (same uid, or PostgreSQL's
+ * own system user when we are root) and its command line must name that very data directory.
+ */
+const servesDir = (pid, dataDir) => {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    return cmd.some((a) => a.endsWith("postgres")) && cmd.includes(dataDir);
   } catch {
     return false;
   }
@@ -59,33 +65,37 @@ const isPostgres = (pid) => {
  * What a killed run left behind (a test run or bench stopped with SIGKILL never calls stop()):
  * each server dir here names the process that started it (owner.pid); when that process is
  * gone, its PostgreSQL, still running, is shut down (fast shutdown, then SIGKILL after 10 s)
- * and the dir removed. Dirs of runs still going are left alone.
+ * and the dir removed. Dirs of runs still going are left alone, and so is every dir another
+ * user made: only our own leftovers are ours to judge.
  */
 export async function sweepOrphans() {
+  const me = process.getuid?.();
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith("pgtest-svc-")) continue;
     const dir = join(tmpdir(), name);
     let owner;
     try {
+      if (me !== undefined && statSync(dir).uid !== me) continue;
       owner = Number(readFileSync(join(dir, "owner.pid"), "utf8"));
     } catch {
       continue; // being created (or from before owner.pid existed): not ours to judge
     }
     if (!Number.isSafeInteger(owner) || owner <= 0 || alive(owner)) continue;
+    const dataDir = join(dir, "data");
     let server;
     try {
-      server = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+      server = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
     } catch {
       /* never started, or stopped cleanly */
     }
-    if (server > 0 && alive(server) && isPostgres(server)) {
+    if (server > 0 && alive(server) && servesDir(server, dataDir)) {
       try {
         process.kill(server, "SIGINT");
       } catch {
         /* gone meanwhile */
       }
       for (let i = 0; i < 100 && alive(server); i++) await new Promise((r) => setTimeout(r, 100));
-      if (alive(server))
+      if (alive(server) && servesDir(server, dataDir))
         try {
           process.kill(server, "SIGKILL");
         } catch {
