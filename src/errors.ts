@@ -48,6 +48,9 @@ export const SERVER_CODES = {
   storage: { status: 500, retryable: true, sideEffects: true },
   // lite's own: a write refused before it reached the disk, for lack of space (nothing written).
   storage_full: { status: 507, retryable: true, sideEffects: false },
+  // lite's own: the database no longer holds records this read delivered (a failover to a
+  // standby that lacked them); resuming would splice another history onto what was read.
+  stream_tail_went_back: { status: 500, retryable: false, sideEffects: false },
   not_implemented: { status: 501, retryable: false, sideEffects: false },
   hot_server: { status: 502, retryable: true, sideEffects: false },
   unavailable: { status: 503, retryable: true, sideEffects: true },

@@ -208,7 +208,8 @@ interface SharedToken {
 const rootTokens = new Map<string, SharedToken>();
 
 function rootTokenOf(url: string): SharedToken {
-  const u = new URL(url);
+  // Of a host list (a primary and its standbys), the first host names the database.
+  const u = new URL(url.replace(/^(postgres(?:ql)?:\/\/[^/?#]*?)(,[^/?#]*)(?=[/?#])/i, "$1"));
   const key = `${u.hostname}${u.pathname}`; // not the port: a node may reach it through a proxy
   let entry = rootTokens.get(key);
   if (entry === undefined) {

@@ -41,6 +41,14 @@ export class ServerStats {
   private readonly requests = new Map<string, { operation: string; status: string; h: Histogram }>();
   private readonly sync = new Histogram();
   private readonly sessions = new Map<string, number>();
+  /** Streams found with a stored tail below what this node knew, and the records so lost. */
+  private readonly wentBack = { times: 0, records: 0 };
+
+  /** A stream's stored tail went back by `records` (store.ts onWentBack). */
+  tailWentBack(records: number): void {
+    this.wentBack.times++;
+    this.wentBack.records += records;
+  }
 
   request(operation: string, status: number, seconds: number): void {
     const key = `${operation} ${status}`;
@@ -116,6 +124,18 @@ export class ServerStats {
       "histogram",
       "Time each durable write waited for its sync to disk.",
       histogramLines("svc_lite_sync_duration_seconds", {}, this.sync),
+    );
+    family(
+      "svc_lite_stream_tail_regressions_total",
+      "counter",
+      "Times this node found a stream's stored tail below what it had acknowledged or served (a failover lost records).",
+      [`svc_lite_stream_tail_regressions_total ${this.wentBack.times}`],
+    );
+    family(
+      "svc_lite_acknowledged_records_lost_total",
+      "counter",
+      "Records this node acknowledged or served that the database no longer holds, as those regressions counted them.",
+      [`svc_lite_acknowledged_records_lost_total ${this.wentBack.records}`],
     );
     return `${lines.join("\n")}\n`;
   }

@@ -258,7 +258,12 @@ export interface MetricsStore<K extends BackendKind = BackendKind> {
 export type ClusterHint =
   | { kind: "tails"; ids?: number[] }
   | { kind: "meta"; basinId?: number; streamId?: number; streams?: boolean; basin?: string }
-  | { kind: "tokens" };
+  | { kind: "tokens" }
+  /**
+   * Contact with the database was lost and is back (perhaps on another host, a promoted
+   * standby): nothing remembered of it (cached batches, tails) is served before it is read again.
+   */
+  | { kind: "lost" };
 
 /** Several nodes on one database: hints of each other's changes, and who runs the sweep. */
 export interface Cluster {

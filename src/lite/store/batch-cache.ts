@@ -26,6 +26,8 @@ export class BatchCache {
   /** Insertion order is use order: the first is the least recently used. */
   private readonly lru = new Set<Slot>();
   private bytes = 0;
+  /** Bumped by `clear`: batches read before it are not put back (they may come from a database since lost). */
+  generation = 0;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -48,8 +50,9 @@ export class BatchCache {
     }
   }
 
-  put(id: number, batches: StoredBatch[]): void {
-    if (this.maxBytes <= 0) return;
+  /** Keeps `batches` (of stream `id`), unless they were read before the cache was cleared (`readIn`). */
+  put(id: number, batches: StoredBatch[], readIn = this.generation): void {
+    if (this.maxBytes <= 0 || readIn !== this.generation) return;
     let s = this.streams.get(id);
     if (!s) this.streams.set(id, (s = { byFirst: new Map(), firsts: [] }));
     for (const batch of batches) {
@@ -77,6 +80,12 @@ export class BatchCache {
       if (first + storedCount(slot.batch) > seq) break;
       this.evict(slot);
     }
+  }
+
+  /** Forgets everything, and whatever reads under way bring back. */
+  clear(): void {
+    this.generation++;
+    for (const slot of [...this.lru]) this.evict(slot);
   }
 
   /** Forgets a stream (deleted). */

@@ -14,6 +14,7 @@
  * A stream is typed by the kind of its backend (storage/answers.ts): a local stream's reads
  * answer at once, a shared one's with a promise; what serves either takes `LiveStream`.
  */
+import type { WentBack } from "./went-back.js";
 import { serverError, type SvcError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
@@ -45,6 +46,8 @@ export interface LiveStream<K extends BackendKind = BackendKind> extends ReaderS
    * is known here the moment it is durable. False where other nodes trim too.
    */
   readonly exact: boolean;
+  /** Set when the database was found to lack records this node knew of (went-back.ts). */
+  readonly lost?: WentBack | undefined;
   submit(input: AppendInput, chain?: Chain): Submitted;
   append(input: AppendInput): Promise<AppendAck>;
   /** Resolves once every append submitted so far has settled. */
@@ -107,6 +110,11 @@ export interface StreamHooks {
   loaded: () => Iterable<LiveStream>;
   forget: (s: LiveStream) => void;
   log: (msg: string) => void;
+  /**
+   * A shared stream's stored tail is below what this node acknowledged or served (`from`):
+   * the database lost records from `to` on (a failover to a standby that lacked them).
+   */
+  wentBack?: (s: LiveStream, from: number, to: number) => void;
 }
 
 /** How live streams are made and kept fresh, by kind of backend. */

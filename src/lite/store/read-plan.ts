@@ -5,6 +5,7 @@
  * tail now). A seq num below the tail known on this node holds records whatever else was
  * appended, so it is taken without asking for the tail.
  */
+import { wentBack } from "./went-back.js";
 import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import { LIMITS, type ReadParams, type ReadStart } from "../../types.js";
 import type { LiveStream } from "./live-stream.js";
@@ -74,6 +75,10 @@ export async function resolveStart(
   if ("seqNum" in start && start.seqNum < stream.known.nextSeq) return { position: start.seqNum, confirmed: -1 };
   const tail = await stream.tailNow();
   const n = tail.seqNum;
+  // A position the database no longer holds (a failover lost it): clamping it or waiting there
+  // would splice the new primary's records onto what the reader was given.
+  const lost = stream.lost;
+  if ("seqNum" in start && lost && start.seqNum > n && start.seqNum <= lost.from) throw wentBack(lost.from, n);
   let pos: number;
   if ("seqNum" in start) {
     if (start.seqNum > n && !plan.clamp) throw new RangeNotSatisfiableError(tail);

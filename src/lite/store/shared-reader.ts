@@ -12,6 +12,7 @@
  */
 import type { StreamPosition } from "../../types.js";
 import { storedCount } from "../storage/types.js";
+import { wentBack } from "./went-back.js";
 import {
   batchesToRead,
   expiredAt,
@@ -53,6 +54,8 @@ export class SharedReader implements StoredReader<"shared"> {
         // At the tail known here: the end only if it is the tail now (another node may have appended).
         if (this.confirmed >= at) return { kind: "end", at };
         tail = await this.tailNow();
+        // This read got here through records the database no longer holds (a failover lost them).
+        if (at > tail) throw wentBack(at, tail);
         if (at >= tail) return { kind: "end", at };
       }
       let b = this.page.find(at);

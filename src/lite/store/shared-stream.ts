@@ -20,6 +20,7 @@ import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord 
 import type { BatchCache } from "./batch-cache.js";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
 import { SharedReader } from "./shared-reader.js";
+import { wentBack, type WentBack } from "./went-back.js";
 import type { StoredReader } from "./stored-reader.js";
 import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 import { checkTimestamps } from "./sequencing.js";
@@ -31,6 +32,8 @@ interface SharedDeps {
   /** The stored state of a stream, read by a query that starts after the call. */
   readState(id: number): Promise<StoredState | undefined>;
   onTrim: () => void;
+  /** The stored tail is below what this node knew (`from`): see `verify`. */
+  wentBack?: (from: number, to: number) => void;
 }
 
 const deleting = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
@@ -47,6 +50,8 @@ export class SharedStream implements LiveStream<"shared"> {
   private readonly fanout: LiveFanout;
   /** `feedLive` is reading what other nodes appended. */
   private feeding = false;
+  /** The last time the database was found to lack what this node knew (reads into it are refused). */
+  lost: WentBack | undefined;
 
   constructor(
     public meta: StreamMeta,
@@ -114,6 +119,8 @@ export class SharedStream implements LiveStream<"shared"> {
 
   private async commit(group: Entry[]): Promise<void> {
     const now = Date.now();
+    // Everything below this was durable before the group was sent.
+    const floor = this.known.nextSeq;
     const planned = planGroup(group, this.known, this.meta.config, now);
     let result: GroupResult;
     try {
@@ -136,6 +143,14 @@ export class SharedStream implements LiveStream<"shared"> {
       for (const entry of group) settle(entry, e);
       return;
     }
+    // Landed below records already durable: the database lost them (a failover).
+    const first = result.outcomes.find((o) => o.ok)?.firstSeq;
+    if (first !== undefined && first < floor)
+      this.forked(
+        { ...result.state, nextSeq: first, trimPoint: Math.min(result.state.trimPoint, first) },
+        floor,
+        first,
+      );
     this.landed(group, planned, result);
   }
 
@@ -189,6 +204,58 @@ export class SharedStream implements LiveStream<"shared"> {
       this.learnTrim(result.state.trimPoint);
       this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
     } else this.observe(result.state);
+  }
+
+  /**
+   * What is stored, read by a query asked for when this node knew the tail `floor`: every
+   * record below `floor` was acknowledged (or read from the database) before the query began,
+   * so a stored tail below it means the database lost them: a failover to a standby that had
+   * not received them. Never served again: the cache drops the stream, what this node knows is
+   * what is stored, and its followers are ended (each has records the database no longer
+   * holds); `wentBack` reports it. Otherwise as `observe`.
+   */
+  verify(stored: StreamStateRecord, floor: number): void {
+    // Ahead of what this node knew when it asked; or another check found the loss first.
+    if (stored.nextSeq >= floor || this.known.nextSeq < floor) return this.observe(stored);
+    this.forked(stored, floor, stored.nextSeq);
+  }
+
+  /**
+   * After contact with the database was lost (perhaps it is another now: a promoted standby):
+   * the stored tail is checked as `verify` does, and the last record this node knew must still
+   * be stored as it knew it (its timestamp): the new primary may have lost records and taken
+   * new appends since, reaching the same tail with another history.
+   */
+  async recheck(): Promise<"gone" | undefined> {
+    const floor = this.known.nextSeq;
+    const stamp = this.known.lastTimestamp;
+    const stored = await this.deps.readState(this.id);
+    if (!stored) {
+      this.markDeleting();
+      return "gone";
+    }
+    if (stored.nextSeq >= floor && floor > 0 && stored.trimPoint < floor) {
+      const [b] = await this.deps.log.readBatches(this.id, floor - 1, 1);
+      const r = b && b.firstSeq <= floor - 1 ? b.records[floor - 1 - b.firstSeq] : undefined;
+      if (r && r.timestamp !== stamp) return void this.forked(stored, floor, floor - 1);
+    }
+    if (!stored.live) this.markDeleting();
+    else this.verify(stored, floor);
+    return undefined;
+  }
+
+  /**
+   * The database no longer holds what this node knew up to `from` (from `to` on, at least):
+   * nothing of it is served again, and every follower, which may have been given some of it,
+   * is ended with `stream_tail_went_back`; `wentBack` reports it.
+   */
+  private forked(stored: StreamStateRecord, from: number, to: number): void {
+    this.deps.cache.drop(this.id);
+    this.known = { ...stored };
+    this.lost = { from, to };
+    this.fanout.closeAll(wentBack(from, to));
+    this.fanout.position = stored.nextSeq;
+    this.deps.wentBack?.(from, to);
   }
 
   /**
@@ -253,20 +320,22 @@ export class SharedStream implements LiveStream<"shared"> {
   }
 
   async tailNow(): Promise<StreamPosition> {
+    const floor = this.known.nextSeq;
     const s = await this.deps.readState(this.id);
     if (!s || !s.live) {
       this.markDeleting();
       throw s ? deleting() : serverError("stream_not_found", `stream ${this.meta.name} does not exist`);
     }
-    this.observe(s);
+    this.verify(s, floor);
     return { seqNum: this.known.nextSeq, timestamp: this.known.lastTimestamp };
   }
 
   async readBatches(fromSeq: number, maxBatches: number): Promise<StoredBatch[]> {
     const hit = this.deps.cache.get(this.id, fromSeq, maxBatches);
     if (hit.length > 0) return hit;
+    const gen = this.deps.cache.generation;
     const read = await this.deps.log.readBatches(this.id, fromSeq, maxBatches);
-    this.deps.cache.put(this.id, read);
+    this.deps.cache.put(this.id, read, gen);
     return read;
   }
 

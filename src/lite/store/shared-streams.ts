@@ -79,12 +79,14 @@ export class SharedStreams implements StreamKind<"shared"> {
   async load(meta: StreamMeta): Promise<LiveStream<"shared">> {
     const state = await this.tails.read(meta.id);
     if (!state) throw serverError("stream_not_found", `stream ${meta.name} does not exist`);
-    return new SharedStream(meta, state, {
+    const stream: SharedStream = new SharedStream(meta, state, {
       log: this.backend.log,
       cache: this.cache,
       onTrim: this.hooks.onTrim,
       readState: (id) => this.tails.read(id),
+      wentBack: (from, to) => this.hooks.wentBack?.(stream, from, to),
     });
+    return stream;
   }
 
   /** The loaded stream against the catalog (cached, bounded): the same stream, its newest metadata. */
@@ -107,7 +109,18 @@ export class SharedStreams implements StreamKind<"shared"> {
 
   private onHint(h: ClusterHint): void {
     const loaded = [...this.hooks.loaded()] as SharedStream[];
-    if (h.kind === "tails") {
+    if (h.kind === "lost") {
+      // Perhaps another database now (a promoted standby): nothing cached is served before every
+      // loaded stream's tail is read again and checked against what this node knew.
+      this.cache.clear();
+      for (const s of loaded)
+        s.recheck().then(
+          (v) => {
+            if (v === "gone") this.hooks.forget(s);
+          },
+          () => this.refresh(s), // the next poll checks its tail at least
+        );
+    } else if (h.kind === "tails") {
       const wanted = h.ids ? new Set(h.ids) : undefined;
       for (const s of loaded) if (!wanted || wanted.has(s.id)) this.refresh(s);
     } else if (h.kind === "meta") {
@@ -125,13 +138,14 @@ export class SharedStreams implements StreamKind<"shared"> {
   }
 
   private refresh(s: SharedStream): void {
+    const floor = s.known.nextSeq;
     this.tails.read(s.id).then(
       (state) => {
         if (!state) {
           s.markDeleting();
           this.hooks.forget(s);
         } else if (!state.live) s.markDeleting();
-        else s.observe(state);
+        else s.verify(state, floor);
       },
       () => undefined,
     ); // the next poll tries again

@@ -17,6 +17,7 @@ import { MetricsRecorder } from "../metrics/recorder.js";
 import { initialState, nowIso, type LiveStream, type StreamKind } from "./live-stream.js";
 import { LocalStreams } from "./local-streams.js";
 import { SharedStreams } from "./shared-streams.js";
+import { streamOf } from "../log.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
@@ -34,6 +35,8 @@ export class Store {
   private readonly kind: StreamKind;
   /** Called when background work (trim, deletion) may be pending. */
   onWork: () => void = () => {};
+  /** Told the records lost each time a stream's stored tail is found below what this node knew. */
+  onWentBack: (records: number) => void = () => {};
   /** Where streams count their appends, reads and stored bytes. */
   meters: Meters = NO_METERS;
   private recorder: MetricsRecorder | undefined;
@@ -50,6 +53,12 @@ export class Store {
       loaded: () => this.states.values(),
       forget: (s: LiveStream) => this.forget(s),
       log: logLine,
+      wentBack: (s: LiveStream, from: number, to: number) => {
+        logLine(
+          `stream ${streamOf(s.meta.basin, s.meta.name)}: its tail went back from ${from} to ${to}: the database no longer holds ${from - to} record(s) this node acknowledged or served (a failover to a standby that lacked them?); its readers past ${to} were ended`,
+        );
+        this.onWentBack(from - to);
+      },
     };
     this.kind = backend.kind === "local" ? new LocalStreams(backend.log, hooks) : new SharedStreams(backend, hooks);
   }

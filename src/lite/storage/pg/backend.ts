@@ -8,7 +8,8 @@
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
 import type { MetricsStore, SharedBackend } from "../seams.js";
-import { clientOptions, redactedUrl, type PgConfig } from "./config.js";
+import { redactedUrl, type PgConfig } from "./config.js";
+import { Primary } from "./primary.js";
 import { migrate } from "./schema.js";
 import { Db } from "./db.js";
 import { PgCatalog } from "./catalog.js";
@@ -51,8 +52,11 @@ export class PgBackend implements SharedBackend {
    */
   static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
     const where = redactedUrl(config);
+    // Of several hosts, the writable one (when none answers, the first: its error is the one told).
+    const primary = new Primary(config, log);
+    await primary.find();
     const client = new pg.Client({
-      ...clientOptions(config, config.writeTimeoutMs),
+      ...primary.options(config.writeTimeoutMs),
       query_timeout: config.writeTimeoutMs,
       application_name: "svc lite starting",
     });
@@ -60,6 +64,7 @@ export class PgBackend implements SharedBackend {
     client.on("error", () => {});
     try {
       await client.connect();
+      await primary.check(client);
       await migrate(client, where, log, timings.migrationWaitMs);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
@@ -74,7 +79,7 @@ export class PgBackend implements SharedBackend {
     } finally {
       await endWithin(client, 1_000);
     }
-    const db = new Db(config, log);
+    const db = new Db(config, log, primary);
     const catalog = new PgCatalog(db, timings.cacheMs);
     const records = new PgLog(db);
     const cluster = new PgCluster(

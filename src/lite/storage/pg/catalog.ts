@@ -188,6 +188,7 @@ function payloadOf(h: ClusterHint): string {
     if (h.basinId !== undefined) return `${h.streams ? "mB" : "mb"}${h.basinId}`;
     return "m";
   }
+  if (h.kind === "lost") return "t*"; // never sent: each node notices its own loss of contact
   return `t${(h.ids ?? []).join(",")}`;
 }
 

@@ -76,17 +76,14 @@ export class PgCluster implements Cluster {
     private readonly deps: ClusterDeps,
   ) {
     this.listener = new Listener(
-      config,
+      db.primary,
       log,
       timings.pollMs,
       (p) => this.onNotify(p),
-      () => {
-        // whatever moved while not listening
-        this.hint({ kind: "tails" });
-        this.hint({ kind: "meta" });
-        this.hint({ kind: "tokens" });
-      },
+      () => this.reread(),
     );
+    // Connections were lost and a host answers again, perhaps another one (a promoted standby).
+    db.primary.onMoved = () => this.reread();
     this.lease = new SweepLease(db, log, timings.leaseMs);
   }
 
@@ -96,6 +93,18 @@ export class PgCluster implements Cluster {
     this.lease.start();
     this.pollTimer = setInterval(() => this.hint({ kind: "tails" }), this.timings.pollMs);
     this.pollTimer.unref();
+  }
+
+  /**
+   * Whatever moved while this node could not hear (or while it was cut off: the database it
+   * finds may be another, which lacks what it acknowledged): read everything again, and serve
+   * nothing remembered before that.
+   */
+  private reread(): void {
+    this.hint({ kind: "lost" });
+    this.hint({ kind: "tails" });
+    this.hint({ kind: "meta" });
+    this.hint({ kind: "tokens" });
   }
 
   leadsSweep(): boolean {

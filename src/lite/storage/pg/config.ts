@@ -1,6 +1,11 @@
 /**
  * Where a PostgreSQL storage lives: `--storage postgres://USER[:PASS]@HOST[:PORT]/DB` (or
- * SVC_LITE_STORAGE). The password may instead come from PGPASSWORD or a password file (read by
+ * SVC_LITE_STORAGE). Several hosts, libpq style (`HOST1[:PORT1],HOST2[:PORT2]`), name a primary
+ * and its standbys: a node connects to whichever of them is writable and moves to another when
+ * that one is lost or turns read-only (primary.ts). The one query parameter read is libpq's
+ * `target_session_attrs`: `read-write` (also `primary`, the default: lite writes, so a read-only
+ * host is of no use to it) or `any` (connect to the first host that answers, unchecked); any
+ * other parameter is refused rather than ignored. The password may instead come from PGPASSWORD or a password file (read by
  * the caller's reader, which refuses a file others may read: lite/data-dir.ts); it is kept only in
  * the connection settings and never appears in a message (`redactedUrl`). A password in the URL
  * given with `--storage` is in the process's command line, which every local user can read
@@ -8,9 +13,17 @@
  */
 import { clientError } from "../../../errors.js";
 
-export interface PgConfig {
+/** One host of the URL. */
+export interface PgHost {
   host: string;
   port: number;
+}
+
+export interface PgConfig {
+  /** In the URL's order; a node tries them in turn to find the writable one. */
+  hosts: PgHost[];
+  /** Whether a connection is checked to be writable (`target_session_attrs`, default read-write). */
+  requireWritable: boolean;
   user: string;
   password: string | undefined;
   /** The password came in a URL given on the command line, where every local user can read it. */
@@ -51,13 +64,14 @@ export function parsePgUrl(
     onCommandLine: boolean;
   },
 ): PgConfig {
+  const split = splitHosts(text);
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(split.url);
   } catch {
     throw clientError(
       "usage",
-      "svc lite: --storage must be postgres://USER@HOST[:PORT]/DATABASE (the URL given does not parse)",
+      "svc lite: --storage must be postgres://USER@HOST[:PORT][,HOST2[:PORT2]...]/DATABASE (the URL given does not parse)",
     );
   }
   if (!isPostgresUrl(text))
@@ -65,14 +79,17 @@ export function parsePgUrl(
   const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
   if (database === "" || url.hostname === "")
     throw clientError("usage", "svc lite: --storage needs a host and a database: postgres://USER@HOST[:PORT]/DATABASE");
+  const hosts = [{ host: url.hostname.replace(/^\[|\]$/g, ""), port: url.port === "" ? 5432 : Number(url.port) }];
+  for (const extra of split.more) hosts.push(parseHost(extra));
+  const requireWritable = sessionAttrs(url.searchParams);
   const passwordInUrl = url.password !== "";
   let password = passwordInUrl ? decodeURIComponent(url.password) : undefined;
   const file = opts.passwordFile;
   if (password === undefined && file !== undefined) password = file.read(file.path).split(/\r?\n/)[0]!;
   if (password === undefined) password = opts.password;
   return {
-    host: url.hostname.replace(/^\[|\]$/g, ""),
-    port: url.port === "" ? 5432 : Number(url.port),
+    hosts,
+    requireWritable,
     user: decodeURIComponent(url.username) || opts.user,
     password,
     passwordOnCommandLine: passwordInUrl && opts.onCommandLine,
@@ -82,10 +99,52 @@ export function parsePgUrl(
   };
 }
 
+/**
+ * The URL's host list: `new URL` takes one host, so the others (after the first comma of the
+ * authority) are cut out here and parsed one by one.
+ */
+function splitHosts(text: string): { url: string; more: string[] } {
+  const m = /^(postgres(?:ql)?:\/\/(?:[^@/?#]*@)?)([^/?#]*)(.*)$/is.exec(text);
+  if (!m) return { url: text, more: [] };
+  const [first, ...more] = m[2]!.split(",");
+  return { url: `${m[1]}${first}${m[3]}`, more };
+}
+
+function parseHost(text: string): PgHost {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::([0-9]{1,5}))?$/.exec(text);
+  const port = m?.[2] === undefined ? 5432 : Number(m[2]);
+  if (!m || port < 1 || port > 65535)
+    throw clientError("usage", `svc lite: --storage: "${text}" is not a HOST[:PORT] in the URL's host list`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
+}
+
+/** `target_session_attrs` (the only parameter read); true: connections must be writable. */
+function sessionAttrs(params: URLSearchParams): boolean {
+  for (const key of params.keys())
+    if (key !== "target_session_attrs")
+      throw clientError(
+        "usage",
+        `svc lite: --storage: unknown URL parameter "${key}" (the one lite reads is target_session_attrs)`,
+      );
+  const attrs = params.get("target_session_attrs") ?? "read-write";
+  if (attrs === "read-write" || attrs === "primary") return true;
+  if (attrs === "any") return false;
+  throw clientError(
+    "usage",
+    `svc lite: --storage: target_session_attrs=${attrs} cannot serve a writer; use read-write (the default), primary or any`,
+  );
+}
+
+const hostText = (h: PgHost): string => `${h.host.includes(":") ? `[${h.host}]` : h.host}:${h.port}`;
+
 /** The URL for messages: never the password. */
 export function redactedUrl(c: PgConfig): string {
-  const host = c.host.includes(":") ? `[${c.host}]` : c.host;
-  return `postgres://${encodeURIComponent(c.user)}@${host}:${c.port}/${encodeURIComponent(c.database)}`;
+  return `postgres://${encodeURIComponent(c.user)}@${c.hosts.map(hostText).join(",")}/${encodeURIComponent(c.database)}`;
+}
+
+/** One host as messages name it. */
+export function hostName(h: PgHost): string {
+  return hostText(h);
 }
 
 /** How long after its last traffic a connection's TCP keepalive probes start. */
@@ -100,6 +159,7 @@ const KEEPALIVE_MS = 5_000;
 export function clientOptions(
   c: PgConfig,
   connectMs: number,
+  at: PgHost = c.hosts[0]!,
 ): {
   host: string;
   port: number;
@@ -112,8 +172,8 @@ export function clientOptions(
   keepAliveInitialDelayMillis: number;
 } {
   return {
-    host: c.host,
-    port: c.port,
+    host: at.host,
+    port: at.port,
     user: c.user,
     database: c.database,
     ...(c.password === undefined ? {} : { password: c.password }),

@@ -13,7 +13,8 @@
  */
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
-import { clientOptions, type PgConfig } from "./config.js";
+import type { PgConfig } from "./config.js";
+import { Primary } from "./primary.js";
 import { acquire, bounded, NoAnswer, NotSent, type Acquiring } from "./wait.js";
 
 /** A database number as a safe integer (bigint columns come back as text). */
@@ -98,22 +99,31 @@ export class Db {
   constructor(
     readonly config: PgConfig,
     private readonly log: (m: string) => void,
+    /** Which host is written to; every connection of the pools goes there (primary.ts). */
+    readonly primary: Primary = new Primary(config, log),
   ) {
     this.writeMs = config.writeTimeoutMs;
     this.readMs = Math.min(READ_TIMEOUT_MS, config.writeTimeoutMs);
+    const Client = primary.clientClass();
     // statement_timeout: the server gives up too (a lock wait, a slow plan), not only this node.
     this.writes = new pg.Pool({
-      ...clientOptions(config, this.writeMs),
+      ...primary.options(this.writeMs),
+      Client,
       statement_timeout: this.writeMs,
       max: config.poolSize,
     });
     this.reads = new pg.Pool({
-      ...clientOptions(config, this.readMs),
+      ...primary.options(this.readMs),
+      Client,
       statement_timeout: this.readMs,
       max: config.poolSize,
       application_name: "svc lite reads",
     });
-    for (const p of [this.writes, this.reads]) p.on("error", (e) => log(`database connection lost: ${e.message}`));
+    for (const p of [this.writes, this.reads])
+      p.on("error", (e) => {
+        log(`database connection lost: ${e.message}`);
+        primary.suspect(e);
+      });
   }
 
   /** A read through the read pool; failures are 503 `unavailable`. */
@@ -180,16 +190,20 @@ export class Db {
     try {
       c = await acquire(pool, end - performance.now(), opts.probe ? new Set() : this.acquiring);
     } catch (e) {
+      this.primary.suspect(e);
       this.gaveUp(e);
       throw e;
     }
     const r = await bounded(c, end - performance.now(), body);
+    // A connection to a host that is no longer the one written to is never reused.
+    const stale = (): Error | undefined => (this.primary.stale(c) ? new Error("the primary moved") : undefined);
     if (r.ok) {
-      c.release();
+      c.release(stale());
       this.answered();
       return r.value;
     }
-    c.release(r.reusable ? undefined : new Error("the connection failed or was cut"));
+    this.primary.suspect(r.error);
+    c.release(r.reusable ? stale() : new Error("the connection failed or was cut"));
     if (r.reusable) this.answered();
     else this.gaveUp(r.error);
     throw r.error;
@@ -214,6 +228,8 @@ export class Db {
     );
     const refused = new NotSent("the database is not answering");
     for (const w of [...this.acquiring]) w.fail(refused);
+    // Silent, perhaps lost: another of the URL's hosts may have been promoted meanwhile.
+    this.primary.suspect(new Error("not answering"));
     const probe = (): void => {
       const t = setTimeout(() => {
         if (this.closed || this.stuckSince === undefined) return;

@@ -7,7 +7,7 @@
  * cannot listen, the poll of cluster.ts stands in for lost notifications.
  */
 import pg from "pg";
-import { clientOptions, type PgConfig } from "./config.js";
+import type { Primary } from "./primary.js";
 import { answeredWithin, cut, endWithin } from "./wait.js";
 
 export const CHANNEL = "svc_lite";
@@ -29,7 +29,7 @@ export class Listener {
    * while it was not is unknown.
    */
   constructor(
-    private readonly config: PgConfig,
+    private readonly primary: Primary,
     private readonly log: (m: string) => void,
     private readonly pollMs: number,
     private readonly onPayload: (payload: string) => void,
@@ -48,7 +48,7 @@ export class Listener {
   private async connect(): Promise<void> {
     if (this.closed) return;
     const c = new pg.Client({
-      ...clientOptions(this.config, CHECK_DEADLINE_MS),
+      ...this.primary.options(CHECK_DEADLINE_MS),
       application_name: "svc lite listener",
     });
     let dropped = false;
@@ -68,12 +68,16 @@ export class Listener {
       setTimeout(() => void this.connect(), RECONNECT_MS).unref();
     };
     c.on("notification", (n) => this.onPayload(n.payload ?? ""));
-    c.on("error", (e) => drop(e.message));
+    c.on("error", (e) => {
+      this.primary.suspect(e);
+      drop(e.message);
+    });
     c.on("end", () => drop("connection closed"));
     try {
       await c.connect();
       await answeredWithin(c, CHECK_DEADLINE_MS, c.query(`LISTEN ${CHANNEL}`));
     } catch (e) {
+      this.primary.suspect(e);
       return drop((e as Error).message);
     }
     if (dropped) return;
