@@ -6,7 +6,8 @@
  * - any batch without records is a heartbeat; `heartbeatTimeoutMs` (default 20 s) without any
  *   message means the connection is dead;
  * - after a disconnect, a retryable error or reconnect advice, the read is reopened at the
- *   next sequence number (last record + 1, or the last heartbeat's tail) with `count` and
+ *   next sequence number (last record + 1; before any record, the first heartbeat's tail: a
+ *   heartbeat never moves the position past a record not received, see takeBatch) with `count` and
  *   `bytes` reduced by what was delivered and `wait` by the idle time already spent, so no
  *   record is delivered twice or skipped;
  * - failures without progress are retried `retries` times with transport/retry.ts back-off,
@@ -80,11 +81,18 @@ export function isFollowRead(limits: ReadLimits): boolean {
   );
 }
 
-/** Counts a batch into the progress and turns it into an event; a repeated record is a protocol error. */
+/**
+ * Counts a batch into the progress and turns it into an event; a repeated record is a protocol
+ * error. A heartbeat's tail fixes where a resumed read starts only while the read has no
+ * position yet (no record arrived, and the start was not where a resumed read would land
+ * again: a tail offset, a timestamp, a clamped start). Once it has one, a heartbeat never moves
+ * it: a tail above the last record received may be records this session has not delivered
+ * (protocol.md §6.6), and resuming there would skip them.
+ */
 export function takeBatch(p: Progress, batch: ReadBatch): ReadEvent {
   const tail = batch.tail;
   if (batch.records.length === 0) {
-    if (tail) p.nextSeq = Math.max(p.nextSeq ?? 0, tail.seqNum);
+    if (tail && p.nextSeq === undefined) p.nextSeq = tail.seqNum;
     p.idleSince ??= Date.now();
     return tail ? { type: "heartbeat", tail } : { type: "heartbeat" };
   }

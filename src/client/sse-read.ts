@@ -3,7 +3,10 @@
  * read sessions (read-session.ts). Records travel as JSON with `svc-format: base64`, so any
  * bytes survive. A resumed attempt repeats the original query and sends the last batch's
  * `id` as `Last-Event-ID`; the server then starts after that record and lowers `count` and
- * `bytes` by the cumulative amounts in the id, so nothing is repeated or skipped.
+ * `bytes` by the cumulative amounts in the id, so nothing is repeated or skipped. Before any
+ * batch arrived there is no id: a resumed attempt starts where the first ping's tail put the
+ * read (a start by tail offset, timestamp or clamp is not judged again, which could skip
+ * records appended meanwhile), else repeats the query.
  *
  *   event: batch   id: <last seq_num>,<count>,<bytes>   data: {"records":[...],"tail"?:{...}}
  *   event: ping    data: {"timestamp": ms, "tail"?: {...}}
@@ -122,18 +125,17 @@ export class LineSplitter {
 
 /** An SSE read session over `open` (the opener adds auth and the route). */
 export function sseReadSession(open: OpenExchange, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {
-  const query = readQuery(opts.start ?? {}, opts.limits ?? {}, {
-    nextSeq: undefined,
-    count: 0,
-    bytes: 0,
-    idleSince: undefined,
-  });
+  const start = opts.start ?? {};
+  const limits = opts.limits ?? {};
+  const query = readQuery(start, limits, { nextSeq: undefined, count: 0, bytes: 0, idleSince: undefined });
   const silenceMs = opts.heartbeatTimeoutMs ?? 25_000;
   let lastEventId: string | undefined;
   return resumingRead(async function* (p, hooks) {
     const headers: Record<string, string> = { accept: "text/event-stream", "svc-format": "base64" };
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-    const exchange = await open({ method: "GET", query, duplex: false, headers });
+    // No batch yet: nothing was delivered, so the position the first ping gave (if any) is the start.
+    const q = lastEventId === undefined ? readQuery(start, limits, p) : query;
+    const exchange = await open({ method: "GET", query: q, duplex: false, headers });
     hooks.opened();
     return yield* watched(exchange, silenceMs, opts.signal, async function* (watch): AsyncGenerator<
       ReadEvent,

@@ -1,7 +1,7 @@
 /**
  * A read as a loop of unary reads (protocol.md §6.4: at most 1000 records or 1 MiB each),
  * under the same resume loop as sessions (read-session.ts): each request starts at the next
- * sequence number (last record + 1, or the last empty response's tail) with `count` and
+ * sequence number (last record + 1; before any, the first empty response's tail) with `count` and
  * `bytes` reduced by what was delivered, so nothing is repeated or skipped. A read that
  * follows long-polls 60 s at a time and yields each empty response as a heartbeat; one that
  * does not ends at its first empty response, and a 416 once records arrived is its end too.

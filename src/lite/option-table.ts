@@ -205,6 +205,13 @@ export const SETTINGS = {
     read: ms(1),
     doc: "how long an append session's acks may wait unread before the session is ended",
   }),
+  heartbeatMs: value({
+    env: "SVC_LITE_HEARTBEAT_MS",
+    unit: "ms",
+    default: 15_000,
+    read: whole(3, 15_000, "a whole number of milliseconds from 3 to 15000"),
+    doc: "the longest a read session or SSE read waiting at the tail goes without a message: heartbeats come at random intervals from a third of it up to it",
+  }),
   appendBudgetBytes: value({
     env: "SVC_LITE_APPEND_BUDGET_BYTES",
     unit: "bytes",

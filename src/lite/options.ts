@@ -48,7 +48,7 @@ export interface LiteOptions {
   postgres: PgConfig | undefined;
   /** The timings of a node on PostgreSQL. */
   pgTimings: PgTimings;
-  /** Slow and idle clients, and acks left unread (server.ts). */
+  /** Slow and idle clients, acks left unread, and heartbeat spacing (server.ts). */
   timeouts: ServerTimeouts;
   /** The in-flight append budget all sessions share, bytes (session/append-limits.ts). */
   appendBudgetBytes: number;
@@ -144,7 +144,13 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
       leaseMs: v.sweepLeaseMs,
       migrationWaitMs: v.migrationWaitMs,
     },
-    timeouts: { headersMs: v.headersMs, idleMs: v.idleMs, bodyGraceMs: v.bodyGraceMs, ackStallMs: v.ackStallMs },
+    timeouts: {
+      headersMs: v.headersMs,
+      idleMs: v.idleMs,
+      bodyGraceMs: v.bodyGraceMs,
+      ackStallMs: v.ackStallMs,
+      heartbeatMs: v.heartbeatMs,
+    },
     appendBudgetBytes: v.appendBudgetBytes,
     thread: v.thread,
     help: v.help,

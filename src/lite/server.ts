@@ -47,6 +47,8 @@ export interface ServerTimeouts {
   bodyGraceMs: number;
   /** How long an append session's acks may wait unread (session/append-limits.ts). */
   ackStallMs: number;
+  /** The longest a waiting read session goes without a message (session/read-pump.ts). */
+  heartbeatMs: number;
 }
 
 interface ServerDeps {
@@ -93,7 +95,8 @@ export class LiteServer {
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res, pace);
-      void route(ex, { ...deps, drain: this.drain, appendLimits: this.appendLimits }).finally(() => {
+      const heartbeatMs = timeouts.heartbeatMs;
+      void route(ex, { ...deps, drain: this.drain, appendLimits: this.appendLimits, heartbeatMs }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };

@@ -20,6 +20,8 @@ export interface HeadContext {
   log: (msg: string) => void;
   /** What append sessions may hold: in-flight bytes (shared, per token, per connection) and time. */
   appendLimits: AppendLimits;
+  /** The longest a read session waiting at the tail goes without a message; heartbeats from a third of it up to it. */
+  heartbeatMs: number;
   /** Metrics; undefined with --no-metrics. */
   metrics?: LiteMetrics | undefined;
   /** The server's one location (A13–A15). */

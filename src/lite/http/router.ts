@@ -63,6 +63,7 @@ interface RouterDeps {
   drain: Drain;
   log: (msg: string) => void;
   appendLimits: AppendLimits;
+  heartbeatMs: number;
   metrics?: LiteMetrics | undefined;
   location: string;
 }
@@ -168,6 +169,7 @@ async function handle(ex: Exchange, deps: RouterDeps, r: Route, e: Endpoint, raw
     drain: deps.drain,
     log: deps.log,
     appendLimits: deps.appendLimits,
+    heartbeatMs: deps.heartbeatMs,
     metrics: deps.metrics,
     location: deps.location,
   };

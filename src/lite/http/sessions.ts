@@ -88,16 +88,25 @@ export async function readSession(
   const drain = ctx.drain;
   const what = `${kind === "sse" ? "SSE read" : "read session"} on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`;
   const onError = (e: unknown): void => logFailure(ctx, what, e);
+  const beats = { heartbeatMinMs: Math.floor(ctx.heartbeatMs / 3), heartbeatMaxMs: ctx.heartbeatMs };
   const gauge = kind === "sse" ? "sse" : "read";
   ctx.metrics?.stats.session(gauge, 1);
   try {
     if (kind === "sse") {
-      await runSseSession(ex, feed, { drain, format, startCount: last?.count, startBytes: last?.bytes, onError });
+      await runSseSession(ex, feed, {
+        drain,
+        format,
+        startCount: last?.count,
+        startBytes: last?.bytes,
+        onError,
+        ...beats,
+      });
     } else {
       await runReadSession(ex, feed, {
         drain,
         compression: negotiateCompression(ex.req.headers["accept-encoding"]),
         onError,
+        ...beats,
       });
     }
   } finally {

@@ -7,7 +7,12 @@
  *   fills leaves the live path, waits for it to drain, and catches up from storage;
  * - while it waits, a heartbeat goes out at a random 5–15 s interval whenever no records arrive
  *   (one timer per session, re-armed only when it fires); the first of each following phase
- *   comes at once, from the read itself.
+ *   comes at once, from the read itself;
+ * - a heartbeat's tail is never above what this session has written (protocol.md §6.6): the
+ *   stream's tail may be ahead of it (another node's records this node has not yet delivered,
+ *   a batch durable but not yet through the fan-out), and a client resuming at an announced
+ *   tail would skip what lies between. A periodic heartbeat announces the tail now, or where the
+ *   session stands when that is lower; the drain notice announces where it stands.
  */
 import type { ReadBatch, ReadEvent, StreamPosition } from "../../types.js";
 import type { EitherKind } from "../storage/answers.js";
@@ -21,6 +26,8 @@ export interface ReadSource {
   follow(sink: LiveSink): Promise<FollowEnd>;
   /** The stream's tail now, for heartbeats (it may ask the database). */
   tail(): EitherKind<StreamPosition>;
+  /** After the last record handed out (the last batch `next()` returned, or the last live one), with its timestamp. */
+  readonly taken: StreamPosition | undefined;
   /** When the last live batch was delivered (ms epoch; 0: none). */
   readonly lastLiveAt: number;
   close(): void;
@@ -29,7 +36,8 @@ export interface ReadSource {
 /** A session's wire: how it writes a batch, a heartbeat, and live batches. */
 interface SessionSink {
   batch(batch: ReadBatch): Promise<void>;
-  heartbeat(tail: StreamPosition): Promise<void>;
+  /** A heartbeat; without a tail when the session has no position to announce yet. */
+  heartbeat(tail: StreamPosition | undefined): Promise<void>;
   readonly live: LiveSink;
 }
 
@@ -61,15 +69,28 @@ export async function pumpRead(
       stopper.stop();
     }
   };
+  /** Where the session stands: after the last record written to the wire (or the last heartbeat's tail). */
+  let sent: StreamPosition | undefined;
+  const advance = (to: StreamPosition | undefined): void => {
+    if (to && (sent === undefined || to.seqNum > sent.seqNum)) sent = to;
+  };
   const heartbeat = (): void =>
     void Promise.resolve()
       .then(() => feed.tail())
-      .then((t) => sink.heartbeat(t))
+      .then((t) => sink.heartbeat(sent === undefined || t.seqNum > sent.seqNum ? sent : t))
       .catch(() => undefined); // a stream gone meanwhile ends the read itself
+  const live: LiveSink = {
+    shape: sink.live.shape,
+    deliver(b) {
+      const room = sink.live.deliver(b);
+      advance(b.tail);
+      return room;
+    },
+  };
   const offClose = io.onClose(() => stop("closed"));
   const offDrain = opts.drain.onDrain(() => {
     // Tell the client now (the frame carries the reconnect flag), then end after a grace period.
-    heartbeat();
+    void sink.heartbeat(sent).catch(() => undefined);
     setTimeout(() => stop("draining"), opts.drainGraceMs ?? 1_000).unref();
   });
   const beats = new Heartbeats(feed, heartbeat, opts.heartbeatMinMs ?? 5_000, opts.heartbeatMaxMs ?? 15_000);
@@ -80,11 +101,13 @@ export async function pumpRead(
       if (!ev) return "done";
       if (ev.type === "batch") {
         await sink.batch(ev);
+        advance(feed.taken);
         continue;
       }
       await sink.heartbeat(ev.tail!);
+      advance(ev.tail);
       beats.start();
-      const end = await stopper.race(feed.follow(sink.live));
+      const end = await stopper.race(feed.follow(live));
       beats.stop();
       if (end === STOP) return result;
       if (end === "done" || end === "idle") return "done";

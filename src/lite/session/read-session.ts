@@ -1,7 +1,7 @@
 /**
  * The server side of a framed read session (protocol.md §6.6): `ReadBatch` frames, compressed
- * per frame when negotiated and at least 1 KiB, heartbeats as batches with no records and the
- * current tail, a clean end when the read is complete, and a terminal frame for errors after
+ * per frame when negotiated and at least 1 KiB, heartbeats as batches with no records and a
+ * tail never above what the session delivered (read-pump.ts), a clean end when the read is complete, and a terminal frame for errors after
  * the 200. While the server drains, frames carry the reconnect-advised flag; a client still
  * attached after the grace period gets terminal 503 `server_draining`. Live batches are framed
  * once per compression for every session that follows the stream (`live.shape`).
@@ -50,7 +50,7 @@ export async function runReadSession(io: SessionIO, feed: ReadSource, opts: Read
       io,
       {
         batch: send,
-        heartbeat: (tail: StreamPosition) => send({ records: [], tail }),
+        heartbeat: (tail: StreamPosition | undefined) => send(tail ? { records: [], tail } : { records: [] }),
         live: {
           shape: { key, make },
           deliver(b) {

@@ -49,8 +49,10 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
   let count = opts.startCount ?? 0;
   let bytes = opts.startBytes ?? 0;
   const send = (text: string): Promise<void> => io.write(encoder.encode(text));
-  const ping = (tail: StreamPosition): Promise<void> =>
-    send(`event: ping\ndata: ${JSON.stringify({ timestamp: Date.now(), tail: positionToJson(tail) })}\n\n`);
+  const ping = (tail: StreamPosition | undefined): Promise<void> =>
+    send(
+      `event: ping\ndata: ${JSON.stringify(tail ? { timestamp: Date.now(), tail: positionToJson(tail) } : { timestamp: Date.now() })}\n\n`,
+    );
   const key = `sse:${opts.format}`;
   try {
     const result = await pumpRead(

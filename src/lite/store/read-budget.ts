@@ -14,6 +14,9 @@ import type { ReadPlan } from "./read-plan.js";
 
 export class ReadBudget {
   position = 0;
+  /** After the last record taken (-1: none yet), and that record's timestamp. */
+  takenEnd = -1;
+  takenTimestamp = 0;
   /** A limit is met, or `until` was reached: nothing more is delivered. */
   ended: boolean;
   private remainingCount: number;
@@ -58,7 +61,8 @@ export class ReadBudget {
   /** Counts live batch `b` as delivered; true when that met a limit. */
   tookLive(b: LiveBatch): boolean {
     const n = b.records.length;
-    this.position = b.end;
+    this.position = this.takenEnd = b.end;
+    this.takenTimestamp = b.lastTimestamp;
     this.remainingCount -= n;
     this.remainingBytes -= b.metered;
     const m = this.meter();
@@ -135,7 +139,8 @@ export class ReadBudget {
         out.encoded + encoded > MAX_READ_RECORD_BYTES)
     )
       return "full";
-    this.position = seqNum + 1;
+    this.position = this.takenEnd = seqNum + 1;
+    this.takenTimestamp = timestamp;
     const m = this.meter();
     m.readRecords++;
     m.readBytes += size;

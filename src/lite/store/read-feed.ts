@@ -5,7 +5,8 @@
  * is appended while the read waits at the tail through the stream's fan-out (live-fanout.ts).
  *
  *   next()    one catch-up batch of stored records (no `tail`), a heartbeat when the read has
- *             reached the tail and may wait there (follow next), or undefined at its end;
+ *             reached the tail and may wait there (follow next; its tail is where the read
+ *             stands, never a record it has not delivered), or undefined at its end;
  *   follow()  at the tail: each live batch goes straight to the sink, the same bytes as every
  *             other follower's, until the read must read storage again (it fell behind, or a
  *             batch it cannot take whole), its connection is full, its limits are met, or its
@@ -14,7 +15,13 @@
  * A feed holds one stop signal for its life: `close()`, or the abort of `signal` (a revoked
  * token's 401), which ends it at once, even while it follows.
  */
-import { MAX_TIMER_MS, type ReadBatch, type ReadEvent, type SequencedRecord } from "../../types.js";
+import {
+  MAX_TIMER_MS,
+  type ReadBatch,
+  type ReadEvent,
+  type SequencedRecord,
+  type StreamPosition,
+} from "../../types.js";
 import type { EitherKind } from "../storage/answers.js";
 import { CatchUpBatch } from "./catch-up.js";
 import type { LiveStream } from "./live-stream.js";
@@ -87,13 +94,22 @@ export class ReadFeed {
     return this.budget.position;
   }
 
+  /**
+   * The position after the last record this read handed out (in the last batch `next()` returned,
+   * or the last live batch), with that record's timestamp; undefined before any.
+   */
+  get taken(): StreamPosition | undefined {
+    const b = this.budget;
+    return b.takenEnd < 0 ? undefined : { seqNum: b.takenEnd, timestamp: b.takenTimestamp };
+  }
+
   private listen(): void {
     const signal = this.opts.signal;
     if (signal?.aborted) this.onAbort();
     else signal?.addEventListener("abort", this.onAbort, { once: true });
   }
 
-  /** The stream's tail now (a heartbeat's; it may ask the database). */
+  /** The stream's tail now (it may ask the database); a heartbeat announces it only up to `taken`. */
   tail() {
     return this.stream.tailNow();
   }
@@ -102,23 +118,28 @@ export class ReadFeed {
     this.failIfStopped();
     if (this.budget.ended || this.stopped) return undefined;
     await this.opts.check?.();
-    const batch = await this.catchUp();
-    this.failIfStopped();
-    if (this.stopped) return undefined;
-    if (batch) {
-      this.stream.meter.readOps++;
-      // Not `{ type, ...batch }`: a spread reads every property, and a batch of stored wire bytes
-      // decodes its records when `records` is read (catch-up.ts), which a session never needs.
-      return Object.assign(batch, { type: "batch" as const });
+    for (;;) {
+      const batch = await this.catchUp();
+      this.failIfStopped();
+      if (this.stopped) return undefined;
+      if (batch) {
+        this.stream.meter.readOps++;
+        // Not `{ type, ...batch }`: a spread reads every property, and a batch of stored wire bytes
+        // decodes its records when `records` is read (catch-up.ts), which a session never needs.
+        return Object.assign(batch, { type: "batch" as const });
+      }
+      // §7.5: wait=0 with no limits reads to the tail and stops there, without a heartbeat.
+      if (this.budget.ended || !this.plan.canFollow || this.plan.waitMs === 0) {
+        this.budget.ended = true;
+        return undefined;
+      }
+      // The heartbeat's tail is never above what this read delivered (protocol.md §6.6): records
+      // this node learnt of while the read caught up (another node's) are read first.
+      const known = this.stream.known;
+      if (known.nextSeq > this.position) continue;
+      this.idleSince ??= Date.now();
+      return { type: "heartbeat", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
     }
-    // §7.5: wait=0 with no limits reads to the tail and stops there, without a heartbeat.
-    if (this.budget.ended || !this.plan.canFollow || this.plan.waitMs === 0) {
-      this.budget.ended = true;
-      return undefined;
-    }
-    this.idleSince ??= Date.now();
-    const known = this.stream.known;
-    return { type: "heartbeat", tail: { seqNum: known.nextSeq, timestamp: known.lastTimestamp } };
   }
 
   /** Waits at the tail, live batches to `sink`, until the read must do something else (FollowEnd). */

@@ -172,6 +172,7 @@ function feedOf(events: ReadEvent[], tail = pos(3)): ReadSource & { closed: bool
   const feed = {
     closed: false,
     lastLiveAt: 0,
+    taken: undefined,
     next: async () => it.next().value,
     follow: () => new Promise<never>(() => undefined),
     tail: () => tail,
@@ -199,7 +200,8 @@ describe("read session (server)", () => {
     ]);
     const o = { ...opts(), heartbeatMinMs: 10, heartbeatMaxMs: 20, drainGraceMs: 30 };
     const done = runReadSession(io, feed, o);
-    await new Promise((r) => setTimeout(r, 80));
+    // two batches, the first heartbeat and two periodic ones
+    while (io.frames().length < 5) await new Promise((r) => setTimeout(r, 5));
     o.drain.start();
     await done;
     const frames = io.frames();
@@ -223,6 +225,75 @@ describe("read session (server)", () => {
   });
 });
 
+describe("a heartbeat's tail (server)", () => {
+  /** Delivered records 0..2 (taken: 3), caught up at 3; the stream's tail is 9 (another node's records, not yet read here). */
+  const behind = (): ReadSource => {
+    const events: ReadEvent[] = [
+      {
+        type: "batch",
+        records: [0, 1, 2].map((n) => ({ seqNum: n, timestamp: 7, headers: [], body: enc.encode("x") })),
+      },
+      { type: "heartbeat", tail: pos(3) },
+    ];
+    const it = events[Symbol.iterator]();
+    let taken: StreamPosition | undefined;
+    return {
+      lastLiveAt: 0,
+      get taken() {
+        return taken;
+      },
+      next: async () => {
+        const ev = it.next().value;
+        if (ev?.type === "batch") taken = pos(3);
+        return ev;
+      },
+      follow: () => new Promise<never>(() => undefined),
+      tail: () => pos(9),
+      close: () => undefined,
+    };
+  };
+
+  it("framed: periodic heartbeats and the drain notice announce where the session stands, not a tail it has not sent", async () => {
+    const io = new MemoryIO();
+    const o = { ...opts(), heartbeatMinMs: 5, heartbeatMaxMs: 10, drainGraceMs: 20 };
+    const done = runReadSession(io, behind(), o);
+    while (io.frames().length < 4) await new Promise((r) => setTimeout(r, 5)); // batch, heartbeat, 2 periodic
+    o.drain.start();
+    await done;
+    const beats = io
+      .frames()
+      .filter((f) => !f.terminal)
+      .map((f) => ({ batch: decodeReadBatch(f.payload), reconnect: f.reconnect }))
+      .filter((b) => b.batch.records.length === 0);
+    expect(beats.length).toBeGreaterThanOrEqual(4);
+    expect(beats.map((b) => b.batch.tail?.seqNum)).toEqual(beats.map(() => 3));
+    expect(beats.at(-1)!.reconnect).toBe(true);
+  });
+
+  it("SSE: pings announce where the session stands", async () => {
+    const io = new MemoryIO();
+    const o = {
+      format: "raw" as const,
+      drain: new DrainSignal(),
+      heartbeatMinMs: 5,
+      heartbeatMaxMs: 10,
+      drainGraceMs: 20,
+    };
+    const done = runSseSession(io, behind(), o);
+    const pings = () => Buffer.concat(io.out).toString().split("event: ping").length - 1;
+    while (pings() < 3) await new Promise((r) => setTimeout(r, 5));
+    o.drain.start();
+    await done;
+    const tails = [
+      ...Buffer.concat(io.out)
+        .toString()
+        .matchAll(/event: ping\ndata: (.*)\n/g),
+    ].map((m) => JSON.parse(m[1]!).tail.seq_num);
+    expect(tails.length).toBeGreaterThanOrEqual(4);
+    expect(tails.every((t) => t === 3)).toBe(true);
+  });
+});
+
 describe("SSE session", () => {
   it("numbers batch events cumulatively from Last-Event-ID and ends with [DONE]", async () => {
     const io = new MemoryIO();
@@ -234,6 +305,7 @@ describe("SSE session", () => {
       follow: async () => "done",
       tail: () => pos(12),
       lastLiveAt: 0,
+      taken: undefined,
       close: () => undefined,
     };
     await runSseSession(io, feed, { format: "base64", drain: new DrainSignal(), startCount: 2, startBytes: 26 });
@@ -261,6 +333,7 @@ describe("SSE session", () => {
       },
       tail: () => pos(7),
       lastLiveAt: 0,
+      taken: undefined,
       close: () => undefined,
     };
     await runSseSession(io, feed, { format: "raw", drain: new DrainSignal(), startCount: 3, startBytes: 30 });
