@@ -16,6 +16,7 @@ import { PgLog } from "./log.js";
 import { PgCluster } from "./cluster.js";
 import { PgMetrics } from "./metrics.js";
 import { endWithin } from "./wait.js";
+import { checkSchema } from "./session.js";
 
 /** The timings of a node on PostgreSQL (their defaults and variables: lite/option-table.ts). */
 export interface PgTimings {
@@ -45,11 +46,13 @@ export class PgBackend implements SharedBackend {
   }
 
   /**
-   * Connects, applies migrations under the migration lock, and opens the pools. Each statement
+   * Connects, finds and checks lite's schema (session.ts), applies migrations under the
+   * migration lock, and opens the pools (every session with the schema's fixed search path). Each statement
    * here (the current migrations included) has the write deadline; the wait for the lock has
    * its own bound (migration-lock.ts).
    */
-  static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
+  static async open(given: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
+    let config = given;
     const where = redactedUrl(config);
     const client = new pg.Client({
       ...clientOptions(config, config.writeTimeoutMs),
@@ -60,6 +63,8 @@ export class PgBackend implements SharedBackend {
     client.on("error", () => {});
     try {
       await client.connect();
+      // Before any other statement: the schema lite works in, checked, and this session's path fixed.
+      config = { ...config, schema: await checkSchema(client, where, log) };
       await migrate(client, where, log, timings.migrationWaitMs);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
@@ -141,7 +146,7 @@ export class PgBackend implements SharedBackend {
  */
 async function warnIfNotDurable(client: pg.Client, where: string, log: (m: string) => void): Promise<void> {
   const { rows } = await client.query<{ name: string }>(
-    "SELECT name FROM pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name",
+    "SELECT name FROM pg_catalog.pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name",
   );
   if (rows.length === 0) return;
   const off = rows.map((r) => `${r.name}=off`).join(" and ");
