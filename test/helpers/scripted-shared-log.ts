@@ -272,6 +272,7 @@ export function sharedStream(
     cache,
     onTrim: opts.onTrim ?? (() => {}),
     readState: async (i) => (await log.states([i])).get(i),
+    clock: { now: () => Date.now(), unsure: () => undefined },
   });
   return { stream, cache };
 }

@@ -288,9 +288,20 @@ export interface LocalBackend extends BackendBase<"local"> {
   readonly log: LocalLog;
 }
 
+/**
+ * The clock a shared backend's nodes stamp arrivals and judge retention and min-age by (ms
+ * since the epoch), the same for every node however wrong one's own clock is.
+ */
+export interface NodeClock {
+  now(): number;
+  /** Why ages must not be judged now (this node cannot tell the time well enough), else undefined. */
+  unsure(): string | undefined;
+}
+
 export interface SharedBackend extends BackendBase<"shared"> {
   readonly log: SharedLog;
   readonly cluster: Cluster;
+  readonly clock: NodeClock;
 }
 
 export type Backend = LocalBackend | SharedBackend;

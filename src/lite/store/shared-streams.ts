@@ -84,6 +84,7 @@ export class SharedStreams implements StreamKind<"shared"> {
       cache: this.cache,
       onTrim: this.hooks.onTrim,
       readState: (id) => this.tails.read(id),
+      clock: this.backend.clock,
     });
   }
 

@@ -17,6 +17,7 @@ import { MetricsRecorder } from "../metrics/recorder.js";
 import { initialState, nowIso, type LiveStream, type StreamKind } from "./live-stream.js";
 import { LocalStreams } from "./local-streams.js";
 import { SharedStreams } from "./shared-streams.js";
+import { wallClock } from "../test-fault.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
@@ -62,6 +63,11 @@ export class Store {
     this.recorder = new MetricsRecorder(this.backend.metrics, flushMs, this.logLine);
     this.meters = this.recorder;
     return this.recorder;
+  }
+
+  /** The time arrivals are stamped and ages judged by: the shared backend's clock, else this node's. */
+  now(): number {
+    return this.backend.kind === "shared" ? this.backend.clock.now() : wallClock();
   }
 
   /** True when other nodes write the same data (PostgreSQL). */
@@ -131,7 +137,7 @@ export class Store {
         mode === "append" ? b.config.create_stream_on_append : mode === "read" ? b.config.create_stream_on_read : false;
       if (!allowed) throw serverError("stream_not_found", `stream ${name} does not exist`);
       if (b.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${basin} is being deleted`);
-      const createdMs = Date.now();
+      const createdMs = this.now();
       const meta: StreamMeta = {
         basin,
         name,

@@ -7,7 +7,8 @@
  */
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
-import type { MetricsStore, SharedBackend } from "../seams.js";
+import type { MetricsStore, NodeClock, SharedBackend } from "../seams.js";
+import { wallClock } from "../../test-fault.js";
 import { clientOptions, redactedUrl, type PgConfig } from "./config.js";
 import { migrate } from "./schema.js";
 import { Db } from "./db.js";
@@ -34,6 +35,8 @@ export class PgBackend implements SharedBackend {
   readonly kind = "shared";
   readonly durable = true;
   readonly metrics: MetricsStore<"shared">;
+  /** This node's own clock (the sweep and reads judge ages by it). */
+  readonly clock: NodeClock = { now: wallClock, unsure: () => undefined };
 
   private constructor(
     readonly config: PgConfig,
