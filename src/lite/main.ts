@@ -181,6 +181,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     metrics = { recorder: store.countMetrics(opts.metricsFlushMs), stats: new ServerStats() };
     const stats = metrics.stats;
     backend.onSync = (seconds) => stats.synced(seconds);
+    if (backend.kind === "shared") stats.clock = backend.clock;
   }
   // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
   const requestLog = repeatLimited(log);

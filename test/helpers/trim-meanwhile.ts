@@ -90,7 +90,7 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     cache,
     readState: async () => state,
     onTrim: () => {},
-    clock: { now: () => Date.now(), unsure: () => undefined },
+    clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
   });
   const feed = await ReadFeed.open(s, { start: { seqNum: from }, count: 100 }, true);
   try {

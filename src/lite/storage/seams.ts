@@ -296,6 +296,9 @@ export interface NodeClock {
   now(): number;
   /** Why ages must not be judged now (this node cannot tell the time well enough), else undefined. */
   unsure(): string | undefined;
+  /** This node's wall clock's offset from the shared clock (ms, positive: ahead), and how far off now() may be. */
+  offsetMs(): number;
+  uncertaintyMs(): number;
 }
 
 export interface SharedBackend extends BackendBase<"shared"> {

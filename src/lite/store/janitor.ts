@@ -182,9 +182,10 @@ export class Janitor {
   private async sweepStream(meta: StreamMeta): Promise<void> {
     const state = await this.stateOf(meta);
     if (!state) return;
-    const now = this.store.now();
+    const now = this.store.judgingNow();
     const judged: StreamRevision = { basin: meta.basin, name: meta.name, rev: meta.rev ?? 0 };
     await this.removeBelow(meta, state.trimPoint);
+    if (now === undefined) return; // no ages judged while the clock is unsure (store.ts)
     const expired = await this.expiredBelow(meta, state, now);
     if (expired > state.trimPoint) await this.removeBelow(meta, expired, judged);
     const minAge = meta.config.delete_on_empty.min_age_secs;

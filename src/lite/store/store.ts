@@ -38,6 +38,7 @@ export class Store {
   /** Where streams count their appends, reads and stored bytes. */
   meters: Meters = NO_METERS;
   private recorder: MetricsRecorder | undefined;
+  private clockUnsure = false;
 
   constructor(
     readonly backend: Backend,
@@ -68,6 +69,23 @@ export class Store {
   /** The time arrivals are stamped and ages judged by: the shared backend's clock, else this node's. */
   now(): number {
     return this.backend.kind === "shared" ? this.backend.clock.now() : wallClock();
+  }
+
+  /**
+   * now() for judging ages (retention, a minimum age), or undefined while this node cannot tell
+   * the shared clock well enough to (pg/db-clock.ts): the sweep then judges none, and says so once.
+   */
+  judgingNow(): number | undefined {
+    const why = this.backend.kind === "shared" ? this.backend.clock.unsure() : undefined;
+    if ((why !== undefined) !== this.clockUnsure) {
+      this.clockUnsure = why !== undefined;
+      this.logLine(
+        why === undefined
+          ? "the sweep judges retention and minimum ages again"
+          : `the sweep removes no expired records and deletes no empty streams until this node reads the database's clock again: ${why}`,
+      );
+    }
+    return why === undefined ? this.now() : undefined;
   }
 
   /** True when other nodes write the same data (PostgreSQL). */

@@ -7,8 +7,8 @@
  */
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
-import type { MetricsStore, NodeClock, SharedBackend } from "../seams.js";
-import { wallClock } from "../../test-fault.js";
+import type { MetricsStore, SharedBackend } from "../seams.js";
+import { DbClock } from "./db-clock.js";
 import { clientOptions, redactedUrl, type PgConfig } from "./config.js";
 import { migrate } from "./schema.js";
 import { Db } from "./db.js";
@@ -35,8 +35,6 @@ export class PgBackend implements SharedBackend {
   readonly kind = "shared";
   readonly durable = true;
   readonly metrics: MetricsStore<"shared">;
-  /** This node's own clock (the sweep and reads judge ages by it). */
-  readonly clock: NodeClock = { now: wallClock, unsure: () => undefined };
 
   private constructor(
     readonly config: PgConfig,
@@ -44,6 +42,8 @@ export class PgBackend implements SharedBackend {
     readonly catalog: PgCatalog,
     readonly log: PgLog,
     readonly cluster: PgCluster,
+    /** The database's clock, as this node reads it: arrivals are stamped and ages judged by it. */
+    readonly clock: DbClock,
   ) {
     this.metrics = new PgMetrics(db);
   }
@@ -96,7 +96,9 @@ export class PgBackend implements SharedBackend {
       },
     );
     records.onChanged = (id) => cluster.announce({ kind: "tails", ids: [id] });
-    return new PgBackend(config, db, catalog, records, cluster);
+    const clock = new DbClock(db, log);
+    await clock.start();
+    return new PgBackend(config, db, catalog, records, cluster, clock);
   }
 
   get where(): string {
@@ -137,6 +139,7 @@ export class PgBackend implements SharedBackend {
   }
 
   async close(): Promise<void> {
+    this.clock.close();
     await this.cluster.close();
     await this.db.close();
   }
