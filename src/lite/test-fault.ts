@@ -34,16 +34,3 @@ function active(): TestFault | undefined {
 }
 
 export const TEST_FAULT: TestFault | undefined = active();
-
-/**
- * A node whose wall clock is wrong (as libfaketime would make it), for the clock tests: with
- * SVC_LITE_TEST_FAULTS=enabled, SVC_LITE_TEST_CLOCK_SKEW_MS=N puts this node's clock N ms ahead
- * (negative: behind). lite reads the wall clock only through `wallClock`.
- */
-const CLOCK_SKEW_MS =
-  process.env.SVC_LITE_TEST_FAULTS === "enabled" ? Number(process.env.SVC_LITE_TEST_CLOCK_SKEW_MS ?? 0) || 0 : 0;
-
-/** This node's wall clock (ms since the epoch). */
-export function wallClock(): number {
-  return Date.now() + CLOCK_SKEW_MS;
-}

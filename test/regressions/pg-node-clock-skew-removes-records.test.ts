@@ -7,7 +7,7 @@
  *
  * Now a node stamps and judges by the database's clock: it measures its offset from the
  * database at start and periodically (pg/db-clock.ts). Here one node's clock is skewed with
- * the test seam SVC_LITE_TEST_CLOCK_SKEW_MS (src/lite/test-fault.ts), once behind on the node
+ * the test seam SVC_LITE_TEST_CLOCK_SKEW_MS (src/lite/storage/wall-clock.ts), once behind on the node
  * that appends, once ahead on the node that sweeps. Streams with a 1 s retention and a 1 s
  * minimum age show the sweep ran; the 1 h ones must be untouched, and readable at once through
  * the other node.

@@ -17,7 +17,7 @@ import { MetricsRecorder } from "../metrics/recorder.js";
 import { initialState, nowIso, type LiveStream, type StreamKind } from "./live-stream.js";
 import { LocalStreams } from "./local-streams.js";
 import { SharedStreams } from "./shared-streams.js";
-import { wallClock } from "../test-fault.js";
+import { wallClock } from "../storage/wall-clock.js";
 
 export type AutoCreate = "append" | "read" | "none";
 

@@ -15,7 +15,7 @@
  * offset and the uncertainty are in GET /metrics.
  */
 import type { NodeClock } from "../seams.js";
-import { wallClock } from "../../test-fault.js";
+import { wallClock } from "../wall-clock.js";
 import type { Db } from "./db.js";
 
 const MEASURE_EVERY_MS = 5_000;
