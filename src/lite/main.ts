@@ -182,6 +182,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     const stats = metrics.stats;
     backend.onSync = (seconds) => stats.synced(seconds);
     store.onWentBack = (records) => stats.tailWentBack(records);
+    if (backend.kind === "shared") stats.clock = backend.clock;
   }
   // Request errors come at the rate of requests (a full disk refuses every append): repeats are counted.
   const requestLog = repeatLimited(log);

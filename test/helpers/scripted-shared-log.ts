@@ -272,6 +272,7 @@ export function sharedStream(
     cache,
     onTrim: opts.onTrim ?? (() => {}),
     readState: async (i) => (await log.states([i])).get(i),
+    clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
   });
   return { stream, cache };
 }

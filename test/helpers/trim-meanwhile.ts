@@ -85,7 +85,13 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     trimPoint: 0,
     lastArrival: t.known === 0 ? 0 : 5,
   };
-  const s = new SharedStream(meta, known, { log, cache, readState: async () => state, onTrim: () => {} });
+  const s = new SharedStream(meta, known, {
+    log,
+    cache,
+    readState: async () => state,
+    onTrim: () => {},
+    clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
+  });
   const feed = await ReadFeed.open(s, { start: { seqNum: from }, count: 100 }, true);
   try {
     const ev = await feed.next();

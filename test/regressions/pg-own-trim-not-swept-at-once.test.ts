@@ -44,6 +44,7 @@ describe("a trim made through a node on PostgreSQL", () => {
       catalog: memory.catalog as unknown as SharedCatalog,
       metrics: memory.metrics as unknown as MetricsStore<"shared">,
       cluster: { watch: () => {}, announce: () => {}, leadsSweep: () => false },
+      clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
       close: async () => {},
     };
     const store = new Store(backend);

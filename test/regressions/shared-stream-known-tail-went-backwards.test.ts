@@ -57,6 +57,7 @@ describe("a shared stream's known tail", () => {
       cache: new BatchCache(1 << 20),
       readState: async () => stored,
       onTrim: () => {},
+      clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
     });
     const ack = s.append({ records: [{ headers: [], body: new Uint8Array([1]) }] });
     await new Promise((r) => setImmediate(r)); // the group is out

@@ -49,6 +49,8 @@ export class ServerStats {
     this.wentBack.times++;
     this.wentBack.records += records;
   }
+  /** On PostgreSQL: the database's clock as this node reads it (pg/db-clock.ts). */
+  clock: { offsetMs(): number; uncertaintyMs(): number } | undefined;
 
   request(operation: string, status: number, seconds: number): void {
     const key = `${operation} ${status}`;
@@ -137,6 +139,21 @@ export class ServerStats {
       "Records this node acknowledged or served that the database no longer holds, as those regressions counted them.",
       [`svc_lite_acknowledged_records_lost_total ${this.wentBack.records}`],
     );
+    if (this.clock) {
+      family(
+        "svc_lite_db_clock_offset_seconds",
+        "gauge",
+        "How far this node's wall clock is ahead of the database's (negative: behind); lite uses the database's.",
+        [`svc_lite_db_clock_offset_seconds ${this.clock.offsetMs() / 1000}`],
+      );
+      const u = this.clock.uncertaintyMs();
+      family(
+        "svc_lite_db_clock_uncertainty_seconds",
+        "gauge",
+        "How far off this node's reading of the database's clock may be; above 1 the sweep judges no ages.",
+        [`svc_lite_db_clock_uncertainty_seconds ${Number.isFinite(u) ? u / 1000 : "+Inf"}`],
+      );
+    }
     return `${lines.join("\n")}\n`;
   }
 }

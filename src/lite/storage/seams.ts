@@ -293,9 +293,23 @@ export interface LocalBackend extends BackendBase<"local"> {
   readonly log: LocalLog;
 }
 
+/**
+ * The clock a shared backend's nodes stamp arrivals and judge retention and min-age by (ms
+ * since the epoch), the same for every node however wrong one's own clock is.
+ */
+export interface NodeClock {
+  now(): number;
+  /** Why ages must not be judged now (this node cannot tell the time well enough), else undefined. */
+  unsure(): string | undefined;
+  /** This node's wall clock's offset from the shared clock (ms, positive: ahead), and how far off now() may be. */
+  offsetMs(): number;
+  uncertaintyMs(): number;
+}
+
 export interface SharedBackend extends BackendBase<"shared"> {
   readonly log: SharedLog;
   readonly cluster: Cluster;
+  readonly clock: NodeClock;
 }
 
 export type Backend = LocalBackend | SharedBackend;

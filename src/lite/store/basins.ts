@@ -67,7 +67,7 @@ async function newBasin(store: Store, name: string, config: StoredBasinConfig, k
   return {
     name,
     config,
-    createdAt: nowIso(),
+    createdAt: nowIso(store.now()),
     deletedAt: null,
     requestKey: key,
     id: await store.catalog.newId(),
@@ -161,7 +161,7 @@ export function deleteBasin(store: Store, name: string): Promise<void> {
         if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
         if (existing.deletedAt !== null) return true;
         if (!store.shared) for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
-        if (!(await store.catalog.change({ op: "deleteBasin", name, id: existing.id ?? 0, at: nowIso() })))
+        if (!(await store.catalog.change({ op: "deleteBasin", name, id: existing.id ?? 0, at: nowIso(store.now()) })))
           return undefined;
         for (const s of store.allLoaded()) if (s.meta.basin === name) s.markDeleting();
         store.onWork();

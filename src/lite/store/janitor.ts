@@ -95,7 +95,7 @@ export class Janitor {
   }
 
   private graceOver(deletedAt: string): boolean {
-    const over = Date.parse(deletedAt) + this.deleteGraceMs <= Date.now();
+    const over = Date.parse(deletedAt) + this.deleteGraceMs <= this.store.now();
     if (!over) this.retryLater();
     return over;
   }
@@ -182,9 +182,10 @@ export class Janitor {
   private async sweepStream(meta: StreamMeta): Promise<void> {
     const state = await this.stateOf(meta);
     if (!state) return;
-    const now = Date.now();
+    const now = this.store.judgingNow();
     const judged: StreamRevision = { basin: meta.basin, name: meta.name, rev: meta.rev ?? 0 };
     await this.removeBelow(meta, state.trimPoint);
+    if (now === undefined) return; // no ages judged while the clock is unsure (store.ts)
     const expired = await this.expiredBelow(meta, state, now);
     if (expired > state.trimPoint) await this.removeBelow(meta, expired, judged);
     const minAge = meta.config.delete_on_empty.min_age_secs;
@@ -246,7 +247,7 @@ export class Janitor {
     return this.store.meta.run(async () => {
       const loaded = this.store.loaded(meta.basin, meta.name);
       const live = loaded && loaded.id === meta.id ? loaded : undefined;
-      if (seen.lastArrival + minAge * 1000 > Date.now()) return;
+      if (seen.lastArrival + minAge * 1000 > this.store.now()) return;
       if (!this.store.shared && live) {
         // This node is the only writer: nothing may be in flight, nothing may have been
         // appended since `seen` (appends do not wait for the mutex: the change would be refused
@@ -259,7 +260,7 @@ export class Janitor {
         live.markDeleting();
       }
       const ifTail = { nextSeq: seen.nextSeq, lastArrival: seen.lastArrival };
-      const at = nowIso();
+      const at = nowIso(this.store.now());
       const change = {
         op: "deleteStream",
         basin: meta.basin,

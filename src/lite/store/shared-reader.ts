@@ -13,6 +13,7 @@
 import type { StreamPosition } from "../../types.js";
 import { storedCount } from "../storage/types.js";
 import { wentBack } from "./went-back.js";
+import type { NodeClock } from "../storage/seams.js";
 import {
   batchesToRead,
   expiredAt,
@@ -37,6 +38,7 @@ export class SharedReader implements StoredReader<"shared"> {
   constructor(
     private readonly stream: SharedSource,
     private confirmed: number,
+    private readonly clock: NodeClock,
   ) {}
 
   private async tailNow(): Promise<number> {
@@ -47,7 +49,7 @@ export class SharedReader implements StoredReader<"shared"> {
   async next(position: number, room: Room): Promise<StoredStep> {
     const known = this.stream.known;
     let tail = Math.max(known.nextSeq, this.confirmed);
-    const expired = expiredAt(this.stream.meta, Date.now());
+    const expired = expiredAt(this.stream.meta, this.clock.now());
     let at = Math.max(position, Math.min(known.trimPoint, tail));
     for (;;) {
       if (at >= tail) {

@@ -1,9 +1,8 @@
 /**
  * A stream on a shared backend (PostgreSQL): the database sequences every append against
  * its stored tail, so appends through any number of nodes never conflict. This node plans
- * each group (seq nums as it expects them, timestamps before the stored floor; sequencing.ts)
- * and sends one group at a time per stream, carrying everything queued meanwhile (group
- * commit); acks follow the commit, in order.
+ * each group (seq nums as it expects them, timestamps before the stored floor; sequencing.ts) and
+ * sends one group at a time per stream, with everything queued meanwhile; acks follow the commit.
  *
  * What this node knows of the stream (`known`) is a lower bound of what is stored: records
  * below it are served from here or from the batch cache; anything that must reflect every
@@ -15,7 +14,7 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { decodeLanded } from "../storage/batch-codec.js";
-import type { GroupResult, SharedLog, StoredState } from "../storage/seams.js";
+import type { GroupResult, NodeClock, SharedLog, StoredState } from "../storage/seams.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
@@ -28,6 +27,7 @@ import { failGroup, groupSize, planGroup, refusal, settle, type Entry, type Plan
 
 interface SharedDeps {
   log: SharedLog;
+  clock: NodeClock; // arrivals are stamped by it, and ages judged
   cache: BatchCache;
   /** The stored state of a stream, read by a query that starts after the call. */
   readState(id: number): Promise<StoredState | undefined>;
@@ -118,7 +118,7 @@ export class SharedStream implements LiveStream<"shared"> {
   }
 
   private async commit(group: Entry[]): Promise<void> {
-    const now = Date.now();
+    const now = this.deps.clock.now();
     // Everything below this was durable before the group was sent.
     const floor = this.known.nextSeq;
     const planned = planGroup(group, this.known, this.meta.config, now);
@@ -344,7 +344,7 @@ export class SharedStream implements LiveStream<"shared"> {
   }
 
   reader(confirmed: number): StoredReader<"shared"> {
-    return new SharedReader(this, confirmed);
+    return new SharedReader(this, confirmed, this.deps.clock);
   }
 
   follow(sub: LiveSubscriber): boolean {

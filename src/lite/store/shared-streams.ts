@@ -85,6 +85,7 @@ export class SharedStreams implements StreamKind<"shared"> {
       onTrim: this.hooks.onTrim,
       readState: (id) => this.tails.read(id),
       wentBack: (from, to) => this.hooks.wentBack?.(stream, from, to),
+      clock: this.backend.clock,
     });
     return stream;
   }

@@ -18,6 +18,7 @@ import { initialState, nowIso, type LiveStream, type StreamKind } from "./live-s
 import { LocalStreams } from "./local-streams.js";
 import { SharedStreams } from "./shared-streams.js";
 import { streamOf } from "../log.js";
+import { wallClock } from "../storage/wall-clock.js";
 
 export type AutoCreate = "append" | "read" | "none";
 
@@ -40,6 +41,7 @@ export class Store {
   /** Where streams count their appends, reads and stored bytes. */
   meters: Meters = NO_METERS;
   private recorder: MetricsRecorder | undefined;
+  private clockUnsure = false;
 
   constructor(
     readonly backend: Backend,
@@ -71,6 +73,28 @@ export class Store {
     this.recorder = new MetricsRecorder(this.backend.metrics, flushMs, this.logLine);
     this.meters = this.recorder;
     return this.recorder;
+  }
+
+  /** The time arrivals are stamped and ages judged by: the shared backend's clock, else this node's. */
+  now(): number {
+    return this.backend.kind === "shared" ? this.backend.clock.now() : wallClock();
+  }
+
+  /**
+   * now() for judging ages (retention, a minimum age), or undefined while this node cannot tell
+   * the shared clock well enough to (pg/db-clock.ts): the sweep then judges none, and says so once.
+   */
+  judgingNow(): number | undefined {
+    const why = this.backend.kind === "shared" ? this.backend.clock.unsure() : undefined;
+    if ((why !== undefined) !== this.clockUnsure) {
+      this.clockUnsure = why !== undefined;
+      this.logLine(
+        why === undefined
+          ? "the sweep judges retention and minimum ages again"
+          : `the sweep removes no expired records and deletes no empty streams until this node reads the database's clock again: ${why}`,
+      );
+    }
+    return why === undefined ? this.now() : undefined;
   }
 
   /** True when other nodes write the same data (PostgreSQL). */
@@ -140,7 +164,7 @@ export class Store {
         mode === "append" ? b.config.create_stream_on_append : mode === "read" ? b.config.create_stream_on_read : false;
       if (!allowed) throw serverError("stream_not_found", `stream ${name} does not exist`);
       if (b.deletedAt !== null) throw serverError("basin_deletion_pending", `basin ${basin} is being deleted`);
-      const createdMs = Date.now();
+      const createdMs = this.now();
       const meta: StreamMeta = {
         basin,
         name,

@@ -62,7 +62,7 @@ async function create(
   key: string | null,
   config: StreamMeta["config"],
 ): Promise<StreamMeta | undefined> {
-  const createdMs = Date.now();
+  const createdMs = store.now();
   const meta: StreamMeta = {
     basin: basin.name,
     name,
@@ -191,7 +191,7 @@ export function deleteStream(store: Store, basin: string, name: string): Promise
         const live = store.loaded(basin, name);
         // This node alone appends to a local stream: it stops taking appends before the write.
         if (!store.shared && live?.id === s.id) live.markDeleting();
-        if (!(await store.catalog.change({ op: "deleteStream", basin, name, id: s.id, at: nowIso() })))
+        if (!(await store.catalog.change({ op: "deleteStream", basin, name, id: s.id, at: nowIso(store.now()) })))
           return undefined;
         if (live?.id === s.id) live.markDeleting();
         store.onWork();

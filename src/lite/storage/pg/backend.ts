@@ -10,6 +10,7 @@ import { SvcError } from "../../../errors.js";
 import type { MetricsStore, SharedBackend } from "../seams.js";
 import { redactedUrl, type PgConfig } from "./config.js";
 import { Primary } from "./primary.js";
+import { DbClock } from "./db-clock.js";
 import { migrate } from "./schema.js";
 import { Db } from "./db.js";
 import { PgCatalog } from "./catalog.js";
@@ -17,6 +18,7 @@ import { PgLog } from "./log.js";
 import { PgCluster } from "./cluster.js";
 import { PgMetrics } from "./metrics.js";
 import { endWithin } from "./wait.js";
+import { checkSchema } from "./session.js";
 
 /** The timings of a node on PostgreSQL (their defaults and variables: lite/option-table.ts). */
 export interface PgTimings {
@@ -41,16 +43,20 @@ export class PgBackend implements SharedBackend {
     readonly catalog: PgCatalog,
     readonly log: PgLog,
     readonly cluster: PgCluster,
+    /** The database's clock, as this node reads it: arrivals are stamped and ages judged by it. */
+    readonly clock: DbClock,
   ) {
     this.metrics = new PgMetrics(db);
   }
 
   /**
-   * Connects, applies migrations under the migration lock, and opens the pools. Each statement
+   * Connects, finds and checks lite's schema (session.ts), applies migrations under the
+   * migration lock, and opens the pools (every session with the schema's fixed search path). Each statement
    * here (the current migrations included) has the write deadline; the wait for the lock has
    * its own bound (migration-lock.ts).
    */
-  static async open(config: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
+  static async open(given: PgConfig, log: (m: string) => void, timings: PgTimings): Promise<PgBackend> {
+    let config = given;
     const where = redactedUrl(config);
     // Of several hosts, the writable one (when none answers, the first: its error is the one told).
     const primary = new Primary(config, log);
@@ -65,6 +71,8 @@ export class PgBackend implements SharedBackend {
     try {
       await client.connect();
       await primary.check(client);
+      // Before any other statement: the schema lite works in, checked, and this session's path fixed.
+      config = { ...config, schema: await checkSchema(client, where, log) };
       await migrate(client, where, log, timings.migrationWaitMs);
       await warnIfNotDurable(client, where, log);
     } catch (e) {
@@ -79,6 +87,7 @@ export class PgBackend implements SharedBackend {
     } finally {
       await endWithin(client, 1_000);
     }
+    primary.useConfig(config);
     const db = new Db(config, log, primary);
     const catalog = new PgCatalog(db, timings.cacheMs);
     const records = new PgLog(db);
@@ -93,7 +102,9 @@ export class PgBackend implements SharedBackend {
       },
     );
     records.onChanged = (id) => cluster.announce({ kind: "tails", ids: [id] });
-    return new PgBackend(config, db, catalog, records, cluster);
+    const clock = new DbClock(db, log);
+    await clock.start();
+    return new PgBackend(config, db, catalog, records, cluster, clock);
   }
 
   get where(): string {
@@ -134,6 +145,7 @@ export class PgBackend implements SharedBackend {
   }
 
   async close(): Promise<void> {
+    this.clock.close();
     await this.cluster.close();
     await this.db.close();
   }
@@ -146,7 +158,7 @@ export class PgBackend implements SharedBackend {
  */
 async function warnIfNotDurable(client: pg.Client, where: string, log: (m: string) => void): Promise<void> {
   const { rows } = await client.query<{ name: string }>(
-    "SELECT name FROM pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name",
+    "SELECT name FROM pg_catalog.pg_settings WHERE name IN ('fsync', 'full_page_writes') AND setting = 'off' ORDER BY name",
   );
   if (rows.length === 0) return;
   const off = rows.map((r) => `${r.name}=off`).join(" and ");

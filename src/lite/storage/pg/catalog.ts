@@ -39,7 +39,7 @@ function json(meta: BasinMeta | StreamMeta): string {
 
 /** The SET of sealing a basin or stream at `$at` (a parameter's placeholder). */
 const seal = (at: string): string =>
-  `deleted = true, rev = rev + 1, meta = jsonb_set(meta::jsonb, '{deletedAt}', to_jsonb(${at}::text))::text`;
+  `deleted = true, rev = rev + 1, meta = pg_catalog.jsonb_set(meta::jsonb, '{deletedAt}', pg_catalog.to_jsonb(${at}::text))::text`;
 
 export class PgCatalog implements SharedCatalog {
   private readonly basins: TtlCache<BasinMeta>;
@@ -91,7 +91,7 @@ export class PgCatalog implements SharedCatalog {
 
   async listBasins(prefix: string, after: string, limit: number): Promise<BasinMeta[]> {
     const rows = await this.db.read<MetaRow>(
-      "SELECT id, rev, meta FROM svc_basins WHERE starts_with(name, $1) AND name > $2 ORDER BY name LIMIT $3",
+      "SELECT id, rev, meta FROM svc_basins WHERE pg_catalog.starts_with(name, $1) AND name > $2 ORDER BY name LIMIT $3",
       [prefix, after, limit],
     );
     return rows.map(basinOf);
@@ -109,7 +109,7 @@ export class PgCatalog implements SharedCatalog {
 
   async listStreams(basin: string, prefix: string, after: string, limit: number): Promise<StreamMeta[]> {
     const rows = await this.db.read<MetaRow>(
-      "SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND starts_with(name, $2) AND name > $3 ORDER BY name LIMIT $4",
+      "SELECT id, rev, meta FROM svc_streams WHERE basin = $1 AND pg_catalog.starts_with(name, $2) AND name > $3 ORDER BY name LIMIT $4",
       [basin, prefix, after, limit],
     );
     return rows.map(streamOf);
@@ -129,14 +129,14 @@ export class PgCatalog implements SharedCatalog {
 
   async listTokens(prefix: string, after: string, limit: number): Promise<StoredToken[]> {
     const rows = await this.db.read<{ token: string }>(
-      "SELECT token FROM svc_tokens WHERE starts_with(id, $1) AND id > $2 ORDER BY id LIMIT $3",
+      "SELECT token FROM svc_tokens WHERE pg_catalog.starts_with(id, $1) AND id > $2 ORDER BY id LIMIT $3",
       [prefix, after, limit],
     );
     return rows.map((r) => JSON.parse(r.token) as StoredToken);
   }
 
   async newId(): Promise<number> {
-    const rows = await this.db.read<{ id: string }>("SELECT nextval('svc_stream_ids') AS id");
+    const rows = await this.db.read<{ id: string }>("SELECT pg_catalog.nextval('svc_stream_ids') AS id");
     return num(rows[0]!.id);
   }
 
@@ -144,7 +144,7 @@ export class PgCatalog implements SharedCatalog {
     const hint = hintOf(c);
     const ok = await this.db.tx(async (tx) => {
       if (!(await apply(tx, c))) return false;
-      await tx.query("SELECT pg_notify($1, $2)", [CHANNEL, payloadOf(hint)]);
+      await tx.query("SELECT pg_catalog.pg_notify($1, $2)", [CHANNEL, payloadOf(hint)]);
       return true;
     });
     // Whatever the outcome, what this node holds of it may be stale now.

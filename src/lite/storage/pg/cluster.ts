@@ -135,7 +135,7 @@ export class PgCluster implements Cluster {
         const payload = `t${ids.join(",")}`;
         // A payload is at most 8000 bytes: a longer list says "every stream" (the receivers poll all they serve).
         await this.db
-          .write("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [
+          .write("SELECT pg_catalog.set_config('synchronous_commit', 'off', true), pg_catalog.pg_notify($1, $2)", [
             CHANNEL,
             payload.length < 7900 ? payload : "t*",
           ])

@@ -12,6 +12,7 @@
  * (/proc/PID/cmdline): lite warns when it starts with one (`passwordOnCommandLine`).
  */
 import { clientError } from "../../../errors.js";
+import { sessionOptions } from "./session.js";
 
 /** One host of the URL. */
 export interface PgHost {
@@ -36,6 +37,8 @@ export interface PgConfig {
    * statements together (db.ts); reads wait min(5 s, this).
    */
   writeTimeoutMs: number;
+  /** lite's schema, once the first connection found it (session.ts): every session's search path. */
+  schema?: string;
 }
 
 export function isPostgresUrl(s: string): boolean {
@@ -151,8 +154,8 @@ export function hostName(h: PgHost): string {
 const KEEPALIVE_MS = 5_000;
 
 /**
- * Options for a `pg` client or pool: every commit waits for the WAL flush (and sync
- * standbys); a connection is made within `connectMs` (the caller's deadline, which covers its
+ * Options for a `pg` client or pool: the session's settings (session.ts: every commit waits for
+ * the WAL flush and sync standbys; a fixed search path); a connection is made within `connectMs` (the caller's deadline, which covers its
  * statements too: a fixed connection timeout on top of a statement's added up), and TCP
  * keepalive notices a peer gone away on a connection nothing is sent on.
  */
@@ -177,7 +180,7 @@ export function clientOptions(
     user: c.user,
     database: c.database,
     ...(c.password === undefined ? {} : { password: c.password }),
-    options: "-c synchronous_commit=on",
+    options: sessionOptions(c),
     connectionTimeoutMillis: Math.max(1, Math.round(connectMs)),
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_MS,

@@ -69,8 +69,8 @@ export class SweepLease {
     const sent = performance.now();
     try {
       const r = await this.db.write(
-        `UPDATE svc_leases SET holder = $2, expires_at = now() + $3 * interval '1 millisecond'
-         WHERE name = $1 AND (holder = $2 OR expires_at <= now())`,
+        `UPDATE svc_leases SET holder = $2, expires_at = pg_catalog.now() + $3 * interval '1 millisecond'
+         WHERE name = $1 AND (holder = $2 OR expires_at <= pg_catalog.now())`,
         [NAME, this.holder, this.termMs],
         { ms: this.everyMs },
       );
@@ -111,9 +111,13 @@ export class SweepLease {
     this.until = 0;
     if (!held) return;
     await this.db
-      .write("UPDATE svc_leases SET expires_at = now() WHERE name = $1 AND holder = $2", [NAME, this.holder], {
-        ms: this.everyMs,
-      })
+      .write(
+        "UPDATE svc_leases SET expires_at = pg_catalog.now() WHERE name = $1 AND holder = $2",
+        [NAME, this.holder],
+        {
+          ms: this.everyMs,
+        },
+      )
       .catch(() => undefined);
   }
 }

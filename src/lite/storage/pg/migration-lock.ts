@@ -26,10 +26,10 @@ interface HolderRow {
 /** Who holds the lock, as "pid 123 (role svc, application "x", client 10.0.0.5)", or undefined. */
 async function migrationLockHolder(client: pg.Client): Promise<string | undefined> {
   const { rows } = await client.query<HolderRow>(
-    `SELECT l.pid, a.usename, a.application_name, host(a.client_addr) AS client_addr
-     FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_backend_pid()
-       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    `SELECT l.pid, a.usename, a.application_name, pg_catalog.host(a.client_addr) AS client_addr
+     FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+     WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()
+       AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
        AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1
      LIMIT 1`,
     [Math.floor(MIGRATION_LOCK / 2 ** 32), MIGRATION_LOCK % 2 ** 32],
@@ -51,7 +51,7 @@ export async function lockForMigration(
   const started = performance.now();
   let told = -Infinity;
   for (;;) {
-    const { rows } = await client.query<{ got: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS got", [
+    const { rows } = await client.query<{ got: boolean }>("SELECT pg_catalog.pg_try_advisory_xact_lock($1) AS got", [
       MIGRATION_LOCK,
     ]);
     if (rows[0]?.got === true) return;

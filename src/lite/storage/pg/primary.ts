@@ -59,9 +59,14 @@ export class Primary {
   onMoved: ((host: PgHost) => void) | undefined;
 
   constructor(
-    private readonly config: PgConfig,
+    private config: PgConfig,
     private readonly log: (m: string) => void,
   ) {}
+
+  /** The same hosts with settings learnt since (the schema found at start: its search path). */
+  useConfig(c: PgConfig): void {
+    this.config = c;
+  }
 
   get current(): PgHost {
     return this.config.hosts[this.index]!;

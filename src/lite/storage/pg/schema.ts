@@ -23,7 +23,7 @@
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
-import { MIGRATION_2 } from "./sequencer-sql.js";
+import { MIGRATION_2, MIGRATION_6 } from "./sequencer-sql.js";
 import { MIGRATION_3 } from "./metrics.js";
 import { lockForMigration } from "./migration-lock.js";
 
@@ -50,6 +50,8 @@ const MIGRATIONS: readonly string[] = [
    INSERT INTO svc_leases (name, holder, expires_at) VALUES ('sweep', '', '-infinity');`,
   // 5: where the sweep's removals end (log.ts deleteBatchesBelow): no node serves a record below it
   `ALTER TABLE svc_tails ADD COLUMN removed_below bigint NOT NULL DEFAULT 0;`,
+  // 6: the append function with its built-ins qualified and a fixed search path (session.ts)
+  MIGRATION_6,
 ];
 
 /** Applies the migrations this database lacks; `waitMs`: how long to wait for the migration lock. */

@@ -19,18 +19,18 @@
  * never fails because another node appended first; a conditional one fails only when its
  * condition is false against what is stored, and the answer carries the stored value.
  */
-const SEQUENCER_SQL = `
-CREATE FUNCTION svc_append(
+const sequencerSql = (create: string, settings: string): string => `
+${create} FUNCTION svc_append(
   p_id bigint, p_arrival bigint, p_counts bigint[], p_chains int[], p_match bigint[], p_fence text[],
   p_last_ts bigint[], p_planned bigint[], p_cmd_batch int[], p_cmd_index bigint[], p_cmd_fence text[],
   p_cmd_trim bigint[], p_data bytea[],
   OUT o_refused text, OUT o_firsts bigint[], OUT o_floors bigint[], OUT o_errs text[],
   OUT o_next_seq bigint, OUT o_last_ts bigint, OUT o_fencing_token text, OUT o_trim_point bigint,
   OUT o_last_arrival bigint)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql ${settings} AS $fn$
 DECLARE
-  n int := coalesce(array_length(p_counts, 1), 0);
-  m int := coalesce(array_length(p_cmd_batch, 1), 0);
+  n int := coalesce(pg_catalog.array_length(p_counts, 1), 0);
+  m int := coalesce(pg_catalog.array_length(p_cmd_batch, 1), 0);
   c int := 1;
   failed int[] := '{}';
   ins_first bigint[] := '{}'; ins_end bigint[] := '{}'; ins_last bigint[] := '{}';
@@ -43,9 +43,9 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM svc_streams s WHERE s.id = p_id AND NOT s.deleted) THEN
     o_refused := 'deleting'; RETURN;
   END IF;
-  o_firsts := array_fill(NULL::bigint, ARRAY[n]);
-  o_floors := array_fill(NULL::bigint, ARRAY[n]);
-  o_errs := array_fill(NULL::text, ARRAY[n]);
+  o_firsts := pg_catalog.array_fill(NULL::bigint, ARRAY[n]);
+  o_floors := pg_catalog.array_fill(NULL::bigint, ARRAY[n]);
+  o_errs := pg_catalog.array_fill(NULL::text, ARRAY[n]);
   FOR k IN 1 .. n LOOP
     IF p_chains[k] = ANY (failed) THEN
       o_errs[k] := 'x';
@@ -75,7 +75,7 @@ BEGIN
       o_last_ts := greatest(o_last_ts, p_last_ts[k]);
     END IF;
   END LOOP;
-  IF coalesce(array_length(ins_first, 1), 0) > 0 THEN
+  IF coalesce(pg_catalog.array_length(ins_first, 1), 0) > 0 THEN
     o_last_arrival := greatest(o_last_arrival, p_arrival);
     INSERT INTO svc_batches (id, first_seq, end_seq, last_ts, ts_floor, planned_seq, data)
       SELECT p_id, f, e, l, fl, pl, d FROM unnest(ins_first, ins_end, ins_last, ins_floor, ins_planned, ins_data) AS u(f, e, l, fl, pl, d);
@@ -103,8 +103,15 @@ ALTER TABLE svc_tails ALTER COLUMN last_ts SET NOT NULL, ALTER COLUMN fencing_to
 ALTER TABLE svc_batches ADD COLUMN ts_floor bigint NOT NULL DEFAULT 0, ADD COLUMN planned_seq bigint;
 ALTER TABLE svc_batches ALTER COLUMN data SET STORAGE EXTERNAL;
 ALTER TABLE svc_basins ADD COLUMN id bigint, ADD COLUMN rev bigint NOT NULL DEFAULT 0, ADD COLUMN deleted boolean NOT NULL DEFAULT false;
-UPDATE svc_basins SET id = nextval('svc_stream_ids'), deleted = (meta::json->>'deletedAt') IS NOT NULL;
+UPDATE svc_basins SET id = pg_catalog.nextval('svc_stream_ids'), deleted = (meta::json->>'deletedAt') IS NOT NULL;
 ALTER TABLE svc_basins ALTER COLUMN id SET NOT NULL;
 ALTER TABLE svc_streams ADD COLUMN rev bigint NOT NULL DEFAULT 0;
-${SEQUENCER_SQL}
+${sequencerSql("CREATE", "")}
 `;
+
+/**
+ * Migration 6: the function as before, with the built-ins it calls qualified and the search path
+ * of the session that migrates (session.ts: lite's schema, pg_catalog, pg_temp) fixed on it, so
+ * that whatever a caller's path, no object another role planted is resolved inside it.
+ */
+export const MIGRATION_6 = sequencerSql("CREATE OR REPLACE", "SET search_path FROM CURRENT");

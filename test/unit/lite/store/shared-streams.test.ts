@@ -36,6 +36,7 @@ async function setup(ids = [1, 2, 3], basinOf = (_id: number) => "b") {
     catalog: catalog as unknown as SharedCatalog,
     metrics: {} as MetricsStore<"shared">,
     cluster: { watch: (h) => void (hint = h), announce: () => {}, leadsSweep: () => true },
+    clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
     close: async () => {},
   };
   const loaded: LiveStream[] = [];
