@@ -15,7 +15,7 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { decodeLanded } from "../storage/batch-codec.js";
-import type { GroupResult, SharedLog, StoredState } from "../storage/seams.js";
+import type { GroupResult, MarkedState, SharedLog, StoredState } from "../storage/seams.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
@@ -39,6 +39,8 @@ export class SharedStream implements LiveStream<"shared"> {
   deleting = false;
   meter: StreamMeter = NO_METERS.meter("", "", 0);
   known: StreamStateRecord;
+  /** The removal mark as known here (it only rises): nothing below it is served, cached or not. */
+  removedBelow: number;
   readonly exact = false;
   private queue: Entry[] = [];
   private busy = false;
@@ -50,10 +52,12 @@ export class SharedStream implements LiveStream<"shared"> {
 
   constructor(
     public meta: StreamMeta,
-    state: StreamStateRecord,
+    state: StreamStateRecord & Partial<MarkedState>,
     private readonly deps: SharedDeps,
   ) {
-    this.known = { ...state };
+    const { removedBelow = 0, ...known } = state;
+    this.known = known;
+    this.removedBelow = removedBelow;
     this.deleting = meta.deletedAt !== null;
     this.fanout = new LiveFanout(state.nextSeq);
   }
@@ -157,13 +161,7 @@ export class SharedStream implements LiveStream<"shared"> {
       const end = o.firstSeq + records.length;
       cached.push(decodeLanded(o.firstSeq, plan.plannedFirst, o.timestampFloor, plan.data));
       if (o.firstSeq === delivered) {
-        live.push(
-          new LiveBatch(
-            records,
-            { seqNum: end, timestamp: records[records.length - 1]!.timestamp },
-            result.state.trimPoint,
-          ),
-        );
+        live.push(new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }));
         delivered = end;
       }
       const bytes = meteredBatchSize(records);
@@ -186,7 +184,7 @@ export class SharedStream implements LiveStream<"shared"> {
     // later appends (through other nodes) before this group's answer came.
     if (result.state.nextSeq <= this.known.nextSeq) return void this.feedLive();
     if (delivered >= result.state.nextSeq) {
-      this.learnTrim(result.state.trimPoint);
+      if (result.state.trimPoint > this.known.trimPoint) this.deps.onTrim(); // the sweep has work (later)
       this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
     } else this.observe(result.state);
   }
@@ -195,9 +193,10 @@ export class SharedStream implements LiveStream<"shared"> {
    * What is stored, as read (or as another node's hint led to): taken when it is ahead; the
    * followers go back to storage for records they did not see.
    */
-  observe(stored: StreamStateRecord): void {
+  observe(stored: StreamStateRecord & Partial<MarkedState>): void {
+    this.noteRemoved(stored.removedBelow ?? 0);
     if (stored.nextSeq < this.known.nextSeq) return;
-    this.learnTrim(stored.trimPoint);
+    if (stored.trimPoint > this.known.trimPoint) this.deps.onTrim();
     const moved = stored.nextSeq > this.known.nextSeq;
     this.known = {
       nextSeq: stored.nextSeq,
@@ -209,12 +208,11 @@ export class SharedStream implements LiveStream<"shared"> {
     if (moved) void this.feedLive();
   }
 
-  /** A trim point this node learnt (its own trim's, or one read): the sweep may have work. */
-  private learnTrim(point: number): void {
-    if (point <= this.known.trimPoint) return;
-    this.deps.onTrim();
-    // Trimmed, or removed by the sweep: never served from here again, whatever the config says later.
-    this.deps.cache.dropBelow(this.id, point);
+  /** A removal mark learnt: never served from here again, whatever the config says later. */
+  noteRemoved(seq: number): void {
+    if (seq <= this.removedBelow) return;
+    this.removedBelow = seq;
+    this.deps.cache.dropBelow(this.id, seq);
   }
 
   /**
@@ -231,7 +229,6 @@ export class SharedStream implements LiveStream<"shared"> {
         if (this.fanout.size === 0) return this.fanout.lagAll(this.known.nextSeq);
         const from = this.fanout.position;
         const batches = await this.readBatches(from, 16);
-        const trimPoint = this.known.trimPoint;
         let progressed = false;
         for (const b of batches) {
           const end = b.firstSeq + storedCount(b);
@@ -239,7 +236,7 @@ export class SharedStream implements LiveStream<"shared"> {
           if (b.firstSeq !== this.fanout.position || end > this.known.nextSeq) break;
           const records = b.records;
           this.fanout.publish(
-            new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, trimPoint),
+            new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }),
           );
           progressed = true;
         }
