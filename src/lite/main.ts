@@ -63,6 +63,8 @@ interface RunningLite {
   rootToken: string | undefined;
   /** Graceful stop: listener, in-flight requests, background work, storage flush, lock. */
   close(): Promise<void>;
+  /** Runs a whole background sweep now (trims due, retention, deletions); resolves when it ends. */
+  sweep(): Promise<void>;
 }
 
 /**
@@ -169,11 +171,14 @@ async function sharedRoot(
   return { rootToken: known, rootHash: shared.hash };
 }
 
-/** Starts a server (no signal handling, no stdout): runLite and in-process tests use it. */
-export async function openLite(opts: LiteOptions): Promise<RunningLite> {
+/**
+ * Starts a server (no signal handling, no stdout): runLite and in-process tests use it.
+ * `clock`: when the sweep deems trims due (in-process tests move it instead of waiting).
+ */
+export async function openLite(opts: LiteOptions, clock: () => number = Date.now): Promise<RunningLite> {
   const { backend, rootToken, rootHash, lock, tls } = await openStorage(opts);
   const store = new Store(backend, log);
-  const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs);
+  const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs, clock);
   const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens);
   let metrics: LiteMetrics | undefined;
   if (opts.metrics) {
@@ -235,6 +240,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
       rootToken,
       tls: tlsInfo,
       close,
+      sweep: () => janitor.sweepNow(),
     };
   } catch (e) {
     await close();

@@ -161,7 +161,7 @@ export const SETTINGS = {
     unit: "ms",
     default: 2000,
     read: ms(1),
-    doc: "how often the background sweep (trims, retention, deletions) runs",
+    doc: "how often the background sweep (trims, retention, deletions) runs; it carries a trim out one period after it first saw it",
   }),
   deleteGraceMs: value({
     env: "SVC_LITE_DELETE_GRACE_MS",

@@ -23,8 +23,9 @@ export interface DataEnv {
 
 let n = 0;
 
-export async function dataEnv(): Promise<DataEnv> {
-  const lite = await startLite();
+/** `liteEnv`: lite's own settings (e.g. a short sweep period, so trims are carried out soon). */
+export async function dataEnv(liteEnv: Record<string, string> = {}): Promise<DataEnv> {
+  const lite = await startLite({ env: liteEnv });
   const env = { SVC_ACCOUNT_ENDPOINT: lite.url, SVC_BASIN_ENDPOINT: lite.url, SVC_ACCESS_TOKEN: lite.token };
   const home = tempHome();
   const svc = (args: string[], opts: RunOptions = {}) =>

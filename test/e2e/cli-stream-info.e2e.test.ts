@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../helpers/lite.js";
 import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
@@ -40,7 +41,11 @@ describe("svc stream info", () => {
     const uri = await d.newStream("info");
     expect((await d.svc(["append", uri], { stdin: "r0\nr1\nr2\nr3\nr4\n" })).code).toBe(0);
     expect((await d.svc(["trim", uri, "2", "--yes"])).code).toBe(0);
-    const i = await info(uri);
+    // Once the sweep has carried the trim out (protocol.md §7.7), the first readable record is 2.
+    const i = await eventually(async () => {
+      const got = await info(uri);
+      return got.first?.seq_num === 2 && got;
+    });
     const records = (
       await d.svc(["read", uri, "-s", "0", "--clamp", "-e", "--format", "json", "--commands", "show"])
     ).stdout

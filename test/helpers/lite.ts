@@ -4,7 +4,8 @@
  * startLite() runs the BUILT server as a child process (`node bin/svc.js lite --port 0
  * --data-dir <tmp>`) in its own process group and reads the three `export` lines from its
  * stdout; kill9() SIGKILLs the group, restart() starts again on the same data dir. With
- * `inProcess: true` it runs openLite() from src in this process instead (fast tests).
+ * `inProcess: true` it runs openLite() from src in this process instead (fast tests; on lmdb
+ * or PostgreSQL), whose background sweep the test may run (`sweep`) on a clock it moves.
  *
  * liteClient() is a tiny HTTP client over undici (HTTP/1.1) or node:http2 (h2c, prior
  * knowledge), so every e2e suite can run over both protocols against the same port.
@@ -28,6 +29,8 @@ export interface LiteOptions {
   args?: string[];
   env?: Record<string, string>;
   inProcess?: boolean;
+  /** In process: the clock by which the sweep deems trims due (the test moves it). */
+  clock?: () => number;
   keepDir?: boolean;
   /** Run on this PostgreSQL database (URL without password; PGPASSWORD is passed) instead of lmdb. */
   postgres?: string;
@@ -47,6 +50,8 @@ export interface Lite {
   kill9(): Promise<void>;
   /** Start again on the same data dir (after stop or kill9); url/port/pid change. */
   restart(): Promise<void>;
+  /** In process only: runs a whole background sweep now, resolved when it ends. */
+  sweep?: () => Promise<void>;
 }
 
 interface Spawned {
@@ -120,6 +125,10 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
     opts = { ...opts, postgres: db.url };
     dropDb = db.drop;
   }
+  if (opts.postgres !== undefined && opts.inProcess) {
+    const args = ["--storage", opts.postgres, "--port", "0", ...(opts.args ?? [])];
+    return startInProcess(args, undefined, () => {}, opts, { PGPASSWORD: PG_PASSWORD });
+  }
   if (opts.postgres !== undefined) return startOnPostgres(opts, opts.postgres, dropDb);
   const ownDir = !opts.inMemory && opts.dataDir === undefined;
   const dataDir = opts.inMemory ? undefined : (opts.dataDir ?? mkdtempSync(join(tmpdir(), "svc-lite-")));
@@ -127,7 +136,7 @@ export async function startLite(opts: LiteOptions = {}): Promise<Lite> {
   const cleanup = (): void => {
     if (ownDir && !opts.keepDir && dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  if (opts.inProcess) return startInProcess(args, dataDir, cleanup);
+  if (opts.inProcess) return startInProcess(args, dataDir, cleanup, opts);
 
   let s = await spawnLite(args, opts.env);
   const lite: Lite = {
@@ -229,11 +238,17 @@ async function spawnOnPostgres(url: string, args: string[], env: Record<string, 
   return { ...s, token };
 }
 
-async function startInProcess(args: string[], dataDir: string | undefined, cleanup: () => void): Promise<Lite> {
+async function startInProcess(
+  args: string[],
+  dataDir: string | undefined,
+  cleanup: () => void,
+  opts: LiteOptions,
+  env: Record<string, string> = {},
+): Promise<Lite> {
   const { openLite } = await import("../../src/lite/main.js");
   const { parseLiteArgs } = await import("../../src/lite/options.js");
-  const options = parseLiteArgs(args);
-  let running = await openLite(options);
+  const options = parseLiteArgs(args, { ...process.env, ...env, ...(opts.env ?? {}) });
+  let running = await openLite(options, opts.clock);
   const lite: Lite = {
     url: running.url,
     port: running.port,
@@ -250,9 +265,10 @@ async function startInProcess(args: string[], dataDir: string | undefined, clean
       throw new Error("kill9 needs a child process");
     },
     async restart() {
-      running = await openLite(options);
+      running = await openLite(options, opts.clock);
       Object.assign(lite, { url: running.url, port: running.port, token: running.rootToken ?? "" });
     },
+    sweep: () => running.sweep(),
   };
   return lite;
 }

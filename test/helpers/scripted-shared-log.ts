@@ -54,7 +54,16 @@ interface HeldStates {
 }
 
 export function storedState(nextSeq = 0, more: Partial<StoredState> = {}): StoredState {
-  return { nextSeq, lastTimestamp: 0, fencingToken: "", trimPoint: 0, lastArrival: 0, live: true, ...more };
+  return {
+    nextSeq,
+    lastTimestamp: 0,
+    fencingToken: "",
+    trimPoint: 0,
+    removedBelow: 0,
+    lastArrival: 0,
+    live: true,
+    ...more,
+  };
 }
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -172,10 +181,11 @@ export class ScriptedSharedLog implements SharedLog {
     this.sequence(id, [{ ...plan, commands: [], plannedFirst: st.nextSeq, data }], arrival);
   }
 
-  /** Another node trims to `point` and the sweep removes the batches wholly below it. */
+  /** Another node trims to `point` and the sweep carries it out: the mark rises, the batches wholly below it go. */
   trimElsewhere(point: number, id = 1): void {
     const s = this.stream(id);
     s.state.trimPoint = Math.max(s.state.trimPoint, point);
+    s.state.removedBelow = Math.max(s.state.removedBelow, point);
     s.rows = s.rows.filter((r) => r.first + r.count > point);
   }
 
@@ -231,6 +241,7 @@ export class ScriptedSharedLog implements SharedLog {
 
   async deleteBatchesBelow(id: number, seq: number, max: number): Promise<{ batches: number; metered: number }> {
     const s = this.stream(id);
+    s.state.removedBelow = Math.max(s.state.removedBelow, seq);
     const gone = s.rows.filter((r) => r.first + r.count <= seq).slice(0, max);
     s.rows = s.rows.filter((r) => !gone.includes(r));
     return { batches: gone.length, metered: 0 };

@@ -56,6 +56,7 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     lastTimestamp: 5,
     fencingToken: "",
     trimPoint: 0,
+    removedBelow: 0,
     lastArrival: 5,
     live: true,
   };
@@ -68,7 +69,8 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     readBatches: async (_id, at, max) => {
       if (++reads === 2) {
         stored = t.after;
-        state = { ...state, ...t.stateAfter };
+        // The sweep carried the trim out: the removal mark is at the trim point.
+        state = { ...state, ...t.stateAfter, removedBelow: t.stateAfter.trimPoint };
       }
       return stored.filter((b) => b.firstSeq + b.records.length > at).slice(0, max);
     },

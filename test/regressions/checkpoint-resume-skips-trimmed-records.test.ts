@@ -7,17 +7,21 @@
  * Expected: stderr names what was lost ("records 3..7 of URI were trimmed or expired before
  * they were read; continuing at 8") and the read goes on; with `--fail-on-gap` it stops there
  * with exit 5, printing nothing past the gap and leaving the checkpoint where it was.
+ *
+ * A trim is carried out by the sweep a sweep period after it (protocol.md §7.7): each trim
+ * here waits until a read from 0 starts at its point (lite sweeps every 100 ms).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { eventually } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;
 let dir: string;
 beforeAll(async () => {
-  d = await dataEnv();
+  d = await dataEnv({ SVC_LITE_SWEEP_MS: "100" });
   dir = scratchDir("svc-gap-");
 }, 60_000);
 afterAll(async () => {
@@ -32,6 +36,12 @@ async function ok(args: string[], stdin = ""): Promise<{ stdout: string; stderr:
 
 const lines = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => `r${from + i}\n`).join("");
 
+/** Trims `uri` to 8 and waits until the sweep has carried it out (a read from 0 starts at r8). */
+async function trimTo8(uri: string): Promise<void> {
+  await ok(["trim", uri, "8", "--yes"]);
+  await eventually(async () => (await ok(["read", uri, "-s", "0", "-n", "1"])).stdout === "r8\n");
+}
+
 /** A stream holding r0..r9 whose checkpoint file says 3, then trimmed to 8. */
 async function trimmedPastCheckpoint(name: string): Promise<{ uri: string; file: string }> {
   const uri = await d.newStream(name);
@@ -40,7 +50,7 @@ async function trimmedPastCheckpoint(name: string): Promise<{ uri: string; file:
   const first = await ok(["read", uri, "-s", "0", "-n", "3", "--checkpoint", file]);
   expect(first.stdout).toBe(lines(3));
   expect(readFileSync(file, "utf8").trim()).toBe("3");
-  await ok(["trim", uri, "8", "--yes"]);
+  await trimTo8(uri);
   return { uri, file };
 }
 
@@ -77,7 +87,7 @@ describe("a read resumed from a checkpoint after a trim", () => {
     await ok(["append", uri, "-q"], lines(3));
     expect((await ok(["tail", uri, "-n", "3", "--checkpoint", file])).stdout).toBe(lines(3));
     await ok(["append", uri, "-q"], lines(7, 3));
-    await ok(["trim", uri, "8", "--yes"]);
+    await trimTo8(uri);
     const r = await ok(["tail", uri, "--checkpoint", file]);
     expect(r.stdout).toBe("r8\nr9\n");
     expect(r.stderr).toContain(`records 3..7 of ${uri} were trimmed or expired before they were read`);
@@ -95,7 +105,7 @@ describe("a tail of several streams resumed from its checkpoint after a trim", (
     await ok(["tail", pattern, "-n", "3", "--checkpoint", file]);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ [a]: 3, [b]: 3 });
     await ok(["append", a, "-q"], lines(7, 3));
-    await ok(["trim", a, "8", "--yes"]);
+    await trimTo8(a);
     await ok(["append", b, "-q"], "r3\n");
 
     const failed = await d.svc(["tail", pattern, "--checkpoint", file, "--fail-on-gap", "--no-prefix"]);

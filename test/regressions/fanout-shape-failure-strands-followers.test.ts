@@ -10,11 +10,10 @@ import { describe, expect, it } from "vitest";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "../../src/lite/store/live-fanout.js";
 
 function batch(first: number): LiveBatch {
-  return new LiveBatch(
-    [{ seqNum: first, timestamp: 1, headers: [], body: new Uint8Array(1) }],
-    { seqNum: first + 1, timestamp: 1 },
-    0,
-  );
+  return new LiveBatch([{ seqNum: first, timestamp: 1, headers: [], body: new Uint8Array(1) }], {
+    seqNum: first + 1,
+    timestamp: 1,
+  });
 }
 
 describe("a live batch whose wire shape cannot be made", () => {

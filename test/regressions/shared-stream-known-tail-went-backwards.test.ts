@@ -33,6 +33,7 @@ const at = (nextSeq: number): StoredState => ({
   lastTimestamp: 5,
   fencingToken: "",
   trimPoint: 0,
+  removedBelow: 0,
   lastArrival: 5,
   live: true,
 });

@@ -1,6 +1,7 @@
 /**
  * `svc trim <uri> <seq-num>` (docs/design/cli.md, "Fence and trim"): appends a trim command record; records
- * before the trim point go (eventually; trim points only advance). The point may instead come
+ * before the trim point go eventually, not at once (protocol.md §7.7: svc lite carries a trim out
+ * one sweep period after it; trim points only advance). The point may instead come
  * from `--keep-last N` (tail − N), `--before TIME` or `--older-than DUR` (the first record at or
  * after that time). `--dry-run` shows the effect. Like every destructive command it asks on a
  * terminal and, without one, refuses unless `--yes` (prompt.ts). A trim that would remove
@@ -38,7 +39,9 @@ const FLAGS = flagList(
 
 export function trimCommand(): Command {
   const cmd = new Command("trim")
-    .description("Remove the records before a sequence number by appending a trim command record")
+    .description(
+      "Remove the records before a sequence number by appending a trim command record; the server removes them later (svc lite: one sweep period after, 2 s by default; S2: within about a minute), and reads still return them until then",
+    )
     .argument("<uri>", "svc://basin/stream")
     .argument("[seq-num]", "the earliest sequence number to keep");
   flagAction(cmd, FLAGS, async (ctx, [arg, seq], f) => {

@@ -14,6 +14,7 @@ import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
 import type { BasinMeta, StoredBasinConfig } from "../storage/types.js";
 import { checkLocation } from "./locations.js";
+import { inS2Dialect } from "./dialect-of.js";
 import { badName } from "../../rules/names.js";
 import { bodyNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 
@@ -43,13 +44,15 @@ function checkScope(p: ConfigParse, body: Record<string, unknown>, location: str
 }
 
 /**
- * The scope a basin is shown with: S2's (`aws:us-east-1`) to a request in S2's dialect (S2's
- * header names, or an S2 scope asked for), svc's `cloud:us-east-1` otherwise.
+ * The scope a basin is shown with, in every answer that shows one (listings included): S2's
+ * to a request in S2's dialect (dialect-of.ts) or one that asks for an S2 scope (the one asked
+ * for, else `aws:us-east-1`, whatever scope the basin was made with), svc's `cloud:us-east-1`
+ * otherwise. S2's API knows only its own scopes, svc's only `cloud:us-east-1`.
  */
 function scopeFor(ex: Exchange, body?: Record<string, unknown>): string {
   const asked = body?.scope;
   if (typeof asked === "string" && S2_SCOPES.includes(asked)) return asked;
-  return ex.dialectNames("basin")[0] === "s2-basin" ? "aws:us-east-1" : "cloud:us-east-1";
+  return inS2Dialect(ex) ? "aws:us-east-1" : "cloud:us-east-1";
 }
 
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

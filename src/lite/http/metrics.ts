@@ -14,7 +14,7 @@
  * Without `interval`: a storage set's own; otherwise the finest that keeps the answer at
  * most a week of minutes (≤ 6 hours: minute, ≤ 7 days: hour, else day).
  */
-import { serverError } from "../../errors.js";
+import { serverError, SvcError } from "../../errors.js";
 import {
   ACCOUNT_METRIC_SETS as ACCOUNT_SETS,
   BASIN_METRIC_SETS as BASIN_SETS,
@@ -29,6 +29,7 @@ import { accountMetrics, basinMetrics, storageGauge, type Range } from "../metri
 import type { RequestContext } from "./context.js";
 import { getBasin } from "../store/basins.js";
 import { checkStreamExists } from "../store/streams.js";
+import { inS2Dialect } from "./dialect-of.js";
 import type { Exchange } from "./exchange.js";
 import { checkBasinName, checkStreamName, u64Query } from "./params.js";
 
@@ -96,6 +97,22 @@ function metricRange(q: URLSearchParams, ask: MetricAsk, nowSec: number): Range 
   return { start, end, interval };
 }
 
+/**
+ * Whether the basin or stream asked about exists. One that does not is 404 in svc's dialect
+ * (`basin_not_found`, `stream_not_found`: a misspelt name says so), but in S2's an empty
+ * answer (false here), as S2 answers: its API lists no 404 for metrics (docs/s2.md).
+ */
+async function exists(ex: Exchange, check: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch (e) {
+    const code = e instanceof SvcError ? e.code : undefined;
+    if ((code === "basin_not_found" || code === "stream_not_found") && inS2Dialect(ex)) return false;
+    throw e;
+  }
+}
+
 export async function accountMetricsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const m = metricsOf(ctx);
   const set = metricSet(ex.query, ACCOUNT_SETS);
@@ -112,7 +129,7 @@ export async function basinMetricsHandler(ex: Exchange, ctx: RequestContext): Pr
   const set = metricSet(ex.query, BASIN_SETS);
   const now = Math.floor(Date.now() / 1000);
   const r = metricRange(ex.query, { level: "basin", set }, now);
-  await getBasin(ctx.store, basin);
+  if (!(await exists(ex, () => getBasin(ctx.store, basin)))) return ex.sendJson(200, { values: [] });
   if (set === "storage") {
     const s = await m.recorder.stored(basin, "", r.start, r.end);
     return ex.sendJson(200, { values: [storageGauge(r, s.samples, now, s.now)] });
@@ -127,7 +144,7 @@ export async function streamMetricsHandler(ex: Exchange, ctx: RequestContext): P
   const set = metricSet(ex.query, STREAM_SETS);
   const now = Math.floor(Date.now() / 1000);
   const r = metricRange(ex.query, { level: "stream", set }, now);
-  await checkStreamExists(ctx.store, basin, stream);
+  if (!(await exists(ex, () => checkStreamExists(ctx.store, basin, stream)))) return ex.sendJson(200, { values: [] });
   const s = await m.recorder.stored(basin, stream, r.start, r.end);
   await ex.sendJson(200, { values: [storageGauge(r, s.samples, now, s.now)] });
 }

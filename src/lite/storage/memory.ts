@@ -96,6 +96,7 @@ class MemoryCatalog implements LocalCatalog {
       this.streams.get(meta.basin)?.delete(meta.name);
       this.log.states.delete(meta.id);
       this.log.batches.delete(meta.id);
+      this.log.marks.delete(meta.id);
     },
     tail: (id) => this.log.states.get(id),
     putTail: (id, state) => void this.log.states.set(id, state),
@@ -117,10 +118,16 @@ class MemoryLog implements LocalLog {
   stream: (basin: string, name: string) => StreamMeta | undefined = () => undefined;
   readonly states = new Map<number, StreamStateRecord>();
   readonly batches = new Map<number, StoredBatch[]>();
+  /** Removal marks (deleteBatchesBelow). */
+  readonly marks = new Map<number, number>();
 
   getState(id: number): StreamStateRecord | undefined {
     const s = this.states.get(id);
     return s && { ...s };
+  }
+
+  removedBelow(id: number): number {
+    return this.marks.get(id) ?? 0;
   }
 
   async appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
@@ -180,6 +187,7 @@ class MemoryLog implements LocalLog {
     const meta = ifRev && this.stream(ifRev.basin, ifRev.name);
     if (!list || (ifRev && (meta?.id !== id || meta.deletedAt !== null || (meta.rev ?? 0) !== ifRev.rev)))
       return { batches: 0, metered: 0 };
+    if (seq > this.removedBelow(id)) this.marks.set(id, seq);
     let n = 0;
     while (n < max && n < list.length && list[n]!.firstSeq + list[n]!.records.length <= seq) n++;
     const gone = list.splice(0, n);

@@ -113,10 +113,12 @@ export interface RecordLog<K extends BackendKind = BackendKind> {
   /** Where each batch starts, how many records, when it arrived: no records are read. */
   batchHeads(id: number, fromSeq: number, maxBatches: number): Promise<BatchHead[]>;
   /**
-   * Removes up to `max` whole batches that lie entirely below `seq`: how many, and the metered
-   * size of their records. With `ifRev`, only while the stream is still stored under that
-   * name, live, at that revision, checked in the same write: a removal decided from a config
-   * (retention) removes nothing once the config has changed.
+   * Carries out a removal up to `seq`: the stream's removal mark rises to `seq` (no record
+   * below it is served again, even one sharing a batch with records above it), and up to `max`
+   * whole batches that lie entirely below `seq` are removed, in the same write. Answers how
+   * many, and the metered size of their records. With `ifRev`, only while the stream is still
+   * stored under that name, live, at that revision, checked in the same write: a removal
+   * decided from a config (retention) does nothing once the config has changed.
    */
   deleteBatchesBelow(id: number, seq: number, max: number, ifRev?: StreamRevision): Promise<Removed>;
 }
@@ -124,6 +126,8 @@ export interface RecordLog<K extends BackendKind = BackendKind> {
 /** The log of a local backend: the store sequences, the log stores batch and state together. Reads answer at once. */
 export interface LocalLog extends RecordLog<"local"> {
   getState(id: number): StreamStateRecord | undefined;
+  /** The stream's removal mark (deleteBatchesBelow; 0 when nothing was removed). */
+  removedBelow(id: number): number;
   /** The last stored batch of a stream (recovery check), if any. */
   lastBatch(id: number): StoredBatch | undefined;
   /**
@@ -166,8 +170,17 @@ export interface GroupResult {
   state: StreamStateRecord;
 }
 
+/**
+ * A stream's state with its removal mark: no record below `removedBelow` is served again (the
+ * sweep carried out a trim, or removed expired records, up to there). A trim point above the
+ * mark is recorded but not carried out yet: its records may still be read (protocol.md §7.7).
+ */
+export interface MarkedState extends StreamStateRecord {
+  removedBelow: number;
+}
+
 /** A stream's state as stored, with whether the stream is still live. */
-export interface StoredState extends StreamStateRecord {
+export interface StoredState extends MarkedState {
   live: boolean;
 }
 

@@ -86,9 +86,7 @@ export function faultyStream<S extends LiveStream>(stream: S, fault: TestFault):
         },
         evicted: (why) => sub.evicted(why),
         offer: (b) =>
-          sub.offer(
-            b.records.length > 1 && b.firstSeq % 2 === 1 ? new LiveBatch(b.records.slice(1), b.tail, b.trimPoint) : b,
-          ),
+          sub.offer(b.records.length > 1 && b.firstSeq % 2 === 1 ? new LiveBatch(b.records.slice(1), b.tail) : b),
       };
       wrapped.set(sub, w);
       return follow(w);

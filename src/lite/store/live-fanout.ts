@@ -11,6 +11,9 @@
  * storage from its position, then may join again): it never holds the fan-out or the others.
  * Batches published while a round runs are merged into the next round (up to the size of one
  * read batch), so a writer faster than the fan-out costs fewer, larger deliveries.
+ *
+ * A batch is delivered whole whatever it trims: a trim is carried out later, by the sweep
+ * (protocol.md §7.7), and every follower reading at a batch gets all of its records.
  */
 import type { SvcError } from "../../errors.js";
 import { LIMITS, type ReadBatch, type SequencedRecord, type StreamPosition } from "../../types.js";
@@ -30,8 +33,6 @@ export class LiveBatch {
     readonly records: SequencedRecord[],
     /** The stream's tail just after these records. */
     readonly tail: StreamPosition,
-    /** The stream's trim point once they are durable (a batch may trim itself). */
-    readonly trimPoint: number,
   ) {
     this.firstSeq = records[0]!.seqNum;
     this.end = this.firstSeq + records.length;
@@ -195,5 +196,5 @@ function merged(pending: LiveBatch[]): LiveBatch {
     bytes += next.metered;
     last = next;
   }
-  return last === first ? first : new LiveBatch(records, last.tail, last.trimPoint);
+  return last === first ? first : new LiveBatch(records, last.tail);
 }

@@ -8,8 +8,10 @@
  *   is applied;
  * - `tailNow` reflects every append acknowledged before it was called, through any node;
  * - reads may serve any record below `known.nextSeq` without asking anyone again;
- * - followers see only durable records, in order, without gaps (live-fanout.ts); a read never
- *   returns a hole (stored-reader.ts).
+ * - followers see only durable records, in order, without gaps, every record of each batch
+ *   whatever it trims (live-fanout.ts); a read never returns a hole (stored-reader.ts);
+ * - a trim is recorded at once, and carried out by the sweep later (janitor.ts): until then its
+ *   records are still read; from then on nothing below the removal mark is.
  *
  * A stream is typed by the kind of its backend (storage/answers.ts): a local stream's reads
  * answer at once, a shared one's with a promise; what serves either takes `LiveStream`.
@@ -43,7 +45,7 @@ export interface LiveStream<K extends BackendKind = BackendKind> extends ReaderS
   meter: StreamMeter;
   /**
    * True when `known` is the stream's state itself (this process is its only writer): a trim
-   * is known here the moment it is durable. False where other nodes trim too.
+   * is known here the moment it is durable. False where other nodes append and trim too.
    */
   readonly exact: boolean;
   /** Set when the database was found to lack records this node knew of (went-back.ts). */
@@ -64,6 +66,8 @@ export interface LiveStream<K extends BackendKind = BackendKind> extends ReaderS
    */
   follow(s: LiveSubscriber): boolean;
   unfollow(s: LiveSubscriber): void;
+  /** The sweep carried out a removal up to `seq` (its mark is durable): reads skip below it from now on. */
+  noteRemoved(seq: number): void;
   /** Seals the stream: no more appends; followers end with 409. */
   markDeleting(): void;
   /** Ends every follower (server shutdown). */
@@ -105,7 +109,7 @@ type StreamCheck = "ok" | "reload" | "gone";
 
 /** What the store tells the kind of its streams (local-streams.ts, shared-streams.ts). */
 export interface StreamHooks {
-  /** A trim became durable: background work may be pending. */
+  /** A trim became durable: background work will be due (janitor.ts). */
   onTrim: () => void;
   loaded: () => Iterable<LiveStream>;
   forget: (s: LiveStream) => void;

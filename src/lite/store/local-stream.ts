@@ -48,6 +48,8 @@ export class LocalStream implements LiveStream<"local"> {
   private lastWrite: Promise<void> = Promise.resolve();
   meter: StreamMeter = NO_METERS.meter("", "", 0);
   readonly exact = true;
+  /** The stored removal mark (storage/seams.ts MarkedState): reads serve nothing below it. */
+  removedBelow: number;
 
   constructor(
     public meta: StreamMeta,
@@ -58,6 +60,7 @@ export class LocalStream implements LiveStream<"local"> {
   ) {
     this.durable = { ...state };
     this.next = { ...state };
+    this.removedBelow = log.removedBelow(meta.id);
     this.fanout = new LiveFanout(state.nextSeq);
     this.deleting = meta.deletedAt !== null;
   }
@@ -77,6 +80,10 @@ export class LocalStream implements LiveStream<"local"> {
 
   tailNow(): StreamPosition {
     return this.tail;
+  }
+
+  noteRemoved(seq: number): void {
+    this.removedBelow = Math.max(this.removedBelow, seq);
   }
 
   get idle(): boolean {
@@ -184,11 +191,7 @@ export class LocalStream implements LiveStream<"local"> {
     // The acks first: the fan-out only queues (delivery runs later), so no append waits for it.
     for (const e of released) {
       this.fanout.publish(
-        new LiveBatch(
-          e.batch.records,
-          { seqNum: e.state.nextSeq, timestamp: e.state.lastTimestamp },
-          e.state.trimPoint,
-        ),
+        new LiveBatch(e.batch.records, { seqNum: e.state.nextSeq, timestamp: e.state.lastTimestamp }),
       );
     }
   }

@@ -51,7 +51,6 @@ export class ReadBudget {
     const until = this.until;
     return (
       this.open === undefined &&
-      b.trimPoint <= this.position &&
       b.records.length <= this.remainingCount &&
       b.metered <= this.remainingBytes &&
       (until === undefined || b.lastTimestamp < until)

@@ -5,10 +5,10 @@
  * the answer depends on the tail now (whether the read caught up, a gap) the database is asked
  * (`tailNow`, which reflects every append acknowledged before it, through any node).
  *
- * Other nodes trim too, and the sweep removes what lies below a trim while a read goes on. A
+ * The sweep (on any node) removes what lies below a trim or has expired while a read goes on. A
  * read that finds records missing before a stored batch has met such a removal: it asks for the
- * tail and trim point again and restarts its output batch past them, so it never returns a hole
- * (records on both sides of a removed range) nor records below a trim it shows.
+ * tail and removal mark again and restarts its output batch past them, so it never returns a
+ * hole (records on both sides of a removed range) nor records below a removal it shows.
  */
 import type { StreamPosition } from "../../types.js";
 import { storedCount } from "../storage/types.js";
@@ -50,7 +50,7 @@ export class SharedReader implements StoredReader<"shared"> {
     const known = this.stream.known;
     let tail = Math.max(known.nextSeq, this.confirmed);
     const expired = expiredAt(this.stream.meta, this.clock.now());
-    let at = Math.max(position, Math.min(known.trimPoint, tail));
+    let at = Math.max(position, Math.min(this.stream.removedBelow, tail));
     for (;;) {
       if (at >= tail) {
         // At the tail known here: the end only if it is the tail now (another node may have appended).
@@ -65,7 +65,7 @@ export class SharedReader implements StoredReader<"shared"> {
         this.page.fill(await this.stream.readBatches(at, batchesToRead(this.page.last, room)));
         b = this.page.find(at);
         if (!b) {
-          // Removed by trim or retention, maybe by a trim past the tail this read knows.
+          // Removed by the sweep (a trim carried out, or retention), maybe past the tail this read knows.
           if (!this.refreshed) {
             this.refreshed = true;
             tail = await this.tailNow();
@@ -80,11 +80,11 @@ export class SharedReader implements StoredReader<"shared"> {
         continue;
       }
       if (b.firstSeq > at) {
-        // A gap: a prefix removed while this read went on. Past it and the trim point now known,
-        // bounded by the tail now (the trim may lie past the tail it knew).
+        // A gap: a prefix removed while this read went on. Past it and the removal mark now known,
+        // bounded by the tail now (the mark may lie past the tail it knew).
         await this.tailNow();
         this.page.clear();
-        return { kind: "restart", from: Math.max(b.firstSeq, this.stream.known.trimPoint) };
+        return { kind: "restart", from: Math.max(b.firstSeq, this.stream.removedBelow) };
       }
       this.refreshed = false;
       return { kind: "run", batch: b, from: at, to: Math.min(end, tail) };

@@ -14,7 +14,7 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { decodeLanded } from "../storage/batch-codec.js";
-import type { GroupResult, NodeClock, SharedLog, StoredState } from "../storage/seams.js";
+import type { GroupResult, MarkedState, NodeClock, SharedLog, StoredState } from "../storage/seams.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
 import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
@@ -42,6 +42,8 @@ export class SharedStream implements LiveStream<"shared"> {
   deleting = false;
   meter: StreamMeter = NO_METERS.meter("", "", 0);
   known: StreamStateRecord;
+  /** The removal mark as known here (it only rises): nothing below it is served, cached or not. */
+  removedBelow: number;
   readonly exact = false;
   private queue: Entry[] = [];
   private busy = false;
@@ -55,10 +57,12 @@ export class SharedStream implements LiveStream<"shared"> {
 
   constructor(
     public meta: StreamMeta,
-    state: StreamStateRecord,
+    state: StreamStateRecord & Partial<MarkedState>,
     private readonly deps: SharedDeps,
   ) {
-    this.known = { ...state };
+    const { removedBelow = 0, ...known } = state;
+    this.known = known;
+    this.removedBelow = removedBelow;
     this.deleting = meta.deletedAt !== null;
     this.fanout = new LiveFanout(state.nextSeq);
   }
@@ -172,13 +176,7 @@ export class SharedStream implements LiveStream<"shared"> {
       const end = o.firstSeq + records.length;
       cached.push(decodeLanded(o.firstSeq, plan.plannedFirst, o.timestampFloor, plan.data));
       if (o.firstSeq === delivered) {
-        live.push(
-          new LiveBatch(
-            records,
-            { seqNum: end, timestamp: records[records.length - 1]!.timestamp },
-            result.state.trimPoint,
-          ),
-        );
+        live.push(new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }));
         delivered = end;
       }
       const bytes = meteredBatchSize(records);
@@ -201,7 +199,7 @@ export class SharedStream implements LiveStream<"shared"> {
     // later appends (through other nodes) before this group's answer came.
     if (result.state.nextSeq <= this.known.nextSeq) return void this.feedLive();
     if (delivered >= result.state.nextSeq) {
-      this.learnTrim(result.state.trimPoint);
+      if (result.state.trimPoint > this.known.trimPoint) this.deps.onTrim(); // the sweep has work (later)
       this.known = { ...result.state, trimPoint: Math.max(result.state.trimPoint, this.known.trimPoint) };
     } else this.observe(result.state);
   }
@@ -214,7 +212,7 @@ export class SharedStream implements LiveStream<"shared"> {
    * what is stored, and its followers are ended (each has records the database no longer
    * holds); `wentBack` reports it. Otherwise as `observe`.
    */
-  verify(stored: StreamStateRecord, floor: number): void {
+  verify(stored: StreamStateRecord & Partial<MarkedState>, floor: number): void {
     // Ahead of what this node knew when it asked; or another check found the loss first.
     if (stored.nextSeq >= floor || this.known.nextSeq < floor) return this.observe(stored);
     this.forked(stored, floor, stored.nextSeq);
@@ -234,7 +232,7 @@ export class SharedStream implements LiveStream<"shared"> {
       this.markDeleting();
       return "gone";
     }
-    if (stored.nextSeq >= floor && floor > 0 && stored.trimPoint < floor) {
+    if (stored.nextSeq >= floor && floor > 0 && stored.removedBelow < floor) {
       const [b] = await this.deps.log.readBatches(this.id, floor - 1, 1);
       const r = b && b.firstSeq <= floor - 1 ? b.records[floor - 1 - b.firstSeq] : undefined;
       if (r && r.timestamp !== stamp) return void this.forked(stored, floor, floor - 1);
@@ -249,9 +247,11 @@ export class SharedStream implements LiveStream<"shared"> {
    * nothing of it is served again, and every follower, which may have been given some of it,
    * is ended with `stream_tail_went_back`; `wentBack` reports it.
    */
-  private forked(stored: StreamStateRecord, from: number, to: number): void {
+  private forked(stored: StreamStateRecord & Partial<MarkedState>, from: number, to: number): void {
     this.deps.cache.drop(this.id);
-    this.known = { ...stored };
+    const { nextSeq, lastTimestamp, fencingToken, trimPoint, lastArrival } = stored;
+    this.known = { nextSeq, lastTimestamp, fencingToken, trimPoint, lastArrival };
+    this.removedBelow = stored.removedBelow ?? Math.min(this.removedBelow, nextSeq);
     this.lost = { from, to };
     this.fanout.closeAll(wentBack(from, to));
     this.fanout.position = stored.nextSeq;
@@ -262,9 +262,10 @@ export class SharedStream implements LiveStream<"shared"> {
    * What is stored, as read (or as another node's hint led to): taken when it is ahead; the
    * followers go back to storage for records they did not see.
    */
-  observe(stored: StreamStateRecord): void {
+  observe(stored: StreamStateRecord & Partial<MarkedState>): void {
+    this.noteRemoved(stored.removedBelow ?? 0);
     if (stored.nextSeq < this.known.nextSeq) return;
-    this.learnTrim(stored.trimPoint);
+    if (stored.trimPoint > this.known.trimPoint) this.deps.onTrim();
     const moved = stored.nextSeq > this.known.nextSeq;
     this.known = {
       nextSeq: stored.nextSeq,
@@ -276,12 +277,11 @@ export class SharedStream implements LiveStream<"shared"> {
     if (moved) void this.feedLive();
   }
 
-  /** A trim point this node learnt (its own trim's, or one read): the sweep may have work. */
-  private learnTrim(point: number): void {
-    if (point <= this.known.trimPoint) return;
-    this.deps.onTrim();
-    // Trimmed, or removed by the sweep: never served from here again, whatever the config says later.
-    this.deps.cache.dropBelow(this.id, point);
+  /** A removal mark learnt: never served from here again, whatever the config says later. */
+  noteRemoved(seq: number): void {
+    if (seq <= this.removedBelow) return;
+    this.removedBelow = seq;
+    this.deps.cache.dropBelow(this.id, seq);
   }
 
   /**
@@ -298,7 +298,6 @@ export class SharedStream implements LiveStream<"shared"> {
         if (this.fanout.size === 0) return this.fanout.lagAll(this.known.nextSeq);
         const from = this.fanout.position;
         const batches = await this.readBatches(from, 16);
-        const trimPoint = this.known.trimPoint;
         let progressed = false;
         for (const b of batches) {
           const end = b.firstSeq + storedCount(b);
@@ -306,7 +305,7 @@ export class SharedStream implements LiveStream<"shared"> {
           if (b.firstSeq !== this.fanout.position || end > this.known.nextSeq) break;
           const records = b.records;
           this.fanout.publish(
-            new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }, trimPoint),
+            new LiveBatch(records, { seqNum: end, timestamp: records[records.length - 1]!.timestamp }),
           );
           progressed = true;
         }

@@ -6,8 +6,8 @@
  * backend: local (local-streams.ts) or shared by several nodes (shared-streams.ts).
  */
 import { serverError } from "../../errors.js";
-import type { Backend, Catalog, RecordLog } from "../storage/seams.js";
-import type { StreamMeta, StreamStateRecord } from "../storage/types.js";
+import type { Backend, Catalog, MarkedState, RecordLog } from "../storage/seams.js";
+import type { StreamMeta } from "../storage/types.js";
 import { Mutex } from "./mutex.js";
 import { tokenBook } from "./tokens.js";
 import type { TokenBook } from "../auth/access.js";
@@ -189,10 +189,12 @@ export class Store {
     }
   }
 
-  /** A stream's stored state (what the janitor judges), read from storage. */
-  async storedState(id: number): Promise<StreamStateRecord | undefined> {
+  /** A stream's stored state and removal mark (what the janitor judges), read from storage. */
+  async storedState(id: number): Promise<MarkedState | undefined> {
     const b = this.backend;
-    return b.kind === "local" ? b.log.getState(id) : (await b.log.states([id])).get(id);
+    if (b.kind === "shared") return (await b.log.states([id])).get(id);
+    const state = b.log.getState(id);
+    return state && { ...state, removedBelow: b.log.removedBelow(id) };
   }
 
   /** Ends all followers; used on shutdown so long-polls answer at once. */

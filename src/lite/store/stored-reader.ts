@@ -1,9 +1,9 @@
 /**
  * The seam under the read pipeline (read-feed.ts): what one read sees of a stream's stored
- * records, one run at a time, trims, expiry and gaps already resolved, bounded by the tail now.
+ * records, one run at a time, removals, expiry and gaps already resolved, bounded by the tail now.
  * Each kind of live stream makes its own: a local stream's (here) knows its tail exactly, so it
- * only skips what was trimmed or expired; a shared stream's (shared-reader.ts) asks the database
- * for the tail where it must, and turns the gaps other nodes' trims leave into restarts.
+ * only skips what was removed or expired; a shared stream's (shared-reader.ts) asks the database
+ * for the tail where it must, and turns the gaps the sweep leaves meanwhile into restarts.
  *
  * A reader keeps the stored batches it read last: a read that goes on inside one (its output
  * batch was full) takes the rest without reading storage again.
@@ -39,8 +39,14 @@ export interface StoredReader<K extends BackendKind = BackendKind> {
 /** What a reader reads of its stream (a LiveStream of the same kind). */
 export interface ReaderSource<K extends BackendKind> {
   readonly meta: StreamMeta;
-  /** A state whose every record below `nextSeq` is stored, and its trim point as known here. */
+  /** A state whose every record below `nextSeq` is stored (its trim point may not be carried out yet). */
   readonly known: StreamStateRecord;
+  /**
+   * The removal mark as known here: the sweep carried out trims (and removed expired records)
+   * up to it, so nothing below it is served. Records below a trim point above it are still
+   * served until the sweep carries that trim out (protocol.md §7.7).
+   */
+  readonly removedBelow: number;
   readBatches(fromSeq: number, maxBatches: number): Answer<K, StoredBatch[]>;
 }
 
@@ -91,8 +97,9 @@ export class Page {
 
 /**
  * A local stream's stored records: this process is the only writer, so `known` is the stream's
- * state itself (a trim is known the moment it is durable) and the tail is exact. Batches the
- * sweep removed (expired) leave gaps that are simply stepped over.
+ * state itself and the tail is exact. What the sweep removed (trimmed, expired) leaves gaps that
+ * are simply stepped over; records below the removal mark that share a batch with later ones
+ * are skipped.
  */
 export class LocalReader implements StoredReader<"local"> {
   private readonly page = new Page();
@@ -103,7 +110,7 @@ export class LocalReader implements StoredReader<"local"> {
     const known = this.stream.known;
     const tail = known.nextSeq;
     const expired = expiredAt(this.stream.meta, Date.now());
-    let at = Math.max(position, Math.min(known.trimPoint, tail));
+    let at = Math.max(position, Math.min(this.stream.removedBelow, tail));
     for (;;) {
       if (at >= tail) return { kind: "end", at: Math.max(at, tail) };
       let b = this.page.find(at);

@@ -319,7 +319,7 @@ describe("SSE session", () => {
   it("writes live batches as this session's event and id lines and the data line every follower shares", async () => {
     const io = new MemoryIO();
     const live = (seq: number) =>
-      new LiveBatch([{ seqNum: seq, timestamp: 7, headers: [], body: enc.encode("hi") }], pos(seq + 1), 0);
+      new LiveBatch([{ seqNum: seq, timestamp: 7, headers: [], body: enc.encode("hi") }], pos(seq + 1));
     const batches = [live(5), live(6)];
     let asked = 0;
     const feed: ReadSource = {

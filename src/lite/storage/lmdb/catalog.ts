@@ -75,6 +75,7 @@ export class LmdbCatalog implements LocalCatalog {
       dropStream: (meta) => {
         void e.streams.remove(streamKey(meta.basin, meta.name));
         void e.tails.remove(meta.id);
+        void e.marks.remove(meta.id);
       },
       tail: (id) => e.tails.get(id),
       putTail: (id, state) => void e.tails.put(id, state, state.nextSeq),

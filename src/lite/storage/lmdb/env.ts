@@ -7,6 +7,7 @@
  *   tails    stream id (u32)                 → StreamStateRecord (json), VERSION = its nextSeq
  *   batches  id u32 · first seq u64 (BE)     → encoded batch (batch-codec.ts)
  *   tsidx    id u32 · last ts u64 · seq u64  → 1 byte: finds the batch holding a timestamp
+ *   marks    stream id (u32)                 → its removal mark (seams.ts MarkedState), when raised
  *   misc     "nextStreamId"                  → number (ids of streams and basins)
  *            "dataFormat"                    → number (DATA_FORMAT)
  *   tokens   token id (utf8)                 → StoredToken (json: a hash, never the secret)
@@ -49,6 +50,7 @@ export class LmdbEnv {
   tails!: Database<StreamStateRecord, number>;
   batches!: Database<Buffer, Buffer>;
   tsidx!: Database<Buffer, Buffer>;
+  marks!: Database<number, number>;
   misc!: Database<number, string>;
   tokens!: Database<StoredToken, Buffer>;
   tokenKeys!: Database<string, string>;
@@ -97,6 +99,7 @@ export class LmdbEnv {
     this.tails = this.env.openDB({ name: "tails", encoding: "json", keyEncoding: "uint32", useVersions: true });
     this.batches = this.env.openDB({ name: "batches", encoding: "binary", keyEncoding: "binary" });
     this.tsidx = this.env.openDB({ name: "tsidx", encoding: "binary", keyEncoding: "binary" });
+    this.marks = this.env.openDB({ name: "marks", encoding: "json", keyEncoding: "uint32" });
     this.misc = this.env.openDB({ name: "misc", encoding: "json" });
     this.tokens = this.env.openDB({ name: "tokens", encoding: "json", keyEncoding: "binary" });
     this.tokenKeys = this.env.openDB({ name: "tokenkeys", encoding: "json" });

@@ -23,6 +23,10 @@ export class LmdbLog implements LocalLog {
     return this.e.tails.get(id);
   }
 
+  removedBelow(id: number): number {
+    return this.e.marks.get(id) ?? 0;
+  }
+
   appendBatch(id: number, batch: StoredBatch, state: StreamStateRecord): Promise<void> {
     const value = encodeBatch(batch);
     const e = this.e;
@@ -140,7 +144,8 @@ export class LmdbLog implements LocalLog {
       if (readU64(key, 4) + this.headerAt(key).count > seq) break;
       n++;
     }
-    if (n === 0) return { batches: 0, metered: 0 };
+    const mark = Math.min(seq, MAX_SEQ);
+    if (n === 0 && this.removedBelow(id) >= mark) return { batches: 0, metered: 0 };
     const judged = (): boolean => {
       const meta = ifRev && e.streams.get(streamKey(ifRev.basin, ifRev.name));
       return (
@@ -153,6 +158,7 @@ export class LmdbLog implements LocalLog {
       e.env.transaction((): Removed => {
         const removed = { batches: 0, metered: 0 };
         if (!judged()) return removed;
+        if ((e.marks.get(id) ?? 0) < mark) e.marks.put(id, mark);
         for (const key of e.batches.getKeys({ start: batchKey(id, 0), end, limit: n })) {
           const value = e.batches.getBinaryFast(key)!;
           e.tsidx.remove(tsKey(id, batchHeader(value).lastTimestamp, readU64(key, 4)));

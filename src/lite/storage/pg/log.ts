@@ -41,6 +41,7 @@ interface StateRow {
   last_ts: string;
   fencing_token: string;
   trim_point: string;
+  removed_below: string;
   last_arrival: string;
   deleted: boolean | null;
 }
@@ -151,8 +152,7 @@ export class PgLog implements SharedLog {
 
   async states(ids: number[]): Promise<Map<number, StoredState>> {
     const rows = await this.db.read<StateRow>(
-      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, greatest(t.trim_point, t.removed_below) AS trim_point,
-              t.last_arrival, s.deleted
+      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, t.trim_point, t.removed_below, t.last_arrival, s.deleted
        FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id WHERE t.id = ANY($1::bigint[])`,
       [ids],
     );
@@ -164,6 +164,7 @@ export class PgLog implements SharedLog {
           lastTimestamp: num(r.last_ts),
           fencingToken: r.fencing_token,
           trimPoint: num(r.trim_point),
+          removedBelow: num(r.removed_below),
           lastArrival: num(r.last_arrival),
           live: r.deleted === false,
         },
@@ -220,18 +221,19 @@ export class PgLog implements SharedLog {
       ? `judged AS (SELECT 1 FROM svc_streams WHERE id = $1 AND rev = $4 AND NOT deleted FOR SHARE),`
       : "";
     if (ifRev) params.push(ifRev.rev);
-    // What was removed raises the stream's removal mark in the same statement: a node learns it
-    // with the stream's state and never serves those records again, from its cache or elsewhere.
-    const res = await this.db.write<{ head: Buffer }>(
+    // The removal raises the stream's removal mark in the same statement: a node learns it with
+    // the stream's state and never serves a record below it again, from its cache or elsewhere.
+    const when = ifRev ? "AND EXISTS (SELECT 1 FROM judged)" : "";
+    const res = await this.db.write<{ head: Buffer | null }>(
       `WITH ${judged}
-       gone AS (DELETE FROM svc_batches WHERE id = $1 ${ifRev ? "AND EXISTS (SELECT 1 FROM judged)" : ""}
+       gone AS (DELETE FROM svc_batches WHERE id = $1 ${when}
                 AND first_seq IN (${below}) RETURNING end_seq, ${head} AS head),
-       marked AS (UPDATE svc_tails SET removed_below = greatest(removed_below, (SELECT max(end_seq) FROM gone))
-                  WHERE id = $1 AND EXISTS (SELECT 1 FROM gone))
-       SELECT head FROM gone`,
+       marked AS (UPDATE svc_tails SET removed_below = $2 WHERE id = $1 AND removed_below < $2 ${when} RETURNING 1)
+       SELECT head FROM gone UNION ALL SELECT NULL FROM marked`,
       params,
     );
+    const heads = res.rows.flatMap((r) => (r.head ? [r.head] : []));
     if (res.rows.length > 0) this.onChanged(id);
-    return { batches: res.rows.length, metered: res.rows.reduce((n, r) => n + meteredOfValue(bytes(r.head)), 0) };
+    return { batches: heads.length, metered: heads.reduce((n, h) => n + meteredOfValue(bytes(h)), 0) };
   }
 }

@@ -9,7 +9,8 @@
  *   svc_basins    name → id, rev, deleted, BasinMeta (json text)
  *   svc_streams   (basin, name) → id, rev, deleted, StreamMeta (json text)
  *   svc_tails     stream id → next_seq, last_ts, fencing_token, trim_point, last_arrival,
- *                 removed_below (every batch below it was removed by the sweep)
+ *                 removed_below (the removal mark: the sweep carried out removals up to
+ *                 it, and no record below it is served again)
  *   svc_batches   (stream id, first_seq) → end_seq, last_ts, ts_floor, planned_seq, encoded
  *                 batch (batch-codec.ts; seq nums as planned, timestamps before the floor)
  *   svc_tokens    id → key_id, StoredToken (json text: a hash, never the secret)

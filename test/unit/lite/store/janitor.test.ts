@@ -17,6 +17,7 @@ import { createStream, deleteStream, reconfigureStreamOp } from "../../../../src
 import { trimRecord } from "../../../../src/rules/commands.js";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
+const PERIOD = 3_600_000;
 const janitors: Janitor[] = [];
 
 afterEach(async () => {
@@ -24,8 +25,12 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-/** A store on memory with basin "b", a janitor (grace `graceMs`) that sweeps when the test says so, the clock at T0. */
-async function setup(graceMs = 1000, fakeClock = true) {
+/**
+ * A store on memory with basin "b", a janitor (grace `graceMs`, period `periodMs`: a trim is
+ * carried out a period after a sweep first saw it) that sweeps when the test says so, the
+ * clock at T0.
+ */
+async function setup(graceMs = 1000, fakeClock = true, periodMs = PERIOD) {
   if (fakeClock) {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(T0);
@@ -39,7 +44,7 @@ async function setup(graceMs = 1000, fakeClock = true) {
     undefined,
   );
   const logged: string[] = [];
-  const janitor = new Janitor(store, 3_600_000, (m) => logged.push(m), graceMs);
+  const janitor = new Janitor(store, periodMs, (m) => logged.push(m), graceMs);
   janitors.push(janitor);
   const asked = store.onWork;
   store.onWork = () => {};
@@ -95,7 +100,7 @@ async function poll(what: string, done: () => boolean): Promise<void> {
 }
 
 describe("the sweep", () => {
-  it("removes the whole batches below a trim point, whatever the stream's revision", async () => {
+  it("carries a trim out a period after it first saw it, whatever the stream's revision", async () => {
     const { backend, store, sweep, streamOf, batches } = await setup();
     const s = await streamOf("trimmed");
     for (let i = 0; i < 3; i++) await s.append(records(3));
@@ -103,7 +108,13 @@ describe("the sweep", () => {
     listedAsNow(backend);
     await reconfigureStreamOp(store, "b", "trimmed", { timestamping: { mode: "arrival" } });
     await sweep();
+    later(PERIOD - 1);
+    await sweep();
+    expect([batches(s.id), s.removedBelow], "not due yet: every record still read").toEqual([[0, 3, 6, 9], 0]);
+    later(1);
+    await sweep();
     expect(batches(s.id), "3..6 holds records at and after 4").toEqual([3, 6, 9]);
+    expect([s.removedBelow, backend.log.removedBelow(s.id)], "the removal mark, stored").toEqual([4, 4]);
   });
 
   it("removes expired batches, a prefix of the stream, only while it is at the revision judged", async () => {
@@ -143,9 +154,9 @@ describe("the sweep", () => {
     expect(empty.deleting, "the loaded stream takes no more appends").toBe(true);
     expect(stored("full")?.deletedAt, "not empty").toBeNull();
     expect(stored("trimmed")?.deletedAt, "empty, but appended 31 s ago").toBeNull();
-    later(30_000);
+    later(PERIOD);
     await sweep();
-    expect(stored("trimmed")?.deletedAt).not.toBeNull();
+    expect(stored("trimmed")?.deletedAt, "its trim carried out, its last append old enough").not.toBeNull();
     expect(logged.filter((l) => l.startsWith("delete-on-empty")).length).toBe(2);
   });
 
@@ -207,13 +218,16 @@ describe("the sweep", () => {
     expect(batches(s.id)).toEqual([]);
   });
 
-  it("sweeps when the store asks (a trim became durable), and soon after a deletion's grace ends", async () => {
-    const { store, streamOf, stored, batches, sweepsWhenAsked } = await setup(300, false);
+  it("sweeps when the store asks (a trim becomes due), and soon after a deletion's grace ends", async () => {
+    const { store, streamOf, stored, batches, sweepsWhenAsked } = await setup(300, false, 500);
     sweepsWhenAsked();
     const s = await streamOf("asked");
     await s.append(records(2));
+    const trimmedAt = Date.now();
     await s.append({ records: [trimRecord(2)] });
+    expect(batches(s.id), "not at once").toEqual([0, 2]);
     await poll("the trimmed batch removed", () => batches(s.id)[0] === 2);
+    expect(Date.now() - trimmedAt, "a period after the trim").toBeGreaterThanOrEqual(500);
     await deleteStream(store, "b", "asked");
     await poll("the deleted stream removed after its grace", () => stored("asked") === undefined);
   });

@@ -10,14 +10,14 @@ import { LiveBatch, LiveFanout, type LiveSubscriber } from "../../../../src/lite
 import { LIMITS } from "../../../../src/types.js";
 
 /** A batch of `count` records from `first`, bodies of `size` bytes. */
-function batch(first: number, count: number, size = 1, trimPoint = 0): LiveBatch {
+function batch(first: number, count: number, size = 1): LiveBatch {
   const records = Array.from({ length: count }, (_, i) => ({
     seqNum: first + i,
     timestamp: first + i,
     headers: [],
     body: new Uint8Array(size),
   }));
-  return new LiveBatch(records, { seqNum: first + count, timestamp: first + count - 1 }, trimPoint);
+  return new LiveBatch(records, { seqNum: first + count, timestamp: first + count - 1 });
 }
 
 interface Sub extends LiveSubscriber {
@@ -124,17 +124,15 @@ describe("the live fan-out", () => {
     ]);
   });
 
-  it("keeps the tail and trim point of the last batch merged", async () => {
+  it("keeps the tail of the last batch merged", async () => {
     const f = new LiveFanout(0);
     const seen: LiveBatch[] = [];
     const s: LiveSubscriber = { position: 0, shape: undefined, offer: (b) => (seen.push(b), true), evicted: () => {} };
     f.join(s);
-    f.publish(batch(0, 2, 1, 0));
-    f.publish(batch(2, 2, 1, 3));
+    f.publish(batch(0, 2, 1));
+    f.publish(batch(2, 2, 1));
     await turns();
-    expect(seen.map((b) => [b.firstSeq, b.end, b.tail.seqNum, b.trimPoint, b.records.length])).toEqual([
-      [0, 4, 4, 3, 4],
-    ]);
+    expect(seen.map((b) => [b.firstSeq, b.end, b.tail.seqNum, b.records.length])).toEqual([[0, 4, 4, 4]]);
   });
 
   it("makes each wire shape once per batch, only the shapes its subscribers read", async () => {

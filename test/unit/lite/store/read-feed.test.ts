@@ -1,6 +1,6 @@
 /**
  * The read pipeline (src/lite/store/read-feed.ts, protocol.md §7) over a local stream on the
- * in-memory log: where a read starts (the 416 rules), the limits, `until`, the trim point, the
+ * in-memory log: where a read starts (the 416 rules), the limits, `until`, the removal mark, the
  * move from catching up to following, and the live path: each durable batch offered once to every
  * follower with the same bytes, a follower that cannot take a batch whole (limits, a full
  * connection) sent back to storage, and `wait` (§7.5).
@@ -109,10 +109,13 @@ describe("the read pipeline", () => {
     expect(await read(s, { start: { seqNum: 0 }, until: 130 })).toEqual([0, 1, 2]);
   });
 
-  it("starts at the trim point when asked for records below it", async () => {
+  it("serves records below a trim point until the sweep carries it out, then starts at it", async () => {
     const s = await stream();
     await s.append({ records: [trimRecord(6)] });
+    expect(await read(s, { start: { seqNum: 0 }, count: 2 })).toEqual([0, 1]);
+    s.noteRemoved(6); // the sweep carried it out (its batch 3..5 stays stored, below the mark)
     expect(await read(s, { start: { seqNum: 0 }, count: 2 })).toEqual([6, 7]);
+    expect(await read(s, { start: { seqNum: 4 }, count: 2 })).toEqual([6, 7]);
   });
 
   it("catches up, then follows: a heartbeat at the tail, then live batches as they become durable", async () => {

@@ -95,11 +95,14 @@ describe("a shared stream's stored reader", () => {
     expect(log.batchReads.length, "storage read again after the tail was asked").toBe(reads + 2);
   });
 
-  it("starts at the trim point it knows", async () => {
+  it("starts at the removal mark it knows; a trim not carried out yet hides nothing", async () => {
     const log = new ScriptedSharedLog();
     for (let i = 0; i < 3; i++) log.appendElsewhere(3);
     log.state().trimPoint = 4;
     const { stream } = sharedStream(log, { cache: new BatchCache(0) });
+    expect(run(await stream.reader(-1).next(0, ROOM))).toEqual([0, 0, 3]);
+    log.state().removedBelow = 4;
+    stream.observe(log.state());
     expect(run(await stream.reader(-1).next(0, ROOM))).toEqual([3, 4, 6]);
     expect(log.stateReads.length).toBe(0);
   });

@@ -1,7 +1,7 @@
 /**
  * What one read sees of a local stream's stored records (src/lite/store/stored-reader.ts,
- * LocalReader): runs from the position up to the exact tail, the trim point and expired
- * batches skipped, gaps the sweep left stepped over, and the stored batches read last kept
+ * LocalReader): runs from the position up to the exact tail, what lies below the removal mark
+ * and expired batches skipped (a trim point not yet carried out skips nothing), gaps the sweep left stepped over, and the stored batches read last kept
  * between calls (how many are read at once judged by the last one and the room left).
  */
 import { describe, expect, it } from "vitest";
@@ -23,11 +23,12 @@ function batch(first: number, count: number, arrival = Date.now()): StoredBatch 
 }
 
 /** A local stream's view for the reader: `stored` batches, the state it knows, each read of storage counted. */
-function local(stored: StoredBatch[], known: Partial<StreamStateRecord>, retentionSecs?: number) {
+function local(stored: StoredBatch[], known: Partial<StreamStateRecord>, retentionSecs?: number, removedBelow = 0) {
   const reads: [number, number][] = [];
   const stream = {
     meta: streamMeta(1, retentionSecs === undefined ? {} : { retention_policy: { age: retentionSecs } }),
     known: { nextSeq: 0, lastTimestamp: 0, fencingToken: "", trimPoint: 0, lastArrival: 0, ...known },
+    removedBelow,
     stored,
     readBatches(fromSeq: number, max: number): StoredBatch[] {
       reads.push([fromSeq, max]);
@@ -69,10 +70,12 @@ describe("a local stream's stored reader", () => {
     expect(reads[2], "20 bytes: 1 batch of 3 records of 9 metered bytes").toEqual([12, 1]);
   });
 
-  it("starts at the trim point, never below it", () => {
-    const { reader } = local([batch(0, 3), batch(3, 3), batch(6, 4)], { nextSeq: 10, trimPoint: 4 });
+  it("starts at the removal mark, never below it; a trim point not carried out yet hides nothing", () => {
+    const { reader } = local([batch(0, 3), batch(3, 3), batch(6, 4)], { nextSeq: 10, trimPoint: 4 }, undefined, 4);
     expect(run(reader.next(0, ROOM))).toEqual([3, 4, 6]);
     expect(run(reader.next(6, ROOM))).toEqual([6, 6, 10]);
+    const { reader: pending } = local([batch(0, 3), batch(3, 3)], { nextSeq: 6, trimPoint: 4 });
+    expect(run(pending.next(0, ROOM))).toEqual([0, 0, 3]);
   });
 
   it("steps over expired batches, and over a gap the sweep left", () => {
