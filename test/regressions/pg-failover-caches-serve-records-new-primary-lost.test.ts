@@ -106,6 +106,6 @@ describe("two nodes behind one address that moves to a promoted asynchronous sta
     const past = await a.call("GET", "/v1/streams/s/records", { basin: "failover-fork", query: { seq_num: 30 } });
     expect(past.status, past.text()).toBe(500);
     expect(past.json().code).toBe("stream_tail_went_back");
-    expect(nodes[0]!.stderr()).toMatch(/its tail went back from 40 to 20/);
+    expect(nodes[0]!.stderr()).toMatch(/its tail went back from 40 to 2[02]/); // 22 when the new records landed first;
   }, 120_000);
 });
