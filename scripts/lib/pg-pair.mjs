@@ -123,6 +123,7 @@ export async function startPgPair({ dir: given, port, standby, onLog = () => {} 
     let version;
     try {
       const lit = (s) => c.escapeLiteral(s);
+      await c.query("SET log_min_error_statement = panic"); // a failed statement's text (a password) stays out of the log
       await c.query(`CREATE ROLE svc LOGIN PASSWORD ${lit(passwords.svc)}`);
       await c.query(`CREATE ROLE replicator LOGIN REPLICATION PASSWORD ${lit(passwords.replicator)}`);
       await c.query("CREATE DATABASE svc OWNER svc");
