@@ -3,7 +3,8 @@
  * it starts a PostgreSQL and N svc lite nodes, prints three `export` lines that point svc at all
  * of them, and on Ctrl-C stops every node and the PostgreSQL it started, leaving nothing behind.
  * Run on the embedded PostgreSQL (18) the tests use, and with `--postgres` on PostgreSQL 15, the
- * oldest tested (Debian 12's postgresql-15, which .ci/run installs; skipped without it).
+ * oldest tested (Debian 12's postgresql-15, which .ci/run installs; skipped without it); and with
+ * `--standby`, a failover typed on its stdin.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
+import { startClusterScript } from "../helpers/cluster-script.js";
 import { freePort } from "../helpers/free-port.js";
 import { eventually } from "../helpers/lite.js";
 
@@ -64,6 +66,28 @@ async function tryCluster(args: string[], env: NodeJS.ProcessEnv = {}): Promise<
 describe("npm run cluster", () => {
   it("on the embedded PostgreSQL: three nodes, the export lines, Ctrl-C stops them all", async () => {
     await tryCluster([]);
+  }, 180_000);
+
+  it("with --standby: a synchronous standby, and a failover typed on stdin kills the primary and promotes it", async () => {
+    const first = await freePort();
+    const before = new Set(readdirSync(tmpdir()));
+    const run = await startClusterScript(["--nodes", "1", "--port", String(first), "--standby"]);
+    try {
+      const m = /primary port (\d+), synchronous standby port (\d+)/.exec(run.err());
+      expect(m, run.err()).not.toBeNull();
+      expect(run.err()).toContain(
+        `both servers: postgres://svc@127.0.0.1:${m![1]},127.0.0.1:${m![2]}/svc?target_session_attrs=read-write`,
+      );
+      const made = await runSvc(["basin", "create", "standby-basin-01"], { env: run.vars });
+      expect(made.code, made.stderr).toBe(0);
+      run.child.stdin!.write("failover\n");
+      await eventually(async () => run.err().includes(`failover: the standby (port ${m![2]}) is the primary`), 60_000);
+      expect(run.err()).toMatch(/^\[primary\] /m);
+      expect(run.err()).toMatch(/^\[standby\] .*received promote request/m);
+    } finally {
+      expect(await run.interrupt()).toBe(130);
+    }
+    expect(readdirSync(tmpdir()).filter((n) => !before.has(n))).toEqual([]);
   }, 180_000);
 
   it.skipIf(!pg15)(

@@ -19,13 +19,19 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 
 export const PG_USER = "postgres";
-export const PG_PASSWORD = "svc-test-password";
+/**
+ * The superuser's password, made per run: the first process to load this module makes it and
+ * keeps it in SVC_TEST_PG_PASSWORD, which the test run's workers and every child inherit (a
+ * password written here would let any local user into the server while it runs).
+ */
+export const PG_PASSWORD = (process.env.SVC_TEST_PG_PASSWORD ||= randomBytes(24).toString("base64url"));
 
 /** Restores the binary package's symlinks (what its postinstall does), idempotently. */
 export function hydrateSymlinks() {
