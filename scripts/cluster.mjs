@@ -19,12 +19,6 @@ import pg from "pg";
 import { startPgPair } from "./lib/pg-pair.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-/**
- * With a standby, whether the nodes get both servers' URL (multiHostUrl, which follows the
- * primary through a failover) or the primary's alone. lite takes one host a URL for now: set
- * this to true once it takes several.
- */
-const NODES_USE_MULTI_HOST_URL = false;
 const USAGE = `usage: npm run cluster -- [--nodes N] [--port FIRST] [--standby | --async-standby] [--postgres postgres://USER@HOST:PORT/DB]
   --nodes N         how many svc lite nodes (default 3)
   --port FIRST      the first node's port; the others follow (default 4301)
@@ -164,7 +158,8 @@ async function main() {
       starting = startPgPair({ dir: made, standby: o.standby, onLog: (who, line) => say(`[${who}] ${line}`) });
       pair = await starting;
       if (stopping) return; // Ctrl-C meanwhile: stop() stops it
-      storage = o.standby && NODES_USE_MULTI_HOST_URL ? pair.multiHostUrl : pair.url;
+      // With a standby, both hosts: the nodes follow the primary through a failover.
+      storage = o.standby ? pair.multiHostUrl : pair.url;
       args.push("--storage-password-file", pair.passwordFile);
       delete env.PGPASSWORD;
       const { primary, standby } = pair.servers;

@@ -84,6 +84,14 @@ describe("npm run cluster", () => {
       await eventually(async () => run.err().includes(`failover: the standby (port ${m![2]}) is the primary`), 60_000);
       expect(run.err()).toMatch(/^\[primary\] /m);
       expect(run.err()).toMatch(/^\[standby\] .*received promote request/m);
+      // The nodes were given both hosts: they find the promoted standby by themselves.
+      await eventually(
+        async () => (await runSvc(["basin", "create", "standby-basin-02"], { env: run.vars })).code === 0,
+        30_000,
+      );
+      const listed = await runSvc(["basin", "list"], { env: run.vars });
+      expect(listed.stdout).toContain("standby-basin-01");
+      expect(listed.stdout).toContain("standby-basin-02");
     } finally {
       expect(await run.interrupt()).toBe(130);
     }
