@@ -32,8 +32,12 @@ interface SseOptions extends PumpOptions {
 export function parseLastEventId(value: string): { seqNum: number; count: number; bytes: number } {
   const m = /^([0-9]+),([0-9]+),([0-9]+)$/.exec(value.trim());
   const nums = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [];
-  if (!m || !nums.every(Number.isSafeInteger))
-    throw serverError("bad_header", `invalid Last-Event-ID ${JSON.stringify(value)}: expected seq_num,count,bytes`);
+  if (!m || !nums.every(Number.isSafeInteger)) {
+    // Quoted cut: a header of any length is not echoed back whole.
+    const shown =
+      value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}… (${value.length} characters)` : JSON.stringify(value);
+    throw serverError("bad_header", `invalid Last-Event-ID ${shown}: expected seq_num,count,bytes`);
+  }
   return { seqNum: nums[0]!, count: nums[1]!, bytes: nums[2]! };
 }
 
