@@ -190,6 +190,7 @@ export async function openLite(opts: LiteOptions): Promise<RunningLite> {
     cors: { origins: opts.corsOrigins, hosts: opts.allowHosts },
     log: requestLog,
     timeouts: opts.timeouts,
+    bounds: opts.bounds,
     appendBudgetBytes: opts.appendBudgetBytes,
     metrics,
     location: opts.location,

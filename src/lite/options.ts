@@ -13,7 +13,7 @@ import { localLiteDataDir } from "../local-lite.js";
 import { readChosenSecret } from "./data-dir.js";
 import { usage } from "./option-readers.js";
 import { SETTINGS, type Setting, type SettingName, type SettingValues } from "./option-table.js";
-import type { ServerTimeouts } from "./server.js";
+import type { ServerBounds, ServerTimeouts } from "./server.js";
 import type { PgTimings } from "./storage/pg/backend.js";
 import { parsePgUrl, type PgConfig } from "./storage/pg/config.js";
 import type { SelfTiming } from "./tls-cert.js";
@@ -50,6 +50,8 @@ export interface LiteOptions {
   pgTimings: PgTimings;
   /** Slow and idle clients, and acks left unread (server.ts). */
   timeouts: ServerTimeouts;
+  /** What one client may hold: answers unsent, streams, connections (server.ts). */
+  bounds: ServerBounds;
   /** The in-flight append budget all sessions share, bytes (session/append-limits.ts). */
   appendBudgetBytes: number;
   /** Where the server runs: its own thread (thread.ts), or the main thread (profiling). */
@@ -145,6 +147,12 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
       migrationWaitMs: v.migrationWaitMs,
     },
     timeouts: { headersMs: v.headersMs, idleMs: v.idleMs, bodyGraceMs: v.bodyGraceMs, ackStallMs: v.ackStallMs },
+    bounds: {
+      answerFlushMs: v.answerFlushMs,
+      unsentAnswers: v.unsentAnswers,
+      h2MaxStreams: v.h2MaxStreams,
+      connectionsPerAddress: v.connectionsPerAddress,
+    },
     appendBudgetBytes: v.appendBudgetBytes,
     thread: v.thread,
     help: v.help,

@@ -84,8 +84,13 @@ export abstract class ResponseStream implements SessionIO {
   }
 
   end(): void {
-    if (!this.ioClosed && !this.res.writableEnded) this.res.end();
+    if (this.ioClosed || this.res.writableEnded) return;
+    this.res.end();
+    this.ended();
   }
+
+  /** Told when the response's end is written (it may still wait to be sent). */
+  protected ended(): void {}
 
   /** Cuts the response off (no end: the client sees a lost connection). */
   abort(): void {
@@ -95,4 +100,16 @@ export abstract class ResponseStream implements SessionIO {
       stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
     else (this.res as ServerResponse).destroy();
   }
+}
+
+/**
+ * HTTP/2: ends a stream whose request body is still arriving, once the answer is out. On a
+ * timer, not from the stream's "finish" (nor setImmediate): a RST_STREAM submitted while the
+ * session is still writing, as it is then, is never sent when the answer waits for the
+ * client's window (Node 20), and the stream would stay open.
+ */
+export function resetH2(res: Http2ServerResponse): void {
+  setTimeout(() => {
+    if (!res.stream.destroyed) res.stream.close(h2constants.NGHTTP2_NO_ERROR);
+  }, 0);
 }
