@@ -74,4 +74,16 @@ export const BOUNDS = {
     read: whole(1, Number.MAX_SAFE_INTEGER, "a whole number of bytes, at least 1"),
     doc: "the in-flight append budget all append sessions share; each may hold an eighth of it, at most 16 MiB",
   }),
+  readSessionsPerToken: bound({
+    env: "SVC_LITE_READ_SESSIONS_PER_TOKEN",
+    default: 10_000,
+    read: count(1),
+    doc: "how many read sessions (svc/proto and SSE) one bearer token may have open at once, on any connections",
+  }),
+  readSessionsPerConnection: bound({
+    env: "SVC_LITE_READ_SESSIONS_PER_CONNECTION",
+    default: 1000,
+    read: count(1),
+    doc: "how many read sessions one connection may have open at once",
+  }),
 };

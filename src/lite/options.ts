@@ -50,7 +50,7 @@ export interface LiteOptions {
   pgTimings: PgTimings;
   /** Slow and idle clients, and acks left unread (server.ts). */
   timeouts: ServerTimeouts;
-  /** What one client may hold: answers unsent, streams, connections (server.ts). */
+  /** What one client may hold: answers unsent, streams, connections, read sessions (server.ts). */
   bounds: ServerBounds;
   /** The in-flight append budget all sessions share, bytes (session/append-limits.ts). */
   appendBudgetBytes: number;
@@ -152,6 +152,8 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
       unsentAnswers: v.unsentAnswers,
       h2MaxStreams: v.h2MaxStreams,
       connectionsPerAddress: v.connectionsPerAddress,
+      readSessionsPerToken: v.readSessionsPerToken,
+      readSessionsPerConnection: v.readSessionsPerConnection,
     },
     appendBudgetBytes: v.appendBudgetBytes,
     thread: v.thread,

@@ -21,6 +21,7 @@ import { sniffProtocol } from "./sniff.js";
 import { UnsentAnswers } from "./http/unsent-answers.js";
 import type { Store } from "./store/store.js";
 import { AppendLimits } from "./session/append-limits.js";
+import { ReadLimits } from "./session/read-limits.js";
 import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
@@ -53,13 +54,16 @@ export interface ServerTimeouts {
 /**
  * What one client may hold of the server (option-bounds.ts; docs/security.md says what each
  * protects): complete answers waiting to be sent (http/unsent-answers.ts), HTTP/2 streams per
- * connection, connections per address.
+ * connection, connections per address, read sessions per token and per connection
+ * (session/read-limits.ts).
  */
 export interface ServerBounds {
   answerFlushMs: number;
   unsentAnswers: number;
   h2MaxStreams: number;
   connectionsPerAddress: number;
+  readSessionsPerToken: number;
+  readSessionsPerConnection: number;
 }
 
 interface ServerDeps {
@@ -84,6 +88,7 @@ export class LiteServer {
   private readonly http2;
   private readonly drain = new DrainSignal();
   private readonly appendLimits: AppendLimits;
+  private readonly readLimits: ReadLimits;
   private readonly sockets = new Set<Socket>();
   /** Open connections by client address. */
   private readonly perAddress = new Map<string, number>();
@@ -98,6 +103,7 @@ export class LiteServer {
     this.http2 = createH2Server({
       settings: { initialWindowSize: H2_INITIAL_WINDOW, maxConcurrentStreams: bounds.h2MaxStreams },
     });
+    this.readLimits = new ReadLimits(bounds.readSessionsPerToken, bounds.readSessionsPerConnection);
     const unsent = new UnsentAnswers(bounds.answerFlushMs, bounds.unsentAnswers);
     this.appendLimits = new AppendLimits(deps.appendBudgetBytes, timeouts.ackStallMs);
     this.http1 = createHttpServer({
@@ -113,7 +119,12 @@ export class LiteServer {
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
       const ex = new Exchange(req, res, pace, unsent);
-      void route(ex, { ...deps, drain: this.drain, appendLimits: this.appendLimits }).finally(() => {
+      void route(ex, {
+        ...deps,
+        drain: this.drain,
+        appendLimits: this.appendLimits,
+        readLimits: this.readLimits,
+      }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };

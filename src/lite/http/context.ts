@@ -4,6 +4,7 @@ import type { Access, Resources } from "../auth/decision.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
 import type { AppendLimits } from "../session/append-limits.js";
+import type { ReadLimits } from "../session/read-limits.js";
 import type { Drain } from "../session/io.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
@@ -20,6 +21,8 @@ export interface HeadContext {
   log: (msg: string) => void;
   /** What append sessions may hold: in-flight bytes (shared, per token, per connection) and time. */
   appendLimits: AppendLimits;
+  /** How many read sessions one token, and one connection, may have open. */
+  readLimits: ReadLimits;
   /** Metrics; undefined with --no-metrics. */
   metrics?: LiteMetrics | undefined;
   /** The server's one location (A13–A15). */

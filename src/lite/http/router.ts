@@ -16,6 +16,7 @@ import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import { basinExists } from "../store/basins.js";
 import type { AppendLimits } from "../session/append-limits.js";
+import type { ReadLimits } from "../session/read-limits.js";
 import type { Drain } from "../session/io.js";
 import { answerHealth } from "./health.js";
 import type { Handler, HeadContext } from "./context.js";
@@ -63,6 +64,7 @@ interface RouterDeps {
   drain: Drain;
   log: (msg: string) => void;
   appendLimits: AppendLimits;
+  readLimits: ReadLimits;
   metrics?: LiteMetrics | undefined;
   location: string;
 }
@@ -168,6 +170,7 @@ async function handle(ex: Exchange, deps: RouterDeps, r: Route, e: Endpoint, raw
     drain: deps.drain,
     log: deps.log,
     appendLimits: deps.appendLimits,
+    readLimits: deps.readLimits,
     metrics: deps.metrics,
     location: deps.location,
   };

@@ -96,16 +96,11 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
 }
 
 /**
- * This session's event and id lines before the shared data line: one piece when the data is
- * small (a write is the dearest part of a delivery; a copy of a few hundred bytes is not), two
- * when copying it would cost more than the second write.
+ * This session's event and id lines, then the data line every follower of the stream shares: two
+ * pieces written as one (io.writeNow), never a copy of the data per session, at any size.
  */
 function withHead(head: string, data: Uint8Array): Uint8Array[] {
-  if (data.length > 16 * 1024) return [encoder.encode(head), data];
-  const out = Buffer.allocUnsafe(head.length + data.length);
-  out.write(head, 0, "latin1");
-  out.set(data, head.length);
-  return [out];
+  return [encoder.encode(head), data];
 }
 
 function errorEvent(err: SvcError): string {
