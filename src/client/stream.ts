@@ -20,7 +20,7 @@ import { encodeReadQuery } from "../wire/read-query.js";
 import type { OpenExchange } from "./session-frames.js";
 import type { ReadOnce } from "./unary-read.js";
 import { badInput } from "./bad-record.js";
-import { clientTestFault } from "./test-fault.js";
+import type { ClientTestFault } from "./test-fault.js";
 
 export type ReadTransport = "session" | "sse" | "unary";
 
@@ -34,7 +34,11 @@ export interface ReadOptions extends Omit<ReadSessionOptions, "start" | "limits"
  * Per-appender options; compression, the ack idle bound and connect retries come from the
  * client's settings (caller.ts), and may be set here for this appender.
  */
-export type StreamAppenderOptions = AppenderOptions & AppendSessionOptions;
+export type StreamAppenderOptions = AppenderOptions &
+  AppendSessionOptions & {
+    /** A deliberate bug, for checking the reliability checkers only (test-fault.ts). Never set it otherwise. */
+    testFault?: ClientTestFault;
+  };
 
 export type UnaryEncoding = "json" | "protobuf";
 
@@ -133,7 +137,7 @@ export class StreamClient {
   async appender(opts: StreamAppenderOptions = {}): Promise<Appender> {
     const { Appender } = await import("./appender.js");
     const { UnaryAppends } = await import("./unary-appends.js");
-    const { transport, maxInflightBytes, ...sessionOpts } = opts;
+    const { transport, maxInflightBytes, testFault: fault, ...sessionOpts } = opts;
     const own: AppenderOptions = {
       ...(transport ? { transport } : {}),
       ...(maxInflightBytes !== undefined ? { maxInflightBytes } : {}),
@@ -141,7 +145,6 @@ export class StreamClient {
     const unary = (): AppendLane => new UnaryAppends((input) => this.sendAppend(input));
     if (transport === "unary") return new Appender({ unary }, own);
     const { AppendSession } = await import("./append-session.js");
-    const fault = clientTestFault();
     const faults = fault && (await import("./faults.js"));
     const { compression, ackTimeoutMs, retries } = this.caller.policy;
     const session = (): AppendLane => {

@@ -197,6 +197,7 @@ export async function openLite(opts: LiteOptions, clock: () => number = Date.now
     cors: { origins: opts.corsOrigins, hosts: opts.allowHosts },
     log: requestLog,
     timeouts: opts.timeouts,
+    bounds: opts.bounds,
     appendBudgetBytes: opts.appendBudgetBytes,
     metrics,
     location: opts.location,

@@ -20,6 +20,7 @@ import {
   thread,
   whole,
 } from "./option-readers.js";
+import { BOUNDS } from "./option-bounds.js";
 
 interface Common {
   /** The command-line flag, without `--`; absent: set in the environment only. */
@@ -177,49 +178,7 @@ export const SETTINGS = {
     read: ms(1),
     doc: "how often the metrics a node counted are written to storage, at most",
   }),
-  headersMs: value({
-    env: "SVC_LITE_HEADERS_TIMEOUT_MS",
-    unit: "ms",
-    default: 30_000,
-    read: ms(1),
-    doc: "how long a connection may take to send its first bytes, then a whole HTTP/1.1 request head",
-  }),
-  idleMs: value({
-    env: "SVC_LITE_IDLE_TIMEOUT_MS",
-    unit: "ms",
-    default: 300_000,
-    read: ms(1),
-    doc: "how long an HTTP/2 connection may carry no frames either way before it is closed",
-  }),
-  bodyGraceMs: value({
-    env: "SVC_LITE_BODY_GRACE_MS",
-    unit: "ms",
-    default: 10_000,
-    read: ms(1),
-    doc: "how long a request body read whole may take before it must keep arriving at 8 KiB/s",
-  }),
-  ackStallMs: value({
-    env: "SVC_LITE_ACK_STALL_MS",
-    unit: "ms",
-    default: 30_000,
-    read: ms(1),
-    doc: "how long an append session's acks may wait unread before the session is ended",
-  }),
-  heartbeatMs: value({
-    env: "SVC_LITE_HEARTBEAT_MS",
-    unit: "ms",
-    default: 15_000,
-    read: whole(3, 15_000, "a whole number of milliseconds from 3 to 15000"),
-    doc: "the longest a read session or SSE read waiting at the tail goes without a message: heartbeats come at random intervals from a third of it up to it",
-  }),
-  appendBudgetBytes: value({
-    env: "SVC_LITE_APPEND_BUDGET_BYTES",
-    unit: "bytes",
-    default: 128 << 20,
-    shown: "128 MiB",
-    read: whole(1, Number.MAX_SAFE_INTEGER, "a whole number of bytes, at least 1"),
-    doc: "the in-flight append budget all append sessions share; each may hold an eighth of it, at most 16 MiB",
-  }),
+  ...BOUNDS,
   pgPollMs: value({
     env: "SVC_LITE_PG_POLL_MS",
     unit: "ms",

@@ -13,7 +13,7 @@ import { localLiteDataDir } from "../local-lite.js";
 import { readChosenSecret } from "./data-dir.js";
 import { usage } from "./option-readers.js";
 import { SETTINGS, type Setting, type SettingName, type SettingValues } from "./option-table.js";
-import type { ServerTimeouts } from "./server.js";
+import type { ServerBounds, ServerTimeouts } from "./server.js";
 import type { PgTimings } from "./storage/pg/backend.js";
 import { parsePgUrl, type PgConfig } from "./storage/pg/config.js";
 import type { SelfTiming } from "./tls-cert.js";
@@ -50,6 +50,8 @@ export interface LiteOptions {
   pgTimings: PgTimings;
   /** Slow and idle clients, acks left unread, and heartbeat spacing (server.ts). */
   timeouts: ServerTimeouts;
+  /** What one client may hold: answers unsent, streams, connections, read sessions (server.ts). */
+  bounds: ServerBounds;
   /** The in-flight append budget all sessions share, bytes (session/append-limits.ts). */
   appendBudgetBytes: number;
   /** Where the server runs: its own thread (thread.ts), or the main thread (profiling). */
@@ -150,6 +152,14 @@ export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {
       bodyGraceMs: v.bodyGraceMs,
       ackStallMs: v.ackStallMs,
       heartbeatMs: v.heartbeatMs,
+    },
+    bounds: {
+      answerFlushMs: v.answerFlushMs,
+      unsentAnswers: v.unsentAnswers,
+      h2MaxStreams: v.h2MaxStreams,
+      connectionsPerAddress: v.connectionsPerAddress,
+      readSessionsPerToken: v.readSessionsPerToken,
+      readSessionsPerConnection: v.readSessionsPerConnection,
     },
     appendBudgetBytes: v.appendBudgetBytes,
     thread: v.thread,

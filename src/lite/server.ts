@@ -18,8 +18,10 @@ import { Exchange } from "./http/exchange.js";
 import { route, type CorsPolicy } from "./http/router.js";
 import { BODY_BYTES_PER_SECOND, type BodyPace } from "./http/request-body.js";
 import { sniffProtocol } from "./sniff.js";
+import { UnsentAnswers } from "./http/unsent-answers.js";
 import type { Store } from "./store/store.js";
 import { AppendLimits } from "./session/append-limits.js";
+import { ReadLimits } from "./session/read-limits.js";
 import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
 
@@ -51,12 +53,28 @@ export interface ServerTimeouts {
   heartbeatMs: number;
 }
 
+/**
+ * What one client may hold of the server (option-bounds.ts; docs/security.md says what each
+ * protects): complete answers waiting to be sent (http/unsent-answers.ts), HTTP/2 streams per
+ * connection, connections per address, read sessions per token and per connection
+ * (session/read-limits.ts).
+ */
+export interface ServerBounds {
+  answerFlushMs: number;
+  unsentAnswers: number;
+  h2MaxStreams: number;
+  connectionsPerAddress: number;
+  readSessionsPerToken: number;
+  readSessionsPerConnection: number;
+}
+
 interface ServerDeps {
   store: Store;
   auth: Auth;
   cors: CorsPolicy;
   log: (msg: string) => void;
   timeouts: ServerTimeouts;
+  bounds: ServerBounds;
   /** The in-flight append budget all sessions share, bytes (session/append-limits.ts). */
   appendBudgetBytes: number;
   /** Metrics (undefined with --no-metrics) and the server's one location. */
@@ -69,10 +87,13 @@ interface ServerDeps {
 export class LiteServer {
   private readonly net = createNetServer({ pauseOnConnect: false });
   private readonly http1;
-  private readonly http2 = createH2Server({ settings: { initialWindowSize: H2_INITIAL_WINDOW } });
+  private readonly http2;
   private readonly drain = new DrainSignal();
   private readonly appendLimits: AppendLimits;
+  private readonly readLimits: ReadLimits;
   private readonly sockets = new Set<Socket>();
+  /** Open connections by client address. */
+  private readonly perAddress = new Map<string, number>();
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;
   private idleWaiters: (() => void)[] = [];
@@ -80,7 +101,12 @@ export class LiteServer {
   private readonly tls: TlsServer | undefined;
 
   constructor(deps: ServerDeps) {
-    const { timeouts } = deps;
+    const { timeouts, bounds } = deps;
+    this.http2 = createH2Server({
+      settings: { initialWindowSize: H2_INITIAL_WINDOW, maxConcurrentStreams: bounds.h2MaxStreams },
+    });
+    this.readLimits = new ReadLimits(bounds.readSessionsPerToken, bounds.readSessionsPerConnection);
+    const unsent = new UnsentAnswers(bounds.answerFlushMs, bounds.unsentAnswers);
     this.appendLimits = new AppendLimits(deps.appendBudgetBytes, timeouts.ackStallMs);
     this.http1 = createHttpServer({
       headersTimeout: timeouts.headersMs,
@@ -94,9 +120,14 @@ export class LiteServer {
     const pace: BodyPace = { graceMs: timeouts.bodyGraceMs, bytesPerSecond: BODY_BYTES_PER_SECOND };
     const onRequest = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
       this.inflight++;
-      const ex = new Exchange(req, res, pace);
-      const heartbeatMs = timeouts.heartbeatMs;
-      void route(ex, { ...deps, drain: this.drain, appendLimits: this.appendLimits, heartbeatMs }).finally(() => {
+      const ex = new Exchange(req, res, pace, unsent);
+      void route(ex, {
+        ...deps,
+        drain: this.drain,
+        appendLimits: this.appendLimits,
+        readLimits: this.readLimits,
+        heartbeatMs: timeouts.heartbeatMs,
+      }).finally(() => {
         if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     };
@@ -128,9 +159,9 @@ export class LiteServer {
       this.tls.on("tlsClientError", (_e: Error, secure: TLSSocket) => secure.destroy());
     }
     this.net.on("connection", (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
       socket.on("error", () => undefined);
+      if (!this.admit(socket, bounds.connectionsPerAddress)) return void socket.destroy();
+      this.sockets.add(socket);
       if (this.tls) return void this.tls.emit("connection", socket);
       sniffProtocol(socket, timeouts.headersMs, (protocol, head) => {
         if (head.length > 0) socket.unshift(head);
@@ -144,6 +175,21 @@ export class LiteServer {
         }
       });
     });
+  }
+
+  /** Counts `socket` against its address's cap: false (not counted) when the address has its fill. */
+  private admit(socket: Socket, cap: number): boolean {
+    const address = socket.remoteAddress ?? "";
+    const open = this.perAddress.get(address) ?? 0;
+    if (open >= cap) return false;
+    this.perAddress.set(address, open + 1);
+    socket.on("close", () => {
+      this.sockets.delete(socket);
+      const left = (this.perAddress.get(address) ?? 1) - 1;
+      if (left === 0) this.perAddress.delete(address);
+      else this.perAddress.set(address, left);
+    });
+    return true;
   }
 
   /** Serves another certificate to every new TLS connection (a renewed --tls-self one). */

@@ -15,6 +15,8 @@ export interface FaultProxy {
   readonly cuts: number;
   /** Bytes forwarded from the server so far. */
   readonly serverBytes: number;
+  /** Bytes received from clients so far (black-holed ones included). */
+  readonly clientBytes: number;
   /** Cuts every open connection now. */
   cutAll(): void;
   /** Cuts each connection after it has carried `n` more bytes from the server. */
@@ -44,6 +46,7 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
   let accepted = 0;
   let cuts = 0;
   let serverBytes = 0;
+  let clientBytes = 0;
   let holes = false;
   let perConnection: (() => number) | undefined;
   let delivered = false;
@@ -68,6 +71,7 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
     client.on("error", drop).on("close", drop);
     upstream.on("error", drop).on("close", drop);
     client.on("data", (chunk: Buffer) => {
+      clientBytes += chunk.length;
       if (!holes && !upstream.write(chunk)) client.pause();
     });
     upstream.on("drain", () => client.resume());
@@ -110,6 +114,9 @@ export async function startFaultProxy(targetPort: number, targetHost = "127.0.0.
     },
     get serverBytes() {
       return serverBytes;
+    },
+    get clientBytes() {
+      return clientBytes;
     },
     cutAll() {
       for (const p of [...pairs]) cut(p);

@@ -201,29 +201,44 @@ export async function acksOf(
   const conn = http2.connect(url);
   conn.on("error", () => undefined);
   try {
-    const s = conn.request(headers);
-    const parser = new FrameParser();
-    const acks: number[] = [];
-    const all = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${acks.length} of ${frames.length} acks in ${ms} ms`)), ms);
-      s.on("error", (e) => reject(e));
-      s.on("data", (c: Buffer) => {
-        parser.push(c);
-        for (let f = parser.next(); f; f = parser.next()) {
-          if (f.terminal) return reject(new Error(`terminal frame: ${Buffer.from(f.payload).toString()}`));
-          acks.push(decodeAppendAck(f.payload).end.seqNum);
-        }
-        if (acks.length >= frames.length) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-    for (const f of frames) s.write(f);
-    await all;
-    s.end();
-    return acks;
+    return await acksOn(conn, headers, frames, ms);
   } finally {
     conn.close();
   }
+}
+
+/** As acksOf, on a connection the caller owns (one it shares with other sessions). */
+export async function acksOn(
+  conn: http2.ClientHttp2Session,
+  headers: http2.OutgoingHttpHeaders,
+  frames: Uint8Array[],
+  ms = 10_000,
+): Promise<number[]> {
+  const s = conn.request(headers);
+  const parser = new FrameParser();
+  const acks: number[] = [];
+  const all = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${acks.length} of ${frames.length} acks in ${ms} ms`)), ms);
+    s.on("error", (e) => reject(e));
+    s.on("data", (c: Buffer) => {
+      parser.push(c);
+      for (let f = parser.next(); f; f = parser.next()) {
+        if (f.terminal) return reject(new Error(`terminal frame: ${Buffer.from(f.payload).toString()}`));
+        acks.push(decodeAppendAck(f.payload).end.seqNum);
+      }
+      if (acks.length >= frames.length) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  for (const f of frames) s.write(f);
+  try {
+    await all;
+  } catch (e) {
+    s.close();
+    throw e;
+  }
+  s.end();
+  return acks;
 }

@@ -22,6 +22,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { FrameParser } from "../../src/wire/framing.js";
 import { startLite, type Lite } from "../helpers/lite.js";
+
+/** L3 opens 2,000 connections from one address; lite's default cap is 256 (docs/security.md). */
+const MANY_CONNECTIONS = { SVC_LITE_CONNECTIONS_PER_ADDRESS: "4096" };
 import { tierCount } from "../helpers/tier.js";
 
 const FANOUT_SECONDS = tierCount(5, 60, "LOAD_FANOUT_SECONDS");
@@ -41,7 +44,7 @@ const pct = (xs: number[], p: number): number => {
 };
 
 beforeAll(async () => {
-  lite = await startLite();
+  lite = await startLite({ env: MANY_CONNECTIONS });
   client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
   await client.basins.create(basin);
 });
@@ -141,7 +144,7 @@ describe("load", () => {
     // on a fresh server: the heap high-water mark L1's 200 busy readers leave behind is not theirs.
     await client.close();
     await lite.stop();
-    lite = await startLite();
+    lite = await startLite({ env: MANY_CONNECTIONS });
     client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
     await client.basins.create(basin);
     await client.basin(basin).streams.create("idle");

@@ -152,8 +152,6 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
   return withFault(undefined, async (lite, admin) => {
     await admin.basin("seeded-bugs").streams.create("cuts");
     const proxy = await startFaultProxy(Number(new URL(lite.url).port));
-    const saved = { on: process.env.SVC_CLIENT_TEST_FAULTS, name: process.env.SVC_CLIENT_TEST_FAULT };
-    if (fault) Object.assign(process.env, { SVC_CLIENT_TEST_FAULTS: "enabled", SVC_CLIENT_TEST_FAULT: fault });
     const c = new SvcClient({
       accountEndpoint: proxy.url,
       basinEndpoint: proxy.url,
@@ -167,7 +165,9 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
       const cutter = setInterval(() => proxy.cutAll(), 150);
       let n = 0;
       while (!stop.aborted) {
-        const session = await s.appender({ ackTimeoutMs: 5_000, reconnectBudgetMs: 5_000 }).catch(() => undefined);
+        const session = await s
+          .appender({ ackTimeoutMs: 5_000, reconnectBudgetMs: 5_000, ...(fault ? { testFault: fault } : {}) })
+          .catch(() => undefined);
         if (!session) continue;
         let failed = false;
         const inflight = new Set<Promise<unknown>>();
@@ -197,10 +197,6 @@ function sessionsThroughCuts(fault: "resend-indefinite" | undefined): Promise<Ve
       await d.close();
       return verify(rec.history({ cuts: final }));
     } finally {
-      if (saved.on === undefined) delete process.env.SVC_CLIENT_TEST_FAULTS;
-      else process.env.SVC_CLIENT_TEST_FAULTS = saved.on;
-      if (saved.name === undefined) delete process.env.SVC_CLIENT_TEST_FAULT;
-      else process.env.SVC_CLIENT_TEST_FAULT = saved.name;
       await c.close();
       await proxy.close();
     }

@@ -4,6 +4,7 @@ import type { Access, Resources } from "../auth/decision.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
 import type { AppendLimits } from "../session/append-limits.js";
+import type { ReadLimits } from "../session/read-limits.js";
 import type { Drain } from "../session/io.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
@@ -22,6 +23,8 @@ export interface HeadContext {
   appendLimits: AppendLimits;
   /** The longest a read session waiting at the tail goes without a message; heartbeats from a third of it up to it. */
   heartbeatMs: number;
+  /** How many read sessions one token, and one connection, may have open. */
+  readLimits: ReadLimits;
   /** Metrics; undefined with --no-metrics. */
   metrics?: LiteMetrics | undefined;
   /** The server's one location (A13–A15). */

@@ -12,7 +12,7 @@
  * - Once its head is sent, the response is a stream (response-stream.ts).
  */
 import type { ServerResponse } from "node:http";
-import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { Socket } from "node:net";
 import { serverError, SvcError } from "../../errors.js";
 import {
@@ -24,7 +24,8 @@ import {
 } from "../../wire/compression.js";
 import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
 import { BodyRefused, readWhole, tooLarge, type BodyPace } from "./request-body.js";
-import { ResponseStream, type Req, type Res } from "./response-stream.js";
+import { resetH2, ResponseStream, type Req, type Res } from "./response-stream.js";
+import type { UnsentAnswers } from "./unsent-answers.js";
 
 const SVC = HEADER_NAMES.svc;
 const S2 = HEADER_NAMES.s2;
@@ -66,6 +67,7 @@ export class Exchange extends ResponseStream {
     req: Req,
     res: Res,
     private readonly pace: BodyPace,
+    private readonly unsent: UnsentAnswers,
   ) {
     super(req, res);
     this.method = (req.method ?? "GET").toUpperCase();
@@ -222,17 +224,28 @@ export class Exchange extends ResponseStream {
       }
     }
     out["content-length"] = String(payload.length);
-    if (this.writeHead(status, out)) this.res.end(payload);
+    if (this.writeHead(status, out)) this.endWith(payload);
   }
 
   sendEmpty(status: number, headers: Headers = {}): void {
-    if (this.writeHead(status, { ...headers, "content-length": "0" })) this.res.end();
+    if (this.writeHead(status, { ...headers, "content-length": "0" })) this.endWith();
   }
 
   sendText(status: number, text: string): void {
     const body = Buffer.from(text, "utf8");
     if (this.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": String(body.length) }))
-      this.res.end(body);
+      this.endWith(body);
+  }
+
+  private endWith(body?: Uint8Array): void {
+    if (body === undefined) this.res.end();
+    else this.res.end(body);
+    this.ended();
+  }
+
+  /** A complete answer must be sent in time, and a connection holds few unsent (unsent-answers.ts). */
+  protected override ended(): void {
+    this.unsent.completed(this);
   }
 
   /**
@@ -279,16 +292,4 @@ export class Exchange extends ResponseStream {
     (this.res as ServerResponse).writeHead(status, headers);
     return true;
   }
-}
-
-/**
- * HTTP/2: ends a stream whose request body is still arriving, once the answer is out. On a
- * timer, not from the stream's "finish" (nor setImmediate): a RST_STREAM submitted while the
- * session is still writing, as it is then, is never sent when the answer waits for the
- * client's window (Node 20), and the stream would stay open.
- */
-function resetH2(res: Http2ServerResponse): void {
-  setTimeout(() => {
-    if (!res.stream.destroyed) res.stream.close(h2constants.NGHTTP2_NO_ERROR);
-  }, 0);
 }

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
-import { LIVE_SLACK_BYTES, type SessionIO } from "../session/io.js";
+import { LIVE_SLACK_BYTES, LIVE_SLACK_WRITES, type SessionIO } from "../session/io.js";
 
 export type Req = IncomingMessage | Http2ServerRequest;
 export type Res = ServerResponse | Http2ServerResponse;
@@ -61,31 +61,51 @@ export abstract class ResponseStream implements SessionIO {
   writeNow(pieces: readonly Uint8Array[]): boolean {
     if (this.ioClosed) return true;
     const res = this.res as ServerResponse;
-    for (const p of pieces) res.write(p);
+    this.liveUnsent++;
+    // One write of several pieces (no copy: each goes out as it is, shared with other sessions).
+    if (pieces.length > 1) res.cork();
+    for (let i = 0; i < pieces.length; i++) res.write(pieces[i]!, i === pieces.length - 1 ? this.liveSent : undefined);
+    if (pieces.length > 1) res.uncork();
     // The HTTP/2 compatibility response does not count what waits; its stream does.
     const waiting = (this.res as Http2ServerResponse).stream?.writableLength ?? res.writableLength;
-    return waiting <= LIVE_SLACK_BYTES;
+    return waiting <= LIVE_SLACK_BYTES && this.liveUnsent <= LIVE_SLACK_WRITES;
   }
+
+  /** Live writes not yet sent, and who waits for them all to be. */
+  private liveUnsent = 0;
+  private liveWaiters: (() => void)[] = [];
+  private readonly liveSent = (): void => {
+    if (--this.liveUnsent === 0) for (const w of this.liveWaiters.splice(0)) w();
+  };
 
   drained(): Promise<void> {
     const res = this.res as ServerResponse;
     // The HTTP/2 compatibility response does not say; its stream does.
     const stream = (this.res as Http2ServerResponse).stream as { writableNeedDrain?: boolean } | undefined;
-    if (this.ioClosed || !(res.writableNeedDrain ?? stream?.writableNeedDrain)) return Promise.resolve();
+    const ready = (): boolean =>
+      this.ioClosed || (!(res.writableNeedDrain ?? stream?.writableNeedDrain) && this.liveUnsent === 0);
+    if (ready()) return Promise.resolve();
     return new Promise((resolve) => {
-      const done = (): void => {
-        res.off("drain", done);
-        res.off("close", done);
+      const check = (): void => {
+        if (!ready()) return;
+        res.off("drain", check);
+        res.off("close", check);
         resolve();
       };
-      res.once("drain", done);
-      res.once("close", done);
+      res.on("drain", check);
+      res.on("close", check);
+      this.liveWaiters.push(check);
     });
   }
 
   end(): void {
-    if (!this.ioClosed && !this.res.writableEnded) this.res.end();
+    if (this.ioClosed || this.res.writableEnded) return;
+    this.res.end();
+    this.ended();
   }
+
+  /** Told when the response's end is written (it may still wait to be sent). */
+  protected ended(): void {}
 
   /** Cuts the response off (no end: the client sees a lost connection). */
   abort(): void {
@@ -95,4 +115,16 @@ export abstract class ResponseStream implements SessionIO {
       stream.close(h2constants.NGHTTP2_INTERNAL_ERROR); // this stream only
     else (this.res as ServerResponse).destroy();
   }
+}
+
+/**
+ * HTTP/2: ends a stream whose request body is still arriving, once the answer is out. On a
+ * timer, not from the stream's "finish" (nor setImmediate): a RST_STREAM submitted while the
+ * session is still writing, as it is then, is never sent when the answer waits for the
+ * client's window (Node 20), and the stream would stay open.
+ */
+export function resetH2(res: Http2ServerResponse): void {
+  setTimeout(() => {
+    if (!res.stream.destroyed) res.stream.close(h2constants.NGHTTP2_NO_ERROR);
+  }, 0);
 }

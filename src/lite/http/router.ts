@@ -16,6 +16,7 @@ import { requestBasin } from "./params.js";
 import type { Store } from "../store/store.js";
 import { basinExists } from "../store/basins.js";
 import type { AppendLimits } from "../session/append-limits.js";
+import type { ReadLimits } from "../session/read-limits.js";
 import type { Drain } from "../session/io.js";
 import { answerHealth } from "./health.js";
 import type { Handler, HeadContext } from "./context.js";
@@ -64,6 +65,7 @@ interface RouterDeps {
   log: (msg: string) => void;
   appendLimits: AppendLimits;
   heartbeatMs: number;
+  readLimits: ReadLimits;
   metrics?: LiteMetrics | undefined;
   location: string;
 }
@@ -170,6 +172,7 @@ async function handle(ex: Exchange, deps: RouterDeps, r: Route, e: Endpoint, raw
     log: deps.log,
     appendLimits: deps.appendLimits,
     heartbeatMs: deps.heartbeatMs,
+    readLimits: deps.readLimits,
     metrics: deps.metrics,
     location: deps.location,
   };

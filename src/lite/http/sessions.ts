@@ -70,7 +70,11 @@ function principalKey(p: Principal): string | undefined {
   return p.kind === "root" ? "root" : `token ${p.token.keyId}`;
 }
 
-/** `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. */
+/**
+ * `kind` is "proto" for svc/proto frames, "sse" for text/event-stream. The session counts
+ * against its token's and its connection's read sessions (session/read-limits.ts): 429 when
+ * either has its fill.
+ */
 export async function readSession(
   ex: Exchange,
   ctx: RequestContext,
@@ -81,17 +85,20 @@ export async function readSession(
   const resume = kind === "sse" ? ex.header("last-event-id") : undefined;
   const last = resume !== undefined ? parseLastEventId(resume) : undefined;
   const access = await StreamAccess.open(ex, ctx, "read");
-  // §6.9: a resumed SSE read goes on after the last record delivered, its limits lowered.
-  const feed = await access.feed(last ? resumedAfter(params, last) : params, false); // 416 here, before the 200
-  const type = kind === "sse" ? "text/event-stream" : contentType(ex);
-  if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
-  const drain = ctx.drain;
-  const what = `${kind === "sse" ? "SSE read" : "read session"} on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`;
-  const onError = (e: unknown): void => logFailure(ctx, what, e);
-  const beats = { heartbeatMinMs: Math.floor(ctx.heartbeatMs / 3), heartbeatMaxMs: ctx.heartbeatMs };
+  const release = ctx.readLimits.open(principalKey(ctx.access.principal), ex.connection);
   const gauge = kind === "sse" ? "sse" : "read";
-  ctx.metrics?.stats.session(gauge, 1);
+  let counted = false;
   try {
+    // §6.9: a resumed SSE read goes on after the last record delivered, its limits lowered.
+    const feed = await access.feed(last ? resumedAfter(params, last) : params, false); // 416 here, before the 200
+    const type = kind === "sse" ? "text/event-stream" : contentType(ex);
+    if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
+    const drain = ctx.drain;
+    const what = `${kind === "sse" ? "SSE read" : "read session"} on stream ${streamOf(access.stream.meta.basin, access.stream.meta.name)}`;
+    const onError = (e: unknown): void => logFailure(ctx, what, e);
+    const beats = { heartbeatMinMs: Math.floor(ctx.heartbeatMs / 3), heartbeatMaxMs: ctx.heartbeatMs };
+    ctx.metrics?.stats.session(gauge, 1);
+    counted = true;
     if (kind === "sse") {
       await runSseSession(ex, feed, {
         drain,
@@ -110,6 +117,7 @@ export async function readSession(
       });
     }
   } finally {
-    ctx.metrics?.stats.session(gauge, -1);
+    if (counted) ctx.metrics?.stats.session(gauge, -1);
+    release();
   }
 }

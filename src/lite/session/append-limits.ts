@@ -7,8 +7,12 @@
  *
  *   a session      an eighth of the shared budget, at most 16 MiB (svc keeps 5 MiB in flight)
  *   a connection   a quarter: the sessions of one HTTP/2 connection, or of one HTTP/1.1 socket
+ *     a principal on it   half of that: the sessions of one bearer token on one connection (the
+ *                  tenants a multiplexing proxy puts on one connection: one whose sessions stop
+ *                  reading leaves the others on it the other half)
  *   a principal    a quarter: the sessions of one bearer token, the root token included
- *                  (with --no-auth everyone is one principal: only the caps above apply)
+ *                  (with --no-auth everyone is one principal: only the session and connection
+ *                  caps apply)
  *
  * and in time: a session whose client reads none of its waiting acks for `ackStallMs` (30 s by
  * default, SVC_LITE_ACK_STALL_MS) is ended (append-session.ts): it stops reading, gives back
@@ -23,10 +27,17 @@ interface SessionBudget extends Budget {
   close(): void;
 }
 
+/** A share of the budget held by a group of sessions, while any of them lives. */
+interface Share {
+  budget: ByteBudget;
+  sessions: number;
+}
+
 export class AppendLimits {
   readonly shared: ByteBudget;
-  private readonly principals = new Map<string, { budget: ByteBudget; sessions: number }>();
-  private readonly connections = new WeakMap<object, ByteBudget>();
+  private readonly principals = new Map<string, Share>();
+  /** Each connection's share (key ""), and its principals' shares of it. */
+  private readonly connections = new WeakMap<object, Map<string, Share>>();
 
   constructor(
     /** Append bytes accepted but not yet acknowledged, across all sessions. */
@@ -46,32 +57,45 @@ export class AppendLimits {
     return Math.max(this.sessionCap, Math.floor(this.shared.limit / 4));
   }
 
+  /** The cap of one principal's sessions on one connection. */
+  get connectionPrincipalCap(): number {
+    return Math.max(this.sessionCap, Math.floor(this.groupCap / 2));
+  }
+
   /**
    * The budget of a new session of `principal` (undefined: no principal cap) on `connection`
    * (the HTTP/2 session or the HTTP/1.1 socket). Call `close()` when the session ends.
    */
   open(principal: string | undefined, connection: object): SessionBudget {
-    let conn = this.connections.get(connection);
-    if (conn === undefined) this.connections.set(connection, (conn = new ByteBudget(this.groupCap)));
-    const chain = [new ByteBudget(this.sessionCap), conn];
-    let entry: { budget: ByteBudget; sessions: number } | undefined;
-    if (principal !== undefined) {
-      entry = this.principals.get(principal);
-      if (entry === undefined)
-        this.principals.set(principal, (entry = { budget: new ByteBudget(this.groupCap), sessions: 0 }));
-      entry.sessions++;
-      chain.push(entry.budget);
-    }
+    let shares = this.connections.get(connection);
+    if (shares === undefined) this.connections.set(connection, (shares = new Map()));
+    // Narrowest first: the principal's share of the connection, the connection's, the principal's.
+    const held: [Map<string, Share>, string, number][] = [];
+    if (principal !== undefined) held.push([shares, `of ${principal}`, this.connectionPrincipalCap]);
+    held.push([shares, "", this.groupCap]);
+    if (principal !== undefined) held.push([this.principals, principal, this.groupCap]);
+    const chain = [new ByteBudget(this.sessionCap)];
+    for (const [map, key, cap] of held) chain.push(this.join(map, key, cap));
     chain.push(this.shared);
     let closed = false;
     return {
       acquire: (bytes) => acquireEach(chain, bytes),
       close: () => {
-        if (closed || entry === undefined || principal === undefined) return;
+        if (closed) return;
         closed = true;
-        // Kept while bytes are held (inputs of a gone session settle later) or sessions remain.
-        if (--entry.sessions === 0 && entry.budget.inUse === 0) this.principals.delete(principal);
+        for (const [map, key] of held) {
+          const share = map.get(key)!;
+          // Kept while bytes are held (inputs of a gone session settle later) or sessions remain.
+          if (--share.sessions === 0 && share.budget.inUse === 0) map.delete(key);
+        }
       },
     };
+  }
+
+  private join(map: Map<string, Share>, key: string, cap: number): ByteBudget {
+    let share = map.get(key);
+    if (share === undefined) map.set(key, (share = { budget: new ByteBudget(cap), sessions: 0 }));
+    share.sessions++;
+    return share.budget;
   }
 }

@@ -7,11 +7,14 @@
 
 /**
  * How much a follower's connection may hold unsent before it leaves the live path (then it waits
- * for its connection and catches up from storage): a few batches of slack, so one large batch,
- * or a burst, does not send a reader that keeps up back to storage, while one that stopped
- * reading holds at most this much (plus the batch that crossed it) of the server's memory.
+ * until its connection has sent everything, and catches up from storage): at most this many
+ * bytes (plus the batch that crossed them), and at most LIVE_SLACK_WRITES live batches. So a
+ * reader that keeps up is not sent back to storage by one large batch, while one that stopped
+ * reading holds about one batch of the server's memory, whatever the batches' size (their bytes
+ * are shared with every other follower; what is its own is a write's bookkeeping).
  */
 export const LIVE_SLACK_BYTES = 256 * 1024;
+export const LIVE_SLACK_WRITES = 2;
 
 export interface SessionIO {
   /** The request body, as it arrives. */
@@ -21,11 +24,12 @@ export interface SessionIO {
   /** Writes several pieces in order, as one write would write their concatenation. */
   writev(pieces: readonly Uint8Array[]): Promise<void>;
   /**
-   * Writes pieces in order at once: false once more than LIVE_SLACK_BYTES wait to be sent on the
-   * connection (the writer should stop and wait for `drained`).
+   * Writes pieces in order at once: false once more than LIVE_SLACK_BYTES, or more than
+   * LIVE_SLACK_WRITES of these writes, wait to be sent (the writer should stop and wait for
+   * `drained`).
    */
   writeNow(pieces: readonly Uint8Array[]): boolean;
-  /** Resolves when the connection can take more (or is gone). */
+  /** Resolves when the connection can take more and has sent every `writeNow` (or is gone). */
   drained(): Promise<void>;
   /** Ends the response. */
   end(): void;

@@ -32,8 +32,12 @@ interface SseOptions extends PumpOptions {
 export function parseLastEventId(value: string): { seqNum: number; count: number; bytes: number } {
   const m = /^([0-9]+),([0-9]+),([0-9]+)$/.exec(value.trim());
   const nums = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [];
-  if (!m || !nums.every(Number.isSafeInteger))
-    throw serverError("bad_header", `invalid Last-Event-ID ${JSON.stringify(value)}: expected seq_num,count,bytes`);
+  if (!m || !nums.every(Number.isSafeInteger)) {
+    // Quoted cut: a header of any length is not echoed back whole.
+    const shown =
+      value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}… (${value.length} characters)` : JSON.stringify(value);
+    throw serverError("bad_header", `invalid Last-Event-ID ${shown}: expected seq_num,count,bytes`);
+  }
   return { seqNum: nums[0]!, count: nums[1]!, bytes: nums[2]! };
 }
 
@@ -94,16 +98,11 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
 }
 
 /**
- * This session's event and id lines before the shared data line: one piece when the data is
- * small (a write is the dearest part of a delivery; a copy of a few hundred bytes is not), two
- * when copying it would cost more than the second write.
+ * This session's event and id lines, then the data line every follower of the stream shares: two
+ * pieces written as one (io.writeNow), never a copy of the data per session, at any size.
  */
 function withHead(head: string, data: Uint8Array): Uint8Array[] {
-  if (data.length > 16 * 1024) return [encoder.encode(head), data];
-  const out = Buffer.allocUnsafe(head.length + data.length);
-  out.write(head, 0, "latin1");
-  out.set(data, head.length);
-  return [out];
+  return [encoder.encode(head), data];
 }
 
 function errorEvent(err: SvcError): string {

@@ -1,7 +1,7 @@
 /**
  * What append sessions may hold of the shared in-flight budget (session/append-limits.ts):
- * a session an eighth, a connection and a principal a quarter each, and the rest stays for
- * the others.
+ * a session an eighth, a connection and a principal a quarter each, a principal on one
+ * connection half of the connection's quarter, and the rest stays for the others.
  */
 import { describe, expect, it } from "vitest";
 import { AppendLimits } from "../../../src/lite/session/append-limits.js";
@@ -52,6 +52,15 @@ describe("append limits", () => {
     }
     expect(total).toBe(2 * MIB);
     expect(await fill(l.open("token x", {}))).toBe(1 * MIB);
+  });
+
+  it("caps one principal's sessions on one connection at half the connection's share", async () => {
+    const l = limits();
+    const conn = {};
+    let total = 0;
+    for (let i = 0; i < 4; i++) total += await fill(l.open("token a", conn));
+    expect(total).toBe(1 * MIB);
+    expect(await fill(l.open("token b", conn))).toBe(1 * MIB); // another tenant on the connection is not held up
   });
 
   it("without auth (no principal) only the session and connection caps apply", async () => {
