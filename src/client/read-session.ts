@@ -84,10 +84,10 @@ export function isFollowRead(limits: ReadLimits): boolean {
 /**
  * Counts a batch into the progress and turns it into an event; a repeated record is a protocol
  * error. A heartbeat's tail fixes where a resumed read starts only while the read has no
- * position yet (no record arrived, and the start was not where a resumed read would land
- * again: a tail offset, a timestamp, a clamped start). Once it has one, a heartbeat never moves
- * it: a tail above the last record received may be records this session has not delivered
- * (protocol.md §6.6), and resuming there would skip them.
+ * position yet (no record arrived): it pins the start, so that a start by tail offset,
+ * timestamp or clamp is not judged again on a resume. Once the read has a position, a
+ * heartbeat never moves it: a tail above the last record received may be records this session
+ * has not delivered (protocol.md §6.6), and resuming there would skip them.
  */
 export function takeBatch(p: Progress, batch: ReadBatch): ReadEvent {
   const tail = batch.tail;

@@ -29,6 +29,8 @@ export function follow(
   stream: string,
   transport: "session" | "sse",
   name: string = transport,
+  /** Ms to spend on each batch (a slow reader: the server waits for its connection). */
+  pauseMs = 0,
 ): Follower {
   const list = endpoints.join(",");
   const random = vi.spyOn(Math, "random").mockReturnValue(0);
@@ -63,6 +65,7 @@ export function follow(
           continue;
         }
         for (const r of ev.records) f.seqs.push(r.seqNum);
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       }
     } catch (e) {
       f.error = (e as Error).message;
@@ -73,11 +76,17 @@ export function follow(
 
 /** Polls `cond` every 20 ms until it holds; throws `what` after `ms`. */
 export async function until(cond: () => boolean, ms: number, what: () => string): Promise<void> {
+  if (!(await settled(cond, ms))) throw new Error(`timed out: ${what()}`);
+}
+
+/** Polls `cond` every 20 ms until it holds (true) or `ms` passed (false). */
+export async function settled(cond: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
+    if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
   }
+  return true;
 }
 
 /** What is wrong with what `f` received, given records 0..n-1 were appended; undefined when nothing. */
