@@ -22,6 +22,7 @@ import type { StreamClient } from "../../src/client/stream.js";
 import { fenceRecord, trimRecord } from "../../src/rules/commands.js";
 import { eventually, liteClient, startLite, type Lite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { sdkClient } from "../helpers/s2-sdk.js";
 
 const PERIOD_MS = 60_000;
@@ -35,21 +36,26 @@ describe.each(["lmdb", "postgres"] as const)("a trim, on %s", (storage) => {
   let sdk: S2Basin;
   const basin = `trim-later-${process.pid}`;
 
+  /** lite in this process, on the same storage each time (the test restarts it). */
+  let start: () => Promise<Lite>;
+
   beforeAll(async () => {
     db = storage === "postgres" ? await freshDatabase() : undefined;
-    lite = await startLite({
-      inProcess: true,
-      clock: () => now,
-      env: { SVC_LITE_SWEEP_MS: String(PERIOD_MS) },
-      ...(db ? { postgres: db.url } : {}),
-    });
+    const where = db ? { postgres: db.url } : { dataDir: scratchDir("svc-trim-later-") };
+    start = () =>
+      startLite({ inProcess: true, clock: () => now, env: { SVC_LITE_SWEEP_MS: String(PERIOD_MS) }, ...where });
+    lite = await start();
     const made = await liteClient(lite).call("POST", "/v1/basins", {
       json: { basin, config: { create_stream_on_append: true } },
     });
     expect(made.status).toBe(201);
+    clients();
+  }, 60_000);
+  /** Clients of the lite running now. */
+  const clients = (): void => {
     client = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
     sdk = sdkClient(lite).basin(basin);
-  }, 60_000);
+  };
   afterAll(async () => {
     await client?.close();
     await lite?.stop();
@@ -95,6 +101,16 @@ describe.each(["lmdb", "postgres"] as const)("a trim, on %s", (storage) => {
     expect(await unary("gen", 0), "the stream's first record is the trim point").toEqual([5]);
     expect(await sdkSession("gen", "s2s", 0, 1)).toEqual([5]);
     expect((await sc.checkTail()).seqNum).toBe(6);
+    // The removal is durable: record 4 shares its stored batch with 5, and stays unread after a restart.
+    await client.close();
+    await lite.stop();
+    const token = lite.token;
+    lite = await start();
+    // A node on PostgreSQL that did not make the root token knows only its hash.
+    lite.token ||= token;
+    clients();
+    expect(await unary("gen", 1)).toEqual([5]);
+    expect(await unary("gen", 4)).toEqual([5]);
   });
 
   /** Follows `sc` from seq 1 until it has `n` records (or the test gives up); `waiting` once it is at the tail. */

@@ -38,7 +38,7 @@ import { fenceRecord, trimRecord } from "../../src/rules/commands.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
 import { Recorder, historyLines, recordKey, verify, type FinalStream, type Verdict } from "../helpers/history/index.js";
-import { readFinal, readFinalFrom } from "../helpers/history/workload.js";
+import { ackedTrimPoint, readFinal, readFinalFrom } from "../helpers/history/workload.js";
 import { SVC_BIN, spawnLite, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { rng } from "../helpers/seeded.js";
@@ -56,7 +56,7 @@ let lite: Lite;
 let port: number;
 let dataDir: string;
 const basin = `crash-${process.pid}`;
-let rec = new Recorder({ seed: SEED, suite: "crash" });
+let rec = new Recorder({ seed: SEED, suite: "crash", trims: "async" });
 /** The stream names of the current epoch: the recorder and checker see a, b, c. */
 let epoch = 1;
 const physical = (name: string): string => `${name}${epoch}`;
@@ -184,7 +184,10 @@ async function finals(prev?: Record<string, FinalStream>): Promise<Record<string
   for (const name of STREAMS) {
     const s = c.basin(basin).stream(physical(name));
     const before = name === "c" ? undefined : prev?.[name];
-    out[name] = before ? await readFinalFrom(s, recordKey, before) : await readFinal(s, recordKey, 0);
+    // Trims are carried out a sweep period after them (protocol.md §7.7): c's final read waits.
+    out[name] = before
+      ? await readFinalFrom(s, recordKey, before)
+      : await readFinal(s, recordKey, 0, ackedTrimPoint(rec.ops, name));
   }
   await c.close();
   return out;
@@ -229,7 +232,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
   beforeAll(async () => {
     port = await freePort();
     dataDir = scratchDir("svc-crash-");
-    lite = await startLite({ dataDir, args: ["--port", String(port)] });
+    lite = await startLite({ dataDir, args: ["--port", String(port)], env: { SVC_LITE_SWEEP_MS: "100" } });
     const c = client();
     await c.basins.create(basin);
     await c.close();
@@ -308,7 +311,7 @@ describe("crash safety: kill -9 with writers and readers in flight", () => {
             await recheckClosed(`before epoch ${epoch + 1}`, false);
             process.stderr.write(`[crash] epoch ${epoch} closed (its streams read in full) in ${Date.now() - t} ms\n`);
             epoch++;
-            rec = new Recorder({ seed: SEED, suite: `crash-epoch${epoch}` });
+            rec = new Recorder({ seed: SEED, suite: `crash-epoch${epoch}`, trims: "async" });
             st = { tokenB: "", tokenC: "", tails: { a: 0, b: 0, c: 0 } };
             last = undefined;
             await createEpochStreams();

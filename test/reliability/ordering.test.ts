@@ -14,7 +14,7 @@ import { keepArtifacts } from "../helpers/artifacts.js";
 import { freePort } from "../helpers/free-port.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { Recorder, historyLines, recordKey, verify, type History } from "../helpers/history/index.js";
-import { WORKFLOWS, readFinal, runWorkload } from "../helpers/history/workload.js";
+import { WORKFLOWS, ackedTrimPoint, readFinal, runWorkload } from "../helpers/history/workload.js";
 import { startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { rng } from "../helpers/seeded.js";
@@ -31,7 +31,13 @@ const basin = `ordering-${process.pid}`;
 
 beforeAll(async () => {
   const port = await freePort();
-  lite = await startLite({ dataDir: scratchDir("svc-ordering-"), args: ["--port", String(port)] });
+  // A short sweep period: trims are carried out that long after them (protocol.md §7.7), and the
+  // final read of each history waits for that.
+  lite = await startLite({
+    dataDir: scratchDir("svc-ordering-"),
+    args: ["--port", String(port)],
+    env: { SVC_LITE_SWEEP_MS: "100" },
+  });
   proxy = await startFaultProxy(port);
   const admin = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
   await admin.basins.create(basin, {
@@ -75,7 +81,16 @@ describe("ordering: recorded concurrent histories pass C1-C8 and the search chec
         });
         const stream = client.basin(basin).stream(name);
         await client.basin(basin).streams.create(name);
-        const rec = new Recorder({ seed: SEED, history: i, workflow, faults, ops: OPS, clients: CLIENTS });
+        // Trims are asynchronous on every storage (protocol.md §7.7): reads are held to that.
+        const rec = new Recorder({
+          seed: SEED,
+          history: i,
+          workflow,
+          faults,
+          ops: OPS,
+          clients: CLIENTS,
+          trims: "async",
+        });
         let fault: Promise<void> | undefined;
         const beforeOp = async (n: number): Promise<void> => {
           if (!faults) return;
@@ -104,7 +119,7 @@ describe("ordering: recorded concurrent histories pass C1-C8 and the search chec
         await fault;
         await client.close();
         const direct = new SvcClient({ accountEndpoint: lite.url, basinEndpoint: lite.url, accessToken: lite.token });
-        const final = await readFinal(direct.basin(basin).stream(name), recordKey);
+        const final = await readFinal(direct.basin(basin).stream(name), recordKey, 100, ackedTrimPoint(rec.ops, name));
         await direct.close();
         const h: History = rec.history({ [name]: final });
         const v = verify(h);

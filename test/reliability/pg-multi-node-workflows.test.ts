@@ -39,7 +39,7 @@ import {
   type AppendOp,
   type History,
 } from "../helpers/history/index.js";
-import { WORKFLOWS, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
+import { WORKFLOWS, ackedTrimPoint, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
 import { firstTime, logged, PgCluster, sleep, type Database, type PgNode } from "../helpers/pg-cluster.js";
 import { startPostgres } from "../helpers/postgres.js";
 import { rng } from "../helpers/seeded.js";
@@ -254,7 +254,13 @@ async function history(workflow: Workflow, w: number, round: number): Promise<vo
   });
   await plan.done();
   const workloadMs = performance.now() - began;
-  const final = await readFinal(svc[(w + round + 1) % 3]!.basin(BASIN).stream(name), recordKey);
+  // Trims are carried out a sweep period after them (protocol.md §7.7): the final read waits.
+  const final = await readFinal(
+    svc[(w + round + 1) % 3]!.basin(BASIN).stream(name),
+    recordKey,
+    100,
+    ackedTrimPoint(rec.ops, name),
+  );
   const h = rec.history({ [name]: final });
   const checkStarted = performance.now();
   const v = verify(h);

@@ -11,7 +11,7 @@ import { SvcClient } from "../../src/client/client.js";
 import type { AppendInput } from "../../src/types.js";
 import type { TestFault } from "../../src/lite/test-fault.js";
 import { Recorder, recordKey, verify, type Verdict } from "../helpers/history/index.js";
-import { readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
+import { ackedTrimPoint, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
 import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { eventually, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -30,7 +30,11 @@ async function withFault<T>(
   fault: TestFault | undefined,
   run: (lite: Lite, client: SvcClient) => Promise<T>,
 ): Promise<T> {
-  const env: Record<string, string> = fault ? { SVC_LITE_TEST_FAULTS: "enabled", SVC_LITE_TEST_FAULT: fault } : {};
+  // A short sweep period: trims are carried out that long after them (protocol.md §7.7).
+  const env: Record<string, string> = {
+    SVC_LITE_SWEEP_MS: "100",
+    ...(fault ? { SVC_LITE_TEST_FAULTS: "enabled", SVC_LITE_TEST_FAULT: fault } : {}),
+  };
   const lite = await startLite({ dataDir: scratchDir("svc-seeded-"), env });
   const client = new SvcClient({
     accountEndpoint: lite.url,
@@ -54,9 +58,10 @@ function ordering(fault: TestFault | undefined, workflow: Workflow, ops = 400, s
   return withFault(fault, async (_lite, client) => {
     const stream = client.basin("seeded-bugs").stream(workflow);
     await client.basin("seeded-bugs").streams.create(workflow);
-    const rec = new Recorder({ seed, fault, workflow });
+    const rec = new Recorder({ seed, fault, workflow, trims: "async" });
     await runWorkload({ stream, name: workflow, recorder: rec, workflow, clients: 5, ops, random: rng(seed) });
-    return verify(rec.history({ [workflow]: await readFinal(stream, recordKey) }));
+    const final = await readFinal(stream, recordKey, 100, ackedTrimPoint(rec.ops, workflow));
+    return verify(rec.history({ [workflow]: final }));
   });
 }
 

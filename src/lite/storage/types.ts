@@ -100,7 +100,10 @@ export interface StreamStateRecord {
   nextSeq: number;
   lastTimestamp: number;
   fencingToken: string;
-  /** Records below this seq num are trimmed (0: nothing trimmed). */
+  /**
+   * The trim point the stream's trim commands set (0: none), durable with them: the sweep
+   * removes the records below it later (seams.ts MarkedState, protocol.md §7.7).
+   */
   trimPoint: number;
   /** Arrival time (ms) of the last append, kept monotonic; retention and delete-on-empty use it. */
   lastArrival: number;

@@ -21,6 +21,7 @@ import type { Appender } from "../../../src/client/appender.js";
 import type { AppendInput, AppendRecord } from "../../../src/types.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import type { Recorder } from "./recorder.js";
+import type { Op } from "./types.js";
 
 export type Workflow = "regular" | "match-seq-num" | "fencing" | "trim";
 export const WORKFLOWS: Workflow[] = ["regular", "match-seq-num", "fencing", "trim"];
@@ -217,11 +218,34 @@ export async function readFinal(
   stream: StreamClient,
   key: (r: { headers: { name: Uint8Array; value: Uint8Array }[]; body: Uint8Array }) => string,
   quietMs = 100,
+  trimmedTo = 0,
 ): Promise<{ first: number; tail: number; records: { seq: number; key: string }[] }> {
   const tail = await settledTail(stream, quietMs);
-  const records: { seq: number; key: string }[] = [];
-  await readInto(stream, key, 0, tail, records);
-  return { first: records[0]?.seq ?? tail, tail, records };
+  // Trims are carried out a while after them (protocol.md §7.7): read again until the stream
+  // starts at or past `trimmedTo` (ackedTrimPoint), for up to 10 s; the checks judge the rest.
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const records: { seq: number; key: string }[] = [];
+    await readInto(stream, key, 0, tail, records);
+    const first = records[0]?.seq ?? tail;
+    if (first >= Math.min(trimmedTo, tail) || Date.now() > deadline) return { first, tail, records };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The trim point that the acknowledged trim commands of `stream` in `ops` set (each
+ * min(point, own seq + 1)): what a final read waits for the server to carry out.
+ */
+export function ackedTrimPoint(ops: readonly Op[], stream: string): number {
+  let point = 0;
+  for (const o of ops) {
+    if (o.kind !== "append" || o.stream !== stream || o.outcome !== "ok" || o.start === undefined) continue;
+    const start = o.start;
+    o.records.forEach((k, i) => {
+      if (k.startsWith("trim:")) point = Math.max(point, Math.min(Number(k.slice(5)), start + i + 1));
+    });
+  }
+  return point;
 }
 
 /** The tail, once two checks `quietMs` apart agree (at most 5 s). */

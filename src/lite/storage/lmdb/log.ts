@@ -159,6 +159,7 @@ export class LmdbLog implements LocalLog {
         const removed = { batches: 0, metered: 0 };
         if (!judged()) return removed;
         if ((e.marks.get(id) ?? 0) < mark) e.marks.put(id, mark);
+        if (n === 0) return removed; // the mark only: no whole batch lies below it
         for (const key of e.batches.getKeys({ start: batchKey(id, 0), end, limit: n })) {
           const value = e.batches.getBinaryFast(key)!;
           e.tsidx.remove(tsKey(id, batchHeader(value).lastTimestamp, readU64(key, 4)));
