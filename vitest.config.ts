@@ -1,13 +1,15 @@
 import { defineConfig } from "vitest/config";
 
-// Tiers, one folder each: test/unit (pure, no network), test/e2e (a real svc lite on port 0 with a
-// temp data dir; the built bin/svc as a child process), test/reliability (crash, drain, resume),
-// test/regressions. Extended reliability runs only with RELIABILITY=extended.
-//
-// Two projects: `main` runs everything (lite on lmdb); `postgres` runs the lite protocol suites
-// again with LITE_E2E_STORAGE=postgres, each server on its own database of the run's
-// PostgreSQL (test/global-postgres.ts).
-// S2's own SDK driving lite (s2-sdk-*) runs there too.
+// Two tiers, by where a file lives (docs/development.md):
+// - `npm test` (the default tier): unit tests, the e2e suites, and the regressions that are
+//   neither PostgreSQL races nor probes: what a developer runs after every change.
+// - `npm run test:extended` (projects `extended` and `postgres`): the reliability suites, the PostgreSQL
+//   regressions (test/regressions/pg-*), failover and standby, the new-user walk and
+//   `npm run cluster`, and the lite protocol suites again on PostgreSQL (project `postgres`:
+//   LITE_E2E_STORAGE=postgres, each server on its own database of the run's PostgreSQL,
+//   test/global-postgres.ts; S2's own SDK driving lite, s2-sdk-*, runs there too).
+// `npx vitest run FILE` runs a file in whichever project has it. CI runs both tiers.
+// RELIABILITY=extended makes the randomised suites longer (test/helpers/tier.ts).
 const LITE_PROTOCOL_SUITES = [
   ...["append", "sessions", "read", "auth", "basins", "streams", "metrics", "dialect"].map(
     (s) => `test/e2e/lite-${s}.e2e.test.ts`,
@@ -15,9 +17,20 @@ const LITE_PROTOCOL_SUITES = [
   ...["management", "data"].map((s) => `test/e2e/s2-sdk-${s}.e2e.test.ts`),
 ];
 
+const EXCLUDED = ["node_modules/**", "dist/**", "test/bench/**"];
+
+/** The extended tier's files beside test/reliability and the PostgreSQL regressions. */
+const EXTENDED_FILES = [
+  "test/reliability/**/*.test.ts",
+  "test/regressions/pg-*.test.ts",
+  ...["new-user-walk", "cluster-script", "pg-failover-keeps-acked-appends", "pg-standby"].map(
+    (f) => `test/e2e/${f}.e2e.test.ts`,
+  ),
+];
+
 export default defineConfig({
   test: {
-    exclude: ["node_modules/**", "dist/**", "test/bench/**"],
+    exclude: EXCLUDED,
     globals: false,
     setupFiles: ["test/setup.ts"],
     globalSetup: ["test/global-setup.ts", "test/global-postgres.ts"],
@@ -35,7 +48,11 @@ export default defineConfig({
     hookTimeout: 30_000,
     reporters: ["default"],
     projects: [
-      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "main", include: ["test/**/*.test.ts"], exclude: [...EXCLUDED, ...EXTENDED_FILES] },
+      },
+      { extends: true, test: { name: "extended", include: EXTENDED_FILES } },
       {
         extends: true,
         test: { name: "postgres", include: LITE_PROTOCOL_SUITES, env: { LITE_E2E_STORAGE: "postgres" } },
