@@ -24,9 +24,9 @@
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
 
-/** How long the server lets a node's session sit idle inside a transaction (ms): D / 2. */
+/** How long the server lets a node's session sit idle inside a transaction (ms): D / 2, at least 1 s. */
 function txIdleMs(writeTimeoutMs: number): number {
-  return Math.max(100, Math.floor(writeTimeoutMs / 2));
+  return Math.max(1_000, Math.floor(writeTimeoutMs / 2)); // the migration lock is retried every 200 ms in one
 }
 
 /** The server's TCP keepalive: first probe after 5 s of silence, then every 2 s; 3 unanswered end it. */
