@@ -66,6 +66,8 @@ describe("src/ conventions", () => {
     const readers = files.filter((f) => f.path.startsWith("src/lite/") && /process\.env\b/.test(code(f.text)));
     expect(readers.map((f) => f.path).sort()).toEqual([
       "src/lite/options.ts",
+      // The clock tests' skewed wall clock, a test seam like test-fault.ts (inert unless SVC_LITE_TEST_FAULTS=enabled).
+      "src/lite/storage/wall-clock.ts",
       // The deliberate bugs the reliability tests arm are no setting of lite: they stay out of its options.
       "src/lite/test-fault.ts",
       // NODE_OPTIONS is node's own, read with process.execArgv: whether node was given a heap size.

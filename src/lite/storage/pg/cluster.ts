@@ -9,6 +9,8 @@
  * read again from the tables. The listening connection is checked every second and made again
  * when it fails (listener.ts), and a poll every `pollMs` (tails of the streams this node
  * serves) bounds what a missed hint can delay; the catalog's cache bounds the rest (catalog.ts).
+ * Notifications are coalesced before they are acted on (hint-coalescer.ts): a role flooding the
+ * channel costs a node a bounded number of re-reads a second.
  *
  * The periodic sweep runs on one node at a time: the holder of the sweep's lease (lease.ts).
  */
@@ -17,6 +19,7 @@ import type { PgConfig } from "./config.js";
 import type { Db } from "./db.js";
 import { SweepLease } from "./lease.js";
 import { CHANNEL, Listener } from "./listener.js";
+import { HintCoalescer } from "./hint-coalescer.js";
 
 /** The shortest time between two notifications of moved tails from one node. */
 const ANNOUNCE_MS = 5;
@@ -67,6 +70,7 @@ export class PgCluster implements Cluster {
   private closed = false;
   private readonly moved = new Set<number>();
   private announcing = false;
+  private readonly coalescer: HintCoalescer;
 
   constructor(
     config: PgConfig,
@@ -85,6 +89,7 @@ export class PgCluster implements Cluster {
     // Connections were lost and a host answers again, perhaps another one (a promoted standby).
     db.primary.onMoved = () => this.reread();
     this.lease = new SweepLease(db, log, timings.leaseMs);
+    this.coalescer = new HintCoalescer((h) => this.onCoalesced(h), log);
   }
 
   watch(onHint: (h: ClusterHint) => void): void {
@@ -150,8 +155,13 @@ export class PgCluster implements Cluster {
 
   private onNotify(payload: string): void {
     const h = parseHint(payload);
-    if (!h) return;
+    if (h) this.coalescer.add(h);
+  }
+
+  private onCoalesced(h: ClusterHint): void {
     if (h.kind !== "meta" || !h.streams || h.basinId === undefined) return this.hint(h);
+    // While notifications flood in, no basin is looked up for one: every cached stream is read again.
+    if (this.coalescer.flooded) return this.hint(h);
     // A basin deleted with its streams: its name says which streams to drop.
     this.deps.basinName(h.basinId).then(
       (basin) => this.hint(basin === undefined ? h : { ...h, basin }),
@@ -162,6 +172,7 @@ export class PgCluster implements Cluster {
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    this.coalescer.close();
     await Promise.all([this.lease.close(), this.listener.close()]);
   }
 }

@@ -16,6 +16,7 @@ import { SvcError } from "../../../errors.js";
 import type { PgConfig } from "./config.js";
 import { Primary } from "./primary.js";
 import { acquire, bounded, NoAnswer, NotSent, type Acquiring } from "./wait.js";
+import { notWritten, surelyRolledBack } from "./outcome.js";
 
 /** A database number as a safe integer (bigint columns come back as text). */
 export function num(v: unknown): number {
@@ -30,12 +31,14 @@ export function bytes(v: unknown): Buffer {
 }
 
 /**
- * A failed statement: retryable, its outcome unknown to the client (it may have committed). The
- * driver's text stays out of the message a client gets (it may quote what the request sent, and
- * tells the client about the database): it is the error's cause, which lite logs.
+ * A failed statement: retryable; not applied when the database answered with an error (its
+ * transaction rolled back: outcome.ts), else its outcome unknown to the client (it may have
+ * committed). The driver's text stays out of the message a client gets (it may quote what the
+ * request sent, and tells the client about the database): it is the error's cause, which lite logs.
  */
 function storageError(e: unknown): SvcError {
   if (e instanceof NotSent) return unavailable(e);
+  if (!(e instanceof SvcError) && surelyRolledBack(e)) return notWritten(e);
   return e instanceof SvcError
     ? e
     : new SvcError({

@@ -16,6 +16,13 @@
  * needs no stronger fence: every change it makes is conditional on what is stored, and any node
  * sweeps after a trim or deletion made through it, so two nodes sweeping at once is only work
  * done twice.
+ *
+ * A step of the database's clock: a holder renews for one term from now(), so an expiry more
+ * than a term ahead of now() can only be left by a clock that stepped back (or a hand), and is
+ * judged expired: a holder that died just as the clock stepped back an hour is taken over
+ * within a term and a third, not an hour. (A holder that lives renews by its own name, whatever
+ * the expiry; if another node took the lease meanwhile, both sweep for a moment: work done twice.)
+ * A step forward only ends a lease early.
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -70,7 +77,8 @@ export class SweepLease {
     try {
       const r = await this.db.write(
         `UPDATE svc_leases SET holder = $2, expires_at = pg_catalog.now() + $3 * interval '1 millisecond'
-         WHERE name = $1 AND (holder = $2 OR expires_at <= pg_catalog.now())`,
+         WHERE name = $1 AND (holder = $2 OR expires_at <= pg_catalog.now()
+           OR expires_at > pg_catalog.now() + $3 * interval '1 millisecond')`,
         [NAME, this.holder, this.termMs],
         { ms: this.everyMs },
       );

@@ -21,7 +21,7 @@ import {
 } from "../batch-codec.js";
 import { SvcError } from "../../../errors.js";
 import { bytes, num, type Db } from "./db.js";
-import { NotSent } from "./wait.js";
+import { notWritten, surelyRolledBack } from "./outcome.js";
 
 interface AppendRow {
   o_refused: "gone" | "deleting" | null;
@@ -50,31 +50,6 @@ interface StateRow {
 function appendSql(n: number): string {
   const data = Array.from({ length: n }, (_, i) => `$${13 + i}::bytea`).join(", ");
   return `SELECT * FROM svc_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ARRAY[${data}]::bytea[])`;
-}
-
-/**
- * Whether a failed statement surely changed nothing: the database answered with an error of
- * the statement (its transaction rolled back), or no connection could be made. No answer, or
- * the connection ended (SQLSTATE class 08, 57P0x), leaves the outcome open.
- */
-function surelyRolledBack(e: unknown): boolean {
-  if (e instanceof NotSent) return true;
-  const code = (e as { code?: unknown }).code;
-  if (code === "ECONNREFUSED") return true; // nothing was sent
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08") && !/^57P0/.test(code);
-}
-
-/** Nothing of the group was written: a definite failure, safe to retry. */
-function notWritten(cause: unknown): SvcError {
-  return new SvcError({
-    code: "storage",
-    origin: "server",
-    status: 500,
-    retryable: true,
-    sideEffects: false,
-    cause,
-    message: "the database did not store the append (the server's log says why); nothing was written: retry",
-  });
 }
 
 function outcome(first: string | null, floor: string | null, err: string | null): AppendOutcome {

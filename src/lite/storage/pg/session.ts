@@ -11,9 +11,26 @@
  * are qualified (`pg_catalog.nextval`), the append function carries that path itself (schema.ts
  * migration 6), and a node refuses to start on a schema that PUBLIC may create in
  * (`checkSchema`): no path can protect what stays unqualified there (operators, tables).
+ *
+ * Deadlines on the server's side, so that no transaction outlives its node's write deadline D
+ * (`--storage-timeout`) when the node is cut off, frozen or gone (the server held its row locks
+ * until the OS's TCP keepalive gave up, 2 h, and every append to the stream through healthy
+ * nodes failed): `idle_in_transaction_session_timeout` D/2 ends a session that sits inside a
+ * transaction (a node sends a transaction's statements back to back); `lock_timeout` 3D/4 fails
+ * a statement that waits longer for another's lock with an answer, so that it is reported as
+ * not applied rather than as unknown (its client's deadline, D from when it queued, comes
+ * later); TCP keepalives let the server notice a silent peer within about 11 s.
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
+
+/** How long the server lets a node's session sit idle inside a transaction (ms): D / 2, at least 1 s. */
+function txIdleMs(writeTimeoutMs: number): number {
+  return Math.max(1_000, Math.floor(writeTimeoutMs / 2)); // the migration lock is retried every 200 ms in one
+}
+
+/** The server's TCP keepalive: first probe after 5 s of silence, then every 2 s; 3 unanswered end it. */
+const SERVER_KEEPALIVE = { idle: 5, interval: 2, count: 3 };
 
 /** An identifier, quoted for SQL. */
 function quoteIdent(name: string): string {
@@ -31,11 +48,18 @@ function optionValue(v: string): string {
 }
 
 /**
- * The `options` of a node's connection: durable commits and the fixed search path (once the
- * schema is known: the first connection at start looks it up).
+ * The `options` of a node's connection: durable commits, the server's deadlines and the fixed
+ * search path (once the schema is known: the first connection at start looks it up).
  */
-export function sessionOptions(c: { schema?: string | undefined }): string {
-  const settings: [string, string][] = [["synchronous_commit", "on"]];
+export function sessionOptions(c: { schema?: string | undefined; writeTimeoutMs: number }): string {
+  const settings: [string, string][] = [
+    ["synchronous_commit", "on"],
+    ["idle_in_transaction_session_timeout", String(txIdleMs(c.writeTimeoutMs))],
+    ["lock_timeout", String(Math.max(100, Math.floor((c.writeTimeoutMs * 3) / 4)))],
+    ["tcp_keepalives_idle", String(SERVER_KEEPALIVE.idle)],
+    ["tcp_keepalives_interval", String(SERVER_KEEPALIVE.interval)],
+    ["tcp_keepalives_count", String(SERVER_KEEPALIVE.count)],
+  ];
   if (c.schema !== undefined) settings.push(["search_path", searchPath(c.schema)]);
   return settings.map(([k, v]) => `-c ${k}=${optionValue(v)}`).join(" ");
 }
