@@ -60,14 +60,16 @@ export abstract class ResponseStream implements SessionIO {
 
   writeNow(pieces: readonly Uint8Array[]): boolean {
     if (this.ioClosed) return true;
-    const res = this.res as ServerResponse;
+    // HTTP/2: the stream itself (the head is sent; the compatibility response adds only checks).
+    const out: NodeJS.WritableStream & { cork(): void; uncork(): void; writableLength: number } =
+      (this.res as Http2ServerResponse).stream ?? (this.res as ServerResponse);
     this.liveUnsent++;
     // One write of several pieces (no copy: each goes out as it is, shared with other sessions).
-    if (pieces.length > 1) res.cork();
-    for (let i = 0; i < pieces.length; i++) res.write(pieces[i]!, i === pieces.length - 1 ? this.liveSent : undefined);
-    if (pieces.length > 1) res.uncork();
+    if (pieces.length > 1) out.cork();
+    for (let i = 0; i < pieces.length; i++) out.write(pieces[i]!, i === pieces.length - 1 ? this.liveSent : undefined);
+    if (pieces.length > 1) out.uncork();
     // The HTTP/2 compatibility response does not count what waits; its stream does.
-    const waiting = (this.res as Http2ServerResponse).stream?.writableLength ?? res.writableLength;
+    const waiting = out.writableLength;
     return waiting <= LIVE_SLACK_BYTES && this.liveUnsent <= LIVE_SLACK_WRITES;
   }
 

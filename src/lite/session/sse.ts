@@ -102,7 +102,7 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
  * pieces written as one (io.writeNow), never a copy of the data per session, at any size.
  */
 function withHead(head: string, data: Uint8Array): Uint8Array[] {
-  return [encoder.encode(head), data];
+  return [Buffer.from(head, "latin1"), data];
 }
 
 function errorEvent(err: SvcError): string {
