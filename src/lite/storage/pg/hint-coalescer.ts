@@ -39,6 +39,7 @@ export class HintCoalescer {
   ) {}
 
   add(h: ClusterHint): void {
+    if (h.kind === "lost") return this.deliver(h); // this node's own, never from a notification
     if (h.kind === "tokens") this.tokens = true;
     else if (h.kind === "tails") {
       if (!h.ids || this.tails === "all") this.tails = "all";
