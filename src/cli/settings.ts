@@ -35,8 +35,21 @@ export interface Settings {
   retries: Sourced<number>;
   /** The header names requests use: svc's, or S2's for an S2-compatible server. */
   dialect: Sourced<Dialect>;
-  /** Set when the token is the one svc found in the default lite data dir: the server must prove it knows it. */
-  liteTokenFile?: string;
+  /**
+   * Set when a token would go to the default local address (no endpoint configured): the root
+   * token svc found in lite's default data dir, or a configured token. The server must first
+   * prove that it knows that root token, i.e. that it is the user's own lite.
+   */
+  liteProof?: LiteProofSetting;
+}
+
+export interface LiteProofSetting {
+  /** lite's root token file in its default data dir. */
+  tokenFile: string;
+  /** The root token the proof is keyed with; undefined when the file is absent (no proof possible). */
+  rootToken: string | undefined;
+  /** Where the token sent came from, when it is a configured one rather than the root token itself. */
+  tokenSource?: string;
 }
 
 /**
@@ -130,11 +143,15 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, fil
   if (prof) settings.profile = prof.value;
   const token = get("access_token") as Sourced<string> | undefined;
   if (token) settings.accessToken = token;
-  else if (account === undefined) {
-    const liteToken = readLiteRootToken(env);
-    if (liteToken) {
-      settings.accessToken = liteToken;
-      settings.liteTokenFile = liteTokenPath(env);
+  if (account === undefined) {
+    // The default local address: any local user may listen there, so whichever token goes
+    // there goes only to a server proving it is the user's lite (43.7: a configured token too).
+    const root = readLiteRootToken(env);
+    const tokenFile = liteTokenPath(env);
+    if (token) settings.liteProof = { tokenFile, rootToken: root?.value, tokenSource: token.source };
+    else if (root) {
+      settings.accessToken = root;
+      settings.liteProof = { tokenFile, rootToken: root.value };
     }
   }
   return settings;

@@ -143,7 +143,9 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "client_timeout":
       return "the server did not answer in time; raise --timeout or check the server";
     case "unverified_server":
-      return `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export ${ENV_VARS.access_token}=…); otherwise another program holds the port`;
+      return ctx.tokenSource === undefined || ctx.tokenSource.startsWith("svc lite's root token")
+        ? `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token and endpoints it printed (its export lines); otherwise another program holds the port`
+        : `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, set its endpoints too (its export lines: ${ENV_VARS.account_endpoint}, ${ENV_VARS.basin_endpoint}); otherwise another program holds the port`;
     case "basin_not_found":
       return "list basins with `svc basin list`";
     case "stream_not_found":
