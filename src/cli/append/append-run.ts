@@ -9,8 +9,10 @@
  * - a condition failure (fencing token, match seq num): exit 5 with the expected value;
  * - an outcome unknown (connection lost, ack timeout): exit 75, saying what was acked and how
  *   many records are in doubt; nothing is ever re-sent;
- * - Ctrl-C: stop reading input, send what was already read, wait (≤ 5 s) for in-flight acks,
- *   report what was acknowledged (the records and the next position), exit 130; a second Ctrl-C ends the process at once.
+ * - Ctrl-C: stop reading input and send nothing new (not what was read, nor a batch waiting
+ *   under `--rate`), wait (≤ 5 s) for the acks of batches sent, report what was acknowledged
+ *   (the records and the next position) and what was read and not sent, exit 130; a second
+ *   Ctrl-C ends the process at once, saying what was acknowledged and what is in doubt.
  */
 import type { StreamClient } from "../../client/stream.js";
 import { SvcError } from "../../errors.js";
@@ -44,10 +46,14 @@ export interface AppendPlan extends PipePlan {
 }
 
 export async function runAppend(ctx: Context, stream: StreamClient, uri: string, plan: AppendPlan): Promise<void> {
-  const interrupt = new Interrupt(() =>
-    ctx.out.info("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)"),
-  );
   const tally = new AppendTally();
+  const interrupt = new Interrupt(
+    () =>
+      ctx.out.info(
+        "interrupted: sending nothing more, waiting for the acks of batches sent (Ctrl-C again to quit at once)",
+      ),
+    () => ctx.out.notice(`interrupted again, quitting at once: ${tally.abandonedState(uri)}`),
+  );
   const ticker = new StatusTicker(
     ctx.out,
     plan.acks === "progress" ? progressMode(ctx.out, true, "periodic") : "off",
@@ -58,7 +64,7 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
   const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack), policy.onBad);
   let inputFailure: unknown;
   try {
-    await pump(source, plan, pipe, interrupt.signal);
+    await pump(source, plan, pipe, tally, interrupt.signal);
   } catch (e) {
     inputFailure = e;
   } finally {
@@ -99,6 +105,7 @@ async function pump(
   source: AsyncIterator<Parsed[]>,
   plan: AppendPlan,
   pipe: BatchPipe,
+  tally: AppendTally,
   signal: AbortSignal,
 ): Promise<void> {
   const limits = plan.atomic ? { ...plan.batch, lingerMs: Infinity } : plan.batch;
@@ -113,10 +120,13 @@ async function pump(
       held = b;
       continue;
     }
-    await pipe.send(b);
+    // After Ctrl-C the batches of what was already read are counted, never sent.
+    if (signal.aborted) tally.unsent(b.records.length);
+    else await pipe.send(b, signal);
     if (pipe.failed) return;
   }
-  if (held && !signal.aborted) await pipe.send(held);
+  if (held && signal.aborted) tally.unsent(held.records.length);
+  else if (held) await pipe.send(held, signal);
 }
 
 function showAck(out: Output, mode: AcksMode, ack: AppendAck): void {
