@@ -21,7 +21,7 @@ import type { CommandRecord } from "../../format/record-command.js";
 import type { AppendAck } from "../../types.js";
 import type { Context } from "../context.js";
 import { ExitRequest, OperationError } from "../failure.js";
-import { conditionHint } from "../flags/conditions.js";
+import { conditionHint, currentFence } from "../flags/conditions.js";
 import { Interrupt } from "../interrupt.js";
 import type { Output } from "../output.js";
 import { progressMode, StatusTicker } from "../progress.js";
@@ -61,7 +61,14 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
   );
   const policy = inputPolicy(ctx.out, plan, tally);
   const source = inputRecords({ ...plan.input, ...policy }, interrupt.signal);
-  const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack), policy.onBad);
+  // Fencing is opt-in per append: once an append without -F has landed, ask (without writing)
+  // whether the stream is fenced, to say so at the end.
+  let fence: Promise<string | undefined> | undefined;
+  const onAck = (ack: AppendAck): void => {
+    if (plan.conds.fencingToken === undefined) fence ??= currentFence(stream);
+    showAck(ctx.out, plan.acks, ack);
+  };
+  const pipe = new BatchPipe(stream, plan, tally, onAck, policy.onBad);
   let inputFailure: unknown;
   try {
     await pump(source, plan, pipe, tally, interrupt.signal);
@@ -73,6 +80,11 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
   await pipe.drain(interrupt.which !== undefined);
   interrupt.dispose();
   ticker.stop();
+  const fenced = await fence;
+  if (fenced !== undefined)
+    ctx.out.warn(
+      `${uri} is fenced (token ${JSON.stringify(fenced)}), and this append carried no fencing token: fencing is opt-in per append, so it was not checked; writers that must respect the fence pass -F TOKEN`,
+    );
   await finish(ctx, uri, plan, tally, inputFailure, interrupt);
 }
 
