@@ -61,11 +61,12 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
   );
   const policy = inputPolicy(ctx.out, plan, tally);
   const source = inputRecords({ ...plan.input, ...policy }, interrupt.signal);
-  // Fencing is opt-in per append: once an append without -F has landed, ask (without writing)
-  // whether the stream is fenced, to say so at the end.
+  // Fencing is opt-in per append: once an append without -F has landed, ask (without writing,
+  // but it counts as an append operation) whether the stream is fenced, to tell the person at
+  // the terminal (or -v) at the end. Scripts that must respect a fence pass -F.
   let fence: Promise<string | undefined> | undefined;
   const onAck = (ack: AppendAck): void => {
-    if (plan.conds.fencingToken === undefined) fence ??= currentFence(stream);
+    if (plan.conds.fencingToken === undefined && ctx.out.personWatching) fence ??= currentFence(stream);
     showAck(ctx.out, plan.acks, ack);
   };
   const pipe = new BatchPipe(stream, plan, tally, onAck, policy.onBad);
