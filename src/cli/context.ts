@@ -53,6 +53,7 @@ export class Context {
     this.out.verbose(`basin endpoint ${s.basinEndpoint.value} (${s.basinEndpoint.source})`);
     this.out.verbose(s.accessToken ? `access token <redacted> (${s.accessToken.source})` : "no access token");
     if (s.dialect.value !== "svc") this.out.verbose(`dialect ${s.dialect.value} (${s.dialect.source})`);
+    for (const n of s.notes) this.out.verbose(n);
     this.svc = await this.newClient(true);
     return this.svc;
   }
