@@ -5,7 +5,7 @@ import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
-import { isNotFound } from "../basin/delete.js";
+import { isDeletionPending, isNotFound } from "../basin/delete.js";
 import { waitFlags, type WaitFlags } from "../create-options.js";
 import { clientError } from "../../../errors.js";
 import type { Context } from "../../context.js";
@@ -26,7 +26,9 @@ export function streamDeleteCommand(name = "delete"): Command {
     const client = await ctx.client();
     let result = "deleting";
     try {
-      await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream));
+      await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream)).catch((e: unknown) => {
+        if (!opts.wait || !isDeletionPending(e)) throw e; // already being deleted: wait for it
+      });
       if (opts.wait) {
         await waitForStreamGone(ctx, basin, stream, opts);
         result = "deleted";
