@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
+import { nearest } from "../format/suggest.js";
 import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
 import { ENV_VARS, envValue, S2_ENV_VARS, s2EnvValue, type EnvSetting } from "./env-vars.js";
 import { usageError } from "./failure.js";
@@ -80,9 +81,13 @@ export function profileTable(file: TomlTable, name: string, path: string): TomlT
   const profiles = file.profiles;
   const table = typeof profiles === "object" ? profiles[name] : undefined;
   if (typeof table !== "object") {
+    const names = typeof profiles === "object" ? Object.keys(profiles) : [];
+    const near = nearest(name, names)[0];
     throw usageError(
-      `profile ${JSON.stringify(name)} is not defined in ${path}`,
-      `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\``,
+      `profile ${JSON.stringify(name)} is not defined in ${path}${near === undefined ? "" : `; did you mean ${near}?`}`,
+      near !== undefined
+        ? `the profiles there: ${names.join(", ")} (\`svc config use-profile NAME\` makes one current)`
+        : `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\`${names.length > 0 ? ` (the profiles there: ${names.join(", ")})` : ""}`,
     );
   }
   return table;
