@@ -13,6 +13,7 @@ import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
 import { commandHint, suggestCommands } from "./command-suggest.js";
 import { helpFor } from "./help-command.js";
+import { liteStartFailure } from "./lite-errors.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
@@ -60,7 +61,7 @@ export async function main(argv: string[]): Promise<void> {
  * directly, so its server thread starts sooner) exactly as `main` would, and exits.
  */
 export function exitWithError(e: unknown, argv: string[]): never {
-  process.exit(handle(e, argv));
+  process.exit(handle(liteStartFailure(e, argv), argv));
 }
 
 /** For `svc lsit` and `svc basin lsit`: the commands the word most likely meant (command-suggest.ts). */
