@@ -33,7 +33,8 @@ export function basinDeleteCommand(name = "delete"): Command {
   flagAction(cmd, FLAGS, async (ctx, [arg], opts) => {
     const basin = parseBasinArg(arg!);
     const uri = formatUri(basin);
-    await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes, "deleted");
+    // S2's spelling (delete-basin) keeps S2's contract: its CLI never asks (docs/s2.md).
+    await confirmOrStop(ctx.out, `Delete basin ${uri} and all its streams?`, opts.yes || name !== "delete", "deleted");
     const client = await ctx.client();
     try {
       await attempt("delete basin", uri, () => client.basins.delete(basin));

@@ -22,7 +22,8 @@ export function streamDeleteCommand(name = "delete"): Command {
   flagAction(cmd, FLAGS, async (ctx, [arg], opts) => {
     const { basin, stream } = parseStreamUri(arg!);
     const uri = formatUri(basin, stream);
-    await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes, "deleted");
+    // S2's spelling (delete-stream) keeps S2's contract: its CLI never asks (docs/s2.md).
+    await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes || name !== "delete", "deleted");
     const client = await ctx.client();
     let result = "deleting";
     try {
