@@ -14,6 +14,7 @@ import { ExitRequest } from "./failure.js";
 import { commandHint, suggestCommands } from "./command-suggest.js";
 import { helpFor } from "./help-command.js";
 import { liteStartFailure } from "./lite-errors.js";
+import { s2Spellings } from "./s2-spellings.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
@@ -24,7 +25,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
     process.exit(EXIT.runtime);
   });
-  argv = helpThroughLite(argv);
+  argv = s2Spellings(helpThroughLite(argv));
   setInvocationArgv(argv);
   let code: number = EXIT.ok;
   const program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
