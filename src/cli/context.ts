@@ -5,10 +5,13 @@
  */
 import type { Command } from "commander";
 import type { SvcClient } from "../client/client.js";
+import type { LiteProofOptions } from "../client/lite-proof.js";
+import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
 import { configPath, readConfigFile } from "./config-file.js";
 import { Output } from "./output.js";
 import { resolveEncryptionKey } from "./encryption-key.js";
-import { envValue } from "./env-vars.js";
+import { ENV_VARS, envValue } from "./env-vars.js";
+import { usageError } from "./failure.js";
 import { parseFlags } from "./flags/declare.js";
 import { GLOBAL_FLAGS, type GlobalFlags } from "./global-flags.js";
 import { resolveSettings, type Settings } from "./settings.js";
@@ -50,6 +53,7 @@ export class Context {
     this.out.verbose(`basin endpoint ${s.basinEndpoint.value} (${s.basinEndpoint.source})`);
     this.out.verbose(s.accessToken ? `access token <redacted> (${s.accessToken.source})` : "no access token");
     if (s.dialect.value !== "svc") this.out.verbose(`dialect ${s.dialect.value} (${s.dialect.source})`);
+    for (const n of s.notes) this.out.verbose(n);
     this.svc = await this.newClient(true);
     return this.svc;
   }
@@ -89,7 +93,7 @@ export class Context {
       compression: s.compression.value,
       dialect: dialect ?? s.dialect.value,
       encryptionKey: key,
-      ...(s.liteTokenFile !== undefined ? { liteProof: { tokenFile: s.liteTokenFile } } : {}),
+      ...(withToken ? liteProofOf(s) : {}),
     });
   }
 
@@ -121,6 +125,27 @@ export class Context {
   async close(): Promise<void> {
     await this.svc?.close();
   }
+}
+
+/**
+ * The proof the server at the default local address owes before a token goes to it; a
+ * configured token with no lite root token to key the proof with is not sent at all.
+ */
+function liteProofOf(s: Settings): { liteProof?: LiteProofOptions } {
+  const p = s.liteProof;
+  if (p === undefined || s.accessToken === undefined) return {};
+  if (p.rootToken === undefined)
+    throw usageError(
+      `no endpoint is configured, and svc sends the access token from ${p.tokenSource} to the local svc lite at ${LOCAL_LITE_ENDPOINT} only once that lite proves it is yours, with the root token in ${p.tokenFile} (absent)`,
+      `set the endpoints too (svc lite prints them: export ${ENV_VARS.account_endpoint}=… ${ENV_VARS.basin_endpoint}=…), or pass --account-endpoint and --basin-endpoint`,
+    );
+  return {
+    liteProof: {
+      tokenFile: p.tokenFile,
+      rootToken: p.rootToken,
+      ...(p.tokenSource !== undefined ? { tokenSource: p.tokenSource } : {}),
+    },
+  };
 }
 
 let current: Context | undefined;

@@ -34,3 +34,24 @@ export function envValue(env: NodeJS.ProcessEnv, setting: EnvSetting): { value: 
   const value = env[name];
   return value === undefined || value === "" ? undefined : { value, source: `env ${name}` };
 }
+
+/**
+ * S2's CLI variables, honoured where svc's own settings leave the endpoints unset (settings.ts):
+ * S2's two endpoints, in S2's dialect, and its token only together with them, since a token
+ * meant for S2 goes to S2's endpoints and nowhere else.
+ */
+export const S2_ENV_VARS = {
+  account_endpoint: "S2_ACCOUNT_ENDPOINT",
+  basin_endpoint: "S2_BASIN_ENDPOINT",
+  access_token: "S2_ACCESS_TOKEN",
+} as const;
+
+/** The value of S2's variable for `setting` in `env`, with where it came from; undefined when unset or empty. */
+export function s2EnvValue(
+  env: NodeJS.ProcessEnv,
+  setting: keyof typeof S2_ENV_VARS,
+): { value: string; source: string } | undefined {
+  const name = S2_ENV_VARS[setting];
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : { value, source: `env ${name}` };
+}

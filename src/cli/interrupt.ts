@@ -8,7 +8,11 @@ export class Interrupt {
   private readonly controller = new AbortController();
   private received: NodeJS.Signals | undefined;
 
-  constructor(private readonly onFirst?: (signal: NodeJS.Signals) => void) {
+  /** `onSecond` runs just before the process ends at once: it must say what it has to say synchronously. */
+  constructor(
+    private readonly onFirst?: (signal: NodeJS.Signals) => void,
+    private readonly onSecond?: (signal: NodeJS.Signals) => void,
+  ) {
     process.on("SIGINT", this.handle);
     process.on("SIGTERM", this.handle);
   }
@@ -45,6 +49,10 @@ export class Interrupt {
       return;
     }
     this.dispose();
-    process.kill(process.pid, sig);
+    try {
+      this.onSecond?.(sig);
+    } finally {
+      process.kill(process.pid, sig);
+    }
   };
 }

@@ -13,6 +13,8 @@ import { EXIT } from "./exit-codes.js";
 import { ExitRequest } from "./failure.js";
 import { commandHint, suggestCommands } from "./command-suggest.js";
 import { helpFor } from "./help-command.js";
+import { liteStartFailure } from "./lite-errors.js";
+import { s2Spellings } from "./s2-spellings.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
@@ -23,7 +25,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
     process.exit(EXIT.runtime);
   });
-  argv = helpThroughLite(argv);
+  argv = s2Spellings(helpThroughLite(argv));
   setInvocationArgv(argv);
   let code: number = EXIT.ok;
   const program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
@@ -60,7 +62,7 @@ export async function main(argv: string[]): Promise<void> {
  * directly, so its server thread starts sooner) exactly as `main` would, and exits.
  */
 export function exitWithError(e: unknown, argv: string[]): never {
-  process.exit(handle(e, argv));
+  process.exit(handle(liteStartFailure(e, argv), argv));
 }
 
 /** For `svc lsit` and `svc basin lsit`: the commands the word most likely meant (command-suggest.ts). */

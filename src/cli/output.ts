@@ -95,6 +95,11 @@ export class Output {
     return this.chalk ? this.chalk.bold : plain;
   }
 
+  /** Whether a person reads stderr: a terminal, or --verbose asked for more (and not --quiet). */
+  get personWatching(): boolean {
+    return !this.quiet && (this.stderr.isTTY === true || this.verboseOn);
+  }
+
   /** Whether stdout is a terminal, so data may be drawn for eyes (charts). */
   get dataOnTerminal(): boolean {
     return this.stdout.isTTY === true;

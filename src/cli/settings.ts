@@ -7,8 +7,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
+import { nearest } from "../format/suggest.js";
 import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
-import { ENV_VARS, envValue, type EnvSetting } from "./env-vars.js";
+import { ENV_VARS, envValue, S2_ENV_VARS, s2EnvValue, type EnvSetting } from "./env-vars.js";
 import { usageError } from "./failure.js";
 import { keyOf } from "./flags/declare.js";
 import type { GlobalFlags } from "./global-flags.js";
@@ -33,10 +34,25 @@ export interface Settings {
   insecure: Sourced<boolean>;
   timeoutMs: Sourced<number>;
   retries: Sourced<number>;
+  /** Settings found and not used, and why (`S2_ACCESS_TOKEN is ignored: …`), for ping, config list and -v. */
+  notes: string[];
   /** The header names requests use: svc's, or S2's for an S2-compatible server. */
   dialect: Sourced<Dialect>;
-  /** Set when the token is the one svc found in the default lite data dir: the server must prove it knows it. */
-  liteTokenFile?: string;
+  /**
+   * Set when a token would go to the default local address (no endpoint configured): the root
+   * token svc found in lite's default data dir, or a configured token. The server must first
+   * prove that it knows that root token, i.e. that it is the user's own lite.
+   */
+  liteProof?: LiteProofSetting;
+}
+
+export interface LiteProofSetting {
+  /** lite's root token file in its default data dir. */
+  tokenFile: string;
+  /** The root token the proof is keyed with; undefined when the file is absent (no proof possible). */
+  rootToken: string | undefined;
+  /** Where the token sent came from, when it is a configured one rather than the root token itself. */
+  tokenSource?: string;
 }
 
 /**
@@ -65,9 +81,13 @@ export function profileTable(file: TomlTable, name: string, path: string): TomlT
   const profiles = file.profiles;
   const table = typeof profiles === "object" ? profiles[name] : undefined;
   if (typeof table !== "object") {
+    const names = typeof profiles === "object" ? Object.keys(profiles) : [];
+    const near = nearest(name, names)[0];
     throw usageError(
-      `profile ${JSON.stringify(name)} is not defined in ${path}`,
-      `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\``,
+      `profile ${JSON.stringify(name)} is not defined in ${path}${near === undefined ? "" : `; did you mean ${near}?`}`,
+      near !== undefined
+        ? `the profiles there: ${names.join(", ")} (\`svc config use-profile NAME\` makes one current)`
+        : `add a [profiles.${name}] table, or run \`svc --profile ${name} config set KEY VALUE\`${names.length > 0 ? ` (the profiles there: ${names.join(", ")})` : ""}`,
     );
   }
   return table;
@@ -106,8 +126,12 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, fil
   const table = prof ? profileTable(file, prof.value, path) : undefined;
   const get = (k: string) => lookup(k, flags, env, table, prof?.value, file, path);
 
-  const account = get("account_endpoint") as Sourced<string> | undefined;
-  const basin = get("basin_endpoint") as Sourced<string> | undefined;
+  let account = get("account_endpoint") as Sourced<string> | undefined;
+  let basin = get("basin_endpoint") as Sourced<string> | undefined;
+  // An S2 user's shell setup (S2_ACCOUNT_ENDPOINT, S2_BASIN_ENDPOINT) where svc's own settings
+  // name no endpoint: S2's endpoints, in S2's dialect, with S2's token.
+  const s2 = account === undefined && basin === undefined ? s2Endpoints(env) : undefined;
+  if (s2) [account, basin] = s2;
   if ((account === undefined) !== (basin === undefined)) {
     const [set, missing] = account ? [account, "basin"] : [basin!, "account"];
     throw usageError(
@@ -126,18 +150,42 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, fil
     timeoutMs: { value: parseDuration(timeout.value), source: timeout.source },
     retries: get("retries") as Sourced<number>,
     dialect: get("dialect") as Sourced<Dialect>,
+    notes: [],
   };
+  if (s2 && settings.dialect.source === "default")
+    settings.dialect = { value: "s2", source: `implied by ${(s2[0] ?? s2[1])!.source}` };
   if (prof) settings.profile = prof.value;
-  const token = get("access_token") as Sourced<string> | undefined;
+  const token = (get("access_token") as Sourced<string> | undefined) ?? s2Token(env, s2 !== undefined, settings.notes);
   if (token) settings.accessToken = token;
-  else if (account === undefined) {
-    const liteToken = readLiteRootToken(env);
-    if (liteToken) {
-      settings.accessToken = liteToken;
-      settings.liteTokenFile = liteTokenPath(env);
+  if (account === undefined) {
+    // The default local address: any local user may listen there, so whichever token goes
+    // there goes only to a server proving it is the user's lite (43.7: a configured token too).
+    const root = readLiteRootToken(env);
+    const tokenFile = liteTokenPath(env);
+    if (token) settings.liteProof = { tokenFile, rootToken: root?.value, tokenSource: token.source };
+    else if (root) {
+      settings.accessToken = root;
+      settings.liteProof = { tokenFile, rootToken: root.value };
     }
   }
   return settings;
+}
+
+/** S2's endpoint variables, when either is set (a half-set pair is reported as svc's own). */
+function s2Endpoints(env: NodeJS.ProcessEnv): [Sourced<string> | undefined, Sourced<string> | undefined] | undefined {
+  const account = s2EnvValue(env, "account_endpoint");
+  const basin = s2EnvValue(env, "basin_endpoint");
+  return account || basin ? [account, basin] : undefined;
+}
+
+/** S2_ACCESS_TOKEN, used only with S2's endpoints: else a note says why it was not. */
+function s2Token(env: NodeJS.ProcessEnv, s2Endpoints: boolean, notes: string[]): Sourced<string> | undefined {
+  const token = s2EnvValue(env, "access_token");
+  if (!token || s2Endpoints) return token;
+  notes.push(
+    `${S2_ENV_VARS.access_token} is ignored: it is sent only to the endpoints of ${S2_ENV_VARS.account_endpoint} and ${S2_ENV_VARS.basin_endpoint}, and svc's own settings name the endpoints here (or none is set)`,
+  );
+  return undefined;
 }
 
 export function liteTokenPath(env: NodeJS.ProcessEnv): string {

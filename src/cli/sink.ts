@@ -97,6 +97,11 @@ function notFoundHint(err: unknown, op: OperationError | undefined): string | un
   const m = /^svc:\/\/([^/]+)(?:\/(.+))?$/.exec(op.resource);
   if (!m) return undefined;
   const [, basin, stream] = m;
+  // Being deleted: it is not coming back; --wait says when it is gone (a new one may then be made).
+  if (err.code === "basin_deletion_pending")
+    return `basin ${basin} is being deleted: \`svc basin delete ${basin} --wait\` waits until it is gone; then create it again if you need it`;
+  if (err.code === "stream_deletion_pending")
+    return `${stream === undefined ? "the stream" : op.resource} is being deleted: \`svc stream delete ${stream === undefined ? "URI" : op.resource} --wait\` waits until it is gone; then create it again if you need it`;
   if (err.code === "basin_not_found")
     return `create it with \`svc basin create ${basin}\`, or list the basins with \`svc basin list\``;
   if (err.code !== "stream_not_found" || stream === undefined) return undefined;
@@ -143,7 +148,9 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
     case "client_timeout":
       return "the server did not answer in time; raise --timeout or check the server";
     case "unverified_server":
-      return `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed (export ${ENV_VARS.access_token}=…); otherwise another program holds the port`;
+      return ctx.tokenSource === undefined || ctx.tokenSource.startsWith("svc lite's root token")
+        ? `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token and endpoints it printed (its export lines); otherwise another program holds the port`
+        : `if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, set its endpoints too (its export lines: ${ENV_VARS.account_endpoint}, ${ENV_VARS.basin_endpoint}); otherwise another program holds the port`;
     case "basin_not_found":
       return "list basins with `svc basin list`";
     case "stream_not_found":
@@ -152,7 +159,7 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
       return "use --if-not-exists to succeed when it exists, or --ensure to create or reconfigure";
     case "basin_deletion_pending":
     case "stream_deletion_pending":
-      return "deletion is in progress; try again once it completes";
+      return "it is being deleted: `svc basin delete NAME --wait` (or `svc stream delete URI --wait`) waits until it is gone; then create it again";
     case "range_not_satisfiable": {
       const tail = (err as { tail?: { seqNum: number } }).tail?.seqNum;
       return tail === undefined

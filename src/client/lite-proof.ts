@@ -1,26 +1,36 @@
 /**
- * The check a local svc lite must pass before svc sends it the root token that svc found by
- * itself in lite's default data dir (the proof: local-lite.ts): a fresh random nonce per
- * connection, answered with an HMAC of it keyed with that token. A server that cannot answer
+ * The check a local svc lite must pass before svc sends a token to lite's default address: the
+ * root token svc found by itself in lite's default data dir, or a token the user configured
+ * with no endpoint (the proof: local-lite.ts). A fresh random nonce per connection, answered
+ * with an HMAC of it keyed with the root token in that data dir. A server that cannot answer
  * never sees the token: the request fails with `unverified_server` (exit 3) instead.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { SvcError } from "../errors.js";
 import type { PeerCheck } from "../transport/types.js";
 import { LITE_CHALLENGE_HEADER, LITE_PROOF_HEADER, LITE_PROOF_PATH, liteProof } from "../local-lite.js";
-import type { Redacted } from "./redacted.js";
+import { Redacted } from "./redacted.js";
 
 export interface LiteProofOptions {
-  /** The file the token came from, for the error message. */
+  /** The file holding lite's root token, for the error message. */
   tokenFile: string;
+  /** The root token the proof is keyed with, when the token sent is another one. @default the token sent */
+  rootToken?: string | Redacted;
+  /** Where the token sent came from (`env SVC_ACCESS_TOKEN`), when it is not the root token of `tokenFile`. */
+  tokenSource?: string;
 }
 
 export function liteProofCheck(token: Redacted, opts: LiteProofOptions): PeerCheck {
+  const key = Redacted.from(opts.rootToken) ?? token;
+  const withheld =
+    opts.tokenSource === undefined
+      ? `the root token in ${opts.tokenFile}`
+      : `the access token from ${opts.tokenSource}`;
   return {
     path: LITE_PROOF_PATH,
     challenge(address, port) {
       const nonce = randomBytes(32).toString("base64url");
-      const expected = Buffer.from(liteProof(token.reveal(), nonce, address, port), "hex");
+      const expected = Buffer.from(liteProof(key.reveal(), nonce, address, port), "hex");
       return {
         headers: { [LITE_CHALLENGE_HEADER]: nonce },
         accept(headers) {
@@ -36,7 +46,7 @@ export function liteProofCheck(token: Redacted, opts: LiteProofOptions): PeerChe
         origin: "client",
         retryable: false,
         sideEffects: false,
-        message: `the server at ${origin} could not prove that it is your svc lite (${why}), so the root token in ${opts.tokenFile} was not sent to it`,
+        message: `the server at ${origin} could not prove that it is your svc lite (${why}), so ${withheld} was not sent to it`,
       });
     },
   };

@@ -4,8 +4,8 @@
  * pointed at that stale root-token file as if it were right.
  *
  * Now that token is never sent to a server that does not know it (it cannot prove it does), and
- * the error says so and what to do: a lite started with --in-memory has its own token, the one
- * it printed (exit 3). With no token file at all, the 401 hint says no token was configured and
+ * the error says so and what to do: a lite started with --in-memory has its own token and address,
+ * the ones it printed (exit 3). With no token file at all, the 401 hint says no token was configured and
  * where lite prints its own.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -55,7 +55,7 @@ describe.skipIf(!netns)("svc with nothing configured against svc lite --in-memor
     expect(r.out, r.err).toContain("list=3");
     expect(r.err).toContain("could not prove that it is your svc lite");
     expect(r.err).toContain(
-      "hint: if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token it printed",
+      "hint: if it is your own svc lite started with --in-memory, --data-dir or --root-token-file, use the token and endpoints it printed",
     );
   }, 60_000);
 

@@ -59,14 +59,19 @@ export class BatchPipe {
     return this.tally.failure !== undefined;
   }
 
-  /** Hands `b` to the appender once it has room (a dry run only checks it); its ack is tallied when it comes. */
-  async send(b: Batch): Promise<void> {
+  /**
+   * Hands `b` to the appender once it has room (a dry run only checks it); its ack is tallied
+   * when it comes. Once `stop` is aborted (Ctrl-C) nothing new is sent: a batch waiting for its
+   * turn under `--rate` is counted as read and not sent.
+   */
+  async send(b: Batch, stop?: AbortSignal): Promise<void> {
     if (!this.plan.dryRun) {
       this.appender ??= await openAppender(this.stream, this.plan.appender, b);
       if (this.tally.batches === 0 && this.plan.conds.matchSeqNum !== undefined)
         this.match = await resolveMatch(this.plan.conds, this.stream);
-      await sleepUntil(throttleDue(this.plan, this.tally, b));
+      await sleepUntil(throttleDue(this.plan, this.tally, b), stop);
     }
+    if (stop?.aborted) return this.tally.unsent(b.records.length);
     const taken = await this.offer(b);
     if (!taken) return;
     // What the tally needs, not the batch: its records are garbage once the appender encoded them.
@@ -167,6 +172,16 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
 }
 
-async function sleepUntil(due: number): Promise<void> {
-  if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+/** Sleeps until `due` (epoch ms), or until `stop` is aborted. */
+async function sleepUntil(due: number, stop: AbortSignal | undefined): Promise<void> {
+  if (due <= Date.now() || stop?.aborted) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      stop?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, due - Date.now());
+    stop?.addEventListener("abort", done, { once: true });
+  });
 }

@@ -9,8 +9,10 @@
  * - a condition failure (fencing token, match seq num): exit 5 with the expected value;
  * - an outcome unknown (connection lost, ack timeout): exit 75, saying what was acked and how
  *   many records are in doubt; nothing is ever re-sent;
- * - Ctrl-C: stop reading input, send what was already read, wait (≤ 5 s) for in-flight acks,
- *   report what was acknowledged (the records and the next position), exit 130; a second Ctrl-C ends the process at once.
+ * - Ctrl-C: stop reading input and send nothing new (not what was read, nor a batch waiting
+ *   under `--rate`), wait (≤ 5 s) for the acks of batches sent, report what was acknowledged
+ *   (the records and the next position) and what was read and not sent, exit 130; a second
+ *   Ctrl-C ends the process at once, saying what was acknowledged and what is in doubt.
  */
 import type { StreamClient } from "../../client/stream.js";
 import { SvcError } from "../../errors.js";
@@ -19,7 +21,7 @@ import type { CommandRecord } from "../../format/record-command.js";
 import type { AppendAck } from "../../types.js";
 import type { Context } from "../context.js";
 import { ExitRequest, OperationError } from "../failure.js";
-import { conditionHint } from "../flags/conditions.js";
+import { conditionHint, currentFence } from "../flags/conditions.js";
 import { Interrupt } from "../interrupt.js";
 import type { Output } from "../output.js";
 import { progressMode, StatusTicker } from "../progress.js";
@@ -44,10 +46,14 @@ export interface AppendPlan extends PipePlan {
 }
 
 export async function runAppend(ctx: Context, stream: StreamClient, uri: string, plan: AppendPlan): Promise<void> {
-  const interrupt = new Interrupt(() =>
-    ctx.out.info("interrupted: sending what was read and waiting for acks (Ctrl-C again to quit at once)"),
-  );
   const tally = new AppendTally();
+  const interrupt = new Interrupt(
+    () =>
+      ctx.out.info(
+        "interrupted: sending nothing more, waiting for the acks of batches sent (Ctrl-C again to quit at once)",
+      ),
+    () => ctx.out.notice(`interrupted again, quitting at once: ${tally.abandonedState(uri)}`),
+  );
   const ticker = new StatusTicker(
     ctx.out,
     plan.acks === "progress" ? progressMode(ctx.out, true, "periodic") : "off",
@@ -55,10 +61,18 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
   );
   const policy = inputPolicy(ctx.out, plan, tally);
   const source = inputRecords({ ...plan.input, ...policy }, interrupt.signal);
-  const pipe = new BatchPipe(stream, plan, tally, (ack) => showAck(ctx.out, plan.acks, ack), policy.onBad);
+  // Fencing is opt-in per append: once an append without -F has landed, ask (without writing,
+  // but it counts as an append operation) whether the stream is fenced, to tell the person at
+  // the terminal (or -v) at the end. Scripts that must respect a fence pass -F.
+  let fence: Promise<string | undefined> | undefined;
+  const onAck = (ack: AppendAck): void => {
+    if (plan.conds.fencingToken === undefined && ctx.out.personWatching) fence ??= currentFence(stream);
+    showAck(ctx.out, plan.acks, ack);
+  };
+  const pipe = new BatchPipe(stream, plan, tally, onAck, policy.onBad);
   let inputFailure: unknown;
   try {
-    await pump(source, plan, pipe, interrupt.signal);
+    await pump(source, plan, pipe, tally, interrupt.signal);
   } catch (e) {
     inputFailure = e;
   } finally {
@@ -67,6 +81,11 @@ export async function runAppend(ctx: Context, stream: StreamClient, uri: string,
   await pipe.drain(interrupt.which !== undefined);
   interrupt.dispose();
   ticker.stop();
+  const fenced = await fence;
+  if (fenced !== undefined)
+    ctx.out.warn(
+      `${uri} is fenced (token ${JSON.stringify(fenced)}), and this append carried no fencing token: fencing is opt-in per append, so it was not checked; writers that must respect the fence pass -F TOKEN`,
+    );
   await finish(ctx, uri, plan, tally, inputFailure, interrupt);
 }
 
@@ -99,6 +118,7 @@ async function pump(
   source: AsyncIterator<Parsed[]>,
   plan: AppendPlan,
   pipe: BatchPipe,
+  tally: AppendTally,
   signal: AbortSignal,
 ): Promise<void> {
   const limits = plan.atomic ? { ...plan.batch, lingerMs: Infinity } : plan.batch;
@@ -113,10 +133,13 @@ async function pump(
       held = b;
       continue;
     }
-    await pipe.send(b);
+    // After Ctrl-C the batches of what was already read are counted, never sent.
+    if (signal.aborted) tally.unsent(b.records.length);
+    else await pipe.send(b, signal);
     if (pipe.failed) return;
   }
-  if (held && !signal.aborted) await pipe.send(held);
+  if (held && signal.aborted) tally.unsent(held.records.length);
+  else if (held) await pipe.send(held, signal);
 }
 
 function showAck(out: Output, mode: AcksMode, ack: AppendAck): void {

@@ -27,6 +27,11 @@ export class AppendTally {
   tail: AppendAck["tail"] | undefined;
   inDoubtRecords = 0;
   inDoubtBatches = 0;
+  /** Batches acked or failed (the rest of those sent are in flight). */
+  settledBatches = 0;
+  settledRecords = 0;
+  /** Records read from the input and never sent (Ctrl-C sends nothing new). */
+  unsentRecords = 0;
   skipped = 0;
   /** `\r` bytes text input dropped before newlines (CRLF line ends). */
   crDropped = 0;
@@ -45,6 +50,7 @@ export class AppendTally {
   }
 
   acked(ack: AppendAck, b: Sized): void {
+    this.settle(b);
     this.records += b.count;
     this.bytes += b.bytes;
     this.first ??= ack.start.seqNum;
@@ -52,7 +58,18 @@ export class AppendTally {
     this.tail = ack.tail;
   }
 
+  /** Records read that will not be sent (after Ctrl-C). */
+  unsent(count: number): void {
+    this.unsentRecords += count;
+  }
+
+  private settle(b: Sized): void {
+    this.settledBatches++;
+    this.settledRecords += b.count;
+  }
+
   failed(e: unknown, b: Sized): void {
+    this.settle(b);
     const err =
       e instanceof SvcError ? e : new SvcError({ code: "network", message: String(e), origin: "client", cause: e });
     if (err.code === "not_applied") return;
@@ -92,7 +109,29 @@ export class AppendTally {
       this.inDoubtRecords > 0
         ? `; in doubt: ${plural(this.inDoubtRecords, "record")} in ${this.inDoubtBatches} ${this.inDoubtBatches === 1 ? "batch" : "batches"} (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)`
         : "";
-    return `${acked}${doubt}`;
+    return `${acked}${doubt}${this.unsentNote()}`;
+  }
+
+  /**
+   * What is known when the process is about to end at once (a second Ctrl-C): the acks so far,
+   * and every batch sent without an answer as in doubt.
+   */
+  abandonedState(uri: string): string {
+    const batches = this.batches - this.settledBatches;
+    const records = this.sentRecords - this.settledRecords + this.inDoubtRecords;
+    const acked =
+      this.first === undefined
+        ? "no batch was acknowledged"
+        : `acknowledged: ${plural(this.records, "record")}, ${this.range()} (next position ${this.nextSeq})`;
+    const doubt =
+      records > 0
+        ? `; in doubt: ${plural(records, "record")} in ${batches + this.inDoubtBatches} ${batches + this.inDoubtBatches === 1 ? "batch" : "batches"} sent without an answer (check with \`svc read ${uri} -s ${this.nextSeq ?? 0} -e\`)`
+        : "";
+    return `${acked}${doubt}${this.unsentNote()}`;
+  }
+
+  private unsentNote(): string {
+    return this.unsentRecords > 0 ? `; read and not sent: ${plural(this.unsentRecords, "record")}` : "";
   }
 
   summary(): string {

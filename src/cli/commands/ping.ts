@@ -48,9 +48,13 @@ export function pingCommand(): Command {
       );
       // Several endpoints: each node asked on its own, so the report says which answer.
       const nodes = s.accountEndpoint.value.includes(",") ? await client.server.pingEach() : undefined;
-      if (ctx.flags.json) await ctx.out.jsonDoc(nodes ? { ...report, nodes } : report);
+      const settings = { dialect: s.dialect, ...(s.notes.length > 0 ? { notes: s.notes } : {}) };
+      if (ctx.flags.json) await ctx.out.jsonDoc({ ...report, settings, ...(nodes ? { nodes } : {}) });
       else {
         for (const l of pingLines(report)) await ctx.out.line(l);
+        if (s.dialect.source !== "default")
+          await ctx.out.line(`settings  dialect ${s.dialect.value} (${s.dialect.source})`);
+        for (const n of s.notes) ctx.out.warn(n);
         for (const [k, n] of (nodes ?? []).entries())
           await ctx.out.line(
             `${k === 0 ? "nodes    " : "         "} ${n.node} ${n.ms !== undefined ? `answers (GET /ping ${n.ms.toFixed(2)} ms)` : `does not answer (${n.error})`}`,

@@ -1,8 +1,13 @@
 /** zsh completion: save as `_svc` in a directory on $fpath, or `source <(svc completion zsh)`. */
 import { flagWords, transitions, walk, type CmdNode } from "./tree.js";
 
-function q(s: string): string {
-  return `'${s.replaceAll("'", "'\\''").replaceAll(":", "\\:")}'`;
+/**
+ * One `_describe` candidate, `word:description`, single-quoted for the shell. `_describe` splits
+ * at the first unescaped `:`: a `:` in the word is escaped, the separator is not (the
+ * description may hold any).
+ */
+function q(word: string, description: string): string {
+  return `'${`${word.replaceAll(":", "\\:")}:${description}`.replaceAll("'", "'\\''")}'`;
 }
 
 export function zshScript(root: CmdNode): string {
@@ -19,13 +24,13 @@ export function zshScript(root: CmdNode): string {
         for (const f of flagWords(o))
           choices.push(`    ("${n.path}:${f}") compadd -- ${o.choices.join(" ")}; return;;`);
     }
-    const cmds = n.children.map((c) => q(`${c.name}:${c.description}`)).join(" ");
+    const cmds = n.children.map((c) => q(c.name, c.description)).join(" ");
     const seen = new Set<string>();
     const opts = [...n.options, ...root.options]
       .flatMap((o) =>
         flagWords(o)
           .filter((f) => !seen.has(f) && seen.add(f))
-          .map((f) => q(`${f}:${o.description}`)),
+          .map((f) => q(f, o.description)),
       )
       .join(" ");
     paths.push(`    ("${n.path}") cmds=(${cmds}); opts=(${opts});;`);

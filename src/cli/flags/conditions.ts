@@ -60,3 +60,21 @@ export function conditionHint(e: unknown, uri: string, given?: string): string |
   }
   return undefined;
 }
+
+/**
+ * The fencing token of `stream` when it has one, found without writing: an append of one empty
+ * record with the empty token and a match seq num no stream reaches. The service checks the
+ * token first (protocol.md §8.3): a fenced stream answers 412 with its token, an unfenced one
+ * 412 seq_num_mismatch; neither writes. Undefined when unfenced or when the probe fails.
+ */
+export async function currentFence(stream: StreamClient): Promise<string | undefined> {
+  try {
+    await stream.append(
+      { records: [{ headers: [], body: new Uint8Array(0) }], matchSeqNum: Number.MAX_SAFE_INTEGER, fencingToken: "" },
+      { signal: AbortSignal.timeout(2_000) },
+    );
+  } catch (e) {
+    if (e instanceof FencingTokenMismatchError && e.expected !== "") return e.expected;
+  }
+  return undefined;
+}

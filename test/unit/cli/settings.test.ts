@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { hintOf } from "../../../src/cli/failure.js";
 import { resolveSettings } from "../../../src/cli/settings.js";
 import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../../../src/local-lite.js";
 import { configPath } from "../../../src/cli/config-file.js";
@@ -115,6 +116,18 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
     expect(() => resolveSettings({ profile: "nope" }, {}, file, PATH)).toThrow(
       /profile "nope" is not defined in \/cfg\/config.toml/,
     );
+  });
+
+  it("a mistyped profile gets a did-you-mean, not advice to create the typo", () => {
+    let err: unknown;
+    try {
+      resolveSettings({ profile: "stagign" }, {}, file, PATH);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as Error).message).toBe(`profile "stagign" is not defined in ${PATH}; did you mean staging?`);
+    expect(hintOf(err)).not.toContain("config set");
+    expect(hintOf(err)).toContain("staging");
   });
 
   it("validates values wherever they come from", () => {

@@ -59,7 +59,13 @@ function metricFlags(level: MetricLevel, sets: readonly string[]) {
       : `points per minute, hour or day (default: the server picks by range; storage: ${METRICS_STORAGE_INTERVAL[level]})`;
   return flagList(
     // Checked by metricsQuery, which names the level in its error.
-    { ...text("--metric <set>", "the metric set (required)"), offered: sets },
+    {
+      ...text(
+        "--metric <set>",
+        sets.length === 1 ? `the metric set (default: ${sets[0]}, the only one)` : "the metric set (required)",
+      ),
+      offered: sets,
+    },
     text("--start <time>", "from TIME: RFC 3339, unix seconds, YYYY-MM-DD, or a duration ago (2h)", {
       conflicts: "ago",
     }),
@@ -134,6 +140,8 @@ export function metricsQuery<S extends string>(
   nowMs = Date.now(),
 ): MetricsQuery<S> {
   const allowed = sets.join(", ");
+  // Where there is one set (a stream's), it is the one asked for.
+  if (flags.metric === undefined && sets.length === 1) flags = { ...flags, metric: sets[0] };
   if (flags.metric === undefined) throw usageError(`--metric is required: one of ${allowed}`);
   if (!sets.includes(flags.metric as S))
     throw usageError(`--metric ${JSON.stringify(flags.metric)} is not one of the ${level} metric sets: ${allowed}`);

@@ -1,4 +1,4 @@
-/** `svc metrics stream <uri> --metric storage`: stream metrics (A12). */
+/** `svc metrics stream <uri> [--metric storage]`: stream metrics (A12); storage is the only set, so the default. */
 import { Command } from "commander";
 import { STREAM_METRIC_SETS } from "../../../metric-types.js";
 import { attempt } from "../../failure.js";
@@ -23,7 +23,7 @@ export function metricsStreamCommand(): Command {
     },
   );
   return examples(cmd, [
-    "svc metrics stream svc://my-basin-01/events --metric storage",
+    "svc metrics stream svc://my-basin-01/events",
     "svc metrics stream svc://my-basin-01/events --metric storage --ago 30d --json",
   ]);
 }

@@ -5,7 +5,7 @@ import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
-import { isNotFound } from "../basin/delete.js";
+import { isDeletionPending, isNotFound } from "../basin/delete.js";
 import { waitFlags, type WaitFlags } from "../create-options.js";
 import { clientError } from "../../../errors.js";
 import type { Context } from "../../context.js";
@@ -22,11 +22,14 @@ export function streamDeleteCommand(name = "delete"): Command {
   flagAction(cmd, FLAGS, async (ctx, [arg], opts) => {
     const { basin, stream } = parseStreamUri(arg!);
     const uri = formatUri(basin, stream);
-    await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes, "deleted");
+    // S2's spelling (delete-stream) keeps S2's contract: its CLI never asks (docs/s2.md).
+    await confirmOrStop(ctx.out, `Delete stream ${uri} and all its records?`, opts.yes || name !== "delete", "deleted");
     const client = await ctx.client();
     let result = "deleting";
     try {
-      await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream));
+      await attempt("delete stream", uri, () => client.basin(basin).streams.delete(stream)).catch((e: unknown) => {
+        if (!opts.wait || !isDeletionPending(e)) throw e; // already being deleted: wait for it
+      });
       if (opts.wait) {
         await waitForStreamGone(ctx, basin, stream, opts);
         result = "deleted";

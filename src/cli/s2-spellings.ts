@@ -1,0 +1,36 @@
+/**
+ * What S2's CLI accepts on a command line that svc spells otherwise, rewritten to svc's
+ * spelling before parsing (docs/s2.md), so a script written for S2 runs unchanged:
+ *
+ * - a switch given a boolean value, `--create-stream-on-append true` (S2's flags take one):
+ *   `true` is the switch, `false` its negation (`--no-create-stream-on-append`);
+ * - `-f TOKEN` on `append`, S2's short form of the fencing token (svc's is `-F`).
+ *
+ * Only these exact forms are rewritten: anything else reaches the parser as typed.
+ */
+
+/** Switches that have a `--no-` twin and that S2's CLI writes with a value. */
+const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read"]);
+
+export function s2Spellings(argv: string[]): string[] {
+  const out: string[] = [];
+  const command = argv.find((a) => !a.startsWith("-"));
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const [flag, inline] = a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+    if (VALUED_SWITCHES.has(flag)) {
+      const value = inline ?? (/^(true|false)$/i.test(argv[i + 1] ?? "") ? argv[++i] : undefined);
+      if (value === undefined) out.push(a);
+      else if (/^true$/i.test(value)) out.push(flag);
+      else if (/^false$/i.test(value)) out.push(`--no-${flag.slice(2)}`);
+      else out.push(a);
+      continue;
+    }
+    out.push(command === "append" && a === "-f" ? "-F" : a);
+  }
+  return out;
+}
