@@ -85,6 +85,9 @@ export class PgCluster implements Cluster {
       timings.pollMs,
       (p) => this.onNotify(p),
       () => this.reread(),
+      // Nothing cached is served from the moment contact is lost: the database may be another
+      // when it answers again (a failover), and lack what was cached.
+      () => this.hint({ kind: "lost" }),
     );
     // Connections were lost and a host answers again, perhaps another one (a promoted standby).
     db.primary.onMoved = () => this.reread();

@@ -58,8 +58,17 @@ export class DbClock implements NodeClock {
   }
 
   now(): number {
+    const wall = wallClock();
+    const db = this.dbNow();
+    // Within what a reading can tell apart, this node's clock agrees with the database's: its
+    // own is used then (a round trip's jitter would otherwise stamp arrivals ahead of it).
+    return db === undefined || Math.abs(wall - db) <= this.uncertaintyMs() ? wall : db;
+  }
+
+  /** The database's clock now as the last reading tells it, if any. */
+  private dbNow(): number | undefined {
     const r = this.reading;
-    return r === undefined ? wallClock() : Math.round(r.db + (performance.now() - r.at));
+    return r === undefined ? undefined : Math.round(r.db + (performance.now() - r.at));
   }
 
   /** How far off now() may be (ms); Infinity before any reading. */
@@ -70,7 +79,7 @@ export class DbClock implements NodeClock {
 
   /** This node's wall clock's offset from the database's (ms; positive: ahead). */
   offsetMs(): number {
-    return wallClock() - this.now();
+    return wallClock() - (this.dbNow() ?? wallClock());
   }
 
   unsure(): string | undefined {

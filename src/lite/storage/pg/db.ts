@@ -108,16 +108,20 @@ export class Db {
     this.writeMs = config.writeTimeoutMs;
     this.readMs = Math.min(READ_TIMEOUT_MS, config.writeTimeoutMs);
     const Client = primary.clientClass();
+    // Checked before the pool hands a new connection out (with its error listener already on).
+    const onConnect = (c: pg.ClientBase): Promise<void> => primary.check(c);
     // statement_timeout: the server gives up too (a lock wait, a slow plan), not only this node.
     this.writes = new pg.Pool({
       ...primary.options(this.writeMs),
       Client,
+      onConnect,
       statement_timeout: this.writeMs,
       max: config.poolSize,
     });
     this.reads = new pg.Pool({
       ...primary.options(this.readMs),
       Client,
+      onConnect,
       statement_timeout: this.readMs,
       max: config.poolSize,
       application_name: "svc lite reads",

@@ -34,6 +34,8 @@ export class Listener {
     private readonly pollMs: number,
     private readonly onPayload: (payload: string) => void,
     private readonly onBack: () => void,
+    /** Lost: what was heard before may not hold on the database found next (a promoted standby). */
+    private readonly onLost: () => void = () => {},
   ) {}
 
   start(): void {
@@ -60,6 +62,7 @@ export class Listener {
       cut(c); // a silent connection's end() would wait for an answer that never comes
       void c.end().catch(() => {});
       if (this.closed) return;
+      if (!this.lost) this.onLost();
       if (!this.lost)
         this.log(
           `database notifications lost (${why}); polling every ${this.pollMs} ms and reconnecting every ${RECONNECT_MS / 1000} s`,

@@ -78,8 +78,8 @@ export class Primary {
   }
 
   /**
-   * A `pg.Client` class for pools: each client connects to the host current when it is made,
-   * and is checked writable before the pool hands it out.
+   * A `pg.Client` class for pools: each client connects to the host current when it is made
+   * (the pool checks it writable before handing it out: `check` as its onConnect).
    */
   clientClass(): typeof pg.Client {
     const primary = this;
@@ -88,22 +88,6 @@ export class Primary {
       constructor(opts: pg.ClientConfig) {
         // The pool keeps the password out of its options' enumerable keys: a spread loses it.
         super({ ...opts, password: opts.password, host: primary.current.host, port: primary.current.port });
-      }
-      // The pool calls connect(callback); the check runs before the callback.
-      override connect(): Promise<pg.Client>;
-      override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
-      // biome-ignore lint/suspicious/noExplicitAny: the two callback shapes of pg's own overloads
-      override connect(callback?: (...args: any[]) => void): Promise<pg.Client> | undefined {
-        const done = super.connect().then(async () => {
-          await primary.check(this);
-          return this as pg.Client;
-        });
-        if (!callback) return done;
-        done.then(
-          (c) => callback(null, c),
-          (e: Error) => callback(e, this),
-        );
-        return undefined;
       }
     };
   }
