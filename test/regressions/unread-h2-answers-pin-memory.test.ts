@@ -113,7 +113,17 @@ describe("answers an HTTP/2 client never reads", () => {
 });
 
 describe("connections of one address", () => {
+  // A server of its own: connections the tests above left closing must not count here.
+  let own: Lite;
+  beforeAll(async () => {
+    own = await startLite({ env: { SVC_LITE_CONNECTIONS_PER_ADDRESS: "8" } });
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
+
   it("are capped: a further one is closed at once, and one closing makes room", async () => {
+    const lite = own;
     const open = (): Promise<net.Socket> =>
       new Promise((resolve, reject) => {
         const sock = net.connect(lite.port, "127.0.0.1", () => resolve(sock));
@@ -138,9 +148,9 @@ describe("connections of one address", () => {
     held.pop()!.destroy();
     const r = await eventually(
       async () => {
-        const reply = await liteClient(lite, "h1")
-          .call("GET", "/health")
-          .catch(() => undefined);
+        const c = liteClient(lite, "h1");
+        const reply = await c.call("GET", "/health").catch(() => undefined);
+        await c.close();
         return reply?.status === 200 ? reply : undefined;
       },
       10_000,
