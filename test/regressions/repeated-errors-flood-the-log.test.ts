@@ -35,9 +35,10 @@ describe.skipIf(!disk)("a full disk refusing appends", () => {
         ).status,
       ).toBe(201);
       fillDisk(disk!);
-      // Four writers for 2.5 s: first the space lite reserved runs out, then every append is refused.
+      // Four writers until 150 refusals (at least 2.5 s, at most 20 s: a busy machine is slower):
+      // first the space lite reserved runs out, then every append is refused.
       const writer = async (w: number): Promise<void> => {
-        for (let i = 0; Date.now() - started < 2500; i++) {
+        for (let i = 0; (refused < 150 || Date.now() - started < 2500) && Date.now() - started < 20_000; i++) {
           const body = `${w}-${i}-`.padEnd(256 * 1024 + ((w * 7919 + i) % 4096), "x");
           const res = await client.call("POST", `/v1/streams/s${w}/records`, {
             basin: "log-flood",

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, eventually, liteClient, startLite, type Lite } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;
@@ -17,7 +17,7 @@ const basin = `split-filter-${process.pid}`;
 const work = mkdtempSync(join(tmpdir(), "svc-splitf-"));
 
 beforeAll(async () => {
-  lite = await startLite({ inMemory: true });
+  lite = await startLite({ inMemory: true, env: { SVC_LITE_SWEEP_MS: "100" } });
   env = cliEnv(lite);
   const c = liteClient(lite);
   await createStreams(lite, basin, ["s"]);
@@ -30,6 +30,11 @@ beforeAll(async () => {
     ).status,
   ).toBe(200);
   expect((await runSvc(["trim", `svc://${basin}/s`, "3", "-y"], { env })).code).toBe(0); // a command record at 10
+  // A trim is carried out by the sweep a period later (protocol.md §7.7): wait until reads start at 3.
+  await eventually(async () => {
+    const r = await c.call("GET", "/v1/streams/s/records", { basin, query: { seq_num: 0, count: 1 } });
+    return r.status === 200 && r.json().records[0]?.seq_num === 3;
+  }, 10_000);
 });
 
 afterAll(async () => {

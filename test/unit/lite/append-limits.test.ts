@@ -58,7 +58,10 @@ describe("append limits", () => {
     const l = limits();
     const conn = {};
     let total = 0;
-    for (let i = 0; i < 4; i++) total += await fill(l.open("token a", conn));
+    for (let i = 0; i < 4; i++) {
+      const got = await fill(l.open("token a", conn));
+      total += got;
+    }
     expect(total).toBe(1 * MIB);
     expect(await fill(l.open("token b", conn))).toBe(1 * MIB); // another tenant on the connection is not held up
   });
