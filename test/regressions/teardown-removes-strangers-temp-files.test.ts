@@ -24,11 +24,11 @@ afterEach(() => {
 });
 
 describe("the test run's temp dir", () => {
-  it("teardown leaves a stranger's svc-* entry, made during the run, alone", () => {
+  it("teardown leaves a stranger's svc-* entry, made during the run, alone", async () => {
     const shared = scratchDir("shared-tmp-");
     process.env.TMPDIR = shared;
-    const teardown = setup();
-    const ours = process.env.TMPDIR;
+    const teardown = await setup();
+    const ours = process.env.TMPDIR ?? "";
     expect(ours).not.toBe(shared);
     expect(ours.startsWith(shared)).toBe(true);
     // A stranger's file and dir appear in the shared temp dir while the run goes on.
@@ -36,7 +36,7 @@ describe("the test run's temp dir", () => {
     mkdirSync(join(shared, "svc-strangers-dir"));
     // Our own leftovers appear in the run's dir.
     writeFileSync(join(ours, "svc-left-by-a-test"), "x");
-    teardown();
+    await teardown();
     expect(existsSync(join(shared, "svc-strangers-cache"))).toBe(true);
     expect(existsSync(join(shared, "svc-strangers-dir"))).toBe(true);
     expect(existsSync(ours)).toBe(false);
