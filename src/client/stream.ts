@@ -17,6 +17,7 @@ import type { AppendSessionOptions } from "./append-session.js";
 import type { Appender, AppenderOptions, AppendLane } from "./appender.js";
 import type { ReadSessionOptions } from "./read-session.js";
 import { encodeReadQuery } from "../wire/read-query.js";
+import { TAIL_WENT_BACK_HEADER } from "../wire/lite-headers.js";
 import type { OpenExchange } from "./session-frames.js";
 import type { ReadOnce } from "./unary-read.js";
 import { badInput } from "./bad-record.js";
@@ -63,7 +64,8 @@ export class StreamClient {
     return `${this.route.base}/streams/${seg(this.name)}${suffix}`;
   }
 
-  async checkTail(): Promise<StreamPosition> {
+  /** The tail; `wentBack` when svc lite reports the stream lost acknowledged records (a failover). */
+  async checkTail(): Promise<TailReport> {
     const res = await this.caller.json<{ tail?: unknown }>({
       method: "GET",
       url: this.url("/records/tail"),
@@ -71,7 +73,9 @@ export class StreamClient {
       idempotent: true,
     });
     if (!res.data || res.data.tail === undefined) throw clientError("protocol", "check-tail response has no `tail`");
-    return positionFromJson(res.data.tail, "tail");
+    const tail = positionFromJson(res.data.tail, "tail");
+    const wentBack = parseWentBack(res.headers[TAIL_WENT_BACK_HEADER]);
+    return wentBack ? { ...tail, wentBack } : tail;
   }
 
   /** Unary append, judged here first as a session append is. Not idempotent: only failures with no side effects are retried. */
@@ -216,4 +220,18 @@ export class StreamClient {
         headers: { ...this.route.headers, ...(framed ? { "content-type": "svc/proto" } : {}), ...headers },
       });
   }
+}
+
+/** check-tail's answer: the tail, and what svc lite reports of a loss (`svc-lite-tail-went-back`). */
+export interface TailReport extends StreamPosition {
+  wentBack?: { from: number; to: number };
+}
+
+function parseWentBack(value: string | undefined): { from: number; to: number } | undefined {
+  const m = value === undefined ? null : /^from=(\d+), to=(\d+)$/.exec(value.trim());
+  if (!m) return undefined;
+  const [from, to] = [Number(m[1]), Number(m[2])];
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
+    throw clientError("protocol", `${TAIL_WENT_BACK_HEADER} names a sequence number beyond 2^53: ${value}`);
+  return { from, to };
 }

@@ -24,6 +24,12 @@ export interface StreamInfoReport {
   config: Record<string, unknown> | null;
   /** check-tail: the next sequence number and the last record's timestamp (0 when empty). */
   tail: Position | null;
+  /**
+   * svc lite on PostgreSQL: the stream's stored tail was found below what a node had
+   * acknowledged (a failover to a standby that lacked records): the records from `to` up to
+   * `from` were lost. null when the server reports none.
+   */
+  tail_went_back: { from: number; to: number } | null;
   /** A read from 0 (clamped, one record): the first record still readable; null when none. */
   first: Position | null;
   /** Stream metrics, set `storage`: the latest point. */
@@ -62,7 +68,15 @@ export function streamInfoLines(r: StreamInfoReport): string[] {
     ["created", known ? (r.created_at ?? "-") : `unknown (${r.unknown.created_at})`],
   ];
   if (r.deleted_at) rows.push(["deleting", `since ${r.deleted_at}`]);
-  rows.push(["cipher", cipherLine(r)], ["tail", tailLine(r)], ["first", firstLine(r)], ["stored", storedLine(r)]);
+  rows.push(["cipher", cipherLine(r)], ["tail", tailLine(r)]);
+  if (r.tail_went_back) {
+    const { from, to } = r.tail_went_back;
+    rows.push([
+      "LOST",
+      `the tail went back from ${from} to ${to}: ${from - to} acknowledged record(s) (${to}..${from - 1}) are gone (a failover to a standby that lacked them); what is at those positions now was appended after`,
+    ]);
+  }
+  rows.push(["first", firstLine(r)], ["stored", storedLine(r)]);
   const out = rows.map(([k, v]) => `${k.padEnd(8)}  ${v}`);
   if (!r.config) out.push(`config    unknown (${r.unknown.config})`);
   else out.push("config", ...configLines(r.config).map((l) => `  ${l}`));

@@ -9,12 +9,14 @@
  * it serves against what it finds when contact is back: a stored tail below what it knew, or a
  * last record stored differently, is reported (log, metric) and nothing of the lost history is
  * served again; reads and followers that went past the new tail are refused with
- * `stream_tail_went_back`.
+ * `stream_tail_went_back`. The finding is kept in the database: every node, one started later
+ * too, reports it on check-tail, and `svc stream info` shows it.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startPair } from "../bench/lib/pg-standby.mjs";
 import { startDelayProxy } from "../helpers/delay-proxy.js";
-import { liteClient, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
+import { runSvc } from "../helpers/cli.js";
+import { liteClient, cliEnv, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
 import pg from "pg";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,5 +109,21 @@ describe("two nodes behind one address that moves to a promoted asynchronous sta
     expect(past.status, past.text()).toBe(500);
     expect(past.json().code).toBe("stream_tail_went_back");
     expect(nodes[0]!.stderr()).toMatch(/its tail went back from 40 to 2[02]/); // 22 when the new records landed first;
+
+    // Reported by svc stream info, through the node that found it and through a node started
+    // afterwards (which never knew the lost records): the finding is in the database.
+    const later = await startLite({ postgres: url, env: { SVC_LITE_PG_POLL_MS: "200" } });
+    cleanup.push(() => later.kill9());
+    for (const n of [nodes[0]!, later]) {
+      const info = await runSvc(["stream", "info", "svc://failover-fork/s", "--json"], { env: cliEnv(n) });
+      expect(info.code, info.stderr).toBe(0);
+      const report = JSON.parse(info.stdout);
+      expect(report.tail.seq_num).toBe(22);
+      expect(report.tail_went_back.from).toBe(40);
+      expect([20, 22]).toContain(report.tail_went_back.to);
+      const text = await runSvc(["stream", "info", "svc://failover-fork/s"], { env: cliEnv(n) });
+      expect(text.stderr).toBe("");
+      expect(text.stdout).toMatch(/^LOST +the tail went back from 40 to 2[02]: /m);
+    }
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import type { AppendInput, ReadBatch } from "../../types.js";
 import { checkBatch } from "../../rules/records.js";
 import { appendAckToJson, appendInputFromJson, positionToJson, readBatchToJson } from "../../wire/json.js";
 import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
+import { TAIL_WENT_BACK_HEADER } from "../../wire/lite-headers.js";
 import { planRead } from "../store/read-plan.js";
 import type { ReadFeed } from "../store/read-feed.js";
 import type { RequestContext } from "./context.js";
@@ -83,7 +84,15 @@ async function unaryRead(feed: ReadFeed, ex: Exchange, ctx: RequestContext): Pro
   }
 }
 
+/**
+ * The tail; on a stream whose stored tail was found to have gone back (a failover that lost
+ * acknowledged records: store/went-back.ts), lite says so in a header of its own, which clients
+ * that do not know it ignore: `svc-lite-tail-went-back: from=<seq>, to=<seq>`.
+ */
 export async function checkTailHandler(ex: Exchange, ctx: RequestContext): Promise<void> {
   const access = await StreamAccess.open(ex, ctx, "read", { records: false });
-  await ex.sendJson(200, { tail: positionToJson(await access.stream.tailNow()) });
+  const tail = positionToJson(await access.stream.tailNow());
+  const lost = access.stream.lost;
+  const headers: Record<string, string> = lost ? { [TAIL_WENT_BACK_HEADER]: `from=${lost.from}, to=${lost.to}` } : {};
+  await ex.sendJson(200, { tail }, headers);
 }

@@ -182,6 +182,8 @@ export interface MarkedState extends StreamStateRecord {
 /** A stream's state as stored, with whether the stream is still live. */
 export interface StoredState extends MarkedState {
   live: boolean;
+  /** Set when a node found this stream's stored tail below what it had acknowledged (store/went-back.ts). */
+  wentBack?: { from: number; to: number };
 }
 
 /** The log of a shared backend: the database sequences every append against its stored tail. */
@@ -194,6 +196,11 @@ export interface SharedLog extends RecordLog<"shared"> {
   append(id: number, group: PlannedAppend[], arrival: number, queuedSince?: number): Promise<GroupResult>;
   /** The stored states of streams `ids` (absent: no such stream), in one read. */
   states(ids: number[]): Promise<Map<number, StoredState>>;
+  /**
+   * Keeps, for every node and every later start, that stream `id`'s stored tail went back from
+   * `from` to `to` (a second finding widens the first).
+   */
+  recordWentBack(id: number, from: number, to: number): Promise<void>;
 }
 
 /**

@@ -36,6 +36,9 @@ interface SharedDeps {
   wentBack?: (from: number, to: number) => void;
 }
 
+/** A stream's state as read from the database: its removal mark and a recorded loss when it has them. */
+type Found = StreamStateRecord & Partial<MarkedState> & { wentBack?: WentBack };
+
 const deleting = (): SvcError => serverError("stream_deletion_pending", "the stream is being deleted");
 
 export class SharedStream implements LiveStream<"shared"> {
@@ -57,11 +60,12 @@ export class SharedStream implements LiveStream<"shared"> {
 
   constructor(
     public meta: StreamMeta,
-    state: StreamStateRecord & Partial<MarkedState>,
+    state: Found,
     private readonly deps: SharedDeps,
   ) {
-    const { removedBelow = 0, ...known } = state;
+    const { removedBelow = 0, wentBack: found, ...known } = state;
     this.known = known;
+    this.lost = found;
     this.removedBelow = removedBelow;
     this.deleting = meta.deletedAt !== null;
     this.fanout = new LiveFanout(state.nextSeq);
@@ -212,7 +216,7 @@ export class SharedStream implements LiveStream<"shared"> {
    * what is stored, and its followers are ended (each has records the database no longer
    * holds); `wentBack` reports it. Otherwise as `observe`.
    */
-  verify(stored: StreamStateRecord & Partial<MarkedState>, floor: number): void {
+  verify(stored: Found, floor: number): void {
     // Ahead of what this node knew when it asked; or another check found the loss first.
     if (stored.nextSeq >= floor || this.known.nextSeq < floor) return this.observe(stored);
     this.forked(stored, floor, stored.nextSeq);
@@ -247,12 +251,12 @@ export class SharedStream implements LiveStream<"shared"> {
    * nothing of it is served again, and every follower, which may have been given some of it,
    * is ended with `stream_tail_went_back`; `wentBack` reports it.
    */
-  private forked(stored: StreamStateRecord & Partial<MarkedState>, from: number, to: number): void {
+  private forked(stored: Found, from: number, to: number): void {
     this.deps.cache.drop(this.id);
     const { nextSeq, lastTimestamp, fencingToken, trimPoint, lastArrival } = stored;
     this.known = { nextSeq, lastTimestamp, fencingToken, trimPoint, lastArrival };
     this.removedBelow = stored.removedBelow ?? Math.min(this.removedBelow, nextSeq);
-    this.lost = { from, to };
+    this.lost = widened(this.lost, { from, to });
     this.fanout.closeAll(wentBack(from, to));
     this.fanout.position = stored.nextSeq;
     this.deps.wentBack?.(from, to);
@@ -262,7 +266,8 @@ export class SharedStream implements LiveStream<"shared"> {
    * What is stored, as read (or as another node's hint led to): taken when it is ahead; the
    * followers go back to storage for records they did not see.
    */
-  observe(stored: StreamStateRecord & Partial<MarkedState>): void {
+  observe(stored: Found): void {
+    if (stored.wentBack) this.lost = widened(this.lost, stored.wentBack);
     this.noteRemoved(stored.removedBelow ?? 0);
     if (stored.nextSeq < this.known.nextSeq) return;
     if (stored.trimPoint > this.known.trimPoint) this.deps.onTrim();
@@ -365,4 +370,9 @@ export class SharedStream implements LiveStream<"shared"> {
   closeFollowers(error: SvcError): void {
     this.fanout.closeAll(error);
   }
+}
+
+/** Two findings of one stream's loss as one: from the higher tail any node knew down to the lower. */
+function widened(a: WentBack | undefined, b: WentBack): WentBack {
+  return a ? { from: Math.max(a.from, b.from), to: Math.min(a.to, b.to) } : b;
 }

@@ -84,7 +84,16 @@ export class SharedStreams implements StreamKind<"shared"> {
       cache: this.cache,
       onTrim: this.hooks.onTrim,
       readState: (id) => this.tails.read(id),
-      wentBack: (from, to) => this.hooks.wentBack?.(stream, from, to),
+      wentBack: (from, to) => {
+        this.hooks.wentBack?.(stream, from, to);
+        this.backend.log
+          .recordWentBack(stream.id, from, to)
+          .catch((e: unknown) =>
+            this.hooks.log(
+              `could not keep in the database that ${streamOf(meta.basin, meta.name)}'s tail went back: ${(e as Error).message}`,
+            ),
+          );
+      },
       clock: this.backend.clock,
     });
     return stream;

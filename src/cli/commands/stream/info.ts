@@ -66,6 +66,7 @@ async function gather(client: SvcClient, basin: string, stream: string): Promise
     cipher: null,
     config: null,
     tail: null,
+    tail_went_back: null,
     first: null,
     stored_bytes: null,
     unknown: {},
@@ -80,8 +81,10 @@ async function gather(client: SvcClient, basin: string, stream: string): Promise
     r.deleted_at = info.deleted_at ?? null;
     r.cipher = info.cipher ?? null;
   }
-  if (tail.status === "fulfilled") r.tail = { seq_num: tail.value.seqNum, timestamp: tail.value.timestamp };
-  else r.unknown.tail = reason(tail.reason);
+  if (tail.status === "fulfilled") {
+    r.tail = { seq_num: tail.value.seqNum, timestamp: tail.value.timestamp };
+    r.tail_went_back = tail.value.wentBack ?? null;
+  } else r.unknown.tail = reason(tail.reason);
   if (first.status === "fulfilled") {
     const rec = first.value.records[0];
     if (rec) r.first = { seq_num: rec.seqNum, timestamp: rec.timestamp };

@@ -280,6 +280,7 @@ async function apply(tx: Tx, c: CatalogChange): Promise<boolean> {
     case "removeStream":
       await tx.query("DELETE FROM svc_batches WHERE id = $1", [c.id]);
       await tx.query("DELETE FROM svc_tails WHERE id = $1", [c.id]);
+      await tx.query("DELETE FROM svc_tail_regressions WHERE id = $1", [c.id]);
       return one(tx, "DELETE FROM svc_streams WHERE basin = $1 AND name = $2 AND id = $3", [c.basin, c.name, c.id]);
     case "putToken":
       return one(tx, "INSERT INTO svc_tokens (id, key_id, token) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [

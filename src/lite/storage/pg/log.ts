@@ -44,6 +44,8 @@ interface StateRow {
   removed_below: string;
   last_arrival: string;
   deleted: boolean | null;
+  went_from: string | null;
+  went_to: string | null;
 }
 
 /** The SQL of a group of `n` appends: buffers travel as binary parameters, one each. */
@@ -127,8 +129,10 @@ export class PgLog implements SharedLog {
 
   async states(ids: number[]): Promise<Map<number, StoredState>> {
     const rows = await this.db.read<StateRow>(
-      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, t.trim_point, t.removed_below, t.last_arrival, s.deleted
-       FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id WHERE t.id = ANY($1::bigint[])`,
+      `SELECT t.id, t.next_seq, t.last_ts, t.fencing_token, t.trim_point, t.removed_below, t.last_arrival, s.deleted,
+              g.went_from, g.went_to
+       FROM svc_tails t LEFT JOIN svc_streams s ON s.id = t.id LEFT JOIN svc_tail_regressions g ON g.id = t.id
+       WHERE t.id = ANY($1::bigint[])`,
       [ids],
     );
     return new Map(
@@ -142,8 +146,20 @@ export class PgLog implements SharedLog {
           removedBelow: num(r.removed_below),
           lastArrival: num(r.last_arrival),
           live: r.deleted === false,
+          ...(r.went_from !== null && r.went_to !== null
+            ? { wentBack: { from: num(r.went_from), to: num(r.went_to) } }
+            : {}),
         },
       ]),
+    );
+  }
+
+  async recordWentBack(id: number, from: number, to: number): Promise<void> {
+    await this.db.write(
+      `INSERT INTO svc_tail_regressions (id, went_from, went_to) VALUES ($1, $2, $3)
+       ON CONFLICT (id) DO UPDATE SET went_from = greatest(svc_tail_regressions.went_from, excluded.went_from),
+         went_to = least(svc_tail_regressions.went_to, excluded.went_to)`,
+      [id, from, to],
     );
   }
 

@@ -17,6 +17,9 @@
  *   svc_stream_ids  ids of streams and basins
  *   svc_metric_*  metric counts, totals, stored bytes and their samples (metrics.ts)
  *   svc_leases    name → holder, expires_at (the sweep's leadership, lease.ts)
+ *   svc_tail_regressions  stream id → went_from, went_to, found_at: a stream whose stored tail
+ *                 was found below what a node had acknowledged (a failover to a standby that
+ *                 lacked records; store/went-back.ts), kept so every node reports it
  *
  * Privileges: every table belongs to the role that migrated; PostgreSQL grants PUBLIC nothing
  * on a new table, so a role that may only connect can read or write none of them (unless the
@@ -53,6 +56,10 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE svc_tails ADD COLUMN removed_below bigint NOT NULL DEFAULT 0;`,
   // 6: the append function with its built-ins qualified and a fixed search path (session.ts)
   MIGRATION_6,
+  // 7: streams found to have lost acknowledged records (store/went-back.ts)
+  `CREATE TABLE svc_tail_regressions (
+     id bigint PRIMARY KEY, went_from bigint NOT NULL, went_to bigint NOT NULL,
+     found_at timestamptz NOT NULL DEFAULT clock_timestamp());`,
 ];
 
 /** Applies the migrations this database lacks; `waitMs`: how long to wait for the migration lock. */
