@@ -189,6 +189,13 @@ export class ScriptedSharedLog implements SharedLog {
     s.rows = s.rows.filter((r) => r.first + r.count > point);
   }
 
+  /** Findings of lost records, as a node would keep them (by stream id). */
+  readonly wentBack = new Map<number, { from: number; to: number }>();
+
+  async recordWentBack(id: number, from: number, to: number): Promise<void> {
+    this.wentBack.set(id, { from, to });
+  }
+
   async states(ids: number[]): Promise<Map<number, StoredState>> {
     this.stateReads.push(ids);
     if (this.holdStates) return new Promise((resolve, reject) => this.heldStates.push({ ids, resolve, reject }));

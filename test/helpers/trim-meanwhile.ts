@@ -66,6 +66,7 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
       throw new Error("no appends here");
     },
     states: async () => new Map([[1, state]]),
+    recordWentBack: async () => {},
     readBatches: async (_id, at, max) => {
       if (++reads === 2) {
         stored = t.after;

@@ -48,6 +48,7 @@ describe("a shared stream's known tail", () => {
           answer = r;
         }),
       states: async () => new Map([[1, stored]]),
+      recordWentBack: async () => {},
       readBatches: async () => [],
       findTimestamp: async () => undefined,
       batchHeads: async () => [],

@@ -98,7 +98,7 @@ export async function ensureStreamHandler(ex: Exchange, ctx: RequestContext): Pr
   const reconfig = parseStreamReconfig(p, body);
   p.finish();
   // §9.2: B4 is create-stream when it creates, reconfigure-stream when the stream exists: the
-  // store tells which under its mutex, and asks the decision.
+  // store tells which under the stream's lock, and asks the decision.
   const { meta, result } = await ensureStream(ctx.store, basin, stream, reconfig, ctx.access);
   await ex.sendJson(
     result === "created" ? 201 : 200,

@@ -227,5 +227,7 @@ export class MemoryBackend implements LocalBackend {
   readonly metrics: MetricsStore<"local"> = new LocalMetrics(new MemoryKv());
   onSync?: (seconds: number) => void;
 
+  async settled(): Promise<void> {}
+
   async close(): Promise<void> {}
 }

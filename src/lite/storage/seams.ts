@@ -311,6 +311,8 @@ interface BackendBase<K extends BackendKind> {
 
 export interface LocalBackend extends BackendBase<"local"> {
   readonly log: LocalLog;
+  /** Resolves once every write committed so far is durable (what a read saw may be answered). */
+  settled(): Promise<void>;
 }
 
 /**

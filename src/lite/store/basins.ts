@@ -1,6 +1,6 @@
 /**
- * Basin operations (protocol.md §2.2 A1–A6, §10.4, §10.5). Each runs under this node's
- * metadata mutex and answers only after its write is durable. Every change is conditional
+ * Basin operations (protocol.md §2.2 A1–A6, §10.4, §10.5). Each runs under the basin's lock
+ * (meta-locks.ts) and answers only after its write is durable. Every change is conditional
  * on what is stored (storage/seams.ts): when another node changed the basin meanwhile, the
  * operation is judged again against what it finds.
  */
@@ -37,21 +37,21 @@ export async function judged<T>(what: string, attempt: () => Promise<T | undefin
   throw conflict(what);
 }
 
-/** A1. Under the mutex, like every metadata read, so a create is visible only once durable. */
+/** A1. Answered once what it saw is durable (meta-locks.ts): a create is seen only once it cannot be lost. */
 export function listBasins(
   store: Store,
   prefix: string,
   startAfter: string,
   limit: number,
 ): Promise<{ basins: BasinMeta[]; hasMore: boolean }> {
-  return store.meta.run(async () => {
+  return store.meta.read(async () => {
     const page = await store.catalog.listBasins(prefix, startAfter, limit + 1);
     return { basins: page.slice(0, limit), hasMore: page.length > limit };
   });
 }
 
 export function getBasin(store: Store, name: string): Promise<BasinMeta> {
-  return store.meta.run(async () => {
+  return store.meta.read(async () => {
     const b = await store.catalog.getBasin(name);
     if (!b) throw serverError("basin_not_found", `basin ${name} does not exist`);
     return b;
@@ -83,7 +83,7 @@ export function createBasin(
   token: string | undefined,
 ): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
   const key = token === undefined ? null : requestKey(token, config);
-  return store.meta.run(() =>
+  return store.meta.basin(name, () =>
     judged(`basin ${name}`, async () => {
       const existing = await store.catalog.getBasin(name);
       if (existing) {
@@ -110,7 +110,7 @@ export function ensureBasin(
   reconfig: BasinReconfig,
   access: Pick<Access, "require">,
 ): Promise<{ meta: BasinMeta; result: ProvisionResult }> {
-  return store.meta.run(() =>
+  return store.meta.basin(name, () =>
     judged(`basin ${name}`, async () => {
       const existing = await store.catalog.getBasin(name);
       access.require(existing ? "reconfigure-basin" : "create-basin");
@@ -133,7 +133,7 @@ export function ensureBasin(
 
 /** A5: PATCH. */
 export function reconfigureBasinOp(store: Store, name: string, reconfig: BasinReconfig): Promise<BasinMeta> {
-  return store.meta.run(() =>
+  return store.meta.basin(name, () =>
     judged(`basin ${name}`, async () => {
       const existing = await store.catalog.getBasin(name);
       if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);
@@ -155,7 +155,7 @@ export function reconfigureBasinOp(store: Store, name: string, reconfig: BasinRe
  */
 export function deleteBasin(store: Store, name: string): Promise<void> {
   return store.meta
-    .run(() =>
+    .basin(name, () =>
       judged(`basin ${name}`, async () => {
         const existing = await store.catalog.getBasin(name);
         if (!existing) throw serverError("basin_not_found", `basin ${name} does not exist`);

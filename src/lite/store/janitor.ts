@@ -197,7 +197,9 @@ export class Janitor {
       after = streams[streams.length - 1]!.name;
     }
     if (removeId !== undefined)
-      await this.store.meta.run(() => this.store.catalog.change({ op: "removeBasin", name: basin, id: removeId }));
+      await this.store.meta.basin(basin, () =>
+        this.store.catalog.change({ op: "removeBasin", name: basin, id: removeId }),
+      );
   }
 
   /** The background half of B6: wait for in-flight appends, drop the records, free the name. */
@@ -210,7 +212,7 @@ export class Janitor {
     while (
       (await this.store.log.deleteBatchesBelow(meta.id, Number.MAX_SAFE_INTEGER, DELETE_CHUNK)).batches === DELETE_CHUNK
     );
-    await this.store.meta.run(async () => {
+    await this.store.meta.stream(meta.basin, meta.name, async () => {
       if (!(await this.store.catalog.change({ op: "removeStream", basin: meta.basin, name: meta.name, id: meta.id })))
         return;
       if (live) this.store.forget(live);

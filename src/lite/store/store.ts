@@ -1,14 +1,14 @@
 /**
  * The store: the one owner of lite's storage (a backend, storage/seams.ts) and of the live
- * streams it serves. Metadata changes run one at a time on this node under a mutex, each
- * waiting for its own write before answering; appends go straight to the stream's live
+ * streams it serves. Metadata changes run under locks by basin and stream (meta-locks.ts), so
+ * those on different resources run at once, each waiting for its own write before answering; appends go straight to the stream's live
  * state once it is loaded. How a live stream is loaded and kept fresh depends on the
  * backend: local (local-streams.ts) or shared by several nodes (shared-streams.ts).
  */
 import { serverError } from "../../errors.js";
 import type { Backend, Catalog, MarkedState, RecordLog } from "../storage/seams.js";
 import type { StreamMeta } from "../storage/types.js";
-import { Mutex } from "./mutex.js";
+import { MetaLocks } from "./meta-locks.js";
 import { tokenBook } from "./tokens.js";
 import type { TokenBook } from "../auth/access.js";
 import { resolveStreamConfig } from "./stream-config.js";
@@ -27,7 +27,8 @@ export function streamKey(basin: string, name: string): string {
 }
 
 export class Store {
-  readonly meta = new Mutex();
+  /** This node's metadata locks, by basin and stream (meta-locks.ts). */
+  readonly meta: MetaLocks;
   readonly catalog: Catalog;
   readonly log: RecordLog;
   /** Access tokens, for auth. */
@@ -48,6 +49,7 @@ export class Store {
     private readonly logLine: (msg: string) => void = () => {},
   ) {
     this.catalog = backend.catalog;
+    this.meta = new MetaLocks(backend.kind === "local" ? () => backend.settled() : () => Promise.resolve());
     this.log = backend.log;
     this.tokens = tokenBook(this.catalog);
     const hooks = {
@@ -119,7 +121,7 @@ export class Store {
   /**
    * The live state of a stream, for append, read and check-tail. A missing stream is
    * auto-created when the basin asks for it (§10.3); concurrent auto-creates are serialised
-   * by the metadata mutex (and, between nodes, by the catalog's condition), so exactly one
+   * by the stream's lock (and, between nodes, by the catalog's condition), so exactly one
    * stream is created and every caller uses it. `admit` sees a stream about to be
    * auto-created and may throw to refuse the request first (§10.3: a rejected request never
    * creates a stream), e.g. for a key its cipher needs, or set its config (the request's).
@@ -137,7 +139,7 @@ export class Store {
       return hit;
     }
     if (hit && verdict === "gone") this.forget(hit);
-    return this.meta.run(async () => {
+    return this.meta.stream(basin, name, async () => {
       if (hit && verdict === "reload") await this.kind.beforeReload(hit);
       let meta = await this.catalog.getStream(basin, name);
       if (!meta) meta = await this.autoCreate(basin, name, autoCreate, admit);

@@ -110,15 +110,16 @@ export class StreamSweep {
    * and revision (through any node), and on this node no append may be in flight.
    */
   private deleteIfStillEmpty(meta: StreamMeta, seen: StreamStateRecord, minAge: number): Promise<void> {
-    return this.store.meta.run(async () => {
+    return this.store.meta.stream(meta.basin, meta.name, async () => {
       const loaded = this.store.loaded(meta.basin, meta.name);
       const live = loaded && loaded.id === meta.id ? loaded : undefined;
       if (seen.lastArrival + minAge * 1000 > this.store.now()) return;
       if (!this.store.shared && live) {
         // This node is the only writer: nothing may be in flight, nothing may have been
-        // appended since `seen` (appends do not wait for the mutex: the change would be refused
-        // and the stream left sealed), and appends are refused from here on. Metadata changes
-        // wait for this one (the mutex), so the revision read now is the one the change finds.
+        // appended since `seen` (appends do not wait for the lock: the change would be refused
+        // and the stream left sealed), and appends are refused from here on. The stream's other
+        // metadata changes wait for this one (its lock), so the revision read now is the one the
+        // change finds.
         const rev = (await this.store.catalog.getStream(meta.basin, meta.name))?.rev ?? 0;
         const current = live.known;
         if (!(live as LocalStream).idle || rev !== (meta.rev ?? 0)) return;

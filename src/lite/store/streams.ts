@@ -1,5 +1,5 @@
 /**
- * Stream management (protocol.md §2.3 B1–B6, §10.3–§10.5), under the metadata mutex, each
+ * Stream management (protocol.md §2.3 B1–B6, §10.3–§10.5), under the stream's lock (meta-locks.ts), each
  * change conditional on what is stored (basins.ts says how a changed read is judged again).
  */
 import { serverError } from "../../errors.js";
@@ -36,7 +36,7 @@ export function listStreams(
   startAfter: string,
   limit: number,
 ): Promise<{ streams: StreamMeta[]; hasMore: boolean }> {
-  return store.meta.run(async () => {
+  return store.meta.read(async () => {
     if (!(await store.catalog.getBasin(basin))) throw serverError("basin_not_found", `basin ${basin} does not exist`);
     const page = await store.catalog.listStreams(basin, prefix, startAfter, limit + 1);
     return { streams: page.slice(0, limit), hasMore: page.length > limit };
@@ -44,7 +44,7 @@ export function listStreams(
 }
 
 export function getStream(store: Store, basin: string, name: string): Promise<StreamMeta> {
-  return store.meta.run(() => liveStream(store, basin, name));
+  return store.meta.read(() => liveStream(store, basin, name));
 }
 
 /** Whether the stream exists (its basin's 404 first, as every stream request answers). */
@@ -86,10 +86,14 @@ export function createStream(
   token: string | undefined,
 ): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
   const key = token === undefined ? null : requestKey(token, requested);
-  return store.meta.run(() =>
+  // The first attempt creates without looking first (one read less per creation); when the
+  // name is taken, the next one finds what took it and judges it.
+  let first = true;
+  return store.meta.stream(basin, name, () =>
     judged(`stream ${name}`, async () => {
       const b = await activeBasin(store, basin);
-      const existing = await store.catalog.getStream(basin, name);
+      const existing = first ? undefined : await store.catalog.getStream(basin, name);
+      first = false;
       if (existing) {
         if (existing.deletedAt !== null)
           throw serverError("stream_deletion_pending", `stream ${name} is being deleted`);
@@ -104,7 +108,7 @@ export function createStream(
 
 /**
  * B4: PUT create-or-reconfigure; the body's fields are applied on top (seed-era merge).
- * Which of the two it is (§9.2) is told under the mutex, from the same read the change is
+ * Which of the two it is (§9.2) is told under the stream's lock, from the same read the change is
  * made on, and the request's access decision is asked whether it may do that one: a
  * create-only token cannot reconfigure a stream created meanwhile.
  */
@@ -115,7 +119,7 @@ export function ensureStream(
   reconfig: StreamReconfig,
   access: Pick<Access, "require">,
 ): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
-  return store.meta.run(() =>
+  return store.meta.stream(basin, name, () =>
     judged(`stream ${name}`, async () => {
       const b = await activeBasin(store, basin);
       const existing = await store.catalog.getStream(basin, name);
@@ -163,7 +167,7 @@ export function reconfigureStreamOp(
   name: string,
   reconfig: StreamReconfig,
 ): Promise<StreamMeta> {
-  return store.meta.run(() =>
+  return store.meta.stream(basin, name, () =>
     judged(`stream ${name}`, async () => {
       const existing = await liveStream(store, basin, name);
       const b = await store.catalog.getBasin(basin);
@@ -179,7 +183,7 @@ export function reconfigureStreamOp(
 /** B6: DELETE seals the stream at once; the janitor removes the records, then the name. */
 export function deleteStream(store: Store, basin: string, name: string): Promise<void> {
   return store.meta
-    .run(() =>
+    .stream(basin, name, () =>
       judged(`stream ${name}`, async () => {
         const s = await store.catalog.getStream(basin, name);
         if (!s) {

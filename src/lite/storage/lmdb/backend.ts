@@ -29,6 +29,11 @@ export class LmdbBackend implements LocalBackend {
     return this.env.onSync;
   }
 
+  /** lmdb's flush of every commit so far (a failed one fails its own write, not a reader's wait). */
+  async settled(): Promise<void> {
+    await Promise.resolve(this.env.env.flushed).catch(() => undefined);
+  }
+
   close(): Promise<void> {
     return this.env.close();
   }

@@ -140,16 +140,50 @@ export class PgCatalog implements SharedCatalog {
     return num(rows[0]!.id);
   }
 
+  /**
+   * One change, conditional on what is stored; then the other nodes are told (after the
+   * commit: a notification inside the transaction would make every notifying commit of the
+   * database wait for the one before, and a hint lost to a crash in between is made up for by
+   * the nodes' bounded caches and polls). A stream creation is one statement, with no
+   * transaction around it.
+   */
   async change(c: CatalogChange): Promise<boolean> {
     const hint = hintOf(c);
-    const ok = await this.db.tx(async (tx) => {
-      if (!(await apply(tx, c))) return false;
-      await tx.query("SELECT pg_catalog.pg_notify($1, $2)", [CHANNEL, payloadOf(hint)]);
-      return true;
-    });
-    // Whatever the outcome, what this node holds of it may be stale now.
-    this.forget(hint);
+    let ok: boolean;
+    try {
+      ok = c.op === "createStream" ? await this.createStream(c) : await this.db.tx((tx) => apply(tx, c));
+    } finally {
+      // Whatever the outcome, what this node holds of it may be stale now.
+      this.forget(hint);
+    }
+    // A new stream's id is in no node's cache (only found values are cached): nobody to tell.
+    if (ok && c.op !== "createStream")
+      await this.db.write("SELECT pg_catalog.pg_notify($1, $2)", [CHANNEL, payloadOf(hint)]).catch(() => undefined);
     return ok;
+  }
+
+  /** The stream and its tail, if its basin is live (held so until the commit) and the name free. */
+  private async createStream(c: Extract<CatalogChange, { op: "createStream" }>): Promise<boolean> {
+    const s = c.state;
+    const res = await this.db.write<{ id: string }>(
+      `WITH b AS (SELECT 1 FROM svc_basins WHERE name = $1 AND NOT deleted FOR SHARE),
+            s AS (INSERT INTO svc_streams (basin, name, id, deleted, rev, meta)
+                  SELECT $1, $2, $3, false, 0, $4 FROM b ON CONFLICT (basin, name) DO NOTHING RETURNING id)
+       INSERT INTO svc_tails (id, next_seq, last_ts, fencing_token, trim_point, last_arrival)
+       SELECT id, $5, $6, $7, $8, $9 FROM s RETURNING id`,
+      [
+        c.meta.basin,
+        c.meta.name,
+        c.meta.id,
+        json(c.meta),
+        s.nextSeq,
+        s.lastTimestamp,
+        s.fencingToken,
+        s.trimPoint,
+        s.lastArrival,
+      ],
+    );
+    return res.rowCount === 1;
   }
 }
 
@@ -232,27 +266,8 @@ async function apply(tx: Tx, c: CatalogChange): Promise<boolean> {
         "DELETE FROM svc_basins WHERE name = $1 AND id = $2 AND deleted AND NOT EXISTS (SELECT 1 FROM svc_streams WHERE basin = $1)",
         [c.name, c.id],
       );
-    case "createStream": {
-      const s = c.state;
-      if (
-        (await tx.query("SELECT 1 FROM svc_basins WHERE name = $1 AND NOT deleted FOR SHARE", [c.meta.basin]))
-          .rowCount !== 1
-      )
-        return false;
-      if (
-        !(await one(
-          tx,
-          "INSERT INTO svc_streams (basin, name, id, deleted, rev, meta) VALUES ($1, $2, $3, false, 0, $4) ON CONFLICT (basin, name) DO NOTHING",
-          [c.meta.basin, c.meta.name, c.meta.id, json(c.meta)],
-        ))
-      )
-        return false;
-      await tx.query(
-        "INSERT INTO svc_tails (id, next_seq, last_ts, fencing_token, trim_point, last_arrival) VALUES ($1, $2, $3, $4, $5, $6)",
-        [c.meta.id, s.nextSeq, s.lastTimestamp, s.fencingToken, s.trimPoint, s.lastArrival],
-      );
-      return true;
-    }
+    case "createStream":
+      throw new Error("a stream creation is one statement of its own (PgCatalog.createStream)");
     case "updateStream":
       return one(
         tx,
