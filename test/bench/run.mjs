@@ -233,5 +233,17 @@ function scenarios(f) {
     lite_peak_rss: sc.rss_session ?? { missing: true },
     postgres: pgRows(f["pg-nodes"] ?? {}),
     postgres_scale: pgScaleRows(f["pg-scale"] ?? {}),
+    provisioning: provisioningRows(f.provisioning ?? {}),
+  };
+}
+
+/** Stream creations at concurrency 64 against the same statements sent straight to PostgreSQL. */
+function provisioningRows(p) {
+  const c = p.c64 ?? {};
+  const direct = c.direct_sql?.create?.per_s;
+  return {
+    postgres_create_c64: row(c.postgres?.create?.per_s, direct, ">= 0.8"),
+    lmdb_create_c64: row(c.lmdb?.create?.per_s, direct, ">= 2"),
+    unit: "stream creations/s; baseline the same statements straight to PostgreSQL, pool of 10",
   };
 }

@@ -71,12 +71,13 @@ describe.each(backends)("delete-on-empty and an append acknowledged meanwhile (%
     const janitor = new Janitor(store, 3_600_000, () => {}, 0);
     store.onWork = () => {};
     let release!: () => void;
-    const otherChange = store.meta.run(() => new Promise<void>((r) => (release = r)));
+    // Another change of the stream holds its lock while the sweep comes to delete it.
+    const otherChange = store.meta.stream("b", "s", () => new Promise<void>((r) => (release = r)));
     let sweepWaits = false;
-    const run = store.meta.run.bind(store.meta);
-    store.meta.run = <T>(fn: () => Promise<T> | T): Promise<T> => {
+    const locked = store.meta.stream.bind(store.meta);
+    store.meta.stream = <T>(basin: string, name: string, fn: () => Promise<T> | T): Promise<T> => {
       sweepWaits = true;
-      return run(fn);
+      return locked(basin, name, fn);
     };
     const sweeping = janitor.trigger();
     await until("the sweep waits for the metadata lock", () => sweepWaits);
