@@ -175,12 +175,25 @@ describe("svc read --consumer", () => {
 
   it("commits at every clean end: -n, Ctrl-C, SIGTERM, and a closed stdout (| head -1)", async () => {
     const uri = await stream("c", 4);
+    // A long --commit-every: only the commit at the end can account for each position below.
+    const counted = await svc([
+      "read",
+      uri,
+      "--consumer",
+      "counted",
+      "--from-beginning",
+      "-n",
+      "2",
+      "--commit-every",
+      "1h",
+    ]);
+    expect(counted.stdout).toBe("c-0\nc-1\n");
+    expect((await show(uri, "counted")).next_seq_num).toBe(2);
     for (const [signal, code] of [
       ["SIGINT", 130],
       ["SIGTERM", 143],
     ] as const) {
       const name = `sig-${signal.toLowerCase()}`;
-      // A long --commit-every: only the commit at the end can account for the position.
       const r = spawnSvc(["read", uri, "--consumer", name, "--from-beginning", "-f", "--commit-every", "1h"], homeA);
       await until(
         () => lines(r.out()).length === 4,
