@@ -107,6 +107,10 @@ const CLIENT_CODES = {
   out_of_range: { status: 0, retryable: false, sideEffects: false },
   /** Records a read was to deliver were trimmed or expired before it read them (`--fail-on-gap`). */
   records_missing: { status: 0, retryable: false, sideEffects: false },
+  /** A consumer's reader lost the name to another reader or a reset: its commits are refused (its fencing token is no longer the consumer's). */
+  consumer_taken_over: { status: 0, retryable: false, sideEffects: false },
+  /** No consumer of that name keeps a position on the stream. */
+  consumer_not_found: { status: 0, retryable: false, sideEffects: false },
 } as const satisfies Record<string, ErrorClass>;
 
 export type ServerCode = keyof typeof SERVER_CODES;

@@ -29,6 +29,7 @@ const CONFLICT_CODES = new Set([
   "range_not_satisfiable",
   "transaction_conflict",
   "records_missing",
+  "consumer_taken_over",
 ]);
 
 /**
@@ -50,6 +51,8 @@ export function exitCodeFor(error: unknown, opts: { idempotent?: boolean } = {})
       return EXIT.unavailable;
     case "unverified_server":
       return EXIT.auth;
+    case "consumer_not_found":
+      return EXIT.notFound;
     case "not_the_service":
       // The endpoint reaches a web server that is not the service: a configuration to fix.
       return EXIT.usage;

@@ -13,6 +13,7 @@ interface HelpTopic {
 
 export const TOPICS: HelpTopic[] = [
   { name: "records", summary: "append, read, tail (one stream or many), fence, trim: formats, resuming, checkpoints" },
+  { name: "consumers", summary: "read positions kept in the service: svc read --consumer, svc consumer" },
   { name: "resources", summary: "basins, streams and access tokens; stream info; check-tail" },
   { name: "configuration", summary: "where each setting comes from, the config file and profiles, svc ping" },
   { name: "conventions", summary: "stdout and stderr, URIs, --json, terminals, confirmations, errors, completion" },

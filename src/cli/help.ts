@@ -30,6 +30,7 @@ const GUIDES: Record<string, string> = {
   tail: "records",
   fence: "records",
   trim: "records",
+  consumer: "consumers",
   basin: "resources",
   stream: "resources",
   token: "resources",

@@ -1,7 +1,8 @@
 /**
  * Entry point: builds the program, runs one command, and owns the process's ending. This is the
  * only file that calls process.exit. Errors from anywhere arrive at the one sink (sink.ts).
- * A closed stdout pipe (EPIPE, e.g. `svc basin list | head -1`) ends quietly with exit 0.
+ * A closed stdout pipe (EPIPE, e.g. `svc basin list | head -1`) ends quietly with exit 0, after
+ * the work a command left for that moment, if any (a consumer's last commit: stdout.ts).
  */
 import { CommanderError, type Command } from "commander";
 import { escapeJson, escapeLine } from "../format/terminal-text.js";
@@ -17,18 +18,31 @@ import { liteStartFailure } from "./lite-errors.js";
 import { s2Spellings } from "./s2-spellings.js";
 import { buildProgram } from "./program.js";
 import { describeError } from "./sink.js";
-import { onStdoutError, stdout, stdoutOpened, writeStdoutText } from "./stdout.js";
+import { onStdoutError, stdout, stdoutGoneWork, stdoutOpened, writeStdoutText } from "./stdout.js";
 
 export async function main(argv: string[]): Promise<void> {
+  let program: Command | undefined;
+  let ending = false;
   onStdoutError((e) => {
-    if (e.code === "EPIPE") process.exit(EXIT.ok);
+    if (e.code === "EPIPE") {
+      // The reader went away: exit 0, after what must still be done (a consumer's last commit).
+      const work = stdoutGoneWork();
+      if (work === undefined) process.exit(EXIT.ok);
+      if (ending) return;
+      ending = true;
+      void work().then(
+        () => process.exit(EXIT.ok),
+        (err: unknown) => process.exit(handle(err, argv, program)),
+      );
+      return;
+    }
     process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
     process.exit(EXIT.runtime);
   });
   argv = s2Spellings(helpThroughLite(argv));
   setInvocationArgv(argv);
   let code: number = EXIT.ok;
-  const program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
+  program = await buildProgram(argv, { out: writeStdoutText, err: (s) => process.stderr.write(s) });
   if (argv.length === 0) {
     program.outputHelp();
   } else if (argv[0] === "help") {

@@ -24,6 +24,20 @@ export function onStdoutError(handler: (e: NodeJS.ErrnoException) => void): void
   stream?.on("error", handler);
 }
 
+let lastWork: (() => Promise<void>) | undefined;
+
+/**
+ * Work to finish when stdout's reader goes away, before main.ts's quiet exit 0 (a consumer's
+ * last commit); its failure is reported as any error. `undefined` takes it back.
+ */
+export function beforeStdoutGoneExit(work: (() => Promise<void>) | undefined): void {
+  lastWork = work;
+}
+
+export function stdoutGoneWork(): (() => Promise<void>) | undefined {
+  return lastWork;
+}
+
 /** stdout's reader went away while nothing was being written (stdout-reader.ts): as an EPIPE. */
 export function stdoutReaderGone(): void {
   const e: NodeJS.ErrnoException = new Error("stdout's reader went away");

@@ -23,6 +23,7 @@ const PAGES = [
   "README.md",
   "docs/resources.md",
   "docs/records.md",
+  "docs/consumers.md",
   "docs/specs.md",
   "docs/monitoring.md",
   "docs/configuration.md",

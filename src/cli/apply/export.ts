@@ -1,10 +1,12 @@
 /**
  * `apply --export`: the current state as a spec that `apply` reproduces exactly. Fields equal
  * to their defaults are left out (an omitted field means "default"); a stream field is left
- * out when it equals what the basin's defaults would give.
+ * out when it equals what the basin's defaults would give. Consumers' position streams
+ * (`_svc-consumer/…`, docs/consumers.md) are svc's own and left out.
  */
 import type { SvcClient } from "../../client/client.js";
 import { formatSeconds } from "../../format/duration.js";
+import { isPositionStream } from "../consumer/names.js";
 import { attempt } from "../failure.js";
 import { formatUri } from "../uri.js";
 import { currentBasinFlat, currentStreamFlat, desiredBasinFlat, desiredStreamFlat, unflatten } from "./flat.js";
@@ -43,7 +45,7 @@ export async function exportSpec(client: SvcClient, only: string[]): Promise<unk
     const api = client.basin(name).streams;
     const streamNames: string[] = [];
     await attempt("list streams in", formatUri(name), async () => {
-      for await (const s of api.listAll()) if (!s.deleted_at) streamNames.push(s.name);
+      for await (const s of api.listAll()) if (!s.deleted_at && !isPositionStream(s.name)) streamNames.push(s.name);
     });
     for (const s of streamNames) {
       const sc = currentStreamFlat(await attempt("get stream", formatUri(name, s), () => api.getConfig(s)));

@@ -6,11 +6,13 @@
  * What exists is found by listing (which also shows what is being deleted). A token that may
  * not list (no `list-basins` / `list-streams`) but may read configs still gets a plan for what
  * the spec names: each basin and stream is then looked up by its config (404: missing). Only
- * `--prune` needs the lists, to find what the spec does not name.
+ * `--prune` needs the lists, to find what the spec does not name. It leaves consumers'
+ * position streams alone (`_svc-consumer/…`, docs/consumers.md).
  */
 import type { SvcClient } from "../../client/client.js";
 import { SvcError } from "../../errors.js";
 import type { BasinInfo } from "../../types.js";
+import { isPositionStream } from "../consumer/names.js";
 import { attempt } from "../failure.js";
 import { formatUri } from "../uri.js";
 import {
@@ -156,7 +158,8 @@ async function planBasin(
   if (prune) {
     const named = new Set(b.streams.map((s) => s.name));
     for (const [name, deleting] of existing) {
-      if (!named.has(name) && !deleting)
+      // Consumers' positions (`_svc-consumer/…`, docs/consumers.md) are svc's own, not the spec's.
+      if (!named.has(name) && !deleting && !isPositionStream(name))
         actions.push({ kind: "delete", resource: "stream", basin: b.name, stream: name });
     }
   }

@@ -65,6 +65,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./trim.js")).trimCommand(),
   },
   {
+    name: "consumer",
+    summary: "Named read positions kept in the service (svc read --consumer): list, show, reset",
+    load: async () => (await import("./consumer/index.js")).consumerCommand(),
+  },
+  {
     name: "ping",
     summary: "Check the endpoint: who answers, whether the token is accepted and what it may read, latency",
     args: "[uri]",

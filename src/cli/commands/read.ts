@@ -10,7 +10,7 @@ import { LIMITS, type ReadLimits, type ReadStart } from "../../types.js";
 import { flagAction } from "../action.js";
 import { stdout } from "../stdout.js";
 import { readCheckpoint } from "../read/checkpoint.js";
-import { bool, choice, flagList, pair, valueFlag, type FlagValues } from "../flags/declare.js";
+import { bool, choice, flagList, pair, text, valueFlag, type FlagValues } from "../flags/declare.js";
 import { count, millis, seconds, size } from "../flags/kinds.js";
 import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
 import { runRead, type ReadRunPlan } from "../read/read-run.js";
@@ -47,6 +47,13 @@ const FLAGS = flagList(
   bool("-e, --exit-at-tail", "stop when caught up with the tail"),
   seconds("--wait <secs>", "stop after SECS at the tail with no new records (server-side)"),
   millis("--idle-timeout <dur>", "exit 0 after no records for DUR (client-side)"),
+  text(
+    "--consumer <name>",
+    "keep this read's position in the service under NAME: resume where the last reader of NAME stopped (any machine), commit what is printed (docs/consumers.md)",
+  ),
+  millis("--commit-every <dur>", "with --consumer: commit the position this often (0: after every batch)", {
+    default: "1s",
+  }),
   choice(
     "--transport <kind>",
     "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse",
@@ -69,6 +76,17 @@ export function readCommand(): Command {
     const sink = sinkPlan(f);
     checkBinaryTarget(sink, f.force, stdout().isTTY === true);
     const plan = readPlan(f);
+    if (f.consumer !== undefined) {
+      const consumer = await import("../consumer/read.js");
+      const o = {
+        consumer: f.consumer,
+        commitEveryMs: f.commitEvery,
+        startGiven: startsGiven(f) > 0,
+        checkpoint: f.checkpoint,
+      };
+      consumer.checkConsumerRead(stream, o);
+      return consumer.readAsConsumer(ctx, basin, stream, o, sink, (at) => readPlan(f, at));
+    }
     if (f.checkpoint !== undefined) {
       const next = readCheckpoint(f.checkpoint);
       if (next !== undefined) {
@@ -92,12 +110,19 @@ export function readCommand(): Command {
     "svc read svc://my-basin-01/events --ago 1h --until now --format json-base64",
     "svc read svc://my-basin-01/events --template '{seq_num}\\t{timestamp:iso}\\t{body}'",
     "svc read svc://my-basin-01/events --from-beginning -e | head -1",
+    "svc read svc://my-basin-01/events --consumer billing -e     # what is new since billing's last read, on any machine",
   ]);
 }
 
-function readPlan(f: Flags): ReadRunPlan {
+/** How many start flags were given. */
+function startsGiven(f: Flags): number {
   const starts = [f.seqNum, f.timestamp, f.ago, f.tailOffset, f.fromBeginning || undefined, f.range];
-  if (starts.filter((v) => v !== undefined).length > 1)
+  return starts.filter((v) => v !== undefined).length;
+}
+
+/** The read the flags ask for; `resumeAt`: start there instead (a consumer's position), keeping the flags' end. */
+function readPlan(f: Flags, resumeAt?: number): ReadRunPlan {
+  if (startsGiven(f) > 1)
     throw usageError("give at most one start: -s, --timestamp, --ago, --tail-offset, --from-beginning or --range");
   let start: ReadStart = {};
   const limits: ReadLimits = {};
@@ -129,6 +154,11 @@ function readPlan(f: Flags): ReadRunPlan {
       if (r.end !== undefined) limits.until = r.end;
     }
   }
+  if (resumeAt !== undefined) {
+    start = { seqNum: resumeAt };
+    if (f.clamp) limits.clamp = true;
+    else delete limits.clamp;
+  }
   // A seq-num end known up front also bounds the count, so the server stops there too.
   if (untilSeq !== undefined && "seqNum" in start) {
     const n = Math.max(0, untilSeq - start.seqNum);
@@ -152,7 +182,7 @@ function readPlan(f: Flags): ReadRunPlan {
   if (untilSeq !== undefined) plan.untilSeq = untilSeq;
   // An explicit sequence number is where the read expects its first record (gaps.ts); the
   // beginning (--from-beginning) is wherever the stream now starts.
-  if ("seqNum" in start && !f.fromBeginning) plan.expectFrom = start.seqNum;
+  if ("seqNum" in start && (!f.fromBeginning || resumeAt !== undefined)) plan.expectFrom = start.seqNum;
   if (f.idleTimeout !== undefined) plan.idleTimeoutMs = f.idleTimeout;
   return plan;
 }

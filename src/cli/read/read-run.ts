@@ -48,6 +48,14 @@ export interface ReadRunPlan {
   expectFrom?: number;
 }
 
+/** What a consumer's read (consumer/read.ts) needs of the loop. */
+export interface ReadHooks {
+  /** After each batch is written out and handed to the OS (stdout, -o FILE, --split-dir): the next sequence number. */
+  written?: (next: number) => void;
+  /** Ends the read, quietly (the caller says why), when aborted. */
+  stop?: AbortSignal;
+}
+
 /** Reads and prints; `events` overrides the source (tail uses a pre-read window). */
 export async function runRead(
   ctx: Context,
@@ -56,12 +64,16 @@ export async function runRead(
   plan: ReadRunPlan,
   sink: ReadSinkPlan,
   events?: (signal: AbortSignal) => AsyncGenerator<ReadEvent>,
+  hooks: ReadHooks = {},
 ): Promise<void> {
   const writer = await RecordWriter.open(sink.output, sink.appendOutput);
   if (sink.splitDir) prepareSplitDir(sink.splitDir);
   const progress = new ReadProgress(ctx.out, progressMode(ctx.out, sink.progress, "off"));
-  const emitter = new BatchEmitter(ctx.out, writer, sink, progress, uri, plan.expectFrom);
+  const emitter = new BatchEmitter(ctx.out, writer, sink, progress, uri, plan.expectFrom, hooks.written);
   const interrupt = new Interrupt();
+  const stop = (): void => interrupt.abort("stopped");
+  if (hooks.stop?.aborted) stop();
+  hooks.stop?.addEventListener("abort", stop, { once: true });
   const idle = new IdleTimer(plan.idleTimeoutMs, () => interrupt.abort("idle"));
   const onReconnect = (r: string): void => ctx.out.verbose(`read session reconnecting: ${r}`);
   const source = events
@@ -86,6 +98,7 @@ export async function runRead(
     emitter.reportChanges();
     throw e;
   } finally {
+    hooks.stop?.removeEventListener("abort", stop);
     idle.stop();
     interrupt.dispose();
     progress.stop();
@@ -163,6 +176,7 @@ export class BatchEmitter {
     readonly progress: ReadProgress,
     private readonly uri: string,
     expectFrom: number | undefined,
+    private readonly written?: (next: number) => void,
   ) {
     this.continuity = new SeqContinuity(expectFrom);
     this.printer = new RecordPrinter({ ...sink.printer, terminal: !writer.isFile && out.dataOnTerminal });
@@ -223,6 +237,7 @@ export class BatchEmitter {
     this.progress.add(records.length, bytes, first, last);
     this.out.verbose(`⦿ ${plural(records.length, "record")}, ${seqRange(first, last)}, ${bytes} B metered`);
     if (this.sink.checkpoint) writeCheckpoint(this.sink.checkpoint, last + 1);
+    if (this.written && (await this.writer.flushed())) this.written(last + 1);
   }
 }
 

@@ -69,6 +69,18 @@ export class RecordWriter {
     });
   }
 
+  /**
+   * Whether everything written so far has been handed to the OS (the descriptor took it): true
+   * once it has, false when a write failed (stdout's reader went away: EPIPE).
+   */
+  flushed(): Promise<boolean> {
+    const stream = this.out ?? this.file;
+    if (stream === undefined || this.failure) return Promise.resolve(this.failure === undefined);
+    return new Promise((resolve) => {
+      stream.write("", (e?: Error | null) => resolve(!e));
+    });
+  }
+
   /** Flushes and closes a file (made now, empty, if nothing was written); for stdout, waits until what was written has been handed off. */
   async close(): Promise<void> {
     if (this.path !== undefined) {

@@ -4,6 +4,7 @@
  * listed at the start and then again every `--discover-interval` when following.
  */
 import type { SvcClient } from "../../client/client.js";
+import { isPositionStream } from "../consumer/names.js";
 import { usageError } from "../failure.js";
 import { formatUri, parseBasinOrPrefix, parseStreamUri } from "../uri.js";
 
@@ -41,10 +42,15 @@ export function streamRef(basin: string, stream: string): StreamRef {
   return { basin, stream, uri: formatUri(basin, stream) };
 }
 
-/** The streams a pattern matches now, in name order (streams being deleted left out). */
+/**
+ * The streams a pattern matches now, in name order (streams being deleted left out, and
+ * consumers' position streams unless the pattern names them: `svc://b/_svc-consumer/*`).
+ */
 export async function matching(client: SvcClient, t: Extract<TailTarget, { kind: "prefix" }>): Promise<StreamRef[]> {
   const out: StreamRef[] = [];
+  const positions = isPositionStream(t.prefix);
   for await (const s of client.basin(t.basin).streams.listAll({ prefix: t.prefix })) {
+    if (!positions && isPositionStream(s.name)) continue;
     if (s.deleted_at === undefined || s.deleted_at === null) out.push(streamRef(t.basin, s.name));
   }
   return out;

@@ -21,6 +21,8 @@ describe('cli > exit codes (docs/design/cli.md, "Exit codes")', () => {
     [clientError("client_timeout", "slow"), EXIT.unavailable],
     [clientError("network", "reset"), EXIT.unavailable],
     [clientError("protocol", "garbage"), EXIT.runtime],
+    [clientError("consumer_taken_over", "another reader took the name"), EXIT.conflict],
+    [clientError("consumer_not_found", "no such consumer"), EXIT.notFound],
     [server(401, "authn"), EXIT.auth],
     [server(403, "permission_denied"), EXIT.auth],
     [server(404, "basin_not_found"), EXIT.notFound],
