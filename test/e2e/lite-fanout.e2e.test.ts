@@ -98,6 +98,59 @@ describe("many followers of one stream (lmdb)", () => {
     for (const [i, f] of followers.entries()) expect(f.got, `follower ${i} (${kinds[i % 3]})`).toEqual(expected("all"));
   }, 60_000);
 
+  it("gives each SSE follower the id line of its own counts, also when followers at other counts share a batch", async () => {
+    await client.basin("fanout-e2e-basin").streams.create("ids");
+    const stream = client.basin("fanout-e2e-basin").stream("ids");
+    await stream.append({ records: [0, 1, 2].map((i) => ({ headers: [], body: enc.encode(`before-${i}`) })) });
+    const h2 = http2.connect(lite.url);
+    h2.on("error", () => {});
+    // Two fresh followers at 3 (counts from 0), and one resumed after seq 2 with the same count
+    // and other bytes (a client's own Last-Event-ID): one lookup by count must not mix them up.
+    const open = (lastEventId?: string) => {
+      const req = h2.request({
+        ":path": `/v1/streams/ids/records${lastEventId ? "" : "?seq_num=3"}`,
+        authorization: `Bearer ${lite.token}`,
+        "svc-basin": "fanout-e2e-basin",
+        accept: "text/event-stream",
+        ...(lastEventId ? { "last-event-id": lastEventId } : {}),
+      });
+      req.setEncoding("latin1");
+      const f = { req, text: "" };
+      req.on("data", (d: string) => {
+        f.text += d;
+      });
+      return f;
+    };
+    const followers = [open(), open("2,0,777"), open()];
+    // Each says it follows the tail with a heartbeat (protocol.md §6.6) before anything is appended.
+    await until(() => followers.every((f) => f.text.includes("event: ping")), 10_000);
+    await stream.append({ records: [{ headers: [], body: enc.encode("live-a") }] });
+    await stream.append({
+      records: [
+        { headers: [], body: enc.encode("live-b") },
+        { headers: [], body: enc.encode("c") },
+      ],
+    });
+    const ids = (text: string) =>
+      text
+        .split("\n\n")
+        .filter((e) => e.startsWith("event: batch"))
+        .map((e) => /^id: (\d+),(\d+),(\d+)$/m.exec(e)!.slice(1).map(Number));
+    await until(() => followers.every((f) => ids(f.text).at(-1)?.[0] === 5), 10_000);
+    const [a, resumed, b] = followers.map((f) => ids(f.text));
+    expect(a).toEqual(b);
+    expect(a!.map(([seq, count]) => [seq, count])).toEqual([
+      [3, 1],
+      [5, 3],
+    ]);
+    expect(resumed!.map(([seq, count, bytes], k) => [seq, count! - a![k]![1]!, bytes! - 777 - a![k]![2]!])).toEqual([
+      [3, 0, 0],
+      [5, 0, 0],
+    ]);
+    for (const f of followers) f.req.close();
+    h2.close();
+  }, 30_000);
+
   it("lets a follower that stops reading fall behind alone, and gives it everything once it reads again", async () => {
     await client.basin("fanout-e2e-basin").streams.create("slow");
     const stream = client.basin("fanout-e2e-basin").stream("slow");

@@ -10,7 +10,8 @@
  *
  * Cumulative counts continue from a resumed `Last-Event-ID`, so a second resume still
  * subtracts the right amounts. A live batch's `data:` line is made once per record format for
- * every session that follows the stream; only the `event` and `id` lines are this session's.
+ * every session that follows the stream, and its whole event once per id line the followers
+ * share (`liveEvent`).
  */
 import type { ReadBatch, RecordFormat, StreamPosition } from "../../types.js";
 import { serverError, type SvcError } from "../../errors.js";
@@ -75,9 +76,10 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
         live: {
           shape: { key, make: (b: LiveBatch) => encoder.encode(dataLine(b.readBatch, opts.format)) },
           deliver(b) {
+            const event = liveEvent(b, key, count, bytes);
             count += b.records.length;
             bytes += b.metered;
-            return io.writeNow(withHead(`event: batch\nid: ${b.end - 1},${count},${bytes}\n`, b.shaped(key)!));
+            return io.writeNow(event);
           },
         },
       },
@@ -97,12 +99,32 @@ export async function runSseSession(io: SessionIO, feed: ReadSource, opts: SseOp
   io.end();
 }
 
+/** Data lines up to this size are joined to their event and id lines once per batch and id. */
+const JOINED_MAX = 16 * 1024;
+/** Distinct id lines of one batch kept joined (followers resumed at other counts differ). */
+const JOINED_IDS = 64;
+
 /**
- * This session's event and id lines, then the data line every follower of the stream shares: two
- * pieces written as one (io.writeNow), never a copy of the data per session, at any size.
+ * A live batch's whole event for a session that delivered `count` records and `bytes` so far.
+ * Followers that started alike share the same id line, so the event (its event and id lines
+ * joined to the data line every follower shares) is made once per batch and id line, and
+ * written to each as one buffer; finding it costs a follower one lookup by number, no string.
+ * A large data line, or a session whose id line few share, gets its own id line written before
+ * the shared data (two pieces as one write): never a copy of the data per session.
  */
-function withHead(head: string, data: Uint8Array): Uint8Array[] {
-  return [Buffer.from(head, "latin1"), data];
+function liveEvent(b: LiveBatch, key: string, count: number, bytes: number): readonly Uint8Array[] {
+  const joined = b.joined(key);
+  const hit = joined.get(count);
+  if (hit !== undefined && hit.bytes === bytes) return hit.pieces;
+  const data = b.shaped(key)!;
+  const head = Buffer.from(
+    `event: batch\nid: ${b.end - 1},${count + b.records.length},${bytes + b.metered}\n`,
+    "latin1",
+  );
+  if (data.length > JOINED_MAX || joined.size >= JOINED_IDS || hit !== undefined) return [head, data];
+  const pieces = [Buffer.concat([head, data])];
+  joined.set(count, { bytes, pieces });
+  return pieces;
 }
 
 function errorEvent(err: SvcError): string {

@@ -18,6 +18,7 @@
 import type { SvcError } from "../../errors.js";
 import { LIMITS, type ReadBatch, type SequencedRecord, type StreamPosition } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
+import type { StreamMeter } from "../metrics/meter.js";
 
 /** Subscribers served per event-loop turn of a round. */
 const SLICE = 256;
@@ -26,8 +27,13 @@ const SLICE = 256;
 export class LiveBatch {
   readonly firstSeq: number;
   readonly end: number;
+  /** When its round began (ms epoch): every subscriber's delivery time, read once per round. */
+  at = 0;
+  /** Subscribers that took it (counted into the stream's metrics once, after the round). */
+  deliveries = 0;
   private meteredBytes: number | undefined;
   private readonly shapes = new Map<string, Uint8Array>();
+  private readonly events = new Map<string, Map<number, { bytes: number; pieces: readonly Uint8Array[] }>>();
 
   constructor(
     readonly records: SequencedRecord[],
@@ -60,6 +66,16 @@ export class LiveBatch {
   setShape(key: string, bytes: Uint8Array): void {
     this.shapes.set(key, bytes);
   }
+
+  /**
+   * Whole events of shape `key` made for followers that delivered the same amounts before it,
+   * by their count then (with their bytes then): see session/sse.ts `liveEvent`.
+   */
+  joined(key: string): Map<number, { bytes: number; pieces: readonly Uint8Array[] }> {
+    let m = this.events.get(key);
+    if (!m) this.events.set(key, (m = new Map()));
+    return m;
+  }
 }
 
 /** A reader waiting at the tail. */
@@ -82,8 +98,14 @@ export class LiveFanout {
   private pending: LiveBatch[] = [];
   private running = false;
 
-  /** @param position where the next batch published starts (the durable tail as far as published). */
-  constructor(public position: number) {}
+  /**
+   * @param position where the next batch published starts (the durable tail as far as published).
+   * @param counted told, after each round, how many subscribers took the batch (the stream's read metrics).
+   */
+  constructor(
+    public position: number,
+    private readonly counted: (b: LiveBatch, deliveries: number) => void = () => {},
+  ) {}
 
   get size(): number {
     return this.subs.size;
@@ -149,6 +171,7 @@ export class LiveFanout {
           continue;
         }
         let served = 0;
+        b.at = Date.now();
         for (const s of this.subs) {
           if (s.position === b.firstSeq) {
             if (!s.offer(b)) this.subs.delete(s);
@@ -160,6 +183,7 @@ export class LiveFanout {
           // A subscriber at or past the batch's end joined after it was published: nothing to give it.
           if (++served % SLICE === 0) await new Promise<void>((r) => setImmediate(r));
         }
+        if (b.deliveries > 0) this.counted(b, b.deliveries);
       }
     } finally {
       this.pending = this.subs.size > 0 ? this.pending : [];
@@ -197,4 +221,11 @@ function merged(pending: LiveBatch[]): LiveBatch {
     last = next;
   }
   return last === first ? first : new LiveBatch(records, last.tail);
+}
+
+/** A round's deliveries of `b` in the stream's read metrics: one read op per subscriber that took it. */
+export function countLive(m: StreamMeter, b: LiveBatch, deliveries: number): void {
+  m.readOps += deliveries;
+  m.readRecords += deliveries * b.records.length;
+  m.readBytes += deliveries * b.metered;
 }

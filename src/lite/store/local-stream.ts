@@ -15,7 +15,7 @@ import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { LocalLog } from "../storage/seams.js";
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { SEQUENCING, type Sequencing } from "./sequencing.js";
-import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
+import { countLive, LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
 import { LocalReader, type StoredReader } from "./stored-reader.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
@@ -61,7 +61,7 @@ export class LocalStream implements LiveStream<"local"> {
     this.durable = { ...state };
     this.next = { ...state };
     this.removedBelow = log.removedBelow(meta.id);
-    this.fanout = new LiveFanout(state.nextSeq);
+    this.fanout = new LiveFanout(state.nextSeq, (b, n) => countLive(this.meter, b, n));
     this.deleting = meta.deletedAt !== null;
   }
 

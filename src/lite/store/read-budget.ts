@@ -2,7 +2,8 @@
  * What a read may still deliver (protocol.md §7.4): its position, the records and metered bytes
  * left of `count` and `bytes`, and `until`. One read (read-feed.ts) holds one budget, which takes
  * stored records into a catch-up batch one at a time (`takeRun`) or a live batch whole
- * (`takesWhole`, `tookLive`), and counts every record it hands out in the stream's metrics.
+ * (`takesWhole`, `tookLive`), and counts every stored record it hands out in the stream's
+ * metrics (live batches are counted once per fan-out round: live-fanout.ts `countLive`).
  */
 import { LIMITS, type SequencedRecord } from "../../types.js";
 import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
@@ -64,10 +65,7 @@ export class ReadBudget {
     this.takenTimestamp = b.lastTimestamp;
     this.remainingCount -= n;
     this.remainingBytes -= b.metered;
-    const m = this.meter();
-    m.readOps++;
-    m.readRecords += n;
-    m.readBytes += b.metered;
+    // The stream's read metrics count live deliveries per round (live-fanout.ts), not here.
     if (this.remainingCount === 0 || this.remainingBytes === 0) this.ended = true;
     return this.ended;
   }

@@ -171,7 +171,8 @@ export class ReadFeed {
     if (!this.budget.takesWhole(b) || !(this.opts.checkNow?.() ?? true) || !shapedFor(b, sink))
       return this.endFollow("storage");
     const met = this.budget.tookLive(b);
-    this.idleSince = this.lastLiveAt = Date.now();
+    this.idleSince = this.lastLiveAt = b.at;
+    b.deliveries++;
     const room = sink.deliver(b);
     if (met) return this.endFollow("done");
     return room || this.endFollow("full");

@@ -17,7 +17,7 @@ import { decodeLanded } from "../storage/batch-codec.js";
 import type { GroupResult, MarkedState, NodeClock, SharedLog, StoredState } from "../storage/seams.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
-import { LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
+import { countLive, LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
 import { SharedReader } from "./shared-reader.js";
 import { wentBack, type WentBack } from "./went-back.js";
 import type { StoredReader } from "./stored-reader.js";
@@ -68,7 +68,7 @@ export class SharedStream implements LiveStream<"shared"> {
     this.lost = found;
     this.removedBelow = removedBelow;
     this.deleting = meta.deletedAt !== null;
-    this.fanout = new LiveFanout(state.nextSeq);
+    this.fanout = new LiveFanout(state.nextSeq, (b, n) => countLive(this.meter, b, n));
   }
 
   get id(): number {
