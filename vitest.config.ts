@@ -19,13 +19,28 @@ const LITE_PROTOCOL_SUITES = [
 
 const EXCLUDED = ["node_modules/**", "dist/**", "test/bench/**"];
 
-/** The extended tier's files beside test/reliability and the PostgreSQL regressions. */
+/**
+ * The extended tier's files beside test/reliability and the PostgreSQL regressions: the walks,
+ * and the soaks and load probes that take tens of seconds by design (the authorization model's
+ * random pairs, a 200-run pipe soak, a follow through a 30 s outage, two tenants' budgets
+ * under load).
+ */
 const EXTENDED_FILES = [
   "test/reliability/**/*.test.ts",
   "test/regressions/pg-*.test.ts",
-  ...["new-user-walk", "cluster-script", "pg-failover-keeps-acked-appends", "pg-standby"].map(
-    (f) => `test/e2e/${f}.e2e.test.ts`,
-  ),
+  ...[
+    "new-user-walk",
+    "cluster-script",
+    "pg-failover-keeps-acked-appends",
+    "pg-standby",
+    "lite-auth-model",
+    "cli-data-pipe",
+  ].map((f) => `test/e2e/${f}.e2e.test.ts`),
+  ...[
+    "follow-read-dies-during-outage",
+    "tenants-on-one-connection-share-append-budget",
+    "nine-unread-ack-sessions-stall-other-tenants",
+  ].map((f) => `test/regressions/${f}.test.ts`),
 ];
 
 export default defineConfig({
