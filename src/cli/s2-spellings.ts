@@ -4,13 +4,17 @@
  *
  * - a switch given a boolean value, `--create-stream-on-append true` (S2's flags take one):
  *   `true` is the switch, `false` its negation (`--no-create-stream-on-append`);
- * - `-f TOKEN` on `append`, S2's short form of the fencing token (svc's is `-F`).
+ * - `-f TOKEN` on `append`, `fence` and `trim`, S2's short form of the fencing token (svc's
+ *   is `-F`; none of the three follows, the meaning of `-f` elsewhere).
  *
  * Only these exact forms are rewritten: anything else reaches the parser as typed.
  */
 
 /** Switches that have a `--no-` twin and that S2's CLI writes with a value. */
 const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read"]);
+
+/** Commands where S2's `-f` is the fencing token. */
+const FENCING_F = new Set(["append", "fence", "trim"]);
 
 export function s2Spellings(argv: string[]): string[] {
   const out: string[] = [];
@@ -30,7 +34,7 @@ export function s2Spellings(argv: string[]): string[] {
       else out.push(a);
       continue;
     }
-    out.push(command === "append" && a === "-f" ? "-F" : a);
+    out.push(FENCING_F.has(command ?? "") && a === "-f" ? "-F" : a);
   }
   return out;
 }
