@@ -2,8 +2,9 @@
  * What S2's CLI accepts on a command line that svc spells otherwise, rewritten to svc's
  * spelling before parsing (docs/s2.md), so a script written for S2 runs unchanged:
  *
- * - a switch given a boolean value, `--create-stream-on-append true` (S2's flags take one):
- *   `true` is the switch, `false` its negation (`--no-create-stream-on-append`);
+ * - a switch given a boolean value, `--create-stream-on-append true`, `--timestamping-uncapped
+ *   false` (S2's flags take one): `true` is the switch, `false` its negation
+ *   (`--no-create-stream-on-append`);
  * - `-f TOKEN` on `append`, `fence` and `trim`, S2's short form of the fencing token (svc's
  *   is `-F`; none of the three follows, the meaning of `-f` elsewhere).
  *
@@ -11,7 +12,7 @@
  */
 
 /** Switches that have a `--no-` twin and that S2's CLI writes with a value. */
-const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read"]);
+const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read", "--timestamping-uncapped"]);
 
 /** Commands where S2's `-f` is the fencing token. */
 const FENCING_F = new Set(["append", "fence", "trim"]);
