@@ -6,7 +6,9 @@
  *   false` (S2's flags take one): `true` is the switch, `false` its negation
  *   (`--no-create-stream-on-append`);
  * - `-f TOKEN` on `append`, `fence` and `trim`, S2's short form of the fencing token (svc's
- *   is `-F`; none of the three follows, the meaning of `-f` elsewhere).
+ *   is `-F`; none of the three follows, the meaning of `-f` elsewhere);
+ * - `--id ID` on `issue-access-token` and `revoke-access-token`, how S2's CLI named the token
+ *   before it took the id as an argument: the id becomes the argument.
  *
  * Only these exact forms are rewritten: anything else reaches the parser as typed.
  */
@@ -16,6 +18,9 @@ const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-o
 
 /** Commands where S2's `-f` is the fencing token. */
 const FENCING_F = new Set(["append", "fence", "trim"]);
+
+/** Commands where S2's older CLI gave the token's id as `--id ID`. */
+const ID_FLAG = new Set(["issue-access-token", "revoke-access-token"]);
 
 export function s2Spellings(argv: string[]): string[] {
   const out: string[] = [];
@@ -34,6 +39,13 @@ export function s2Spellings(argv: string[]): string[] {
       else if (/^false$/i.test(value)) out.push(`--no-${flag.slice(2)}`);
       else out.push(a);
       continue;
+    }
+    if (ID_FLAG.has(command ?? "") && flag === "--id") {
+      const value = inline ?? argv[++i];
+      if (value !== undefined) {
+        out.push(value);
+        continue;
+      }
     }
     out.push(FENCING_F.has(command ?? "") && a === "-f" ? "-F" : a);
   }
