@@ -129,6 +129,18 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   },
 };
 
+/**
+ * S2's names of svc's keys, as S2's CLI writes them in its own config file (`s2 config set
+ * ssl_no_verify true`): `svc config get/set/unset` take them for svc's key, and a config file
+ * that holds one where svc's key is absent is read as svc's (docs/s2.md).
+ */
+export const S2_CONFIG_KEYS: Readonly<Record<string, string>> = { ssl_no_verify: "insecure" };
+
+/** svc's name of a key typed in S2's spelling (`ssl_no_verify` → `insecure`); other keys as they are. */
+export function canonicalKey(key: string): string {
+  return Object.hasOwn(S2_CONFIG_KEYS, key) ? S2_CONFIG_KEYS[key]! : key;
+}
+
 export function keySpec(key: string): KeySpec {
   const spec = CONFIG_KEYS[key];
   if (!spec)

@@ -37,13 +37,14 @@ export function envValue(env: NodeJS.ProcessEnv, setting: EnvSetting): { value: 
 
 /**
  * S2's CLI variables, honoured where svc's own settings leave the endpoints unset (settings.ts):
- * S2's two endpoints, in S2's dialect, and its token only together with them, since a token
- * meant for S2 goes to S2's endpoints and nowhere else.
+ * S2's two endpoints, in S2's dialect, and its token and its skipping of TLS verification only
+ * together with them, since what is meant for S2 goes to S2's endpoints and nowhere else.
  */
 export const S2_ENV_VARS = {
   account_endpoint: "S2_ACCOUNT_ENDPOINT",
   basin_endpoint: "S2_BASIN_ENDPOINT",
   access_token: "S2_ACCESS_TOKEN",
+  insecure: "S2_SSL_NO_VERIFY",
 } as const;
 
 /** The value of S2's variable for `setting` in `env`, with where it came from; undefined when unset or empty. */

@@ -2,15 +2,25 @@
  * What S2's CLI accepts on a command line that svc spells otherwise, rewritten to svc's
  * spelling before parsing (docs/s2.md), so a script written for S2 runs unchanged:
  *
- * - a switch given a boolean value, `--create-stream-on-append true` (S2's flags take one):
- *   `true` is the switch, `false` its negation (`--no-create-stream-on-append`);
- * - `-f TOKEN` on `append`, S2's short form of the fencing token (svc's is `-F`).
+ * - a switch given a boolean value, `--create-stream-on-append true`, `--timestamping-uncapped
+ *   false` (S2's flags take one): `true` is the switch, `false` its negation
+ *   (`--no-create-stream-on-append`);
+ * - `-f TOKEN` on `append`, `fence` and `trim`, S2's short form of the fencing token (svc's
+ *   is `-F`; none of the three follows, the meaning of `-f` elsewhere);
+ * - `--id ID` on `issue-access-token` and `revoke-access-token`, how S2's CLI named the token
+ *   before it took the id as an argument: the id becomes the argument.
  *
  * Only these exact forms are rewritten: anything else reaches the parser as typed.
  */
 
 /** Switches that have a `--no-` twin and that S2's CLI writes with a value. */
-const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read"]);
+const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read", "--timestamping-uncapped"]);
+
+/** Commands where S2's `-f` is the fencing token. */
+const FENCING_F = new Set(["append", "fence", "trim"]);
+
+/** Commands where S2's older CLI gave the token's id as `--id ID`. */
+const ID_FLAG = new Set(["issue-access-token", "revoke-access-token"]);
 
 export function s2Spellings(argv: string[]): string[] {
   const out: string[] = [];
@@ -30,7 +40,14 @@ export function s2Spellings(argv: string[]): string[] {
       else out.push(a);
       continue;
     }
-    out.push(command === "append" && a === "-f" ? "-F" : a);
+    if (ID_FLAG.has(command ?? "") && flag === "--id") {
+      const value = inline ?? argv[++i];
+      if (value !== undefined) {
+        out.push(value);
+        continue;
+      }
+    }
+    out.push(FENCING_F.has(command ?? "") && a === "-f" ? "-F" : a);
   }
   return out;
 }

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
 import { nearest } from "../format/suggest.js";
-import { CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
+import { CONFIG_KEYS, S2_CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
 import { ENV_VARS, envValue, S2_ENV_VARS, s2EnvValue, type EnvSetting } from "./env-vars.js";
 import { usageError } from "./failure.js";
 import { keyOf } from "./flags/declare.js";
@@ -109,16 +109,26 @@ function lookup(
   if (flag !== undefined && flag !== "") return { value: spec.parse(flag, name), source: `flag ${name}` };
   const e = envValue(env, key as EnvSetting);
   if (e) return { value: spec.parse(e.value, ENV_VARS[key as EnvSetting]), source: e.source };
-  const p = profile?.[key];
-  if (p !== undefined && typeof p !== "object")
+  // In a table, svc's name of the key, else S2's (`ssl_no_verify`, written as in S2's config file).
+  const names = [key, ...Object.keys(S2_CONFIG_KEYS).filter((k) => S2_CONFIG_KEYS[k] === key)];
+  const p = fileValue(profile, names);
+  if (p !== undefined)
     return {
-      value: spec.parse(p, `${key} in ${path} [profiles.${profileName}]`),
+      value: spec.parse(p.value, `${p.name} in ${path} [profiles.${profileName}]`),
       source: `profile ${profileName} of ${path}`,
     };
-  const f = file[key];
-  if (f !== undefined && typeof f !== "object")
-    return { value: spec.parse(f, `${key} in ${path}`), source: `config ${path}` };
+  const f = fileValue(file, names);
+  if (f !== undefined) return { value: spec.parse(f.value, `${f.name} in ${path}`), source: `config ${path}` };
   return spec.default === undefined ? undefined : { value: spec.default, source: "default" };
+}
+
+/** The first of `names` that `table` gives a value (not a table) to, with the name it had. */
+function fileValue(table: TomlTable | undefined, names: string[]): { name: string; value: TomlValue } | undefined {
+  for (const name of names) {
+    const v = table?.[name];
+    if (v !== undefined && typeof v !== "object") return { name, value: v };
+  }
+  return undefined;
 }
 
 export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, file: TomlTable, path: string): Settings {
@@ -155,6 +165,10 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, fil
   if (s2 && settings.dialect.source === "default")
     settings.dialect = { value: "s2", source: `implied by ${(s2[0] ?? s2[1])!.source}` };
   if (prof) settings.profile = prof.value;
+  if (settings.insecure.source === "default") {
+    const noVerify = s2Insecure(env, s2 !== undefined, settings.notes);
+    if (noVerify) settings.insecure = noVerify;
+  }
   const token = (get("access_token") as Sourced<string> | undefined) ?? s2Token(env, s2 !== undefined, settings.notes);
   if (token) settings.accessToken = token;
   if (account === undefined) {
@@ -184,6 +198,18 @@ function s2Token(env: NodeJS.ProcessEnv, s2Endpoints: boolean, notes: string[]):
   if (!token || s2Endpoints) return token;
   notes.push(
     `${S2_ENV_VARS.access_token} is ignored: it is sent only to the endpoints of ${S2_ENV_VARS.account_endpoint} and ${S2_ENV_VARS.basin_endpoint}, and svc's own settings name the endpoints here (or none is set)`,
+  );
+  return undefined;
+}
+
+/** S2_SSL_NO_VERIFY, S2's skipping of TLS verification: only with S2's endpoints, else a note says why not. */
+function s2Insecure(env: NodeJS.ProcessEnv, s2Endpoints: boolean, notes: string[]): Sourced<boolean> | undefined {
+  const v = s2EnvValue(env, "insecure");
+  if (!v) return undefined;
+  if (s2Endpoints)
+    return { value: CONFIG_KEYS.insecure!.parse(v.value, S2_ENV_VARS.insecure) as boolean, source: v.source };
+  notes.push(
+    `${S2_ENV_VARS.insecure} is ignored: it applies only to the endpoints of ${S2_ENV_VARS.account_endpoint} and ${S2_ENV_VARS.basin_endpoint}, and svc's own settings name the endpoints here (or none is set); svc's setting is insecure (--insecure, ${ENV_VARS.insecure})`,
   );
   return undefined;
 }

@@ -35,6 +35,11 @@ function split(text: string): SvcUri {
   return stream === "" ? { basin } : { basin, stream };
 }
 
+/** Whether `text` is written with S2's scheme (`s2://…`): a command spelled S2's way. */
+export function isS2Uri(text: string): boolean {
+  return /^s2:\/\//i.test(text);
+}
+
 /** A basin: `svc://basin` or a bare `basin`. */
 export function parseBasinArg(text: string): string {
   const uri = split(text);

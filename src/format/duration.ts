@@ -1,7 +1,8 @@
 /**
  * Human durations, humantime style: `30s`, `5m`, `2h 30m`, `1d`, `1w`, `7days`, `1y`, `250ms`.
  * A bare `0` is zero. Parsing returns milliseconds; `formatSeconds` renders compactly
- * (`7d`, `1h 30m`) in a form `parseDuration` accepts back.
+ * (`7d`, `1h 30m`) in a form `parseDuration` accepts back, as does `formatSecondsInDays`, the
+ * form of S2's CLI (days at most: `14d`, not `2w`).
  */
 import { clientError } from "../errors.js";
 import { didYouMean } from "./suggest.js";
@@ -66,6 +67,25 @@ export function formatSeconds(secs: number): string {
   for (const [name, size] of RENDER) {
     if (name === "y" && rest % size !== 0) continue;
     if (name === "w" && rest % size !== 0) continue;
+    const n = Math.floor(rest / size);
+    if (n > 0) {
+      out.push(`${n}${name}`);
+      rest -= n * size;
+    }
+  }
+  return out.join(" ");
+}
+
+/**
+ * `1209600` → `14d`, `5400` → `1h 30m`, `0` → `0s`: days, hours, minutes and seconds only, as
+ * S2's CLI writes a duration exactly (its `diff`; its `get-stream-config` prints `14days`), for
+ * svc's commands spelled S2's way.
+ */
+export function formatSecondsInDays(secs: number): string {
+  if (secs === 0) return "0s";
+  const out: string[] = [];
+  let rest = secs;
+  for (const [name, size] of RENDER.filter(([n]) => n !== "y" && n !== "w")) {
     const n = Math.floor(rest / size);
     if (n > 0) {
       out.push(`${n}${name}`);

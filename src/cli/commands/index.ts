@@ -240,6 +240,48 @@ export const COMMANDS: CommandEntry[] = [
     hidden: true,
     load: async () => (await import("./token/revoke.js")).tokenRevokeCommand().name("revoke-access-token"),
   },
+  {
+    name: "get-account-metrics",
+    stands: "metrics account",
+    summary: "",
+    hidden: true,
+    load: async () => (await import("./metrics/s2-metrics.js")).getAccountMetricsCommand(),
+  },
+  {
+    name: "get-basin-metrics",
+    stands: "metrics basin",
+    summary: "",
+    hidden: true,
+    load: async () => (await import("./metrics/s2-metrics.js")).getBasinMetricsCommand(),
+  },
+  {
+    name: "get-stream-metrics",
+    stands: "metrics stream",
+    summary: "",
+    hidden: true,
+    load: async () => (await import("./metrics/s2-metrics.js")).getStreamMetricsCommand(),
+  },
+  {
+    name: "list-locations",
+    stands: "locations list",
+    summary: "",
+    hidden: true,
+    load: async () => (await import("./locations/list.js")).locationsListCommand("list-locations"),
+  },
+  {
+    name: "get-default-location",
+    stands: "locations get-default",
+    summary: "",
+    hidden: true,
+    load: async () => (await import("./locations/get-default.js")).locationsGetDefaultCommand("get-default-location"),
+  },
+  {
+    name: "set-default-location",
+    stands: "locations set-default",
+    summary: "",
+    hidden: true,
+    load: async () => (await import("./locations/set-default.js")).locationsSetDefaultCommand("set-default-location"),
+  },
 ];
 
 function stub(e: CommandEntry): Command {

@@ -6,6 +6,10 @@
  * after that time). `--dry-run` shows the effect. Like every destructive command it asks on a
  * terminal and, without one, refuses unless `--yes` (prompt.ts). A trim that would remove
  * nothing (the point is at or before the first record left) appends nothing and says so.
+ *
+ * Spelled S2's way, `trim s2://basin/stream POINT` (S2's URI and its trim point as an
+ * argument), it keeps the contract of S2's CLI (docs/s2.md): the trim command record is
+ * appended as asked, with no question and nothing read first.
  */
 import { Command } from "commander";
 import type { StreamClient } from "../../client/stream.js";
@@ -22,7 +26,7 @@ import { parseCount } from "../flags/numbers.js";
 import { attempt, usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { confirmOrStop } from "../prompt.js";
-import { formatUri, parseStreamUri } from "../uri.js";
+import { formatUri, isS2Uri, parseStreamUri } from "../uri.js";
 
 const FLAGS = flagList(
   count("--keep-last <n>", "keep only the last N records (trim point = tail − N)"),
@@ -52,6 +56,11 @@ export function trimCommand(): Command {
     const uri = formatUri(basin, stream);
     const client = await ctx.client();
     const sc = client.basin(basin).stream(stream);
+    if (fixed !== undefined && !f.dryRun && isS2Uri(arg!)) {
+      // S2's spelling: as S2's CLI, no question, and no read (a token that may only trim can).
+      await appendCommandRecord(ctx, sc, uri, "trim", trimCommandRecord(fixed), conditionsOf(f), `trim to ${fixed}`);
+      return;
+    }
     const point =
       fixed ?? (await attempt("find the trim point of", uri, () => trimPoint(sc, f.keepLast, f.before ?? f.olderThan)));
     const first = await attempt("read", uri, () => firstSeq(sc));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatSeconds, parseDuration, parseDurationSecs } from "../../../src/format/duration.js";
+import { formatSeconds, formatSecondsInDays, parseDuration, parseDurationSecs } from "../../../src/format/duration.js";
 
 describe("format > durations", () => {
   it.each([
@@ -37,6 +37,20 @@ describe("format > durations", () => {
     [31_557_600, "1y"],
   ])("formats %d seconds as %j and parses it back", (secs, text) => {
     expect(formatSeconds(secs)).toBe(text);
+    expect(parseDurationSecs(text)).toBe(secs);
+  });
+
+  it.each([
+    [0, "0s"],
+    [30, "30s"],
+    [5400, "1h 30m"],
+    [604_800, "7d"],
+    [1_209_600, "14d"],
+    [129_600, "1d 12h"],
+    [31_557_600, "365d 6h"],
+    [5_184_000, "60d"],
+  ])("formats %d seconds as S2 writes them, %j, and parses it back", (secs, text) => {
+    expect(formatSecondsInDays(secs)).toBe(text);
     expect(parseDurationSecs(text)).toBe(secs);
   });
 });

@@ -179,6 +179,44 @@ describe("cli > settings precedence (flag > env > profile > file > default)", ()
   });
 });
 
+describe("cli > S2's TLS setting (ssl_no_verify, S2_SSL_NO_VERIFY)", () => {
+  const s2 = { S2_ACCOUNT_ENDPOINT: "https://a", S2_BASIN_ENDPOINT: "https://a" };
+
+  it("S2_SSL_NO_VERIFY applies with S2's endpoints, below svc's own setting", () => {
+    expect(resolveSettings({}, { ...s2, S2_SSL_NO_VERIFY: "true" }, {}, PATH).insecure).toEqual({
+      value: true,
+      source: "env S2_SSL_NO_VERIFY",
+    });
+    expect(resolveSettings({}, { ...s2, S2_SSL_NO_VERIFY: "false" }, {}, PATH).insecure.value).toBe(false);
+    expect(resolveSettings({}, { ...s2, S2_SSL_NO_VERIFY: "true", SVC_INSECURE: "false" }, {}, PATH).insecure).toEqual({
+      value: false,
+      source: "env SVC_INSECURE",
+    });
+    expect(() => resolveSettings({}, { ...s2, S2_SSL_NO_VERIFY: "maybe" }, {}, PATH)).toThrow(
+      /S2_SSL_NO_VERIFY must be true or false/,
+    );
+  });
+
+  it("S2_SSL_NO_VERIFY does not apply to svc's own endpoints: a note says so", () => {
+    const s = resolveSettings({}, { S2_SSL_NO_VERIFY: "true" }, file, PATH);
+    expect(s.insecure).toEqual({ value: false, source: "default" });
+    expect(s.notes.join("\n")).toContain("S2_SSL_NO_VERIFY is ignored");
+  });
+
+  it("ssl_no_verify in the file is insecure, svc's name first", () => {
+    expect(resolveSettings({}, {}, { ...file, ssl_no_verify: true }, PATH).insecure).toEqual({
+      value: true,
+      source: `config ${PATH}`,
+    });
+    expect(resolveSettings({}, {}, { ...file, ssl_no_verify: true, insecure: false }, PATH).insecure.value).toBe(false);
+    const prof: TomlTable = {
+      ...file,
+      profiles: { s2: { account_endpoint: "http://p", basin_endpoint: "http://p", ssl_no_verify: "true" } },
+    };
+    expect(resolveSettings({ profile: "s2" }, {}, prof, PATH).insecure.value).toBe(true);
+  });
+});
+
 describe("cli > config path", () => {
   it("is --config, else SVC_CONFIG, else XDG_CONFIG_HOME, else ~/.config", () => {
     expect(configPath({ HOME: "/h" })).toBe("/h/.config/svc/config.toml");

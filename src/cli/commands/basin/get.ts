@@ -27,7 +27,8 @@ export function basinGetCommand(name = "get"): Command {
       };
       if (ctx.flags.json) return ctx.out.jsonDoc(doc);
       const { config: cfg, ...head } = doc;
-      for (const l of configLines({ ...head, ...cfg })) await ctx.out.line(l);
+      // Spelled S2's way (get-basin-config), durations are written as S2 writes them (docs/s2.md).
+      for (const l of configLines({ ...head, ...cfg }, name === "get" ? "svc" : "s2")) await ctx.out.line(l);
     }),
   );
   return examples(cmd, ["svc basin get my-basin-01", "svc basin get svc://my-basin-01 --json | jq .config"]);

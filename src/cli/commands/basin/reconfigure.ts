@@ -23,7 +23,9 @@ export function basinReconfigureCommand(name = "reconfigure"): Command {
     const config = await attempt("reconfigure basin", uri, () => client.basins.reconfigure(basin, change));
     ctx.out.success(`basin ${uri} reconfigured`);
     if (ctx.flags.json) return ctx.out.jsonDoc(config);
-    for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
+    // Spelled S2's way (the hidden alias), durations are written as S2 writes them (docs/s2.md).
+    const durations = name === "reconfigure" ? "svc" : "s2";
+    for (const l of configLines(config as Record<string, unknown>, durations)) await ctx.out.line(l);
   });
   return examples(cmd, [
     "svc basin reconfigure my-basin-01 --retention 30d",

@@ -1,7 +1,7 @@
 /** `svc config get <key>`: the stored value, nothing (`--json`: null) when unset; a stored token needs `--show-secret`. */
 import { Command } from "commander";
 import { flagAction } from "../../action.js";
-import { keySpec } from "../../config-keys.js";
+import { canonicalKey, keySpec } from "../../config-keys.js";
 import { usageError } from "../../failure.js";
 import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
@@ -15,9 +15,10 @@ export function configGetCommand(): Command {
       "account_endpoint, basin_endpoint, access_token, compression, insecure, timeout, retries, dialect",
     );
   const flags = flagList(bool("--show-secret", "print the access token (it is a secret)"));
-  flagAction(cmd, flags, async (ctx, [key], opts) => {
-    const spec = keySpec(key!);
-    const stored = targetTable(ctx, ctx.configFile(), false)?.[key!];
+  flagAction(cmd, flags, async (ctx, [typed], opts) => {
+    const key = canonicalKey(typed!);
+    const spec = keySpec(key);
+    const stored = targetTable(ctx, ctx.configFile(), false)?.[key];
     const value = typeof stored === "object" ? undefined : stored;
     if (value === undefined) {
       if (ctx.flags.json) await ctx.out.jsonLine(null);

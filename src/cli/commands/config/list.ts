@@ -54,5 +54,6 @@ function inEffect(ctx: Context): { settings: Record<string, { value: string; sou
   };
   if (s.accessToken) out.access_token = { value: REDACTED, source: s.accessToken.source };
   out.dialect = s.dialect;
+  if (s.insecure.value) out.insecure = { value: "true", source: s.insecure.source };
   return { settings: out, notes: s.notes };
 }

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { handler } from "../../action.js";
 import { updateConfigFile } from "../../config-file.js";
-import { keySpec } from "../../config-keys.js";
+import { canonicalKey, keySpec } from "../../config-keys.js";
 import { usageError } from "../../failure.js";
 import { examples } from "../../help.js";
 import { REDACTED } from "../../../client/redacted.js";
@@ -22,15 +22,16 @@ export function configSetCommand(): Command {
     .argument("<key>", "setting name")
     .argument("<value>", "value (`-` reads it from stdin)");
   cmd.action(
-    handler(async (ctx, [key, raw]) => {
-      const spec = keySpec(key!);
+    handler(async (ctx, [typed, raw]) => {
+      const key = canonicalKey(typed!);
+      const spec = keySpec(key);
       const text = raw === "-" ? await readStdin() : raw!;
-      const value = spec.parse(text, key!);
+      const value = spec.parse(text, key);
       await updateConfigFile(ctx.configPath, (file) => {
-        targetTable(ctx, file, true)![key!] = value;
+        targetTable(ctx, file, true)![key] = value;
       });
       ctx.out.success(`${key} set in ${where(ctx)}`);
-      if (ctx.flags.json) await ctx.out.jsonLine({ ...changed(ctx, key!), value: spec.secret ? REDACTED : value });
+      if (ctx.flags.json) await ctx.out.jsonLine({ ...changed(ctx, key), value: spec.secret ? REDACTED : value });
     }),
   );
   return examples(cmd, [

@@ -5,12 +5,13 @@ import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 
-function locationLine(l: LocationInfo): string {
+/** `name (public)`: a location as `svc locations list` and S2's CLI print it. */
+export function locationLine(l: LocationInfo): string {
   return `${l.name} (${l.is_private ? "private" : "public"})`;
 }
 
-export function locationsListCommand(): Command {
-  const cmd = new Command("list").description("List the locations basins can be placed in");
+export function locationsListCommand(name = "list"): Command {
+  const cmd = new Command(name).description("List the locations basins can be placed in");
   cmd.action(
     handler(async (ctx) => {
       const client = await ctx.client();

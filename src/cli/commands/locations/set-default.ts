@@ -1,14 +1,19 @@
-/** `svc locations set-default <name>`: prints the new default (stdout), confirms on stderr. */
+/**
+ * `svc locations set-default <name>`: prints the new default (stdout), confirms on stderr.
+ * Spelled S2's way (`set-default-location`), stdout has the line S2's CLI prints:
+ * `name (public|private)`.
+ */
 import { Command } from "commander";
 import { handler } from "../../action.js";
 import { attempt, usageError } from "../../failure.js";
 import { examples } from "../../help.js";
+import { locationLine } from "./list.js";
 
 /** protocol.md §2.2 A13: 1..64 characters of [A-Za-z0-9:.-]. */
 const LOCATION_NAME = /^[A-Za-z0-9:.-]{1,64}$/;
 
-export function locationsSetDefaultCommand(): Command {
-  const cmd = new Command("set-default")
+export function locationsSetDefaultCommand(command = "set-default"): Command {
+  const cmd = new Command(command)
     .description("Set the default location for new basins")
     .argument("<name>", "location name, e.g. aws:us-east-1");
   cmd.action(
@@ -18,7 +23,7 @@ export function locationsSetDefaultCommand(): Command {
       const client = await ctx.client();
       const l = await attempt("set default location", name, () => client.locations.setDefault(name!));
       if (ctx.flags.json) await ctx.out.jsonDoc(l);
-      else await ctx.out.line(l.name);
+      else await ctx.out.line(command === "set-default" ? l.name : locationLine(l));
       ctx.out.success(`default location is now ${JSON.stringify(l.name)}`);
     }),
   );

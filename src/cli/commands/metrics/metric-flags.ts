@@ -84,7 +84,7 @@ function metricFlags(level: MetricLevel, sets: readonly string[]) {
   );
 }
 
-type MetricFlags = FlagValues<ReturnType<typeof metricFlags>>;
+export type MetricFlags = FlagValues<ReturnType<typeof metricFlags>>;
 
 /** Makes `cmd` a metrics command of `level`: the shared flags, the rules in its help, and `fn` as its action. */
 export function metricsCommand(

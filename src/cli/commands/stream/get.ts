@@ -15,7 +15,9 @@ export function streamGetCommand(name = "get"): Command {
       const client = await ctx.client();
       const config = await attempt("get stream", uri, () => client.basin(basin).streams.getConfig(stream));
       if (ctx.flags.json) return ctx.out.jsonDoc({ basin, name: stream, config });
-      for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
+      // Spelled S2's way (the hidden alias), durations are written as S2 writes them (docs/s2.md).
+      const durations = name === "get" ? "svc" : "s2";
+      for (const l of configLines(config as Record<string, unknown>, durations)) await ctx.out.line(l);
     }),
   );
   return examples(cmd, ["svc stream get svc://my-basin-01/events", "svc stream get svc://my-basin-01/events --json"]);

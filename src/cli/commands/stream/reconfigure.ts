@@ -22,7 +22,9 @@ export function streamReconfigureCommand(name = "reconfigure"): Command {
     );
     ctx.out.success(`stream ${uri} reconfigured`);
     if (ctx.flags.json) return ctx.out.jsonDoc({ basin, name: stream, config });
-    for (const l of configLines(config as Record<string, unknown>)) await ctx.out.line(l);
+    // Spelled S2's way (the hidden alias), durations are written as S2 writes them (docs/s2.md).
+    const durations = name === "reconfigure" ? "svc" : "s2";
+    for (const l of configLines(config as Record<string, unknown>, durations)) await ctx.out.line(l);
   });
   return examples(cmd, ["svc stream reconfigure svc://my-basin-01/events --retention 1d --storage-class standard"]);
 }

@@ -2,6 +2,11 @@
  * `svc token create` flags → the issue request (protocol.md §3.5). Checked here, before any
  * request: one of each ⊕ pair, op names against the enum (kebab or snake case, with a
  * did-you-mean), `--op-groups` syntax, and an expiry in the future.
+ *
+ * S2's CLI spellings are accepted too, hidden (`issue-access-token`, docs/s2.md):
+ * `--access-tokens-prefix/-exact` (svc's `--tokens-prefix/-exact`), `--op-group-perms`
+ * (`--op-groups`), `--ops` given more than once, and S2's names of the metrics operations
+ * (`get_basin_metrics` is `basin-metrics`).
  */
 import { didYouMean } from "../../../format/suggest.js";
 import {
@@ -13,10 +18,17 @@ import {
 } from "../../../types.js";
 import { parseDuration } from "../../../format/duration.js";
 import { usageError } from "../../failure.js";
-import { bool, flagList, text, valueFlag, type FlagValues } from "../../flags/declare.js";
+import { bool, flagList, list, text, valueFlag, type FlagValues } from "../../flags/declare.js";
 import { readTokenFile } from "./token-file.js";
 
 const TOKEN_OPERATIONS: readonly string[] = OPERATIONS;
+
+/** S2's CLI names of the metrics operations (`get_account_metrics`), whose API names are svc's. */
+const S2_OPERATION_NAMES: Record<string, string> = {
+  "get-account-metrics": "account-metrics",
+  "get-basin-metrics": "basin-metrics",
+  "get-stream-metrics": "stream-metrics",
+};
 
 /** The flags of `svc token create` that make the request. The expiry is judged against the clock in `tokenRequest`. */
 export const TOKEN_FLAGS = flagList(
@@ -30,13 +42,21 @@ export const TOKEN_FLAGS = flagList(
     conflicts: "tokensExact",
   }),
   text("--tokens-exact <id>", "only this token id"),
+  // S2's spellings of the two above.
+  text("--access-tokens-prefix <prefix>", undefined, { conflicts: "accessTokensExact" }),
+  text("--access-tokens-exact <id>"),
   valueFlag(
     "--op-groups <groups>",
     "groups of operations, e.g. account=r,basin=rw,stream=w (what each grants: below)",
-    (raw) => parseOpGroups(raw),
+    (raw, name) => parseOpGroups(raw, name),
   ),
-  valueFlag("--ops <ops>", "operations, comma-separated (list-basins,append,…; snake_case works too)", (raw) =>
-    parseOps(raw),
+  // S2's spelling of --op-groups.
+  valueFlag("--op-group-perms <groups>", undefined, (raw, name) => parseOpGroups(raw, name), { conflicts: "opGroups" }),
+  list(
+    "--ops <ops>",
+    "operations, comma-separated or repeated (list-basins,append,…; snake_case works too)",
+    (raw) => parseOps(raw),
+    { shown: false },
   ),
   bool("--auto-prefix-streams", "prefix stream names with --streams-prefix on the way in, strip it on the way out"),
   text("--from-file <file>", "the request body as JSON (flags given too override it); - for stdin"),
@@ -51,10 +71,11 @@ export function parseOps(text: string): string[] {
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "")) {
-    const op = raw.toLowerCase().replaceAll("_", "-");
+    const typed = raw.toLowerCase().replaceAll("_", "-");
+    const op = S2_OPERATION_NAMES[typed] ?? typed;
     if (!TOKEN_OPERATIONS.includes(op)) {
       throw usageError(
-        `--ops: unknown operation ${JSON.stringify(raw)}${didYouMean(op, TOKEN_OPERATIONS)}`,
+        `--ops: unknown operation ${JSON.stringify(raw)}${didYouMean(typed, [...TOKEN_OPERATIONS, ...Object.keys(S2_OPERATION_NAMES)])}`,
         `operations: ${TOKEN_OPERATIONS.join(", ")}`,
       );
     }
@@ -63,8 +84,8 @@ export function parseOps(text: string): string[] {
   return out;
 }
 
-/** `account=rw,basin=r,stream=w` → op_groups. */
-function parseOpGroups(text: string): NonNullable<AccessTokenScope["op_groups"]> {
+/** `account=rw,basin=r,stream=w` → op_groups; `name` is the flag it was given with. */
+function parseOpGroups(text: string, name: string): NonNullable<AccessTokenScope["op_groups"]> {
   const groups: Record<string, ReadWritePermissions> = {};
   for (const part of text
     .split(",")
@@ -73,8 +94,8 @@ function parseOpGroups(text: string): NonNullable<AccessTokenScope["op_groups"]>
     const m = /^(account|basin|stream)=(r|w|rw|wr)$/.exec(part);
     if (!m)
       throw usageError(
-        `--op-groups: expected LEVEL=r|w|rw with LEVEL account, basin or stream (got ${JSON.stringify(part)})`,
-        "example: --op-groups account=r,basin=rw,stream=rw",
+        `${name}: expected LEVEL=r|w|rw with LEVEL account, basin or stream (got ${JSON.stringify(part)})`,
+        `example: ${name} account=r,basin=rw,stream=rw`,
       );
     groups[m[1]!] = { read: m[2]!.includes("r"), write: m[2]!.includes("w") };
   }
@@ -123,14 +144,15 @@ export function tokenRequest(id: string, flags: TokenFlags, now = Date.now()): A
   const sets = [
     ["basins", flags.basinsPrefix, flags.basinsExact],
     ["streams", flags.streamsPrefix, flags.streamsExact],
-    ["access_tokens", flags.tokensPrefix, flags.tokensExact],
+    ["access_tokens", flags.tokensPrefix ?? flags.accessTokensPrefix, flags.tokensExact ?? flags.accessTokensExact],
   ] as const;
   for (const [key, prefix, exact] of sets) {
     const set = resourceSet(prefix, exact, key === "access_tokens" ? "tokens" : key);
     if (set) scope[key] = set;
   }
-  if (flags.opGroups !== undefined) scope.op_groups = flags.opGroups;
-  if (flags.ops !== undefined) scope.ops = flags.ops;
+  const groups = flags.opGroups ?? flags.opGroupPerms;
+  if (groups !== undefined) scope.op_groups = groups;
+  if (flags.ops.length > 0) scope.ops = [...new Set(flags.ops.flat())];
   const info: AccessTokenInfo = { ...base, id, scope };
   const expiresAt = expiry(flags, now);
   if (expiresAt !== undefined) info.expires_at = expiresAt;
