@@ -1,46 +1,25 @@
 /**
- * Human durations, humantime style: `30s`, `5m`, `2h 30m`, `1d`, `1w`, `7days`, `1y`, `250ms`.
- * A bare `0` is zero. Parsing returns milliseconds; `formatSeconds` renders compactly
+ * Human durations as svc's flags and files read them (the grammar: rules/durations.ts, which
+ * lite reads with too): parsing returns milliseconds; `formatSeconds` renders compactly
  * (`7d`, `1h 30m`) in a form `parseDuration` accepts back, as does `formatSecondsInDays`, the
  * form of S2's CLI (days at most: `14d`, not `2w`).
  */
 import { clientError } from "../errors.js";
+import { DURATION_UNITS, readDuration } from "../rules/durations.js";
 import { didYouMean } from "./suggest.js";
 
-const UNIT_MS: Record<string, number> = {};
-function unit(ms: number, ...names: string[]): void {
-  for (const n of names) UNIT_MS[n] = ms;
-}
-unit(1, "ms", "msec", "msecs", "millis", "millisecond", "milliseconds");
-unit(1000, "s", "sec", "secs", "second", "seconds");
-unit(60_000, "m", "min", "mins", "minute", "minutes");
-unit(3_600_000, "h", "hr", "hrs", "hour", "hours");
-unit(86_400_000, "d", "day", "days");
-unit(7 * 86_400_000, "w", "week", "weeks");
-unit(2_630_016_000, "M", "month", "months"); // 30.44 days, as humantime
-unit(31_557_600_000, "y", "year", "years"); // 365.25 days, as humantime
-
-/** Milliseconds in a duration string; throws a usage error naming the input. */
+/** Milliseconds in a duration string (rules/durations.ts); throws a usage error naming the input. */
 export function parseDuration(text: string): number {
-  const s = text.trim();
-  if (s === "0") return 0;
-  const parts = s.match(/\d+\s*[A-Za-z]+/g);
-  if (parts === null || parts.join("").replace(/\s+/g, "") !== s.replace(/\s+/g, "")) {
+  const r = readDuration(text);
+  if ("ms" in r) return r.ms;
+  if (r.problem === "shape")
     throw clientError("usage", `invalid duration ${JSON.stringify(text)}: expected e.g. 30s, 5m, 2h 30m, 1d, 1w`);
-  }
-  let total = 0;
-  for (const part of parts) {
-    const m = /^(\d+)\s*([A-Za-z]+)$/.exec(part);
-    const ms = m ? (UNIT_MS[m[2]!] ?? UNIT_MS[m[2]!.toLowerCase()]) : undefined;
-    if (!m || ms === undefined)
-      throw clientError(
-        "usage",
-        `invalid duration ${JSON.stringify(text)}: unknown unit in ${JSON.stringify(part)}${m ? didYouMean(m[2]!, Object.keys(UNIT_MS)) : ""}`,
-      );
-    total += Number(m[1]) * ms;
-  }
-  if (!Number.isSafeInteger(total)) throw clientError("usage", `duration ${JSON.stringify(text)} is too large`);
-  return total;
+  if (r.problem === "unit")
+    throw clientError(
+      "usage",
+      `invalid duration ${JSON.stringify(text)}: unknown unit in ${JSON.stringify(r.part)}${didYouMean(r.unit, DURATION_UNITS)}`,
+    );
+  throw clientError("usage", `duration ${JSON.stringify(text)} is too large`);
 }
 
 /** Whole seconds in a duration string (sub-second remainders are refused). */

@@ -14,7 +14,7 @@ import { SvcError } from "../errors.js";
 import { parseJsonText } from "../wire/json.js";
 import { ConfigParse, isObject, parseStreamReconfig } from "./http/config-json.js";
 import { badName } from "../rules/names.js";
-import { parseHumantime } from "./humantime.js";
+import { durationSecs } from "../rules/durations.js";
 import { quoted, streamOf } from "./log.js";
 import { ensureBasin } from "./store/basins.js";
 import type { BasinReconfig, StreamReconfig } from "./store/stream-config.js";
@@ -53,7 +53,7 @@ function streamConfig(v: unknown, path: string): StreamReconfig {
   const rp = v.retention_policy;
   if (rp === "infinite") api.retention_policy = { infinite: {} };
   else if (typeof rp === "string") {
-    const secs = parseHumantime(rp);
+    const secs = durationSecs(rp);
     if (!secs)
       bad(
         `${path}.retention_policy`,
@@ -68,7 +68,7 @@ function streamConfig(v: unknown, path: string): StreamReconfig {
   if (isObject(v.delete_on_empty)) {
     onlyKeys(v.delete_on_empty, ["min_age", "min_age_secs"], `${path}.delete_on_empty`);
     const raw = v.delete_on_empty.min_age ?? v.delete_on_empty.min_age_secs ?? null;
-    const secs = typeof raw === "string" ? parseHumantime(raw) : raw;
+    const secs = typeof raw === "string" ? durationSecs(raw) : raw;
     if (secs === undefined) bad(`${path}.delete_on_empty.min_age`, `a duration expected, got ${JSON.stringify(raw)}`);
     api.delete_on_empty = { min_age_secs: secs };
   } else if (v.delete_on_empty !== undefined && v.delete_on_empty !== null)

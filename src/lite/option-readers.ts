@@ -5,7 +5,7 @@
  */
 import { clientError } from "../errors.js";
 import { LOCATION_NAME } from "./http/locations.js";
-import { parseHumantime } from "./humantime.js";
+import { durationSecs } from "../rules/durations.js";
 import { isPostgresUrl } from "./storage/pg/config.js";
 
 /** Reads a flag's value or a variable's text; `from` (`--port`, `SVC_LITE_SWEEP_MS`) names it in the error. */
@@ -29,7 +29,7 @@ export const ms = (min: number) =>
 
 /** A duration (`30s`, `2m`) from 1 s to 1 h, in milliseconds. */
 export const storageTimeout: Read<number> = (t, from) => {
-  const secs = parseHumantime(t);
+  const secs = durationSecs(t);
   if (secs === undefined || secs < 1 || secs > 3600)
     throw usage(`${from} must be a duration from 1s to 1h, got ${JSON.stringify(t)}`);
   return secs * 1000;
