@@ -3,7 +3,7 @@
  * (<status> <code>)`, a `hint:` line, and (with --json) a JSON line on stderr. Returns the exit
  * code from exit-codes.ts. Secrets never appear: tokens live in Redacted wrappers.
  */
-import { SvcError } from "../errors.js";
+import { SvcError, WrongHttpError } from "../errors.js";
 import { ENV_VARS } from "./env-vars.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { hintOf, OperationError } from "./failure.js";
@@ -170,6 +170,10 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
       return "this server does not implement the operation";
     case "not_the_service": {
       const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
+      if (err instanceof WrongHttpError && err.needs === "HTTP/2")
+        return `check the endpoint ${where}: svc lite answers HTTP/1.1 and HTTP/2 on one port and prints its endpoints in its \`export\` lines; behind a proxy that passes HTTP/1.1 only, \`svc read\` and \`svc append\` work with --transport unary`;
+      if (err instanceof WrongHttpError)
+        return `check the endpoint ${where}: svc lite answers HTTP/1.1 and HTTP/2 on one port and prints its endpoints in its \`export\` lines; a proxy in front of the service must pass HTTP/1.1 too`;
       return `${where} answered as another web server, not as the service: check the endpoint (svc lite prints its endpoints in its \`export\` lines)`;
     }
     case "decryption_failed":
