@@ -135,6 +135,17 @@ function authHint(status: number, ctx: SinkContext): string {
     : `permission denied: check that ${from} allows this operation and resource`;
 }
 
+/** A local file or stdout svc could not write: a full disk says what to do. */
+function ioHint(err: SvcError): string | undefined {
+  const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const where = err.message.startsWith("cannot write to stdout") ? "stdout goes to" : "the file is on";
+  if (code === "ENOSPC" || code === "EDQUOT")
+    return `the disk ${where} is full${code === "EDQUOT" ? " (your quota)" : ""}: free some space there, or write elsewhere (the output is incomplete; a read with --checkpoint starts again after the last batch written)`;
+  if (code === "EFBIG")
+    return "the file is larger than that file system (or `ulimit -f`) allows: write elsewhere, or split the output (--split-dir)";
+  return undefined;
+}
+
 function hintFor(err: unknown, ctx: SinkContext): string | undefined {
   if (!(err instanceof SvcError)) return undefined;
   const status = err.status;
@@ -176,6 +187,8 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
         return `check the endpoint ${where}: svc lite answers HTTP/1.1 and HTTP/2 on one port and prints its endpoints in its \`export\` lines; a proxy in front of the service must pass HTTP/1.1 too`;
       return `${where} answered as another web server, not as the service: check the endpoint (svc lite prints its endpoints in its \`export\` lines)`;
     }
+    case "io":
+      return ioHint(err);
     case "decryption_failed":
       return "svc sends the key from " + KEY_SOURCES + "; records written with another key need that one";
   }

@@ -55,8 +55,8 @@ export interface InputOptions {
   template?: (line: string) => AppendRecord;
   /** Stop after this many records. */
   maxRecords?: number;
-  /** Called for a malformed record; throw to stop, return to skip it. */
-  onBad: (where: string, message: string) => void;
+  /** Called for a malformed record (`hint`: what to do about it); throw to stop, return to skip it. */
+  onBad: (where: string, message: string, hint?: string) => void;
   /** A line too long to be a record is skipped (reported through `onBad`) rather than fatal. */
   skipOversize?: boolean;
   /**
@@ -68,15 +68,17 @@ export interface InputOptions {
   onCrDropped?: (count: number) => void;
 }
 
-/** A malformed record, exit 7: the message names file:line. */
-export function inputError(where: string, message: string): SvcError {
-  return new SvcError({
+/** A malformed record, exit 7: the message names file:line; `hint`, the sink's `hint:` line. */
+export function inputError(where: string, message: string, hint?: string): SvcError {
+  const e = new SvcError({
     code: "bad_input",
     message: `${where}: ${message}`,
     origin: "client",
     retryable: false,
     sideEffects: false,
   });
+  if (hint !== undefined) Object.defineProperty(e, "hint", { value: hint, enumerable: false });
+  return e;
 }
 
 function open(file: string): { stream: Input; name: string } {
@@ -135,7 +137,7 @@ function recordMaker(o: InputOptions, name: string): Make {
       return new ParsedRecord(record, meteredSize(record), name, line);
     } catch (e) {
       if (!(e instanceof RecordInputError)) throw e;
-      o.onBad(where(name, line), e.message);
+      o.onBad(where(name, line), e.message, e.hint);
       return undefined;
     }
   };
@@ -226,7 +228,7 @@ async function* splitInput(
     if (splitter.strippedCr > 0) o.onCrDropped?.(splitter.strippedCr);
   } catch (e) {
     // A line too long to be a record: the rest of the input cannot be split reliably.
-    if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message);
+    if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message, e.hint);
     throw e;
   }
 }
