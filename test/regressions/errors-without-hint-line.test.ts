@@ -1,13 +1,14 @@
 /**
  * Bug (issue 45, item 7): some errors came without the `hint:` line every error has (docs/
- * conventions.md, "Errors"): a line that does not match `--input-template` (or whose %T is not
- * a time), an input too large for `--atomic`, and a full disk under stdout (`svc read … >
- * /dev/full` printed one bare line, outside the sink: no hint, no JSON line with --json) or
- * under `-o FILE`.
+ * conventions.md, "Errors"): `--whole` with an input over 1 MiB, a line that does not match
+ * `--input-template` (or whose %T is not a time), an input too large for `--atomic`, and a
+ * full disk under stdout (`svc read … > /dev/full` printed one bare line, outside the sink: no
+ * hint, no JSON line with --json) or under `-o FILE`.
  *
- * Fix: each says what to do: the template's rule with `--on-error skip` and `--dry-run`; the
- * batches of an input without --atomic; for a full disk, free space or write elsewhere (the
- * output is incomplete, a read with --checkpoint starts again after the last batch written).
+ * Fix: each says what to do: `--chunk` for a whole input over 1 MiB (`svc read --join` puts
+ * it back together); the template's rule with `--on-error skip` and `--dry-run`; the batches
+ * of an input without --atomic; for a full disk, free space or write elsewhere (the output is
+ * incomplete, a read with --checkpoint starts again after the last batch written).
  * stdout's failure goes through the sink like any other error (exit 1, code `io`).
  */
 import { spawn } from "node:child_process";
@@ -51,6 +52,15 @@ function toFullDisk(args: string[]): Promise<{ code: number | null; stderr: stri
 }
 
 describe("input errors of svc append", () => {
+  it("--whole with an input over 1 MiB", async () => {
+    const r = await d.svc(["append", uri, "--whole", "--dry-run"], { stdin: "x".repeat(1024 * 1024 + 1) });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain("too large for one record");
+    expect(hint(r.stderr)).toBe(
+      "add --chunk to append it as several records of up to 1 MiB each, which `svc read --join` puts back together byte for byte",
+    );
+  });
+
   it("a line that does not match --input-template", async () => {
     const r = await d.svc(["append", uri, "--input-template", "%T %v"], { stdin: "no time here\n" });
     expect(r.code).toBe(7);
