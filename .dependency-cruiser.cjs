@@ -14,6 +14,7 @@ const core = (names) => `^(${names})$`;
 const SHARED = "^src/(types|metric-types|errors|bytes|sleep)\\.ts$";
 const RULES = "^src/rules/";
 const LOCAL_LITE = "^src/local-lite\\.ts$";
+const SUGGEST = "^src/format/suggest\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -92,10 +93,17 @@ module.exports = {
     {
       name: "lite-is-self-contained",
       comment:
-        "lite/ may import wire, rules, types, errors, bytes, dirs, whole-file, local-lite, node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
+        "lite/ may import wire, rules, types, errors, bytes, dirs, whole-file, local-lite, format/suggest (the one did-you-mean rule), node:* and its storage and crypto libraries (lmdb, pg, libsodium)",
       severity: "error",
       from: { path: layer("lite") },
-      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/(dirs|whole-file)\\.ts$", LOCAL_LITE, pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
+      to: { pathNot: ["^src/(lite|wire|rules)/", SHARED, "^src/(dirs|whole-file)\\.ts$", LOCAL_LITE, SUGGEST, pkg("lmdb|pg|pg-[a-z-]+|libsodium-wrappers-sumo")], dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "suggest-leaf",
+      comment: "format/suggest.ts (the did-you-mean rule, which lite's flags use too) imports nothing",
+      severity: "error",
+      from: { path: SUGGEST },
+      to: {},
     },
     {
       name: "lite-storage-is-the-floor",

@@ -210,6 +210,26 @@ export class RangeNotSatisfiableError extends SvcError {
   }
 }
 
+/**
+ * An endpoint that does not speak the HTTP a request needs: HTTP/2 for sessions (it answered
+ * the connection preface with something else, an HTTP/1.1 response, or its TLS offered no h2),
+ * or HTTP/1.1 for unary calls (it answered with HTTP/2 frames). The service speaks both on one
+ * port, so it is another server, or a proxy in front of the service that passes one of them
+ * only. Code `not_the_service` (exit 2): nothing reached the service, so nothing is retried
+ * and no append is in doubt.
+ */
+export class WrongHttpError extends SvcError {
+  constructor(
+    message: string,
+    /** What the request needed and the server does not speak. */
+    readonly needs: "HTTP/2" | "HTTP/1.1",
+    cause?: unknown,
+  ) {
+    super({ code: "not_the_service", message, origin: "client", retryable: false, sideEffects: false, cause });
+    this.name = "WrongHttpError";
+  }
+}
+
 /** Classification of a code, falling back to its HTTP status for unknown codes (§11.1). */
 export function classify(code: string, status?: number): ErrorClass | undefined {
   const c = code as ServerCode;

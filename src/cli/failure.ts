@@ -32,7 +32,12 @@ export class ExitRequest extends Error {
 /** A usage error (exit 2), optionally with the hint the sink prints instead of "see --help". */
 export function usageError(message: string, hint?: string): SvcError {
   const e = clientError("usage", message);
-  if (hint !== undefined) Object.defineProperty(e, "hint", { value: hint, enumerable: false });
+  return hint === undefined ? e : withHint(e, hint);
+}
+
+/** `e`, carrying the `hint:` line the sink prints for it (hintOf). */
+export function withHint<E extends Error>(e: E, hint: string): E {
+  Object.defineProperty(e, "hint", { value: hint, enumerable: false });
   return e;
 }
 

@@ -11,7 +11,7 @@ import { commanderErrorLines, commandPath } from "./command-path.js";
 import { currentContext } from "./context.js";
 import { envValue } from "./env-vars.js";
 import { EXIT } from "./exit-codes.js";
-import { ExitRequest } from "./failure.js";
+import { ExitRequest, ioError } from "./failure.js";
 import { commandHint, suggestCommands } from "./command-suggest.js";
 import { helpFor } from "./help-command.js";
 import { liteStartFailure } from "./lite-errors.js";
@@ -36,8 +36,8 @@ export async function main(argv: string[]): Promise<void> {
       );
       return;
     }
-    process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
-    process.exit(EXIT.runtime);
+    // As every other error: the sink's lines (a hint for a full disk), and the JSON line with --json.
+    process.exit(handle(ioError(`cannot write to stdout: ${e.message}`, e), argv, program));
   });
   argv = s2Spellings(helpThroughLite(argv));
   setInvocationArgv(argv);

@@ -3,7 +3,7 @@
  * (<status> <code>)`, a `hint:` line, and (with --json) a JSON line on stderr. Returns the exit
  * code from exit-codes.ts. Secrets never appear: tokens live in Redacted wrappers.
  */
-import { SvcError } from "../errors.js";
+import { SvcError, WrongHttpError } from "../errors.js";
 import { ENV_VARS } from "./env-vars.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { hintOf, OperationError } from "./failure.js";
@@ -135,6 +135,17 @@ function authHint(status: number, ctx: SinkContext): string {
     : `permission denied: check that ${from} allows this operation and resource`;
 }
 
+/** A local file or stdout svc could not write: a full disk says what to do. */
+function ioHint(err: SvcError): string | undefined {
+  const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const where = err.message.startsWith("cannot write to stdout") ? "stdout goes to" : "the file is on";
+  if (code === "ENOSPC" || code === "EDQUOT")
+    return `the disk ${where} is full${code === "EDQUOT" ? " (your quota)" : ""}: free some space there, or write elsewhere (the output is incomplete; a read with --checkpoint starts again after the last batch written)`;
+  if (code === "EFBIG")
+    return "the file is larger than that file system (or `ulimit -f`) allows: write elsewhere, or split the output (--split-dir)";
+  return undefined;
+}
+
 function hintFor(err: unknown, ctx: SinkContext): string | undefined {
   if (!(err instanceof SvcError)) return undefined;
   const status = err.status;
@@ -170,8 +181,14 @@ function hintFor(err: unknown, ctx: SinkContext): string | undefined {
       return "this server does not implement the operation";
     case "not_the_service": {
       const where = ctx.endpoint ? `${ctx.endpoint.url} (from ${ctx.endpoint.source})` : "the endpoint";
+      if (err instanceof WrongHttpError && err.needs === "HTTP/2")
+        return `check the endpoint ${where}: svc lite answers HTTP/1.1 and HTTP/2 on one port and prints its endpoints in its \`export\` lines; behind a proxy that passes HTTP/1.1 only, \`svc read\` and \`svc append\` work with --transport unary`;
+      if (err instanceof WrongHttpError)
+        return `check the endpoint ${where}: svc lite answers HTTP/1.1 and HTTP/2 on one port and prints its endpoints in its \`export\` lines; a proxy in front of the service must pass HTTP/1.1 too`;
       return `${where} answered as another web server, not as the service: check the endpoint (svc lite prints its endpoints in its \`export\` lines)`;
     }
+    case "io":
+      return ioHint(err);
     case "decryption_failed":
       return "svc sends the key from " + KEY_SOURCES + "; records written with another key need that one";
   }

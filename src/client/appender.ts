@@ -3,7 +3,8 @@
  * appended in the order they are submitted, over one transport:
  * - `session` (the default): one append session, pipelined, acks in order (append-session.ts);
  * - `unary`: one unary append at a time (unary-appends.ts);
- * - `auto`: the session, unless the server has none (501 before anything was sent); then every
+ * - `auto`: the session, unless the server has none (501 before anything was sent, or it does
+ *   not speak HTTP/2: a proxy that passes HTTP/1.1 only); then every
  *   input goes, in order, as a unary append.
  *
  * `submit` is where the client checks an input, once, whatever the transport (the batch rules
@@ -17,7 +18,7 @@
  * input whose outcome is unknown (connection lost, no ack in time) fails with `sideEffects`
  * and is never re-sent.
  */
-import { SvcError, clientError } from "../errors.js";
+import { SvcError, WrongHttpError, clientError } from "../errors.js";
 import type { AppendAck, AppendInput } from "../types.js";
 import { notApplied } from "./not-applied.js";
 import { checkBatch as checkByRules } from "../rules/records.js";
@@ -181,7 +182,8 @@ export class Appender {
     const sent = (this.session ??= this.lanes.session!()).send(input);
     if (this.transport !== "auto") return sent;
     return sent.catch((e: unknown) => {
-      if (!(e instanceof SvcError) || e.code !== "not_implemented") throw e;
+      // No sessions here: the server answers 501, or does not speak HTTP/2 (a proxy that passes HTTP/1.1 only).
+      if (!(e instanceof SvcError) || (e.code !== "not_implemented" && !(e instanceof WrongHttpError))) throw e;
       this.fallen = true;
       return (this.unary ??= this.lanes.unary()).send(input);
     });

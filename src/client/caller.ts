@@ -16,6 +16,8 @@ import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transpo
 import type { SessionExchange } from "../transport/session-exchange.js";
 import type { SessionPool } from "../transport/session.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
+import { backoffDelay } from "../transport/retry.js";
+import { sleep } from "../sleep.js";
 import { headersFromDialect, headersInDialect } from "../wire/dialect.js";
 import { parseJsonText } from "../wire/json.js";
 import type { Dialect } from "../types.js";
@@ -144,28 +146,56 @@ export class Caller {
     const t = await this.getTransport();
     const own = req.headers && headersInDialect(req.headers, this.dialect);
     const headers = this.opts.transport ? { ...this.baseHeaders(), ...own } : own;
-    const res = await this.onNodes(req.url, req.idempotent, (url) => t.request({ ...req, url, headers }));
+    const res = await this.onNodes(
+      req.url,
+      req.idempotent,
+      (url, alone) => t.request({ ...req, url, headers, ...(alone ? {} : { moveOnConnectFailure: true }) }),
+      this.policy.retries,
+      req.signal,
+    );
     return this.dialect === "svc" ? res : { ...res, headers: headersFromDialect(res.headers, this.dialect) };
   }
 
   /**
    * `send` to the preferred node of `url`'s endpoint list, then, while its failure is one that
    * may be tried elsewhere (failover.ts `movable`), to the next; one node: just `send(url)`.
+   * `alone` tells `send` whether `url` is its only node (then the transport retries as usual);
+   * with several, a node that refuses the connection costs one attempt, and the next is tried
+   * at once. `rounds` more passes over the list, with the retry backoff before each, follow
+   * when every node failed to connect: the retries are for when no node answers at all (a node
+   * that answered with a retryable failure had the transport's own retries already).
    */
-  private async onNodes<T>(url: string, idempotent: boolean, send: (url: string) => Promise<T>): Promise<T> {
+  private async onNodes<T>(
+    url: string,
+    idempotent: boolean,
+    send: (url: string, alone: boolean) => Promise<T>,
+    rounds = 0,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const f = this.opts.failover;
-    const urls = f ? f.candidates(url) : [url];
-    for (let k = 0; ; k++) {
-      try {
-        const res = await send(urls[k]!);
-        f?.answered(urls[k]!);
-        return res;
-      } catch (e) {
-        if (!f || k + 1 >= urls.length || !movable(e, idempotent)) throw e;
-        f.failed(urls[k]!);
-        this.opts.log?.(
-          `node ${f.node(urls[k]!)} failed (${(e as { code?: string }).code ?? "error"}); trying ${f.node(urls[k + 1]!)}`,
-        );
+    if (!f) return send(url, true);
+    for (let round = 0; ; round++) {
+      const urls = f.candidates(url);
+      let unreached = true;
+      for (let k = 0; k < urls.length; k++) {
+        try {
+          const res = await send(urls[k]!, urls.length === 1);
+          f.answered(urls[k]!);
+          return res;
+        } catch (e) {
+          if (urls.length === 1 || !movable(e, idempotent)) throw e;
+          const code = (e as { code?: string }).code ?? "error";
+          if (code !== "connect_failed") unreached = false;
+          f.failed(urls[k]!);
+          if (k + 1 < urls.length) {
+            this.opts.log?.(`node ${f.node(urls[k]!)} failed (${code}); trying ${f.node(urls[k + 1]!)}`);
+            continue;
+          }
+          if (!unreached || round >= rounds || signal?.aborted) throw e;
+          const delay = backoffDelay(round, undefined, (e as { retryAfterMs?: number }).retryAfterMs);
+          this.opts.log?.(`no node could be reached; retry ${round + 1}/${rounds} in ${delay} ms`);
+          await sleep(delay, signal);
+        }
       }
     }
   }

@@ -7,7 +7,8 @@
  * - spread: each client starts at a random node of each list, so many svc processes spread
  *   their connections over the nodes, and stays there while it answers (connections are kept);
  * - failover: when a node fails in a way that is safe to try elsewhere, the next node is tried
- *   at once and becomes the preferred one. What is safe is the in-doubt rule of every retry
+ *   and becomes the preferred one; a node that refuses the connection is not retried first
+ *   (the Caller retries, over the whole list, once no node could be reached). What is safe is the in-doubt rule of every retry
  *   (transport/retry.ts): a request that may have taken effect (an append whose connection died
  *   after it was sent) is never sent again, to this node or another; its outcome is reported
  *   unknown as always. A read resumes at its next sequence number on whichever node answers.

@@ -63,6 +63,8 @@ export function compileInputTemplate(template: string): (line: string) => Append
     if (!m)
       throw new RecordInputError(
         `the line does not match --input-template ${JSON.stringify(template)}${slots.some((s) => s.kind === "timestamp") ? " (%T takes epoch milliseconds or RFC 3339 such as 2026-01-02T03:04:05Z)" : ""}`,
+        undefined,
+        TEMPLATE_HINT,
       );
     const record: AppendRecord = { headers: [], body: new Uint8Array(0) };
     slots.forEach((s, k) => {
@@ -80,9 +82,13 @@ function templateTime(v: string): number {
   try {
     return parseTimePoint(v, "%T");
   } catch (e) {
-    throw new RecordInputError((e as Error).message.replace(/^%T: /, "%T timestamp "));
+    throw new RecordInputError((e as Error).message.replace(/^%T: /, "%T timestamp "), undefined, TEMPLATE_HINT);
   }
 }
+
+/** What to do about a line the template does not read. */
+const TEMPLATE_HINT =
+  "every line must match the template, its literal text included: --on-error skip leaves out the lines that do not (with a warning), and --dry-run checks a whole input without sending anything";
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");

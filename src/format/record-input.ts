@@ -31,6 +31,8 @@ export class RecordInputError extends Error {
   constructor(
     message: string,
     readonly line?: number,
+    /** What to do about it, for the `hint:` line (`svc append`). */
+    readonly hint?: string,
   ) {
     super(message);
     this.name = "RecordInputError";

@@ -11,8 +11,12 @@ import { isPostgresUrl } from "./storage/pg/config.js";
 /** Reads a flag's value or a variable's text; `from` (`--port`, `SVC_LITE_SWEEP_MS`) names it in the error. */
 export type Read<T> = (text: string, from: string) => T;
 
-/** A usage error of svc lite (exit 2). */
-export const usage = (message: string) => clientError("usage", `svc lite: ${message}`);
+/** A usage error of svc lite (exit 2), with the `hint:` line the CLI's sink prints, when given. */
+export const usage = (message: string, hint?: string) => {
+  const e = clientError("usage", `svc lite: ${message}`);
+  if (hint !== undefined) Object.defineProperty(e, "hint", { value: hint, enumerable: false });
+  return e;
+};
 
 export const text: Read<string> = (t) => t;
 /** A whole number from `min` to `max`. */

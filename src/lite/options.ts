@@ -9,6 +9,7 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { nearest } from "../format/suggest.js";
 import { localLiteDataDir } from "../local-lite.js";
 import { readChosenSecret } from "./data-dir.js";
 import { usage } from "./option-readers.js";
@@ -93,7 +94,7 @@ function readSettings(argv: string[], env: NodeJS.ProcessEnv): Given {
       ),
     }));
   } catch (e) {
-    throw usage((e as Error).message);
+    throw usage((e as Error).message, flagHint(e));
   }
   const values: Record<string, unknown> = {};
   const from: Given["from"] = {};
@@ -115,6 +116,22 @@ function readSettings(argv: string[], env: NodeJS.ProcessEnv): Given {
     } else values[name] = s.default;
   }
   return { values: values as SettingValues, from };
+}
+
+/**
+ * For an unknown flag, the nearest of lite's flags by the one did-you-mean rule of svc
+ * (format/suggest.ts), as svc's other commands suggest theirs: `--prot` → `--port`. Only the
+ * flags `svc lite --help` lists (and --help) are suggested.
+ */
+function flagHint(e: unknown): string | undefined {
+  if ((e as { code?: unknown }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return undefined;
+  const word = /'--([^'=]+)/.exec((e as Error).message)?.[1];
+  if (word === undefined) return undefined;
+  const shown = entries.flatMap(([name, s]) =>
+    s.flag !== undefined && (s.doc !== undefined || name === "help") ? [s.flag] : [],
+  );
+  const best = nearest(word, shown)[0];
+  return best === undefined ? undefined : `did you mean --${best}? (\`svc lite --help\` for usage)`;
 }
 
 export function parseLiteArgs(argv: string[], env = process.env): LiteOptions {

@@ -4,10 +4,12 @@
  * - the server's TLS certificate is not trusted → `tls_untrusted`, not retryable (a retry
  *   meets the same certificate), saying how to proceed;
  * - nothing reached the server (refused, DNS, connect timeout) → `connect_failed` (safe to retry);
+ * - an answer in HTTP/2 frames to an HTTP/1.1 request → `not_the_service` (WrongHttpError: the
+ *   service speaks both, so this is a server, or a proxy, that speaks HTTP/2 only; nothing retried);
  * - our own deadline fired after sending → `client_timeout` (outcome unknown);
  * - anything else on the socket (reset, closed) → `network` (outcome unknown).
  */
-import { SvcError, clientError } from "../errors.js";
+import { SvcError, WrongHttpError, clientError } from "../errors.js";
 
 const CERT_CODES = new Set([
   "ERR_TLS_CERT_ALTNAME_INVALID",
@@ -59,6 +61,13 @@ export function networkError(
       message: `cannot connect to ${origin}: its TLS certificate is not trusted (${detail}, ${code}); use --insecure only for a server you trust, or add its CA with NODE_EXTRA_CA_CERTS`,
     });
   }
+  if (code === "HPE_INVALID_CONSTANT" && isHttp2Frame((e as { rawPacket?: unknown }).rawPacket)) {
+    return new WrongHttpError(
+      `the server at ${origin} does not speak HTTP/1.1, which svc's requests other than sessions need: it answered with HTTP/2 frames; it is not the Stream Storage Service, or a proxy in front of it passes HTTP/2 only`,
+      "HTTP/1.1",
+      e,
+    );
+  }
   if (code !== undefined && CONNECT_CODES.has(code)) {
     return clientError("connect_failed", `cannot connect to ${origin} (${code})`, e);
   }
@@ -69,6 +78,18 @@ export function networkError(
   if (!connected)
     return clientError("connect_failed", `cannot connect to ${origin}: ${detail}${code ? ` (${code})` : ""}`, e);
   return clientError("network", `connection to ${origin} failed: ${detail}${code ? ` (${code})` : ""}`, e);
+}
+
+/**
+ * Whether `bytes` (what a server sent where an HTTP/1.1 status line was due) start with the
+ * frame an HTTP/2 server sends first, SETTINGS, or the GOAWAY it sends for a bad preface: a
+ * 9-byte frame header of that type on stream 0.
+ */
+function isHttp2Frame(bytes: unknown): boolean {
+  if (!(bytes instanceof Uint8Array) || bytes.length < 9) return false;
+  const type = bytes[3];
+  const stream = ((bytes[5]! & 0x7f) << 24) | (bytes[6]! << 16) | (bytes[7]! << 8) | bytes[8]!;
+  return (type === 0x04 || type === 0x07) && stream === 0;
 }
 
 function safeOrigin(url: string): string {

@@ -45,6 +45,7 @@ export class NodeHttpTransport implements Transport {
     return withRetries((attempt) => this.once(req, attempt), {
       retries: this.retries,
       idempotent: req.idempotent,
+      moveOnConnectFailure: req.moveOnConnectFailure === true,
       onRetry: (n, delay, e) =>
         this.opts.log?.(`retry ${n}/${this.retries} in ${delay} ms after ${e.code}${e.status ? ` (${e.status})` : ""}`),
     });

@@ -9,6 +9,9 @@
  *   (`sideEffects: false`): connection refused, 429, 502, `server_draining`.
  * - Backoff: min(100 ms · 2^n, 1 s) plus jitter in [0, base); a server's `retry-after-ms`
  *   is honoured when present (§11.2), whether longer or shorter than our own delay.
+ * - With a list of endpoints, a failure to connect is not retried on the same node: the next
+ *   node is tried at once, and the retries (with this backoff) come once every node has
+ *   failed (client/caller.ts).
  */
 import { SvcError } from "../errors.js";
 import { sleep } from "../sleep.js";
@@ -17,6 +20,8 @@ interface RetryOptions {
   /** Retries after the first attempt (0 = one attempt). */
   retries: number;
   idempotent: boolean;
+  /** A failure to connect is thrown at once, not retried (the caller tries another node first). @default false */
+  moveOnConnectFailure?: boolean;
   /** Called before each retry, for verbose logs. */
   onRetry?: (attempt: number, delayMs: number, error: SvcError) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -46,6 +51,7 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, opts: 
       return await fn(attempt);
     } catch (e) {
       if (attempt >= opts.retries || !shouldRetry(e, opts.idempotent)) throw e;
+      if (opts.moveOnConnectFailure && e.code === "connect_failed") throw e;
       const delay = backoffDelay(attempt, opts.random, e.retryAfterMs);
       opts.onRetry?.(attempt + 1, delay, e);
       await wait(delay);

@@ -12,9 +12,12 @@
  *
  * `open` is bounded by one deadline, connect and response headers together, and resolves
  * only with a 2xx exchange: any other status is read and thrown as the SvcError it describes.
+ * A server that does not speak HTTP/2 (it answers the connection preface with an HTTP/1.1
+ * response, or its TLS offers no h2) is `not_the_service` (WrongHttpError), as unary calls
+ * judge an answer that is not the service's: it is not retried, and nothing is in doubt.
  */
 import http2 from "node:http2";
-import { SvcError, clientError } from "../errors.js";
+import { SvcError, WrongHttpError, clientError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
 import { responseError } from "./response-error.js";
@@ -48,6 +51,8 @@ interface SessionRequest {
 export class SessionPool {
   private readonly connections = new Map<string, Promise<http2.ClientHttp2Session>>();
   private readonly openStreams = new WeakMap<http2.ClientHttp2Session, number>();
+  /** Connections whose server sent its SETTINGS: it speaks HTTP/2. */
+  private readonly spoke = new WeakSet<http2.ClientHttp2Session>();
 
   constructor(private readonly opts: SessionPoolOptions = {}) {}
 
@@ -57,13 +62,21 @@ export class SessionPool {
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
     const url = new URL(req.url);
+    let session: http2.ClientHttp2Session | undefined;
     try {
-      const session = await this.connect(url.origin, timeoutMs, req.url);
+      session = await this.connect(url.origin, timeoutMs, req.url);
       const exchange = await this.request(session, url, req, Math.max(1, deadline - Date.now()), timeoutMs);
       logAttempt(this.opts.log, req, 0, started, String(exchange.status), " (session)");
       return exchange;
     } catch (e) {
-      const err = e instanceof SvcError ? e : networkError(e, req.url, false, timeoutMs);
+      let err = e instanceof SvcError ? e : networkError(e, req.url, false, timeoutMs);
+      // A protocol error before the server's SETTINGS: what it sent was not HTTP/2.
+      if (session !== undefined && !this.spoke.has(session) && causeCode(err) === "ERR_HTTP2_ERROR")
+        err = noHttp2(
+          req.url,
+          "it answered the HTTP/2 connection preface with something else (an HTTP/1.1 response?)",
+          err,
+        );
       logAttempt(
         this.opts.log,
         req,
@@ -115,9 +128,14 @@ export class SessionPool {
       const fail = (err: Error): void => {
         clearTimeout(timer);
         forget();
-        reject(networkError(err, url, false, timeoutMs, false));
+        reject(
+          causeCode(err) === "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL"
+            ? noHttp2(url, "its TLS does not offer HTTP/2 (no h2 in ALPN)", err)
+            : networkError(err, url, false, timeoutMs, false),
+        );
       };
       session.once("error", fail);
+      session.once("remoteSettings", () => this.spoke.add(session));
       session.once("connect", () => {
         const ready = (): void => {
           clearTimeout(timer);
@@ -199,6 +217,25 @@ export class SessionPool {
     }
     return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
   }
+}
+
+/** The code of `e` or of the first error in its causes that has one (`ERR_HTTP2_ERROR`). */
+function causeCode(e: unknown): string | undefined {
+  for (let c = e, depth = 0; typeof c === "object" && c !== null && depth < 5; depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_")) return code;
+    c = (c as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A server at `url` that does not speak HTTP/2, `how` we know. */
+function noHttp2(url: string, how: string, cause: unknown): WrongHttpError {
+  return new WrongHttpError(
+    `the server at ${new URL(url).origin} does not speak HTTP/2, which sessions need: ${how}; it is not the Stream Storage Service, or a proxy in front of it passes HTTP/1.1 only`,
+    "HTTP/2",
+    cause,
+  );
 }
 
 /** Asks the server of a new connection to prove itself on one stream (peer-check.ts). */

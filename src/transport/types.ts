@@ -9,6 +9,11 @@ export interface HttpRequest {
   idempotent: boolean;
   /** Aborts the exchange (a long-poll its reader no longer wants): it fails `interrupted`, never retried. */
   signal?: AbortSignal;
+  /**
+   * A failure to connect (nothing reached the server) is thrown at once instead of retried here:
+   * the caller has another node to try first (client/failover.ts), and retries once all have failed.
+   */
+  moveOnConnectFailure?: boolean;
 }
 
 export interface HttpResponse {

@@ -7,7 +7,7 @@
  *     what provably had no effect (429, 502, 503 server_draining); 408, 500, 503 unavailable,
  *     504 and a reset after the request was sent are "outcome unknown" (exit 75, 1 attempt);
  *     reads (check-tail) retry those; other 4xx are definite and never retried;
- *   - `svc read … > /dev/full`: a one-line ENOSPC message and exit 1, no stack trace;
+ *   - `svc read … > /dev/full`: a one-line ENOSPC message and its hint, exit 1, no stack trace;
  *   - an ack that never comes (the proxy black-holes an append session): with --ack-timeout
  *     the CLI must give up with exit 75, never hang (skipped while the flag does not exist).
  *
@@ -136,7 +136,7 @@ describe("svc against a real lite under faults", () => {
     await d?.stop();
   });
 
-  it("svc read > /dev/full: one line naming ENOSPC, exit 1", async () => {
+  it("svc read > /dev/full: one line naming ENOSPC and a hint, exit 1", async () => {
     const uri = await d.newStream("full");
     expect(
       (await d.svc(["append", uri], { stdin: Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n" }))
@@ -154,7 +154,9 @@ describe("svc against a real lite under faults", () => {
     const code = await new Promise<number | null>((res) => child.on("exit", res));
     expect(code, stderr).toBe(1);
     expect(stderr).toMatch(/ENOSPC|no space/i);
-    expect(stderr.trim().split("\n").length, stderr).toBe(1);
+    const lines = stderr.trim().split("\n");
+    expect(lines.length, stderr).toBe(2);
+    expect(lines[1], stderr).toMatch(/^hint: the disk stdout goes to is full/);
     expect(stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 

@@ -100,8 +100,8 @@ export function inputPolicy(
     onCrDropped: (n) => {
       tally.crDropped += n;
     },
-    onBad: (where, message) => {
-      if (plan.onError === "fail") throw inputError(where, message);
+    onBad: (where, message, hint) => {
+      if (plan.onError === "fail") throw inputError(where, message, hint);
       tally.skipped++;
       out.warn(`skipping ${where}: ${message}`);
     },
@@ -129,6 +129,7 @@ async function pump(
         throw inputError(
           b.records[0]!.where,
           "--atomic: the input does not fit one batch (1000 records, 1 MiB metered)",
+          "without --atomic the input goes in several batches, each appended atomically; or split it into inputs that fit one batch each",
         );
       held = b;
       continue;

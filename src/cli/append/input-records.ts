@@ -1,6 +1,7 @@
 /**
  * Append input: stdin or `-i FILE`s in order, streamed chunk by chunk (never read whole,
- * except `--format binary`, whose record is at most 1 MiB anyway). Yields the records parsed
+ * except `--format binary`, whose record is at most 1 MiB anyway; with `--chunk`, a whole
+ * input of any size streams as the pieces of one file, format/record-chunk.ts). Yields the records parsed
  * from each chunk, each with its metered size and its `file:line`. Whether a record keeps the
  * service's rules is checked once, by the client's appender (append-pipe.ts says which
  * record it refused). Aborting the signal stops reading at once (stdin is destroyed so a
@@ -19,6 +20,8 @@ import {
 import { meteredSize } from "../../rules/records.js";
 import { RecordSplitter, type Segment } from "../../format/record-split.js";
 import { LIMITS, type AppendRecord, type Header } from "../../types.js";
+import { chunkHeader, chunkRoom, type ChunkMark } from "../../format/record-chunk.js";
+import { createHash, randomBytes } from "node:crypto";
 import { fileChunks } from "./file-chunks.js";
 
 export interface Parsed {
@@ -55,8 +58,13 @@ export interface InputOptions {
   template?: (line: string) => AppendRecord;
   /** Stop after this many records. */
   maxRecords?: number;
-  /** Called for a malformed record; throw to stop, return to skip it. */
-  onBad: (where: string, message: string) => void;
+  /**
+   * `--chunk`: a whole input (`format` binary) goes as the pieces of one file, each record at
+   * most this many metered bytes, marked for `svc read --join` (format/record-chunk.ts).
+   */
+  chunk?: number;
+  /** Called for a malformed record (`hint`: what to do about it); throw to stop, return to skip it. */
+  onBad: (where: string, message: string, hint?: string) => void;
   /** A line too long to be a record is skipped (reported through `onBad`) rather than fatal. */
   skipOversize?: boolean;
   /**
@@ -68,15 +76,17 @@ export interface InputOptions {
   onCrDropped?: (count: number) => void;
 }
 
-/** A malformed record, exit 7: the message names file:line. */
-export function inputError(where: string, message: string): SvcError {
-  return new SvcError({
+/** A malformed record, exit 7: the message names file:line; `hint`, the sink's `hint:` line. */
+export function inputError(where: string, message: string, hint?: string): SvcError {
+  const e = new SvcError({
     code: "bad_input",
     message: `${where}: ${message}`,
     origin: "client",
     retryable: false,
     sideEffects: false,
   });
+  if (hint !== undefined) Object.defineProperty(e, "hint", { value: hint, enumerable: false });
+  return e;
 }
 
 function open(file: string): { stream: Input; name: string } {
@@ -107,7 +117,8 @@ export async function* inputRecords(o: InputOptions, signal: AbortSignal): Async
     signal.addEventListener("abort", stop, { once: true });
     try {
       const make = recordMaker(o, name);
-      if (o.format === "binary") yield* wholeInput(stream, name, make, o, signal, budget);
+      if (o.format === "binary" && o.chunk !== undefined) yield* chunkedInput(stream, name, o, o.chunk, signal);
+      else if (o.format === "binary") yield* wholeInput(stream, name, make, o, signal, budget);
       else yield* splitInput(stream, name, make, o, signal, budget);
     } catch (e) {
       if (signal.aborted && !(e instanceof SvcError)) return;
@@ -135,7 +146,7 @@ function recordMaker(o: InputOptions, name: string): Make {
       return new ParsedRecord(record, meteredSize(record), name, line);
     } catch (e) {
       if (!(e instanceof RecordInputError)) throw e;
-      o.onBad(where(name, line), e.message);
+      o.onBad(where(name, line), e.message, e.hint);
       return undefined;
     }
   };
@@ -160,7 +171,11 @@ async function* wholeInput(
     parts.push(chunk as Buffer);
     size += (chunk as Buffer).length;
     if (size > LIMITS.maxRecordBytes) {
-      o.onBad(name, `the input is over ${LIMITS.maxRecordBytes} bytes (1 MiB), too large for one record`);
+      o.onBad(
+        name,
+        `the input is over ${LIMITS.maxRecordBytes} bytes (1 MiB), too large for one record`,
+        "add --chunk to append it as several records of up to 1 MiB each, which `svc read --join` puts back together byte for byte",
+      );
       stream.destroy();
       return;
     }
@@ -171,6 +186,56 @@ async function* wholeInput(
     budget.left--;
     yield [p];
   }
+}
+
+/**
+ * `--chunk`: a whole input as the pieces of one file (format/record-chunk.ts), each body
+ * `room` bytes but the last (whose header names the file's size and SHA-256, known only at
+ * the end: a full piece is held until more bytes show it is not the last). Memory holds at
+ * most two pieces. Headers (`-H`) and `--timestamp` go on every piece.
+ */
+async function* chunkedInput(
+  stream: Input,
+  name: string,
+  o: InputOptions,
+  maxRecord: number,
+  signal: AbortSignal,
+): AsyncGenerator<Parsed[]> {
+  const room = chunkRoom(maxRecord, o.headers);
+  const id = randomBytes(8).toString("hex");
+  const hash = createHash("sha256");
+  let index = 0;
+  let size = 0;
+  let pending: Buffer[] = [];
+  let held = 0;
+  const piece = (body: Buffer, last?: ChunkMark["last"]): Parsed => {
+    const header = chunkHeader(last ? { id, index, last } : { id, index });
+    index++;
+    const record = decorate({ headers: [header], body }, o.headers, o.timestamp);
+    return new ParsedRecord(record, meteredSize(record), name, 0);
+  };
+  for await (const chunk of stream) {
+    const bytes = chunk as Buffer;
+    hash.update(bytes);
+    size += bytes.length;
+    pending.push(bytes);
+    held += bytes.length;
+    // More than a piece held: the first `room` bytes are a piece, and not the last one.
+    const out: Parsed[] = [];
+    if (held > room) {
+      let all = Buffer.concat(pending, held);
+      while (all.length > room) {
+        out.push(piece(all.subarray(0, room)));
+        all = all.subarray(room);
+      }
+      pending = [all];
+      held = all.length;
+    }
+    if (out.length > 0) yield out;
+    if (signal.aborted) return;
+  }
+  if (signal.aborted) return;
+  yield [piece(Buffer.concat(pending, held), { size, sha256: hash.digest("hex") })];
 }
 
 /** Delimited input (text, json, templates): the records of each chunk, numbered by line. */
@@ -226,7 +291,7 @@ async function* splitInput(
     if (splitter.strippedCr > 0) o.onCrDropped?.(splitter.strippedCr);
   } catch (e) {
     // A line too long to be a record: the rest of the input cannot be split reliably.
-    if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message);
+    if (e instanceof RecordInputError) throw inputError(`${name}:${e.line ?? splitter.count + 1}`, e.message, e.hint);
     throw e;
   }
 }

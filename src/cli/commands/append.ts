@@ -14,9 +14,10 @@ import { LIMITS } from "../../types.js";
 import { flagAction } from "../action.js";
 import { runAppend, type AppendPlan } from "../append/append-run.js";
 import { CONDITION_FLAGS, conditionsOf } from "../flags/conditions.js";
-import { bool, choice, flagList, list, valueFlag, type FlagValues } from "../flags/declare.js";
+import { bool, choice, flagList, list, valueFlag, type Flag, type FlagValues } from "../flags/declare.js";
 import { count, millis, size } from "../flags/kinds.js";
 import { parseCount, parseSize } from "../flags/numbers.js";
+import { chunkRoom } from "../../format/record-chunk.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
@@ -30,6 +31,30 @@ function perSecond(parse: (text: string, name: string) => number) {
   };
 }
 
+/**
+ * `--chunk [size]`: each whole input as a file of several records of at most SIZE metered bytes
+ * (default and most: 1 MiB, one record's limit), for `svc read --join`. The size is optional,
+ * so commander takes the next word for it: a URI there is said so.
+ */
+function chunkFlag(): Flag<"--chunk [size]", number | undefined> {
+  return {
+    term: "--chunk [size]",
+    help: "each input (stdin or each file), of any size, as several records of at most SIZE metered bytes (default and most: 1MiB) that `svc read --join` puts back together byte for byte (implies --whole)",
+    check: (raw, name) => {
+      if (raw.includes("://"))
+        throw usageError(
+          `${name} takes an optional SIZE, not ${JSON.stringify(raw)}`,
+          "put the URI before --chunk, or give the size (--chunk 1MiB)",
+        );
+    },
+    parse: (raw: string | boolean | undefined, name: string) => {
+      if (raw === undefined || raw === false) return undefined;
+      if (raw === true) return LIMITS.maxRecordBytes;
+      return parseSize(raw, name, LIMITS.maxRecordBytes);
+    },
+  };
+}
+
 const FLAGS = flagList(
   list("-i, --input <file>", "read FILE (- = stdin); repeat for several files, in order"),
   list("--body <text>", "a record from the command line (in --format: text, or a JSON line); repeatable"),
@@ -40,6 +65,7 @@ const FLAGS = flagList(
     { default: "text" },
   ),
   bool("--whole", "each input (stdin or each file) is one record (= --format binary)"),
+  chunkFlag(),
   valueFlag(
     "-d, --delimiter <str>",
     "text: records end with STR instead of a newline (escapes \\n \\t \\0 \\r\\n \\xHH)",
@@ -140,6 +166,7 @@ export function appendCommand(): Command {
     "svc append svc://my-basin-01/events -i events.ndjson --format json",
     "svc read svc://a-basin-01/src --from-beginning -e --format json-base64 | svc append svc://b-basin-01/copy --format json-base64",
     "svc append svc://my-basin-01/blobs --format binary -i image.png -H content-type=image/png",
+    "svc append svc://my-basin-01/files --whole --chunk -i backup.tar      # any size; svc read --join puts it back",
     "svc append svc://my-basin-01/events -m auto -F writer-1 --acks ndjson < lines.txt",
   ]);
 }
@@ -147,9 +174,19 @@ export function appendCommand(): Command {
 /** `g.typed`: the input is typed at a terminal, so each acked batch gets a line instead of a live line. */
 function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: boolean } = {}): AppendPlan {
   let format = f.format;
-  if (f.whole) {
-    if (format !== "text" && format !== "binary") throw usageError("--whole is --format binary; drop --format");
+  if (f.whole || f.chunk !== undefined) {
+    const flag = f.whole ? "--whole" : "--chunk";
+    if (format !== "text" && format !== "binary") throw usageError(`${flag} is --format binary; drop --format`);
     format = "binary";
+  }
+  if (f.chunk !== undefined) {
+    const room = chunkRoom(f.chunk, f.header);
+    if (room < 1)
+      throw usageError(
+        `--chunk ${f.chunk}: no room is left for any of the file's bytes beside the headers (${f.chunk - room + 1} metered bytes at least)`,
+      );
+    if (f.maxRecords !== undefined)
+      throw usageError("--max-records counts records, which --chunk makes of a file; drop one");
   }
   if ((f.delimiter !== undefined || f.null) && format !== "text")
     throw usageError("-d/--delimiter and -0/--null apply to --format text only");
@@ -171,6 +208,7 @@ function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: bo
       ...(ts === undefined ? {} : { timestamp: ts === "now" ? () => Date.now() : () => ts }),
       ...(f.inputTemplate !== undefined ? { template: f.inputTemplate } : {}),
       ...(f.maxRecords !== undefined ? { maxRecords: f.maxRecords } : {}),
+      ...(f.chunk !== undefined ? { chunk: f.chunk } : {}),
     },
     onError: f.onError,
     batch: { lingerMs: f.linger, maxRecords: f.maxBatchRecords, maxBytes: f.maxBatchBytes },
@@ -194,7 +232,7 @@ function appendPlan(f: Flags, g: { verbose?: boolean; json?: boolean; typed?: bo
   if (f.input.filter((i) => i === "-").length > 1) throw usageError("stdin (-) can be read only once");
   if (f.body.length > 0) {
     if (f.input.length > 0) throw usageError("records come either from --body (or words after the URI) or from -i");
-    if (format === "binary") throw usageError("--body is a text or JSON record; drop --whole/--format binary");
+    if (format === "binary") throw usageError("--body is a text or JSON record; drop --whole/--chunk/--format binary");
     plan.input.bodies = f.body;
   }
   return plan;

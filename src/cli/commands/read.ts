@@ -14,6 +14,7 @@ import { bool, choice, flagList, pair, text, valueFlag, type FlagValues } from "
 import { count, millis, seconds, size } from "../flags/kinds.js";
 import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
 import { runRead, type ReadRunPlan } from "../read/read-run.js";
+import { joinSink } from "../read/join.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
@@ -59,6 +60,10 @@ const FLAGS = flagList(
     "session (framed protobuf; the default, except that a read of at most 1000 records that stops at the tail is one unary request), unary, or sse",
     ["session", "unary", "sse"],
   ),
+  bool(
+    "--join",
+    "put back together the files that `svc append --chunk` wrote as several records: their bytes, exactly, each checked whole (size and SHA-256)",
+  ),
   ...OUTPUT_FLAGS,
 );
 
@@ -74,6 +79,7 @@ export function readCommand(): Command {
     const { basin, stream } = parseStreamUri(arg!);
     applyJsonFlag(f, ctx.flags.json, c.getOptionValueSource("format") === "cli");
     const sink = sinkPlan(f);
+    if (f.join) joinSink(f, sink);
     checkBinaryTarget(sink, f.force, stdout().isTTY === true);
     const plan = readPlan(f);
     if (f.consumer !== undefined) {
@@ -111,6 +117,7 @@ export function readCommand(): Command {
     "svc read svc://my-basin-01/events --template '{seq_num}\\t{timestamp:iso}\\t{body}'",
     "svc read svc://my-basin-01/events --from-beginning -e | head -1",
     "svc read svc://my-basin-01/events --consumer billing -e     # what is new since billing's last read, on any machine",
+    "svc read svc://my-basin-01/files -s 0 -e --join > backup.tar   # a file appended with --chunk",
   ]);
 }
 

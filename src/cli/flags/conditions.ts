@@ -44,7 +44,7 @@ export async function resolveMatch(c: Conditions, stream: StreamClient): Promise
 }
 
 /** `word` as a shell would take it back: as it is when plain, else in single quotes. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w.:@%+=,/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 

@@ -34,6 +34,11 @@ export interface Flag<Term extends string = string, T = unknown> {
   readonly conflicts?: string;
   /** Repeatable: each occurrence adds a value to a list. */
   readonly repeat?: boolean;
+  /**
+   * Checks a value as commander meets it, before it checks the arguments: for a flag whose value
+   * is optional (`--chunk [size]`), so that a word it took by mistake (the URI) is said so.
+   */
+  readonly check?: (raw: string, name: string) => void;
 }
 
 /** The long name in a term: `"-n, --count <n>"` → `count`. */
@@ -179,6 +184,12 @@ export function addFlags(cmd: Command, flags: readonly Flag[]): Command {
     if (o.attributeName() !== keyOf(f.term)) throw new Error(`flag ${f.term}: commander names it ${o.attributeName()}`);
     if (f.help === undefined) o.hideHelp();
     if (f.repeat) o.argParser(collect);
+    const check = f.check;
+    if (check)
+      o.argParser((v: string) => {
+        check(v, `--${longName(f.term)}`);
+        return v;
+      });
     if (f.choices) o.choices(f.choices);
     if (f.offered) o.argChoices = [...f.offered];
     if (f.default !== undefined) o.default(f.default);

@@ -250,7 +250,7 @@ class MultiTail {
       // What came before the first gap is written; then the command fails (exit 5).
       const before = records.filter((r) => r.seqNum < gaps[0]!.from);
       if (before.length > 0) await this.write(ref, before);
-      throw gapError(gaps[0]!, ref.uri, this.sink.checkpoint);
+      throw gapError(gaps[0]!, ref.uri, this.sink.checkpoint, true);
     }
     warnGaps(gaps, ref.uri, (m) => this.ctx.out.warn(m));
     await this.write(ref, records);

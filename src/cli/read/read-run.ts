@@ -17,6 +17,7 @@ import { plural } from "../append/append-tally.js";
 import { seqRange } from "../../format/seq-range.js";
 import { writeCheckpoint } from "./checkpoint.js";
 import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
+import { ChunkJoiner } from "./join.js";
 import { Interrupt } from "../interrupt.js";
 import { progressMode, ReadProgress } from "../progress.js";
 import { RecordPrinter, type PrinterOptions } from "./record-printer.js";
@@ -33,6 +34,8 @@ export interface ReadSinkPlan {
   checkpoint?: string;
   /** `--fail-on-gap`: records trimmed or expired before they were read end the read (exit 5) instead of a warning. */
   failOnGap?: boolean;
+  /** `--join`: the records are the pieces of files (`svc append --chunk`), written put back together (join.ts). */
+  join?: boolean;
 }
 
 export interface ReadRunPlan {
@@ -89,10 +92,10 @@ export async function runRead(
       try {
         await consume(source, plan, emitter, idle, interrupt.signal);
       } catch (e) {
-        if (interrupt.signal.aborted) return;
-        if (e instanceof RangeNotSatisfiableError && !beyondTail(plan, e)) return;
-        throw e;
+        if (!interrupt.signal.aborted && !(e instanceof RangeNotSatisfiableError && !beyondTail(plan, e))) throw e;
       }
+      // The read ended (not by a signal): a file it was putting together (--join) must be whole.
+      if (interrupt.which === undefined) emitter.finish();
     });
   } catch (e) {
     emitter.reportChanges();
@@ -167,6 +170,7 @@ export class BatchEmitter {
   private readonly printer: RecordPrinter;
   private readonly splitJson: JsonOptions;
   private readonly continuity: SeqContinuity;
+  private readonly joiner: ChunkJoiner | undefined;
   private reported = false;
 
   constructor(
@@ -179,6 +183,7 @@ export class BatchEmitter {
     private readonly written?: (next: number) => void,
   ) {
     this.continuity = new SeqContinuity(expectFrom);
+    if (sink.join) this.joiner = new ChunkJoiner(uri);
     this.printer = new RecordPrinter({ ...sink.printer, terminal: !writer.isFile && out.dataOnTerminal });
     this.splitJson = { ...sink.printer.json, base64: sink.printer.format === "json-base64" };
   }
@@ -200,6 +205,11 @@ export class BatchEmitter {
     );
   }
 
+  /** The read ended: with --join, a file left in the middle is an error (join.ts). */
+  finish(): void {
+    this.joiner?.finish();
+  }
+
   /** Writes a batch; records skipped before or inside it are reported first (gaps.ts). */
   async emit(records: SequencedRecord[]): Promise<void> {
     const gaps = this.continuity.check(records);
@@ -217,7 +227,14 @@ export class BatchEmitter {
     const bytes = records.reduce((n, r) => n + meteredSize(r), 0);
     const first = records[0]!.seqNum;
     const last = records[records.length - 1]!.seqNum;
-    if (this.sink.splitDir) {
+    if (this.joiner) {
+      const { pieces, error } = this.joiner.take(records);
+      for (const p of pieces) {
+        if (!this.writer.isFile) this.out.beforeData();
+        await this.writer.write(p);
+      }
+      if (error) throw error;
+    } else if (this.sink.splitDir) {
       for (const r of records) {
         const choice = this.printer.choose(r);
         if (choice.err !== undefined) this.out.info(choice.err);

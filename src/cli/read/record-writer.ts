@@ -54,18 +54,23 @@ export class RecordWriter {
     return this.file;
   }
 
+  /**
+   * Resolves once `chunk` is taken: for a file, once it is written (its callback), so that a
+   * checkpoint stored after it never names records the file lacks (a full disk fails the write
+   * itself); for stdout, once the stream takes it (a failure there ends the process: main.ts).
+   */
   write(chunk: string | Uint8Array): Promise<void> {
     const stream = this.stream();
     if (this.failure) return Promise.reject(this.writeError(this.failure));
-    return new Promise((resolve, reject) => {
-      const onError = (e: Error): void => reject(this.writeError(e));
-      if (this.file) this.file.once("error", onError);
-      const done = (): void => {
-        this.file?.off("error", onError);
-        resolve();
-      };
-      if (stream.write(chunk)) done();
-      else stream.once("drain", done);
+    if (this.file) {
+      const file = this.file;
+      return new Promise((resolve, reject) =>
+        file.write(chunk, (e?: Error | null) => (e ? reject(this.writeError(e)) : resolve())),
+      );
+    }
+    return new Promise((resolve) => {
+      if (stream.write(chunk)) resolve();
+      else stream.once("drain", () => resolve());
     });
   }
 
