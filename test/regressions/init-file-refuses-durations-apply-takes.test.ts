@@ -1,0 +1,50 @@
+/**
+ * Bug: svc and svc lite read durations with two grammars. `"min_age": "0"` and `"90000ms"` pass
+ * `svc apply` but `svc lite --init-file` refused them (exit 7), and lite's settings refused
+ * `--storage-timeout 2000ms`, which svc's own flags would take: the same spec worked with one face
+ * and not the other.
+ *
+ * Now both read durations with one grammar (src/rules/durations.ts), and this runs the same
+ * spec through both faces.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { runSvc } from "../helpers/cli.js";
+import { cliEnv, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
+
+const started: Lite[] = [];
+afterAll(async () => {
+  for (const l of started) await l.stop();
+});
+
+it("a spec svc apply takes, svc lite --init-file takes too, with the same durations", async () => {
+  const dir = scratchDir("svc-durations-");
+  const spec = join(dir, "spec.json");
+  const config = {
+    storage_class: "standard",
+    retention_policy: "90000ms",
+    delete_on_empty: { min_age: "0" },
+  };
+  writeFileSync(spec, JSON.stringify({ basins: [{ name: "durations-basin", streams: [{ name: "s", config }] }] }));
+
+  const fromInit = await startLite({ args: ["--init-file", spec] });
+  started.push(fromInit);
+  const viaApply = await startLite();
+  started.push(viaApply);
+  const applied = await runSvc(["apply", "-f", spec], { env: cliEnv(viaApply) });
+  expect(applied.code, applied.stderr).toBe(0);
+
+  const configs = await Promise.all(
+    [fromInit, viaApply].map(async (l) => {
+      const c = liteClient(l);
+      const r = await c.call("GET", "/v1/streams/s", { basin: "durations-basin" });
+      await c.close();
+      expect(r.status, r.text()).toBe(200);
+      return r.json();
+    }),
+  );
+  expect(configs[0]).toEqual(configs[1]);
+  expect(configs[0]).toMatchObject({ retention_policy: { age: 90 }, delete_on_empty: { min_age_secs: 0 } });
+}, 60_000);
