@@ -37,12 +37,26 @@ export function prefixProblem(text: string): string | undefined {
   return hasNul(text) ? NUL_PROBLEM : undefined;
 }
 
+const BASIN_CHARS = /^[a-z0-9-]+$/;
+const BASIN_PREFIX = /^(?:[a-z0-9][a-z0-9-]*)?$/;
+
+/**
+ * What is wrong with a prefix (or `start_after`) of basin names: it must be one's beginning,
+ * at most as long as a name, of the names' characters, not starting with a hyphen ("" is one).
+ */
+export function basinPrefixProblem(text: string): string | undefined {
+  if (hasNul(text)) return NUL_PROBLEM;
+  if (text.length > LIMITS.basinNameMax || !BASIN_PREFIX.test(text))
+    return `must be at most ${LIMITS.basinNameMax} characters of [a-z0-9-], starting with a letter or digit`;
+  return undefined;
+}
+
 export function basinNameProblem(name: string): string | undefined {
   if (hasNul(name)) return NUL_PROBLEM;
   if (name.length < LIMITS.basinNameMin || name.length > LIMITS.basinNameMax) {
     return `must be ${LIMITS.basinNameMin} to ${LIMITS.basinNameMax} characters long (got ${name.length})`;
   }
-  if (!/^[a-z0-9-]+$/.test(name)) return "may contain only lowercase letters, digits and hyphens";
+  if (!BASIN_CHARS.test(name)) return "may contain only lowercase letters, digits and hyphens";
   if (name.startsWith("-") || name.endsWith("-")) return "must not begin or end with a hyphen";
   return undefined;
 }

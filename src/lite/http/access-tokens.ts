@@ -7,6 +7,7 @@ import type { Exchange } from "./exchange.js";
 import { requiredJson } from "./json-body.js";
 import { checkPrefix, u64Query } from "./params.js";
 import { hasNul } from "../../rules/names.js";
+import { LIMITS } from "../../types.js";
 
 const LIST_LIMIT = 1000;
 
@@ -15,7 +16,8 @@ function idQuery(q: URLSearchParams, name: string): string {
   if (all.length > 1) throw serverError("bad_query", `\`${name}\` given more than once`);
   const v = all[0] ?? "";
   checkPrefix(v, `\`${name}\``);
-  if (Buffer.byteLength(v, "utf8") > 96) throw serverError("bad_query", `\`${name}\` must be at most 96 bytes`);
+  if (Buffer.byteLength(v, "utf8") > LIMITS.tokenIdMaxBytes)
+    throw serverError("bad_query", `\`${name}\` must be at most ${LIMITS.tokenIdMaxBytes} bytes`);
   return v;
 }
 

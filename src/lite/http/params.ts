@@ -4,14 +4,12 @@
  * JSON body → bad_json.
  */
 import { serverError, serverFail, type ServerCode } from "../../errors.js";
-import { basinNameProblem, checkName, hasNul, prefixProblem } from "../../rules/names.js";
+import { basinNameProblem, basinPrefixProblem, checkName, hasNul, prefixProblem } from "../../rules/names.js";
 import { LIMITS } from "../../types.js";
 import type { ReadParams, RecordFormat } from "../../types.js";
 import { decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
 import { parseFormat } from "../../wire/json.js";
 import type { Exchange } from "./exchange.js";
-
-const BASIN_PREFIX = /^(?:[a-z0-9][a-z0-9-]*)?$/;
 
 /** A NUL in a name is 422 wherever it comes from (rules/names.ts); other faults have `code`. */
 export function checkBasinName(name: string, code: ServerCode): string {
@@ -111,12 +109,8 @@ export function listParams(q: URLSearchParams, kind: "basin" | "stream"): ListPa
     ["start_after", startAfter],
   ] as const) {
     checkPrefix(v, name);
-    if (kind === "basin" && (v.length > LIMITS.basinNameMax || !BASIN_PREFIX.test(v))) {
-      throw serverError(
-        "bad_query",
-        `${name} must be at most ${LIMITS.basinNameMax} characters of [a-z0-9-], starting with a letter or digit`,
-      );
-    }
+    const problem = kind === "basin" ? basinPrefixProblem(v) : undefined;
+    if (problem !== undefined) throw serverError("bad_query", `${name} ${problem}`);
     if (kind === "stream" && Buffer.byteLength(v, "utf8") > LIMITS.streamNameMaxBytes) {
       throw serverError("bad_query", `${name} must be at most ${LIMITS.streamNameMaxBytes} bytes`);
     }

@@ -12,7 +12,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { clientFail, serverFail } from "../../../src/errors.js";
-import { badName, basinNameProblem, checkName, streamNameProblem, tokenIdProblem } from "../../../src/rules/names.js";
+import {
+  badName,
+  basinNameProblem,
+  basinPrefixProblem,
+  checkName,
+  streamNameProblem,
+  tokenIdProblem,
+} from "../../../src/rules/names.js";
 import { svcErrorOf } from "../../helpers/svc-error.js";
 
 describe("basin names", () => {
@@ -110,5 +117,13 @@ describe("the message and whose error it is", () => {
     expect([client.code, client.origin, client.status]).toEqual(["usage", "client", undefined]);
     expect([server.code, server.origin, server.status]).toEqual(["bad_path", "server", 400]);
     expect(client.message).toBe(server.message);
+  });
+});
+
+describe("basin-name prefixes (list-basins' prefix and start_after)", () => {
+  it("takes the beginning of any valid name, and nothing else", () => {
+    for (const ok of ["", "a", "my-basin-", "0", "x".repeat(48)]) expect(basinPrefixProblem(ok), ok).toBeUndefined();
+    for (const bad of ["-a", "A", "my_basin", "x".repeat(49), "a\u0000"])
+      expect(basinPrefixProblem(bad), bad).toBeDefined();
   });
 });
