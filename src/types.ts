@@ -75,6 +75,32 @@ export type StorageClass = "standard" | "express";
 export type TimestampingMode = "client-prefer" | "client-require" | "arrival";
 /** §8.8: the ciphers a basin may set for the streams created in it. */
 export type StreamCipher = "aes-256-gcm" | "aegis-256";
+// Each value, once, for svc's flags, its spec files and lite's judgement of a request alike.
+export const STORAGE_CLASSES = ["standard", "express"] as const satisfies readonly StorageClass[];
+export const TIMESTAMPING_MODES = [
+  "client-prefer",
+  "client-require",
+  "arrival",
+] as const satisfies readonly TimestampingMode[];
+export const STREAM_CIPHERS = ["aegis-256", "aes-256-gcm"] as const satisfies readonly StreamCipher[];
+
+/**
+ * §3.2: a stream's config where neither the request nor its basin's defaults say otherwise
+ * (lite applies it; `svc apply` compares with it).
+ */
+export const SYSTEM_STREAM_DEFAULTS = {
+  storageClass: "express",
+  retentionAgeSecs: 604_800,
+  timestampingMode: "client-prefer",
+  timestampingUncapped: false,
+  deleteOnEmptyMinAgeSecs: 0,
+} as const satisfies {
+  storageClass: StorageClass;
+  retentionAgeSecs: number;
+  timestampingMode: TimestampingMode;
+  timestampingUncapped: boolean;
+  deleteOnEmptyMinAgeSecs: number;
+};
 /** svc's one scope, and S2's (its published API); svc lite has one place, which each of them names. */
 export type BasinScope = "cloud:us-east-1" | "aws:us-east-1" | "aws:us-west-2" | "aws:eu-north-1";
 export type BasinState = "active" | "creating" | "deleting";

@@ -5,17 +5,10 @@
  */
 import type { StreamCipher } from "../types.js";
 import { parseDurationSecs } from "../format/duration.js";
-import type { BasinConfig, RetentionPolicy, StorageClass, StreamConfig, TimestampingMode } from "../types.js";
+import type { BasinConfig, RetentionPolicy, StreamConfig } from "../types.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../types.js";
 import { usageError } from "./failure.js";
 import { choice, flagList, pair, valueFlag, type FlagValues } from "./flags/declare.js";
-
-export const STORAGE_CLASSES = ["standard", "express"] as const satisfies readonly StorageClass[];
-export const TIMESTAMPING_MODES = [
-  "client-prefer",
-  "client-require",
-  "arrival",
-] as const satisfies readonly TimestampingMode[];
-export const STREAM_CIPHERS = ["aegis-256", "aes-256-gcm"] as const satisfies readonly StreamCipher[];
 
 /** A stream's config flags; `what` starts each help (`default for new streams: `, for a basin's). */
 export function streamConfigFlags(what = "") {

@@ -13,6 +13,7 @@ import { afterAll, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
 import { cliEnv, liteClient, startLite, type Lite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
+import { STORAGE_CLASSES, TIMESTAMPING_MODES } from "../../src/types.js";
 
 const started: Lite[] = [];
 afterAll(async () => {
@@ -47,4 +48,43 @@ it("a spec svc apply takes, svc lite --init-file takes too, with the same durati
   );
   expect(configs[0]).toEqual(configs[1]);
   expect(configs[0]).toMatchObject({ retention_policy: { age: 90 }, delete_on_empty: { min_age_secs: 0 } });
+}, 60_000);
+
+it("every storage class and timestamping mode one face takes, the other takes; a value neither knows, both refuse", async () => {
+  const dir = scratchDir("svc-spec-values-");
+  const streams = STORAGE_CLASSES.flatMap((storage_class) =>
+    TIMESTAMPING_MODES.map((mode) => ({
+      name: `${storage_class}-${mode}`,
+      config: { storage_class, timestamping: { mode } },
+    })),
+  );
+  const spec = join(dir, "spec.json");
+  writeFileSync(spec, JSON.stringify({ basins: [{ name: "spec-values-basin", streams }] }));
+  const fromInit = await startLite({ args: ["--init-file", spec] });
+  started.push(fromInit);
+  const viaApply = await startLite();
+  started.push(viaApply);
+  const applied = await runSvc(["apply", "-f", spec], { env: cliEnv(viaApply) });
+  expect(applied.code, applied.stderr).toBe(0);
+  for (const s of streams)
+    for (const l of [fromInit, viaApply]) {
+      const c = liteClient(l);
+      const r = await c.call("GET", `/v1/streams/${s.name}`, { basin: "spec-values-basin" });
+      await c.close();
+      expect(r.json(), s.name).toMatchObject({
+        storage_class: s.config.storage_class,
+        timestamping: { mode: s.config.timestamping.mode },
+      });
+    }
+
+  const bad = join(dir, "bad.json");
+  writeFileSync(
+    bad,
+    JSON.stringify({
+      basins: [{ name: "spec-values-bad", streams: [{ name: "s", config: { storage_class: "cold" } }] }],
+    }),
+  );
+  const init = await runSvc(["lite", "--in-memory", "--port", "0", "--init-file", bad]);
+  const apply = await runSvc(["apply", "-f", bad, "--dry-run"], { env: cliEnv(viaApply) });
+  expect([init.code, apply.code]).toEqual([7, 7]);
 }, 60_000);

@@ -8,6 +8,7 @@
  *   from the spec, else the system default (protocol.md §3.2).
  */
 import type { BasinConfig, StreamConfig } from "../../types.js";
+import { SYSTEM_STREAM_DEFAULTS as SYSTEM } from "../../types.js";
 import type { Flat, FlatValue } from "./spec.js";
 
 const STREAM_KEYS = [
@@ -25,11 +26,11 @@ const BASIN_KEYS = [
 ];
 
 export const SYSTEM_STREAM_DEFAULTS: Flat = {
-  storage_class: "express",
-  retention_policy: 604_800,
-  "timestamping.mode": "client-prefer",
-  "timestamping.uncapped": false,
-  "delete_on_empty.min_age_secs": 0,
+  storage_class: SYSTEM.storageClass,
+  retention_policy: SYSTEM.retentionAgeSecs,
+  "timestamping.mode": SYSTEM.timestampingMode,
+  "timestamping.uncapped": SYSTEM.timestampingUncapped,
+  "delete_on_empty.min_age_secs": SYSTEM.deleteOnEmptyMinAgeSecs,
 };
 
 const BASIN_DEFAULTS: Flat = { create_stream_on_append: false, create_stream_on_read: false };

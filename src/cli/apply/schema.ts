@@ -1,5 +1,5 @@
 /** `apply --schema`: the JSON Schema of the spec (for `"$schema"` and editor completion). */
-import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../config-flags.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../../types.js";
 
 const duration = { type: ["string", "integer"], description: 'humantime duration (e.g. "7d", "12h 30m") or seconds' };
 

@@ -7,7 +7,7 @@
 import { badName } from "../../rules/names.js";
 import { clientError } from "../../errors.js";
 import { parseDurationSecs } from "../../format/duration.js";
-import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../config-flags.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../../types.js";
 
 export type FlatValue = string | number | boolean | null;
 export type Flat = Record<string, FlatValue>;

@@ -17,8 +17,6 @@ import { serverError } from "../../errors.js";
 import type { AppendRecord, Header, SequencedRecord, StreamCipher } from "../../types.js";
 import { isCommandRecord } from "../../rules/commands.js";
 
-export const STREAM_CIPHERS: readonly StreamCipher[] = ["aes-256-gcm", "aegis-256"];
-
 const KEY_HEADER = "svc-encryption-key";
 const ID: Record<StreamCipher, number> = { "aes-256-gcm": 1, "aegis-256": 2 };
 

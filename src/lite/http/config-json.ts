@@ -4,9 +4,9 @@
  * invalid, reported only if the whole body parsed. Unknown fields are ignored.
  */
 import { serverError, type SvcError } from "../../errors.js";
-import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
+import type { RetentionPolicy } from "../../types.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../../types.js";
 import type { BasinMeta, StreamMeta } from "../storage/types.js";
-import { STREAM_CIPHERS } from "../crypto/record-cipher.js";
 import { resolveStreamConfig, type BasinReconfig, type StreamReconfig } from "../store/stream-config.js";
 import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 
@@ -75,9 +75,6 @@ function retention(p: ConfigParse, v: unknown): RetentionPolicy | null | undefin
   return { age };
 }
 
-const STORAGE_CLASSES = ["standard", "express"] as const satisfies readonly StorageClass[];
-const MODES = ["client-prefer", "client-require", "arrival"] as const satisfies readonly TimestampingMode[];
-
 /** A StreamConfig or StreamReconfiguration body: null stays null (reset / unset). */
 export function parseStreamReconfig(p: ConfigParse, v: unknown, where = "config"): StreamReconfig {
   const o = object(p, v, where) ?? {};
@@ -90,7 +87,7 @@ export function parseStreamReconfig(p: ConfigParse, v: unknown, where = "config"
     if (t === null || t === undefined) r.timestamping = null;
     else {
       r.timestamping = {};
-      if (t.mode !== undefined) r.timestamping.mode = oneOf(p, t.mode, MODES, "timestamping.mode") ?? null;
+      if (t.mode !== undefined) r.timestamping.mode = oneOf(p, t.mode, TIMESTAMPING_MODES, "timestamping.mode") ?? null;
       if (t.uncapped !== undefined) r.timestamping.uncapped = bool(p, t.uncapped, "timestamping.uncapped") ?? null;
     }
   }

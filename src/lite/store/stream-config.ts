@@ -9,6 +9,7 @@
  */
 import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
 import type { StreamCipher } from "../../types.js";
+import { SYSTEM_STREAM_DEFAULTS as SYSTEM } from "../../types.js";
 import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 
 /** A reconfiguration: absent = keep, null = reset, value = set (per nested field too). */
@@ -27,10 +28,10 @@ export interface BasinReconfig {
 }
 
 export const SYSTEM_STREAM_DEFAULTS: ResolvedStreamConfig = {
-  storage_class: "express",
-  retention_policy: { age: 604_800 },
-  timestamping: { mode: "client-prefer", uncapped: false },
-  delete_on_empty: { min_age_secs: 0 },
+  storage_class: SYSTEM.storageClass,
+  retention_policy: { age: SYSTEM.retentionAgeSecs },
+  timestamping: { mode: SYSTEM.timestampingMode, uncapped: SYSTEM.timestampingUncapped },
+  delete_on_empty: { min_age_secs: SYSTEM.deleteOnEmptyMinAgeSecs },
 };
 
 export const DEFAULT_BASIN_CONFIG: StoredBasinConfig = {
