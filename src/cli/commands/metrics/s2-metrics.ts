@@ -14,8 +14,9 @@ import { flagAction } from "../../action.js";
 import { attempt, usageError } from "../../failure.js";
 import { choice, flagList, text, type FlagValues } from "../../flags/declare.js";
 import { examples } from "../../help.js";
-import { formatUri, parseBasinArg, parseStreamUri } from "../../uri.js";
+import { formatUri, parseBasinArg } from "../../uri.js";
 import { metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
+import { showStreamMetrics } from "./stream.js";
 
 const FLAGS = flagList(
   text("--start-timestamp <secs>", "from this time, in unix seconds", { conflicts: "startAgo" }),
@@ -115,15 +116,7 @@ export function getStreamMetricsCommand(): Command {
     .argument("<uri>", "s2://basin/stream")
     .argument("[metric]", `${STREAM_METRIC_SETS.join(" | ")} (the only one, the default)`);
   flagAction(cmd, FLAGS, async (ctx, [arg, metric], f) => {
-    const { basin, stream } = parseStreamUri(arg!);
-    const flags = metricFlags(cmd.name(), metric ?? "storage", STREAM_METRIC_SETS, f);
-    const q = metricsQuery(flags, "stream", STREAM_METRIC_SETS);
-    const format = metricsFormat(ctx, flags);
-    const client = await ctx.client();
-    const res = await attempt("get stream metrics", formatUri(basin, stream), () =>
-      client.metrics.streamMetrics(basin, stream, q),
-    );
-    await printMetrics(ctx, format, res);
+    await showStreamMetrics(ctx, arg!, metricFlags(cmd.name(), metric ?? "storage", STREAM_METRIC_SETS, f));
   });
   return examples(cmd, ["svc get-stream-metrics s2://my-basin-01/events storage --start-ago 1h --end-ago 0s"]);
 }
