@@ -22,7 +22,7 @@ export {
 } from "./client/stream.js";
 export type { Appender, AppenderOptions, AppendTicket, AppendTransport } from "./client/appender.js";
 export type { AppendSessionOptions } from "./client/append-session.js";
-export type { ReadSessionOptions } from "./client/read-session.js";
+export type { ReadSessionOptions } from "./client/read-resume.js";
 export type { SessionCompression } from "./client/caller.js";
 export type { AccessTokensApi } from "./client/access-tokens.js";
 export type { BasinsApi } from "./client/basins.js";

@@ -1,6 +1,6 @@
 /**
  * SSE read sessions (protocol.md §6.9) over the same road and the same resume loop as framed
- * read sessions (read-session.ts). Records travel as JSON with `svc-format: base64`, so any
+ * read sessions (read-resume.ts). Records travel as JSON with `svc-format: base64`, so any
  * bytes survive. A resumed attempt repeats the original query and sends the last batch's
  * `id` as `Last-Event-ID`; the server then starts after that record and lowers `count` and
  * `bytes` by the cumulative amounts in the id, so nothing is repeated or skipped. Before any
@@ -16,7 +16,7 @@
 import { classify, clientError, errorFromResponse } from "../errors.js";
 import type { ReadBatch, ReadEvent } from "../types.js";
 import { parseJsonText, positionFromJson, readBatchFromJson } from "../wire/json.js";
-import { readQuery, resumingRead, takeBatch, watched, type ReadSessionOptions } from "./read-session.js";
+import { readQuery, resumingRead, takeBatch, watched, type ReadSessionOptions } from "./read-resume.js";
 import type { OpenExchange } from "./session-frames.js";
 
 interface SseEvent {

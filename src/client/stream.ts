@@ -15,7 +15,7 @@ import { checkName } from "../rules/names.js";
 import { checkBatch } from "../rules/records.js";
 import type { AppendSessionOptions } from "./append-session.js";
 import type { Appender, AppenderOptions, AppendLane } from "./appender.js";
-import type { ReadSessionOptions } from "./read-session.js";
+import type { ReadSessionOptions } from "./read-resume.js";
 import { encodeReadQuery } from "../wire/read-query.js";
 import { TAIL_WENT_BACK_HEADER } from "../wire/lite-headers.js";
 import type { OpenExchange } from "./session-frames.js";

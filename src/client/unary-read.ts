@@ -1,6 +1,6 @@
 /**
  * A read as a loop of unary reads (protocol.md §6.4: at most 1000 records or 1 MiB each),
- * under the same resume loop as sessions (read-session.ts): each request starts at the next
+ * under the same resume loop as sessions (read-resume.ts): each request starts at the next
  * sequence number (last record + 1; before any, the first empty response's tail) with `count` and
  * `bytes` reduced by what was delivered, so nothing is repeated or skipped. A read that
  * follows long-polls 60 s at a time and yields each empty response as a heartbeat; one that
@@ -11,7 +11,7 @@
  */
 import { RangeNotSatisfiableError } from "../errors.js";
 import { LIMITS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
-import { isFollowRead, resumingRead, takeBatch, type Progress, type ReadSessionOptions } from "./read-session.js";
+import { isFollowRead, resumingRead, takeBatch, type Progress, type ReadSessionOptions } from "./read-resume.js";
 
 /** One unary read request. */
 export type ReadOnce = (start: ReadStart, limits: ReadLimits) => Promise<ReadBatch>;
