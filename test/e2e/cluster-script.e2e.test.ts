@@ -7,7 +7,7 @@
  * `--standby`, a failover typed on its stdin.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { runSvc } from "../helpers/cli.js";
 import { startClusterScript } from "../helpers/cluster-script.js";
 import { freePort } from "../helpers/free-port.js";
 import { eventually } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../scripts/cluster.mjs");
 const PG15 = "/usr/lib/postgresql/15/bin/postgres";
@@ -70,8 +71,14 @@ describe("npm run cluster", () => {
 
   it("with --standby: a synchronous standby, and a failover typed on stdin kills the primary and promotes it", async () => {
     const first = await freePort();
-    const before = new Set(readdirSync(tmpdir()));
-    const run = await startClusterScript(["--nodes", "1", "--port", String(first), "--standby"]);
+    // A temp dir of its own: other test files make PostgreSQL pairs (pgpair-svc-*) in the run's
+    // meanwhile, and only what this script leaves counts. 0711, as the run's: as root,
+    // PostgreSQL runs as its own user and must reach its data dir below it.
+    const own = scratchDir("cluster-standby-tmp-");
+    chmodSync(own, 0o711);
+    const run = await startClusterScript(["--nodes", "1", "--port", String(first), "--standby"], {
+      env: { ...process.env, TMPDIR: own },
+    });
     try {
       const m = /primary port (\d+), synchronous standby port (\d+)/.exec(run.err());
       expect(m, run.err()).not.toBeNull();
@@ -95,7 +102,7 @@ describe("npm run cluster", () => {
     } finally {
       expect(await run.interrupt()).toBe(130);
     }
-    expect(readdirSync(tmpdir()).filter((n) => !before.has(n))).toEqual([]);
+    expect(readdirSync(own)).toEqual([]);
   }, 180_000);
 
   it.skipIf(!pg15)(

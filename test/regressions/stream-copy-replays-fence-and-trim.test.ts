@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
 import { dataEnv, decodeJsonBase64, type DataEnv } from "../e2e/cli-data-setup.js";
+import { eventually } from "../helpers/lite.js";
 
 let d: DataEnv;
 let src: string;
@@ -28,6 +29,9 @@ beforeAll(async () => {
     const r = await d.svc(args, { stdin: inputs[i]! });
     expect(r.code, r.stderr).toBe(0);
   }
+  // A trim is carried out by the sweep a little later (protocol.md §7.7): the copies below read
+  // the source once it is, so what they copy and what the source holds afterwards agree.
+  await eventually(async () => (await records(src))[0]?.body.toString() === "r2");
 }, 60_000);
 afterAll(async () => {
   await d?.stop();
