@@ -86,9 +86,10 @@ export function createStream(
   token: string | undefined,
 ): Promise<{ meta: StreamMeta; result: ProvisionResult }> {
   const key = token === undefined ? null : requestKey(token, requested);
-  // The first attempt creates without looking first (one read less per creation); when the
-  // name is taken, the next one finds what took it and judges it.
-  let first = true;
+  // On a shared backend the first attempt creates without looking first (one database round
+  // trip less per creation); when the name is taken, the next one finds what took it and judges
+  // it. A local catalog's lookup costs no I/O, while a refused write would cost a disk sync.
+  let first = store.shared;
   return store.meta.stream(basin, name, () =>
     judged(`stream ${name}`, async () => {
       const b = await activeBasin(store, basin);
