@@ -25,10 +25,12 @@ const pg15 = existsSync(PG15) && existsSync("/usr/bin/pg_createcluster") && proc
  * Runs the script until its export lines, drives svc through them, then Ctrl-C. The nodes take
  * `first` and the ports after it, which another process of the run may take meanwhile: a
  * script that stops because a port is in use is run again on other ports (at most 3 times).
+ * `args` is asked per attempt: an attempt that got as far as a database leaves that database
+ * keeping its root token, which the next attempt's fresh token would not match.
  */
-async function tryCluster(args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+async function tryCluster(args: (attempt: number) => string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    if ((await clusterAttempt(args, env)) !== "port taken" || attempt === 3) return;
+    if ((await clusterAttempt(args(attempt), env)) !== "port taken" || attempt === 3) return;
   }
 }
 
@@ -83,7 +85,7 @@ async function clusterAttempt(args: string[], env: NodeJS.ProcessEnv): Promise<"
 
 describe("npm run cluster", () => {
   it("on the embedded PostgreSQL: three nodes, the export lines, Ctrl-C stops them all", async () => {
-    await tryCluster([]);
+    await tryCluster(() => []);
   }, 180_000);
 
   it("with --standby: a synchronous standby, and a failover typed on stdin kills the primary and promotes it", async () => {
@@ -132,7 +134,9 @@ describe("npm run cluster", () => {
       try {
         const started = spawnSync("pg_ctlcluster", ["15", name, "start"]);
         expect(started.status, started.stderr.toString()).toBe(0);
-        await tryCluster(["--postgres", `postgres://postgres@127.0.0.1:${port}/svc`], { PGPASSWORD: "" });
+        await tryCluster((attempt) => ["--postgres", `postgres://postgres@127.0.0.1:${port}/svc${attempt}`], {
+          PGPASSWORD: "",
+        });
       } finally {
         spawnSync("pg_dropcluster", ["15", name, "--stop"]);
       }
