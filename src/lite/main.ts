@@ -173,11 +173,12 @@ async function sharedRoot(
 
 /**
  * Starts a server (no signal handling, no stdout): runLite and in-process tests use it.
- * `clock`: when the sweep deems trims due (in-process tests move it instead of waiting).
+ * `clock`: in-process tests move it instead of waiting. It says when the sweep deems trims due,
+ * and, on lmdb or in memory, stamps arrivals and judges ages (retention, delete-on-empty).
  */
-export async function openLite(opts: LiteOptions, clock: () => number = Date.now): Promise<RunningLite> {
+export async function openLite(opts: LiteOptions, clock?: () => number): Promise<RunningLite> {
   const { backend, rootToken, rootHash, lock, tls } = await openStorage(opts);
-  const store = new Store(backend, log);
+  const store = new Store(backend, log, clock);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs, clock);
   const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens);
   let metrics: LiteMetrics | undefined;

@@ -14,7 +14,8 @@
  * is held until a PATCH of the stream has been acknowledged, so the sweep judges the old config
  * and acts after the new one is stored. Expected: what the acknowledged config keeps is kept
  * (the stream; the record), on lmdb, in memory and on PostgreSQL. The multi-node repro of the
- * trial is in pg-sweep-ignores-acknowledged-patch.test.ts.
+ * trial is in pg-sweep-ignores-acknowledged-patch.test.ts. On lmdb and in memory the store runs
+ * on a clock the test moves past the ages; PostgreSQL's clock is the database's, so there it waits.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,14 +65,25 @@ const backends: [string, () => Promise<Backend>][] = [
   ],
 ];
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
  * A store on `backend` whose next listing of the basin's streams returns what was stored before
  * `meanwhile` ran: the sweep judges that, while `meanwhile` (a PATCH) is acknowledged first.
  */
 async function storeWithHeldListing(
   backend: Backend,
-): Promise<{ store: Store; hold: (meanwhile: () => Promise<void>) => void }> {
-  const store = new Store(backend);
+): Promise<{ store: Store; hold: (meanwhile: () => Promise<void>) => void; pass: (ms: number) => Promise<void> }> {
+  let now = Date.now();
+  const store = new Store(
+    backend,
+    () => {},
+    () => now,
+  );
+  const pass = async (ms: number): Promise<void> => {
+    if (backend.kind === "shared") await sleep(ms);
+    else now += ms;
+  };
   cleanups.push(() => backend.close());
   await createBasin(
     store,
@@ -89,20 +101,18 @@ async function storeWithHeldListing(
     if (meanwhile) await meanwhile();
     return listed;
   };
-  return { store, hold: (meanwhile) => void (held = meanwhile) };
+  return { store, hold: (meanwhile) => void (held = meanwhile), pass };
 }
 
 async function streamWith(store: Store, name: string, config: PartialStreamConfig): Promise<void> {
   await createStream(store, BASIN, name, config, undefined);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.each(backends)("the sweep obeys a PATCH acknowledged while it runs (%s)", (_name, open) => {
   it("keeps an empty stream whose delete-on-empty was turned off", async () => {
-    const { store, hold } = await storeWithHeldListing(await open());
+    const { store, hold, pass } = await storeWithHeldListing(await open());
     await streamWith(store, "empty", { delete_on_empty: { min_age_secs: 1 } });
-    await sleep(1_100); // empty for longer than min_age: the listed config says delete it
+    await pass(1_100); // empty for longer than min_age: the listed config says delete it
     let patched = false;
     hold(async () => {
       const meta = await reconfigureStreamOp(store, BASIN, "empty", { delete_on_empty: { min_age_secs: 0 } });
@@ -124,11 +134,11 @@ describe.each(backends)("the sweep obeys a PATCH acknowledged while it runs (%s)
   });
 
   it("keeps a record whose retention was made infinite before the sweep removed it", async () => {
-    const { store, hold } = await storeWithHeldListing(await open());
+    const { store, hold, pass } = await storeWithHeldListing(await open());
     await streamWith(store, "aging", { retention_policy: { age: 1 } });
     const s = await store.stream(BASIN, "aging", "none");
     await s.append({ records: [{ headers: [], body: new TextEncoder().encode("keep me") }] });
-    await sleep(1_100); // older than the listed retention
+    await pass(1_100); // older than the listed retention
     hold(async () => {
       await reconfigureStreamOp(store, BASIN, "aging", { retention_policy: { infinite: {} } });
     });

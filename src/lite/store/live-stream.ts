@@ -111,6 +111,8 @@ type StreamCheck = "ok" | "reload" | "gone";
 export interface StreamHooks {
   /** A trim became durable: background work will be due (janitor.ts). */
   onTrim: () => void;
+  /** The time arrivals are stamped and ages judged by (Store.now). */
+  now: () => number;
   loaded: () => Iterable<LiveStream>;
   forget: (s: LiveStream) => void;
   log: (msg: string) => void;

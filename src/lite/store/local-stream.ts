@@ -20,6 +20,7 @@ import { LocalReader, type StoredReader } from "./stored-reader.js";
 import { meteredBatchSize } from "../../rules/records.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
+import { wallClock } from "../storage/wall-clock.js";
 
 interface Inflight {
   batch: StoredBatch;
@@ -57,6 +58,8 @@ export class LocalStream implements LiveStream<"local"> {
     private readonly log: LocalLog,
     private readonly onTrim: () => void = () => {},
     private readonly rules: Sequencing = SEQUENCING,
+    /** The store's clock (Store.now): arrivals are stamped and retention judged by it. */
+    private readonly now: () => number = wallClock,
   ) {
     this.durable = { ...state };
     this.next = { ...state };
@@ -117,7 +120,7 @@ export class LocalStream implements LiveStream<"local"> {
     const condition = this.rules.checkConditions(this.next, input);
     if (condition) return refuse(condition);
 
-    const { records, state } = this.rules.sequence(this.next, this.meta.config, input, Date.now());
+    const { records, state } = this.rules.sequence(this.next, this.meta.config, input, this.now());
     this.next = state;
     const batch: StoredBatch = {
       firstSeq: records[0]!.seqNum,
@@ -219,7 +222,7 @@ export class LocalStream implements LiveStream<"local"> {
   }
 
   reader(): StoredReader<"local"> {
-    return new LocalReader(this);
+    return new LocalReader(this, this.now);
   }
 
   follow(s: LiveSubscriber): boolean {

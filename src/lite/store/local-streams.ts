@@ -25,7 +25,7 @@ export class LocalStreams implements StreamKind<"local"> {
   load(meta: StreamMeta): LiveStream<"local"> {
     const state = this.log.getState(meta.id) ?? initialState(Date.parse(meta.createdAt));
     this.checkRecovered(meta, state);
-    const s = new LocalStream(meta, state, this.log, this.hooks.onTrim, this.rules);
+    const s = new LocalStream(meta, state, this.log, this.hooks.onTrim, this.rules, this.hooks.now);
     return TEST_FAULT ? faultyStream(s, TEST_FAULT) : s;
   }
 

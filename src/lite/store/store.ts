@@ -44,9 +44,15 @@ export class Store {
   private recorder: MetricsRecorder | undefined;
   private clockUnsure = false;
 
+  /**
+   * @param clock this node's clock, by which arrivals are stamped and ages judged on a local
+   *   backend (a shared one uses the database's): the wall clock, or a test's that it moves
+   *   instead of waiting.
+   */
   constructor(
     readonly backend: Backend,
     private readonly logLine: (msg: string) => void = () => {},
+    private readonly clock: () => number = wallClock,
   ) {
     this.catalog = backend.catalog;
     this.meta = new MetaLocks(backend.kind === "local" ? () => backend.settled() : () => Promise.resolve());
@@ -54,6 +60,7 @@ export class Store {
     this.tokens = tokenBook(this.catalog);
     const hooks = {
       onTrim: () => this.onWork(),
+      now: () => this.now(),
       loaded: () => this.states.values(),
       forget: (s: LiveStream) => this.forget(s),
       log: logLine,
@@ -79,7 +86,7 @@ export class Store {
 
   /** The time arrivals are stamped and ages judged by: the shared backend's clock, else this node's. */
   now(): number {
-    return this.backend.kind === "shared" ? this.backend.clock.now() : wallClock();
+    return this.backend.kind === "shared" ? this.backend.clock.now() : this.clock();
   }
 
   /**

@@ -13,6 +13,7 @@ import type { Answer, BackendKind } from "../storage/answers.js";
 import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
 import { storedBatchesToRead } from "./catch-up.js";
 import { retentionMs } from "./stream-config.js";
+import { wallClock } from "../storage/wall-clock.js";
 
 export type StoredStep =
   /** Records [from, to) of `batch` (from ≥ the position asked: records before it are gone). */
@@ -104,12 +105,16 @@ export class Page {
 export class LocalReader implements StoredReader<"local"> {
   private readonly page = new Page();
 
-  constructor(private readonly stream: ReaderSource<"local">) {}
+  /** @param now the store's clock, by which retention expires records (wallClock, or a test's) */
+  constructor(
+    private readonly stream: ReaderSource<"local">,
+    private readonly now: () => number = wallClock,
+  ) {}
 
   next(position: number, room: Room): StoredStep {
     const known = this.stream.known;
     const tail = known.nextSeq;
-    const expired = expiredAt(this.stream.meta, Date.now());
+    const expired = expiredAt(this.stream.meta, this.now());
     let at = Math.max(position, Math.min(this.stream.removedBelow, tail));
     for (;;) {
       if (at >= tail) return { kind: "end", at: Math.max(at, tail) };

@@ -43,6 +43,7 @@ async function setup(ids = [1, 2, 3], basinOf = (_id: number) => "b") {
   const logged: string[] = [];
   const kind = new SharedStreams(backend, {
     onTrim: () => {},
+    now: Date.now,
     loaded: () => loaded,
     forget: (s) => void loaded.splice(loaded.indexOf(s), 1),
     log: (m) => void logged.push(m),
