@@ -1,13 +1,25 @@
 /**
- * The apply spec (docs/design/cli.md, "Apply, diff and the init file"): JSON with `basins[]`, each `{name, scope?, config?, streams?}`,
- * each stream `{name, config?}`. Unknown fields are rejected with their JSON path; durations
- * are humantime strings (or seconds as numbers); `retention_policy` may be `"infinite"`.
- * Parsed into flat field maps (`default_stream_config.timestamping.mode` → value) for diffing.
+ * THE spec grammar (docs/specs.md), read alike by `svc apply`/`svc diff` and by
+ * `svc lite --init-file`: JSON with `basins[]`, each `{name, scope?, config?, streams?}`, each
+ * stream `{name, config?}`, and an optional `prune` scope (apply's alone). Unknown fields are
+ * rejected with their JSON path; durations are the one grammar of rules/durations.ts (or
+ * seconds as numbers); `retention_policy` may be `"infinite"`. Parsed into flat field maps
+ * (`default_stream_config.timestamping.mode` → value): what the spec sets, and nothing else.
  */
-import { badName } from "../../rules/names.js";
-import { clientError } from "../../errors.js";
-import { parseDurationSecs } from "../../format/duration.js";
-import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../../types.js";
+import { clientError } from "../errors.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../types.js";
+import { readDuration } from "./durations.js";
+import { badName } from "./names.js";
+
+/** The fields a stream's config may have in a spec (a basin's `default_stream_config` too). */
+export const STREAM_SPEC_KEYS = ["storage_class", "retention_policy", "timestamping", "delete_on_empty"] as const;
+/** The fields a basin's config may have in a spec. */
+export const BASIN_SPEC_KEYS = [
+  "default_stream_config",
+  "create_stream_on_append",
+  "create_stream_on_read",
+  "stream_cipher",
+] as const;
 
 export type FlatValue = string | number | boolean | null;
 export type Flat = Record<string, FlatValue>;
@@ -44,7 +56,7 @@ function fail(where: string, message: string): never {
   throw clientError("bad_input", `${where}: ${message}`);
 }
 
-function obj(v: unknown, where: string, allowed: string[]): Obj {
+function obj(v: unknown, where: string, allowed: readonly string[]): Obj {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "must be an object");
   for (const k of Object.keys(v))
     if (!allowed.includes(k)) fail(where, `unknown field ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`);
@@ -63,18 +75,20 @@ function bool(v: unknown, where: string): boolean {
 
 function secs(v: unknown, where: string): number {
   if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v !== "string") fail(where, 'must be a duration such as "7d" or a number of seconds');
-  try {
-    return parseDurationSecs(v);
-  } catch (e) {
-    fail(where, (e as Error).message);
+  const r = typeof v === "string" ? readDuration(v) : { problem: "shape" as const };
+  if ("ms" in r) {
+    if (r.ms % 1000 !== 0) fail(where, `duration ${JSON.stringify(v)} must be a whole number of seconds`);
+    return r.ms / 1000;
   }
+  if (r.problem === "unit") fail(where, `unknown unit in ${JSON.stringify(r.part)} (e.g. 30s, 5m, 2h 30m, 1d, 1w)`);
+  if (r.problem === "too-large") fail(where, `duration ${JSON.stringify(v)} is too large`);
+  fail(where, 'must be a duration such as "7d" or a number of seconds');
 }
 
 /** Stream config fields, flattened under `prefix`. */
 function streamFields(v: unknown, where: string, prefix: string, out: Flat): void {
   if (v === undefined || v === null) return;
-  const c = obj(v, where, ["storage_class", "retention_policy", "timestamping", "delete_on_empty"]);
+  const c = obj(v, where, STREAM_SPEC_KEYS);
   if (c.storage_class != null)
     out[`${prefix}storage_class`] = choice(c.storage_class, `${where}.storage_class`, STORAGE_CLASSES);
   if (c.retention_policy != null) {
@@ -102,12 +116,7 @@ function streamFields(v: unknown, where: string, prefix: string, out: Flat): voi
 function basinFields(v: unknown, where: string): Flat {
   const out: Flat = {};
   if (v === undefined || v === null) return out;
-  const c = obj(v, where, [
-    "default_stream_config",
-    "create_stream_on_append",
-    "create_stream_on_read",
-    "stream_cipher",
-  ]);
+  const c = obj(v, where, BASIN_SPEC_KEYS);
   streamFields(c.default_stream_config, `${where}.default_stream_config`, "default_stream_config.", out);
   if (c.create_stream_on_append != null)
     out.create_stream_on_append = bool(c.create_stream_on_append, `${where}.create_stream_on_append`);

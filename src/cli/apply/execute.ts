@@ -10,7 +10,7 @@ import { attempt } from "../failure.js";
 import { formatUri } from "../uri.js";
 import { unflatten } from "./flat.js";
 import type { Action, Plan } from "./plan.js";
-import type { Flat } from "./spec.js";
+import type { Flat } from "../../rules/spec.js";
 
 const STATUS = {
   create: "created",

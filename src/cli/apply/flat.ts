@@ -9,7 +9,7 @@
  */
 import type { BasinConfig, StreamConfig } from "../../types.js";
 import { SYSTEM_STREAM_DEFAULTS as SYSTEM } from "../../types.js";
-import type { Flat, FlatValue } from "./spec.js";
+import type { Flat, FlatValue } from "../../rules/spec.js";
 
 const STREAM_KEYS = [
   "storage_class",

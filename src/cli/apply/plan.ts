@@ -23,7 +23,7 @@ import {
   diff,
   type FieldChange,
 } from "./flat.js";
-import type { BasinSpec, Flat, Spec } from "./spec.js";
+import type { BasinSpec, Flat, Spec } from "../../rules/spec.js";
 
 type ActionKind = "create" | "update" | "noop" | "delete";
 

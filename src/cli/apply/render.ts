@@ -4,7 +4,7 @@
  */
 import { formatSeconds } from "../../format/duration.js";
 import type { Action, Plan } from "./plan.js";
-import type { FlatValue } from "./spec.js";
+import type { FlatValue } from "../../rules/spec.js";
 
 const SIGN = { create: "+", update: "~", noop: "=", delete: "-" } as const;
 

@@ -14,7 +14,7 @@ import { exportSpec } from "../apply/export.js";
 import { makePlan, pending, pruneScopeText } from "../apply/plan.js";
 import { doneSummary, planJson, planLines, planSummary } from "../apply/render.js";
 import { SPEC_SCHEMA } from "../apply/schema.js";
-import { mergeSpecs, parseSpec, type Spec } from "../apply/spec.js";
+import { mergeSpecs, parseSpec, type Spec } from "../../rules/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { ExitRequest, usageError } from "../failure.js";
 import { bool, flagList, list, text, type Flag } from "../flags/declare.js";

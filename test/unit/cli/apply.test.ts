@@ -8,7 +8,7 @@ import {
   unflatten,
 } from "../../../src/cli/apply/flat.js";
 import { planLines, planSummary } from "../../../src/cli/apply/render.js";
-import { mergeSpecs, parseSpec } from "../../../src/cli/apply/spec.js";
+import { mergeSpecs, parseSpec } from "../../../src/rules/spec.js";
 
 const spec = {
   $schema: "https://example/schema.json",
