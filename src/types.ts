@@ -103,6 +103,12 @@ export const SYSTEM_STREAM_DEFAULTS = {
 };
 /** svc's one scope, and S2's (its published API); svc lite has one place, which each of them names. */
 export type BasinScope = "cloud:us-east-1" | "aws:us-east-1" | "aws:us-west-2" | "aws:eu-north-1";
+/** svc's one basin scope (the seed's). */
+export const SVC_SCOPE = "cloud:us-east-1" satisfies BasinScope;
+/** S2's basin scopes (its published API); the first is the one S2's answers name by default. */
+export const S2_SCOPES = ["aws:us-east-1", "aws:us-west-2", "aws:eu-north-1"] as const satisfies readonly BasinScope[];
+/** Every basin scope a request may name. */
+export const BASIN_SCOPES: readonly BasinScope[] = [SVC_SCOPE, ...S2_SCOPES];
 export type BasinState = "active" | "creating" | "deleting";
 
 export type RetentionPolicy = { age: number } | { infinite: Record<string, never> };

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { clientError } from "../errors.js";
+import { isEncryptionKeyText } from "../rules/encryption-key.js";
 import { ENV_VARS, envValue } from "./env-vars.js";
 import type { GlobalFlags } from "./global-flags.js";
 
@@ -30,7 +31,7 @@ export function resolveEncryptionKey(flags: Partial<GlobalFlags>, env: NodeJS.Pr
     source = ENV_VARS.encryption_key;
   }
   if (value === undefined) return undefined;
-  if (!/^[A-Za-z0-9+/]{43}=$/.test(value) || Buffer.from(value, "base64").length !== 32) {
+  if (!isEncryptionKeyText(value)) {
     throw clientError(
       "usage",
       `the encryption key from ${source} must be the base64 of 32 bytes (e.g. from \`openssl rand -base64 32\`)`,

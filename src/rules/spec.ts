@@ -7,7 +7,7 @@
  * (`default_stream_config.timestamping.mode` → value): what the spec sets, and nothing else.
  */
 import { clientError } from "../errors.js";
-import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../types.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, SVC_SCOPE, TIMESTAMPING_MODES } from "../types.js";
 import { readDuration } from "./durations.js";
 import { badName } from "./names.js";
 
@@ -139,7 +139,7 @@ export function parseSpec(doc: unknown, source: string): Spec {
     if (seen.has(o.name)) fail(`${where}.name`, `basin ${o.name} appears twice`);
     seen.add(o.name);
     const spec: BasinSpec = { name: o.name, fields: basinFields(o.config, `${where}.config`), streams: [] };
-    if (o.scope != null) spec.scope = choice(o.scope, `${where}.scope`, ["cloud:us-east-1"]);
+    if (o.scope != null) spec.scope = choice(o.scope, `${where}.scope`, [SVC_SCOPE]);
     if (o.streams != null && !Array.isArray(o.streams)) fail(`${where}.streams`, "must be an array");
     const names = new Set<string>();
     spec.streams = ((o.streams as unknown[] | undefined) ?? []).map((s, j) => {

@@ -1,5 +1,5 @@
 /** `apply --schema`: the JSON Schema of the spec (for `"$schema"` and editor completion). */
-import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../../types.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, SVC_SCOPE, TIMESTAMPING_MODES } from "../../types.js";
 
 const duration = { type: ["string", "integer"], description: 'humantime duration (e.g. "7d", "12h 30m") or seconds' };
 
@@ -50,7 +50,7 @@ export const SPEC_SCHEMA = {
         required: ["name"],
         properties: {
           name: { type: "string", pattern: "^[a-z0-9]([a-z0-9-]{6,46})[a-z0-9]$" },
-          scope: { enum: ["cloud:us-east-1"] },
+          scope: { enum: [SVC_SCOPE] },
           config: {
             type: "object",
             additionalProperties: false,

@@ -16,6 +16,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { serverError } from "../../errors.js";
 import type { AppendRecord, Header, SequencedRecord, StreamCipher } from "../../types.js";
 import { isCommandRecord } from "../../rules/commands.js";
+import { ENCRYPTION_KEY_BYTES, isEncryptionKeyText } from "../../rules/encryption-key.js";
 
 const KEY_HEADER = "svc-encryption-key";
 const ID: Record<StreamCipher, number> = { "aes-256-gcm": 1, "aegis-256": 2 };
@@ -61,12 +62,12 @@ export function requestKey(
       "bad_header",
       `missing encryption key: the stream is encrypted (${cipher}); send ${header}: <base64 of a 32-byte key>`,
     );
-  if (value.length > 44 || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0)
-    throw serverError("bad_header", `${header} must be the base64 of a 32-byte key`);
-  const key = Buffer.from(value, "base64");
-  if (key.length !== 32)
-    throw serverError("bad_header", `${header} must be the base64 of a 32-byte key (this one is ${key.length} bytes)`);
-  return key;
+  if (!isEncryptionKeyText(value)) {
+    const base64 = /^[A-Za-z0-9+/]*={0,2}$/.test(value) && value.length % 4 === 0 && value.length <= 88;
+    const size = base64 ? ` (this one is ${Buffer.from(value, "base64").length} bytes)` : "";
+    throw serverError("bad_header", `${header} must be the base64 of a ${ENCRYPTION_KEY_BYTES}-byte key${size}`);
+  }
+  return Buffer.from(value, "base64");
 }
 
 export function streamAad(basin: string, stream: string, id: number): Buffer {

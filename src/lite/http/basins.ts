@@ -16,6 +16,7 @@ import type { BasinMeta, StoredBasinConfig } from "../storage/types.js";
 import { checkLocation } from "./locations.js";
 import { inS2Dialect } from "./dialect-of.js";
 import { badName } from "../../rules/names.js";
+import { BASIN_SCOPES, S2_SCOPES, SVC_SCOPE, type BasinScope } from "../../types.js";
 import { bodyNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 
 interface NewBasin {
@@ -27,16 +28,13 @@ interface NewBasin {
 }
 
 /**
- * S2's basin scopes (its published API: `aws:us-east-1`, …): lite has one place, so each of
- * them, like svc's `cloud:us-east-1`, means this server.
+ * The seed's `scope` (svc's, or one of S2's: lite has one place, which each of them names), or
+ * the newest clients' `location` (this server's one, else 422).
  */
-const S2_SCOPES = ["aws:us-east-1", "aws:us-west-2", "aws:eu-north-1"];
-
-/** The seed's `scope` (svc's, or one of S2's), or the newest clients' `location` (this server's one, else 422). */
 function checkScope(p: ConfigParse, body: Record<string, unknown>, location: string): void {
   const v = body.scope;
-  if (v !== undefined && v !== null && v !== "cloud:us-east-1" && !S2_SCOPES.includes(v as string))
-    p.fail(`scope must be "cloud:us-east-1" (or S2's ${S2_SCOPES.map((s) => `"${s}"`).join(", ")}) or null`);
+  if (v !== undefined && v !== null && !BASIN_SCOPES.includes(v as BasinScope))
+    p.fail(`scope must be "${SVC_SCOPE}" (or S2's ${S2_SCOPES.map((s) => `"${s}"`).join(", ")}) or null`);
   const l = body.location;
   if (l === undefined || l === null) return;
   if (typeof l !== "string") p.fail("location must be a string or null");
@@ -51,8 +49,8 @@ function checkScope(p: ConfigParse, body: Record<string, unknown>, location: str
  */
 function scopeFor(ex: Exchange, body?: Record<string, unknown>): string {
   const asked = body?.scope;
-  if (typeof asked === "string" && S2_SCOPES.includes(asked)) return asked;
-  return inS2Dialect(ex) ? "aws:us-east-1" : "cloud:us-east-1";
+  if (typeof asked === "string" && (S2_SCOPES as readonly string[]).includes(asked)) return asked;
+  return inS2Dialect(ex) ? S2_SCOPES[0] : SVC_SCOPE;
 }
 
 export async function listBasinsHandler(ex: Exchange, ctx: RequestContext): Promise<void> {

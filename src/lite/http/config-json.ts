@@ -5,7 +5,7 @@
  */
 import { serverError, type SvcError } from "../../errors.js";
 import type { RetentionPolicy } from "../../types.js";
-import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../../types.js";
+import { STORAGE_CLASSES, STREAM_CIPHERS, SVC_SCOPE, TIMESTAMPING_MODES } from "../../types.js";
 import type { BasinMeta, StreamMeta } from "../storage/types.js";
 import { resolveStreamConfig, type BasinReconfig, type StreamReconfig } from "../store/stream-config.js";
 import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
@@ -174,7 +174,7 @@ export function basinConfigJson(c: StoredBasinConfig): Json {
 }
 
 /** §3.4: the union of the seed-era and newest BasinInfo shapes. */
-export function basinInfoJson(b: BasinMeta, location: string, scope = "cloud:us-east-1"): Json {
+export function basinInfoJson(b: BasinMeta, location: string, scope: string = SVC_SCOPE): Json {
   return {
     name: b.name,
     scope,

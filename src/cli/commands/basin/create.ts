@@ -3,7 +3,7 @@
  * across retries), or PUT with `--ensure`; `--if-not-exists`; `--wait` until `active`.
  */
 import { Command } from "commander";
-import type { BasinInfo } from "../../../types.js";
+import { BASIN_SCOPES, type BasinInfo } from "../../../types.js";
 import { flagAction } from "../../action.js";
 import { basinConfigFromFlags, BASIN_CONFIG_FLAGS } from "../../config-flags.js";
 import { attempt } from "../../failure.js";
@@ -17,7 +17,7 @@ const FLAGS = flagList(
   choice(
     "--scope <scope>",
     "where the basin lives (cannot change later); svc lite has one place, which every scope names (S2's aws:… scopes too)",
-    ["cloud:us-east-1", "aws:us-east-1", "aws:us-west-2", "aws:eu-north-1"],
+    BASIN_SCOPES,
   ),
   ...CREATE_FLAGS,
   ...waitFlags("until the basin is active"),
