@@ -21,8 +21,6 @@ export interface DataEnv {
   stop: () => Promise<void>;
 }
 
-let n = 0;
-
 /** `liteEnv`: lite's own settings (e.g. a short sweep period, so trims are carried out soon). */
 export async function dataEnv(liteEnv: Record<string, string> = {}): Promise<DataEnv> {
   const lite = await startLite({ env: liteEnv });
@@ -31,6 +29,7 @@ export async function dataEnv(liteEnv: Record<string, string> = {}): Promise<Dat
   const svc = (args: string[], opts: RunOptions = {}) =>
     runSvc(args, { home, timeoutMs: 60_000, ...opts, env: { ...env, ...opts.env } });
   const basin = `data-${process.pid}-${Date.now().toString(36)}`;
+  let n = 0; // streams are numbered per environment: many-0 … many-24 for the first 25
   const b = await svc(["basin", "create", basin]);
   expect(b.code, b.stderr).toBe(0);
   return {
