@@ -42,7 +42,12 @@ export function removeTempHomes(): void {
   for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 }
 
-const INHERITED = ["PATH", "NODE_EXTRA_CA_CERTS", "SystemRoot", "TMPDIR", "TEMP", "TMP"];
+/**
+ * What svc inherits from the test's environment. Not NODE_EXTRA_CA_CERTS: svc here talks only to
+ * servers on this machine (a test that means a CA passes its own), and a large bundle costs
+ * every node start ~70 ms of CPU to load, about half of an `svc --version`.
+ */
+const INHERITED = ["PATH", "SystemRoot", "TMPDIR", "TEMP", "TMP"];
 
 export function runSvc(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const home = opts.home ?? tempHome();
