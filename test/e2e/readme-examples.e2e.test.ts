@@ -4,7 +4,8 @@
  * that loses data, fails CI. Each command runs in its own bash in a scratch directory holding
  * the files the examples name (a.jsonl, photo.jpg, spec.json = the spec in docs/specs.md), with
  * `svc` on PATH. Skipped: `npm …` and plain `export VAR=value` lines (the test sets the
- * environment); following commands (`-f`) run for a few seconds and are then interrupted.
+ * environment); following commands (`-f`) run for 1.5 s and are then interrupted, and must
+ * have printed no error by then.
  * Blocks that cannot run here (a server, a PostgreSQL) are written as plain ``` blocks.
  */
 import { spawnSync } from "node:child_process";
@@ -71,7 +72,7 @@ afterAll(async () => {
 });
 
 function sh(cmd: string): { code: number | null; stdout: string; stderr: string } {
-  const follow = /\s-f(\s|$)/.test(cmd) ? "timeout -s INT 3 " : "";
+  const follow = /\s-f(\s|$)/.test(cmd) ? "timeout -s INT 1.5 " : "";
   const r = spawnSync("bash", ["-o", "pipefail", "-c", `${follow}${cmd}`], {
     cwd: dir,
     env,
@@ -102,7 +103,7 @@ describe("the examples of the README and the guides", () => {
     for (const p of PAGES) {
       for (const cmd of readmeCommands(page(p))) {
         const r = sh(cmd);
-        if (!allowed(cmd).includes(r.code ?? -1))
+        if (!allowed(cmd).includes(r.code ?? -1) || /^error:/m.test(r.stderr))
           failures.push(`${p}: ${cmd}\n  exit ${r.code}: ${r.stderr.trim().split("\n").slice(0, 3).join(" | ")}`);
       }
     }

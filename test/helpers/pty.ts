@@ -29,7 +29,14 @@ export interface PtyInput {
 export function runSvcInPty(
   args: string[],
   env: Record<string, string>,
-  opts: { before?: string; timeoutMs?: number; columns?: number; input?: PtyInput | PtyInput[] } = {},
+  opts: {
+    before?: string;
+    timeoutMs?: number;
+    columns?: number;
+    input?: PtyInput | PtyInput[];
+    /** Called with everything the terminal got so far, on each arrival (to wait for a sight). */
+    watch?: (raw: string) => void;
+  } = {},
 ): Promise<PtyResult> {
   const home = tempHome();
   const cmd = `stty cols ${opts.columns ?? 100} rows 40; ${opts.before ?? ""} ${quote(process.execPath)} ${quote(SVC_BIN)} ${args.map(quote).join(" ")}`;
@@ -47,8 +54,12 @@ export function runSvcInPty(
     });
     let raw = "";
     for (const { afterMs, text } of [opts.input ?? []].flat()) setTimeout(() => child.stdin.write(text), afterMs);
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (raw += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (raw += s));
+    const got = (s: string): void => {
+      raw += s;
+      opts.watch?.(raw);
+    };
+    child.stdout.setEncoding("utf8").on("data", got);
+    child.stderr.setEncoding("utf8").on("data", got);
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`pty run timed out: ${raw}`));

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { eventually } from "../helpers/lite.js";
 
 let d: DataEnv;
 beforeAll(async () => {
@@ -24,8 +25,6 @@ afterAll(async () => {
   await d?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.skipIf(!ptyAvailable)("svc on a terminal", () => {
   it.each([
     ["read", (uri: string) => ["read", uri, "-f", "-n", "3"], ""],
@@ -34,12 +33,13 @@ describe.skipIf(!ptyAvailable)("svc on a terminal", () => {
     "%s -f: records never land on the progress line",
     async (_name, args, before) => {
       const uri = await d.newStream("tty");
-      const run = runSvcInPty(args(uri), d.env, { before });
-      await sleep(2_000); // the progress line ("waiting for records") is drawn by now
+      let seen = "";
+      const run = runSvcInPty(args(uri), d.env, { before, watch: (raw) => (seen = raw) });
+      await eventually(async () => seen.includes("⦿"), 20_000); // the progress line ("waiting for records")
       for (const body of ["live-1", "live-2", "live-3"]) {
         const a = await d.svc(["append", uri, "-q"], { stdin: `${body}\n` });
         expect(a.code, a.stderr).toBe(0);
-        await sleep(400);
+        await eventually(async () => seen.includes(body), 20_000); // each record arrives on its own
       }
       const r = await run;
       expect(r.raw).toContain("⦿"); // the progress line was drawn: the case under test happened
