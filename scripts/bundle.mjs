@@ -15,11 +15,12 @@
 //   undici, pg, libsodium, ora);
 // - svc lite (dist/lite/): bin/svc.js runs `svc lite` from the unbundled tree, so the server's
 //   modules (its worker thread, its error classes) are the same files as always.
-import { build } from "esbuild";
+
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { build } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
 const outdir = join(root, "dist/bundle");

@@ -2,7 +2,7 @@
 // Static code means the CLI never parses a .proto at run time (fast start-up).
 // Skips the work when the output is newer than the schema.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, statSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 

@@ -10,27 +10,14 @@
  * Importing it loads no network library: the transports load on the first request.
  */
 
+export type { AccessTokensApi } from "./client/access-tokens.js";
+export type { AppendSessionOptions } from "./client/append-session.js";
+export type { Appender, AppenderOptions, AppendTicket, AppendTransport } from "./client/appender.js";
+export { BadRecordError } from "./client/bad-record.js";
+export type { BasinsApi } from "./client/basins.js";
+export type { SessionCompression } from "./client/caller.js";
 // The client tree: account → basin → stream.
 export { BasinClient, SvcClient, type SvcClientOptions } from "./client/client.js";
-export {
-  StreamClient,
-  type ReadOptions,
-  type ReadTransport,
-  type StreamAppenderOptions,
-  type UnaryEncoding,
-  type UnaryOptions,
-} from "./client/stream.js";
-export type { Appender, AppenderOptions, AppendTicket, AppendTransport } from "./client/appender.js";
-export type { AppendSessionOptions } from "./client/append-session.js";
-export type { ReadSessionOptions } from "./client/read-resume.js";
-export type { SessionCompression } from "./client/caller.js";
-export type { AccessTokensApi } from "./client/access-tokens.js";
-export type { BasinsApi } from "./client/basins.js";
-export type { StreamsApi } from "./client/streams.js";
-export type { MetricsApi } from "./client/metrics.js";
-export type { LocationsApi } from "./client/locations.js";
-export type { PingApi, PingReply } from "./client/ping.js";
-export type { ListAllOptions } from "./client/paginate.js";
 export type {
   BasinConfigWithCipher,
   BasinReconfiguration,
@@ -40,22 +27,42 @@ export type {
   ProvisionResult,
   StreamReconfiguration,
 } from "./client/config-types.js";
+export type { LocationsApi } from "./client/locations.js";
+export type { MetricsApi } from "./client/metrics.js";
+export type { ListAllOptions } from "./client/paginate.js";
+export type { PingApi, PingReply } from "./client/ping.js";
+export type { ReadSessionOptions } from "./client/read-resume.js";
 export { Redacted } from "./client/redacted.js";
-export { BadRecordError } from "./client/bad-record.js";
+export {
+  type ReadOptions,
+  type ReadTransport,
+  type StreamAppenderOptions,
+  StreamClient,
+  type UnaryEncoding,
+  type UnaryOptions,
+} from "./client/stream.js";
+export type { StreamsApi } from "./client/streams.js";
 
 // Errors: one type, told apart by `code`, never by message text.
 export {
+  type ClientCode,
+  type ErrorOrigin,
   FencingTokenMismatchError,
   RangeNotSatisfiableError,
   SeqNumMismatchError,
-  SvcError,
-  type ClientCode,
-  type ErrorOrigin,
   type ServerCode,
+  SvcError,
 } from "./errors.js";
-
-// Plain data: records, positions, configurations, tokens, metrics.
-export { LIMITS, OPERATIONS } from "./types.js";
+export type {
+  AccountMetricSet,
+  BasinMetricSet,
+  Metric,
+  MetricInterval,
+  MetricSetResponse,
+  MetricsQuery,
+  MetricUnit,
+  StreamMetricSet,
+} from "./metric-types.js";
 export type {
   AccessTokenInfo,
   AccessTokenScope,
@@ -75,8 +82,8 @@ export type {
   Page,
   ReadBatch,
   ReadEvent,
-  ReadParams,
   ReadLimits,
+  ReadParams,
   ReadStart,
   ReadWritePermissions,
   ResourceSet,
@@ -90,13 +97,5 @@ export type {
   TimestampingConfig,
   TimestampingMode,
 } from "./types.js";
-export type {
-  AccountMetricSet,
-  BasinMetricSet,
-  Metric,
-  MetricInterval,
-  MetricSetResponse,
-  MetricsQuery,
-  MetricUnit,
-  StreamMetricSet,
-} from "./metric-types.js";
+// Plain data: records, positions, configurations, tokens, metrics.
+export { LIMITS, OPERATIONS } from "./types.js";

@@ -1,7 +1,7 @@
 /** Glue between commander actions and commands: each action receives its context first, then its arguments and flags. */
 import type { Command } from "commander";
-import { contextFor, type Context } from "./context.js";
-import { addFlags, parseFlags, type Flag, type FlagValues } from "./flags/declare.js";
+import { type Context, contextFor } from "./context.js";
+import { addFlags, type Flag, type FlagValues, parseFlags } from "./flags/declare.js";
 
 export type Handler<O> = (ctx: Context, args: string[], opts: O, cmd: Command) => Promise<void>;
 

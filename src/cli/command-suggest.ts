@@ -8,9 +8,9 @@
  * near: a typo of a command that lists must never start a server.
  */
 import type { Command } from "commander";
+import { editDistance, tolerance } from "../format/suggest.js";
 import { COMMANDS } from "./commands/index.js";
 import { buildProgram } from "./program.js";
-import { editDistance, tolerance } from "../format/suggest.js";
 
 const STARTS = new Set(["lite", "bench"]);
 

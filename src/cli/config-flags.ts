@@ -3,12 +3,12 @@
  * their translation into wire config objects. Booleans come in pairs (`--x` / `--no-x`) so a
  * flag never swallows the positional argument after it; an absent flag leaves a field unset.
  */
-import type { StreamCipher } from "../types.js";
+
 import { parseDurationSecs } from "../format/duration.js";
-import type { BasinConfig, RetentionPolicy, StreamConfig } from "../types.js";
+import type { BasinConfig, RetentionPolicy, StreamCipher, StreamConfig } from "../types.js";
 import { STORAGE_CLASSES, STREAM_CIPHERS, TIMESTAMPING_MODES } from "../types.js";
 import { usageError } from "./failure.js";
-import { choice, flagList, pair, valueFlag, type FlagValues } from "./flags/declare.js";
+import { choice, type FlagValues, flagList, pair, valueFlag } from "./flags/declare.js";
 
 /** A stream's config flags; `what` starts each help (`default for new streams: `, for a basin's). */
 export function streamConfigFlags(what = "") {

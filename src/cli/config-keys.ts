@@ -4,8 +4,9 @@
  * `--timeout`, global-flags.ts), the environment variable the one env-vars.ts names for it.
  * `access_token` is a secret: never printed.
  */
-import { didYouMean } from "../format/suggest.js";
+
 import { parseDuration } from "../format/duration.js";
+import { didYouMean } from "../format/suggest.js";
 import { DIALECTS } from "../types.js";
 import { usageError } from "./failure.js";
 import type { TomlValue } from "./toml.js";

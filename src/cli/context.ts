@@ -7,16 +7,16 @@ import type { Command } from "commander";
 import type { SvcClient } from "../client/client.js";
 import type { LiteProofOptions } from "../client/lite-proof.js";
 import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
+import type { Dialect } from "../types.js";
 import { configPath, readConfigFile } from "./config-file.js";
-import { Output } from "./output.js";
 import { resolveEncryptionKey } from "./encryption-key.js";
 import { ENV_VARS, envValue } from "./env-vars.js";
 import { usageError } from "./failure.js";
 import { parseFlags } from "./flags/declare.js";
 import { GLOBAL_FLAGS, type GlobalFlags } from "./global-flags.js";
+import { Output } from "./output.js";
 import { resolveSettings, type Settings } from "./settings.js";
 import type { TomlTable } from "./toml.js";
-import type { Dialect } from "../types.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };

@@ -4,10 +4,11 @@
  * (`--timeout`, `--access-token`) is named after it; its help names the setting's environment
  * variable (env-vars.ts) and default (config-keys.ts), which the settings layer applies.
  */
-import { CONFIG_KEYS, COMPRESSIONS } from "./config-keys.js";
-import { envName } from "./env-vars.js";
-import { bool, choice, flagList, given, longName, text, type Flag, type FlagValues } from "./flags/declare.js";
+
 import { DIALECTS } from "../types.js";
+import { COMPRESSIONS, CONFIG_KEYS } from "./config-keys.js";
+import { envName } from "./env-vars.js";
+import { bool, choice, type Flag, type FlagValues, flagList, given, longName, text } from "./flags/declare.js";
 
 /** A command line is readable by every local user: the two secrets it may carry say so, and where else to give them. */
 const SHARED_MACHINE = (instead: string) =>

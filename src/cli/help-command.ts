@@ -6,11 +6,11 @@
  * whole help with exit 0, which a script would take for an answer.
  */
 import type { Command } from "commander";
+import { nearest } from "../format/suggest.js";
 import { commandHint, suggestCommands } from "./command-suggest.js";
 import { usageError } from "./failure.js";
 import { globalsHelp } from "./help.js";
 import { findTopic, TOPICS, topicsText, topicText } from "./help-topics.js";
-import { nearest } from "../format/suggest.js";
 
 /**
  * What `svc help WORDS…` prints on stdout: a text, or the command whose help to print (with its

@@ -1,5 +1,5 @@
 /** Help text helpers: every command ends its help with examples. */
-import { Help, type Command } from "commander";
+import { type Command, Help } from "commander";
 
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText(

@@ -9,7 +9,7 @@ import type { ListAllOptions } from "../client/paginate.js";
 import type { Page } from "../types.js";
 import type { Context } from "./context.js";
 import { usageError } from "./failure.js";
-import { bool, flagList, text, type FlagValues } from "./flags/declare.js";
+import { bool, type FlagValues, flagList, text } from "./flags/declare.js";
 import { count } from "./flags/kinds.js";
 
 export const LIST_FLAGS = flagList(

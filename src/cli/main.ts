@@ -4,19 +4,19 @@
  * A closed stdout pipe (EPIPE, e.g. `svc basin list | head -1`) ends quietly with exit 0, after
  * the work a command left for that moment, if any (a consumer's last commit: stdout.ts).
  */
-import { CommanderError, type Command } from "commander";
+import { type Command, CommanderError } from "commander";
 import { escapeJson, escapeLine } from "../format/terminal-text.js";
 import { setInvocationArgv } from "./action.js";
 import { commanderErrorLines, commandPath } from "./command-path.js";
+import { commandHint, suggestCommands } from "./command-suggest.js";
 import { currentContext } from "./context.js";
 import { envValue } from "./env-vars.js";
 import { EXIT } from "./exit-codes.js";
 import { ExitRequest, ioError } from "./failure.js";
-import { commandHint, suggestCommands } from "./command-suggest.js";
 import { helpFor } from "./help-command.js";
 import { liteStartFailure } from "./lite-errors.js";
-import { s2Spellings } from "./s2-spellings.js";
 import { buildProgram } from "./program.js";
+import { s2Spellings } from "./s2-spellings.js";
 import { describeError } from "./sink.js";
 import { onStdoutError, stdout, stdoutGoneWork, stdoutOpened, writeStdoutText } from "./stdout.js";
 

@@ -15,9 +15,9 @@
  */
 import type { SvcClient } from "../client/client.js";
 import { SvcError } from "../errors.js";
-import type { Dialect } from "../types.js";
 import type { AccessProbe, PingReport } from "../format/ping-view.js";
 import { latencySummary } from "../format/ping-view.js";
+import type { Dialect } from "../types.js";
 import { formatUri } from "./uri.js";
 
 /** svc lite's issued tokens (lite/auth/secret.ts); its root token has another form. */

@@ -8,14 +8,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../format/duration.js";
 import { nearest } from "../format/suggest.js";
-import { CONFIG_KEYS, S2_CONFIG_KEYS, type CompressionSetting } from "./config-keys.js";
-import { ENV_VARS, envValue, S2_ENV_VARS, s2EnvValue, type EnvSetting } from "./env-vars.js";
+import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../local-lite.js";
+import type { Dialect } from "../types.js";
+import { CONFIG_KEYS, type CompressionSetting, S2_CONFIG_KEYS } from "./config-keys.js";
+import { ENV_VARS, type EnvSetting, envValue, S2_ENV_VARS, s2EnvValue } from "./env-vars.js";
 import { usageError } from "./failure.js";
 import { keyOf } from "./flags/declare.js";
 import type { GlobalFlags } from "./global-flags.js";
 import type { TomlTable, TomlValue } from "./toml.js";
-import type { Dialect } from "../types.js";
-import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../local-lite.js";
 
 /** The global flags as the settings layer reads them: the setting `timeout` comes from `--timeout`. */
 type SettingFlags = Partial<GlobalFlags>;

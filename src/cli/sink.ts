@@ -4,10 +4,10 @@
  * code from exit-codes.ts. Secrets never appear: tokens live in Redacted wrappers.
  */
 import { SvcError, WrongHttpError } from "../errors.js";
+import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
 import { ENV_VARS } from "./env-vars.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { hintOf, OperationError } from "./failure.js";
-import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
 
 interface SinkContext {
   json?: boolean;

@@ -5,8 +5,9 @@
  * S2's `s2://` spelling is the same URI (scripts and muscle memory from S2's CLI), whatever the
  * dialect: the scheme names the resource, the dialect only the header names on the wire.
  */
-import { badName } from "../rules/names.js";
+
 import { clientError } from "../errors.js";
+import { badName } from "../rules/names.js";
 
 export const SCHEME = "svc://";
 

@@ -1,10 +1,10 @@
 /** Access tokens: A7–A9 of protocol.md §2.2. The issued secret comes back wrapped. */
 import { clientError, clientFail } from "../errors.js";
+import { checkName } from "../rules/names.js";
 import type { AccessTokenInfo, ListOptions, Page } from "../types.js";
 import type { Caller } from "./caller.js";
 import { query, seg } from "./endpoints.js";
-import { checkName } from "../rules/names.js";
-import { paginate, type ListAllOptions } from "./paginate.js";
+import { type ListAllOptions, paginate } from "./paginate.js";
 import { Redacted } from "./redacted.js";
 
 interface ListTokensResponse {

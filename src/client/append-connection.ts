@@ -5,9 +5,9 @@
  * inputs (an ack paired and checked, a terminal error, a lost connection, reconnect advice) is
  * the session's to decide: the connection reports it through `ConnectionEvents`.
  */
-import { SvcError, clientError } from "../errors.js";
-import { MAX_TIMER_MS, type AppendAck } from "../types.js";
+import { clientError, SvcError } from "../errors.js";
 import type { SessionExchange } from "../transport/session-exchange.js";
+import { type AppendAck, MAX_TIMER_MS } from "../types.js";
 import { decodeAppendAck } from "../wire/proto.js";
 import { serverMessages } from "./session-frames.js";
 

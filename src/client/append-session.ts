@@ -20,15 +20,15 @@
  * `retries` times, or for `reconnectBudgetMs` after the server itself asked us to reconnect.
  * A session that never started fails its inputs as "nothing was appended".
  */
-import { SvcError, clientError } from "../errors.js";
-import type { AppendAck, AppendInput } from "../types.js";
-import { notApplied } from "./not-applied.js";
+import { clientError, SvcError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { backoffDelay } from "../transport/retry.js";
-import { encodeAppendInput } from "../wire/proto.js";
+import type { AppendAck, AppendInput } from "../types.js";
 import type { Compression } from "../wire/framing.js";
 import { frameEncoded } from "../wire/message-frame.js";
+import { encodeAppendInput } from "../wire/proto.js";
 import { AppendConnection, type ConnectionEvents, type Entry } from "./append-connection.js";
+import { notApplied } from "./not-applied.js";
 import type { OpenExchange } from "./session-frames.js";
 
 export interface AppendSessionOptions {

@@ -18,11 +18,11 @@
  * input whose outcome is unknown (connection lost, no ack in time) fails with `sideEffects`
  * and is never re-sent.
  */
-import { SvcError, WrongHttpError, clientError } from "../errors.js";
-import type { AppendAck, AppendInput } from "../types.js";
-import { notApplied } from "./not-applied.js";
+import { clientError, SvcError, WrongHttpError } from "../errors.js";
 import { checkBatch as checkByRules } from "../rules/records.js";
+import type { AppendAck, AppendInput } from "../types.js";
 import { badInput } from "./bad-record.js";
+import { notApplied } from "./not-applied.js";
 
 export type AppendTransport = "session" | "unary" | "auto";
 

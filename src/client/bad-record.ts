@@ -3,7 +3,7 @@
  * a BadRecordError says which record, so a caller that knows where each record came from (svc
  * append: a file and line) names it without judging the input again.
  */
-import { clientError, SvcError, type Fail } from "../errors.js";
+import { clientError, type Fail, SvcError } from "../errors.js";
 
 /** An input refused before it was sent (code `bad_input`) because of the record at `index`. */
 export class BadRecordError extends SvcError {

@@ -1,5 +1,6 @@
 /** Account-level basin management: A1–A6 of protocol.md §2.2. */
 import { clientError, clientFail } from "../errors.js";
+import { checkName } from "../rules/names.js";
 import type { BasinConfig, BasinInfo, ListOptions, Page } from "../types.js";
 import type { Caller } from "./caller.js";
 import type {
@@ -10,8 +11,7 @@ import type {
   ProvisionResult,
 } from "./config-types.js";
 import { query, seg } from "./endpoints.js";
-import { checkName } from "../rules/names.js";
-import { paginate, type ListAllOptions } from "./paginate.js";
+import { type ListAllOptions, paginate } from "./paginate.js";
 
 interface ListBasinsResponse {
   basins?: BasinInfo[];

@@ -12,16 +12,16 @@
  * start-up time, and `svc --help` must not pay it).
  */
 import { clientError } from "../errors.js";
-import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/types.js";
-import type { SessionExchange } from "../transport/session-exchange.js";
-import type { SessionPool } from "../transport/session.js";
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
-import { backoffDelay } from "../transport/retry.js";
 import { sleep } from "../sleep.js";
+import { backoffDelay } from "../transport/retry.js";
+import type { SessionPool } from "../transport/session.js";
+import type { SessionExchange } from "../transport/session-exchange.js";
+import type { HttpRequest, HttpResponse, PeerCheck, Transport } from "../transport/types.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
+import type { Dialect } from "../types.js";
 import { headersFromDialect, headersInDialect } from "../wire/dialect.js";
 import { parseJsonText } from "../wire/json.js";
-import type { Dialect } from "../types.js";
-import { movable, type Failover } from "./failover.js";
+import { type Failover, movable } from "./failover.js";
 import type { Redacted } from "./redacted.js";
 
 export type SessionCompression = "none" | "zstd" | "gzip";

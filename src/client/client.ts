@@ -4,20 +4,20 @@
  * `basin(name).stream(name)` for one stream's data plane. Creating a client does no I/O and loads no network library.
  */
 import { clientFail } from "../errors.js";
+import { checkName } from "../rules/names.js";
+import type { Dialect } from "../types.js";
 import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
 import { Caller, type CallerOptions } from "./caller.js";
-import { basinRoute, normalizeEndpoint, type BasinRoute } from "./endpoints.js";
+import { type BasinRoute, basinRoute, normalizeEndpoint } from "./endpoints.js";
 import { endpointList, Failover } from "./failover.js";
-import { liteProofCheck, type LiteProofOptions } from "./lite-proof.js";
+import { type LiteProofOptions, liteProofCheck } from "./lite-proof.js";
 import { LocationsApi } from "./locations.js";
 import { MetricsApi } from "./metrics.js";
 import { PingApi } from "./ping.js";
-import { checkName } from "../rules/names.js";
 import { Redacted } from "./redacted.js";
 import { StreamClient } from "./stream.js";
 import { StreamsApi } from "./streams.js";
-import type { Dialect } from "../types.js";
 
 /** Endpoints and token, plus the per-call options of CallerOptions (timeouts, retries, ...). */
 export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {

@@ -7,8 +7,8 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { SvcError } from "../errors.js";
-import type { PeerCheck } from "../transport/types.js";
 import { LITE_CHALLENGE_HEADER, LITE_PROOF_HEADER, LITE_PROOF_PATH, liteProof } from "../local-lite.js";
+import type { PeerCheck } from "../transport/types.js";
 import { Redacted } from "./redacted.js";
 
 export interface LiteProofOptions {

@@ -7,9 +7,9 @@ import type {
   MetricsQuery,
   StreamMetricSet,
 } from "../metric-types.js";
+import { checkName } from "../rules/names.js";
 import type { Caller } from "./caller.js";
 import { query, seg } from "./endpoints.js";
-import { checkName } from "../rules/names.js";
 
 export class MetricsApi {
   constructor(

@@ -16,11 +16,11 @@
  *   back-off capped at 1 s (plus jitter), and reports the outage once through `onOutage`;
  * - the read ends when the server ends it cleanly, or with the first non-retryable error.
  */
-import { RangeNotSatisfiableError, SvcError, clientError } from "../errors.js";
+import { clientError, RangeNotSatisfiableError, SvcError } from "../errors.js";
+import { meteredBatchSize } from "../rules/records.js";
 import { sleep } from "../sleep.js";
 import { backoffDelay } from "../transport/retry.js";
 import { MAX_TIMER_MS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
-import { meteredBatchSize } from "../rules/records.js";
 import { encodeReadQuery } from "../wire/read-query.js";
 
 export interface ReadSessionOptions {

@@ -8,9 +8,9 @@
  * Every read of StreamClient.read goes through it, whatever its transport.
  */
 import { RangeNotSatisfiableError, SvcError } from "../errors.js";
-import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
 import { meteredBatchSize } from "../rules/records.js";
 import type { ReadEvent } from "../types.js";
+import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
 import type { ReadOnce } from "./unary-read.js";
 
 const isDecryptionFailure = (e: unknown): e is SvcError => e instanceof SvcError && e.code === "decryption_failed";

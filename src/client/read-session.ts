@@ -4,8 +4,8 @@
  */
 import type { ReadEvent } from "../types.js";
 import { decodeReadBatch } from "../wire/proto.js";
-import { readQuery, resumingRead, takeBatch, watched, type ReadSessionOptions } from "./read-resume.js";
-import { serverMessages, type OpenExchange } from "./session-frames.js";
+import { type ReadSessionOptions, readQuery, resumingRead, takeBatch, watched } from "./read-resume.js";
+import { type OpenExchange, serverMessages } from "./session-frames.js";
 
 /** A framed (svc/proto) read session over `open`. */
 export function readSession(open: OpenExchange, opts: ReadSessionOptions = {}): AsyncGenerator<ReadEvent> {

@@ -3,9 +3,9 @@
  * regular messages decompressed per their CC bits, terminal frames turned into SvcErrors.
  * Our own frames are made by wire/message-frame.ts, the same code lite uses for its own.
  */
-import { SvcError, clientError, errorFromResponse } from "../errors.js";
+import { clientError, errorFromResponse, SvcError } from "../errors.js";
 import type { SessionExchange } from "../transport/session-exchange.js";
-import { FrameParser, decodeTerminal } from "../wire/framing.js";
+import { decodeTerminal, FrameParser } from "../wire/framing.js";
 import { messagePayload } from "../wire/message-frame.js";
 
 type ServerMessage =

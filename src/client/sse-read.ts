@@ -16,7 +16,7 @@
 import { classify, clientError, errorFromResponse } from "../errors.js";
 import type { ReadBatch, ReadEvent } from "../types.js";
 import { parseJsonText, positionFromJson, readBatchFromJson } from "../wire/json.js";
-import { readQuery, resumingRead, takeBatch, watched, type ReadSessionOptions } from "./read-resume.js";
+import { type ReadSessionOptions, readQuery, resumingRead, takeBatch, watched } from "./read-resume.js";
 import type { OpenExchange } from "./session-frames.js";
 
 interface SseEvent {

@@ -7,21 +7,21 @@
  * lazily (management commands never load them).
  */
 import { clientError, clientFail } from "../errors.js";
-import type { AppendAck, AppendInput, ReadBatch, ReadEvent, ReadLimits, ReadStart, StreamPosition } from "../types.js";
-import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJson } from "../wire/json.js";
-import type { Caller } from "./caller.js";
-import { seg, type BasinRoute } from "./endpoints.js";
 import { checkName } from "../rules/names.js";
 import { checkBatch } from "../rules/records.js";
+import type { AppendAck, AppendInput, ReadBatch, ReadEvent, ReadLimits, ReadStart, StreamPosition } from "../types.js";
+import { appendAckFromJson, appendInputToJson, positionFromJson, readBatchFromJson } from "../wire/json.js";
+import { TAIL_WENT_BACK_HEADER } from "../wire/lite-headers.js";
+import { encodeReadQuery } from "../wire/read-query.js";
 import type { AppendSessionOptions } from "./append-session.js";
 import type { Appender, AppenderOptions, AppendLane } from "./appender.js";
-import type { ReadSessionOptions } from "./read-resume.js";
-import { encodeReadQuery } from "../wire/read-query.js";
-import { TAIL_WENT_BACK_HEADER } from "../wire/lite-headers.js";
-import type { OpenExchange } from "./session-frames.js";
-import type { ReadOnce } from "./unary-read.js";
 import { badInput } from "./bad-record.js";
+import type { Caller } from "./caller.js";
+import { type BasinRoute, seg } from "./endpoints.js";
+import type { ReadSessionOptions } from "./read-resume.js";
+import type { OpenExchange } from "./session-frames.js";
 import type { ClientTestFault } from "./test-fault.js";
+import type { ReadOnce } from "./unary-read.js";
 
 export type ReadTransport = "session" | "sse" | "unary";
 

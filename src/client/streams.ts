@@ -1,12 +1,12 @@
 /** Basin-level stream management: B1–B6 of protocol.md §2.3. */
 import { clientError, clientFail } from "../errors.js";
+import { checkName } from "../rules/names.js";
 import type { ListOptions, Page, StreamConfig, StreamInfo } from "../types.js";
 import { provisioned } from "./basins.js";
 import type { Caller } from "./caller.js";
 import type { CreateStreamOptions, Provisioned, StreamReconfiguration } from "./config-types.js";
-import { query, seg, type BasinRoute } from "./endpoints.js";
-import { checkName } from "../rules/names.js";
-import { paginate, type ListAllOptions } from "./paginate.js";
+import { type BasinRoute, query, seg } from "./endpoints.js";
+import { type ListAllOptions, paginate } from "./paginate.js";
 
 interface ListStreamsResponse {
   streams?: StreamInfo[];

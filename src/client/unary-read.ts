@@ -11,7 +11,7 @@
  */
 import { RangeNotSatisfiableError } from "../errors.js";
 import { LIMITS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
-import { isFollowRead, resumingRead, takeBatch, type Progress, type ReadSessionOptions } from "./read-resume.js";
+import { isFollowRead, type Progress, type ReadSessionOptions, resumingRead, takeBatch } from "./read-resume.js";
 
 /** One unary read request. */
 export type ReadOnce = (start: ReadStart, limits: ReadLimits) => Promise<ReadBatch>;

@@ -5,7 +5,7 @@
  * are whole epoch seconds.
  */
 import type { Metric, MetricInterval, MetricUnit } from "../metric-types.js";
-import { renderChart, type ChartPaint } from "./chart.js";
+import { type ChartPaint, renderChart } from "./chart.js";
 import { escapeLine } from "./terminal-text.js";
 
 type MetricKind = "scalar" | "accumulation" | "gauge" | "label";

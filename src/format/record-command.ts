@@ -6,12 +6,12 @@
 import { lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
 import {
+  type Command,
   fenceRecord,
   fencingTokenProblem,
   isCommandRecord,
   readCommand,
   trimRecord,
-  type Command,
 } from "../rules/commands.js";
 import type { AppendRecord, Header } from "../types.js";
 

@@ -18,8 +18,8 @@ import {
   unsafeIntegerLiteral,
 } from "../bytes.js";
 import { clientError } from "../errors.js";
-import type { FormatName } from "./format-name.js";
 import type { AppendRecord, Header } from "../types.js";
+import type { FormatName } from "./format-name.js";
 
 /** An input format: one of the names of format-name.ts. */
 export type InputFormat = FormatName;

@@ -16,8 +16,8 @@
 import { isUtf8 } from "node:buffer";
 import { lossyUtf8 } from "../bytes.js";
 import { clientError } from "../errors.js";
-import type { SequencedRecord } from "../types.js";
 import { meteredSize } from "../rules/records.js";
+import type { SequencedRecord } from "../types.js";
 import { formatIso, formatRelative } from "./record-time.js";
 
 type Part = (r: SequencedRecord) => string | Uint8Array;

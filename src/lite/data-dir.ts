@@ -19,7 +19,7 @@
  * directory) would let that user choose lite's root token, and one that others may read would
  * let them take the secret as it passes.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
 

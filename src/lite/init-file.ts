@@ -7,13 +7,13 @@
  */
 import { readFileSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { parseJsonText } from "../wire/json.js";
-import { parseSpec, type Flat } from "../rules/spec.js";
+import { type Flat, parseSpec } from "../rules/spec.js";
 import type { StorageClass, StreamCipher, TimestampingMode } from "../types.js";
+import { parseJsonText } from "../wire/json.js";
 import { quoted, streamOf } from "./log.js";
 import { ensureBasin } from "./store/basins.js";
-import type { BasinReconfig, StreamReconfig } from "./store/stream-config.js";
 import type { Store } from "./store/store.js";
+import type { BasinReconfig, StreamReconfig } from "./store/stream-config.js";
 import { ensureStream } from "./store/streams.js";
 
 interface StreamPlan {

@@ -15,23 +15,27 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
+import { makeDirs } from "../dirs.js";
 import { clientError } from "../errors.js";
 import { Auth } from "./auth/access.js";
 import { sha256Hex } from "./auth/secret.js";
+import { checkDataDir } from "./data-dir.js";
 import { applyInitFile } from "./init-file.js";
 import { acquireLock } from "./lock.js";
+import { log, repeatLimited } from "./log.js";
+import type { LiteMetrics } from "./metrics/lite-metrics.js";
+import { ServerStats } from "./metrics/prometheus.js";
+import type { LiteOptions } from "./options.js";
 import { loadOrCreateRootToken, newToken, readRootTokenFile } from "./root-token.js";
 import { LiteServer } from "./server.js";
 import { LmdbBackend } from "./storage/lmdb/backend.js";
 import { MemoryBackend } from "./storage/memory.js";
-import type { Backend } from "./storage/seams.js";
 import type { PgBackend } from "./storage/pg/backend.js";
 import { redactedUrl } from "./storage/pg/config.js";
+import type { Backend } from "./storage/seams.js";
 import { Janitor } from "./store/janitor.js";
 import { Store } from "./store/store.js";
 import { TEST_FAULT } from "./test-fault.js";
-import type { LiteMetrics } from "./metrics/lite-metrics.js";
-import { ServerStats } from "./metrics/prometheus.js";
 import {
   describeTls,
   fromFiles,
@@ -41,10 +45,6 @@ import {
   type TlsInfo,
   type TlsMaterial,
 } from "./tls-cert.js";
-import { log, repeatLimited } from "./log.js";
-import { checkDataDir } from "./data-dir.js";
-import type { LiteOptions } from "./options.js";
-import { makeDirs } from "../dirs.js";
 
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);

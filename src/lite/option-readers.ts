@@ -4,8 +4,8 @@
  * flag or the variable, says what it takes and quotes what it got.
  */
 import { clientError } from "../errors.js";
-import { LOCATION_NAME } from "./http/locations.js";
 import { durationSecs } from "../rules/durations.js";
+import { LOCATION_NAME } from "./http/locations.js";
 import { isPostgresUrl } from "./storage/pg/config.js";
 
 /** Reads a flag's value or a variable's text; `from` (`--port`, `SVC_LITE_SWEEP_MS`) names it in the error. */

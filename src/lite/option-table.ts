@@ -9,6 +9,7 @@
  * does not read is a usage error naming the flag or the variable (exit 2), never a silent default.
  */
 import { LOCAL_LITE_DATA_DIR_TEXT, LOCAL_LITE_HOST, LOCAL_LITE_PORT } from "../local-lite.js";
+import { BOUNDS } from "./option-bounds.js";
 import {
   hostName,
   location,
@@ -20,7 +21,6 @@ import {
   thread,
   whole,
 } from "./option-readers.js";
-import { BOUNDS } from "./option-bounds.js";
 
 interface Common {
   /** The command-line flag, without `--`; absent: set in the environment only. */

@@ -16,7 +16,7 @@ import { usage } from "./option-readers.js";
 import { SETTINGS, type Setting, type SettingName, type SettingValues } from "./option-table.js";
 import type { ServerBounds, ServerTimeouts } from "./server.js";
 import type { PgTimings } from "./storage/pg/backend.js";
-import { parsePgUrl, type PgConfig } from "./storage/pg/config.js";
+import { type PgConfig, parsePgUrl } from "./storage/pg/config.js";
 import type { SelfTiming } from "./tls-cert.js";
 
 export interface LiteOptions {

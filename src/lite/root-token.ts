@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
 import { ROOT_TOKEN_FILE } from "../local-lite.js";
-import { readChosenSecret, readSecret } from "./data-dir.js";
 import { SECRET, writeWhole } from "../whole-file.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
 
 export function newToken(): string {
   return randomBytes(32).toString("base64url");

@@ -15,7 +15,7 @@
 import { setFlagsFromString } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import type { LiteOptions } from "./options.js";
-import { serializeError, type MainMessage, type WorkerReport } from "./thread.js";
+import { type MainMessage, serializeError, type WorkerReport } from "./thread.js";
 
 const data = workerData as { opts: LiteOptions; heapFlagSet?: boolean };
 if (data.heapFlagSet) setFlagsFromString("--initial-heap-size=0");

@@ -11,19 +11,19 @@ import {
   type Http2ServerResponse,
   type Http2Session,
 } from "node:http2";
-import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
-import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from "node:tls";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from "node:tls";
 import type { Auth } from "./auth/access.js";
 import { Exchange } from "./http/exchange.js";
-import { route, type CorsPolicy } from "./http/router.js";
 import { BODY_BYTES_PER_SECOND, type BodyPace } from "./http/request-body.js";
-import { sniffProtocol } from "./sniff.js";
+import { type CorsPolicy, route } from "./http/router.js";
 import { UnsentAnswers } from "./http/unsent-answers.js";
-import type { Store } from "./store/store.js";
-import { AppendLimits } from "./session/append-limits.js";
-import { ReadLimits } from "./session/read-limits.js";
-import { DrainSignal } from "./session/io.js";
 import type { LiteMetrics } from "./metrics/lite-metrics.js";
+import { AppendLimits } from "./session/append-limits.js";
+import { DrainSignal } from "./session/io.js";
+import { ReadLimits } from "./session/read-limits.js";
+import { sniffProtocol } from "./sniff.js";
+import type { Store } from "./store/store.js";
 
 /**
  * HTTP/2 windows: at the 64 KiB default, sessions run at half speed (docs/design/performance.md,

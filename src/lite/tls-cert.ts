@@ -19,8 +19,8 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { clientError } from "../errors.js";
-import { readChosenSecret, readSecret } from "./data-dir.js";
 import { SECRET, writeWhole } from "../whole-file.js";
+import { readChosenSecret, readSecret } from "./data-dir.js";
 
 /**
  * How long a self-signed certificate is valid, how long before its end a new one is made, and

@@ -10,7 +10,7 @@
  * A storage driver's text is never in a message: it is the error's cause (`causeText`), which
  * lite logs with the 5xx it became.
  */
-import { SERVER_CODES, serverError, SvcError } from "../errors.js";
+import { SERVER_CODES, SvcError, serverError } from "../errors.js";
 import { encodeTerminalFrame } from "../wire/framing.js";
 
 export function wireError(e: unknown): SvcError {

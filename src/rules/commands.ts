@@ -8,9 +8,10 @@
  * Anything else with that shape (another operation, a payload that breaks its rule) is refused
  * with the record's batch (422 invalid).
  */
-import type { Fail } from "../errors.js";
+
 import { lossyUtf8 } from "../bytes.js";
-import { LIMITS, type AppendRecord, type Header } from "../types.js";
+import type { Fail } from "../errors.js";
+import { type AppendRecord, type Header, LIMITS } from "../types.js";
 
 export type Command = { op: "fence"; token: string } | { op: "trim"; trimPoint: bigint };
 

@@ -19,8 +19,9 @@
  * empty"), or undefined; `badName` makes the whole message and `checkName` throws it as the
  * caller's error (its code and origin).
  */
-import type { Fail } from "../errors.js";
+
 import { hasLoneSurrogate } from "../bytes.js";
+import type { Fail } from "../errors.js";
 import { LIMITS } from "../types.js";
 
 export type NameKind = "basin" | "stream" | "token";

@@ -9,9 +9,10 @@
  * also fit one read frame (below). Header names are non-empty, except in a command record,
  * whose command must be valid (commands.ts). A fencing token is at most 36 bytes of UTF-8.
  */
-import type { Fail } from "../errors.js";
+
 import { varintSize } from "../bytes.js";
-import { LIMITS, type AppendInput, type AppendRecord, type Header } from "../types.js";
+import type { Fail } from "../errors.js";
+import { type AppendInput, type AppendRecord, type Header, LIMITS } from "../types.js";
 import { commandProblem, fencingTokenProblem, isCommandRecord } from "./commands.js";
 
 type RecordShape = { headers: Header[]; body: Uint8Array };

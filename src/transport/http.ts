@@ -7,17 +7,17 @@
 import { Agent, type buildConnector, type Dispatcher } from "undici";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
+import { aborted, networkError } from "./network-error.js";
 import { provenConnection } from "./peer-check.js";
 import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
-import { aborted, networkError } from "./network-error.js";
 import { withRetries } from "./retry.js";
 import {
-  MAX_RESPONSE_BYTES,
-  MAX_TIMER_MS,
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_MS,
   type HttpRequest,
   type HttpResponse,
+  MAX_RESPONSE_BYTES,
+  MAX_TIMER_MS,
   type PeerCheck,
   type Transport,
   type TransportOptions,

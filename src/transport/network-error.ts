@@ -9,7 +9,7 @@
  * - our own deadline fired after sending → `client_timeout` (outcome unknown);
  * - anything else on the socket (reset, closed) → `network` (outcome unknown).
  */
-import { SvcError, WrongHttpError, clientError } from "../errors.js";
+import { clientError, SvcError, WrongHttpError } from "../errors.js";
 
 const CERT_CODES = new Set([
   "ERR_TLS_CERT_ALTNAME_INVALID",

@@ -7,22 +7,22 @@
  * A failure before the socket connected is `connect_failed` (nothing was sent, always safe to
  * retry); after that, our deadline is `client_timeout` and anything else `network` (outcome unknown).
  */
-import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { ClientRequest, Agent as HttpAgent, IncomingMessage, RequestOptions } from "node:http";
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import { clientError } from "../errors.js";
 import { flatHeaders, logAttempt, monotonicMs } from "./attempt-log.js";
-import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
 import { aborted, networkError } from "./network-error.js";
 import { provenConnection } from "./peer-check.js";
+import { announcesTooMuch, responseError, responseTooLarge } from "./response-error.js";
 import { withRetries } from "./retry.js";
 import {
-  MAX_RESPONSE_BYTES,
-  MAX_TIMER_MS,
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_MS,
   type HttpRequest,
   type HttpResponse,
+  MAX_RESPONSE_BYTES,
+  MAX_TIMER_MS,
   type PeerCheck,
   type Transport,
   type TransportOptions,

@@ -5,7 +5,7 @@
  * counts as clean only on the server's END_STREAM; writes keep the stream's backpressure.
  */
 import http2 from "node:http2";
-import { SvcError, clientError } from "../errors.js";
+import { clientError, SvcError } from "../errors.js";
 import { networkError } from "./network-error.js";
 import { responseTooLarge } from "./response-error.js";
 import { MAX_RESPONSE_BYTES, MAX_TIMER_MS } from "./types.js";

@@ -17,12 +17,12 @@
  * judge an answer that is not the service's: it is not retried, and nothing is in doubt.
  */
 import http2 from "node:http2";
-import { SvcError, WrongHttpError, clientError } from "../errors.js";
+import { clientError, SvcError, WrongHttpError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
 import { responseError } from "./response-error.js";
-import { MAX_TIMER_MS, DEFAULT_TIMEOUT_MS, type PeerCheck } from "./types.js";
-import { exchange, readAll, waitForResponse, type SessionExchange } from "./session-exchange.js";
+import { exchange, readAll, type SessionExchange, waitForResponse } from "./session-exchange.js";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMER_MS, type PeerCheck } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;

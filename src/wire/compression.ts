@@ -12,8 +12,9 @@
  *   | blocks: 3-byte little-endian header [size:21][type:2][last:1] + content | [checksum 4]
  *   skippable frames: magic 0x184D2A5? + 4-byte size + data
  */
-import { gunzip, gzip } from "node:zlib";
+
 import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
 import { SvcError } from "../errors.js";
 import { LIMITS } from "../types.js";
 import type { Compression } from "./framing.js";

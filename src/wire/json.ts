@@ -12,6 +12,8 @@
  * Shape errors are `bad_json` (400); bad base64 is `invalid` (422). Integers beyond 2^53 − 1
  * are refused rather than rounded.
  */
+
+import { decodeBytes, encodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 import { SvcError } from "../errors.js";
 import type {
   AppendAck,
@@ -24,7 +26,6 @@ import type {
   StreamPosition,
 } from "../types.js";
 import { LIMITS } from "../types.js";
-import { encodeBytes, decodeBytes, roundedIntegerLiteral, unsafeIntegerLiteral } from "../bytes.js";
 
 type Json = Record<string, unknown>;
 

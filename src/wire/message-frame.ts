@@ -5,7 +5,7 @@
  * CC bits say which. framing.ts draws the bytes; compression.ts caps the inflation.
  */
 import { compress, decompress, shouldCompress } from "./compression.js";
-import { encodeFrame, encodeFrameInPlace, type Compression, type Frame } from "./framing.js";
+import { type Compression, encodeFrame, encodeFrameInPlace, type Frame } from "./framing.js";
 
 /** Frames one message, compressing it when negotiated and worth it. */
 export async function frameMessage(

@@ -16,10 +16,11 @@
  * when zero, so `match_seq_num = 0` and `timestamp = 0` keep their presence. u64 values decode
  * to safe JS integers or fail with `out_of_range`: they are never rounded.
  */
-import { svc } from "./gen/svc.js";
+
 import { SvcError } from "../errors.js";
 import type { AppendAck, AppendInput, ReadBatch, StreamPosition } from "../types.js";
-import { U64RangeError, decodeAppendInputBytes, decodeReadBatchBytes } from "./record-decode.js";
+import { svc } from "./gen/svc.js";
+import { decodeAppendInputBytes, decodeReadBatchBytes, U64RangeError } from "./record-decode.js";
 import { encodeAppendInputBytes, encodeReadBatchBytes } from "./record-encode.js";
 
 const pb = svc.v1;

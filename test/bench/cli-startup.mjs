@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, startBenchLite, round, percentile } from "./lib/lite.mjs";
+import { BIN, percentile, round, startBenchLite } from "./lib/lite.mjs";
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 21);
 

@@ -20,11 +20,11 @@
  *   node test/bench/cli-throughput.mjs            (BENCH_CLI_MIB=64 by default; build first)
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, openSync, closeSync, createWriteStream, rmSync } from "node:fs";
+import { closeSync, createWriteStream, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rawHttp2 } from "./lib/raw-http2.mjs";
 import { BIN, ROOT, startBenchLite } from "./lib/lite.mjs";
+import { rawHttp2 } from "./lib/raw-http2.mjs";
 
 const MIB = 1024 * 1024;
 const SIZE_MIB = Number(process.env.BENCH_CLI_MIB ?? 64);

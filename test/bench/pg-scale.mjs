@@ -18,10 +18,10 @@
 import pg from "pg";
 import { Agent, request } from "undici";
 import { SvcClient } from "../../dist/client/client.js";
+import { startDelayProxyProcess } from "./lib/delay-proxy.mjs";
 import { round, startBenchLite } from "./lib/lite.mjs";
 import { PG_PASSWORD, startPostgres } from "./lib/postgres.mjs";
 import { pump } from "./lib/session-pump.mjs";
-import { startDelayProxyProcess } from "./lib/delay-proxy.mjs";
 
 const SECS = Number(process.env.BENCH_PG_SECS ?? 4);
 const CLIENTS = 32;

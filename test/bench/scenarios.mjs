@@ -14,10 +14,10 @@
  * BENCH_QUICK=1 shortens every phase. Prints one JSON object on stdout.
  */
 import { spawn } from "node:child_process";
-import http from "node:http";
-import http2 from "node:http2";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import http from "node:http";
+import http2 from "node:http2";
 import { SvcClient } from "../../dist/client/client.js";
 import { encodeFrame, FrameParser } from "../../dist/wire/framing.js";
 import { encodeAppendInput } from "../../dist/wire/proto.js";

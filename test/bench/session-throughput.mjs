@@ -13,8 +13,8 @@
  *   node test/bench/session-throughput.mjs      (BENCH_SESSION_MIB=128 by default; build first)
  */
 import { SvcClient } from "../../dist/client/client.js";
+import { percentile, round, startBenchLite } from "./lib/lite.mjs";
 import { rawHttp2 } from "./lib/raw-http2.mjs";
-import { startBenchLite, round, percentile } from "./lib/lite.mjs";
 
 const MIB = 1024 * 1024;
 const TOTAL_MIB = Number(process.env.BENCH_SESSION_MIB ?? 128);

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, tempHome, type RunOptions } from "../helpers/cli.js";
+import { type RunOptions, runSvc, tempHome } from "../helpers/cli.js";
 import { startLite } from "../helpers/lite.js";
 
 let lite: Awaited<ReturnType<typeof startLite>>;

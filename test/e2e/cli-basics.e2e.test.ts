@@ -4,7 +4,7 @@
  * precedence and half-set endpoints, completion scripts, `apply --schema`, and an unreachable
  * server (exit 6).
  */
-import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSvc, tempHome } from "../helpers/cli.js";

@@ -4,7 +4,7 @@
  * record breaks the chain, 130 on Ctrl-C with partial results.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 let dir: string;

@@ -7,12 +7,12 @@
  * nothing more), commits at every clean end, `svc consumer list|show|reset` and their bad
  * input, and position streams left alone by `apply --prune` and tail patterns.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, SVC_BIN, tempHome, type RunOptions } from "../helpers/cli.js";
-import { cliEnv, startLite, type Lite } from "../helpers/lite.js";
+import { type RunOptions, runSvc, SVC_BIN, tempHome } from "../helpers/cli.js";
+import { cliEnv, type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let lite: Lite;

@@ -7,8 +7,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
 import { scratchDir } from "../helpers/scratch.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 const dir = scratchDir("svc-data-");

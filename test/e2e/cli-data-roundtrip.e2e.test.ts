@@ -3,11 +3,11 @@
  * format (json-base64 with all 256 byte values, empty bodies and headers; json; text), with
  * `-H`, `--timestamp`, several `-i` files, `--format binary`, custom delimiters, `--acks`.
  */
-import { writeFileSync, readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, decodeJsonBase64, type DataEnv } from "./cli-data-setup.js";
 import { scratchDir } from "../helpers/scratch.js";
+import { type DataEnv, dataEnv, decodeJsonBase64 } from "./cli-data-setup.js";
 
 let d: DataEnv;
 const dir = scratchDir("svc-data-");

@@ -3,10 +3,10 @@
  * basin, fresh streams, `svc` runs with string output (runSvc) or exact bytes and live control
  * (spawnSvc, for signals and pipes).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { runSvc, SVC_BIN, tempHome, type RunOptions } from "../helpers/cli.js";
+import { type RunOptions, runSvc, SVC_BIN, tempHome } from "../helpers/cli.js";
 import { startLite } from "../helpers/lite.js";
 
 export type Lite = Awaited<ReturnType<typeof startLite>>;

@@ -6,12 +6,13 @@
  * bin/svc against lite through a recording proxy that sees every request's header names;
  * with `onlyS2` the proxy stands for a server that knows only S2's names.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFileSync, mkdirSync } from "node:fs";
+
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc, tempHome } from "../helpers/cli.js";
-import { startRecordingProxy, usesSvcNames, type RecordingProxy } from "../helpers/header-recorder.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type RecordingProxy, startRecordingProxy, usesSvcNames } from "../helpers/header-recorder.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 let proxy: RecordingProxy;

@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, type RunOptions } from "../helpers/cli.js";
-import { liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type RunOptions, runSvc } from "../helpers/cli.js";
+import { type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let lite: Lite;

@@ -4,7 +4,7 @@
  * stdout, stderr and exit codes (not found 4, usage 2, conflict 5, auth 3).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, type RunOptions } from "../helpers/cli.js";
+import { type RunOptions, runSvc } from "../helpers/cli.js";
 import { startLite } from "../helpers/lite.js";
 
 let lite: Awaited<ReturnType<typeof startLite>>;

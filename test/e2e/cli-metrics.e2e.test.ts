@@ -9,8 +9,8 @@
  * it is a plain table and never carries escape codes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, type RunOptions, type RunResult } from "../helpers/cli.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type RunOptions, type RunResult, runSvc } from "../helpers/cli.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 
 let lite: Lite;

@@ -6,8 +6,8 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { startLite, type Lite } from "../helpers/lite.js";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type Lite, startLite } from "../helpers/lite.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 let open: Lite;

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { sseEvents } from "../../src/client/sse-read.js";
 import { runSvc } from "../helpers/cli.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 let proxy: FaultProxy;

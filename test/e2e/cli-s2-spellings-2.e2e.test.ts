@@ -10,9 +10,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, tempHome, type RunResult } from "../helpers/cli.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type RunResult, runSvc, tempHome } from "../helpers/cli.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 let n = 0;

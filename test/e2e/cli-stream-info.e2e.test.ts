@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/lite.js";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc, type RunOptions, type RunResult } from "../helpers/cli.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type RunOptions, type RunResult, runSvc } from "../helpers/cli.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bashCompletion } from "../helpers/bash-completion.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { dataEnv, type DataEnv } from "./cli-data-setup.js";
+import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

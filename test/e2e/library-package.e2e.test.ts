@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } fro
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -8,12 +8,12 @@ import type { AppendInput, AppendRecord } from "../../src/types.js";
 import { decodeAppendAck, decodeReadBatch, encodeAppendInput } from "../../src/wire/proto.js";
 import {
   eventually,
-  liteClient,
-  startLite,
-  uniqueBasin,
   type Lite,
   type LiteClient,
+  liteClient,
   type Reply,
+  startLite,
+  uniqueBasin,
 } from "../helpers/lite.js";
 
 let lite: Lite;

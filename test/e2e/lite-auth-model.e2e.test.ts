@@ -7,8 +7,8 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
-import { modelAllows, type ModelRequest, type ModelScope, type ModelSet } from "../helpers/authz-model.js";
+import { type ModelRequest, type ModelScope, type ModelSet, modelAllows } from "../helpers/authz-model.js";
+import { type Lite, type LiteClient, liteClient, startLite } from "../helpers/lite.js";
 import { suiteSeed, tierCount } from "../helpers/tier.js";
 
 const BASINS = ["alpha-one", "alpha-two", "beta-one"];

@@ -8,17 +8,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeAppendInput, decodeAppendAck } from "../../src/wire/proto.js";
-import { decodeTerminal, encodeFrame, FrameParser, type Frame } from "../../src/wire/framing.js";
+import { decodeTerminal, encodeFrame, type Frame, FrameParser } from "../../src/wire/framing.js";
+import { decodeAppendAck, encodeAppendInput } from "../../src/wire/proto.js";
 import {
   eventually,
+  type Lite,
+  type LiteClient,
   liteClient,
+  type Protocol,
   spawnLite,
   startLite,
   uniqueBasin,
-  type Lite,
-  type LiteClient,
-  type Protocol,
 } from "../helpers/lite.js";
 import { rawExchange } from "../helpers/raw-session.js";
 

@@ -3,7 +3,7 @@
  * checklist §12 items 1–12, over HTTP/1.1 (undici) and h2c (node:http2) against one server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { eventually, type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {

@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import type { AppendRecord, ReadLimits, SequencedRecord } from "../../src/types.js";
-import { meteredBatchSize, meteredSize } from "../../src/rules/records.js";
 import { trimRecord } from "../../src/rules/commands.js";
-import { eventually, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { meteredBatchSize, meteredSize } from "../../src/rules/records.js";
+import type { AppendRecord, ReadLimits, SequencedRecord } from "../../src/types.js";
+import { eventually, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 const enc = new TextEncoder();
 // Stored batch sizes: single records, odd sizes, full 1,000-record batches, and big records.

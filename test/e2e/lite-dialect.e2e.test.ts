@@ -6,10 +6,10 @@
  * naming both; the svc dialect is unchanged. Over HTTP/1.1 and h2c, with raw exchanges.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, uniqueBasin, type Lite, type LiteClient, type Protocol } from "../helpers/lite.js";
-import { rawExchange } from "../helpers/raw-session.js";
-import { FrameParser, encodeFrame, type Frame } from "../../src/wire/framing.js";
+import { encodeFrame, type Frame, FrameParser } from "../../src/wire/framing.js";
 import { decodeAppendAck, decodeReadBatch, encodeAppendInput } from "../../src/wire/proto.js";
+import { type Lite, type LiteClient, liteClient, type Protocol, startLite, uniqueBasin } from "../helpers/lite.js";
+import { rawExchange } from "../helpers/raw-session.js";
 
 let lite: Lite;
 beforeAll(async () => {

@@ -10,8 +10,8 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { PgCluster } from "../helpers/pg-cluster.js";
-import { startLite, type Lite } from "../helpers/lite.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -10,7 +10,7 @@
  * dropped: they must not bring the stream's bytes back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { eventually, type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 
 type Metric = Record<string, { name: string; values: unknown[] }>;

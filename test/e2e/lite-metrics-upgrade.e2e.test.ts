@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const dir = scratchDir("svc-metrics-upgrade-");

@@ -7,7 +7,7 @@
  */
 import parsePrometheusTextFormat, { type PromFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { eventually, type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 import { scratchDir } from "../helpers/scratch.js";
 

@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
 import {
   eventually,
+  type Lite,
+  type LiteClient,
   liteClient,
   spawnLite,
   startLite,
   uniqueBasin,
-  type Lite,
-  type LiteClient,
 } from "../helpers/lite.js";
 import { freshDatabase, PG_PASSWORD, testPostgresUrl } from "../helpers/postgres.js";
 import { scratchDir } from "../helpers/scratch.js";

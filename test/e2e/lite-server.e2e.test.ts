@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { open, type Database } from "lmdb";
+import { type Database, open } from "lmdb";
 import { afterAll, describe, expect, it } from "vitest";
 import { DATA_FORMAT } from "../../src/lite/storage/lmdb/env.js";
 import { runSvc } from "../helpers/cli.js";

@@ -5,12 +5,12 @@
  * condition, and SSE with Last-Event-ID resume.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLite, liteClient, uniqueBasin, type Lite, type LiteClient, type Protocol } from "../helpers/lite.js";
-import { rawExchange } from "../helpers/raw-session.js";
-import { FrameParser, encodeFrame, decodeTerminal, type Frame } from "../../src/wire/framing.js";
-import { encodeAppendInput, decodeAppendAck, decodeReadBatch } from "../../src/wire/proto.js";
-import { compress, decompress } from "../../src/wire/compression.js";
 import type { AppendInput } from "../../src/types.js";
+import { compress, decompress } from "../../src/wire/compression.js";
+import { decodeTerminal, encodeFrame, type Frame, FrameParser } from "../../src/wire/framing.js";
+import { decodeAppendAck, decodeReadBatch, encodeAppendInput } from "../../src/wire/proto.js";
+import { type Lite, type LiteClient, liteClient, type Protocol, startLite, uniqueBasin } from "../helpers/lite.js";
+import { rawExchange } from "../helpers/raw-session.js";
 
 const enc = new TextEncoder();
 let lite: Lite;

@@ -3,7 +3,7 @@
  * the conformance checklist §12 items 13–19, over HTTP/1.1 and h2c.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { eventually, type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {

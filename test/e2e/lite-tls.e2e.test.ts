@@ -8,11 +8,11 @@ import { writeFileSync } from "node:fs";
 import { connect } from "node:http2";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSvc } from "../helpers/cli.js";
-import { startLite, type Lite } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
+import { runSvc } from "../helpers/cli.js";
+import { type Lite, startLite } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 let lite: Lite;
 let env: Record<string, string>;

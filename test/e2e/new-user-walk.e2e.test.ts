@@ -11,8 +11,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 import { readmeCommands } from "../helpers/readme.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { svcShim } from "../helpers/cli.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { readmeCommands } from "../helpers/readme.js";
 import { scratchDir } from "../helpers/scratch.js";
 

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { schemaErrors } from "../helpers/openapi.js";
 
 const DOC = JSON.parse(readFileSync(resolve(import.meta.dirname, "../fixtures/s2/openapi.json"), "utf8")) as Record<

@@ -7,7 +7,7 @@
  * append or read that auto-creates its stream, and encrypted streams. Runs in both projects:
  * lite on lmdb and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { randomBytes } from "node:crypto";
 import {
   AppendInput,
@@ -16,13 +16,14 @@ import {
   FencingTokenMismatchError,
   Producer,
   RangeNotSatisfiableError,
-  SeqNumMismatchError,
   type ReadRecord,
   type S2,
   type S2Basin,
   type S2Stream,
+  SeqNumMismatchError,
 } from "@s2-dev/streamstore";
-import { eventually, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { reported, sdkClient, sdkError } from "../helpers/s2-sdk.js";
 
 let lite: Lite;

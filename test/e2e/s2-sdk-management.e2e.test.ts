@@ -5,9 +5,10 @@
  * SDK speaks S2's names (`s2-basin`, `s2-request-token`, `s2-provision-result`); lite answers
  * them (wire/dialect.ts). Runs in both projects: lite on lmdb and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { AppendInput, AppendRecord, type S2 } from "@s2-dev/streamstore";
-import { eventually, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { reported, sdkClient, sdkError } from "../helpers/s2-sdk.js";
 
 let lite: Lite;

@@ -11,9 +11,9 @@
 import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "undici";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);

@@ -5,7 +5,7 @@
  * put it back splits words at ':' too (the default here, the harder case). `before` and `after`
  * are shell lines run around `_svc`.
  */
-import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DataEnv } from "../e2e/cli-data-setup.js";

@@ -3,7 +3,7 @@
  * stdout (the export lines) and stderr (its own messages, the nodes' and PostgreSQL's logs)
  * are collected; `interrupt()` sends SIGINT (Ctrl-C) and waits, with a deadline, for it to end.
  */
-import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { eventually } from "./lite.js";
 

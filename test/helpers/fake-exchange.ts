@@ -4,9 +4,9 @@
  */
 import { responseError } from "../../src/transport/response-error.js";
 import type { SessionExchange } from "../../src/transport/session-exchange.js";
-import { FrameParser, encodeFrame, encodeTerminalFrame } from "../../src/wire/framing.js";
-import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../src/wire/proto.js";
 import type { AppendAck, AppendInput, ReadBatch } from "../../src/types.js";
+import { encodeFrame, encodeTerminalFrame, FrameParser } from "../../src/wire/framing.js";
+import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../src/wire/proto.js";
 
 export class FakeExchange implements SessionExchange {
   status: number;

@@ -10,9 +10,9 @@
  * liteClient() is a tiny HTTP client over undici (HTTP/1.1) or node:http2 (h2c, prior
  * knowledge), so every e2e suite can run over both protocols against the same port.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, type ClientHttp2Session } from "node:http2";
+import { type ClientHttp2Session, connect } from "node:http2";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

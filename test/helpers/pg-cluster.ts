@@ -13,7 +13,7 @@
  */
 import pg from "pg";
 import { startDelayProxy } from "./delay-proxy.js";
-import { liteClient, startLite, type Call, type Lite, type LiteClient, type Reply } from "./lite.js";
+import { type Call, type Lite, type LiteClient, liteClient, type Reply, startLite } from "./lite.js";
 import { freshDatabase, PG_PASSWORD } from "./postgres.js";
 
 type Proxy = Awaited<ReturnType<typeof startDelayProxy>>;

@@ -4,7 +4,7 @@
  * server: the same URL for the account and basin endpoints (so the SDK sends `s2-basin`).
  * Nothing renames anything in between: the SDK speaks S2's names and lite answers them.
  */
-import { S2, S2Environment, S2Error, type S2ClientOptions } from "@s2-dev/streamstore";
+import { S2, type S2ClientOptions, S2Environment, S2Error } from "@s2-dev/streamstore";
 import type { Lite } from "./lite.js";
 
 /** Quick retries: tests provoke errors on purpose, and a refused request is not retried anyway. */

@@ -11,6 +11,8 @@
  * `answerStates()`. Other nodes' work is `appendElsewhere` and `trimElsewhere`. Every call is
  * counted.
  */
+
+import { decodeLanded, encodeBatch } from "../../src/lite/storage/batch-codec.js";
 import type {
   AppendOutcome,
   GroupResult,
@@ -18,12 +20,16 @@ import type {
   SharedLog,
   StoredState,
 } from "../../src/lite/storage/seams.js";
-import type { BatchHead, StoredBatch, StreamMeta } from "../../src/lite/storage/types.js";
-import { decodeLanded, encodeBatch } from "../../src/lite/storage/batch-codec.js";
+import type {
+  BatchHead,
+  PartialStreamConfig,
+  StoredBatch,
+  StreamMeta,
+  StreamStateRecord,
+} from "../../src/lite/storage/types.js";
 import { BatchCache } from "../../src/lite/store/batch-cache.js";
 import { SharedStream } from "../../src/lite/store/shared-stream.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
-import type { PartialStreamConfig, StreamStateRecord } from "../../src/lite/storage/types.js";
 
 interface Row {
   first: number;

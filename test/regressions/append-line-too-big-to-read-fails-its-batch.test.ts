@@ -12,7 +12,7 @@
  * other lines are appended; on either transport.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -6,8 +6,8 @@
  * no live line, and rates below 10 keep two significant digits (`0.3 records/s`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -10,7 +10,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -9,8 +9,8 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
 
 let d: DataEnv;
 let proxy: FaultProxy;

@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { cliEnv, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let lite: Lite;

@@ -7,8 +7,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc, tempHome } from "../helpers/cli.js";
-import { cliEnv, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, type Lite, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `surrogate-apply-${process.pid}`;

@@ -5,8 +5,8 @@
  * a log gets a line when the wait starts, and a terminal's live line counts it down.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

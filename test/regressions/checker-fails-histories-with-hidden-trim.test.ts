@@ -23,14 +23,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  type AppendOp,
   checkHistory,
+  type History,
   historyJsonl,
   historyLines,
+  type Op,
   searchCheck,
   writeHistory,
-  type AppendOp,
-  type History,
-  type Op,
 } from "../helpers/history/index.js";
 
 let id = 0;

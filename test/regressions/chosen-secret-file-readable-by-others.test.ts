@@ -11,9 +11,9 @@ import { spawn } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSvc, SVC_BIN } from "../helpers/cli.js";
 import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
+import { runSvc, SVC_BIN } from "../helpers/cli.js";
 import { liteClient, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 

@@ -8,9 +8,8 @@
  * directory, and the nodes connect as a role that owns only its database.
  */
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { readdirSync, statSync } from "node:fs";
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ClusterRun, startClusterScript } from "../helpers/cluster-script.js";

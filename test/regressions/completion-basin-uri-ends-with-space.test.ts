@@ -6,8 +6,8 @@
  * expects a basin, the basin completes as a whole word, as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { bashCompletion } from "../helpers/bash-completion.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

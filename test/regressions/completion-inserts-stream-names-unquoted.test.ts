@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { bashCompletion } from "../helpers/bash-completion.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -13,8 +13,8 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
-import { bashCompletion, type BashCompletion } from "../helpers/bash-completion.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
+import { type BashCompletion, bashCompletion } from "../helpers/bash-completion.js";
 import { svcShim } from "../helpers/cli.js";
 import { scratchDir } from "../helpers/scratch.js";
 

@@ -8,7 +8,7 @@
  * change, from the same read: 403, and the config stays as the owner made it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { slowRequest } from "../helpers/slow-request.js";
 
 let lite: Lite;

@@ -7,7 +7,7 @@
  * Expected: Ctrl-C is exit 130 everywhere, with nothing done at a prompt.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { eventually } from "../helpers/lite.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 

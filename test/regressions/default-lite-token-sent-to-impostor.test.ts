@@ -19,10 +19,10 @@ import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { SVC_BIN } from "../helpers/cli.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 import { SvcError } from "../../src/errors.js";
+import { SVC_BIN } from "../helpers/cli.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 let lite: Lite;
 const captured: string[] = [];

@@ -4,7 +4,7 @@
  * side; a bare name with a slash is refused with how to write a stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { follow, judge, settled, until, type Follower } from "../helpers/followers.js";
+import { type Follower, follow, judge, settled, until } from "../helpers/followers.js";
 import { freePort } from "../helpers/free-port.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 const BASIN = `drain-lmdb-${process.pid}`;
 const TOTAL = 20_000;

@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, createStreams, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;

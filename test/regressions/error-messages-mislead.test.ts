@@ -7,14 +7,15 @@
  * `basin create --if-not-exists --retention 1d` on a basin with another retention said nothing;
  * answering "n" to a prompt exited 0; "1 records".
  */
-import { createServer, type Server } from "node:http";
+
 import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { runSvc } from "../helpers/cli.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 let notService: Server;

@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 
 let d: DataEnv;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAppendAck, encodeAppendInput } from "../../src/wire/proto.js";
-import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `fence-bom-${process.pid}`;

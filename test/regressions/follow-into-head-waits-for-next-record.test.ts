@@ -10,8 +10,8 @@
  */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

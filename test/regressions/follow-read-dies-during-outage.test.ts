@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
-import { freePort, startLite, type Lite } from "../helpers/lite.js";
+import { freePort, type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const OUTAGE_MS = 30_000;

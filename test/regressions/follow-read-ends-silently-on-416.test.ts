@@ -8,8 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/client/read-session.js";
-import type { ReadEvent } from "../../src/types.js";
-import type { SequencedRecord } from "../../src/types.js";
+import type { ReadEvent, SequencedRecord } from "../../src/types.js";
 import { FakeExchange, pos } from "../helpers/fake-exchange.js";
 
 const enc = new TextEncoder();

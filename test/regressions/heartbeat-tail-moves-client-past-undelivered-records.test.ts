@@ -17,7 +17,7 @@ import { createServer, type Http2Server, type IncomingHttpHeaders, type ServerHt
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import type { ReadEvent, ReadStart, ReadLimits } from "../../src/types.js";
+import type { ReadEvent, ReadLimits, ReadStart } from "../../src/types.js";
 import { encodeFrame } from "../../src/wire/framing.js";
 import { encodeReadBatch } from "../../src/wire/proto.js";
 

@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc, tempHome } from "../helpers/cli.js";
 import { freePort } from "../helpers/free-port.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 const SRC = resolve(import.meta.dirname, "../../src");
 const VALUE_OPTIONS = new Set([

@@ -11,7 +11,7 @@
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {

@@ -10,10 +10,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { runSvc } from "../helpers/cli.js";
-import { cliEnv, liteClient, startLite, type Lite } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 import { STORAGE_CLASSES, TIMESTAMPING_MODES } from "../../src/types.js";
+import { runSvc } from "../helpers/cli.js";
+import { cliEnv, type Lite, liteClient, startLite } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const started: Lite[] = [];
 afterAll(async () => {

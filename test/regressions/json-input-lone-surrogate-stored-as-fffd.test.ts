@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `surrogate-${process.pid}`;

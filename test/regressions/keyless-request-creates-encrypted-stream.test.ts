@@ -8,7 +8,7 @@
  */
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `enc-auto-${process.pid}`;

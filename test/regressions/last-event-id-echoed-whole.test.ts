@@ -6,7 +6,7 @@
  * Now the message quotes at most the first 40 characters of the value, and says it was cut.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStreams, liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { createStreams, type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = uniqueBasin("lei");

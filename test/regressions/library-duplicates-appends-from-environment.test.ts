@@ -12,8 +12,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { createStreams, eventually, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import { createStreams, eventually, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 const VARS = ["SVC_CLIENT_TEST_FAULTS", "SVC_CLIENT_TEST_FAULT"] as const;
 const saved = VARS.map((v) => process.env[v]);

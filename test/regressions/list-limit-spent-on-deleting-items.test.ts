@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;

@@ -8,7 +8,7 @@
  * Now a socket that does not answer is looked at again; only one that has not answered for
  * 5 s counts as a holder (a stopped or hung server still keeps others out).
  */
-import { rmSync, mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

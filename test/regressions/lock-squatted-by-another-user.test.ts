@@ -14,7 +14,7 @@
  * simultaneous starts and after a kill -9, are two-lites-on-one-data-dir.test.ts.) The other
  * user is `nobody`: those cases need root and are skipped otherwise.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";

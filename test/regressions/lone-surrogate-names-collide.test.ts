@@ -7,7 +7,7 @@
  * ids, like every other token-id rule) and nothing is created.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 let c: LiteClient;

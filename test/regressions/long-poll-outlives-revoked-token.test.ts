@@ -7,7 +7,7 @@
  * Now it re-checks while it waits and before it answers: 401 within about a second.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `long-poll-${process.pid}`;

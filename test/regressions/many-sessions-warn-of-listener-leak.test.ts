@@ -12,7 +12,7 @@
  */
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, startLite } from "../helpers/lite.js";
 
 const BASIN = "listener-leak-basin";
 const SESSIONS = 16;

@@ -8,7 +8,7 @@
  * that does not create streams on append, the append itself says the stream is not found.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 let creating: string;

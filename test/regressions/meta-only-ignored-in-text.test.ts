@@ -7,7 +7,7 @@
  * (`--headers-only` in text, either with a template or binary) it is a usage error (exit 2).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 let uri: string;

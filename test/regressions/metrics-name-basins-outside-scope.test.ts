@@ -6,7 +6,7 @@
  * `alpha-` learned `beta-...`. Now the label lists only basins the token's set covers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const tag = `${process.pid}`.slice(-5);

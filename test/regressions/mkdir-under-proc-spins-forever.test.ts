@@ -11,7 +11,7 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeDirs } from "../../src/dirs.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { runSvc } from "../helpers/cli.js";
 import { scratchDir } from "../helpers/scratch.js";
 

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, createStreams, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 
 const OSC52 = "a\x1b]52;c;SGVsbG8=\x07b\u009bc";

@@ -16,7 +16,7 @@
 import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStreams, eventually, liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { createStreams, eventually, type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 
 const FOLLOWERS = 900;

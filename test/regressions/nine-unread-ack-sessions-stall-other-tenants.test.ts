@@ -14,7 +14,7 @@ import type { ClientHttp2Session } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeTerminal, encodeFrame, FrameParser } from "../../src/wire/framing.js";
 import { decodeAppendAck, encodeAppendInput } from "../../src/wire/proto.js";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { eventually, type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 import { acksOf, appendSessionHeaders, unreadAppendSession, unreadingConnection } from "../helpers/raw-session.js";
 

@@ -7,7 +7,7 @@
  * of localhost) is now refused with 403 when that origin is not allowed, for every method.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let open: Lite;
 let allowed: Lite;

@@ -11,7 +11,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseLiteArgs } from "../../src/lite/options.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 let open: Lite;
 let authed: Lite;

@@ -5,7 +5,7 @@
  * path were refused. Now such a query is 400 bad_query.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 

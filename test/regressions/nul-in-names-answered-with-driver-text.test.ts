@@ -9,7 +9,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { eventually, type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase, PG_PASSWORD } from "../helpers/postgres.js";
 
 const NUL = "a\u0000b";

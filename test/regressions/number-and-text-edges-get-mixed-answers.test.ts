@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeTerminal, encodeFrame, FrameParser } from "../../src/wire/framing.js";
-import { liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { rawExchange } from "../helpers/raw-session.js";
 
 let lite: Lite;

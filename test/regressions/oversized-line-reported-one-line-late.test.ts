@@ -5,8 +5,8 @@
  * in its error and the reader uses that.
  */
 import { describe, expect, it } from "vitest";
-import { RecordSplitter } from "../../src/format/record-split.js";
 import { RecordInputError } from "../../src/format/record-input.js";
+import { RecordSplitter } from "../../src/format/record-split.js";
 import { runSvc } from "../helpers/cli.js";
 
 const BIG = "x".repeat(1024 * 1024 + 100);

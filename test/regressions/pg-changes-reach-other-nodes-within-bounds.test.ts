@@ -13,16 +13,16 @@
  * answer that shows the change must come within the bound, and every answer after it too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, type LiteClient, type Reply } from "../helpers/lite.js";
+import { type LiteClient, liteClient, type Reply } from "../helpers/lite.js";
 import {
   append,
   base64Record,
   codeOf,
   PgCluster,
+  type PgNode,
   show,
   sleep,
   trimRecord,
-  type PgNode,
 } from "../helpers/pg-cluster.js";
 
 /** A revocation through one node is refused on every node within this. */

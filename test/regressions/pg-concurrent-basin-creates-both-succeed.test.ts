@@ -10,7 +10,7 @@
  * is the winner's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeOf, PgCluster, show, type PgNode } from "../helpers/pg-cluster.js";
+import { codeOf, PgCluster, type PgNode, show } from "../helpers/pg-cluster.js";
 
 const PAIRS = 200;
 

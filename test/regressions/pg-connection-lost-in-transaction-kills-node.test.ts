@@ -15,7 +15,7 @@
  */
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
+import { PgCluster, type PgNode, show, sleep } from "../helpers/pg-cluster.js";
 
 /** Moments (ms after the creation is sent) at which every connection is cut. */
 const CUTS = [200, 450, 700, 950, 1200];

@@ -23,11 +23,11 @@ import {
   LEASE_MS,
   logged,
   PgCluster,
+  type PgNode,
+  SWEEP_MS,
   show,
   sleep,
-  SWEEP_MS,
   TAKEOVER_MS,
-  type PgNode,
 } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_SWEEP_MS: String(SWEEP_MS), SVC_LITE_SWEEP_LEASE_MS: String(LEASE_MS) };

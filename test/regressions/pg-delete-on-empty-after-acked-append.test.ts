@@ -17,7 +17,7 @@
  * after that append: CHECK_AFTER_MS after the ack, the stream is there with the record.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
+import { append, PgCluster, type PgNode, show, sleep } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_SWEEP_MS: "100" };
 const CONFIG = { retention_policy: { age: 1 }, delete_on_empty: { min_age_secs: 1 } };

@@ -16,7 +16,7 @@
  * received.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { follow, judge, until, type Follower } from "../helpers/followers.js";
+import { type Follower, follow, judge, until } from "../helpers/followers.js";
 import { append, PgCluster, type PgNode } from "../helpers/pg-cluster.js";
 
 const BASIN = `drain-beat-${process.pid}`;

@@ -12,12 +12,13 @@
  * `stream_tail_went_back`. The finding is kept in the database: every node, one started later
  * too, reports it on check-tail, and `svc stream info` shows it.
  */
+
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { startPair } from "../bench/lib/pg-standby.mjs";
-import { startDelayProxy } from "../helpers/delay-proxy.js";
 import { runSvc } from "../helpers/cli.js";
-import { liteClient, cliEnv, startLite, type Lite, type LiteClient } from "../helpers/lite.js";
-import pg from "pg";
+import { startDelayProxy } from "../helpers/delay-proxy.js";
+import { cliEnv, type Lite, type LiteClient, liteClient, startLite } from "../helpers/lite.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let cleanup: (() => Promise<void>)[] = [];

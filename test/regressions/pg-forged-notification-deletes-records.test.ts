@@ -9,7 +9,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { freshDatabase, testPostgresUrl } from "../helpers/postgres.js";
 
 const basin = `forged-${process.pid}`;

@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { startPostgres } from "../helpers/postgres.js";
 
 const BASIN = `hung-db-${process.pid}`;

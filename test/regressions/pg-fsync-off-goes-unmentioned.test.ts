@@ -8,7 +8,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { freshDatabase, startPostgres } from "../helpers/postgres.js";
 
 let server: Awaited<ReturnType<typeof startPostgres>> | undefined;

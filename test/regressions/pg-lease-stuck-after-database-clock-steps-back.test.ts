@@ -13,7 +13,7 @@
  */
 import type pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { firstTime, LEADS, LEASE_MS, logged, PgCluster, show, SWEEP_MS, TAKEOVER_MS } from "../helpers/pg-cluster.js";
+import { firstTime, LEADS, LEASE_MS, logged, PgCluster, SWEEP_MS, show, TAKEOVER_MS } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_SWEEP_MS: String(SWEEP_MS), SVC_LITE_SWEEP_LEASE_MS: String(LEASE_MS) };
 /** What the machine's load may add to a bound. */

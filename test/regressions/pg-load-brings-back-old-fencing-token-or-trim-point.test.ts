@@ -26,10 +26,10 @@ import {
   base64Record,
   fenceRecord,
   PgCluster,
+  type PgNode,
   show,
   sleep,
   trimRecord,
-  type PgNode,
 } from "../helpers/pg-cluster.js";
 
 /** Offsets (ms) after B's first request for a stream at which A sends its command. */

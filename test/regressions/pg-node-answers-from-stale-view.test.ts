@@ -22,7 +22,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { SeqNumMismatchError, type SvcError } from "../../src/errors.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { freshDatabase, testPostgresUrl } from "../helpers/postgres.js";
 
 const BASIN = `stale-view-${process.pid}`;

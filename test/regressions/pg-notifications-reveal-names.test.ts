@@ -13,7 +13,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { firstTime, PgCluster, show, type PgNode } from "../helpers/pg-cluster.js";
+import { firstTime, PgCluster, type PgNode, show } from "../helpers/pg-cluster.js";
 import { testPostgresUrl } from "../helpers/postgres.js";
 
 const role = `listener_${process.pid}`;

@@ -20,12 +20,12 @@ import {
   LEASE_MS,
   logged,
   PgCluster,
-  show,
-  sleep,
+  type PgNode,
   STOPS_LEADING,
   SWEEP_MS,
+  show,
+  sleep,
   TAKEOVER_MS,
-  type PgNode,
 } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_SWEEP_MS: String(SWEEP_MS), SVC_LITE_SWEEP_LEASE_MS: String(LEASE_MS) };

@@ -14,7 +14,7 @@
  * gets every record exactly once, and no heartbeat names a record it has not received.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { follow, judge, until, type Follower } from "../helpers/followers.js";
+import { type Follower, follow, judge, until } from "../helpers/followers.js";
 import { append, PgCluster, type PgNode } from "../helpers/pg-cluster.js";
 
 const BASIN = `beat-race-${process.pid}`;

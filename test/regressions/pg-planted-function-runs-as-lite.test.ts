@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, SVC_BIN, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, SVC_BIN, startLite } from "../helpers/lite.js";
 import { freshDatabase, PG_PASSWORD, testPostgresUrl } from "../helpers/postgres.js";
 
 const role = `planter_${process.pid}`;

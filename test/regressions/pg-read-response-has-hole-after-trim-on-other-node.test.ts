@@ -23,7 +23,7 @@
  * the trim point (42).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, base64Record, PgCluster, show, sleep, trimRecord, type PgNode } from "../helpers/pg-cluster.js";
+import { append, base64Record, PgCluster, type PgNode, show, sleep, trimRecord } from "../helpers/pg-cluster.js";
 
 const BASIN = `read-hole-${process.pid}`;
 /** When B trims, ms after A's read began: one of them falls between two of A's queries. */

@@ -16,7 +16,7 @@
  * below its start.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, PgCluster, show, type PgNode } from "../helpers/pg-cluster.js";
+import { append, PgCluster, type PgNode, show } from "../helpers/pg-cluster.js";
 
 const ROUNDS = 25;
 const BASIN = `stale-read-${process.pid}`;

@@ -15,7 +15,7 @@
  * shows it with `deleted_at: null` meanwhile.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, codeOf, PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
+import { append, codeOf, PgCluster, type PgNode, show, sleep } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_DELETE_GRACE_MS: "300", SVC_LITE_SWEEP_MS: "200" };
 /** Offsets (ms) after B's PATCH at which A's DELETE is sent. */

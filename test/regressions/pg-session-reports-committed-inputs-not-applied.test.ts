@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { SvcError } from "../../src/errors.js";
-import { PgCluster, sleep, type PgNode } from "../helpers/pg-cluster.js";
+import { PgCluster, type PgNode, sleep } from "../helpers/pg-cluster.js";
 
 const BASIN = `not-applied-${process.pid}`;
 const enc = new TextEncoder();

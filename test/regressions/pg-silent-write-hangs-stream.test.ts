@@ -13,8 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { SvcError } from "../../src/errors.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 
 const enc = new TextEncoder();

@@ -15,8 +15,8 @@
  * disappears (404 on every node, a node started afterwards included) within GONE_WITHIN_MS.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, codeOf, PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
 import type { Reply } from "../helpers/lite.js";
+import { append, codeOf, PgCluster, type PgNode, show, sleep } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_DELETE_GRACE_MS: "300", SVC_LITE_SWEEP_MS: "200" };
 /** Offsets (ms) after B's create at which A's DELETE of the basin is sent. */

@@ -15,7 +15,7 @@
  * Expected: the basin created again lives on (200 through every node LIVES_MS later).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
+import { PgCluster, type PgNode, show, sleep } from "../helpers/pg-cluster.js";
 
 const ENV = { SVC_LITE_DELETE_GRACE_MS: "1000", SVC_LITE_SWEEP_MS: "100" };
 const ROUNDS = 2;

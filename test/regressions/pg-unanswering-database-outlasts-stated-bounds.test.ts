@@ -16,7 +16,7 @@
  * again appends succeed. Then the same with the default timeouts (D = 10 s, R = 5 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { append, codeOf, PgCluster, show, sleep, type PgNode } from "../helpers/pg-cluster.js";
+import { append, codeOf, PgCluster, type PgNode, show, sleep } from "../helpers/pg-cluster.js";
 
 /** What the machine's load may add to a bound (several test runs share two cores). */
 const SLACK_MS = 1_500;

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, decodeJsonBase64, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv, decodeJsonBase64 } from "../e2e/cli-data-setup.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let d: DataEnv;

@@ -6,7 +6,7 @@
  * statistics (Prometheus, by status), not as the account's or a basin's operations.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const quiet = `quiet-basin-${process.pid}`;

@@ -11,7 +11,7 @@
  * and the test runs a whole sweep when it wants one, instead of waiting for either.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 const basin = `retention-cut-${process.pid}`;

@@ -8,7 +8,7 @@
  * before anything is executed: 401, nothing issued, nothing stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStreams, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { slowRequest } from "../helpers/slow-request.js";
 
 let lite: Lite;

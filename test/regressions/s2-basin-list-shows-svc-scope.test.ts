@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { schemaErrors } from "../helpers/openapi.js";
 import { freshDatabase } from "../helpers/postgres.js";
 import { sdkClient } from "../helpers/s2-sdk.js";

@@ -7,7 +7,7 @@
  * as S2's own integration tests use them, against a real lite.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { uniqueBasin } from "../helpers/lite.js";
 
 let d: DataEnv;

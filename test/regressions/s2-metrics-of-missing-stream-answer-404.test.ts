@@ -8,7 +8,7 @@
  * On lmdb and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 import { sdkClient } from "../helpers/s2-sdk.js";
 

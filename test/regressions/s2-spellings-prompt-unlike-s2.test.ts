@@ -9,7 +9,7 @@
  * integration tests, as svc commands against a real lite.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { uniqueBasin } from "../helpers/lite.js";
 
 let d: DataEnv;

@@ -6,7 +6,7 @@
  * that names neither dialect is now answered with both names.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { sdkClient } from "../helpers/s2-sdk.js";
 
 let lite: Lite;

@@ -9,7 +9,7 @@
  * for `age: 0`) and no stream created.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 let c: LiteClient;

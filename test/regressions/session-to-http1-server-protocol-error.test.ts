@@ -18,7 +18,7 @@ import { createServer as createH2Server, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { createStreams, startLite, type Lite } from "../helpers/lite.js";
+import { createStreams, type Lite, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 let web: Server;

@@ -16,7 +16,7 @@ import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { runSvc } from "../helpers/cli.js";
-import { freePort, startLite, type Lite } from "../helpers/lite.js";
+import { freePort, type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const TOKEN = "issue-11-secret-token";

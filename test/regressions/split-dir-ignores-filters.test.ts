@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, createStreams, eventually, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, eventually, type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 let env: Record<string, string>;

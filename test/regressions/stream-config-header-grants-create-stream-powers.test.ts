@@ -10,7 +10,7 @@
  * On lmdb and on PostgreSQL, in both dialects.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liteClient, startLite, uniqueBasin, type Lite, type LiteClient } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 
 const SHORT = JSON.stringify({ retention_policy: { age: 1 }, delete_on_empty: { min_age_secs: 1 } });

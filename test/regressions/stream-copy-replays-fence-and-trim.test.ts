@@ -9,8 +9,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv, decodeJsonBase64 } from "../e2e/cli-data-setup.js";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
-import { dataEnv, decodeJsonBase64, type DataEnv } from "../e2e/cli-data-setup.js";
 import { eventually } from "../helpers/lite.js";
 
 let d: DataEnv;

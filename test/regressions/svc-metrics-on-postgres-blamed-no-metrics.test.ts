@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;

@@ -8,7 +8,7 @@
  * and Ctrl-C still stops them all (exit 130).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { eventually } from "../helpers/lite.js";
 
 let d: DataEnv;

@@ -13,8 +13,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import setup from "../global-setup.js";
 import { sweepOrphans } from "../bench/lib/postgres.mjs";
+import setup from "../global-setup.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const saved = process.env.TMPDIR;

@@ -14,7 +14,7 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFrame } from "../../src/wire/framing.js";
 import { encodeAppendInput } from "../../src/wire/proto.js";
-import { liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
 import { acksOn, appendSessionHeaders, unreadAppendSession } from "../helpers/raw-session.js";
 

@@ -13,7 +13,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, createStreams, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { cliEnv, createStreams, type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 
 const EVIL_NAME = "x\x1b]0;OWNED\x07\x1b[1A";

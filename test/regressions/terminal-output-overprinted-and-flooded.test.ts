@@ -12,10 +12,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
+import { eventually } from "../helpers/lite.js";
 import { ptyAvailable, runSvcInPty } from "../helpers/pty.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
-import { eventually } from "../helpers/lite.js";
 
 let d: DataEnv;
 beforeAll(async () => {

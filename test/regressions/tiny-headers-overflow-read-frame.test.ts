@@ -11,10 +11,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import type { ReadEvent } from "../../src/types.js";
-import type { AppendRecord } from "../../src/types.js";
+import type { AppendRecord, ReadEvent } from "../../src/types.js";
 import { encodeAppendInput } from "../../src/wire/proto.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 let client: SvcClient;

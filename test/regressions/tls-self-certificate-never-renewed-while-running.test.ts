@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { describe, expect, it } from "vitest";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const env = {

@@ -14,11 +14,11 @@ import { X509Certificate } from "node:crypto";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSvc } from "../helpers/cli.js";
-import { spawnLite, startLite, type Lite } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 import { SETTINGS } from "../../src/lite/option-table.js";
 import { selfSigned } from "../../src/lite/tls-cert.js";
+import { runSvc } from "../helpers/cli.js";
+import { type Lite, spawnLite, startLite } from "../helpers/lite.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 /** The first whole log line matching `pattern` (waits for its line break: a loaded machine may deliver a line late). */
 async function logged(lite: Lite, pattern: RegExp): Promise<string> {

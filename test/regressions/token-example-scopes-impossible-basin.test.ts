@@ -9,8 +9,8 @@
  * the rule; the token is still issued, as for the other warning.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 import { impossibleNames } from "../../src/cli/commands/token/token-reach.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 
 let d: DataEnv;
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OP_GROUPS } from "../../src/types.js";
 import { GROUP_OPS } from "../helpers/authz-model.js";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 let lite: Lite;

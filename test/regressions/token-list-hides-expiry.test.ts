@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { cliEnv, startLite, type Lite } from "../helpers/lite.js";
+import { cliEnv, type Lite, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {

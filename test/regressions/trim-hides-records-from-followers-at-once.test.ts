@@ -20,10 +20,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { fenceRecord, trimRecord } from "../../src/rules/commands.js";
-import { eventually, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { eventually, type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { freshDatabase } from "../helpers/postgres.js";
-import { scratchDir } from "../helpers/scratch.js";
 import { sdkClient } from "../helpers/s2-sdk.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const PERIOD_MS = 60_000;
 const FOREVER = Number.MAX_SAFE_INTEGER; // 2^53-1, as the resumable-stream library trims

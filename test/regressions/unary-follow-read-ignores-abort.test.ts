@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 let client: SvcClient;

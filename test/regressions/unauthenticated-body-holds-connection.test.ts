@@ -8,7 +8,7 @@
  */
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { slowRequest } from "../helpers/slow-request.js";
 
 let lite: Lite;

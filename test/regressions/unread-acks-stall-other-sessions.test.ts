@@ -7,9 +7,9 @@
  * test shrinks the shared budget to 8 MiB (SVC_LITE_APPEND_BUDGET_BYTES) to stay small.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeAppendInput } from "../../src/wire/proto.js";
 import { encodeFrame } from "../../src/wire/framing.js";
-import { liteClient, startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { encodeAppendInput } from "../../src/wire/proto.js";
+import { type Lite, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 import { acksOf, appendSessionHeaders, unreadAppendSession, unreadingConnection } from "../helpers/raw-session.js";
 
 let lite: Lite;

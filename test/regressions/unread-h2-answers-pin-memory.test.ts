@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { eventually, type Lite, liteClient, startLite } from "../helpers/lite.js";
 
 let lite: Lite;
 beforeAll(async () => {

@@ -7,8 +7,8 @@
  * Expected: each command's line in `svc --help` names the arguments its own usage line names.
  */
 import { describe, expect, it } from "vitest";
-import { runSvc } from "../helpers/cli.js";
 import { COMMANDS } from "../../src/cli/commands/index.js";
+import { runSvc } from "../helpers/cli.js";
 
 describe("svc --help's command list", () => {
   it("names each command's arguments as its own help does", async () => {

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { startLite, uniqueBasin, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 
 let lite: Lite;
 let client: SvcClient;

@@ -9,7 +9,7 @@
  * A shell that is not installed skips here, saying so (CI installs all three).
  */
 import { describe, expect, it } from "vitest";
-import { completeAtPrompt, shellAvailable, type Shell } from "../helpers/shell-complete.js";
+import { completeAtPrompt, type Shell, shellAvailable } from "../helpers/shell-complete.js";
 
 const CASES: [string, string][] = [
   ["svc rea\t", "svc read "],

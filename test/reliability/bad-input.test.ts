@@ -16,10 +16,10 @@ import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVER_CODES } from "../../src/errors.js";
-import { FrameParser, decodeTerminal, encodeFrame } from "../../src/wire/framing.js";
 import { compress } from "../../src/wire/compression.js";
+import { decodeTerminal, encodeFrame, FrameParser } from "../../src/wire/framing.js";
 import { encodeAppendInput } from "../../src/wire/proto.js";
-import { liteClient, startLite, type Lite, type LiteClient, type Reply } from "../helpers/lite.js";
+import { type Lite, type LiteClient, liteClient, type Reply, startLite } from "../helpers/lite.js";
 import { rawExchange } from "../helpers/raw-session.js";
 import { suiteSeed, tierCount } from "../helpers/tier.js";
 

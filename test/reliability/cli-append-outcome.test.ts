@@ -5,8 +5,8 @@
  * record at most once) covering every acknowledged batch.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
 
 let d: DataEnv;
 let proxy: FaultProxy;

@@ -6,7 +6,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { rng } from "../helpers/seeded.js";
 
 const EXTENDED = process.env.RELIABILITY === "extended";

@@ -17,10 +17,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { runSvc, SVC_BIN, tempHome } from "../helpers/cli.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
 import { freePort } from "../helpers/free-port.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 type Behaviour = { status: number; body: unknown } | "reset";
 

@@ -5,11 +5,11 @@
  * (or /proc). Size: CLI_MEMORY_MIB (default 256).
  */
 import { spawn } from "node:child_process";
-import { existsSync, openSync, readFileSync, closeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
 import { SVC_BIN, tempHome } from "../helpers/cli.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
 
 const SIZE_MIB = Number(process.env.CLI_MEMORY_MIB ?? 256);
 const LIMIT_MIB = 150;

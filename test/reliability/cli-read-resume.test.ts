@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { dataEnv, type DataEnv } from "../e2e/cli-data-setup.js";
+import { type DataEnv, dataEnv } from "../e2e/cli-data-setup.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const RECORDS = 10_000;

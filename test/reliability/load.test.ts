@@ -21,10 +21,11 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { FrameParser } from "../../src/wire/framing.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 /** L3 opens 2,000 connections from one address; lite's default cap is 256 (docs/security.md). */
 const MANY_CONNECTIONS = { SVC_LITE_CONNECTIONS_PER_ADDRESS: "4096" };
+
 import { tierCount } from "../helpers/tier.js";
 
 const FANOUT_SECONDS = tierCount(5, 60, "LOAD_FANOUT_SECONDS");

@@ -11,11 +11,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
 import { freePort } from "../helpers/free-port.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { Recorder, historyLines, recordKey, verify, type History } from "../helpers/history/index.js";
-import { WORKFLOWS, ackedTrimPoint, readFinal, runWorkload } from "../helpers/history/workload.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type History, historyLines, Recorder, recordKey, verify } from "../helpers/history/index.js";
+import { ackedTrimPoint, readFinal, runWorkload, WORKFLOWS } from "../helpers/history/workload.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { rng } from "../helpers/seeded.js";
 import { EXTENDED, suiteSeed, tierCount } from "../helpers/tier.js";

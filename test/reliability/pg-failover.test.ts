@@ -18,9 +18,9 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import { startPair } from "../bench/lib/pg-standby.mjs";
-import { Recorder, recordKey, verify, type AppendOp, type SessionReadOp } from "../helpers/history/index.js";
+import { type AppendOp, Recorder, recordKey, type SessionReadOp, verify } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 const BASIN = "failover";
 const STREAM = "s";

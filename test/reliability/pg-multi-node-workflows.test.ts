@@ -30,17 +30,17 @@ import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import {
-  Recorder,
+  type AppendOp,
+  type History,
   historyLines,
   isDataKey,
   now,
+  Recorder,
   recordKey,
   verify,
-  type AppendOp,
-  type History,
 } from "../helpers/history/index.js";
-import { WORKFLOWS, ackedTrimPoint, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
-import { firstTime, logged, PgCluster, sleep, type Database, type PgNode } from "../helpers/pg-cluster.js";
+import { ackedTrimPoint, readFinal, runWorkload, WORKFLOWS, type Workflow } from "../helpers/history/workload.js";
+import { type Database, firstTime, logged, PgCluster, type PgNode, sleep } from "../helpers/pg-cluster.js";
 import { startPostgres } from "../helpers/postgres.js";
 import { rng } from "../helpers/seeded.js";
 import { EXTENDED, suiteSeed, tierCount } from "../helpers/tier.js";

@@ -25,12 +25,12 @@ import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import {
-  Recorder,
-  historyLines,
-  recordKey,
-  verify,
   type AppendOp,
+  historyLines,
+  Recorder,
+  recordKey,
   type SessionReadOp,
+  verify,
 } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
 import type { Lite } from "../helpers/lite.js";

@@ -24,15 +24,15 @@ import type { StreamClient } from "../../src/client/stream.js";
 import { SvcError } from "../../src/errors.js";
 import { keepArtifacts } from "../helpers/artifacts.js";
 import {
-  Recorder,
-  historyLines,
-  recordKey,
-  verify,
   type AppendOp,
+  historyLines,
+  Recorder,
+  recordKey,
   type SessionReadOp,
+  verify,
 } from "../helpers/history/index.js";
 import { readFinal } from "../helpers/history/workload.js";
-import { liteClient, startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { startPostgres } from "../helpers/postgres.js";
 
 const BASIN = `outage-${process.pid}`;

@@ -8,12 +8,12 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import type { AppendInput } from "../../src/types.js";
 import type { TestFault } from "../../src/lite/test-fault.js";
-import { Recorder, recordKey, verify, type Verdict } from "../helpers/history/index.js";
-import { ackedTrimPoint, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
+import type { AppendInput } from "../../src/types.js";
 import { startFaultProxy } from "../helpers/fault-proxy.js";
-import { eventually, startLite, type Lite } from "../helpers/lite.js";
+import { Recorder, recordKey, type Verdict, verify } from "../helpers/history/index.js";
+import { ackedTrimPoint, readFinal, runWorkload, type Workflow } from "../helpers/history/workload.js";
+import { eventually, type Lite, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { rng } from "../helpers/seeded.js";
 import { suiteSeed } from "../helpers/tier.js";

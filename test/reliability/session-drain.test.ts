@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { freePort, startLite, type Lite } from "../helpers/lite.js";
 import type { AppendAck } from "../../src/types.js";
+import { freePort, type Lite, startLite } from "../helpers/lite.js";
 
 const WRITERS = 4;
 const INPUTS = 400;

@@ -9,8 +9,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
 import type { StreamClient } from "../../src/client/stream.js";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 const RECORDS = 120_000;
 const PER_BATCH = 1000;

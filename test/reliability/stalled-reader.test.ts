@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import { afterAll, describe, expect, it } from "vitest";
 import { SvcClient } from "../../src/client/client.js";
-import { startLite, type Lite } from "../helpers/lite.js";
+import { type Lite, startLite } from "../helpers/lite.js";
 
 const MIB = 1024 * 1024;
 const PHASES_MIB = [100, 300];

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  checkHistory,
-  searchCheck,
-  verify,
   type AppendOp,
+  checkHistory,
   type History,
   type Observed,
   type Op,
+  searchCheck,
+  verify,
 } from "../helpers/history/index.js";
 
 let id = 0;

@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { liteTokenPath, resolveSettings } from "../../src/cli/settings.js";
-import { liteProof, ROOT_TOKEN_FILE } from "../../src/local-lite.js";
 import { parseLiteArgs } from "../../src/lite/options.js";
+import { liteProof, ROOT_TOKEN_FILE } from "../../src/local-lite.js";
 
 describe("lite's defaults are the ones svc assumes of a local lite", () => {
   it("svc's default endpoint is where a lite started with no flags listens", () => {

@@ -6,11 +6,11 @@
  * input the client refuses means for the user: the record at fault named by file:line
  * (exit 7), or left out with a warning under `--on-error skip`.
  */
-import { checkAppendInput, type Appender, type AppendTicket, type AppendTransport } from "../../client/appender.js";
-import type { StreamClient } from "../../client/stream.js";
+import { type Appender, type AppendTicket, type AppendTransport, checkAppendInput } from "../../client/appender.js";
 import { BadRecordError } from "../../client/bad-record.js";
+import type { StreamClient } from "../../client/stream.js";
 import type { AppendAck, AppendInput } from "../../types.js";
-import { resolveMatch, type Conditions } from "../flags/conditions.js";
+import { type Conditions, resolveMatch } from "../flags/conditions.js";
 import type { AppendTally, Sized } from "./append-tally.js";
 import type { Batch } from "./batcher.js";
 

@@ -27,8 +27,8 @@ import type { Output } from "../output.js";
 import { progressMode, StatusTicker } from "../progress.js";
 import { BatchPipe, type PipePlan } from "./append-pipe.js";
 import { AppendTally, plural } from "./append-tally.js";
-import { batches, type Batch, type BatchLimits } from "./batcher.js";
-import { inputError, inputRecords, type InputOptions, type Parsed } from "./input-records.js";
+import { type Batch, type BatchLimits, batches } from "./batcher.js";
+import { type InputOptions, inputError, inputRecords, type Parsed } from "./input-records.js";
 
 /** Per-batch acks: lines on stderr, NDJSON on stdout, none; `progress` = live line / periodic lines. */
 type AcksMode = "text" | "ndjson" | "none" | "progress";

@@ -5,8 +5,9 @@
  * `last`). Aborting stops pulling from the input at once; records already received still form
  * a last batch.
  */
-import type { Parsed } from "./input-records.js";
+
 import { MAX_TIMER_MS } from "../../types.js";
+import type { Parsed } from "./input-records.js";
 
 export interface BatchLimits {
   lingerMs: number;

@@ -7,7 +7,7 @@ import { ackToJson, commandAckLine } from "../../format/record-ack.js";
 import type { AppendInput, AppendRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, OperationError } from "../failure.js";
-import { conditionHint, resolveMatch, type Conditions } from "../flags/conditions.js";
+import { type Conditions, conditionHint, resolveMatch } from "../flags/conditions.js";
 
 export async function appendCommandRecord(
   ctx: Context,

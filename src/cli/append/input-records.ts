@@ -7,21 +7,22 @@
  * record it refused). Aborting the signal stops reading at once (stdin is destroyed so a
  * pending read ends); records already parsed are still yielded.
  */
+
+import { createHash, randomBytes } from "node:crypto";
 import { SvcError } from "../../errors.js";
-import { parseCommandRecord, type CommandRecord } from "../../format/record-command.js";
+import { type ChunkMark, chunkHeader, chunkRoom } from "../../format/record-chunk.js";
+import { type CommandRecord, parseCommandRecord } from "../../format/record-command.js";
 import {
   decorate,
+  type InputFormat,
+  type InvalidUtf8,
   parseJsonRecord,
   RecordInputError,
   textRecord,
-  type InputFormat,
-  type InvalidUtf8,
 } from "../../format/record-input.js";
-import { meteredSize } from "../../rules/records.js";
 import { RecordSplitter, type Segment } from "../../format/record-split.js";
-import { LIMITS, type AppendRecord, type Header } from "../../types.js";
-import { chunkHeader, chunkRoom, type ChunkMark } from "../../format/record-chunk.js";
-import { createHash, randomBytes } from "node:crypto";
+import { meteredSize } from "../../rules/records.js";
+import { type AppendRecord, type Header, LIMITS } from "../../types.js";
 import { fileChunks } from "./file-chunks.js";
 
 export interface Parsed {

@@ -4,13 +4,13 @@
  * line on stderr: `  basin b (created)`, `  stream b/s (config updated)`.
  */
 import type { SvcClient } from "../../client/client.js";
+import type { Flat } from "../../rules/spec.js";
 import type { BasinScope } from "../../types.js";
-import type { Output } from "../output.js";
 import { attempt } from "../failure.js";
+import type { Output } from "../output.js";
 import { formatUri } from "../uri.js";
 import { unflatten } from "./flat.js";
 import type { Action, Plan } from "./plan.js";
-import type { Flat } from "../../rules/spec.js";
 
 const STATUS = {
   create: "created",

@@ -7,9 +7,10 @@
  * - Stream: the five stream fields, always resolved: spec value, else the basin's default
  *   from the spec, else the system default (protocol.md §3.2).
  */
+
+import type { Flat, FlatValue } from "../../rules/spec.js";
 import type { BasinConfig, StreamConfig } from "../../types.js";
 import { SYSTEM_STREAM_DEFAULTS as SYSTEM } from "../../types.js";
-import type { Flat, FlatValue } from "../../rules/spec.js";
 
 const STREAM_KEYS = [
   "storage_class",

@@ -11,6 +11,7 @@
  */
 import type { SvcClient } from "../../client/client.js";
 import { SvcError } from "../../errors.js";
+import type { BasinSpec, Flat, Spec } from "../../rules/spec.js";
 import type { BasinInfo } from "../../types.js";
 import { isPositionStream } from "../consumer/names.js";
 import { attempt } from "../failure.js";
@@ -23,7 +24,6 @@ import {
   diff,
   type FieldChange,
 } from "./flat.js";
-import type { BasinSpec, Flat, Spec } from "../../rules/spec.js";
 
 type ActionKind = "create" | "update" | "noop" | "delete";
 

@@ -3,8 +3,8 @@
  * Streams are indented under their basin.
  */
 import { formatSeconds } from "../../format/duration.js";
-import type { Action, Plan } from "./plan.js";
 import type { FlatValue } from "../../rules/spec.js";
+import type { Action, Plan } from "./plan.js";
 
 const SIGN = { create: "+", update: "~", noop: "=", delete: "-" } as const;
 

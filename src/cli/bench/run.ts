@@ -12,21 +12,22 @@
  * stops the run with `failure` set; an abort (Ctrl-C) stops it with `interrupted` and partial
  * figures.
  */
-import type { AppendAck, AppendInput } from "../../types.js";
-import { MAX_TIMER_MS } from "../../types.js";
+
 import type { SvcClient } from "../../client/client.js";
 import type { StreamClient } from "../../client/stream.js";
+import { sleep } from "../../sleep.js";
+import type { AppendAck, AppendInput } from "../../types.js";
+import { MAX_TIMER_MS } from "../../types.js";
 import { ChainError, ChainVerifier, ChainWriter, newRunId } from "./chain.js";
 import {
-  defaultBatchRecords,
-  MIB,
-  throughput,
   type BenchLive,
   type BenchPlan,
   type BenchResult,
+  defaultBatchRecords,
+  MIB,
   type Throughput,
+  throughput,
 } from "./figures.js";
-import { sleep } from "../../sleep.js";
 import { LatencyHistogram } from "./latency.js";
 
 /** Unacknowledged bytes per writer. */

@@ -4,21 +4,21 @@
  * batched by linger / count / bytes and pipelined over an append session (or unary appends).
  */
 import { Command } from "commander";
+import { DEFAULT_MAX_INFLIGHT_BYTES } from "../../client/appender.js";
 import { parseFormatName } from "../../format/format-name.js";
+import { chunkRoom } from "../../format/record-chunk.js";
 import { parseHeaderFlag } from "../../format/record-input.js";
 import { compileInputTemplate } from "../../format/record-input-template.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { parseTimePoint } from "../../format/record-time.js";
-import { DEFAULT_MAX_INFLIGHT_BYTES } from "../../client/appender.js";
 import { LIMITS } from "../../types.js";
 import { flagAction } from "../action.js";
-import { runAppend, type AppendPlan } from "../append/append-run.js";
+import { type AppendPlan, runAppend } from "../append/append-run.js";
+import { usageError } from "../failure.js";
 import { CONDITION_FLAGS, conditionsOf } from "../flags/conditions.js";
-import { bool, choice, flagList, list, valueFlag, type Flag, type FlagValues } from "../flags/declare.js";
+import { bool, choice, type Flag, type FlagValues, flagList, list, valueFlag } from "../flags/declare.js";
 import { count, millis, size } from "../flags/kinds.js";
 import { parseCount, parseSize } from "../flags/numbers.js";
-import { chunkRoom } from "../../format/record-chunk.js";
-import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 

@@ -10,19 +10,19 @@
 import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { flagAction } from "../action.js";
-import { defaultBatchRecords, type BenchLive, type BenchPlan, type BenchResult } from "../bench/figures.js";
-import { runBench } from "../bench/run.js";
-import type { Output } from "../output.js";
 import { CHAIN_HEADER_BYTES } from "../bench/chain.js";
+import { type BenchLive, type BenchPlan, type BenchResult, defaultBatchRecords } from "../bench/figures.js";
 import type { LatencySummary } from "../bench/latency.js";
-import { Interrupt } from "../interrupt.js";
-import { bool, flagList, text, valueFlag, type FlagValues } from "../flags/declare.js";
-import { count, millis, size } from "../flags/kinds.js";
-import { parseCount } from "../flags/numbers.js";
-import { humanBytes } from "../progress.js";
+import { runBench } from "../bench/run.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
+import { bool, type FlagValues, flagList, text, valueFlag } from "../flags/declare.js";
+import { count, millis, size } from "../flags/kinds.js";
+import { parseCount } from "../flags/numbers.js";
 import { examples } from "../help.js";
+import { Interrupt } from "../interrupt.js";
+import type { Output } from "../output.js";
+import { humanBytes } from "../progress.js";
 import { formatUri, parseBasinArg, parseStreamUri } from "../uri.js";
 
 const MAX_BODY = 1024 * 1024 - 8;

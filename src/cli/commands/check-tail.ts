@@ -3,12 +3,12 @@
  * empty stream (never written) has no last record: `0 @ -`, and `"timestamp": null` in JSON.
  */
 import { Command } from "commander";
+import { formatIso } from "../../format/record-time.js";
 import { flagAction } from "../action.js";
 import { attempt } from "../failure.js";
 import { bool, choice, flagList } from "../flags/declare.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
-import { formatIso } from "../../format/record-time.js";
 
 const FLAGS = flagList(
   bool("--seq-only", "print only the next sequence number"),

@@ -3,11 +3,11 @@
  * `powershell` is answered with a clear message (exit 2) rather than a half-working script.
  */
 import { Command } from "commander";
+import { handler } from "../action.js";
 import { bashScript } from "../completion/bash.js";
 import { fishScript } from "../completion/fish.js";
 import { commandTree } from "../completion/tree.js";
 import { zshScript } from "../completion/zsh.js";
-import { handler } from "../action.js";
 import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 

@@ -1,10 +1,11 @@
 /** Flags shared by `basin create` and `stream create`, and waiting for basin states. */
+
+import { clientError, SvcError } from "../../errors.js";
+import { parseDuration } from "../../format/duration.js";
 import type { BasinInfo, BasinState } from "../../types.js";
 import type { Context } from "../context.js";
-import { clientError, SvcError } from "../../errors.js";
 import { attempt, usageError } from "../failure.js";
-import { parseDuration } from "../../format/duration.js";
-import { bool, flagList, text, valueFlag, type FlagValues } from "../flags/declare.js";
+import { bool, type FlagValues, flagList, text, valueFlag } from "../flags/declare.js";
 
 export const CREATE_FLAGS = flagList(
   text("--request-token <token|auto>", "svc-request-token for safe retries (auto: a fresh UUID)", {

@@ -8,11 +8,11 @@
 import { existsSync } from "node:fs";
 import { Command } from "commander";
 import type { SvcClient } from "../../client/client.js";
+import type { Flat } from "../../rules/spec.js";
 import { flagAction } from "../action.js";
 import { currentBasinFlat, currentStreamFlat, desiredStreamFlat, diff, type FieldChange } from "../apply/flat.js";
 import { makePlan, pending } from "../apply/plan.js";
 import { jsonValue, planJson, planLines, showValue } from "../apply/render.js";
-import type { Flat } from "../../rules/spec.js";
 import { EXIT } from "../exit-codes.js";
 import { attempt, ExitRequest, usageError } from "../failure.js";
 import { bool, flagList } from "../flags/declare.js";

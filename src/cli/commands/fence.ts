@@ -6,9 +6,9 @@ import { Command } from "commander";
 import { fenceCommandRecord } from "../../format/record-command.js";
 import { flagAction } from "../action.js";
 import { appendCommandRecord } from "../append/command-append.js";
+import { usageError } from "../failure.js";
 import { CONDITION_FLAGS, conditionsOf } from "../flags/conditions.js";
 import { bool, flagList } from "../flags/declare.js";
-import { usageError } from "../failure.js";
 import { examples } from "../help.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 

@@ -9,11 +9,11 @@
 import { Command } from "commander";
 import { pingLines } from "../../format/ping-view.js";
 import { flagAction } from "../action.js";
+import { attempt, OperationError } from "../failure.js";
 import { flagList } from "../flags/declare.js";
 import { count } from "../flags/kinds.js";
-import { attempt, OperationError } from "../failure.js";
 import { examples } from "../help.js";
-import { runPing, type PingPlan } from "../ping-probe.js";
+import { type PingPlan, runPing } from "../ping-probe.js";
 import { parseBasinOrPrefix } from "../uri.js";
 
 const FLAGS = flagList(

@@ -8,15 +8,15 @@ import { parseRange } from "../../format/record-range.js";
 import { parseTimePoint } from "../../format/record-time.js";
 import { LIMITS, type ReadLimits, type ReadStart } from "../../types.js";
 import { flagAction } from "../action.js";
-import { stdout } from "../stdout.js";
-import { readCheckpoint } from "../read/checkpoint.js";
-import { bool, choice, flagList, pair, text, valueFlag, type FlagValues } from "../flags/declare.js";
-import { count, millis, seconds, size } from "../flags/kinds.js";
-import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
-import { runRead, type ReadRunPlan } from "../read/read-run.js";
-import { joinSink } from "../read/join.js";
 import { usageError } from "../failure.js";
+import { bool, choice, type FlagValues, flagList, pair, text, valueFlag } from "../flags/declare.js";
+import { count, millis, seconds, size } from "../flags/kinds.js";
 import { examples } from "../help.js";
+import { readCheckpoint } from "../read/checkpoint.js";
+import { joinSink } from "../read/join.js";
+import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
+import { type ReadRunPlan, runRead } from "../read/read-run.js";
+import { stdout } from "../stdout.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
 /** `wait` for "follow even with limits": under 2^31 ms so no timer anywhere overflows. */

@@ -9,18 +9,18 @@
 import { Command } from "commander";
 import { parseTimePoint } from "../../format/record-time.js";
 import { flagAction } from "../action.js";
-import { stdout } from "../stdout.js";
 import type { Context } from "../context.js";
-import { runMultiTail, type MultiTailPlan } from "../read/multi-tail.js";
-import { bool, flagList, valueFlag, type FlagValues } from "../flags/declare.js";
-import { count, millis } from "../flags/kinds.js";
-import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
-import { runRead, type ReadRunPlan, type ReadSinkPlan } from "../read/read-run.js";
-import { isMultiTail, parseTailTarget } from "../read/stream-set.js";
-import { readCheckpoint } from "../read/checkpoint.js";
-import { tailEvents } from "../read/tail-window.js";
 import { usageError } from "../failure.js";
+import { bool, type FlagValues, flagList, valueFlag } from "../flags/declare.js";
+import { count, millis } from "../flags/kinds.js";
 import { examples } from "../help.js";
+import { readCheckpoint } from "../read/checkpoint.js";
+import { type MultiTailPlan, runMultiTail } from "../read/multi-tail.js";
+import { applyJsonFlag, checkBinaryTarget, OUTPUT_FLAGS, sinkPlan } from "../read/output-options.js";
+import { type ReadRunPlan, type ReadSinkPlan, runRead } from "../read/read-run.js";
+import { isMultiTail, parseTailTarget } from "../read/stream-set.js";
+import { tailEvents } from "../read/tail-window.js";
+import { stdout } from "../stdout.js";
 import { formatUri, parseStreamUri } from "../uri.js";
 
 const FLAGS = flagList(

@@ -1,5 +1,5 @@
 /** bash completion: `eval "$(svc completion bash)"` or save it under bash-completion's directory. */
-import { flagWords, transitions, walk, type CmdNode } from "./tree.js";
+import { type CmdNode, flagWords, transitions, walk } from "./tree.js";
 
 export function bashScript(root: CmdNode): string {
   const globals = root.options.flatMap(flagWords);

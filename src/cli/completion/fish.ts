@@ -1,5 +1,5 @@
 /** fish completion: `svc completion fish > ~/.config/fish/completions/svc.fish`. */
-import { transitions, walk, type CmdNode, type OptNode } from "./tree.js";
+import { type CmdNode, type OptNode, transitions, walk } from "./tree.js";
 
 function q(s: string): string {
   return `'${s.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;

@@ -1,5 +1,5 @@
 /** zsh completion: save as `_svc` in a directory on $fpath, or `source <(svc completion zsh)`. */
-import { flagWords, transitions, walk, type CmdNode } from "./tree.js";
+import { type CmdNode, flagWords, transitions, walk } from "./tree.js";
 
 /**
  * One `_describe` candidate, `word:description`, single-quoted for the shell. `_describe` splits

@@ -9,12 +9,12 @@ import { RangeNotSatisfiableError } from "../../errors.js";
 import { formatIso } from "../../format/record-time.js";
 import type { Context } from "../context.js";
 import { attempt, OperationError, usageError } from "../failure.js";
-import { runRead, type ReadRunPlan, type ReadSinkPlan } from "../read/read-run.js";
+import { type ReadRunPlan, type ReadSinkPlan, runRead } from "../read/read-run.js";
 import { beforeStdoutGoneExit } from "../stdout.js";
 import { formatUri } from "../uri.js";
 import { Committer } from "./committer.js";
 import { checkConsumerName, positionStream } from "./names.js";
-import { PositionStore, readerId, type Ownership } from "./positions.js";
+import { type Ownership, PositionStore, readerId } from "./positions.js";
 
 export interface ConsumerReadOptions {
   consumer: string;

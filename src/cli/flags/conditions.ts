@@ -2,7 +2,7 @@
 import type { StreamClient } from "../../client/stream.js";
 import { FencingTokenMismatchError, SeqNumMismatchError, SvcError } from "../../errors.js";
 import { fencingTokenBytes } from "../../format/record-command.js";
-import { flagList, valueFlag, type FlagValues } from "./declare.js";
+import { type FlagValues, flagList, valueFlag } from "./declare.js";
 import { parseCount } from "./numbers.js";
 
 export const CONDITION_FLAGS = flagList(

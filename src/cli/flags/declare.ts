@@ -15,7 +15,7 @@
  * are in kinds.ts. This module is loaded at start-up (the global flags are declared with it): it imports commander
  * only.
  */
-import { Option, type Command } from "commander";
+import { type Command, Option } from "commander";
 
 export interface Flag<Term extends string = string, T = unknown> {
   /** As commander spells it: `"-n, --count <n>"`, `"--dry-run"`, `"--no-follow"`, `"--export [basins...]"`. */

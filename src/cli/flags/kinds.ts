@@ -1,5 +1,5 @@
 /** Kinds of flags whose values are numbers: counts, byte sizes, durations (declare.ts says what a kind is). */
-import { valueFlag, type Flag, type FlagOptions, type Given } from "./declare.js";
+import { type Flag, type FlagOptions, type Given, valueFlag } from "./declare.js";
 import { parseCount, parseMillis, parseSeconds, parseSize } from "./numbers.js";
 
 type Bounded = FlagOptions & { max?: number };

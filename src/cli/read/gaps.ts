@@ -9,8 +9,8 @@
  * moves on (the checkpoint set past the gap, or a rerun without `--fail-on-gap`).
  */
 import { clientError } from "../../errors.js";
-import type { SequencedRecord } from "../../types.js";
 import { seqRange } from "../../format/seq-range.js";
+import type { SequencedRecord } from "../../types.js";
 import { withHint } from "../failure.js";
 import { shellWord } from "../flags/conditions.js";
 

@@ -17,7 +17,7 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import { clientError } from "../../errors.js";
-import { chunkMarkOf, CHUNK_HEADER } from "../../format/record-chunk.js";
+import { CHUNK_HEADER, chunkMarkOf } from "../../format/record-chunk.js";
 import { seqRange } from "../../format/seq-range.js";
 import { isCommandRecord } from "../../rules/commands.js";
 import type { SequencedRecord } from "../../types.js";

@@ -17,22 +17,21 @@
  */
 import type { ChalkInstance } from "chalk";
 import type { SvcClient } from "../../client/client.js";
-import type { ReadEvent } from "../../types.js";
 import { RangeNotSatisfiableError, SvcError } from "../../errors.js";
 import { prefixRecord, streamLabel, withStreamFields } from "../../format/stream-prefix.js";
 import { escapeJson, escapeLine } from "../../format/terminal-text.js";
 import { sleep } from "../../sleep.js";
-import type { SequencedRecord } from "../../types.js";
+import type { ReadEvent, SequencedRecord } from "../../types.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
+import { Interrupt } from "../interrupt.js";
 import { Arrivals } from "./arrivals.js";
 import { readPositions, writePositions } from "./checkpoint.js";
 import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
-import { Interrupt } from "../interrupt.js";
 import type { ReadSinkPlan } from "./read-run.js";
 import { RecordPrinter } from "./record-printer.js";
 import { RecordWriter } from "./record-writer.js";
-import { matching, streamRef, targetText, type StreamRef, type TailTarget } from "./stream-set.js";
+import { matching, type StreamRef, streamRef, type TailTarget, targetText } from "./stream-set.js";
 import { tailEvents } from "./tail-window.js";
 
 export interface MultiTailPlan {

@@ -2,12 +2,13 @@
  * The output flags `read` and `tail` share (docs/design/cli.md, "Reading") and their parsing into a
  * printer and sink plan.
  */
-import { allOf, grepFilter, parseFilter } from "../../format/record-filter.js";
+
 import { parseFormatName } from "../../format/format-name.js";
+import { allOf, grepFilter, parseFilter } from "../../format/record-filter.js";
 import { parseDelimiter } from "../../format/record-split.js";
 import { compileTemplate } from "../../format/record-template.js";
-import { bool, choice, flagList, list, text, valueFlag, type FlagValues } from "../flags/declare.js";
 import { usageError } from "../failure.js";
+import { bool, choice, type FlagValues, flagList, list, text, valueFlag } from "../flags/declare.js";
 import type { ReadSinkPlan } from "./read-run.js";
 
 export const OUTPUT_FLAGS = flagList(

@@ -4,23 +4,24 @@
  * being written (output ends at a record boundary) and exits 130; a 416 for a start at the
  * tail means "nothing to read" (exit 0); a start beyond the tail is an error (exit 5).
  */
-import type { ReadEvent } from "../../types.js";
+
 import type { ReadTransport, StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
-import { meteredSize } from "../../rules/records.js";
 import type { JsonOptions } from "../../format/record-output.js";
+import { seqRange } from "../../format/seq-range.js";
+import { meteredSize } from "../../rules/records.js";
+import type { ReadEvent } from "../../types.js";
 import { MAX_TIMER_MS, type ReadLimits, type ReadStart, type SequencedRecord } from "../../types.js";
+import { plural } from "../append/append-tally.js";
 import type { Context } from "../context.js";
 import { attempt, ExitRequest } from "../failure.js";
+import { Interrupt } from "../interrupt.js";
 import type { Output } from "../output.js";
-import { plural } from "../append/append-tally.js";
-import { seqRange } from "../../format/seq-range.js";
+import { progressMode, ReadProgress } from "../progress.js";
 import { writeCheckpoint } from "./checkpoint.js";
 import { gapError, SeqContinuity, warnGaps } from "./gaps.js";
 import { ChunkJoiner } from "./join.js";
-import { Interrupt } from "../interrupt.js";
-import { progressMode, ReadProgress } from "../progress.js";
-import { RecordPrinter, type PrinterOptions } from "./record-printer.js";
+import { type PrinterOptions, RecordPrinter } from "./record-printer.js";
 import { RecordWriter } from "./record-writer.js";
 import { prepareSplitDir, writeSplit } from "./split-dir.js";
 

@@ -3,21 +3,21 @@
  * lines in the S2 CLI's words for command records on stderr (`new fencing token "x" // 5 @ ts`).
  */
 import { isUtf8 } from "node:buffer";
-import type { SequencedRecord } from "../../types.js";
 import { describeCommand, parseCommandRecord } from "../../format/record-command.js";
-import { isCommandRecord } from "../../rules/commands.js";
 import type { RecordFilter } from "../../format/record-filter.js";
 import {
-  lossyFields,
-  renderJson,
-  renderTextBody,
   type InvalidUtf8Output,
   type JsonOptions,
+  lossyFields,
   type OutputFormat,
+  renderJson,
+  renderTextBody,
 } from "../../format/record-output.js";
 import { compileTemplate } from "../../format/record-template.js";
 import { formatTime, type TimeFormat } from "../../format/record-time.js";
 import { escapeBody, escapeJson } from "../../format/terminal-text.js";
+import { isCommandRecord } from "../../rules/commands.js";
+import type { SequencedRecord } from "../../types.js";
 
 type CommandsMode = "show" | "skip" | "stderr";
 

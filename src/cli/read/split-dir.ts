@@ -1,9 +1,9 @@
 /** `--split-dir DIR`: each record as `<seq>.bin` (the exact body) plus `<seq>.json` (metadata). */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { recordToJson, type JsonOptions } from "../../format/record-output.js";
-import type { SequencedRecord } from "../../types.js";
 import { makeDirs } from "../../dirs.js";
+import { type JsonOptions, recordToJson } from "../../format/record-output.js";
+import type { SequencedRecord } from "../../types.js";
 import { ioError } from "../failure.js";
 
 export function prepareSplitDir(dir: string): void {

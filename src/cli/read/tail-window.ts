@@ -4,11 +4,11 @@
  * exist, read the window before it, doubling. Then, with `-f`, follow from the tail seen at
  * the start, so nothing appended meanwhile is missed or repeated.
  */
-import type { ReadEvent } from "../../types.js";
+
 import type { StreamClient } from "../../client/stream.js";
 import { RangeNotSatisfiableError } from "../../errors.js";
 import { isCommandRecord } from "../../rules/commands.js";
-import type { SequencedRecord } from "../../types.js";
+import type { ReadEvent, SequencedRecord } from "../../types.js";
 
 async function readRange(
   stream: StreamClient,

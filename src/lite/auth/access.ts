@@ -6,14 +6,14 @@
  * Principals: `open` with --no-auth (everything allowed), `root` (the server's own token:
  * everything, never expires), `token` (an issued token and its scope).
  */
-import { serverError, type SvcError } from "../../errors.js";
+import { type SvcError, serverError } from "../../errors.js";
 import { liteProof } from "../../local-lite.js";
+import { type EitherKind, mapAnswer } from "../storage/answers.js";
+import type { Scope, StoredToken } from "../storage/types.js";
 import type { Access, Principal } from "./decision.js";
 import { effectiveOps, setWithin } from "./scope.js";
 import { mintSecret, sameDigest, sha256Hex, splitToken } from "./secret.js";
 import type { IssueRequest } from "./token-info.js";
-import { mapAnswer, type EitherKind } from "../storage/answers.js";
-import type { Scope, StoredToken } from "../storage/types.js";
 
 interface AuthOptions {
   /** The root token, when this node knows it (on PostgreSQL, a node that did not make it knows its hash only). */

@@ -10,10 +10,10 @@
  * decided when the request arrives holds for its whole life; whether the token still lives
  * is authentication's question (Auth.recheck), asked again as the request goes on.
  */
-import { serverError, type SvcError } from "../../errors.js";
+import { type SvcError, serverError } from "../../errors.js";
 import type { Operation } from "../../types.js";
-import { effectiveOps, inSet, narrowListing } from "./scope.js";
 import type { StoredToken } from "../storage/types.js";
+import { effectiveOps, inSet, narrowListing } from "./scope.js";
 
 export type Principal = { kind: "open" } | { kind: "root" } | { kind: "token"; token: StoredToken };
 

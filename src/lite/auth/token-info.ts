@@ -3,10 +3,10 @@
  * form. Stored tokens keep a hash of the secret, never the secret (secret.ts).
  */
 import { serverError } from "../../errors.js";
-import { OPERATIONS, type Operation } from "../../types.js";
-import { noGroups, NONE } from "./scope.js";
 import { badName, hasNul } from "../../rules/names.js";
+import { OPERATIONS, type Operation } from "../../types.js";
 import type { OpGroups, ResourceSet, Scope, StoredToken } from "../storage/types.js";
+import { NONE, noGroups } from "./scope.js";
 
 export interface IssueRequest {
   id: string;

@@ -14,9 +14,9 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { serverError } from "../../errors.js";
-import type { AppendRecord, Header, SequencedRecord, StreamCipher } from "../../types.js";
 import { isCommandRecord } from "../../rules/commands.js";
 import { ENCRYPTION_KEY_BYTES, isEncryptionKeyText } from "../../rules/encryption-key.js";
+import type { AppendRecord, Header, SequencedRecord, StreamCipher } from "../../types.js";
 
 const KEY_HEADER = "svc-encryption-key";
 const ID: Record<StreamCipher, number> = { "aes-256-gcm": 1, "aegis-256": 2 };

@@ -1,13 +1,13 @@
 /** Access-token endpoints A7–A9 (protocol.md §2.2, §3.5, §9). */
 import { serverError } from "../../errors.js";
+import { hasNul } from "../../rules/names.js";
+import { LIMITS } from "../../types.js";
 import type { Resources } from "../auth/decision.js";
-import { badTokenId, parseIssueRequest, tokenInfoJson, type IssueRequest } from "../auth/token-info.js";
+import { badTokenId, type IssueRequest, parseIssueRequest, tokenInfoJson } from "../auth/token-info.js";
 import { bodyStep, type RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { requiredJson } from "./json-body.js";
 import { checkPrefix, u64Query } from "./params.js";
-import { hasNul } from "../../rules/names.js";
-import { LIMITS } from "../../types.js";
 
 const LIST_LIMIT = 1000;
 

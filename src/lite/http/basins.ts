@@ -1,7 +1,10 @@
 /** Account-level basin endpoints A1–A6 (protocol.md §2.2). */
-import { createBasin, deleteBasin, ensureBasin, getBasin, listBasins, reconfigureBasinOp } from "../store/basins.js";
+
+import { badName } from "../../rules/names.js";
+import { BASIN_SCOPES, type BasinScope, S2_SCOPES, SVC_SCOPE } from "../../types.js";
 import type { Resources } from "../auth/decision.js";
-import { bodyStep, type RequestContext } from "./context.js";
+import type { BasinMeta, StoredBasinConfig } from "../storage/types.js";
+import { createBasin, deleteBasin, ensureBasin, getBasin, listBasins, reconfigureBasinOp } from "../store/basins.js";
 import {
   basinConfigJson,
   basinInfoJson,
@@ -10,13 +13,11 @@ import {
   parseBasinConfig,
   parseBasinReconfig,
 } from "./config-json.js";
+import { bodyStep, type RequestContext } from "./context.js";
+import { inS2Dialect } from "./dialect-of.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
-import type { BasinMeta, StoredBasinConfig } from "../storage/types.js";
 import { checkLocation } from "./locations.js";
-import { inS2Dialect } from "./dialect-of.js";
-import { badName } from "../../rules/names.js";
-import { BASIN_SCOPES, S2_SCOPES, SVC_SCOPE, type BasinScope } from "../../types.js";
 import { bodyNameProblem, checkBasinName, listParams, requestToken } from "./params.js";
 
 interface NewBasin {

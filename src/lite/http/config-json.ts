@@ -3,12 +3,17 @@
  * enum value, negative number) are 400 bad_json; semantic errors (`age: 0`) are 422
  * invalid, reported only if the whole body parsed. Unknown fields are ignored.
  */
-import { serverError, type SvcError } from "../../errors.js";
+import { type SvcError, serverError } from "../../errors.js";
 import type { RetentionPolicy } from "../../types.js";
 import { STORAGE_CLASSES, STREAM_CIPHERS, SVC_SCOPE, TIMESTAMPING_MODES } from "../../types.js";
-import type { BasinMeta, StreamMeta } from "../storage/types.js";
-import { resolveStreamConfig, type BasinReconfig, type StreamReconfig } from "../store/stream-config.js";
-import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
+import type {
+  BasinMeta,
+  PartialStreamConfig,
+  ResolvedStreamConfig,
+  StoredBasinConfig,
+  StreamMeta,
+} from "../storage/types.js";
+import { type BasinReconfig, resolveStreamConfig, type StreamReconfig } from "../store/stream-config.js";
 
 type Json = Record<string, unknown>;
 

@@ -1,12 +1,12 @@
 /** What every handler receives besides the exchange. */
 import type { Auth } from "../auth/access.js";
 import type { Access, Resources } from "../auth/decision.js";
+import type { LiteMetrics } from "../metrics/lite-metrics.js";
+import type { AppendLimits } from "../session/append-limits.js";
+import type { Drain } from "../session/io.js";
+import type { ReadLimits } from "../session/read-limits.js";
 import type { Store } from "../store/store.js";
 import type { Exchange } from "./exchange.js";
-import type { AppendLimits } from "../session/append-limits.js";
-import type { ReadLimits } from "../session/read-limits.js";
-import type { Drain } from "../session/io.js";
-import type { LiteMetrics } from "../metrics/lite-metrics.js";
 
 /** What a request has before its access is decided. */
 export interface HeadContext {

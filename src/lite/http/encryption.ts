@@ -4,15 +4,15 @@
  * streams pass untouched, a key sent for them is ignored), and the config of a stream it
  * auto-creates (`svc-stream-config`, S2's `s2-stream-config`).
  */
-import { serverError, SvcError } from "../../errors.js";
+import { SvcError, serverError } from "../../errors.js";
 import type { AppendInput, SequencedRecord } from "../../types.js";
+import { parseJsonText } from "../../wire/json.js";
 import { cipherReady, recordOpener, requestKey, sealRecords, streamAad } from "../crypto/record-cipher.js";
-import type { LiveStream } from "../store/live-stream.js";
 import type { PartialStreamConfig, StreamMeta } from "../storage/types.js";
+import type { LiveStream } from "../store/live-stream.js";
 import { resolveStreamConfig } from "../store/stream-config.js";
 import { ConfigParse, parseStreamReconfig, toPartial } from "./config-json.js";
 import type { Exchange } from "./exchange.js";
-import { parseJsonText } from "../../wire/json.js";
 
 export interface StreamCrypto {
   seal(input: AppendInput): AppendInput;

@@ -14,7 +14,7 @@
 import type { ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { Socket } from "node:net";
-import { serverError, SvcError } from "../../errors.js";
+import { SvcError, serverError } from "../../errors.js";
 import {
   compress,
   decompress,
@@ -22,9 +22,9 @@ import {
   parseContentEncoding,
   shouldCompress,
 } from "../../wire/compression.js";
-import { DIALECT_ROLES, HEADER_NAMES, type DialectRole } from "../../wire/dialect.js";
-import { BodyRefused, readWhole, tooLarge, type BodyPace } from "./request-body.js";
-import { resetH2, ResponseStream, type Req, type Res } from "./response-stream.js";
+import { DIALECT_ROLES, type DialectRole, HEADER_NAMES } from "../../wire/dialect.js";
+import { type BodyPace, BodyRefused, readWhole, tooLarge } from "./request-body.js";
+import { type Req, type Res, ResponseStream, resetH2 } from "./response-stream.js";
 import type { UnsentAnswers } from "./unsent-answers.js";
 
 const SVC = HEADER_NAMES.svc;

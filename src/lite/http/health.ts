@@ -8,8 +8,8 @@
  */
 import { isLiteNonce, LITE_CHALLENGE_HEADER, LITE_PROOF_HEADER } from "../../local-lite.js";
 import type { Auth } from "../auth/access.js";
-import type { Exchange, Headers } from "./exchange.js";
 import { LITE_VERSION } from "../version.js";
+import type { Exchange, Headers } from "./exchange.js";
 
 const OK = Buffer.from("OK", "utf8");
 

@@ -1,5 +1,5 @@
 /** Reading JSON request bodies (protocol.md §2.0). */
-import { serverError, SvcError } from "../../errors.js";
+import { SvcError, serverError } from "../../errors.js";
 import { parseJsonText } from "../../wire/json.js";
 import type { Exchange } from "./exchange.js";
 import { contentType, isJsonType, requireJsonContentType } from "./media.js";

@@ -14,21 +14,21 @@
  * Without `interval`: a storage set's own; otherwise the finest that keeps the answer at
  * most a week of minutes (≤ 6 hours: minute, ≤ 7 days: hour, else day).
  */
-import { serverError, SvcError } from "../../errors.js";
+import { SvcError, serverError } from "../../errors.js";
 import {
   ACCOUNT_METRIC_SETS as ACCOUNT_SETS,
   BASIN_METRIC_SETS as BASIN_SETS,
+  type MetricInterval as Interval,
   METRICS_END_LEEWAY_SECS,
   METRICS_MAX_PERIOD_SECS,
   METRICS_STORAGE_INTERVAL,
   STREAM_METRIC_SETS as STREAM_SETS,
-  type MetricInterval as Interval,
 } from "../../metric-types.js";
 import type { LiteMetrics } from "../metrics/lite-metrics.js";
-import { accountMetrics, basinMetrics, storageGauge, type Range } from "../metrics/query.js";
-import type { RequestContext } from "./context.js";
+import { accountMetrics, basinMetrics, type Range, storageGauge } from "../metrics/query.js";
 import { getBasin } from "../store/basins.js";
 import { checkStreamExists } from "../store/streams.js";
+import type { RequestContext } from "./context.js";
 import { inS2Dialect } from "./dialect-of.js";
 import type { Exchange } from "./exchange.js";
 import { checkBasinName, checkStreamName, u64Query } from "./params.js";

@@ -3,12 +3,12 @@
  * the code of where it appeared: path → bad_path, query → bad_query, header → bad_header,
  * JSON body → bad_json.
  */
-import { serverError, serverFail, type ServerCode } from "../../errors.js";
+import { type ServerCode, serverError, serverFail } from "../../errors.js";
 import { basinNameProblem, basinPrefixProblem, checkName, hasNul, prefixProblem } from "../../rules/names.js";
-import { LIMITS } from "../../types.js";
 import type { ReadParams, RecordFormat } from "../../types.js";
-import { decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
+import { LIMITS } from "../../types.js";
 import { parseFormat } from "../../wire/json.js";
+import { decodeReadQuery, oneParam, u64Param } from "../../wire/read-query.js";
 import type { Exchange } from "./exchange.js";
 
 /** A NUL in a name is 422 wherever it comes from (rules/names.ts); other faults have `code`. */

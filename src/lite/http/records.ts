@@ -4,20 +4,20 @@
  * looked up, so a rejected request never auto-creates a stream (§10.3).
  */
 import { serverError, serverFail } from "../../errors.js";
-import type { AppendInput, ReadBatch } from "../../types.js";
 import { checkBatch } from "../../rules/records.js";
+import type { AppendInput, ReadBatch } from "../../types.js";
 import { appendAckToJson, appendInputFromJson, positionToJson, readBatchToJson } from "../../wire/json.js";
-import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import { TAIL_WENT_BACK_HEADER } from "../../wire/lite-headers.js";
-import { planRead } from "../store/read-plan.js";
+import { decodeAppendInput, encodeAppendAck, encodeReadBatch } from "../../wire/proto.js";
 import type { ReadFeed } from "../store/read-feed.js";
+import { planRead } from "../store/read-plan.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { parseJsonBuffer } from "./json-body.js";
-import { appendSession, readSession } from "./sessions.js";
-import { StreamAccess } from "./stream-access.js";
 import { acceptType, contentType, isJsonType, isProtobufType, isSessionType } from "./media.js";
 import { readQuery, requestFormat } from "./params.js";
+import { appendSession, readSession } from "./sessions.js";
+import { StreamAccess } from "./stream-access.js";
 
 const PROTOBUF = "application/protobuf";
 

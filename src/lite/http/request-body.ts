@@ -11,7 +11,7 @@
  *   other request timeout (`requestTimeout: 0`): append sessions stream for hours and long-poll
  *   reads wait with no body at all, and neither is read here.
  */
-import { serverError, SvcError } from "../../errors.js";
+import { SvcError, serverError } from "../../errors.js";
 
 export interface BodyPace {
   /** How long a body may take before its bytes must keep up with the rate. */

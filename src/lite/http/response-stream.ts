@@ -5,7 +5,7 @@
  * HTTP/1.1 and HTTP/2, whose compatibility response does not count what waits on its stream.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { constants as h2constants, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import { type Http2ServerRequest, type Http2ServerResponse, constants as h2constants } from "node:http2";
 import { LIVE_SLACK_BYTES, LIVE_SLACK_WRITES, type SessionIO } from "../session/io.js";
 
 export type Req = IncomingMessage | Http2ServerRequest;

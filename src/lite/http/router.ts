@@ -7,22 +7,22 @@
  * becomes a JSON body with a catalogue code (§11).
  */
 import { isIP } from "node:net";
-import { serverError, SvcError } from "../../errors.js";
-import { causeText, wireError } from "../wire-error.js";
-import { quoted } from "../log.js";
+import { SvcError, serverError } from "../../errors.js";
 import type { Auth } from "../auth/access.js";
-import { decide, streamPrefixOf, type Resources } from "../auth/decision.js";
-import { requestBasin } from "./params.js";
-import type { Store } from "../store/store.js";
-import { basinExists } from "../store/basins.js";
+import { decide, type Resources, streamPrefixOf } from "../auth/decision.js";
+import { quoted } from "../log.js";
+import type { LiteMetrics } from "../metrics/lite-metrics.js";
 import type { AppendLimits } from "../session/append-limits.js";
-import type { ReadLimits } from "../session/read-limits.js";
 import type { Drain } from "../session/io.js";
-import { answerHealth } from "./health.js";
+import type { ReadLimits } from "../session/read-limits.js";
+import { basinExists } from "../store/basins.js";
+import type { Store } from "../store/store.js";
+import { causeText, wireError } from "../wire-error.js";
 import type { Handler, HeadContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
-import { countedAs, match, ROUTES, type Endpoint, type Route } from "./routes.js";
-import type { LiteMetrics } from "../metrics/lite-metrics.js";
+import { answerHealth } from "./health.js";
+import { requestBasin } from "./params.js";
+import { countedAs, type Endpoint, match, ROUTES, type Route } from "./routes.js";
 
 function decode(segment: string): string {
   try {

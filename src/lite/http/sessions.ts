@@ -9,21 +9,22 @@
  * while a read waits. A revoked or expired token ends the session with a terminal 401 `authn`
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
-import type { Principal } from "../auth/decision.js";
-import { resumedAfter } from "../store/read-plan.js";
+
 import type { ReadParams } from "../../types.js";
-import type { Chain } from "../store/live-stream.js";
 import { negotiateCompression } from "../../wire/compression.js";
+import type { Principal } from "../auth/decision.js";
+import { streamOf } from "../log.js";
 import { runAppendSession } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
+import type { Chain } from "../store/live-stream.js";
+import { resumedAfter } from "../store/read-plan.js";
+import { causeText, wireError } from "../wire-error.js";
 import type { RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { contentType } from "./media.js";
 import { requestFormat } from "./params.js";
 import { StreamAccess } from "./stream-access.js";
-import { streamOf } from "../log.js";
-import { causeText, wireError } from "../wire-error.js";
 
 const STREAM_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 

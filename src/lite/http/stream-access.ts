@@ -8,16 +8,17 @@
  * opened, and a read that waits watches its token (§9.5: revoked or expired, it ends with 401
  * within RECHECK_MS).
  */
-import type { AppendInput, ReadParams } from "../../types.js";
+
 import { commandOp } from "../../rules/commands.js";
+import type { AppendInput, ReadParams } from "../../types.js";
 import type { Access } from "../auth/decision.js";
-import { pending, type EitherKind } from "../storage/answers.js";
-import type { AutoCreate } from "../store/store.js";
-import { refused, type Chain, type LiveStream, type Submitted } from "../store/live-stream.js";
+import { type EitherKind, pending } from "../storage/answers.js";
+import { type Chain, type LiveStream, refused, type Submitted } from "../store/live-stream.js";
 import { ReadFeed } from "../store/read-feed.js";
+import type { AutoCreate } from "../store/store.js";
 import type { RequestContext } from "./context.js";
+import { admitNew, PLAIN, type StreamCrypto, streamCrypto } from "./encryption.js";
 import type { Exchange } from "./exchange.js";
-import { admitNew, PLAIN, streamCrypto, type StreamCrypto } from "./encryption.js";
 import { checkStreamName, requestBasin } from "./params.js";
 
 /** §9.2: an append carrying fence or trim command records also needs `fence` / `trim`. */

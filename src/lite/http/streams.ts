@@ -1,4 +1,8 @@
 /** Basin-level stream endpoints B1–B6 (protocol.md §2.3). */
+
+import { badName } from "../../rules/names.js";
+import type { Resources } from "../auth/decision.js";
+import type { PartialStreamConfig, StreamMeta } from "../storage/types.js";
 import {
   createStream,
   deleteStream,
@@ -7,8 +11,6 @@ import {
   listStreams,
   reconfigureStreamOp,
 } from "../store/streams.js";
-import type { Resources } from "../auth/decision.js";
-import { bodyStep, type RequestContext } from "./context.js";
 import {
   ConfigParse,
   isObject,
@@ -17,10 +19,9 @@ import {
   streamInfoJson,
   toPartial,
 } from "./config-json.js";
+import { bodyStep, type RequestContext } from "./context.js";
 import type { Exchange } from "./exchange.js";
 import { optionalJson, requiredJson } from "./json-body.js";
-import type { PartialStreamConfig, StreamMeta } from "../storage/types.js";
-import { badName } from "../../rules/names.js";
 import { bodyNameProblem, checkStreamName, listParams, requestBasin, requestToken } from "./params.js";
 
 interface NewStream {

@@ -7,8 +7,9 @@
  * `op:<operation>` for requests, and `append-ops`, `append-bytes`, `read-ops`, `read-bytes`
  * for a basin's appends and reads.
  */
-import type { MetricCount } from "../storage/seams.js";
+
 import { COUNT_FIELDS as FIELDS, COUNT_OP as OP } from "../storage/metric-counts.js";
+import type { MetricCount } from "../storage/seams.js";
 
 export interface BasinBucket {
   /** Requests on this basin (its streams and records) by operation. */

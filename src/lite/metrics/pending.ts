@@ -3,9 +3,10 @@
  * stored bytes by stream, totals. `take()` hands it over as one delta and starts afresh; a
  * delta that could not be added is taken back with `absorb()` and goes with the next one.
  */
-import type { MetricsDelta, StoredChange } from "../storage/seams.js";
-import { addCount, emptyBucket, type Bucket } from "./buckets.js";
+
 import { countsOf } from "../storage/metric-counts.js";
+import type { MetricsDelta, StoredChange } from "../storage/seams.js";
+import { addCount, type Bucket, emptyBucket } from "./buckets.js";
 
 export class Pending {
   private buckets = new Map<number, Bucket>();

@@ -13,9 +13,10 @@
  * sample (the last one in it), carried forward to the interval of `now`, which shows the
  * live value.
  */
+
+import type { MetricInterval as Interval, Metric, MetricUnit as Unit } from "../../metric-types.js";
 import type { StoredSample } from "../storage/seams.js";
-import { basinActive, type BasinBucket, type Bucket } from "./buckets.js";
-import type { Metric, MetricInterval as Interval, MetricUnit as Unit } from "../../metric-types.js";
+import { type BasinBucket, type Bucket, basinActive } from "./buckets.js";
 
 const STEP: Record<Interval, number> = { minute: 60, hour: 3600, day: 86_400 };
 

@@ -16,8 +16,8 @@
  *   stream is dropped. Reads clamp it at zero (counts lost in a crash may leave it below).
  */
 import type { MetricsStore, StoredSample } from "../storage/seams.js";
-import { basinBucket, bucketsOf, minuteOf, type Bucket } from "./buckets.js";
-import { newMeter, type Meters, type StreamMeter } from "./meter.js";
+import { type Bucket, basinBucket, bucketsOf, minuteOf } from "./buckets.js";
+import { type Meters, newMeter, type StreamMeter } from "./meter.js";
 import { emptyDelta, Pending } from "./pending.js";
 
 interface Entry {

@@ -4,7 +4,7 @@
  * that time) makes the session stalled, once: `onStall` runs, and if the session is still not
  * over `stallMs` later, `onGiveUp`. One timer per session, re-armed at most once per `stallMs`.
  */
-import { serverError, type SvcError } from "../../errors.js";
+import { type SvcError, serverError } from "../../errors.js";
 
 export class AckWatch {
   stalled = false;

@@ -19,7 +19,7 @@
  * what it holds as its inputs become durable, and its acks are followed by terminal 408
  * `request_timeout`; a client that still reads nothing for as long again has its stream reset.
  */
-import { acquireEach, ByteBudget, type Budget } from "./byte-budget.js";
+import { acquireEach, type Budget, ByteBudget } from "./byte-budget.js";
 
 /** One session's budget: its own share, then its connection's, its principal's, the shared one. */
 interface SessionBudget extends Budget {

@@ -16,17 +16,17 @@
  * stream is reset if it still reads nothing `stallMs` later.
  */
 import { SvcError, serverError, serverFail } from "../../errors.js";
-import type { AppendAck, AppendInput } from "../../types.js";
-import { FrameParser, encodeTerminalFrame, type Compression } from "../../wire/framing.js";
-import { frameMessage, messagePayload } from "../../wire/message-frame.js";
-import { OutcomeUnknown, terminalFor } from "../wire-error.js";
-import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
 import { checkBatch } from "../../rules/records.js";
+import type { AppendAck, AppendInput } from "../../types.js";
+import { type Compression, encodeTerminalFrame, FrameParser } from "../../wire/framing.js";
+import { frameMessage, messagePayload } from "../../wire/message-frame.js";
+import { decodeAppendInput, encodeAppendAck } from "../../wire/proto.js";
+import { type EitherKind, pending } from "../storage/answers.js";
+import { OutcomeUnknown, terminalFor } from "../wire-error.js";
 import { AckWatch, unreadAcks } from "./ack-watch.js";
 import type { Budget } from "./byte-budget.js";
 import type { Drain, SessionIO } from "./io.js";
 import { STOP, Stopper } from "./stopper.js";
-import { pending, type EitherKind } from "../storage/answers.js";
 
 export interface AppendPort {
   /**

@@ -8,18 +8,18 @@
  */
 import type { ReadBatch, StreamPosition } from "../../types.js";
 import {
+  type Compression,
   encodeFrameInPlace,
   encodeTerminalFrame,
   frameHead,
   withReconnect,
-  type Compression,
 } from "../../wire/framing.js";
 import { frameEncoded } from "../../wire/message-frame.js";
 import { encodeReadBatch } from "../../wire/proto.js";
 import type { LiveBatch } from "../store/live-fanout.js";
 import { terminalFor } from "../wire-error.js";
-import { pumpRead, type PumpOptions, type ReadSource } from "./read-pump.js";
 import type { SessionIO } from "./io.js";
+import { type PumpOptions, pumpRead, type ReadSource } from "./read-pump.js";
 
 export interface ReadSessionOptions extends PumpOptions {
   compression: Compression;

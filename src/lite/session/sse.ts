@@ -13,14 +13,15 @@
  * every session that follows the stream, and its whole event once per id line the followers
  * share (`liveEvent`).
  */
-import type { ReadBatch, RecordFormat, StreamPosition } from "../../types.js";
-import { serverError, type SvcError } from "../../errors.js";
-import { wireError } from "../wire-error.js";
-import { readBatchToJson, positionToJson } from "../../wire/json.js";
+
+import { type SvcError, serverError } from "../../errors.js";
 import { meteredBatchSize } from "../../rules/records.js";
+import type { ReadBatch, RecordFormat, StreamPosition } from "../../types.js";
+import { positionToJson, readBatchToJson } from "../../wire/json.js";
 import type { LiveBatch } from "../store/live-fanout.js";
-import { pumpRead, type PumpOptions, type ReadSource } from "./read-pump.js";
+import { wireError } from "../wire-error.js";
 import type { SessionIO } from "./io.js";
+import { type PumpOptions, pumpRead, type ReadSource } from "./read-pump.js";
 
 interface SseOptions extends PumpOptions {
   format: RecordFormat;

@@ -23,8 +23,9 @@
  * holds exactly. Decoded byte fields are views into the value (lmdb hands out a private copy
  * per read), so decoding copies nothing.
  */
-import type { Header, SequencedRecord } from "../../types.js";
+
 import { meteredBatchSize, meteredSize } from "../../rules/records.js";
+import type { Header, SequencedRecord } from "../../types.js";
 import { decodeReadBatchBytes } from "../../wire/record-decode.js";
 import { recordFieldSize, sequencedRecordSize, writeRecordField } from "../../wire/record-encode.js";
 import type { StoredBatch, StoredWire } from "./types.js";

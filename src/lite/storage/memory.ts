@@ -2,6 +2,10 @@
  * The in-memory backend for `--in-memory` and fast tests: the lmdb backend's contract minus
  * durability. Writes "complete" on the next microtask, in order.
  */
+
+import { meteredBatchSize } from "../../rules/records.js";
+import { applyChange, type CatalogTables } from "./catalog-rules.js";
+import { type KvWriter, LocalMetrics, type MetricsKv } from "./local-metrics.js";
 import type {
   CatalogChange,
   LocalBackend,
@@ -11,9 +15,6 @@ import type {
   Removed,
   StreamRevision,
 } from "./seams.js";
-import { meteredBatchSize } from "../../rules/records.js";
-import { LocalMetrics, type KvWriter, type MetricsKv } from "./local-metrics.js";
-import { applyChange, type CatalogTables } from "./catalog-rules.js";
 import type { BasinMeta, BatchHead, StoredBatch, StoredToken, StreamMeta, StreamStateRecord } from "./types.js";
 
 function byteCompare(a: string, b: string): number {

@@ -29,11 +29,11 @@
  * On copy-on-write filesystems (btrfs, zfs) an overwrite needs new blocks anyway, so the
  * guarantee is only as good as the filesystem's; ext4, xfs and tmpfs keep it.
  */
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { serverError, type SvcError } from "../../errors.js";
+import { type SvcError, serverError } from "../../errors.js";
 
 const MiB = 1024 * 1024;
 

@@ -6,13 +6,12 @@
  */
 import { createHash } from "node:crypto";
 import { serverError } from "../../errors.js";
+import type { Access } from "../auth/decision.js";
 import type { CatalogChange } from "../storage/seams.js";
-import type { BasinMeta } from "../storage/types.js";
-import { canonicalJson, DEFAULT_BASIN_CONFIG, reconfigureBasin, type BasinReconfig } from "./stream-config.js";
-import type { StoredBasinConfig } from "../storage/types.js";
+import type { BasinMeta, StoredBasinConfig } from "../storage/types.js";
 import { nowIso } from "./live-stream.js";
 import type { Store } from "./store.js";
-import type { Access } from "../auth/decision.js";
+import { type BasinReconfig, canonicalJson, DEFAULT_BASIN_CONFIG, reconfigureBasin } from "./stream-config.js";
 
 export type ProvisionResult = "created" | "updated" | "noop";
 

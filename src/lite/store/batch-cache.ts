@@ -5,7 +5,7 @@
  * when that point is learnt (shared-stream.ts observe), and reads skip such records anyway.
  * Bounded by bytes, least recently used first out.
  */
-import { storedCount, type StoredBatch } from "../storage/types.js";
+import { type StoredBatch, storedCount } from "../storage/types.js";
 
 interface Slot {
   id: number;

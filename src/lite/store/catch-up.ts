@@ -3,10 +3,11 @@
  * bytes a read sends, or decoded records where they must be (decryption, old values), and how
  * many stored batches to read at a time.
  */
-import type { ReadBatch, SequencedRecord } from "../../types.js";
+
 import { meteredBatchSize } from "../../rules/records.js";
+import type { ReadBatch, SequencedRecord } from "../../types.js";
 import { decodeReadBatchBytes } from "../../wire/record-decode.js";
-import { storedCount, type StoredBatch } from "../storage/types.js";
+import { type StoredBatch, storedCount } from "../storage/types.js";
 
 /**
  * How many stored batches like `last` the rest of an output batch (`records`, `bytes` metered)

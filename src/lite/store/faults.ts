@@ -6,8 +6,8 @@
 import type { AppendAck } from "../../types.js";
 import type { LocalLog } from "../storage/seams.js";
 import type { TestFault } from "../test-fault.js";
-import type { LiveStream } from "./live-stream.js";
 import { LiveBatch, type LiveSubscriber } from "./live-fanout.js";
+import type { LiveStream } from "./live-stream.js";
 import { commandsOf, SEQUENCING, type Sequencing } from "./sequencing.js";
 
 /** The log with `ack-before-sync`, `drop-last` or `tail-short`. */

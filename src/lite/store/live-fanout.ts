@@ -16,8 +16,8 @@
  * (protocol.md §7.7), and every follower reading at a batch gets all of its records.
  */
 import type { SvcError } from "../../errors.js";
-import { LIMITS, type ReadBatch, type SequencedRecord, type StreamPosition } from "../../types.js";
 import { meteredBatchSize } from "../../rules/records.js";
+import { LIMITS, type ReadBatch, type SequencedRecord, type StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
 
 /** Subscribers served per event-loop turn of a round. */

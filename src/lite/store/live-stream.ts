@@ -16,14 +16,15 @@
  * A stream is typed by the kind of its backend (storage/answers.ts): a local stream's reads
  * answer at once, a shared one's with a promise; what serves either takes `LiveStream`.
  */
-import type { WentBack } from "./went-back.js";
-import { serverError, type SvcError } from "../../errors.js";
+
+import { type SvcError, serverError } from "../../errors.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
 import type { Answer, BackendKind } from "../storage/answers.js";
 import type { StreamMeta, StreamStateRecord } from "../storage/types.js";
 import type { LiveSubscriber } from "./live-fanout.js";
 import type { ReaderSource, StoredReader } from "./stored-reader.js";
+import type { WentBack } from "./went-back.js";
 
 /** The appends of one append session: after one is refused, the rest are not applied. */
 export interface Chain {

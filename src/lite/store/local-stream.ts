@@ -10,17 +10,17 @@
  * failure (412) is delivered only after every earlier in-flight append is durable, so the
  * value it reports can be trusted. Followers see only durable batches.
  */
-import { serverError, SvcError } from "../../errors.js";
+import { SvcError, serverError } from "../../errors.js";
+import { meteredBatchSize } from "../../rules/records.js";
 import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
+import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import type { LocalLog } from "../storage/seams.js";
 import type { StoredBatch, StreamMeta, StreamStateRecord } from "../storage/types.js";
-import { SEQUENCING, type Sequencing } from "./sequencing.js";
-import { countLive, LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
-import { LocalReader, type StoredReader } from "./stored-reader.js";
-import { meteredBatchSize } from "../../rules/records.js";
-import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
-import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
 import { wallClock } from "../storage/wall-clock.js";
+import { countLive, LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
+import { type Chain, earlierRefused, type LiveStream, refused, type Submitted } from "./live-stream.js";
+import { SEQUENCING, type Sequencing } from "./sequencing.js";
+import { LocalReader, type StoredReader } from "./stored-reader.js";
 
 interface Inflight {
   batch: StoredBatch;

@@ -2,6 +2,8 @@
  * Live streams on a local backend (lmdb, memory): loaded from the stored state, with the
  * recovery check, and the test faults wrapped around them when a test asks for one.
  */
+
+import { streamOf } from "../log.js";
 import type { LocalLog } from "../storage/seams.js";
 import type { StreamMeta, StreamStateRecord } from "../storage/types.js";
 import { TEST_FAULT } from "../test-fault.js";
@@ -9,7 +11,6 @@ import { faultyLog, faultySequencing, faultyStream } from "./faults.js";
 import { initialState, type LiveStream, type StreamHooks, type StreamKind } from "./live-stream.js";
 import { LocalStream } from "./local-stream.js";
 import { SEQUENCING } from "./sequencing.js";
-import { streamOf } from "../log.js";
 
 export class LocalStreams implements StreamKind<"local"> {
   private readonly log: LocalLog;

@@ -5,8 +5,9 @@
  * (`takesWhole`, `tookLive`), and counts every stored record it hands out in the stream's
  * metrics (live batches are counted once per fan-out round: live-fanout.ts `countLive`).
  */
-import { LIMITS, type SequencedRecord } from "../../types.js";
+
 import { MAX_READ_RECORD_BYTES, meteredSize, readSizeBound } from "../../rules/records.js";
+import { LIMITS, type SequencedRecord } from "../../types.js";
 import type { StreamMeter } from "../metrics/meter.js";
 import type { StoredBatch } from "../storage/types.js";
 import type { CatchUpBatch } from "./catch-up.js";

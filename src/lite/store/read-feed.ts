@@ -15,6 +15,9 @@
  * A feed holds one stop signal for its life: `close()`, or the abort of `signal` (a revoked
  * token's 401), which ends it at once, even while it follows.
  */
+
+import type { SvcError } from "../../errors.js";
+import type { ReadParams } from "../../types.js";
 import {
   MAX_TIMER_MS,
   type ReadBatch,
@@ -24,13 +27,11 @@ import {
 } from "../../types.js";
 import type { EitherKind } from "../storage/answers.js";
 import { CatchUpBatch } from "./catch-up.js";
-import type { LiveStream } from "./live-stream.js";
 import type { LiveBatch, LiveSubscriber } from "./live-fanout.js";
+import type { LiveStream } from "./live-stream.js";
 import { ReadBudget } from "./read-budget.js";
-import { planRead, resolveStart, type ReadPlan } from "./read-plan.js";
+import { planRead, type ReadPlan, resolveStart } from "./read-plan.js";
 import type { StoredReader } from "./stored-reader.js";
-import type { ReadParams } from "../../types.js";
-import type { SvcError } from "../../errors.js";
 
 interface FeedOptions {
   /** The reader's view of a stored record (decryption, §8.8; may throw `decryption_failed`). */

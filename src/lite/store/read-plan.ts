@@ -5,10 +5,11 @@
  * tail now). A seq num below the tail known on this node holds records whatever else was
  * appended, so it is taken without asking for the tail.
  */
-import { wentBack } from "./went-back.js";
+
 import { RangeNotSatisfiableError, serverError } from "../../errors.js";
 import { LIMITS, type ReadParams, type ReadStart } from "../../types.js";
 import type { LiveStream } from "./live-stream.js";
+import { wentBack } from "./went-back.js";
 
 export interface ReadPlan {
   start: ReadStart | undefined;

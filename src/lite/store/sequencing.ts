@@ -7,12 +7,12 @@
 import {
   FencingTokenMismatchError,
   SeqNumMismatchError,
+  type SvcError,
   serverError,
   serverFail,
-  type SvcError,
 } from "../../errors.js";
-import type { AppendInput, SequencedRecord } from "../../types.js";
 import { checkCommand, isCommandRecord } from "../../rules/commands.js";
+import type { AppendInput, SequencedRecord } from "../../types.js";
 import type { ResolvedStreamConfig, StreamStateRecord } from "../storage/types.js";
 
 /** The rules as one object, so the test faults (store/faults.ts) can stand in for them. */

@@ -9,8 +9,8 @@ import type { AppendAck, AppendInput, SequencedRecord } from "../../types.js";
 import { encodeBatch } from "../storage/batch-codec.js";
 import type { AppendOutcome, PlannedAppend } from "../storage/seams.js";
 import type { ResolvedStreamConfig, StreamStateRecord } from "../storage/types.js";
-import { earlierRefused, type Chain } from "./live-stream.js";
 import { OutcomeUnknown } from "../wire-error.js";
+import { type Chain, earlierRefused } from "./live-stream.js";
 import { commandsOf, sequence } from "./sequencing.js";
 
 /** Appends per statement (group commit), and their input bytes. */

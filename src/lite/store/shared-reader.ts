@@ -11,9 +11,8 @@
  * hole (records on both sides of a removed range) nor records below a removal it shows.
  */
 import type { StreamPosition } from "../../types.js";
-import { storedCount } from "../storage/types.js";
-import { wentBack } from "./went-back.js";
 import type { NodeClock } from "../storage/seams.js";
+import { storedCount } from "../storage/types.js";
 import {
   batchesToRead,
   expiredAt,
@@ -23,6 +22,7 @@ import {
   type StoredReader,
   type StoredStep,
 } from "./stored-reader.js";
+import { wentBack } from "./went-back.js";
 
 /** What the reader needs of a shared stream: its reads, and the tail now. */
 interface SharedSource extends ReaderSource<"shared"> {

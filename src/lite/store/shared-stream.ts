@@ -9,21 +9,21 @@
  * append acknowledged through any node (check-tail, a 416, a heartbeat, a read at the tail)
  * asks the database (`tailNow`, shared through the tail reader).
  */
-import { serverError, type SvcError } from "../../errors.js";
-import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
+import { type SvcError, serverError } from "../../errors.js";
 import { meteredBatchSize } from "../../rules/records.js";
+import type { AppendAck, AppendInput, StreamPosition } from "../../types.js";
 import { NO_METERS, type StreamMeter } from "../metrics/meter.js";
 import { decodeLanded } from "../storage/batch-codec.js";
 import type { GroupResult, MarkedState, NodeClock, SharedLog, StoredState } from "../storage/seams.js";
-import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
+import { type StoredBatch, type StreamMeta, type StreamStateRecord, storedCount } from "../storage/types.js";
 import type { BatchCache } from "./batch-cache.js";
 import { countLive, LiveBatch, LiveFanout, type LiveSubscriber } from "./live-fanout.js";
-import { SharedReader } from "./shared-reader.js";
-import { wentBack, type WentBack } from "./went-back.js";
-import type { StoredReader } from "./stored-reader.js";
-import { earlierRefused, refused, type Chain, type LiveStream, type Submitted } from "./live-stream.js";
+import { type Chain, earlierRefused, type LiveStream, refused, type Submitted } from "./live-stream.js";
 import { checkTimestamps } from "./sequencing.js";
-import { failGroup, groupSize, planGroup, refusal, settle, type Entry, type Planned } from "./shared-group.js";
+import { type Entry, failGroup, groupSize, type Planned, planGroup, refusal, settle } from "./shared-group.js";
+import { SharedReader } from "./shared-reader.js";
+import type { StoredReader } from "./stored-reader.js";
+import { type WentBack, wentBack } from "./went-back.js";
 
 interface SharedDeps {
   log: SharedLog;

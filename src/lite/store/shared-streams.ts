@@ -11,12 +11,12 @@
  *   every loaded one, read their stored state again; their content is never trusted.
  */
 import { serverError } from "../../errors.js";
+import { streamOf } from "../log.js";
 import type { ClusterHint, SharedBackend, StoredState } from "../storage/seams.js";
 import type { StreamMeta } from "../storage/types.js";
 import { BatchCache } from "./batch-cache.js";
 import type { LiveStream, StreamHooks, StreamKind } from "./live-stream.js";
 import { SharedStream } from "./shared-stream.js";
-import { streamOf } from "../log.js";
 
 const MAX_QUERIES = 2;
 

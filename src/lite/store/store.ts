@@ -6,19 +6,19 @@
  * backend: local (local-streams.ts) or shared by several nodes (shared-streams.ts).
  */
 import { serverError } from "../../errors.js";
+import type { TokenBook } from "../auth/access.js";
+import { streamOf } from "../log.js";
+import { type Meters, NO_METERS } from "../metrics/meter.js";
+import { MetricsRecorder } from "../metrics/recorder.js";
 import type { Backend, Catalog, MarkedState, RecordLog } from "../storage/seams.js";
 import type { StreamMeta } from "../storage/types.js";
-import { MetaLocks } from "./meta-locks.js";
-import { tokenBook } from "./tokens.js";
-import type { TokenBook } from "../auth/access.js";
-import { resolveStreamConfig } from "./stream-config.js";
-import { NO_METERS, type Meters } from "../metrics/meter.js";
-import { MetricsRecorder } from "../metrics/recorder.js";
-import { initialState, nowIso, type LiveStream, type StreamKind } from "./live-stream.js";
-import { LocalStreams } from "./local-streams.js";
-import { SharedStreams } from "./shared-streams.js";
-import { streamOf } from "../log.js";
 import { wallClock } from "../storage/wall-clock.js";
+import { initialState, type LiveStream, nowIso, type StreamKind } from "./live-stream.js";
+import { LocalStreams } from "./local-streams.js";
+import { MetaLocks } from "./meta-locks.js";
+import { SharedStreams } from "./shared-streams.js";
+import { resolveStreamConfig } from "./stream-config.js";
+import { tokenBook } from "./tokens.js";
 
 export type AutoCreate = "append" | "read" | "none";
 

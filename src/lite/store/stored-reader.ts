@@ -10,10 +10,10 @@
  */
 import { LIMITS } from "../../types.js";
 import type { Answer, BackendKind } from "../storage/answers.js";
-import { storedCount, type StoredBatch, type StreamMeta, type StreamStateRecord } from "../storage/types.js";
+import { type StoredBatch, type StreamMeta, type StreamStateRecord, storedCount } from "../storage/types.js";
+import { wallClock } from "../storage/wall-clock.js";
 import { storedBatchesToRead } from "./catch-up.js";
 import { retentionMs } from "./stream-config.js";
-import { wallClock } from "../storage/wall-clock.js";
 
 export type StoredStep =
   /** Records [from, to) of `batch` (from ≥ the position asked: records before it are gone). */

@@ -7,8 +7,7 @@
  * - Reconfiguration is three-state per field: absent = keep, null = reset (to the basin
  *   default, then the system default), value = set. Nested objects merge per field.
  */
-import type { RetentionPolicy, StorageClass, TimestampingMode } from "../../types.js";
-import type { StreamCipher } from "../../types.js";
+import type { RetentionPolicy, StorageClass, StreamCipher, TimestampingMode } from "../../types.js";
 import { SYSTEM_STREAM_DEFAULTS as SYSTEM } from "../../types.js";
 import type { PartialStreamConfig, ResolvedStreamConfig, StoredBasinConfig } from "../storage/types.js";
 

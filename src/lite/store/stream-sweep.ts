@@ -3,14 +3,15 @@
  * remove expired batches, and delete the stream when it has been empty long enough
  * (delete-on-empty), each only by conditional changes (storage/seams.ts).
  */
-import type { DueTrims } from "./due-trims.js";
+
+import { streamOf } from "../log.js";
 import type { MarkedState, StreamRevision } from "../storage/seams.js";
 import type { BatchHead, StreamMeta, StreamStateRecord } from "../storage/types.js";
-import { retentionMs } from "./stream-config.js";
+import type { DueTrims } from "./due-trims.js";
 import { nowIso } from "./live-stream.js";
 import type { LocalStream } from "./local-stream.js";
 import type { Store } from "./store.js";
-import { streamOf } from "../log.js";
+import { retentionMs } from "./stream-config.js";
 
 /** Batches removed per write. */
 export const DELETE_CHUNK = 1000;

@@ -3,13 +3,12 @@
  * change conditional on what is stored (basins.ts says how a changed read is judged again).
  */
 import { serverError } from "../../errors.js";
-import type { BasinMeta, StreamMeta } from "../storage/types.js";
-import { judged, requestKey, type ProvisionResult } from "./basins.js";
-import { canonicalJson, reconfigureStream, resolveStreamConfig, type StreamReconfig } from "./stream-config.js";
-import type { PartialStreamConfig } from "../storage/types.js";
+import type { Access } from "../auth/decision.js";
+import type { BasinMeta, PartialStreamConfig, StreamMeta } from "../storage/types.js";
+import { judged, type ProvisionResult, requestKey } from "./basins.js";
 import { initialState, nowIso } from "./live-stream.js";
 import type { Store } from "./store.js";
-import type { Access } from "../auth/decision.js";
+import { canonicalJson, reconfigureStream, resolveStreamConfig, type StreamReconfig } from "./stream-config.js";
 
 async function activeBasin(store: Store, basin: string): Promise<BasinMeta> {
   const b = await store.catalog.getBasin(basin);

@@ -4,7 +4,7 @@
  * that got past the new tail, or asks to start there, is refused with `stream_tail_went_back`
  * rather than given the records the new primary stores at the same positions.
  */
-import { serverError, type SvcError } from "../../errors.js";
+import { type SvcError, serverError } from "../../errors.js";
 
 /** What a node knows of its stream's loss: its tail went back from `from` to `to`. */
 export interface WentBack {

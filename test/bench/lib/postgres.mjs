@@ -8,7 +8,8 @@
  * dir's parent must then be readable by it. The temp dir's name does not start with `svc-`:
  * the tmp-leftover sweep of a concurrent test run would remove it.
  */
-import { freePort } from "../../../scripts/lib/pg-server.mjs";
+
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -20,10 +21,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { freePort } from "../../../scripts/lib/pg-server.mjs";
 
 export const PG_USER = "postgres";
 /**

@@ -11,8 +11,9 @@
  *            whose position is unknown may be among them); never moves back for reads
  *            (unless trims are asynchronous: History.meta)
  */
-import { isDataKey, type Report, type StreamView } from "./view.js";
+
 import type { Observed, Op } from "./types.js";
+import { isDataKey, type Report, type StreamView } from "./view.js";
 
 /** The fencing token current at position p, from the fence records known before p. */
 function tokenIndex(v: StreamView): (p: number) => string {

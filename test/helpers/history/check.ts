@@ -16,8 +16,9 @@
  *            whose position is unknown may be among them); never moves back for reads
  *            (unless trims are asynchronous: History.meta)
  */
-import { asyncTrims, type AppendOp, type History, type Violation } from "./types.js";
-import { checkRealTime, checkReads, checkTrim } from "./check-time.js";
+
+import { checkReads, checkRealTime, checkTrim } from "./check-time.js";
+import { type AppendOp, asyncTrims, type History, type Violation } from "./types.js";
 import { buildView, isDataKey, type Report, type StreamView } from "./view.js";
 
 export interface CheckStats {

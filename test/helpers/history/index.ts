@@ -12,24 +12,24 @@
  * artifact and re-checked offline. Ops may come from several servers sharing one store (the
  * multi-node case): the checker only needs one monotonic clock (same host) and the final reads.
  */
-import { checkHistory, type CheckResult } from "./check.js";
-import { searchCheck, type SearchResult } from "./search.js";
+import { type CheckResult, checkHistory } from "./check.js";
+import { type SearchResult, searchCheck } from "./search.js";
 import type { History } from "./types.js";
 
-export * from "./types.js";
+export { type CheckResult, type CheckStats, checkHistory } from "./check.js";
 export {
-  Recorder,
   historyJsonl,
   historyLines,
-  recordKey,
-  observed,
-  writeHistory,
-  parseHistory,
   now,
+  observed,
+  parseHistory,
+  Recorder,
+  recordKey,
+  writeHistory,
 } from "./recorder.js";
-export { checkHistory, type CheckResult, type CheckStats } from "./check.js";
+export { type SearchResult, searchCheck } from "./search.js";
+export * from "./types.js";
 export { isDataKey } from "./view.js";
-export { searchCheck, type SearchResult } from "./search.js";
 
 export interface Verdict {
   ok: boolean;

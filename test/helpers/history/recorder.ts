@@ -15,8 +15,8 @@ import {
   SeqNumMismatchError,
   SvcError,
 } from "../../../src/errors.js";
-import type { AppendAck, AppendInput, ReadBatch, SequencedRecord, StreamPosition } from "../../../src/types.js";
 import { isCommandRecord, readCommand } from "../../../src/rules/commands.js";
+import type { AppendAck, AppendInput, ReadBatch, SequencedRecord, StreamPosition } from "../../../src/types.js";
 import type { AppendOp, CheckTailOp, History, Observed, Op, ReadOp, SessionReadOp } from "./types.js";
 
 const dec = new TextDecoder();

@@ -18,8 +18,9 @@
  * trims (History.meta) anywhere from its start up to that point, and a short read may end
  * below the tail when everything up to the tail is trimmed.
  */
+
+import { type AppendOp, asyncTrims, type FinalStream, type History, type Op } from "./types.js";
 import { isDataKey } from "./view.js";
-import { asyncTrims, type AppendOp, type FinalStream, type History, type Op } from "./types.js";
 
 export type SearchResult = { result: "ok" | "fail" | "timeout"; stream?: string; message?: string; steps: number };
 

@@ -16,10 +16,11 @@
  * through a stream chosen by the op's client id (several servers on one store: each client
  * keeps its server, the clients use them all).
  */
-import type { StreamClient } from "../../../src/client/stream.js";
+
 import type { Appender } from "../../../src/client/appender.js";
-import type { AppendInput, AppendRecord } from "../../../src/types.js";
+import type { StreamClient } from "../../../src/client/stream.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
+import type { AppendInput, AppendRecord } from "../../../src/types.js";
 import type { Recorder } from "./recorder.js";
 import type { Op } from "./types.js";
 

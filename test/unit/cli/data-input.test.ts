@@ -2,8 +2,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { batches, type BatchLimits } from "../../../src/cli/append/batcher.js";
-import { inputRecords, type InputOptions, type Parsed } from "../../../src/cli/append/input-records.js";
+import { type BatchLimits, batches } from "../../../src/cli/append/batcher.js";
+import { type InputOptions, inputRecords, type Parsed } from "../../../src/cli/append/input-records.js";
 import { fenceCommandRecord, trimCommandRecord } from "../../../src/format/record-command.js";
 import { scratchDir } from "../../helpers/scratch.js";
 

@@ -3,23 +3,24 @@
  * later batches), throttling, the tally's words and JSON, the read side's cut and emitter,
  * checkpoints, and progress through the one output module.
  */
-import { PassThrough } from "node:stream";
+
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { BatchPipe, throttleDue } from "../../../src/cli/append/append-pipe.js";
-import { inputPolicy, type AppendPlan } from "../../../src/cli/append/append-run.js";
+import { type AppendPlan, inputPolicy } from "../../../src/cli/append/append-run.js";
 import { AppendTally } from "../../../src/cli/append/append-tally.js";
 import type { Batch } from "../../../src/cli/append/batcher.js";
-import { readCheckpoint, writeCheckpoint } from "../../../src/cli/read/checkpoint.js";
+import { Output } from "../../../src/cli/output.js";
 import { progressMode, ReadProgress, StatusTicker } from "../../../src/cli/progress.js";
+import { readCheckpoint, writeCheckpoint } from "../../../src/cli/read/checkpoint.js";
 import { BatchEmitter, cutAtSeq, IdleTimer, type ReadSinkPlan } from "../../../src/cli/read/read-run.js";
 import { RecordWriter } from "../../../src/cli/read/record-writer.js";
-import { Output } from "../../../src/cli/output.js";
-import { SvcError } from "../../../src/errors.js";
-import type { StreamClient } from "../../../src/client/stream.js";
 import { Appender } from "../../../src/client/appender.js";
+import type { StreamClient } from "../../../src/client/stream.js";
 import { UnaryAppends } from "../../../src/client/unary-appends.js";
+import { SvcError } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, SequencedRecord } from "../../../src/types.js";
 import { scratchDir } from "../../helpers/scratch.js";
 

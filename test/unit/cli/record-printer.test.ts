@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RecordPrinter, type PrinterOptions } from "../../../src/cli/read/record-printer.js";
+import { type PrinterOptions, RecordPrinter } from "../../../src/cli/read/record-printer.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
 const FENCE = new TextEncoder().encode("fence");

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { configPath } from "../../../src/cli/config-file.js";
 import { hintOf } from "../../../src/cli/failure.js";
 import { resolveSettings } from "../../../src/cli/settings.js";
-import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../../../src/local-lite.js";
-import { configPath } from "../../../src/cli/config-file.js";
 import type { TomlTable } from "../../../src/cli/toml.js";
+import { LOCAL_LITE_ENDPOINT, localLiteDataDir, ROOT_TOKEN_FILE } from "../../../src/local-lite.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
 const PATH = "/cfg/config.toml";

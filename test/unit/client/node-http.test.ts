@@ -2,8 +2,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NodeHttpTransport } from "../../../src/transport/node-http.js";
 import { createTransport } from "../../../src/transport/create.js";
+import { NodeHttpTransport } from "../../../src/transport/node-http.js";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 let server: Server;

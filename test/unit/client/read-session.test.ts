@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { clientError } from "../../../src/errors.js";
 import { readQuery } from "../../../src/client/read-resume.js";
 import { readSession } from "../../../src/client/read-session.js";
-import type { ReadEvent } from "../../../src/types.js";
-import type { SequencedRecord } from "../../../src/types.js";
+import { clientError } from "../../../src/errors.js";
+import type { ReadEvent, SequencedRecord } from "../../../src/types.js";
 import { FakeExchange, pos } from "../../helpers/fake-exchange.js";
 
 const enc = new TextEncoder();

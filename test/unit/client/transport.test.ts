@@ -1,8 +1,8 @@
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { backoffDelay, shouldRetry } from "../../../src/transport/retry.js";
-import { HttpTransport } from "../../../src/transport/http.js";
 import { clientError, errorFromResponse, SvcError } from "../../../src/errors.js";
+import { HttpTransport } from "../../../src/transport/http.js";
+import { backoffDelay, shouldRetry } from "../../../src/transport/retry.js";
 
 const ORIGIN = "http://svc.test";
 

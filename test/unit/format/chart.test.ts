@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   BLOCKS,
+  type ChartSeries,
   fitBars,
   levels,
   renderChart,
   timeLabel,
   valueLabel,
-  type ChartSeries,
 } from "../../../src/format/chart.js";
 import { metricsCsv, metricsTable, metricsText, rfc3339Secs } from "../../../src/format/metric-output.js";
 import type { Metric } from "../../../src/metric-types.js";

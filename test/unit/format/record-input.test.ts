@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { checkAppendInput } from "../../../src/client/appender.js";
+import { SvcError } from "../../../src/errors.js";
 import { parseFormatName } from "../../../src/format/format-name.js";
 import { parseHeaderFlag, parseJsonRecord, RecordInputError, textRecord } from "../../../src/format/record-input.js";
 import { renderJson } from "../../../src/format/record-output.js";
-import { checkAppendInput } from "../../../src/client/appender.js";
-import { SvcError } from "../../../src/errors.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
 const bytes = fc.uint8Array({ maxLength: 64 });

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lossyUtf8 } from "../../../src/bytes.js";
+import { parseFormatName } from "../../../src/format/format-name.js";
 import { ackStatusLine, ackToJson, commandAckLine } from "../../../src/format/record-ack.js";
 import {
   describeCommand,
@@ -8,12 +9,11 @@ import {
   parseCommandRecord,
   trimCommandRecord,
 } from "../../../src/format/record-command.js";
-import { parseFormatName } from "../../../src/format/format-name.js";
-import { isCommandRecord } from "../../../src/rules/commands.js";
 import { grepFilter, parseFilter } from "../../../src/format/record-filter.js";
+import { compileInputTemplate } from "../../../src/format/record-input-template.js";
 import { renderJson, renderTextBody } from "../../../src/format/record-output.js";
 import { compileTemplate } from "../../../src/format/record-template.js";
-import { compileInputTemplate } from "../../../src/format/record-input-template.js";
+import { isCommandRecord } from "../../../src/rules/commands.js";
 import type { SequencedRecord } from "../../../src/types.js";
 
 const rec = (

@@ -16,8 +16,8 @@ import {
   meteredOfValue,
 } from "../../../src/lite/storage/batch-codec.js";
 import type { StoredBatch } from "../../../src/lite/storage/types.js";
-import type { SequencedRecord } from "../../../src/types.js";
 import { meteredSize } from "../../../src/rules/records.js";
+import type { SequencedRecord } from "../../../src/types.js";
 import { decodeReadBatch, encodeReadBatch } from "../../../src/wire/proto.js";
 
 const bytes = fc.uint8Array({ maxLength: 64 });

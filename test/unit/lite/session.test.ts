@@ -1,16 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { runAppendSession, type AppendPort } from "../../../src/lite/session/append-session.js";
-import { runReadSession } from "../../../src/lite/session/read-session.js";
-import { runSseSession, parseLastEventId } from "../../../src/lite/session/sse.js";
+import { SeqNumMismatchError } from "../../../src/errors.js";
+import { type AppendPort, runAppendSession } from "../../../src/lite/session/append-session.js";
 import { ByteBudget } from "../../../src/lite/session/byte-budget.js";
 import { DrainSignal, type SessionIO } from "../../../src/lite/session/io.js";
-
 import type { ReadSource } from "../../../src/lite/session/read-pump.js";
+import { runReadSession } from "../../../src/lite/session/read-session.js";
+import { parseLastEventId, runSseSession } from "../../../src/lite/session/sse.js";
 import { LiveBatch } from "../../../src/lite/store/live-fanout.js";
-import { FrameParser, encodeFrame, decodeTerminal } from "../../../src/wire/framing.js";
-import { encodeAppendInput, decodeAppendAck, decodeReadBatch, encodeReadBatch } from "../../../src/wire/proto.js";
-import { SeqNumMismatchError } from "../../../src/errors.js";
 import type { AppendAck, AppendInput, ReadEvent, StreamPosition } from "../../../src/types.js";
+import { decodeTerminal, encodeFrame, FrameParser } from "../../../src/wire/framing.js";
+import { decodeAppendAck, decodeReadBatch, encodeAppendInput, encodeReadBatch } from "../../../src/wire/proto.js";
 
 const enc = new TextEncoder();
 

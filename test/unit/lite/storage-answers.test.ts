@@ -5,7 +5,7 @@
  * promises, or a shared catalog taken where a local one is needed.
  */
 import { describe, expect, it } from "vitest";
-import { mapAnswer, pending, type EitherKind } from "../../../src/lite/storage/answers.js";
+import { type EitherKind, mapAnswer, pending } from "../../../src/lite/storage/answers.js";
 import { MemoryBackend } from "../../../src/lite/storage/memory.js";
 import type { Catalog, LocalCatalog, LocalLog, SharedCatalog } from "../../../src/lite/storage/seams.js";
 import type { StoredBatch } from "../../../src/lite/storage/types.js";

@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clientFail, serverFail, type SvcError } from "../../../src/errors.js";
 import { BadRecordError, badInput } from "../../../src/client/bad-record.js";
+import { clientFail, type SvcError, serverFail } from "../../../src/errors.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
 import {
   checkBatch,

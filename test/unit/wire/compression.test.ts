@@ -10,15 +10,16 @@
  *   FHD bits: 7-6 content-size field size (0: none, 1: 2 B (+256), 2: 4 B, 3: 8 B), 5 single segment
  *   block header, 3 B little-endian: size << 3 | type << 1 | last   (type 1 = RLE: one byte, repeated)
  */
-import { readFileSync } from "node:fs";
+
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createGzip, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import {
-  compress,
   COMPRESSION_THRESHOLD,
+  compress,
   decompress,
   MAX_FRAME_PAYLOAD,
   negotiateCompression,

@@ -1,6 +1,6 @@
 /** wire/dialect.ts: the names of each dialect, and the renaming the client does at its edge. */
 import { describe, expect, it } from "vitest";
-import { HEADER_NAMES, SESSION_CONTENT_TYPE, headersFromDialect, headersInDialect } from "../../../src/wire/dialect.js";
+import { HEADER_NAMES, headersFromDialect, headersInDialect, SESSION_CONTENT_TYPE } from "../../../src/wire/dialect.js";
 
 describe("wire > dialect", () => {
   it("names each role svc-<role> and s2-<role>; sessions svc/proto and s2s/proto", () => {

@@ -11,11 +11,11 @@ import {
   errorFromResponse,
   FencingTokenMismatchError,
   RangeNotSatisfiableError,
-  SeqNumMismatchError,
   SERVER_CODES,
+  SeqNumMismatchError,
+  type ServerCode,
   SvcError,
   serverError,
-  type ServerCode,
 } from "../../../src/errors.js";
 
 // code, status, retryable, no side effects guaranteed

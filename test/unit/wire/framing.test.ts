@@ -15,15 +15,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors.js";
 import {
+  type Compression,
   decodeTerminal,
   encodeFrame,
   encodeFrameInPlace,
   encodeTerminalFrame,
+  type Frame,
   FrameError,
   FrameParser,
   MAX_FRAME_LENGTH,
-  type Compression,
-  type Frame,
 } from "../../../src/wire/framing.js";
 
 const SEED = Number(process.env.FC_SEED ?? 20260224);

@@ -14,10 +14,10 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SvcError } from "../../../src/errors.js";
-import type { AppendInput, RecordFormat, SequencedRecord } from "../../../src/types.js";
 import { decodeBase64Strict, decodeBytes, encodeBytes, lossyUtf8 } from "../../../src/bytes.js";
+import { SvcError } from "../../../src/errors.js";
 import { fenceRecord, trimRecord } from "../../../src/rules/commands.js";
+import type { AppendInput, RecordFormat, SequencedRecord } from "../../../src/types.js";
 import {
   appendAckFromJson,
   appendAckToJson,

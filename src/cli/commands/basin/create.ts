@@ -5,7 +5,7 @@
 import { Command } from "commander";
 import { BASIN_SCOPES, type BasinInfo } from "../../../types.js";
 import { flagAction } from "../../action.js";
-import { basinConfigFromFlags, BASIN_CONFIG_FLAGS } from "../../config-flags.js";
+import { BASIN_CONFIG_FLAGS, basinConfigFromFlags } from "../../config-flags.js";
 import { attempt } from "../../failure.js";
 import { choice, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";

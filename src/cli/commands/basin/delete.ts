@@ -1,13 +1,13 @@
 /** `svc basin delete <basin>`: asks first (or `--yes`), `--if-exists`, `--wait` until gone. */
 import { Command } from "commander";
 import { flagAction } from "../../action.js";
+import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
-import type { Context } from "../../context.js";
-import { waitFlags, waitForBasin, type WaitFlags } from "../create-options.js";
+import { type WaitFlags, waitFlags, waitForBasin } from "../create-options.js";
 
 const FLAGS = flagList(
   bool("-y, --yes", "do not ask for confirmation"),

@@ -6,7 +6,7 @@ import { flagAction } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { finishPage, LIST_FLAGS, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
+import { finishPage, LIST_FLAGS, type ListFlags, listOptions, type PageEnd, pageEnd } from "../../list-options.js";
 
 export async function listBasins(ctx: Context, flags: ListFlags): Promise<void> {
   const { all, single } = listOptions(flags);

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { configLines } from "../../../format/config-view.js";
 import { flagAction } from "../../action.js";
-import { basinConfigFromFlags, BASIN_CONFIG_FLAGS } from "../../config-flags.js";
+import { BASIN_CONFIG_FLAGS, basinConfigFromFlags } from "../../config-flags.js";
 import { attempt, usageError } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseBasinArg } from "../../uri.js";

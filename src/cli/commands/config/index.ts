@@ -1,7 +1,7 @@
 /** `svc config …`: the config file (`$XDG_CONFIG_HOME/svc/config.toml`) and its profiles. */
 import { Command } from "commander";
-import { examples } from "../../help.js";
 import { LOCAL_LITE_ENDPOINT } from "../../../local-lite.js";
+import { examples } from "../../help.js";
 import { configGetCommand } from "./get.js";
 import { configListCommand } from "./list.js";
 import { configPathCommand } from "./path.js";

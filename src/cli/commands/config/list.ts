@@ -3,8 +3,8 @@ import { Command } from "commander";
 import { REDACTED } from "../../../client/redacted.js";
 import { handler } from "../../action.js";
 import { CONFIG_KEYS } from "../../config-keys.js";
-import { examples } from "../../help.js";
 import type { Context } from "../../context.js";
+import { examples } from "../../help.js";
 import type { Settings } from "../../settings.js";
 import { targetTable } from "./shared.js";
 

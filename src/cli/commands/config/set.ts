@@ -1,11 +1,11 @@
 /** `svc config set <key> <value>`: validated, atomic write; `access_token -` reads stdin. */
 import { Command } from "commander";
+import { REDACTED } from "../../../client/redacted.js";
 import { handler } from "../../action.js";
 import { updateConfigFile } from "../../config-file.js";
 import { canonicalKey, keySpec } from "../../config-keys.js";
 import { usageError } from "../../failure.js";
 import { examples } from "../../help.js";
-import { REDACTED } from "../../../client/redacted.js";
 import { changed, targetTable, where } from "./shared.js";
 
 async function readStdin(): Promise<string> {

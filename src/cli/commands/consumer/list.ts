@@ -5,9 +5,9 @@
  */
 import { Command } from "commander";
 import { flagAction } from "../../action.js";
-import { parsePositionStream, POSITIONS_PREFIX } from "../../consumer/names.js";
+import { POSITIONS_PREFIX, parsePositionStream } from "../../consumer/names.js";
 import { PositionStore } from "../../consumer/positions.js";
-import { consumerReport, consumerTable, tailOf, type ConsumerReport } from "../../consumer/report.js";
+import { type ConsumerReport, consumerReport, consumerTable, tailOf } from "../../consumer/report.js";
 import { attempt } from "../../failure.js";
 import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";

@@ -20,7 +20,7 @@ import {
 import { flagAction, type Handler } from "../../action.js";
 import type { Context } from "../../context.js";
 import { usageError } from "../../failure.js";
-import { choice, flagList, text, type FlagValues } from "../../flags/declare.js";
+import { choice, type FlagValues, flagList, text } from "../../flags/declare.js";
 
 type MetricsFormat = "chart" | "table" | "csv" | "json";
 

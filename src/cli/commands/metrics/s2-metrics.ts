@@ -12,10 +12,10 @@ import { didYouMean } from "../../../format/suggest.js";
 import { ACCOUNT_METRIC_SETS, BASIN_METRIC_SETS, STREAM_METRIC_SETS } from "../../../metric-types.js";
 import { flagAction } from "../../action.js";
 import { attempt, usageError } from "../../failure.js";
-import { choice, flagList, text, type FlagValues } from "../../flags/declare.js";
+import { choice, type FlagValues, flagList, text } from "../../flags/declare.js";
 import { examples } from "../../help.js";
 import { formatUri, parseBasinArg } from "../../uri.js";
-import { metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
+import { type MetricFlags, metricsFormat, metricsQuery, printMetrics } from "./metric-flags.js";
 import { showStreamMetrics } from "./stream.js";
 
 const FLAGS = flagList(

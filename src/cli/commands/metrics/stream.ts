@@ -1,11 +1,11 @@
 /** `svc metrics stream <uri> [--metric storage]`: stream metrics (A12); storage is the only set, so the default. */
 import { Command } from "commander";
 import { STREAM_METRIC_SETS } from "../../../metric-types.js";
+import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
-import type { Context } from "../../context.js";
-import { metricsCommand, metricsFormat, metricsQuery, printMetrics, type MetricFlags } from "./metric-flags.js";
+import { type MetricFlags, metricsCommand, metricsFormat, metricsQuery, printMetrics } from "./metric-flags.js";
 
 export function metricsStreamCommand(): Command {
   const cmd = metricsCommand(

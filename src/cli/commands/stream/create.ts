@@ -4,11 +4,11 @@ import type { StreamInfo } from "../../../types.js";
 import { flagAction } from "../../action.js";
 import { streamConfigFlags, streamConfigFromFlags } from "../../config-flags.js";
 import { attempt } from "../../failure.js";
+import { flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 import { isAlreadyExists } from "../basin/create.js";
 import { CREATE_FLAGS, parseCreateFlags, warnIfDifferent } from "../create-options.js";
-import { flagList } from "../../flags/declare.js";
 
 const FLAGS = flagList(...streamConfigFlags(), ...CREATE_FLAGS);
 

@@ -1,15 +1,15 @@
 /** `svc stream delete <uri>`: asks first (or `--yes`), `--if-exists`, `--wait` until gone. */
 import { Command } from "commander";
+import { clientError } from "../../../errors.js";
 import { flagAction } from "../../action.js";
+import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
+import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
 import { confirmOrStop } from "../../prompt.js";
 import { formatUri, parseStreamUri } from "../../uri.js";
 import { isDeletionPending, isNotFound } from "../basin/delete.js";
-import { waitFlags, type WaitFlags } from "../create-options.js";
-import { clientError } from "../../../errors.js";
-import type { Context } from "../../context.js";
-import { bool, flagList } from "../../flags/declare.js";
+import { type WaitFlags, waitFlags } from "../create-options.js";
 
 const FLAGS = flagList(
   bool("-y, --yes", "do not ask for confirmation"),

@@ -9,7 +9,7 @@
 import { Command } from "commander";
 import type { SvcClient } from "../../../client/client.js";
 import { RangeNotSatisfiableError, SvcError } from "../../../errors.js";
-import { streamInfoLines, type StreamInfoReport } from "../../../format/stream-info-view.js";
+import { type StreamInfoReport, streamInfoLines } from "../../../format/stream-info-view.js";
 import type { Metric } from "../../../metric-types.js";
 import { handler } from "../../action.js";
 import { attempt } from "../../failure.js";

@@ -6,7 +6,7 @@ import { flagAction } from "../../action.js";
 import type { Context } from "../../context.js";
 import { attempt } from "../../failure.js";
 import { examples } from "../../help.js";
-import { finishPage, LIST_FLAGS, listOptions, pageEnd, type ListFlags, type PageEnd } from "../../list-options.js";
+import { finishPage, LIST_FLAGS, type ListFlags, listOptions, type PageEnd, pageEnd } from "../../list-options.js";
 import { formatUri, parseBasinOrPrefix } from "../../uri.js";
 
 export async function listStreams(ctx: Context, target: string, flags: ListFlags): Promise<void> {

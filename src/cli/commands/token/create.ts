@@ -1,11 +1,11 @@
 /** `svc token create <id>`: issues a token; stdout carries only the secret (shown once). */
 import { Command } from "commander";
+import { OP_GROUPS } from "../../../types.js";
 import { flagAction } from "../../action.js";
 import { ENV_VARS } from "../../env-vars.js";
 import { attempt } from "../../failure.js";
 import { bool, flagList } from "../../flags/declare.js";
 import { examples } from "../../help.js";
-import { OP_GROUPS } from "../../../types.js";
 import { impossibleNames, reachesNothing } from "./token-reach.js";
 import { TOKEN_FLAGS, tokenRequest } from "./token-spec.js";
 

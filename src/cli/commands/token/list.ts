@@ -3,10 +3,10 @@ import { Command } from "commander";
 import type { AccessTokenInfo, AccessTokenScope, ResourceSet } from "../../../types.js";
 import { flagAction } from "../../action.js";
 import { attempt } from "../../failure.js";
-import { examples } from "../../help.js";
 import { bool, flagList, text } from "../../flags/declare.js";
 import { count } from "../../flags/kinds.js";
-import { finishPage, listOptions, pageEnd, type PageEnd } from "../../list-options.js";
+import { examples } from "../../help.js";
+import { finishPage, listOptions, type PageEnd, pageEnd } from "../../list-options.js";
 
 const FLAGS = flagList(
   text("--prefix <prefix>", "only ids starting with this"),

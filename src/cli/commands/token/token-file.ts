@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { clientError } from "../../../errors.js";
-import { OPERATIONS, type AccessTokenInfo } from "../../../types.js";
+import { type AccessTokenInfo, OPERATIONS } from "../../../types.js";
 import { usageError } from "../../failure.js";
 
 type Obj = Record<string, unknown>;

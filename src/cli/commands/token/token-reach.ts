@@ -6,7 +6,7 @@
  * or `{"exact": ""}` holds nothing.
  */
 import { badName, type NameKind } from "../../../rules/names.js";
-import { LIMITS, OP_GROUPS, type AccessTokenScope, type Operation, type ResourceSet } from "../../../types.js";
+import { type AccessTokenScope, LIMITS, OP_GROUPS, type Operation, type ResourceSet } from "../../../types.js";
 
 type SetKey = "basins" | "streams" | "access_tokens";
 

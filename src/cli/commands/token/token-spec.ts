@@ -8,17 +8,18 @@
  * (`--op-groups`), `--ops` given more than once, and S2's names of the metrics operations
  * (`get_basin_metrics` is `basin-metrics`).
  */
+
+import { parseDuration } from "../../../format/duration.js";
 import { didYouMean } from "../../../format/suggest.js";
 import {
-  OPERATIONS,
   type AccessTokenInfo,
   type AccessTokenScope,
+  OPERATIONS,
   type ReadWritePermissions,
   type ResourceSet,
 } from "../../../types.js";
-import { parseDuration } from "../../../format/duration.js";
 import { usageError } from "../../failure.js";
-import { bool, flagList, list, text, valueFlag, type FlagValues } from "../../flags/declare.js";
+import { bool, type FlagValues, flagList, list, text, valueFlag } from "../../flags/declare.js";
 import { readTokenFile } from "./token-file.js";
 
 const TOKEN_OPERATIONS: readonly string[] = OPERATIONS;

@@ -3,10 +3,11 @@
  * each change still checks its condition inside its own write transaction, against what is
  * stored, and resolves once flushed.
  */
-import type { CatalogChange, LocalCatalog } from "../seams.js";
+
 import { applyChange, type CatalogTables } from "../catalog-rules.js";
-import type { BasinMeta, StoredToken, StreamMeta } from "../types.js";
+import type { CatalogChange, LocalCatalog } from "../seams.js";
 import { WRITE_OVERHEAD } from "../space-reserve.js";
+import type { BasinMeta, StoredToken, StreamMeta } from "../types.js";
 import type { LmdbEnv } from "./env.js";
 import { listByName, listStart, nameKey, streamKey } from "./keys.js";
 

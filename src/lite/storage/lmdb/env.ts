@@ -28,10 +28,10 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from "lmdb";
+import { type Database, open, type RootDatabase, type RootDatabaseOptionsWithPath } from "lmdb";
 import { SvcError } from "../../../errors.js";
-import type { BasinMeta, StoredToken, StreamMeta, StreamStateRecord } from "../types.js";
 import { SpaceReserve, type SpaceReserveOptions } from "../space-reserve.js";
+import type { BasinMeta, StoredToken, StreamMeta, StreamStateRecord } from "../types.js";
 
 /**
  * The data dir's format, kept in `misc` under "dataFormat". 2: stored batches may carry their

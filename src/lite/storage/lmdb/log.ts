@@ -6,10 +6,10 @@
  * was measured 3× faster than one key per record (docs/design/performance.md, "Durable storage").
  */
 import { SvcError } from "../../../errors.js";
-import type { LocalLog, Removed, StreamRevision } from "../seams.js";
-import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
 import { batchHeader, decodeBatch, encodeBatch, meteredOfValue } from "../batch-codec.js";
+import type { LocalLog, Removed, StreamRevision } from "../seams.js";
 import { WRITE_OVERHEAD } from "../space-reserve.js";
+import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
 import type { LmdbEnv } from "./env.js";
 import { batchKey, idKey, readU64, streamKey, tsKey } from "./keys.js";
 

@@ -7,8 +7,8 @@
  * once, when the dir is opened, and removed.
  */
 import type { Database } from "lmdb";
+import { type KvWriter, LocalMetrics, type MetricsKv } from "../local-metrics.js";
 import { countsOf, type MinuteTally } from "../metric-counts.js";
-import { LocalMetrics, type KvWriter, type MetricsKv } from "../local-metrics.js";
 import { WRITE_OVERHEAD } from "../space-reserve.js";
 import type { LmdbEnv } from "./env.js";
 

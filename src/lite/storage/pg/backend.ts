@@ -8,17 +8,17 @@
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
 import type { MetricsStore, SharedBackend } from "../seams.js";
-import { redactedUrl, type PgConfig } from "./config.js";
-import { Primary } from "./primary.js";
-import { DbClock } from "./db-clock.js";
-import { migrate } from "./schema.js";
-import { Db } from "./db.js";
 import { PgCatalog } from "./catalog.js";
-import { PgLog } from "./log.js";
 import { PgCluster } from "./cluster.js";
+import { type PgConfig, redactedUrl } from "./config.js";
+import { Db } from "./db.js";
+import { DbClock } from "./db-clock.js";
+import { PgLog } from "./log.js";
 import { PgMetrics } from "./metrics.js";
-import { endWithin } from "./wait.js";
+import { Primary } from "./primary.js";
+import { migrate } from "./schema.js";
 import { checkSchema } from "./session.js";
+import { endWithin } from "./wait.js";
 
 /** The timings of a node on PostgreSQL (their defaults and variables: lite/option-table.ts). */
 export interface PgTimings {

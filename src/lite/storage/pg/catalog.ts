@@ -11,10 +11,10 @@
  * append either commits before the deletion or is refused after it.
  */
 import type { CatalogChange, ClusterHint, SharedCatalog } from "../seams.js";
-import { CHANNEL } from "./listener.js";
 import type { BasinMeta, StoredToken, StreamMeta } from "../types.js";
 import { TtlCache } from "./cache.js";
-import { num, type Db, type Tx } from "./db.js";
+import { type Db, num, type Tx } from "./db.js";
+import { CHANNEL } from "./listener.js";
 
 interface MetaRow {
   id: string;

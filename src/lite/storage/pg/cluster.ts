@@ -17,9 +17,9 @@
 import type { Cluster, ClusterHint } from "../seams.js";
 import type { PgConfig } from "./config.js";
 import type { Db } from "./db.js";
+import { HintCoalescer } from "./hint-coalescer.js";
 import { SweepLease } from "./lease.js";
 import { CHANNEL, Listener } from "./listener.js";
-import { HintCoalescer } from "./hint-coalescer.js";
 
 /** The shortest time between two notifications of moved tails from one node. */
 const ANNOUNCE_MS = 5;

@@ -14,9 +14,9 @@
 import pg from "pg";
 import { SvcError } from "../../../errors.js";
 import type { PgConfig } from "./config.js";
-import { Primary } from "./primary.js";
-import { acquire, bounded, NoAnswer, NotSent, type Acquiring } from "./wait.js";
 import { notWritten, surelyRolledBack } from "./outcome.js";
+import { Primary } from "./primary.js";
+import { type Acquiring, acquire, bounded, NoAnswer, NotSent } from "./wait.js";
 
 /** A database number as a safe integer (bigint columns come back as text). */
 export function num(v: unknown): number {

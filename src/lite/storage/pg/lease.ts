@@ -24,8 +24,9 @@
  * the expiry; if another node took the lease meanwhile, both sweep for a moment: work done twice.)
  * A step forward only ends a lease early.
  */
-import { hostname } from "node:os";
+
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type { Db } from "./db.js";
 
 const NAME = "sweep";

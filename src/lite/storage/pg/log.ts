@@ -2,6 +2,15 @@
  * The record log on PostgreSQL: appends sequenced by the database (one `svc_append` call per
  * group, sequencer-sql.ts), and reads of batches and stream states through the read pool.
  */
+
+import { SvcError } from "../../../errors.js";
+import {
+  BATCH_HEAD_BYTES,
+  BATCH_INDEX_ENTRY_BYTES,
+  batchHeader,
+  decodeLanded,
+  meteredOfValue,
+} from "../batch-codec.js";
 import type {
   AppendOutcome,
   GroupResult,
@@ -12,15 +21,7 @@ import type {
   StreamRevision,
 } from "../seams.js";
 import type { BatchHead, StoredBatch, StreamStateRecord } from "../types.js";
-import {
-  BATCH_HEAD_BYTES,
-  batchHeader,
-  decodeLanded,
-  meteredOfValue,
-  BATCH_INDEX_ENTRY_BYTES,
-} from "../batch-codec.js";
-import { SvcError } from "../../../errors.js";
-import { bytes, num, type Db } from "./db.js";
+import { bytes, type Db, num } from "./db.js";
 import { notWritten, surelyRolledBack } from "./outcome.js";
 
 interface AppendRow {

@@ -15,7 +15,7 @@
  * the same name, changes nothing.
  */
 import type { MetricCount, MetricsDelta, MetricsStore, StoredChange, StoredSample } from "../seams.js";
-import { num, type Db, type Tx } from "./db.js";
+import { type Db, num, type Tx } from "./db.js";
 
 export const MIGRATION_3 = `
 CREATE TABLE svc_metric_counts (t bigint NOT NULL, scope text COLLATE "C" NOT NULL, name text COLLATE "C" NOT NULL,

@@ -27,9 +27,9 @@
  */
 import type pg from "pg";
 import { SvcError } from "../../../errors.js";
-import { MIGRATION_2, MIGRATION_6 } from "./sequencer-sql.js";
 import { MIGRATION_3 } from "./metrics.js";
 import { lockForMigration } from "./migration-lock.js";
+import { MIGRATION_2, MIGRATION_6 } from "./sequencer-sql.js";
 
 const MIGRATIONS: readonly string[] = [
   // 1

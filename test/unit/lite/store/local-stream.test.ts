@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { SeqNumMismatchError, type SvcError } from "../../../../src/errors.js";
 import { MemoryBackend } from "../../../../src/lite/storage/memory.js";
 import type { StreamMeta } from "../../../../src/lite/storage/types.js";
-import { initialState } from "../../../../src/lite/store/live-stream.js";
 import type { LiveSubscriber } from "../../../../src/lite/store/live-fanout.js";
+import { initialState } from "../../../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 

@@ -10,7 +10,7 @@ import { MemoryBackend } from "../../../../src/lite/storage/memory.js";
 import type { LiveBatch } from "../../../../src/lite/store/live-fanout.js";
 import { initialState } from "../../../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
-import { ReadFeed, type LiveSink } from "../../../../src/lite/store/read-feed.js";
+import { type LiveSink, ReadFeed } from "../../../../src/lite/store/read-feed.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 import { trimRecord } from "../../../../src/rules/commands.js";
 import type { ReadEvent, ReadParams } from "../../../../src/types.js";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoredBatch } from "../../../../src/lite/storage/types.js";
 import type { LiveStream } from "../../../../src/lite/store/live-stream.js";
-import { planRead, resolveStart, resumedAfter, type ReadPlan } from "../../../../src/lite/store/read-plan.js";
+import { planRead, type ReadPlan, resolveStart, resumedAfter } from "../../../../src/lite/store/read-plan.js";
 import { LIMITS, type ReadParams } from "../../../../src/types.js";
 
 describe("a read's plan", () => {

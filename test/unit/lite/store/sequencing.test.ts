@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { FencingTokenMismatchError, SeqNumMismatchError } from "../../../../src/errors.js";
+import type { StreamStateRecord } from "../../../../src/lite/storage/types.js";
 import { checkConditions, checkTimestamps, commandsOf, sequence } from "../../../../src/lite/store/sequencing.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
-import type { StreamStateRecord } from "../../../../src/lite/storage/types.js";
 import { fenceRecord, trimRecord } from "../../../../src/rules/commands.js";
 
 const enc = new TextEncoder();
