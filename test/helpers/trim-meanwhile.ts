@@ -7,6 +7,7 @@ import type { SharedLog, StoredState } from "../../src/lite/storage/seams.js";
 import type { StoredBatch, StreamStateRecord } from "../../src/lite/storage/types.js";
 import { BatchCache } from "../../src/lite/store/batch-cache.js";
 import { ReadFeed } from "../../src/lite/store/read-feed.js";
+import { planRead } from "../../src/lite/store/read-plan.js";
 import { SharedStream } from "../../src/lite/store/shared-stream.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
@@ -95,7 +96,7 @@ export async function readWhileTrimmed(t: TrimMeanwhile, from: number): Promise<
     onTrim: () => {},
     clock: { now: () => Date.now(), unsure: () => undefined, offsetMs: () => 0, uncertaintyMs: () => 0 },
   });
-  const feed = await ReadFeed.open(s, { start: { seqNum: from }, count: 100 }, true);
+  const feed = await ReadFeed.open(s, planRead({ start: { seqNum: from }, count: 100 }, true));
   try {
     const ev = await feed.next();
     if (ev?.type !== "batch") throw new Error(`the read answered ${ev?.type ?? "its end"}, not a batch`);

@@ -15,6 +15,7 @@ import { MemoryBackend } from "../../src/lite/storage/memory.js";
 import { initialState } from "../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../src/lite/store/local-stream.js";
 import { ReadFeed } from "../../src/lite/store/read-feed.js";
+import { planRead } from "../../src/lite/store/read-plan.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
 const enc = new TextEncoder();
@@ -35,7 +36,7 @@ describe("a catch-up read of stored wire bytes", () => {
     backend.log.readBatches = (id, from, max) =>
       readBatches(id, from, max).map((b) => decodeBatch(b.firstSeq, encodeBatch(b)));
 
-    const feed = await ReadFeed.open(s, { start: { seqNum: 0 } }, false);
+    const feed = await ReadFeed.open(s, planRead({ start: { seqNum: 0 } }, false));
     const ev = await feed.next();
     feed.close();
     expect(ev?.type).toBe("batch");

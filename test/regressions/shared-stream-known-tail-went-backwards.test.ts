@@ -15,6 +15,7 @@ import type { GroupResult, SharedLog, StoredState } from "../../src/lite/storage
 import { BatchCache } from "../../src/lite/store/batch-cache.js";
 import { initialState } from "../../src/lite/store/live-stream.js";
 import { ReadFeed } from "../../src/lite/store/read-feed.js";
+import { planRead } from "../../src/lite/store/read-plan.js";
 import { SharedStream } from "../../src/lite/store/shared-stream.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
@@ -66,7 +67,7 @@ describe("a shared stream's known tail", () => {
     // Other nodes appended 9 after it; this node hears of it first.
     stored = at(10);
     s.observe(stored);
-    const feed = await ReadFeed.open(s, { start: { seqNum: 10 } }, false);
+    const feed = await ReadFeed.open(s, planRead({ start: { seqNum: 10 } }, false));
     answer({ outcomes: [{ ok: true, firstSeq: 0, timestampFloor: 0 }], state: at(1) });
     expect((await ack).start.seqNum).toBe(0);
     expect(s.known.nextSeq, "the tail this node knows").toBe(10);

@@ -10,6 +10,7 @@ import { MemoryBackend } from "../../src/lite/storage/memory.js";
 import { initialState } from "../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../src/lite/store/local-stream.js";
 import { ReadFeed } from "../../src/lite/store/read-feed.js";
+import { planRead } from "../../src/lite/store/read-plan.js";
 import { resolveStreamConfig } from "../../src/lite/store/stream-config.js";
 
 const enc = new TextEncoder();
@@ -42,7 +43,7 @@ describe("a short read inside a stored batch", () => {
       return got;
     };
 
-    const feed = await ReadFeed.open(s, { start: { seqNum: 31 }, count: 10 }, true);
+    const feed = await ReadFeed.open(s, planRead({ start: { seqNum: 31 }, count: 10 }, true));
     const ev = await feed.next();
     feed.close();
     expect(ev?.type === "batch" && ev.records.map((r) => r.seqNum)).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);

@@ -43,12 +43,12 @@ export async function readHandler(ex: Exchange, ctx: RequestContext): Promise<vo
   const accept = acceptType(ex);
   const session = isSessionType(contentType(ex)) ? "proto" : accept === "text/event-stream" ? "sse" : undefined;
   const params = readQuery(ex.query);
-  planRead(params, session === undefined); // a bad read fails before its stream is looked up (§10.3)
-  if (session) return readSession(ex, ctx, params, session);
+  const plan = planRead(params, session === undefined); // a bad read fails before its stream is looked up (§10.3)
+  if (session) return readSession(ex, ctx, plan, session);
   const protobuf = isProtobufType(accept);
   const format = protobuf ? "raw" : requestFormat(ex);
   const access = await StreamAccess.open(ex, ctx, "read");
-  const batch = await unaryRead(await access.feed(params, true), ex, ctx);
+  const batch = await unaryRead(await access.feed(plan), ex, ctx);
   // §9.5: a token revoked or expired while the request waited gets 401, not what came after.
   await access.recheck();
   if (protobuf) await ex.send(200, encodeReadBatch(batch), PROTOBUF);

@@ -10,7 +10,6 @@
  * (SSE: an `error` event); nothing after that point is applied or delivered.
  */
 
-import type { ReadParams } from "../../types.js";
 import { negotiateCompression } from "../../wire/compression.js";
 import type { Principal } from "../auth/decision.js";
 import { streamOf } from "../log.js";
@@ -18,6 +17,7 @@ import { runAppendSession } from "../session/append-session.js";
 import { runReadSession } from "../session/read-session.js";
 import { parseLastEventId, runSseSession } from "../session/sse.js";
 import type { Chain } from "../store/live-stream.js";
+import type { ReadPlan } from "../store/read-plan.js";
 import { resumedAfter } from "../store/read-plan.js";
 import { causeText, wireError } from "../wire-error.js";
 import type { RequestContext } from "./context.js";
@@ -79,7 +79,7 @@ function principalKey(p: Principal): string | undefined {
 export async function readSession(
   ex: Exchange,
   ctx: RequestContext,
-  params: ReadParams,
+  plan: ReadPlan,
   kind: "proto" | "sse",
 ): Promise<void> {
   const format = kind === "sse" ? requestFormat(ex) : "raw";
@@ -91,7 +91,7 @@ export async function readSession(
   let counted = false;
   try {
     // §6.9: a resumed SSE read goes on after the last record delivered, its limits lowered.
-    const feed = await access.feed(last ? resumedAfter(params, last) : params, false); // 416 here, before the 200
+    const feed = await access.feed(last ? resumedAfter(plan, last) : plan); // 416 here, before the 200
     const type = kind === "sse" ? "text/event-stream" : contentType(ex);
     if (!ex.startStream(200, { "content-type": type, ...STREAM_HEADERS })) return feed.close();
     const drain = ctx.drain;

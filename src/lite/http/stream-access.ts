@@ -10,11 +10,12 @@
  */
 
 import { commandOp } from "../../rules/commands.js";
-import type { AppendInput, ReadParams } from "../../types.js";
+import type { AppendInput } from "../../types.js";
 import type { Access } from "../auth/decision.js";
 import { type EitherKind, pending } from "../storage/answers.js";
 import { type Chain, type LiveStream, refused, type Submitted } from "../store/live-stream.js";
 import { ReadFeed } from "../store/read-feed.js";
+import type { ReadPlan } from "../store/read-plan.js";
 import type { AutoCreate } from "../store/store.js";
 import type { RequestContext } from "./context.js";
 import { admitNew, PLAIN, type StreamCrypto, streamCrypto } from "./encryption.js";
@@ -113,10 +114,10 @@ export class StreamAccess {
    * one (a check that would need I/O sends the read through the full check first), and watched
    * while the read waits: revoked or expired, the read fails with 401 within RECHECK_MS.
    */
-  async feed(params: ReadParams, unary: boolean): Promise<ReadFeed> {
+  async feed(plan: ReadPlan): Promise<ReadFeed> {
     const watch = this.watchToken();
     try {
-      return await ReadFeed.open(this.stream, params, unary, {
+      return await ReadFeed.open(this.stream, plan, {
         open: this.crypto.open,
         check: () => this.recheck(),
         checkNow: () => this.checkNow(),

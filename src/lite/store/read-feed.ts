@@ -17,7 +17,6 @@
  */
 
 import type { SvcError } from "../../errors.js";
-import type { ReadParams } from "../../types.js";
 import {
   MAX_TIMER_MS,
   type ReadBatch,
@@ -30,7 +29,7 @@ import { CatchUpBatch } from "./catch-up.js";
 import type { LiveBatch, LiveSubscriber } from "./live-fanout.js";
 import type { LiveStream } from "./live-stream.js";
 import { ReadBudget } from "./read-budget.js";
-import { planRead, type ReadPlan, resolveStart } from "./read-plan.js";
+import { type ReadPlan, resolveStart } from "./read-plan.js";
 import type { StoredReader } from "./stored-reader.js";
 
 interface FeedOptions {
@@ -72,9 +71,9 @@ export class ReadFeed {
   private following: Following | undefined;
   private readonly onAbort = (): void => this.stop({ reason: this.opts.signal!.reason });
 
-  /** Judges `params` (planRead) and resolves the start: 416 here, before any answer. */
-  static async open(stream: LiveStream, params: ReadParams, unary: boolean, opts: FeedOptions = {}): Promise<ReadFeed> {
-    const feed = new ReadFeed(stream, planRead(params, unary), opts);
+  /** A read of `plan` (read-plan.ts: the request judged once); resolves the start: 416 here, before any answer. */
+  static async open(stream: LiveStream, plan: ReadPlan, opts: FeedOptions = {}): Promise<ReadFeed> {
+    const feed = new ReadFeed(stream, plan, opts);
     const start = await resolveStart(stream, feed.plan);
     feed.budget.position = start.position;
     feed.reader = stream.reader(start.confirmed);

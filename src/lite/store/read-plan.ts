@@ -53,14 +53,15 @@ export function planRead(p: ReadParams, unary: boolean): ReadPlan {
 
 /**
  * §6.9: an SSE read resumed with `Last-Event-ID`: after the last delivered record, with the
- * limits lowered by what was delivered (saturating at 0).
+ * limits lowered by what was delivered (saturating at 0; an unbounded one stays so). Whether
+ * it may follow the tail, and how long it waits there, are the request's, as planned.
  */
-export function resumedAfter(p: ReadParams, last: { seqNum: number; count: number; bytes: number }): ReadParams {
+export function resumedAfter(plan: ReadPlan, last: { seqNum: number; count: number; bytes: number }): ReadPlan {
   return {
-    ...p,
+    ...plan,
     start: { seqNum: last.seqNum + 1 },
-    ...(p.count !== undefined ? { count: Math.max(0, p.count - last.count) } : {}),
-    ...(p.bytes !== undefined ? { bytes: Math.max(0, p.bytes - last.bytes) } : {}),
+    count: Math.max(0, plan.count - last.count),
+    bytes: Math.max(0, plan.bytes - last.bytes),
   };
 }
 

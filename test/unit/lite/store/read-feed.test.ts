@@ -11,6 +11,7 @@ import type { LiveBatch } from "../../../../src/lite/store/live-fanout.js";
 import { initialState } from "../../../../src/lite/store/live-stream.js";
 import { LocalStream } from "../../../../src/lite/store/local-stream.js";
 import { type LiveSink, ReadFeed } from "../../../../src/lite/store/read-feed.js";
+import { planRead } from "../../../../src/lite/store/read-plan.js";
 import { resolveStreamConfig } from "../../../../src/lite/store/stream-config.js";
 import { trimRecord } from "../../../../src/rules/commands.js";
 import type { ReadEvent, ReadParams } from "../../../../src/types.js";
@@ -47,7 +48,7 @@ const seqs = (ev: ReadEvent | undefined) =>
   ev?.type === "batch" ? ev.records.map((r) => r.seqNum) : (ev?.type ?? "end");
 
 async function read(s: LocalStream, params: ReadParams, unary = true) {
-  const feed = await ReadFeed.open(s, params, unary);
+  const feed = await ReadFeed.open(s, planRead(params, unary));
   try {
     return seqs(await feed.next());
   } finally {
@@ -77,7 +78,7 @@ function sink(room = () => true): LiveSink & { got: number[][]; made: number } {
 
 /** A feed of `s` that has caught up and waits at the tail. */
 async function atTail(s: LocalStream, params: ReadParams = {}): Promise<ReadFeed> {
-  const feed = await ReadFeed.open(s, { start: { seqNum: 10 }, ...params }, false);
+  const feed = await ReadFeed.open(s, planRead({ start: { seqNum: 10 }, ...params }, false));
   expect(await feed.next()).toMatchObject({ type: "heartbeat", tail: { seqNum: 10 } });
   return feed;
 }
@@ -120,7 +121,7 @@ describe("the read pipeline", () => {
 
   it("catches up, then follows: a heartbeat at the tail, then live batches as they become durable", async () => {
     const s = await stream();
-    const feed = await ReadFeed.open(s, { start: { seqNum: 8 } }, false);
+    const feed = await ReadFeed.open(s, planRead({ start: { seqNum: 8 } }, false));
     expect(seqs(await feed.next())).toEqual([8, 9]);
     await feed.next();
     const live = sink();
@@ -195,7 +196,7 @@ describe("the read pipeline", () => {
   it("fails at once, even while following, when its signal aborts; a deleted stream ends its followers", async () => {
     const s = await stream();
     const revoked = new AbortController();
-    const feed = await ReadFeed.open(s, { start: { seqNum: 10 } }, false, { signal: revoked.signal });
+    const feed = await ReadFeed.open(s, planRead({ start: { seqNum: 10 } }, false), { signal: revoked.signal });
     await feed.next();
     const following = feed.follow(sink());
     revoked.abort(new Error("revoked"));

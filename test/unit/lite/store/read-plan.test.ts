@@ -57,19 +57,21 @@ describe("a read's plan", () => {
 });
 
 describe("an SSE read resumed after its last event", () => {
-  it("starts after the last record, its limits lowered by what was delivered, never below 0", () => {
-    const p: ReadParams = { start: { tailOffset: 3 }, count: 10, bytes: 100, wait: 5, clamp: true };
+  it("starts after the last record, its limits lowered by what was delivered, never below 0; the rest as planned", () => {
+    const p = planRead({ start: { tailOffset: 3 }, count: 10, bytes: 100, wait: 5, clamp: true }, false);
     expect(resumedAfter(p, { seqNum: 41, count: 4, bytes: 30 })).toEqual({
+      ...p,
       start: { seqNum: 42 },
       count: 6,
       bytes: 70,
-      wait: 5,
-      clamp: true,
     });
     expect(resumedAfter(p, { seqNum: 41, count: 12, bytes: 300 })).toMatchObject({ count: 0, bytes: 0 });
-    expect(resumedAfter({}, { seqNum: 0, count: 1, bytes: 9 }), "no limits: none made up").toEqual({
+    const open = planRead({}, false);
+    expect(resumedAfter(open, { seqNum: 0, count: 1, bytes: 9 }), "no limits: none made up").toEqual({
+      ...open,
       start: { seqNum: 1 },
     });
+    expect(open).toMatchObject({ count: Infinity, bytes: Infinity, canFollow: true });
   });
 });
 
