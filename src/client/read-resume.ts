@@ -59,13 +59,27 @@ interface AttemptHooks {
 /** One exchange's events; "done" on a clean end, "reconnect" on the server's advice. */
 type ReadAttempt = (p: Progress, hooks: AttemptHooks) => AsyncGenerator<ReadEvent, "done" | "reconnect">;
 
+/**
+ * THE rule of what a read may still deliver: its count and bytes limits lowered by what it
+ * delivered, never below 0; a limit it did not set stays unset. Every way of reading on (a
+ * resumed session, the next unary request, a salvage read) asks it.
+ */
+export function limitsLeft(
+  limits: Pick<ReadLimits, "count" | "bytes">,
+  delivered: { count: number; bytes: number },
+): { count?: number; bytes?: number } {
+  return {
+    ...(limits.count !== undefined ? { count: Math.max(0, limits.count - delivered.count) } : {}),
+    ...(limits.bytes !== undefined ? { bytes: Math.max(0, limits.bytes - delivered.bytes) } : {}),
+  };
+}
+
 /** The query string for a (re)started read: after what was delivered, with the limits lowered by it. Exported for tests. */
 export function readQuery(start: ReadStart, limits: ReadLimits, p: Progress, now = Date.now()): string {
   const spent = p.idleSince === undefined ? 0 : Math.floor((now - p.idleSince) / 1000);
   return encodeReadQuery({
     start: p.nextSeq !== undefined ? { seqNum: p.nextSeq } : start,
-    ...(limits.count !== undefined ? { count: Math.max(0, limits.count - p.count) } : {}),
-    ...(limits.bytes !== undefined ? { bytes: Math.max(0, limits.bytes - p.bytes) } : {}),
+    ...limitsLeft(limits, p),
     ...(limits.until !== undefined ? { until: limits.until } : {}),
     ...(limits.wait !== undefined ? { wait: Math.max(0, limits.wait - spent) } : {}),
     ...(limits.clamp ? { clamp: true } : {}),

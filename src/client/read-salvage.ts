@@ -11,6 +11,7 @@ import { RangeNotSatisfiableError, SvcError } from "../errors.js";
 import { meteredBatchSize } from "../rules/records.js";
 import type { ReadEvent } from "../types.js";
 import { LIMITS, type ReadBatch, type ReadLimits, type ReadStart } from "../types.js";
+import { limitsLeft } from "./read-resume.js";
 import type { ReadOnce } from "./unary-read.js";
 
 const isDecryptionFailure = (e: unknown): e is SvcError => e instanceof SvcError && e.code === "decryption_failed";
@@ -71,9 +72,10 @@ function advance(at: Position, ev: Extract<ReadEvent, { type: "batch" }>): void 
 
 /** The next salvage read's limits (at most `k` records, never waiting), or undefined once the read's own limits are met. */
 function remaining(limits: ReadLimits, at: Position, k: number): ReadLimits | undefined {
-  const count = limits.count === undefined ? k : Math.min(k, limits.count - at.count);
-  const bytes = limits.bytes === undefined ? undefined : limits.bytes - at.bytes;
-  if (count <= 0 || (bytes !== undefined && bytes <= 0)) return undefined;
+  const left = limitsLeft(limits, at);
+  const count = Math.min(k, left.count ?? k);
+  const bytes = left.bytes;
+  if (count <= 0 || bytes === 0) return undefined;
   return {
     count,
     wait: 0,

@@ -11,7 +11,14 @@
  */
 import { RangeNotSatisfiableError } from "../errors.js";
 import { LIMITS, type ReadBatch, type ReadEvent, type ReadLimits, type ReadStart } from "../types.js";
-import { isFollowRead, type Progress, type ReadSessionOptions, resumingRead, takeBatch } from "./read-resume.js";
+import {
+  isFollowRead,
+  limitsLeft,
+  type Progress,
+  type ReadSessionOptions,
+  resumingRead,
+  takeBatch,
+} from "./read-resume.js";
 
 /** One unary read request. */
 export type ReadOnce = (start: ReadStart, limits: ReadLimits) => Promise<ReadBatch>;
@@ -50,9 +57,8 @@ export function unaryRead(get: ReadOnce, opts: ReadSessionOptions = {}): AsyncGe
 
 /** The next request's limits, or undefined once the read's own count or bytes are met. */
 function remaining(limits: ReadLimits, p: Progress, follow: boolean): ReadLimits | undefined {
-  const count = limits.count === undefined ? undefined : limits.count - p.count;
-  const bytes = limits.bytes === undefined ? undefined : limits.bytes - p.bytes;
-  if ((count !== undefined && count <= 0) || (bytes !== undefined && bytes <= 0)) return undefined;
+  const { count, bytes } = limitsLeft(limits, p);
+  if (count === 0 || bytes === 0) return undefined;
   const out: ReadLimits = {};
   if (count !== undefined) out.count = Math.min(count, LIMITS.maxUnaryReadRecords);
   if (bytes !== undefined) out.bytes = bytes;
