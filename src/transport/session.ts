@@ -4,8 +4,12 @@
  * records live above it. Response data is delivered while the request body is still being
  * written, which is what append sessions need.
  *
- * A `SessionPool` belongs to one client and lives as long as it: one connection per origin,
- * opened with 2 MiB stream / 16 MiB connection windows (with the 64 KiB defaults a session
+ * A `SessionPool` belongs to one client and lives as long as it: a connection per origin, and
+ * another once that one carries as many exchanges as its server allows at once
+ * (session-lanes.ts): past that, Node would hold a new exchange
+ * unsent until one ends, so a follow of many streams (`svc tail -f` of a pattern) silently
+ * followed only the first ones. Connections are opened with 2 MiB stream / 16 MiB connection
+ * windows (with the 64 KiB defaults a session
  * runs at about half speed, and a stream window smaller than two full 1 MiB frames makes every
  * input wait for a window update: docs/design/performance.md, "HTTP/2 flow-control windows").
  * `close()` closes them all.
@@ -22,6 +26,7 @@ import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
 import { responseError } from "./response-error.js";
 import { exchange, readAll, type SessionExchange, waitForResponse } from "./session-exchange.js";
+import { Lanes, type Place } from "./session-lanes.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMER_MS, type PeerCheck } from "./types.js";
 
 const STREAM_WINDOW = 2 * 1024 * 1024;
@@ -49,7 +54,9 @@ interface SessionRequest {
 }
 
 export class SessionPool {
+  /** By lane: an origin's connections are lanes 0, 1, … (session-lanes.ts). */
   private readonly connections = new Map<string, Promise<http2.ClientHttp2Session>>();
+  private readonly lanes = new Lanes();
   private readonly openStreams = new WeakMap<http2.ClientHttp2Session, number>();
   /** Connections whose server sent its SETTINGS: it speaks HTTP/2. */
   private readonly spoke = new WeakSet<http2.ClientHttp2Session>();
@@ -62,10 +69,14 @@ export class SessionPool {
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
     const url = new URL(req.url);
+    const place = this.lanes.take(url.origin);
+    const lane = place.lane;
     let session: http2.ClientHttp2Session | undefined;
+    let handed = false;
     try {
-      session = await this.connect(url.origin, timeoutMs, req.url);
-      const exchange = await this.request(session, url, req, Math.max(1, deadline - Date.now()), timeoutMs);
+      session = await this.connect(lane, url.origin, timeoutMs, req.url);
+      const exchange = await this.request(place, session, url, req, Math.max(1, deadline - Date.now()), timeoutMs);
+      handed = true;
       logAttempt(this.opts.log, req, 0, started, String(exchange.status), " (session)");
       return exchange;
     } catch (e) {
@@ -86,6 +97,9 @@ export class SessionPool {
         " (session)",
       );
       throw err;
+    } finally {
+      // An exchange handed out gives its place back when its stream closes (request()).
+      if (!handed) this.lanes.giveBack(place);
     }
   }
 
@@ -93,6 +107,7 @@ export class SessionPool {
   close(): void {
     const all = [...this.connections.values()];
     this.connections.clear();
+    this.lanes.clear();
     for (const p of all)
       void p.then(
         (s) => s.destroy(),
@@ -100,13 +115,13 @@ export class SessionPool {
       );
   }
 
-  private connect(origin: string, timeoutMs: number, url: string): Promise<http2.ClientHttp2Session> {
-    const existing = this.connections.get(origin);
+  private connect(lane: string, origin: string, timeoutMs: number, url: string): Promise<http2.ClientHttp2Session> {
+    const existing = this.connections.get(lane);
     if (existing) {
       return existing.then((s) => {
         if (!s.closed && !s.destroyed) return s;
-        if (this.connections.get(origin) === existing) this.connections.delete(origin);
-        return this.connect(origin, timeoutMs, url);
+        if (this.connections.get(lane) === existing) this.connections.delete(lane);
+        return this.connect(lane, origin, timeoutMs, url);
       });
     }
     const connecting = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
@@ -115,7 +130,9 @@ export class SessionPool {
         rejectUnauthorized: !this.opts.insecure,
       });
       const forget = (): void => {
-        if (this.connections.get(origin) === connecting) this.connections.delete(origin);
+        if (this.connections.get(lane) !== connecting) return;
+        this.connections.delete(lane);
+        this.lanes.gone(lane);
       };
       const timer = setTimeout(
         () => {
@@ -143,6 +160,7 @@ export class SessionPool {
           session.on("error", forget);
           session.setLocalWindowSize(CONNECTION_WINDOW);
           session.unref();
+          if (this.connections.get(lane) === connecting) this.lanes.up(lane, session);
           resolve(session);
         };
         if (!this.opts.peerCheck) return ready();
@@ -156,15 +174,17 @@ export class SessionPool {
       session.once("close", forget);
       session.once("goaway", forget);
     });
-    this.connections.set(origin, connecting);
+    this.connections.set(lane, connecting);
     return connecting;
   }
 
-  private drop(origin: string, session: http2.ClientHttp2Session): void {
-    const current = this.connections.get(origin);
+  private drop(lane: string, session: http2.ClientHttp2Session): void {
+    const current = this.connections.get(lane);
     void current?.then(
       (s) => {
-        if (s === session) this.connections.delete(origin);
+        if (s !== session || this.connections.get(lane) !== current) return;
+        this.connections.delete(lane);
+        this.lanes.gone(lane);
       },
       () => undefined,
     );
@@ -172,6 +192,7 @@ export class SessionPool {
   }
 
   private async request(
+    place: Place,
     session: http2.ClientHttp2Session,
     url: URL,
     req: SessionRequest,
@@ -188,10 +209,11 @@ export class SessionPool {
         { endStream: !req.duplex },
       );
     } catch (e) {
-      this.drop(url.origin, session);
+      this.drop(place.lane, session);
       throw networkError(e, req.url, false, timeoutMs);
     }
     stream.once("close", () => {
+      this.lanes.giveBack(place);
       const left = (this.openStreams.get(session) ?? 1) - 1;
       this.openStreams.set(session, left);
       if (left === 0 && !session.destroyed) session.unref();
@@ -201,7 +223,7 @@ export class SessionPool {
       headers = await waitForResponse(stream, req.url, waitMs, timeoutMs);
     } catch (e) {
       // A server that does not answer in time has a silent connection: do not reuse it.
-      if ((e as SvcError).code === "client_timeout") this.drop(url.origin, session);
+      if ((e as SvcError).code === "client_timeout") this.drop(place.lane, session);
       throw e;
     }
     const status = Number(headers[":status"] ?? 0);
@@ -215,7 +237,7 @@ export class SessionPool {
       }
       throw responseError({ status, headers, body }, req.url);
     }
-    return exchange(stream, headers, req.url, () => this.drop(url.origin, session));
+    return exchange(stream, headers, req.url, () => this.drop(place.lane, session));
   }
 }
 
