@@ -10,11 +10,31 @@
  * - `--id ID` on `issue-access-token` and `revoke-access-token`, how S2's CLI named the token
  *   before it took the id as an argument: the id becomes the argument.
  *
- * Only these exact forms are rewritten: anything else reaches the parser as typed.
+ * Only these exact forms are rewritten: anything else reaches the parser as typed. The command
+ * is the first word that is neither a flag nor a global flag's value (`--profile ci append …`).
  */
+import { GLOBAL_FLAGS } from "./global-flags.js";
 
 /** Switches that have a `--no-` twin and that S2's CLI writes with a value. */
 const VALUED_SWITCHES = new Set(["--create-stream-on-append", "--create-stream-on-read", "--timestamping-uncapped"]);
+
+/** The global flags that take a value as the next word: `--timeout`, `-k`, … */
+const VALUED_GLOBALS = new Set(
+  GLOBAL_FLAGS.filter((f) => /<[^>]+>/.test(f.term)).flatMap((f) =>
+    f.term.split(/[ ,]+/).filter((w) => w.startsWith("-")),
+  ),
+);
+
+/** The command word of `argv`: past the flags, and the values of the global flags before it. */
+function commandOf(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? "";
+    if (a === "--") return undefined;
+    if (!a.startsWith("-")) return a;
+    if (VALUED_GLOBALS.has(a)) i++; // its value is the next word (`--timeout=5s` is one word)
+  }
+  return undefined;
+}
 
 /** Commands where S2's `-f` is the fencing token. */
 const FENCING_F = new Set(["append", "fence", "trim"]);
@@ -24,7 +44,7 @@ const ID_FLAG = new Set(["issue-access-token", "revoke-access-token"]);
 
 export function s2Spellings(argv: string[]): string[] {
   const out: string[] = [];
-  const command = argv.find((a) => !a.startsWith("-"));
+  const command = commandOf(argv);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") {
