@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { type Flat, parseSpec } from "../rules/spec.js";
-import type { StorageClass, StreamCipher, TimestampingMode } from "../types.js";
+import { type Flat, parseSpec, STREAM_FIELDS, unflatten } from "../rules/spec.js";
+import type { StreamCipher } from "../types.js";
 import { parseJsonText } from "../wire/json.js";
 import { quoted, streamOf } from "./log.js";
 import { ensureBasin } from "./store/basins.js";
@@ -26,19 +26,11 @@ interface BasinPlan {
   streams: StreamPlan[];
 }
 
-/** A stream config of the spec's flat fields under `prefix`, every field explicit (null: the default). */
+/** A stream config of the spec's fields under `prefix`, every field explicit (null: the default). */
 function streamConfig(f: Flat, prefix = ""): StreamReconfig {
-  const retention = f[`${prefix}retention_policy`];
-  return {
-    storage_class: (f[`${prefix}storage_class`] as StorageClass | undefined) ?? null,
-    retention_policy:
-      retention === undefined ? null : retention === "infinite" ? { infinite: {} } : { age: retention as number },
-    timestamping: {
-      mode: (f[`${prefix}timestamping.mode`] as TimestampingMode | undefined) ?? null,
-      uncapped: (f[`${prefix}timestamping.uncapped`] as boolean | undefined) ?? null,
-    },
-    delete_on_empty: { min_age_secs: (f[`${prefix}delete_on_empty.min_age_secs`] as number | undefined) ?? null },
-  };
+  const all: Flat = {};
+  for (const k of STREAM_FIELDS) all[k] = f[`${prefix}${k}`] ?? null;
+  return unflatten(all) as StreamReconfig;
 }
 
 function hasAny(f: Flat, prefix: string): boolean {

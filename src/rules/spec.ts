@@ -12,9 +12,9 @@ import { readDuration } from "./durations.js";
 import { badName } from "./names.js";
 
 /** The fields a stream's config may have in a spec (a basin's `default_stream_config` too). */
-export const STREAM_SPEC_KEYS = ["storage_class", "retention_policy", "timestamping", "delete_on_empty"] as const;
+const STREAM_SPEC_KEYS = ["storage_class", "retention_policy", "timestamping", "delete_on_empty"] as const;
 /** The fields a basin's config may have in a spec. */
-export const BASIN_SPEC_KEYS = [
+const BASIN_SPEC_KEYS = [
   "default_stream_config",
   "create_stream_on_append",
   "create_stream_on_read",
@@ -23,6 +23,39 @@ export const BASIN_SPEC_KEYS = [
 
 export type FlatValue = string | number | boolean | null;
 export type Flat = Record<string, FlatValue>;
+
+/** A stream config's five fields, flat (a basin's defaults are these under `default_stream_config.`). */
+export const STREAM_FIELDS = [
+  "storage_class",
+  "retention_policy",
+  "timestamping.mode",
+  "timestamping.uncapped",
+  "delete_on_empty.min_age_secs",
+] as const;
+
+function wireValue(key: string, v: FlatValue): unknown {
+  if (v === null) return null;
+  if (key.endsWith("retention_policy")) return v === "infinite" ? { infinite: {} } : { age: v };
+  return v;
+}
+
+/**
+ * Flat fields → nested object (`a.b.c` → {a: {b: {c}}}), nulls kept (they reset). With
+ * `wire` (the default) retention becomes its wire shape ({age} or {infinite: {}}).
+ */
+export function unflatten(fields: Flat, wire = true): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(fields)) {
+    const parts = key.split(".");
+    let t = out;
+    for (const p of parts.slice(0, -1)) {
+      t[p] ??= {};
+      t = t[p] as Record<string, unknown>;
+    }
+    t[parts.at(-1) ?? key] = wire ? wireValue(key, v) : v;
+  }
+  return out;
+}
 
 export interface StreamSpec {
   name: string;

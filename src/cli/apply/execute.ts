@@ -5,11 +5,11 @@
  */
 import type { SvcClient } from "../../client/client.js";
 import type { Flat } from "../../rules/spec.js";
+import { unflatten } from "../../rules/spec.js";
 import type { BasinScope } from "../../types.js";
 import { attempt } from "../failure.js";
 import type { Output } from "../output.js";
 import { formatUri } from "../uri.js";
-import { unflatten } from "./flat.js";
 import type { Action, Plan } from "./plan.js";
 
 const STATUS = {

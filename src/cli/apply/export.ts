@@ -7,10 +7,11 @@
 import type { SvcClient } from "../../client/client.js";
 import { formatSeconds } from "../../format/duration.js";
 import type { Flat, FlatValue } from "../../rules/spec.js";
+import { unflatten } from "../../rules/spec.js";
 import { isPositionStream } from "../consumer/names.js";
 import { attempt } from "../failure.js";
 import { formatUri } from "../uri.js";
-import { currentBasinFlat, currentStreamFlat, desiredBasinFlat, desiredStreamFlat, unflatten } from "./flat.js";
+import { currentBasinFlat, currentStreamFlat, desiredBasinFlat, desiredStreamFlat } from "./flat.js";
 
 function specValue(key: string, v: FlatValue): FlatValue {
   if (typeof v === "number" && (key.endsWith("retention_policy") || key.endsWith("min_age_secs")))

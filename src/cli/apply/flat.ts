@@ -8,17 +8,11 @@
  *   from the spec, else the system default (protocol.md §3.2).
  */
 
-import type { Flat, FlatValue } from "../../rules/spec.js";
+import { type Flat, type FlatValue, STREAM_FIELDS } from "../../rules/spec.js";
 import type { BasinConfig, StreamConfig } from "../../types.js";
 import { SYSTEM_STREAM_DEFAULTS as SYSTEM } from "../../types.js";
 
-const STREAM_KEYS = [
-  "storage_class",
-  "retention_policy",
-  "timestamping.mode",
-  "timestamping.uncapped",
-  "delete_on_empty.min_age_secs",
-];
+const STREAM_KEYS = STREAM_FIELDS;
 const BASIN_KEYS = [
   "create_stream_on_append",
   "create_stream_on_read",
@@ -26,7 +20,7 @@ const BASIN_KEYS = [
   ...STREAM_KEYS.map((k) => `default_stream_config.${k}`),
 ];
 
-export const SYSTEM_STREAM_DEFAULTS: Flat = {
+const SYSTEM_STREAM_DEFAULTS: Flat = {
   storage_class: SYSTEM.storageClass,
   retention_policy: SYSTEM.retentionAgeSecs,
   "timestamping.mode": SYSTEM.timestampingMode,
@@ -96,25 +90,4 @@ export function diff(current: Flat, desired: Flat): FieldChange[] {
     if (from !== to) changes.push({ field, from, to });
   }
   return changes;
-}
-
-function wireValue(key: string, v: FlatValue): unknown {
-  if (v === null) return null;
-  if (key.endsWith("retention_policy")) return v === "infinite" ? { infinite: {} } : { age: v };
-  return v;
-}
-
-/**
- * Flat fields → nested object (`a.b.c` → {a: {b: {c}}}), nulls kept (they reset). With
- * `wire` (the default) retention becomes its wire shape ({age} or {infinite: {}}).
- */
-export function unflatten(fields: Flat, wire = true): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(fields)) {
-    const parts = key.split(".");
-    let t = out;
-    for (const p of parts.slice(0, -1)) t = (t[p] ??= {}) as Record<string, unknown>;
-    t[parts.at(-1)!] = wire ? wireValue(key, v) : v;
-  }
-  return out;
 }

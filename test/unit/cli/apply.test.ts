@@ -5,10 +5,9 @@ import {
   desiredBasinFlat,
   desiredStreamFlat,
   diff,
-  unflatten,
 } from "../../../src/cli/apply/flat.js";
 import { planLines, planSummary } from "../../../src/cli/apply/render.js";
-import { mergeSpecs, parseSpec } from "../../../src/rules/spec.js";
+import { mergeSpecs, parseSpec, unflatten } from "../../../src/rules/spec.js";
 
 const spec = {
   $schema: "https://example/schema.json",
