@@ -7,15 +7,13 @@
  * `--standby`, a failover typed on its stdin.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSvc } from "../helpers/cli.js";
-import { startClusterScript } from "../helpers/cluster-script.js";
+import { clusterTempDir, startClusterScript } from "../helpers/cluster-script.js";
 import { freePort } from "../helpers/free-port.js";
 import { eventually } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../scripts/cluster.mjs");
 const PG15 = "/usr/lib/postgresql/15/bin/postgres";
@@ -36,9 +34,9 @@ async function tryCluster(args: (attempt: number) => string[], env: NodeJS.Proce
 
 async function clusterAttempt(args: string[], env: NodeJS.ProcessEnv): Promise<"port taken" | undefined> {
   const first = await freePort();
-  const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("cluster-svc-")));
+  const own = clusterTempDir("cluster-three-tmp-");
   const child = spawn(process.execPath, [SCRIPT, "--nodes", "3", "--port", String(first), ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, TMPDIR: own },
   });
   let out = "";
   let err = "";
@@ -78,8 +76,7 @@ async function clusterAttempt(args: string[], env: NodeJS.ProcessEnv): Promise<"
     .stdout.toString()
     .trim();
   expect(alive).toBe("");
-  const after = readdirSync(tmpdir()).filter((n) => n.startsWith("cluster-svc-") && !before.has(n));
-  expect(after).toEqual([]);
+  expect(readdirSync(own)).toEqual([]);
   return undefined;
 }
 
@@ -90,11 +87,7 @@ describe("npm run cluster", () => {
 
   it("with --standby: a synchronous standby, and a failover typed on stdin kills the primary and promotes it", async () => {
     const first = await freePort();
-    // A temp dir of its own: other test files make PostgreSQL pairs (pgpair-svc-*) in the run's
-    // meanwhile, and only what this script leaves counts. 0711, as the run's: as root,
-    // PostgreSQL runs as its own user and must reach its data dir below it.
-    const own = scratchDir("cluster-standby-tmp-");
-    chmodSync(own, 0o711);
+    const own = clusterTempDir("cluster-standby-tmp-");
     const run = await startClusterScript(["--nodes", "1", "--port", String(first), "--standby"], {
       env: { ...process.env, TMPDIR: own },
     });

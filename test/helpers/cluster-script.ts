@@ -4,10 +4,24 @@
  * are collected; `interrupt()` sends SIGINT (Ctrl-C) and waits, with a deadline, for it to end.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import { chmodSync } from "node:fs";
 import { resolve } from "node:path";
 import { eventually } from "./lite.js";
+import { scratchDir } from "./scratch.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../scripts/cluster.mjs");
+
+/**
+ * A temp dir for one run of the script (its TMPDIR), so that what it leaves is told from what
+ * other test files' scripts and PostgreSQL pairs make in the run's meanwhile. 0711, as the run's:
+ * as root, PostgreSQL runs as its own user and must reach its data dir below it. Removed with
+ * the test file's other scratch dirs.
+ */
+export function clusterTempDir(prefix: string): string {
+  const dir = scratchDir(prefix);
+  chmodSync(dir, 0o711);
+  return dir;
+}
 
 export interface ClusterRun {
   child: ChildProcess;

@@ -5,21 +5,18 @@
  * start under way, then stops that server too, and no node is started once stopping began.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { clusterTempDir } from "../helpers/cluster-script.js";
 import { freePort } from "../helpers/free-port.js";
 import { eventually } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../scripts/cluster.mjs");
 
 describe("Ctrl-C while npm run cluster starts PostgreSQL", () => {
   it("stops it and leaves nothing behind", async () => {
-    // A temp dir of its own: other files' cluster scripts use the run's meanwhile. 0711: as
-    // root, PostgreSQL runs as its own user and must reach its data dir below it.
-    const own = scratchDir("cluster-ctrl-c-tmp-");
-    chmodSync(own, 0o711);
+    const own = clusterTempDir("cluster-ctrl-c-tmp-");
     const tmpdir = (): string => own;
     const first = await freePort();
     const child = spawn(process.execPath, [SCRIPT, "--nodes", "1", "--port", String(first)], {

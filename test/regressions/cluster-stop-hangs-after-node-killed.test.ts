@@ -6,12 +6,11 @@
  * from its start, and Ctrl-C stops everything the script started whatever happened to a node.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ClusterRun, startClusterScript } from "../helpers/cluster-script.js";
+import { type ClusterRun, clusterTempDir, startClusterScript } from "../helpers/cluster-script.js";
 import { freePort } from "../helpers/free-port.js";
 import { eventually } from "../helpers/lite.js";
-import { scratchDir } from "../helpers/scratch.js";
 
 let run: ClusterRun | undefined;
 
@@ -28,10 +27,7 @@ function nodePid(port: number): number {
 
 describe("npm run cluster, after a node was killed", () => {
   it("stops everything it started on Ctrl-C and leaves nothing in the temp dir", async () => {
-    // A temp dir of its own: other files' cluster scripts use the run's meanwhile. 0711: as
-    // root, PostgreSQL runs as its own user and must reach its data dir below it.
-    const own = scratchDir("cluster-killed-node-tmp-");
-    chmodSync(own, 0o711);
+    const own = clusterTempDir("cluster-killed-node-tmp-");
     const first = await freePort();
     run = await startClusterScript(["--nodes", "2", "--port", String(first)], {
       env: { ...process.env, TMPDIR: own },
