@@ -20,7 +20,8 @@ const LITE_PROTOCOL_SUITES = [
 const EXCLUDED = ["node_modules/**", "dist/**", "test/bench/**"];
 
 /**
- * The extended tier's files beside test/reliability and the PostgreSQL regressions: the walks,
+ * The extended tier's files beside test/reliability and the PostgreSQL regressions: the walks
+ * (a new user's, and the client package installed from the registry),
  * and the soaks and load probes that take tens of seconds by design (the authorization model's
  * random pairs, a 200-run pipe soak, a follow through a 30 s outage, two tenants' budgets
  * under load).
@@ -37,6 +38,7 @@ const EXTENDED_FILES = [
     "pg-standby",
     "lite-auth-model",
     "cli-data-pipe",
+    "client-install",
   ].map((f) => `test/e2e/${f}.e2e.test.ts`),
   ...[
     "follow-read-dies-during-outage",

@@ -316,3 +316,13 @@ export function errorFromResponse(status: number, body: unknown, retryAfterMs?: 
     retryAfterMs,
   });
 }
+
+/**
+ * An optional package the client was asked to use is not installed (the client package
+ * declares undici and zstd as optional peers: a program that never uses them installs neither).
+ */
+export function missingPackage(e: unknown, name: string, asked: string): unknown {
+  if ((e as { code?: string })?.code !== "ERR_MODULE_NOT_FOUND" || !String((e as Error).message).includes(`'${name}'`))
+    return e;
+  return clientError("usage", `${asked} needs the ${name} package, which is not installed: npm install ${name}`, e);
+}

@@ -1,9 +1,9 @@
 /**
  * svc as a library: the typed client of the Stream Storage Service (docs/library.md).
  *
- * `import { SvcClient } from "svc"` resolves here (package.json `exports`), and only here: the
- * names below, listed by hand, are the public API, and no other module of the package can be
- * imported from outside. This is the one module of src/ that re-exports (docs/architecture.md,
+ * The front door of the client package, `svc-client` (packages/client, built from this file by
+ * scripts/build-client.mjs): `import { SvcClient } from "svc-client"` gets the names below,
+ * listed by hand, which are the public API; nothing else of the package can be imported. This is the one module of src/ that re-exports (docs/architecture.md,
  * "Who may import whom"): a package needs one front door, and a list written out keeps what is
  * public a decision rather than whatever a folder happens to hold.
  *
@@ -17,7 +17,9 @@ export { BadRecordError } from "./client/bad-record.js";
 export type { BasinsApi } from "./client/basins.js";
 export type { SessionCompression } from "./client/caller.js";
 // The client tree: account → basin → stream.
-export { BasinClient, SvcClient, type SvcClientOptions } from "./client/client.js";
+// BasinClient and StreamClient are made by the tree (client.basin(), basin.stream()), never
+// constructed by a user: their types are public, their constructors are not.
+export { type BasinClient, SvcClient, type SvcClientOptions } from "./client/client.js";
 export type {
   BasinConfigWithCipher,
   BasinReconfiguration,
@@ -33,13 +35,13 @@ export type { ListAllOptions } from "./client/paginate.js";
 export type { PingApi, PingReply } from "./client/ping.js";
 export type { ReadSessionOptions } from "./client/read-resume.js";
 export { Redacted } from "./client/redacted.js";
-export {
-  type ReadOptions,
-  type ReadTransport,
-  type StreamAppenderOptions,
+export type {
+  ReadOptions,
+  ReadTransport,
+  StreamAppenderOptions,
   StreamClient,
-  type UnaryEncoding,
-  type UnaryOptions,
+  UnaryEncoding,
+  UnaryOptions,
 } from "./client/stream.js";
 export type { StreamsApi } from "./client/streams.js";
 

@@ -54,7 +54,7 @@ export interface ReadBatch {
   /** Present only for live batches and heartbeats. */
   tail?: StreamPosition;
   /**
-   * lite only: `records` already encoded, as consecutive `ReadBatch.records` fields (chunks
+   * @internal lite only (kept out of the published types): `records` already encoded, as consecutive `ReadBatch.records` fields (chunks
    * of stored batches, record-encode.ts `writeRecordField`). The encoder copies them instead
    * of encoding `records`, which such a batch decodes from them only when asked.
    */

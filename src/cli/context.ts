@@ -4,7 +4,7 @@
  * `svc --help` loads neither the client nor undici).
  */
 import type { Command } from "commander";
-import type { SvcClient } from "../client/client.js";
+import type { SvcClient, SvcClientOptions } from "../client/client.js";
 import type { LiteProofOptions } from "../client/lite-proof.js";
 import { LOCAL_LITE_ENDPOINT } from "../local-lite.js";
 import type { Dialect } from "../types.js";
@@ -76,10 +76,10 @@ export class Context {
 
   private async newClient(withToken: boolean, dialect?: Dialect): Promise<SvcClient> {
     const s = this.settings();
-    const { SvcClient } = await import("../client/client.js");
+    const { SvcClient, withInternals } = await import("../client/client.js");
     const key = resolveEncryptionKey(this.flags, this.env);
     this.keyGiven = key !== undefined;
-    return new SvcClient({
+    const opts: SvcClientOptions = {
       accountEndpoint: s.accountEndpoint.value,
       basinEndpoint: s.basinEndpoint.value,
       accessToken: withToken ? s.accessToken?.value : undefined,
@@ -93,8 +93,9 @@ export class Context {
       compression: s.compression.value,
       dialect: dialect ?? s.dialect.value,
       encryptionKey: key,
-      ...(withToken ? liteProofOf(s) : {}),
-    });
+    };
+    const proof = withToken ? liteProofOf(s) : undefined;
+    return new SvcClient(proof ? withInternals(opts, { liteProof: proof }) : opts);
   }
 
   /** The account endpoint and its source, once settings were resolved (for connection hints). */
@@ -131,20 +132,18 @@ export class Context {
  * The proof the server at the default local address owes before a token goes to it; a
  * configured token with no lite root token to key the proof with is not sent at all.
  */
-function liteProofOf(s: Settings): { liteProof?: LiteProofOptions } {
+function liteProofOf(s: Settings): LiteProofOptions | undefined {
   const p = s.liteProof;
-  if (p === undefined || s.accessToken === undefined) return {};
+  if (p === undefined || s.accessToken === undefined) return undefined;
   if (p.rootToken === undefined)
     throw usageError(
       `no endpoint is configured, and svc sends the access token from ${p.tokenSource} to the local svc lite at ${LOCAL_LITE_ENDPOINT} only once that lite proves it is yours, with the root token in ${p.tokenFile} (absent)`,
       `set the endpoints too (svc lite prints them: export ${ENV_VARS.account_endpoint}=… ${ENV_VARS.basin_endpoint}=…), or pass --account-endpoint and --basin-endpoint`,
     );
   return {
-    liteProof: {
-      tokenFile: p.tokenFile,
-      rootToken: p.rootToken,
-      ...(p.tokenSource !== undefined ? { tokenSource: p.tokenSource } : {}),
-    },
+    tokenFile: p.tokenFile,
+    rootToken: p.rootToken,
+    ...(p.tokenSource !== undefined ? { tokenSource: p.tokenSource } : {}),
   };
 }
 

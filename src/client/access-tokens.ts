@@ -13,6 +13,7 @@ interface ListTokensResponse {
 }
 
 export class AccessTokensApi {
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     private readonly base: string,

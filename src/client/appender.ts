@@ -87,6 +87,7 @@ export class Appender {
   private idle: (() => void) | undefined;
   private readonly roomWaiters: { bytes: number; wake: () => void }[] = [];
 
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly lanes: AppendLanes,
     opts: AppenderOptions = {},

@@ -19,6 +19,7 @@ interface ListBasinsResponse {
 }
 
 export class BasinsApi {
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     private readonly base: string,

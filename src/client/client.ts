@@ -5,10 +5,11 @@
  */
 import { clientFail } from "../errors.js";
 import { checkName } from "../rules/names.js";
+import type { Transport } from "../transport/types.js";
 import type { Dialect } from "../types.js";
 import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
-import { Caller, type CallerOptions } from "./caller.js";
+import { Caller, type SessionCompression } from "./caller.js";
 import { type BasinRoute, basinRoute, normalizeEndpoint } from "./endpoints.js";
 import { endpointList, Failover } from "./failover.js";
 import { type LiteProofOptions, liteProofCheck } from "./lite-proof.js";
@@ -19,9 +20,13 @@ import { Redacted } from "./redacted.js";
 import { StreamClient } from "./stream.js";
 import { StreamsApi } from "./streams.js";
 
-/** Endpoints and token, plus the per-call options of CallerOptions (timeouts, retries, ...). */
-export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
-  /** e.g. `http://127.0.0.1:4243` or `https://a.example/v1`. */
+/**
+ * What `new SvcClient(...)` takes: only the documented options (docs/library.md, "Options and
+ * their defaults"). The client's internals (its transport, the failover between endpoints,
+ * the check a connection's server must pass) are not options: the client makes them.
+ */
+export interface SvcClientOptions {
+  /** e.g. `http://127.0.0.1:4243` or `https://a.example/v1`; a comma-separated list for several nodes. */
   accountEndpoint: string;
   /** The same as the account endpoint (direct routing) or `https://{basin}.b.example`. */
   basinEndpoint: string;
@@ -29,11 +34,53 @@ export interface SvcClientOptions extends Omit<CallerOptions, "accessToken"> {
   accessToken?: string | Redacted;
   /** §8.8: sent as `svc-encryption-key` on every basin-level request. @default none */
   encryptionKey?: string | Redacted | undefined;
+  /** Per-attempt timeout in ms; for sessions, connect + response headers. @default 30000 */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for what is safe to retry. @default 2 */
+  retries?: number;
+  /** Idle bound on an append session's acks. @default timeoutMs */
+  ackTimeoutMs?: number;
+  /** Skip TLS certificate verification (never on a shared network). @default false */
+  insecure?: boolean;
+  /** The `user-agent` header. @default "svc" */
+  userAgent?: string;
+  /** Extra headers sent with every request, unary or session (computed per request). */
+  headers?: () => Record<string, string>;
+  /** Verbose request log, one line per attempt (never a header, so never the token). */
+  log?: (line: string) => void;
+  /** Notices a user should see once (a follow read waiting for the server to come back). */
+  notice?: (line: string) => void;
   /**
-   * The token is the root token svc found in the default lite data dir: every connection's
-   * server must prove it knows that token before the token goes over it (lite-proof.ts).
+   * Unary HTTP client: node:http (cheap to load in one-shot processes) or undici (long-lived
+   * processes; the `undici` package must then be installed beside the client). @default "node"
+   */
+  httpClient?: "node" | "undici";
+  /**
+   * Session compression: advertised in Accept-Encoding and used for the client's own frames
+   * (`zstd` needs the `@mongodb-js/zstd` package installed beside the client). @default "none"
+   */
+  compression?: SessionCompression;
+  /** The names requests use (`s2`: S2's, for S2-compatible servers). @default "svc" */
+  dialect?: Dialect;
+}
+
+/** What svc's own code may give a client besides its options: a key no options object of a user holds. */
+const INTERNALS = Symbol("svc.clientInternals");
+
+/** Not options (not public): set by svc's CLI and tests through `withInternals`. */
+export interface ClientInternals {
+  /**
+   * The token goes only to a server that proves it is the default local lite (lite-proof.ts):
+   * the CLI's, with a token it found in lite's data dir.
    */
   liteProof?: LiteProofOptions;
+  /** A ready transport (tests: undici's MockAgent); otherwise one is created on first use. */
+  transport?: Transport;
+}
+
+/** `opts` carrying `internals` to the SvcClient made from it. */
+export function withInternals(opts: SvcClientOptions, internals: ClientInternals): SvcClientOptions {
+  return Object.assign({ [INTERNALS]: internals }, opts);
 }
 
 export class SvcClient {
@@ -56,7 +103,8 @@ export class SvcClient {
     this.basinEndpoint = basins[0] ?? normalizeEndpoint(opts.basinEndpoint, "basin endpoint");
     const same = accounts.join(",") === basins.join(",");
     const failover = new Failover(same ? [accounts] : [accounts, basins]);
-    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, liteProof, ...callerOptions } = opts;
+    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, ...callerOptions } = opts;
+    const { liteProof, transport } = (opts as { [INTERNALS]?: ClientInternals })[INTERNALS] ?? {};
     this.encryptionKey = encryptionKey === undefined ? undefined : Redacted.from(encryptionKey);
     const token = Redacted.from(accessToken);
     const peerCheck = token && liteProof ? liteProofCheck(token, liteProof) : undefined;
@@ -64,6 +112,7 @@ export class SvcClient {
       ...callerOptions,
       accessToken: token,
       ...(peerCheck ? { peerCheck } : {}),
+      ...(transport ? { transport } : {}),
       ...(failover.active ? { failover } : {}),
     });
     this.basins = new BasinsApi(this.caller, this.accountBase);
@@ -93,6 +142,7 @@ export class SvcClient {
 export class BasinClient {
   readonly streams: StreamsApi;
 
+  /** @internal made by SvcClient.basin(), not by its users */
   constructor(
     private readonly caller: Caller,
     readonly route: BasinRoute,

@@ -10,6 +10,7 @@ function location(data: unknown, op: string): LocationInfo {
 }
 
 export class LocationsApi {
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     private readonly base: string,

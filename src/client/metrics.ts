@@ -12,6 +12,7 @@ import type { Caller } from "./caller.js";
 import { query, seg } from "./endpoints.js";
 
 export class MetricsApi {
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     private readonly base: string,

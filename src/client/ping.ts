@@ -18,6 +18,7 @@ export class PingApi {
   /** The account endpoint without its `/v1`. */
   readonly url: string;
 
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     accountBase: string,

@@ -37,7 +37,7 @@ export interface ReadOptions extends Omit<ReadSessionOptions, "start" | "limits"
  */
 export type StreamAppenderOptions = AppenderOptions &
   AppendSessionOptions & {
-    /** A deliberate bug, for checking the reliability checkers only (test-fault.ts). Never set it otherwise. */
+    /** @internal A deliberate bug, for checking the reliability checkers only (test-fault.ts); not in the published types. */
     testFault?: ClientTestFault;
   };
 
@@ -51,6 +51,7 @@ export interface UnaryOptions {
 }
 
 export class StreamClient {
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     private readonly route: BasinRoute,

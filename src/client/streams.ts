@@ -14,6 +14,7 @@ interface ListStreamsResponse {
 }
 
 export class StreamsApi {
+  /** @internal made by the client tree, not by its users */
   constructor(
     private readonly caller: Caller,
     private readonly route: BasinRoute,

@@ -15,7 +15,7 @@
 
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
-import { SvcError } from "../errors.js";
+import { missingPackage, SvcError } from "../errors.js";
 import { LIMITS } from "../types.js";
 import type { Compression } from "./framing.js";
 
@@ -30,7 +30,10 @@ type ZstdModule = typeof import("@mongodb-js/zstd");
 let zstdModule: Promise<ZstdModule> | undefined;
 /** The zstd binding is loaded only when first needed (it costs start-up time). */
 function zstd(): Promise<ZstdModule> {
-  zstdModule ??= import("@mongodb-js/zstd");
+  zstdModule ??= import("@mongodb-js/zstd").catch((e: unknown) => {
+    zstdModule = undefined;
+    throw missingPackage(e, "@mongodb-js/zstd", "zstd compression");
+  });
   return zstdModule;
 }
 

@@ -1,151 +1,120 @@
 /**
- * svc as a library (docs/library.md), as a user gets it: the package is packed with `npm pack`,
- * unpacked into a project of its own under a temp dir (its dependencies linked from this repo's
- * node_modules: nothing is downloaded), and then:
- * - plain Node imports `svc`, creates a basin and a stream on a real lite, appends through an
- *   appender, reads the records back, and tells a missing stream by its SvcError code; a deep
- *   import of a module behind the front door is refused;
- * - tsc type-checks a consumer against the emitted declarations: the options are typed (an
- *   unknown one is an error) and deep imports do not resolve.
+ * The client package, `svc-client` (docs/library.md), as a user gets it: built and packed with
+ * `npm pack ./packages/client`, unpacked into a project of its own under a temp dir, with what
+ * npm would install beside it linked from this repo's node_modules (the closure of the
+ * dependencies its manifest declares: nothing is downloaded; the extended tier's
+ * client-install e2e installs it from the registry), and then:
+ * - the package is the client alone: one declaration file, two packages in all (itself and
+ *   protobufjs with its one dependency), none of the CLI's or the server's;
+ * - plain Node imports it and talks to a real lite through the public API only; a deep import
+ *   is refused, and the optional undici, not installed, is asked for by name;
+ * - tsc type-checks a consumer against its declarations: the options are the documented ones
+ *   (an unknown one, the transport and the lite proof are errors), the client tree's objects
+ *   cannot be constructed, lite's encoded batches are not in the types, deep imports do not
+ *   resolve.
  * The temp dir, tarball included, is removed afterwards.
  */
-import { execFile } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Packed,
+  packClient,
+  ROOT,
+  run,
+  TYPED,
+  TYPED_TSCONFIG,
+  USE,
+  USE_EXPECTED,
+} from "../helpers/client-package.js";
 import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const run = promisify(execFile);
+interface Manifest {
+  dependencies?: Record<string, string>;
+}
 
-/** The unpacked package's project: `node_modules/svc` plus a link to each dependency it declares. */
-async function consumerProject(): Promise<string> {
-  const dir = scratchDir("svc-library-");
-  // npm's own log goes to the temp dir too, so nothing is left behind in the user's ~/.npm.
-  const packed = await run(
-    "npm",
-    ["pack", "--json", "--pack-destination", dir, "--ignore-scripts", "--offline", `--logs-dir=${join(dir, "logs")}`],
-    { cwd: ROOT, maxBuffer: 64 << 20 },
-  );
-  const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
-  const project = join(dir, "project");
-  const pkgDir = join(project, "node_modules/svc");
-  mkdirSync(pkgDir, { recursive: true });
-  await run("tar", ["-xzf", tarball, "-C", pkgDir, "--strip-components=1"]);
-  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as {
-    dependencies: Record<string, string>;
+/** The packages npm installs for `deps`: each one's own dependencies too, as this repo resolved them. */
+function closure(deps: string[], from = ROOT): Map<string, string> {
+  const found = new Map<string, string>();
+  const visit = (name: string, dir: string): void => {
+    // Node's resolution: the nearest node_modules up from the requiring package.
+    for (let d = dir; ; d = dirname(d)) {
+      const candidate = join(d, "node_modules", name);
+      try {
+        const manifest = JSON.parse(readFileSync(join(candidate, "package.json"), "utf8")) as Manifest;
+        if (found.has(name)) return;
+        found.set(name, realpathSync(candidate));
+        for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, candidate);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT" || d === dirname(d)) throw e;
+      }
+    }
   };
-  // Only what the package declares (and, for the type check, Node's types) can be resolved:
-  // the project is outside the repo, so nothing falls back to the repo's node_modules.
-  for (const dep of [...Object.keys(manifest.dependencies), "@types/node"]) {
-    const link = join(project, "node_modules", dep);
-    mkdirSync(dirname(link), { recursive: true });
-    symlinkSync(realpathSync(join(ROOT, "node_modules", dep)), link);
-  }
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  return project;
+  for (const dep of deps) visit(dep, from);
+  return found;
 }
-
-const USE = `
-import { LIMITS, SvcClient, SvcError } from "svc";
-
-const [endpoint, token, basin] = process.argv.slice(2);
-const client = new SvcClient({ accountEndpoint: endpoint, basinEndpoint: endpoint, accessToken: token });
-const out = {};
-try {
-  await client.basins.create(basin);
-  const b = client.basin(basin);
-  await b.streams.create("events");
-  const stream = b.stream("events");
-  const appender = await stream.appender();
-  const tickets = [];
-  for (const body of ["one", "two", "three"])
-    tickets.push(await appender.submit({ records: [{ headers: [], body: new TextEncoder().encode(body) }] }));
-  out.acks = await Promise.all(tickets.map(async (t) => (await t.ack()).end.seqNum));
-  await appender.close();
-  out.bodies = [];
-  for await (const ev of stream.read({ seqNum: 0 }, { count: 3 }))
-    if (ev.type === "batch") out.bodies.push(...ev.records.map((r) => new TextDecoder().decode(r.body)));
-  try {
-    await b.stream("missing").checkTail();
-  } catch (e) {
-    out.missing = { svcError: e instanceof SvcError, code: e.code, status: e.status };
-  }
-  out.maxBatchRecords = LIMITS.maxBatchRecords;
-  try {
-    await import("svc/dist/client/client.js");
-    out.deepImport = "allowed";
-  } catch (e) {
-    out.deepImport = e.code;
-  }
-} finally {
-  await client.close();
-}
-process.stdout.write(JSON.stringify(out));
-`;
-
-const TYPED = `
-import { SvcClient, SvcError, type AppendInput, type ReadEvent, type SvcClientOptions } from "svc";
-
-const opts: SvcClientOptions = { accountEndpoint: "http://127.0.0.1:4243", basinEndpoint: "http://127.0.0.1:4243", timeoutMs: 1000 };
-const client = new SvcClient(opts);
-const input: AppendInput = { records: [{ headers: [], body: new Uint8Array([1]) }], matchSeqNum: 0 };
-
-export async function appended(): Promise<number> {
-  return (await client.basin("typed-basin").stream("s").append(input)).end.seqNum;
-}
-export const kind = (e: ReadEvent): "batch" | "heartbeat" => e.type;
-export const missing = (e: unknown): boolean => e instanceof SvcError && e.code === "stream_not_found";
-
-// @ts-expect-error the options are typed: an unknown one is refused
-new SvcClient({ ...opts, noSuchOption: true });
-// @ts-expect-error only the front door is public
-export const deep = import("svc/dist/client/client.js");
-`;
 
 let lite: Lite;
+let packed: Packed;
 let project: string;
+let installed: Map<string, string>;
+
+async function consumerProject(): Promise<void> {
+  const dir = scratchDir("svc-client-");
+  packed = await packClient(dir);
+  project = join(dir, "project");
+  const pkgDir = join(project, "node_modules/svc-client");
+  mkdirSync(pkgDir, { recursive: true });
+  await run("tar", ["-xzf", packed.tarball, "-C", pkgDir, "--strip-components=1"]);
+  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as Manifest;
+  installed = closure(Object.keys(manifest.dependencies ?? {}));
+  // Only those (and, for the type check, Node's types) can be resolved: the project is outside
+  // the repo, so nothing falls back to the repo's node_modules.
+  const links: [string, string][] = [
+    ...installed,
+    ["@types/node", realpathSync(join(ROOT, "node_modules/@types/node"))],
+  ];
+  for (const [name, path] of links) {
+    const link = join(project, "node_modules", name);
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(path, link);
+  }
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+}
+
 beforeAll(async () => {
-  [lite, project] = await Promise.all([startLite(), consumerProject()]);
+  [lite] = await Promise.all([startLite(), consumerProject()]);
 }, 120_000);
 afterAll(async () => {
   expect(await lite.stop()).toBe(0);
 });
 
-describe("svc as a library, from the packed package", () => {
+describe("svc-client, from its packed package", () => {
+  it("is the client alone: one declaration file, and protobufjs the only dependency", () => {
+    expect([...installed.keys()].sort()).toEqual(["long", "protobufjs"]);
+    expect(packed.files.filter((f) => f.endsWith(".d.ts"))).toEqual(["dist/index.d.ts"]);
+    expect(packed.files).toContain("package.json");
+    expect(packed.files).toContain("dist/index.js");
+    const size = packed.unpackedSize + [...installed.values()].reduce((n, dir) => n + duBytes(dir), 0);
+    console.log(
+      `svc-client: ${packed.files.length} files, ${packed.unpackedSize} bytes; with its dependencies ${size} bytes`,
+    );
+    expect(size).toBeLessThan(6 << 20);
+  });
+
   it("plain Node imports it and talks to lite through the public API only", async () => {
     writeFileSync(join(project, "use.mjs"), USE);
     const basin = uniqueBasin("lib");
     const { stdout } = await run(process.execPath, ["use.mjs", lite.url, lite.token, basin], { cwd: project });
-    expect(JSON.parse(stdout)).toEqual({
-      acks: [1, 2, 3],
-      bodies: ["one", "two", "three"],
-      missing: { svcError: true, code: "stream_not_found", status: 404 },
-      maxBatchRecords: 1000,
-      deepImport: "ERR_PACKAGE_PATH_NOT_EXPORTED",
-    });
+    expect(JSON.parse(stdout)).toEqual(USE_EXPECTED);
   }, 60_000);
 
-  it("tsc checks a consumer against the emitted declarations", async () => {
+  it("tsc checks a consumer against its declarations", async () => {
     writeFileSync(join(project, "typed.ts"), TYPED);
-    writeFileSync(
-      join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          lib: ["ES2023"],
-          types: ["node"],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-        },
-        files: ["typed.ts"],
-      }),
-    );
+    writeFileSync(join(project, "tsconfig.json"), TYPED_TSCONFIG);
     const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
     const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }).then(
       (r) => ({ code: 0, out: r.stdout }),
@@ -155,3 +124,8 @@ describe("svc as a library, from the packed package", () => {
     expect(result.code).toBe(0);
   }, 60_000);
 });
+
+/** Bytes of the files under `dir` (as `du -sb` counts them). */
+function duBytes(dir: string): number {
+  return Number(execFileSync("du", ["-sb", dir], { encoding: "utf8" }).split("\t")[0]);
+}

@@ -18,7 +18,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SvcClient } from "../../src/client/client.js";
+import { SvcClient, withInternals } from "../../src/client/client.js";
 import { SvcError } from "../../src/errors.js";
 import { SVC_BIN } from "../helpers/cli.js";
 import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
@@ -75,15 +75,12 @@ const relayed = async (challenge: string | undefined): Promise<string | undefine
 };
 
 function client(url: string, token: string, httpClient: "node" | "undici" = "node"): SvcClient {
-  return new SvcClient({
-    accountEndpoint: url,
-    basinEndpoint: url,
-    accessToken: token,
-    retries: 0,
-    timeoutMs: 5_000,
-    httpClient,
-    liteProof: { tokenFile: "/home/u/.local/share/svc/lite/root-token" },
-  });
+  return new SvcClient(
+    withInternals(
+      { accountEndpoint: url, basinEndpoint: url, accessToken: token, retries: 0, timeoutMs: 5_000, httpClient },
+      { liteProof: { tokenFile: "/home/u/.local/share/svc/lite/root-token" } },
+    ),
+  );
 }
 
 describe("the root token found in lite's default data dir", () => {

@@ -1,6 +1,6 @@
 import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
-import { SvcClient } from "../../../src/client/client.js";
+import { SvcClient, withInternals } from "../../../src/client/client.js";
 import { basinRoute, isHostRouted, normalizeEndpoint } from "../../../src/client/endpoints.js";
 import { HttpTransport } from "../../../src/transport/http.js";
 
@@ -18,12 +18,16 @@ function client(opts: { account?: string; basin?: string; retries?: number } = {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const transport = new HttpTransport({ dispatcher: agent, retries: opts.retries ?? 2, timeoutMs: 1000 });
-  const c = new SvcClient({
-    accountEndpoint: opts.account ?? "http://svc.test",
-    basinEndpoint: opts.basin ?? opts.account ?? "http://svc.test",
-    accessToken: "tok",
-    transport,
-  });
+  const c = new SvcClient(
+    withInternals(
+      {
+        accountEndpoint: opts.account ?? "http://svc.test",
+        basinEndpoint: opts.basin ?? opts.account ?? "http://svc.test",
+        accessToken: "tok",
+      },
+      { transport },
+    ),
+  );
   return { agent, c };
 }
 

@@ -1,6 +1,6 @@
 import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
-import { SvcClient } from "../../../src/client/client.js";
+import { SvcClient, withInternals } from "../../../src/client/client.js";
 import { HttpTransport } from "../../../src/transport/http.js";
 
 function client() {
@@ -9,12 +9,12 @@ function client() {
   const transport = new HttpTransport({ dispatcher: agent, retries: 0, timeoutMs: 1000 });
   return {
     agent,
-    c: new SvcClient({
-      accountEndpoint: "http://svc.test",
-      basinEndpoint: "http://svc.test",
-      accessToken: "tok",
-      transport,
-    }),
+    c: new SvcClient(
+      withInternals(
+        { accountEndpoint: "http://svc.test", basinEndpoint: "http://svc.test", accessToken: "tok" },
+        { transport },
+      ),
+    ),
   };
 }
 
