@@ -174,13 +174,14 @@ async function sharedRoot(
 /**
  * Starts a server (no signal handling, no stdout): runLite and in-process tests use it.
  * `clock`: in-process tests move it instead of waiting. It says when the sweep deems trims due,
- * and, on lmdb or in memory, stamps arrivals and judges ages (retention, delete-on-empty).
+ * and, on lmdb or in memory, stamps arrivals and judges ages (retention, delete-on-empty) and
+ * tokens' expiry.
  */
 export async function openLite(opts: LiteOptions, clock?: () => number): Promise<RunningLite> {
   const { backend, rootToken, rootHash, lock, tls } = await openStorage(opts);
   const store = new Store(backend, log, clock);
   const janitor = new Janitor(store, opts.sweepMs, log, opts.deleteGraceMs, clock);
-  const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens);
+  const auth = new Auth({ rootToken, rootHash, enabled: opts.auth }, store.tokens, () => store.now());
   let metrics: LiteMetrics | undefined;
   if (opts.metrics) {
     // Counted by this node, summed in storage with every node's (one process on lmdb, the database on PostgreSQL).

@@ -46,9 +46,14 @@ const denied = (message: string): SvcError => serverError("permission_denied", m
 export class Auth {
   private readonly rootHash: string;
 
+  /**
+   * @param now the clock by which tokens expire and are stamped: the store's (store.ts now(),
+   *   the database's on PostgreSQL), which a test may move instead of waiting.
+   */
   constructor(
     private readonly opts: AuthOptions,
     private readonly tokens: TokenBook,
+    readonly now: () => number = Date.now,
   ) {
     const hash = opts.rootHash ?? (opts.rootToken === undefined ? undefined : sha256Hex(opts.rootToken));
     if (hash === undefined) throw new Error("auth needs the root token or its hash");
@@ -60,12 +65,12 @@ export class Auth {
   }
 
   /**
-   * Whether `p`, judged by `recheck` when the tokens' change count was `changes`, still holds at
-   * `now` without asking again: nothing changed since, and it has not expired.
+   * Whether `p`, judged by `recheck` when the tokens' change count was `changes`, still holds
+   * now without asking again: nothing changed since, and it has not expired.
    */
-  unchangedSince(p: Principal, changes: number, now: number): boolean {
+  unchangedSince(p: Principal, changes: number): boolean {
     if (p.kind !== "token") return true;
-    return this.tokens.changes === changes && !expired(p.token, now);
+    return this.tokens.changes === changes && !expired(p.token, this.now());
   }
 
   /** The tokens' change count now (see unchangedSince). */
@@ -97,7 +102,8 @@ export class Auth {
     if (!parts) throw authn("unknown or revoked access token");
     return mapAnswer(this.tokens.byKey(parts.keyId), (token): Principal => {
       if (!token || !sameDigest(sha256Hex(parts.secret), token.hash)) throw authn("unknown or revoked access token");
-      if (expired(token)) throw authn(`access token ${JSON.stringify(token.id)} expired at ${token.expiresAt}`);
+      if (expired(token, this.now()))
+        throw authn(`access token ${JSON.stringify(token.id)} expired at ${token.expiresAt}`);
       return { kind: "token", token };
     });
   }
@@ -108,7 +114,7 @@ export class Auth {
     return mapAnswer(this.tokens.byKey(p.token.keyId), (now) => {
       if (!now || now.id !== p.token.id || now.hash !== p.token.hash)
         throw authn(`access token ${JSON.stringify(p.token.id)} was revoked`);
-      if (expired(now)) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
+      if (expired(now, this.now())) throw authn(`access token ${JSON.stringify(now.id)} expired at ${now.expiresAt}`);
     });
   }
 
@@ -126,7 +132,7 @@ export class Auth {
       scope: req.scope,
       expiresAt,
       autoPrefixStreams: req.autoPrefixStreams,
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(this.now()).toISOString(),
     };
     if (!(await this.tokens.add(token)))
       throw serverError("resource_already_exists", `access token ${JSON.stringify(req.id)} already exists`);
@@ -158,7 +164,7 @@ export class Auth {
   }
 }
 
-function expired(t: StoredToken, now = Date.now()): boolean {
+function expired(t: StoredToken, now: number): boolean {
   return t.expiresAt !== null && Date.parse(t.expiresAt) <= now;
 }
 

@@ -78,8 +78,8 @@ function parseScope(v: unknown): Scope {
   };
 }
 
-/** RFC 3339 with an explicit offset or Z; normalised to ISO 8601 UTC. */
-function parseExpiry(v: unknown, now = Date.now()): string | null | undefined {
+/** RFC 3339 with an explicit offset or Z, after `now`; normalised to ISO 8601 UTC. */
+function parseExpiry(v: unknown, now: number): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
   const ms = typeof v === "string" ? rfc3339Ms(v) : undefined;
@@ -123,7 +123,8 @@ function rfc3339Ms(text: string): number | "sub-ms" | undefined {
   );
 }
 
-export function parseIssueRequest(body: unknown): IssueRequest {
+/** `now`: the clock tokens expire by (Auth.now): `expires_at` must be after it. */
+export function parseIssueRequest(body: unknown, now: number): IssueRequest {
   if (!isObject(body)) throw serverError("bad_json", "the request body must be a JSON object");
   const problem = badTokenId(body.id);
   if (problem) throw invalid(problem);
@@ -138,7 +139,7 @@ export function parseIssueRequest(body: unknown): IssueRequest {
   const autoPrefixStreams = body.auto_prefix_streams === true;
   if (autoPrefixStreams && scope.streams.kind !== "prefix")
     throw invalid('`auto_prefix_streams` needs a `{"prefix": …}` stream scope');
-  return { id: body.id as string, scope, expiresAt: parseExpiry(body.expires_at), autoPrefixStreams };
+  return { id: body.id as string, scope, expiresAt: parseExpiry(body.expires_at, now), autoPrefixStreams };
 }
 
 function setJson(set: ResourceSet): Record<string, string> | null {

@@ -32,7 +32,7 @@ export async function listTokensHandler(ex: Exchange, ctx: RequestContext): Prom
 
 /** A8: the body names the new token's id, so the decision waits for it (BodyNamed). */
 export const issueTokenHandler = bodyStep<IssueRequest>({
-  read: async (ex) => parseIssueRequest(await requiredJson(ex)),
+  read: async (ex, head) => parseIssueRequest(await requiredJson(ex), head.auth.now()),
   names: (req) => ({ tokenId: req.id }),
   async act(ex, ctx, req) {
     const secret = await ctx.auth.issue(ctx.access, req);

@@ -141,7 +141,7 @@ export class StreamAccess {
   private checkNow(): boolean {
     const auth = this.ctx.auth;
     const principal = this.ctx.access.principal;
-    if (auth.unchangedSince(principal, this.heldAt, Date.now())) return true;
+    if (auth.unchangedSince(principal, this.heldAt)) return true;
     const changes = auth.tokenChanges;
     try {
       const r = this.recheck();
