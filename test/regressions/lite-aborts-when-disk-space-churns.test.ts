@@ -9,15 +9,16 @@
  * more, the write is refused with 507 `storage_full` before lmdb sees it.
  *
  * The test mounts a small tmpfs (needs root; skipped with a note otherwise), runs writers
- * while a filler takes and frees the remaining space, and checks: lite stays up, refusals are
- * clean 507s, every acknowledged batch is at its acknowledged range byte for byte with no gap,
- * and appends succeed again once space returns.
+ * while a filler takes and frees the remaining space, until lite's own data has filled the disk
+ * (the filler finds no space left, five rounds in a row: space no longer comes and goes), and
+ * checks: lite stays up, refusals are clean 507s, every acknowledged batch is at its
+ * acknowledged range byte for byte with no gap, and appends succeed again once space returns.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Lite, liteClient, startLite } from "../helpers/lite.js";
+import { eventually, type Lite, liteClient, startLite } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 function tryMount(dir: string, size: string): boolean {
@@ -73,6 +74,8 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
         }
       };
       const fill = Buffer.alloc(48 << 20);
+      /** Rounds in a row in which the filler found less than 1 MiB free: lite's data fills the disk. */
+      let fullRounds = 0;
       const filler = async (): Promise<void> => {
         for (let n = 0; !stop; n++) {
           try {
@@ -80,6 +83,13 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
           } catch {
             /* the disk is full: that is the point */
           }
+          let took = 0;
+          try {
+            took = statSync(join(mountPoint, "fill")).size;
+          } catch {
+            /* nothing written */
+          }
+          fullRounds = took < 1 << 20 ? fullRounds + 1 : 0;
           await new Promise((r) => setTimeout(r, 40 + (n % 4) * 30));
           rmSync(join(mountPoint, "fill"), { force: true });
           await new Promise((r) => setTimeout(r, 40 + (n % 3) * 40));
@@ -87,8 +97,17 @@ describe.skipIf(!mounted)("a disk whose space comes and goes", () => {
       };
       const running = [0, 1, 2, 3].map(writer);
       const filling = filler();
-      await new Promise((r) => setTimeout(r, 8_000));
-      stop = true;
+      // Space comes and goes (the filler takes less each round, as lite's data grows) until
+      // lite's data fills the disk (about 20 rounds, 4 s); then nothing more changes. A writer
+      // that fails (lite died: its connection refused) ends the wait at once.
+      const writersEnded = Promise.all(running).then(() => {
+        throw new Error("the writers ended before the disk filled");
+      });
+      try {
+        await Promise.race([eventually(async () => fullRounds >= 5, 40_000, 50), writersEnded]);
+      } finally {
+        stop = true;
+      }
       await Promise.all([...running, filling]);
       rmSync(join(mountPoint, "fill"), { force: true });
 
