@@ -4,6 +4,7 @@
  * record breaks the chain, 130 on Ctrl-C with partial results.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, liteClient } from "../helpers/lite.js";
 import { type DataEnv, dataEnv } from "./cli-data-setup.js";
 
 let d: DataEnv;
@@ -30,6 +31,20 @@ async function benchStreams(): Promise<string[]> {
   const r = await d.svc(["stream", "list", `svc://${d.basin}`, "--json"]);
   expect(r.code, r.stderr).toBe(0);
   return r.stdout.split("\n").filter((l) => l.includes("bench-"));
+}
+
+/** Resolves once the stream `uri` (svc://basin/stream) holds a record: a bench run has had an append acknowledged. */
+async function holdsRecords(uri: string): Promise<void> {
+  const [basin, stream] = uri.replace(/^svc:\/\//, "").split("/") as [string, string];
+  const c = liteClient(d.lite);
+  await eventually(
+    async () => {
+      const r = await c.call("GET", `/v1/streams/${encodeURIComponent(stream)}/records/tail`, { basin });
+      return r.status === 200 && r.json().tail.seq_num > 0;
+    },
+    30_000,
+    25,
+  );
 }
 
 /** Spawns svc, resolves once stderr contains `marker`. */
@@ -126,7 +141,7 @@ describe("svc bench", () => {
       "bench svc://",
     );
     await run.started;
-    await new Promise((r) => setTimeout(r, 500));
+    await holdsRecords(uri); // the run is writing: the foreign record comes among its records
     const a = await d.svc(["append", uri], { stdin: "not a bench record\n" });
     expect(a.code, a.stderr).toBe(0);
     expect(await run.closed).toBe(8);
@@ -142,7 +157,9 @@ describe("svc bench", () => {
       "bench svc://",
     );
     await run.started;
-    await new Promise((r) => setTimeout(r, 1000));
+    const uri = /^bench (svc:\/\/\S+):/m.exec(run.err())?.[1];
+    expect(uri, run.err()).toBeDefined();
+    await holdsRecords(uri as string); // records written: partial results to show
     run.child.kill("SIGINT");
     expect(await run.closed).toBe(130);
     const res = JSON.parse(run.out()) as Result;
