@@ -2,18 +2,35 @@
  * svc lite, unary read (B8) and check-tail (B9): protocol.md §7 and the conformance checklist
  * §12 items 33–40, plus retention and delete-on-empty, in JSON raw, JSON base64 and
  * protobuf, over HTTP/1.1 and h2c.
+ *
+ * Retention and delete-on-empty judge ages by lite's clock: their tests run on a second lite,
+ * in this process, on a clock they move instead of waiting; on PostgreSQL (whose clock is the
+ * database's) on the suite's lite, and there the time passes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeReadBatch } from "../../src/wire/proto.js";
 import { eventually, type Lite, type LiteClient, liteClient, startLite, uniqueBasin } from "../helpers/lite.js";
 
+const LITE_ENV = { SVC_LITE_SWEEP_MS: "200", SVC_LITE_DELETE_GRACE_MS: "200" };
+const onPostgres = process.env.LITE_E2E_STORAGE === "postgres";
 let lite: Lite;
+/** The lite of the tests of ages: in this process, its clock `ahead` ms ahead of this machine's (the suite's lite on PostgreSQL). */
+let aged: Lite;
+let ahead = 0;
 beforeAll(async () => {
-  lite = await startLite({ env: { SVC_LITE_SWEEP_MS: "200", SVC_LITE_DELETE_GRACE_MS: "200" } });
+  lite = await startLite({ env: LITE_ENV });
+  aged = onPostgres ? lite : await startLite({ inProcess: true, clock: () => Date.now() + ahead, env: LITE_ENV });
 });
 afterAll(async () => {
+  if (aged !== lite) await aged?.stop();
   expect(await lite.stop()).toBe(0);
 });
+
+/** `ms` passes on the clock of `aged`: moved at once, or waited for on PostgreSQL. */
+async function pass(ms: number): Promise<void> {
+  if (onPostgres) await new Promise((r) => setTimeout(r, ms));
+  else ahead += ms;
+}
 
 type Format = "raw" | "base64" | "protobuf";
 const FORMATS: Format[] = ["raw", "base64", "protobuf"];
@@ -25,17 +42,11 @@ interface Out {
   raw: any;
 }
 
-describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
-  let c: LiteClient;
-  let basin: string;
-  let n = 0;
-  beforeAll(async () => {
-    c = liteClient(lite, protocol);
-    basin = uniqueBasin();
-    expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
-  });
-  afterAll(() => c.close());
+const bodies = (k: number, from = 0) => Array.from({ length: k }, (_, i) => ({ body: `r${from + i}` }));
 
+/** The tests' steps through `c`, in `basin`. */
+function on(c: LiteClient, basin: string) {
+  let n = 0;
   const fresh = async (config?: Record<string, unknown>): Promise<string> => {
     const s = `s${++n}`;
     expect(
@@ -48,8 +59,6 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
     expect(r.status).toBe(200);
     return r.json();
   };
-  const bodies = (k: number, from = 0) => Array.from({ length: k }, (_, i) => ({ body: `r${from + i}` }));
-
   /** Reads in one of the three response formats and normalises to raw-text bodies. */
   async function read(
     s: string,
@@ -84,6 +93,29 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
       ...(j.tail ? { tail: j.tail } : {}),
     };
   }
+  return { basin, fresh, append, read };
+}
+
+type Steps = ReturnType<typeof on>;
+
+/** A new basin through `c`, and the steps in it. */
+async function inNewBasin(c: LiteClient): Promise<Steps> {
+  const basin = uniqueBasin();
+  expect((await c.call("POST", "/v1/basins", { json: { basin } })).status).toBe(201);
+  return on(c, basin);
+}
+
+describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
+  let c: LiteClient;
+  let basin: string;
+  let fresh: Steps["fresh"];
+  let append: Steps["append"];
+  let read: Steps["read"];
+  beforeAll(async () => {
+    c = liteClient(lite, protocol);
+    ({ basin, fresh, append, read } = await inNewBasin(c));
+  });
+  afterAll(() => c.close());
 
   it.each(FORMATS)("33: empty stream (%s)", async (format) => {
     const s = await fresh();
@@ -230,28 +262,42 @@ describe.each(["h1", "h2"] as const)("read over %s", (protocol) => {
     expect((await read(s, { seq_num: 0 })).records.map((r) => r.body)).toEqual(["next"]);
   });
 
-  it("retention: expired records are never returned, the tail stays", async () => {
-    const s = await fresh({ retention_policy: { age: 1 } });
-    await append(s, bodies(3));
-    expect((await read(s, { seq_num: 0 })).records).toHaveLength(3);
-    await new Promise((r) => setTimeout(r, 1100));
-    const fresh2 = await append(s, [{ body: "new" }]);
-    const r = await read(s, { seq_num: 0 });
-    expect(r.records.map((x) => [x.seq_num, x.body])).toEqual([[3, "new"]]);
-    expect(fresh2.tail.seq_num).toBe(4);
-    await new Promise((res) => setTimeout(res, 1100));
-    const expired = await read(s, { seq_num: 0 });
-    expect([expired.status, expired.records]).toEqual([200, []]);
-    expect((await c.call("GET", `/v1/streams/${s}/records/tail`, { basin })).json().tail.seq_num).toBe(4);
-  });
+  describe("ages, on the clock of `aged`", () => {
+    let ac: LiteClient;
+    let at: Steps;
+    beforeAll(async () => {
+      ac = liteClient(aged, protocol);
+      at = await inNewBasin(ac);
+    });
+    afterAll(() => ac.close());
 
-  it("delete-on-empty removes a stream once its records expired and it stayed empty", async () => {
-    const s = await fresh({ retention_policy: { age: 1 }, delete_on_empty: { min_age_secs: 1 } });
-    const keep = await fresh({ delete_on_empty: { min_age_secs: 1 } });
-    await append(s, bodies(3));
-    await append(keep, bodies(1));
-    await eventually(async () => (await c.call("GET", `/v1/streams/${s}`, { basin })).status === 404, 15_000);
-    expect((await c.call("GET", `/v1/streams/${keep}`, { basin })).status).toBe(200);
+    it("retention: expired records are never returned, the tail stays", async () => {
+      const s = await at.fresh({ retention_policy: { age: 1 } });
+      await at.append(s, bodies(3));
+      expect((await at.read(s, { seq_num: 0 })).records).toHaveLength(3);
+      await pass(1_100);
+      const fresh2 = await at.append(s, [{ body: "new" }]);
+      const r = await at.read(s, { seq_num: 0 });
+      expect(r.records.map((x) => [x.seq_num, x.body])).toEqual([[3, "new"]]);
+      expect(fresh2.tail.seq_num).toBe(4);
+      await pass(1_100);
+      const expired = await at.read(s, { seq_num: 0 });
+      expect([expired.status, expired.records]).toEqual([200, []]);
+      const tail = await ac.call("GET", `/v1/streams/${s}/records/tail`, { basin: at.basin });
+      expect(tail.json().tail.seq_num).toBe(4);
+    });
+
+    it("delete-on-empty removes a stream once its records expired and it stayed empty", async () => {
+      const s = await at.fresh({ retention_policy: { age: 1 }, delete_on_empty: { min_age_secs: 1 } });
+      const keep = await at.fresh({ delete_on_empty: { min_age_secs: 1 } });
+      await at.append(s, bodies(3));
+      await at.append(keep, bodies(1));
+      await pass(1_100); // the records expire; both streams are past their minimum age
+      const status = async (stream: string) =>
+        (await ac.call("GET", `/v1/streams/${stream}`, { basin: at.basin })).status;
+      await eventually(async () => (await status(s)) === 404, 15_000);
+      expect(await status(keep)).toBe(200);
+    });
   });
 
   it("B9: check-tail equals the last ack's end", async () => {
