@@ -69,12 +69,18 @@ export class SessionPool {
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
     const url = new URL(req.url);
-    const place = this.lanes.take(url.origin);
-    const lane = place.lane;
+    let place = this.lanes.take(url.origin);
     let session: http2.ClientHttp2Session | undefined;
     let handed = false;
     try {
-      session = await this.connect(lane, url.origin, timeoutMs, req.url);
+      session = await this.connect(place.lane, url.origin, timeoutMs, req.url);
+      // Taken before the lane's server said its limit, and past it: another lane, or Node
+      // would hold the exchange unsent until one of the connection's streams ends.
+      while (!this.lanes.fits(place)) {
+        this.lanes.giveBack(place);
+        place = this.lanes.take(url.origin);
+        session = await this.connect(place.lane, url.origin, Math.max(1, deadline - Date.now()), req.url);
+      }
       const exchange = await this.request(place, session, url, req, Math.max(1, deadline - Date.now()), timeoutMs);
       handed = true;
       logAttempt(this.opts.log, req, 0, started, String(exchange.status), " (session)");
@@ -153,7 +159,12 @@ export class SessionPool {
       };
       session.once("error", fail);
       session.once("remoteSettings", () => this.spoke.add(session));
+      // Up once connected and its server's SETTINGS came (they say how many streams it takes).
       session.once("connect", () => {
+        if (this.spoke.has(session)) connected();
+        else session.once("remoteSettings", connected);
+      });
+      const connected = (): void => {
         const ready = (): void => {
           clearTimeout(timer);
           session.off("error", fail);
@@ -163,14 +174,17 @@ export class SessionPool {
           if (this.connections.get(lane) === connecting) this.lanes.up(lane, session);
           resolve(session);
         };
-        if (!this.opts.peerCheck) return ready();
+        if (!this.opts.peerCheck) {
+          ready();
+          return;
+        }
         checkPeer(session, origin, this.opts.peerCheck).then(ready, (e: Error) => {
           clearTimeout(timer);
           forget();
           session.destroy();
           reject(e);
         });
-      });
+      };
       session.once("close", forget);
       session.once("goaway", forget);
     });
