@@ -17,14 +17,19 @@ export interface PtyResult {
 
 const quote = (a: string): string => `'${a.replaceAll("'", "'\\''")}'`;
 
+/**
+ * Typed at the terminal once it has shown `when`, `afterMs` after that (without `when`:
+ * `afterMs` after the start; neither: at once). Inputs are typed in order.
+ */
 export interface PtyInput {
-  afterMs: number;
+  when?: string | RegExp;
+  afterMs?: number;
   text: string;
 }
 
 /**
  * `svc args…` on a terminal; `before` is a shell prefix such as `timeout -s INT 3`; `input` is
- * typed at the terminal after the given times (`\x03` is Ctrl-C).
+ * typed at the terminal when due (PtyInput; `\x03` is Ctrl-C).
  */
 export function runSvcInPty(
   args: string[],
@@ -53,11 +58,34 @@ export function runSvcInPty(
       stdio: ["pipe", "pipe", "pipe"],
     });
     let raw = "";
-    for (const { afterMs, text } of [opts.input ?? []].flat()) setTimeout(() => child.stdin.write(text), afterMs);
+    const started = performance.now();
+    const inputs = [opts.input ?? []].flat();
+    let next = 0;
+    let delay: NodeJS.Timeout | undefined; // the next input's, once its sight was seen
+    const typeDue = (): void => {
+      for (let input = inputs[next]; input !== undefined && delay === undefined; input = inputs[next]) {
+        const { when, afterMs = 0, text } = input;
+        if (when !== undefined && !(typeof when === "string" ? raw.includes(when) : when.test(raw))) return;
+        const ms = when === undefined ? started + afterMs - performance.now() : afterMs;
+        if (ms > 0) {
+          delay = setTimeout(() => {
+            delay = undefined;
+            child.stdin.write(text);
+            next++;
+            typeDue();
+          }, ms);
+          return;
+        }
+        child.stdin.write(text);
+        next++;
+      }
+    };
     const got = (s: string): void => {
       raw += s;
       opts.watch?.(raw);
+      typeDue();
     };
+    typeDue();
     child.stdout.setEncoding("utf8").on("data", got);
     child.stderr.setEncoding("utf8").on("data", got);
     const timer = setTimeout(() => {
@@ -67,6 +95,7 @@ export function runSvcInPty(
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
+      clearTimeout(delay);
       resolve({ code, raw, screen: render(raw) });
     });
   });

@@ -22,7 +22,7 @@ afterAll(async () => {
 describe.skipIf(!ptyAvailable)("Ctrl-C at a [y/N] prompt", () => {
   it("exits 130 with nothing deleted", async () => {
     const uri = await d.newStream("keep");
-    const r = await runSvcInPty(["stream", "delete", uri], d.env, { input: { afterMs: 1_500, text: "\x03" } });
+    const r = await runSvcInPty(["stream", "delete", uri], d.env, { input: { when: "[y/N]", text: "\x03" } });
     expect(r.raw).toContain("[y/N]");
     expect(r.raw).toContain("interrupted; nothing deleted");
     expect(r.code, r.raw).toBe(130);
@@ -32,7 +32,7 @@ describe.skipIf(!ptyAvailable)("Ctrl-C at a [y/N] prompt", () => {
 
   it("a no still exits 1", async () => {
     const uri = await d.newStream("keep-no");
-    const r = await runSvcInPty(["stream", "delete", uri], d.env, { input: { afterMs: 1_500, text: "n\n" } });
+    const r = await runSvcInPty(["stream", "delete", uri], d.env, { input: { when: "[y/N]", text: "n\n" } });
     expect(r.code, r.raw).toBe(1);
     expect(r.raw).toContain("aborted; nothing deleted");
   }, 30_000);

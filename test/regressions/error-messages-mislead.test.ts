@@ -115,7 +115,7 @@ describe("messages say what is true", () => {
 
   it.skipIf(!ptyAvailable)("answering n to a prompt exits 1 and deletes nothing", async () => {
     const uri = await d.newStream("keep");
-    const r = await runSvcInPty(["stream", "delete", uri], d.env, { input: { afterMs: 1_500, text: "n\r" } });
+    const r = await runSvcInPty(["stream", "delete", uri], d.env, { input: { when: "[y/N]", text: "n\r" } });
     expect(r.screen.join("\n")).toMatch(/\[y\/N\]/);
     expect(r.screen.join("\n")).toMatch(/aborted; nothing deleted/);
     expect(r.code).toBe(1);

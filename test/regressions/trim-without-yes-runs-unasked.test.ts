@@ -66,7 +66,7 @@ describe("destructive commands without a terminal", () => {
 describe.skipIf(!ptyAvailable)("destructive commands on a terminal", () => {
   it("trim asks, and 'n' exits 1 with nothing trimmed", async () => {
     const uri = await threeRecords();
-    const r = await runSvcInPty(["trim", uri, "2"], d.env, { input: { afterMs: 1_500, text: "n\n" } });
+    const r = await runSvcInPty(["trim", uri, "2"], d.env, { input: { when: "[y/N]", text: "n\n" } });
     expect(r.raw).toContain("remove 2 records (0..1)? [y/N]");
     expect(r.code, r.raw).toBe(1);
     expect(await tail(uri)).toBe("3");
