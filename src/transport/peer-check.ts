@@ -6,12 +6,16 @@
  * connection whose answer passes is handed to the HTTP client, which reuses it with
  * keep-alive. HTTP/2 sessions ask the same on a stream of the new connection (session.ts).
  */
+import type http2 from "node:http2";
 import * as net from "node:net";
+import { clientError } from "../errors.js";
 import { MAX_TIMER_MS, type PeerChallenge, type PeerCheck } from "./types.js";
 
 /** The response head and a short body are all a proof needs; more is not a lite answering. */
 const MAX_HEAD = 16 * 1024;
 const MAX_BODY = 1024;
+/** RST_STREAM CANCEL: the challenge's stream is done with once its answer is read. */
+const NGHTTP2_CANCEL = 0x8;
 
 /** A plain TCP connection to `host:port` whose server passed `check` (http: only). */
 export function provenConnection(host: string, port: number, check: PeerCheck, timeoutMs: number): Promise<net.Socket> {
@@ -94,4 +98,27 @@ function parseAnswer(buffer: Buffer): Record<string, string> | "more" | string {
   if (have < length) return "more";
   if (have > length) return "it sent more than its answer to the challenge";
   return headers;
+}
+
+/** HTTP/2: asks the server of a new connection (session.ts) to prove itself on one stream. */
+export function checkPeer(session: http2.ClientHttp2Session, origin: string, check: PeerCheck): Promise<void> {
+  if (!origin.startsWith("http:"))
+    return Promise.reject(clientError("usage", `a server check is made over http: only, not ${origin}`));
+  const socket = session.socket;
+  const url = new URL(origin);
+  const challenge = check.challenge(socket.remoteAddress ?? url.hostname, socket.remotePort ?? Number(url.port || 80));
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ...challenge.headers, ":method": "GET", ":path": check.path });
+    stream.once("response", (headers) => {
+      stream.close(NGHTTP2_CANCEL);
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (typeof v === "string") flat[k] = v;
+      if (Number(headers[":status"]) === 200 && challenge.accept(flat)) resolve();
+      else
+        reject(check.refused(origin, `its answer to the challenge is wrong or missing (status ${headers[":status"]})`));
+    });
+    stream.once("error", (e) => reject(check.refused(origin, `the challenge failed (${e.message})`)));
+    stream.once("close", () => reject(check.refused(origin, "the server did not answer the challenge")));
+    stream.resume();
+  });
 }

@@ -24,6 +24,7 @@ import http2 from "node:http2";
 import { clientError, SvcError, WrongHttpError } from "../errors.js";
 import { logAttempt, monotonicMs } from "./attempt-log.js";
 import { networkError } from "./network-error.js";
+import { checkPeer } from "./peer-check.js";
 import { responseError } from "./response-error.js";
 import { exchange, readAll, type SessionExchange, waitForResponse } from "./session-exchange.js";
 import { Lanes, type Place } from "./session-lanes.js";
@@ -52,6 +53,10 @@ interface SessionRequest {
   /** Milliseconds for connecting and receiving the response headers, together. */
   timeoutMs?: number;
 }
+
+/** A protocol error before the server's SETTINGS: what it sent was not HTTP/2. */
+const PREFACE_ANSWERED_OTHERWISE =
+  "it answered the HTTP/2 connection preface with something else (an HTTP/1.1 response?)";
 
 export class SessionPool {
   /** By lane: an origin's connections are lanes 0, 1, … (session-lanes.ts). */
@@ -89,11 +94,7 @@ export class SessionPool {
       let err = e instanceof SvcError ? e : networkError(e, req.url, false, timeoutMs);
       // A protocol error before the server's SETTINGS: what it sent was not HTTP/2.
       if (session !== undefined && !this.spoke.has(session) && causeCode(err) === "ERR_HTTP2_ERROR")
-        err = noHttp2(
-          req.url,
-          "it answered the HTTP/2 connection preface with something else (an HTTP/1.1 response?)",
-          err,
-        );
+        err = noHttp2(req.url, PREFACE_ANSWERED_OTHERWISE, err);
       logAttempt(
         this.opts.log,
         req,
@@ -144,18 +145,14 @@ export class SessionPool {
         () => {
           forget();
           session.destroy();
-          reject(networkError(new Error("connect timeout"), url, true, timeoutMs, false));
+          reject(this.notUp(session, undefined, url, timeoutMs));
         },
         Math.min(MAX_TIMER_MS, timeoutMs),
       );
       const fail = (err: Error): void => {
         clearTimeout(timer);
         forget();
-        reject(
-          causeCode(err) === "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL"
-            ? noHttp2(url, "its TLS does not offer HTTP/2 (no h2 in ALPN)", err)
-            : networkError(err, url, false, timeoutMs, false),
-        );
+        reject(this.notUp(session, err, url, timeoutMs));
       };
       session.once("error", fail);
       session.once("remoteSettings", () => this.spoke.add(session));
@@ -190,6 +187,21 @@ export class SessionPool {
     });
     this.connections.set(lane, connecting);
     return connecting;
+  }
+
+  /** Why a new connection did not come up: `err`, or the deadline when undefined. Nothing was sent over it. */
+  private notUp(session: http2.ClientHttp2Session, err: Error | undefined, url: string, timeoutMs: number): SvcError {
+    // Connected, and silent since (no SETTINGS): the server did not answer, as a silent server
+    // answers no request.
+    if (err === undefined)
+      return session.connecting
+        ? networkError(new Error("connect timeout"), url, true, timeoutMs, false)
+        : clientError("client_timeout", `no response from ${new URL(url).origin} within ${timeoutMs} ms`);
+    const code = causeCode(err);
+    if (code === "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL")
+      return noHttp2(url, "its TLS does not offer HTTP/2 (no h2 in ALPN)", err);
+    if (code === "ERR_HTTP2_ERROR" && !this.spoke.has(session)) return noHttp2(url, PREFACE_ANSWERED_OTHERWISE, err);
+    return networkError(err, url, false, timeoutMs, false);
   }
 
   private drop(lane: string, session: http2.ClientHttp2Session): void {
@@ -272,27 +284,4 @@ function noHttp2(url: string, how: string, cause: unknown): WrongHttpError {
     "HTTP/2",
     cause,
   );
-}
-
-/** Asks the server of a new connection to prove itself on one stream (peer-check.ts). */
-function checkPeer(session: http2.ClientHttp2Session, origin: string, check: PeerCheck): Promise<void> {
-  if (!origin.startsWith("http:"))
-    return Promise.reject(clientError("usage", `a server check is made over http: only, not ${origin}`));
-  const socket = session.socket;
-  const url = new URL(origin);
-  const challenge = check.challenge(socket.remoteAddress ?? url.hostname, socket.remotePort ?? Number(url.port || 80));
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ...challenge.headers, ":method": "GET", ":path": check.path });
-    stream.once("response", (headers) => {
-      stream.close(http2.constants.NGHTTP2_CANCEL);
-      const flat: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) if (typeof v === "string") flat[k] = v;
-      if (Number(headers[":status"]) === 200 && challenge.accept(flat)) resolve();
-      else
-        reject(check.refused(origin, `its answer to the challenge is wrong or missing (status ${headers[":status"]})`));
-    });
-    stream.once("error", (e) => reject(check.refused(origin, `the challenge failed (${e.message})`)));
-    stream.once("close", () => reject(check.refused(origin, "the server did not answer the challenge")));
-    stream.resume();
-  });
 }
