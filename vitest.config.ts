@@ -69,9 +69,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // `npm test` runs this project with one module graph per worker, not one per file
-        // (--poolOptions.forks.isolate=false in package.json: a project's own poolOptions are not
-        // honoured): its ~280 files spent a quarter of their CPU loading the same modules again.
+        // `npm test` runs this project with one module graph per worker, not one per file, and in
+        // three workers (--poolOptions.forks.isolate=false --poolOptions.forks.maxForks=3 in
+        // package.json: a project's own poolOptions are not honoured): its ~280 files spent a
+        // quarter of their CPU loading the same modules again, and wait on servers and child
+        // processes more than they compute.
         // Tests must not rely on a module's state being fresh; the extended tier stays isolated.
         test: {
           name: "main",
