@@ -182,7 +182,12 @@ export class SessionPool {
           reject(e);
         });
       };
-      session.once("close", forget);
+      // Closed before it came up (a proxy with nothing behind it): no 'error' follows then.
+      session.once("close", () => {
+        clearTimeout(timer);
+        forget();
+        reject(this.notUp(session, new Error("the server closed the connection before its SETTINGS"), url, timeoutMs));
+      });
       session.once("goaway", forget);
     });
     this.connections.set(lane, connecting);
