@@ -10,8 +10,8 @@
 //   marked @internal are left out).
 //
 // The manifest (packages/client/package.json) is written by hand; this script refuses to
-// build when its version or a dependency's version is not the root package's, so the two
-// packages cannot drift.
+// build when its version is not the root package's, or a dependency's range is not a caret on
+// the version the root package pins, so the two packages cannot drift.
 
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -28,9 +28,11 @@ const manifest = json(join(pkgDir, "package.json"));
 const problems = [];
 if (manifest.version !== rootManifest.version)
   problems.push(`version ${manifest.version}, the root package's is ${rootManifest.version}`);
-for (const [name, version] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies }))
-  if (rootManifest.dependencies[name] !== version)
-    problems.push(`${name} ${version}, the root package's is ${rootManifest.dependencies[name] ?? "absent"}`);
+// The client asks for a caret range; the version the root package pins (the one every test
+// runs with) must be its lowest.
+for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies }))
+  if (range !== `^${rootManifest.dependencies[name]}`)
+    problems.push(`${name} ${range}, the root package pins ${rootManifest.dependencies[name] ?? "nothing"}`);
 if (problems.length > 0) {
   process.stderr.write(`packages/client/package.json disagrees with package.json: ${problems.join("; ")}\n`);
   process.exit(1);

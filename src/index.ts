@@ -15,7 +15,7 @@ export type { AppendSessionOptions } from "./client/append-session.js";
 export type { Appender, AppenderOptions, AppendTicket, AppendTransport } from "./client/appender.js";
 export { BadRecordError } from "./client/bad-record.js";
 export type { BasinsApi } from "./client/basins.js";
-export type { SessionCompression } from "./client/caller.js";
+export type { ClientCallOptions, SessionCompression } from "./client/call-options.js";
 // The client tree: account → basin → stream.
 // BasinClient and StreamClient are made by the tree (client.basin(), basin.stream()), never
 // constructed by a user: their types are public, their constructors are not.

@@ -21,39 +21,17 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../transport/types.js";
 import type { Dialect } from "../types.js";
 import { headersFromDialect, headersInDialect } from "../wire/dialect.js";
 import { parseJsonText } from "../wire/json.js";
+import type { ClientCallOptions, SessionCompression } from "./call-options.js";
 import { type Failover, movable } from "./failover.js";
 import type { Redacted } from "./redacted.js";
 
-export type SessionCompression = "none" | "zstd" | "gzip";
-
-export interface CallerOptions {
+/** What a Caller is made with: the user's options, and what the client itself sets up. */
+export interface CallerOptions extends ClientCallOptions {
   accessToken?: Redacted;
-  /** Per-attempt timeout in ms; for sessions, connect + response headers. @default 30000 */
-  timeoutMs?: number;
-  /** Retries after the first attempt, for what is safe to retry. @default 2 */
-  retries?: number;
-  /** Idle bound on an append session's acks. @default timeoutMs */
-  ackTimeoutMs?: number;
-  /** Skip TLS certificate verification (never on a shared network). @default false */
-  insecure?: boolean;
-  /** @default "svc" */
-  userAgent?: string;
-  /** Extra headers sent with every request, unary or session (computed per request). */
-  headers?: () => Record<string, string>;
-  /** Verbose request log (token never included). */
-  log?: (line: string) => void;
-  /** Notices a user should see once (a follow read waiting for the server to come back). */
-  notice?: (line: string) => void;
-  /** Unary HTTP client: node:http (cheap to load in one-shot processes) or undici. @default "node" */
-  httpClient?: "node" | "undici";
-  /** Session compression: advertised in Accept-Encoding and used for our own frames. @default "none" */
-  compression?: SessionCompression;
   /** A ready transport (tests); otherwise one is created on first use. */
   transport?: Transport;
   /** Every new connection's server must pass this before a request goes over it (the default lite's root token). */
   peerCheck?: PeerCheck;
-  /** The names requests use (`s2`: S2's, for S2-compatible servers). @default "svc" */
-  dialect?: Dialect;
   /** Several endpoints: where each request goes, and where it may go next (failover.ts). */
   failover?: Failover;
 }
@@ -246,6 +224,7 @@ export class Caller {
     );
     const pool = await this.pool;
     const compression = this.policy.compression;
+    if (compression === "zstd") await (await import("../wire/compression.js")).zstdReady();
     const headers = {
       ...this.baseHeaders(),
       ...(compression === "none" ? {} : { "accept-encoding": compression }),

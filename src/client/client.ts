@@ -9,7 +9,8 @@ import type { Transport } from "../transport/types.js";
 import type { Dialect } from "../types.js";
 import { AccessTokensApi } from "./access-tokens.js";
 import { BasinsApi } from "./basins.js";
-import { Caller, type SessionCompression } from "./caller.js";
+import type { ClientCallOptions } from "./call-options.js";
+import { Caller } from "./caller.js";
 import { type BasinRoute, basinRoute, normalizeEndpoint } from "./endpoints.js";
 import { endpointList, Failover } from "./failover.js";
 import { type LiteProofOptions, liteProofCheck } from "./lite-proof.js";
@@ -25,7 +26,7 @@ import { StreamsApi } from "./streams.js";
  * their defaults"). The client's internals (its transport, the failover between endpoints,
  * the check a connection's server must pass) are not options: the client makes them.
  */
-export interface SvcClientOptions {
+export interface SvcClientOptions extends ClientCallOptions {
   /** e.g. `http://127.0.0.1:4243` or `https://a.example/v1`; a comma-separated list for several nodes. */
   accountEndpoint: string;
   /** The same as the account endpoint (direct routing) or `https://{basin}.b.example`. */
@@ -34,34 +35,6 @@ export interface SvcClientOptions {
   accessToken?: string | Redacted;
   /** §8.8: sent as `svc-encryption-key` on every basin-level request. @default none */
   encryptionKey?: string | Redacted | undefined;
-  /** Per-attempt timeout in ms; for sessions, connect + response headers. @default 30000 */
-  timeoutMs?: number;
-  /** Retries after the first attempt, for what is safe to retry. @default 2 */
-  retries?: number;
-  /** Idle bound on an append session's acks. @default timeoutMs */
-  ackTimeoutMs?: number;
-  /** Skip TLS certificate verification (never on a shared network). @default false */
-  insecure?: boolean;
-  /** The `user-agent` header. @default "svc" */
-  userAgent?: string;
-  /** Extra headers sent with every request, unary or session (computed per request). */
-  headers?: () => Record<string, string>;
-  /** Verbose request log, one line per attempt (never a header, so never the token). */
-  log?: (line: string) => void;
-  /** Notices a user should see once (a follow read waiting for the server to come back). */
-  notice?: (line: string) => void;
-  /**
-   * Unary HTTP client: node:http (cheap to load in one-shot processes) or undici (long-lived
-   * processes; the `undici` package must then be installed beside the client). @default "node"
-   */
-  httpClient?: "node" | "undici";
-  /**
-   * Session compression: advertised in Accept-Encoding and used for the client's own frames
-   * (`zstd` needs the `@mongodb-js/zstd` package installed beside the client). @default "none"
-   */
-  compression?: SessionCompression;
-  /** The names requests use (`s2`: S2's, for S2-compatible servers). @default "svc" */
-  dialect?: Dialect;
 }
 
 /** What svc's own code may give a client besides its options: a key no options object of a user holds. */
@@ -103,8 +76,16 @@ export class SvcClient {
     this.basinEndpoint = basins[0] ?? normalizeEndpoint(opts.basinEndpoint, "basin endpoint");
     const same = accounts.join(",") === basins.join(",");
     const failover = new Failover(same ? [accounts] : [accounts, basins]);
-    const { accountEndpoint: _a, basinEndpoint: _b, accessToken, encryptionKey, ...callerOptions } = opts;
-    const { liteProof, transport } = (opts as { [INTERNALS]?: ClientInternals })[INTERNALS] ?? {};
+    // The internals are taken out too: the Caller keeps its options, and the lite proof holds a secret.
+    const {
+      [INTERNALS]: internals,
+      accountEndpoint: _a,
+      basinEndpoint: _b,
+      accessToken,
+      encryptionKey,
+      ...callerOptions
+    } = opts as SvcClientOptions & { [INTERNALS]?: ClientInternals };
+    const { liteProof, transport } = internals ?? {};
     this.encryptionKey = encryptionKey === undefined ? undefined : Redacted.from(encryptionKey);
     const token = Redacted.from(accessToken);
     const peerCheck = token && liteProof ? liteProofCheck(token, liteProof) : undefined;

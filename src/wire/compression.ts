@@ -38,6 +38,14 @@ function zstd(): Promise<ZstdModule> {
 }
 
 /**
+ * Loads the zstd binding now: a session that will speak zstd fails before it opens, with the
+ * package to install, rather than at its first large frame.
+ */
+export async function zstdReady(): Promise<void> {
+  await zstd();
+}
+
+/**
  * Picks the algorithm from an Accept-Encoding value: any `zstd` token wins, then `gzip`.
  * Parameters such as `;q=` are ignored and tokens are case-insensitive (§6.4).
  */
@@ -121,9 +129,11 @@ export async function decompress(
   // The block bound over-counts a frame's last block by < 128 KiB, so legitimate payloads
   // near the cap pass here; the exact size is checked after the (bounded) inflation.
   if (bound.declared > maxSize || bound.blocks > maxSize + BLOCK_MAX) throw tooLarge(maxSize, "zstd payload");
+  // Outside the try: a binding that is not installed is not corrupt data.
+  const z = await zstd();
   let out: Buffer;
   try {
-    out = await (await zstd()).decompress(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    out = await z.decompress(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   } catch (e) {
     throw corrupt(algorithm, e);
   }

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packClient, ROOT, run, TYPED, TYPED_TSCONFIG, USE, USE_EXPECTED } from "../helpers/client-package.js";
+import { packClient, ROOT, run, typeCheck, USE, USE_EXPECTED } from "../helpers/client-package.js";
 import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
@@ -66,14 +66,6 @@ describe("npm install of the packed svc-client into an empty project", () => {
     // Node's types are the consumer's own business: linked from this repo, not installed.
     mkdirSync(join(project, "node_modules/@types"), { recursive: true });
     execFileSync("ln", ["-s", join(ROOT, "node_modules/@types/node"), join(project, "node_modules/@types/node")]);
-    writeFileSync(join(project, "typed.ts"), TYPED);
-    writeFileSync(join(project, "tsconfig.json"), TYPED_TSCONFIG);
-    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }).then(
-      (r) => ({ code: 0, out: r.stdout }),
-      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
-    );
-    expect(result.out).toBe("");
-    expect(result.code).toBe(0);
+    expect(await typeCheck(project)).toEqual({ code: 0, out: "" });
   }, 60_000);
 });

@@ -18,16 +18,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Packed,
-  packClient,
-  ROOT,
-  run,
-  TYPED,
-  TYPED_TSCONFIG,
-  USE,
-  USE_EXPECTED,
-} from "../helpers/client-package.js";
+import { type Packed, packClient, ROOT, run, typeCheck, USE, USE_EXPECTED } from "../helpers/client-package.js";
 import { type Lite, startLite, uniqueBasin } from "../helpers/lite.js";
 import { scratchDir } from "../helpers/scratch.js";
 
@@ -113,15 +104,7 @@ describe("svc-client, from its packed package", () => {
   }, 60_000);
 
   it("tsc checks a consumer against its declarations", async () => {
-    writeFileSync(join(project, "typed.ts"), TYPED);
-    writeFileSync(join(project, "tsconfig.json"), TYPED_TSCONFIG);
-    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }).then(
-      (r) => ({ code: 0, out: r.stdout }),
-      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
-    );
-    expect(result.out).toBe("");
-    expect(result.code).toBe(0);
+    expect(await typeCheck(project)).toEqual({ code: 0, out: "" });
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@
  * this checkout into a temp dir, and the two programs that check it from a consumer's project.
  */
 import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 
@@ -42,7 +43,8 @@ export async function packClient(dir: string): Promise<Packed> {
 /**
  * Plain Node, through the public API only: a basin, a stream, appends through an appender,
  * the records read back, a missing stream told by its code, a refused deep import, and
- * `httpClient: "undici"` without the undici package (an optional peer, not installed).
+ * `httpClient: "undici"` and `compression: "zstd"` without their packages (optional peers,
+ * not installed): each a usage error naming the package, before anything is sent.
  */
 export const USE = `
 import { LIMITS, SvcClient, SvcError } from "svc-client";
@@ -85,6 +87,16 @@ try {
   } finally {
     await viaUndici.close();
   }
+  const viaZstd = new SvcClient({ accountEndpoint: endpoint, basinEndpoint: endpoint, accessToken: token, compression: "zstd", retries: 0 });
+  try {
+    const appender = await viaZstd.basin(basin).stream("events").appender();
+    await appender.append({ records: [{ headers: [], body: new TextEncoder().encode("four") }] });
+    out.zstd = "worked without the package";
+  } catch (e) {
+    out.zstd = { code: e.code, message: e.message };
+  } finally {
+    await viaZstd.close();
+  }
 } finally {
   await client.close();
 }
@@ -92,7 +104,7 @@ process.stdout.write(JSON.stringify(out));
 `;
 
 /** A TypeScript consumer: what must type-check, and what must not (each @ts-expect-error). */
-export const TYPED = `
+const TYPED = `
 import { SvcClient, SvcError, type AppendInput, type ReadEvent, type StreamClient, type SvcClientOptions } from "svc-client";
 
 const opts: SvcClientOptions = { accountEndpoint: "http://127.0.0.1:4243", basinEndpoint: "http://127.0.0.1:4243", timeoutMs: 1000, httpClient: "undici", compression: "zstd" };
@@ -121,7 +133,7 @@ export const deep = import("svc-client/dist/index.js");
 `;
 
 /** tsconfig.json for TYPED: strict, and the package's own declarations checked too. */
-export const TYPED_TSCONFIG = JSON.stringify({
+const TYPED_TSCONFIG = JSON.stringify({
   compilerOptions: {
     target: "ES2022",
     module: "NodeNext",
@@ -146,4 +158,20 @@ export const USE_EXPECTED = {
     code: "usage",
     message: 'httpClient: "undici" needs the undici package, which is not installed: npm install undici',
   },
+  zstd: {
+    code: "usage",
+    message:
+      "zstd compression needs the @mongodb-js/zstd package, which is not installed: npm install @mongodb-js/zstd",
+  },
 };
+
+/** TYPED type-checked by tsc in `project` (where svc-client and @types/node resolve): its exit code and output. */
+export async function typeCheck(project: string): Promise<{ code: number; out: string }> {
+  writeFileSync(join(project, "typed.ts"), TYPED);
+  writeFileSync(join(project, "tsconfig.json"), TYPED_TSCONFIG);
+  const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+  return run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }).then(
+    (r) => ({ code: 0, out: r.stdout }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+  );
+}
